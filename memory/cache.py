@@ -1,0 +1,154 @@
+"""Per-video cache: content-hashed directories, atomic writes, and evidence references.
+
+Layout under ``cache_dir``::
+
+    <sha256 of the file, 20 hex>/
+        index-<config hash>/          built in a temp dir, renamed into place when complete
+            manifest.json             config, model ids, library versions, stage timings
+            clips.json, transcript.json, affect.json, clip_vectors.npy, clips.faiss, ...
+        perception/<tool key>/<span>.json   verifier tool outputs, each written atomically
+
+A reference ``"<path relative to the video dir>#<record id>"`` names one record of one stored tool
+output; evidence in answers carries such references and ``resolve`` follows them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def default_cache_dir() -> Path:
+    """``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``."""
+    return Path(os.environ.get("AFFECTSEEK_CACHE") or Path.home() / ".cache" / "affectseek")
+
+
+def file_sha256(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """Hex SHA-256 of the file's bytes (streamed in 1 MiB chunks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def config_key(config: dict[str, Any]) -> str:
+    """Short stable hash (12 hex) of a JSON-serialisable config."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temp file in the same directory and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Atomically write ``obj`` (pydantic models and lists of them included) as JSON."""
+    atomic_write_bytes(path, json.dumps(_plain(obj), indent=1).encode())
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, list | tuple):
+        return [_plain(o) for o in obj]
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    return obj
+
+
+def read_json(path: Path) -> Any:
+    """Load JSON from ``path``."""
+    return json.loads(Path(path).read_text())
+
+
+class VideoCache:
+    """The cache directory of one video, identified by its content hash.
+
+    Args:
+        root: the cache root (``default_cache_dir()`` if None).
+        digest: hex SHA-256 of the video file.
+    """
+
+    def __init__(self, root: str | os.PathLike | None, digest: str) -> None:
+        self.root = Path(root) if root else default_cache_dir()
+        self.digest = digest
+        self.dir = self.root / digest[:20]
+
+    def index_dir(self, key: str) -> Path:
+        """Final directory of the index built with config hash ``key`` (exists only when complete)."""
+        return self.dir / f"index-{key}"
+
+    def staging_dir(self, key: str) -> Path:
+        """A fresh private directory to build index ``key`` in, before ``commit``."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(dir=self.dir, prefix=f".index-{key}."))
+
+    def commit(self, staging: Path, key: str) -> Path:
+        """Move a fully written staging dir into place; if another process won, keep theirs."""
+        final = self.index_dir(key)
+        try:
+            os.rename(staging, final)
+        except OSError:
+            if not (final / "manifest.json").is_file():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)
+        return final
+
+    def discard_stale_staging(self) -> None:
+        """Remove staging dirs left by killed runs (they are never read)."""
+        if self.dir.is_dir():
+            for p in self.dir.glob(".index-*"):
+                shutil.rmtree(p, ignore_errors=True)
+
+    def perception_path(self, tool_key: str, start_s: float, end_s: float) -> Path:
+        """Where the verifier stores tool ``tool_key``'s output for span [start_s, end_s)."""
+        return self.dir / "perception" / tool_key / f"{start_s:09.3f}-{end_s:09.3f}.json"
+
+    def ref(self, path: Path, record_id: str) -> str:
+        """Reference string for record ``record_id`` stored in ``path`` (inside this video's dir)."""
+        return f"{path.relative_to(self.dir).as_posix()}#{record_id}"
+
+    def resolve(self, ref: str) -> dict[str, Any]:
+        """Return the stored record that ``ref`` names.
+
+        Raises:
+            KeyError: the file or the record does not exist.
+        """
+        rel, _, record_id = ref.partition("#")
+        path = self.dir / rel
+        if not path.is_file() or ".." in Path(rel).parts:
+            raise KeyError(f"no stored tool output {rel!r}")
+        found = _find_record(read_json(path), record_id)
+        if found is None:
+            raise KeyError(f"record {record_id!r} not in {rel!r}")
+        return found
+
+
+def _find_record(obj: Any, record_id: str) -> dict[str, Any] | None:
+    if isinstance(obj, dict):
+        if obj.get("id") == record_id:
+            return obj
+        obj = list(obj.values())
+    if isinstance(obj, list):
+        for item in obj:
+            if isinstance(item, dict | list) and (hit := _find_record(item, record_id)) is not None:
+                return hit
+    return None

@@ -1,0 +1,319 @@
+"""Index a video once: clips, index-time affect pass, transcript, vocal cues, embeddings, FAISS.
+
+``open_index`` returns the cached index when one exists for (file content, config) and builds it
+otherwise. A build streams sampled frames (default 1 fps) through face detection + expression and,
+with the CLIP embedder, the image encoder; transcribes the audio once with word timestamps; writes
+everything into a staging directory and renames it into place only when complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import os
+import platform
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from memory.cache import VideoCache, config_key, file_sha256, read_json, write_json
+from memory.embedders import load_clip_embedder
+from memory.index import VectorIndex
+from memory.video import VideoInfo, iter_frames, load_audio, probe
+from tools.asr import SAMPLE_RATE, load_asr
+from tools.expression import load_expression_classifier
+from tools.faces import load_face_detector
+from tools.lexicon import EMOTION_DESCRIPTIONS
+from tools.prosody import prosody
+from tools.schema import AFFECTNET8, FaceObservation, FrameFaces, ProsodyStats, Transcript
+from tools.text import load_text_encoder
+
+INDEX_FORMAT = 1
+
+
+class IndexConfig(BaseModel):
+    """What an index is built with; everything but ``device`` is part of the cache key.
+
+    Defaults follow the VQAU setting of short overlapping clips: 4 s windows, 2 s stride, frames
+    sampled at 1 fps.
+    """
+
+    clip_len_s: float = Field(4.0, gt=0)
+    clip_stride_s: float = Field(2.0, gt=0)
+    sample_fps: float = Field(1.0, gt=0)
+    embedder: Literal["minilm", "clip"] = "minilm"
+    clip_model: str = "ViT-B-32"
+    clip_checkpoint: str | None = None
+    asr_backend: str = "faster-whisper"
+    asr_model: str | None = None
+    language: str | None = None
+    face_backend: str = "mediapipe"
+    expression_backend: str = "fer"
+    use_audio: bool = True
+    device: str = "cpu"
+
+    def key(self) -> str:
+        """Cache key (12 hex) of everything that changes the index's content."""
+        return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device"})})
+
+
+class Clip(BaseModel):
+    """One indexed clip: a window [start_s, end_s) with what the index-time pass saw and heard."""
+
+    id: str
+    start_s: float
+    end_s: float
+    descriptor: str
+    max_faces: int
+    expression: dict[str, float] = Field(description="mean AffectNet-8 probabilities over faces seen")
+    speech: str
+    prosody: ProsodyStats | None = None
+
+
+@dataclass
+class VideoIndex:
+    """A loaded index of one video; ``dir`` holds its files, ``cache`` the video's cache."""
+
+    info: VideoInfo
+    cache: VideoCache
+    config: IndexConfig
+    dir: Path
+    clips: list[Clip]
+    transcript: Transcript
+    affect: list[FrameFaces]
+    clip_index: VectorIndex
+    segment_index: VectorIndex
+    manifest: dict
+    built_now: bool = False
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+    def ref(self, filename: str, record_id: str) -> str:
+        """Evidence reference to record ``record_id`` in this index's file ``filename``."""
+        return self.cache.ref(self.dir / filename, record_id)
+
+
+def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tuple[float, float]]:
+    """Windows [start, end) of ``length_s`` every ``stride_s`` covering [0, duration_s].
+
+    The last window ends at ``duration_s``; a video shorter than one window gives one window.
+    """
+    if duration_s <= 0:
+        return []
+    out, start = [], 0.0
+    while True:
+        end = min(duration_s, start + length_s)
+        out.append((round(start, 3), round(end, 3)))
+        if end >= duration_s:
+            return out
+        start += stride_s
+
+
+def describe_clip(expression: dict[str, float], max_faces: int, speech: str) -> str:
+    """Descriptor text of a clip: what faces showed and what was said, in plain words."""
+    parts = []
+    if max_faces:
+        ranked = sorted(expression.items(), key=lambda kv: -kv[1])[:2]
+        top = ranked[0][0]
+        people = "one person" if max_faces == 1 else f"{max_faces} people"
+        parts.append(f"{people} on screen, {EMOTION_DESCRIPTIONS[top][0]}")
+        parts.append("expressions: " + ", ".join(f"{k} {v:.2f}" for k, v in ranked))
+    else:
+        parts.append("no face visible")
+    parts.append(f'someone says: "{speech}"' if speech else "no speech")
+    return "; ".join(parts)
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("torch", "faiss-cpu", "av", "mediapipe", "keras", "faster-whisper", "sentence-transformers",
+                "open_clip_torch"):
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            out[pkg] = importlib.metadata.version(pkg)
+    return out
+
+
+class _NullProgress:
+    def add_task(self, *_a, **_k) -> int:
+        return 0
+
+    def update(self, *_a, **_k) -> None:
+        return None
+
+
+def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | os.PathLike | None = None,
+               progress=None) -> VideoIndex:
+    """Return the index of ``video`` for ``config``, building and caching it when missing.
+
+    Args:
+        video: path of the video file.
+        config: index settings (the cache key derives from them and the file's content hash).
+        cache_root: cache directory (default ``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``).
+        progress: a ``rich.progress.Progress`` to report stages on, or None.
+
+    Raises:
+        memory.video.VideoError: the file is not a usable video, or has no audio track while
+            ``config.use_audio`` is set.
+    """
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    info = probe(video)
+    if config.use_audio and not info.has_audio:
+        from memory.video import VideoError
+
+        raise VideoError(f"{info.path}: has no audio track (pass --no-audio to answer from the picture alone)")
+    cache = VideoCache(cache_root, file_sha256(video))
+    timings["probe_hash"] = time.perf_counter() - t
+    key = config.key()
+    final = cache.index_dir(key)
+    if not (final / "manifest.json").is_file():
+        cache.discard_stale_staging()
+        staging = cache.staging_dir(key)
+        try:
+            _build(info, config, staging, progress or _NullProgress(), timings)
+        except BaseException:
+            import shutil
+
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        final = cache.commit(staging, key)
+        built = True
+    else:
+        built = False
+    t = time.perf_counter()
+    idx = _load(info, cache, config, final)
+    idx.built_now = built
+    timings["load_index"] = time.perf_counter() - t
+    idx.timings_s = timings
+    return idx
+
+
+def _load(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> VideoIndex:
+    return VideoIndex(
+        info=info,
+        cache=cache,
+        config=config,
+        dir=d,
+        clips=[Clip.model_validate(c) for c in read_json(d / "clips.json")],
+        transcript=Transcript.model_validate(read_json(d / "transcript.json")),
+        affect=[FrameFaces.model_validate(f) for f in read_json(d / "affect.json")],
+        clip_index=VectorIndex.load(d / "clips.faiss"),
+        segment_index=VectorIndex.load(d / "segments.faiss"),
+        manifest=read_json(d / "manifest.json"),
+    )
+
+
+def analyze_faces(frames: Iterator[tuple[float, np.ndarray]], id_prefix: str, detector, classifier,
+                  on_frame=None) -> list[FrameFaces]:
+    """Run face detection + expression on each ``(t, frame)``; returns one ``FrameFaces`` per frame.
+
+    Observation ids are ``<id_prefix><frame number>.<face number>``.
+    """
+    out = []
+    for n, (t, frame) in enumerate(frames):
+        dets = detector.detect(frame)
+        probs = classifier.classify(frame, [b for b, _ in dets])
+        faces = [
+            FaceObservation(
+                id=f"{id_prefix}{n}.{i}", t=t, box=box, det_score=round(score, 4),
+                expression={lab: round(float(p), 4) for lab, p in zip(AFFECTNET8, probs[i], strict=True)},
+            )
+            for i, (box, score) in enumerate(dets)
+        ]
+        out.append(FrameFaces(t=t, faces=faces))
+        if on_frame is not None:
+            on_frame(t, frame)
+    return out
+
+
+def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float]) -> None:
+    embedder = load_clip_embedder(cfg.embedder, **(
+        {"model": cfg.clip_model, "checkpoint": cfg.clip_checkpoint, "device": cfg.device}
+        if cfg.embedder == "clip" else {"device": cfg.device}))
+    detector = load_face_detector(cfg.face_backend)
+    classifier = load_expression_classifier(cfg.expression_backend)
+
+    # 1. decode sampled frames once: index-time affect pass (+ CLIP image embeddings)
+    t = time.perf_counter()
+    n_frames = max(1, int(info.duration_s * cfg.sample_fps) + 1)
+    task = progress.add_task("decode + faces", total=n_frames)
+    frame_times: list[float] = []
+    frame_vecs: list[np.ndarray] = []
+    pending: list[np.ndarray] = []
+
+    def on_frame(ts: float, frame: np.ndarray) -> None:
+        frame_times.append(ts)
+        if embedder.uses_frames:
+            pending.append(frame)
+            if len(pending) == 16:
+                frame_vecs.append(embedder.embed_frames(pending))
+                pending.clear()
+        progress.update(task, advance=1)
+
+    affect = analyze_faces(iter_frames(info.path, cfg.sample_fps), "a", detector, classifier, on_frame)
+    if pending:
+        frame_vecs.append(embedder.embed_frames(pending))
+    progress.update(task, completed=n_frames)
+    timings["decode_faces"] = time.perf_counter() - t
+
+    # 2. transcribe the whole audio track once
+    t = time.perf_counter()
+    task = progress.add_task("transcribe", total=1)
+    if cfg.use_audio:
+        audio = load_audio(info.path, SAMPLE_RATE)
+        asr = load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language)
+        transcript = asr.transcribe(audio)
+    else:
+        audio = np.zeros(0, np.float32)
+        transcript = Transcript(duration_s=info.duration_s, model="none (--no-audio)")
+    progress.update(task, completed=1)
+    timings["transcribe"] = time.perf_counter() - t
+
+    # 3. clips with descriptors and vocal cues, then embeddings and FAISS
+    t = time.perf_counter()
+    windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
+    task = progress.add_task("embed", total=len(windows))
+    clips = []
+    for i, (s, e) in enumerate(windows):
+        faces = [f for fr in affect if s <= fr.t < e for f in fr.faces]
+        n_max = max((len(fr.faces) for fr in affect if s <= fr.t < e), default=0)
+        expr = {lab: round(float(np.mean([f.expression[lab] for f in faces])), 4) if faces else 0.0
+                for lab in AFFECTNET8}
+        speech = " ".join(w.text for w in transcript.words_between(s, e))
+        pros = prosody(audio, SAMPLE_RATE, transcript, s, e, id=f"p{i}") if cfg.use_audio else None
+        clips.append(Clip(id=f"c{i}", start_s=s, end_s=e, descriptor=describe_clip(expr, n_max, speech),
+                          max_faces=n_max, expression=expr, speech=speech, prosody=pros))
+    if embedder.uses_frames:
+        fv = np.concatenate(frame_vecs) if frame_vecs else np.zeros((0, 1), np.float32)
+        ft = np.asarray(frame_times)
+        vecs = np.stack([fv[(ft >= c.start_s) & (ft < c.end_s)].mean(axis=0)
+                         if ((ft >= c.start_s) & (ft < c.end_s)).any() else fv[np.abs(ft - c.start_s).argmin()]
+                         for c in clips])
+    else:
+        vecs = embedder.embed_descriptors([c.descriptor for c in clips])
+    text_enc = load_text_encoder(model=None, device=cfg.device)
+    seg_vecs = text_enc.encode([s.text for s in transcript.segments])
+    progress.update(task, completed=len(windows))
+    timings["embed"] = time.perf_counter() - t
+
+    write_json(out / "clips.json", clips)
+    write_json(out / "transcript.json", transcript)
+    write_json(out / "affect.json", affect)
+    np.save(out / "clip_vectors.npy", vecs)
+    VectorIndex(vecs).save(out / "clips.faiss")
+    VectorIndex(seg_vecs if len(seg_vecs) else np.zeros((0, text_enc.dim), np.float32)).save(out / "segments.faiss")
+    write_json(out / "manifest.json", {
+        "format": INDEX_FORMAT,
+        "video": {"path": str(info.path), "duration_s": info.duration_s, "fps": info.fps,
+                  "width": info.width, "height": info.height},
+        "config": cfg.model_dump(),
+        "models": {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": detector.name,
+                   "expression": classifier.name, "asr": transcript.model},
+        "versions": _versions(),
+        "timings_s": {k: round(v, 3) for k, v in timings.items()},
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    })

@@ -1,0 +1,195 @@
+"""Video ingestion with PyAV (FFmpeg): probing, sampled-frame streaming and audio extraction.
+
+Frames are streamed, never held in memory as a whole video. Times are seconds from the start of the
+video (the first frame's presentation time is taken as 0).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+class VideoError(ValueError):
+    """The input is not a usable video (missing, not a video, truncated, empty). The message is one line."""
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """What ``probe`` found: duration (s), average frame rate (frames/s), size (px), audio presence."""
+
+    path: Path
+    duration_s: float
+    fps: float
+    width: int
+    height: int
+    has_audio: bool
+    audio_sample_rate: int | None
+
+
+def _open(path: Path):
+    import av
+
+    try:
+        return av.open(str(path))
+    except av.error.FFmpegError as exc:
+        raise VideoError(f"{path}: cannot be decoded as a video ({exc.strerror or type(exc).__name__})") from exc
+
+
+def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
+    """Open ``path`` and describe it.
+
+    Args:
+        path: a video file readable by FFmpeg.
+        check_decode: decode the first and the last second of video to catch truncated files.
+
+    Raises:
+        VideoError: missing file, a directory, not a video, no video stream, zero length, or a file
+            whose frames stop well before its declared duration (truncated).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise VideoError(f"{p}: no such file")
+    if p.is_dir():
+        raise VideoError(f"{p}: is a directory, not a video file")
+    if p.stat().st_size == 0:
+        raise VideoError(f"{p}: file is empty (0 bytes)")
+    with _open(p) as container:
+        if not container.streams.video:
+            raise VideoError(f"{p}: has no video stream")
+        vs = container.streams.video[0]
+        duration = _declared_duration(container, vs)
+        fps = float(vs.average_rate or vs.guessed_rate or 0) or 25.0
+        audio = container.streams.audio[0] if container.streams.audio else None
+        info = VideoInfo(
+            path=p,
+            duration_s=duration,
+            fps=fps,
+            width=vs.codec_context.width,
+            height=vs.codec_context.height,
+            has_audio=audio is not None,
+            audio_sample_rate=audio.rate if audio is not None else None,
+        )
+    if check_decode:
+        last = _last_decodable_time(p, max(0.0, duration - 1.0))
+        if last is None:
+            raise VideoError(f"{p}: no video frame could be decoded")
+        if duration > 0 and last < duration - max(1.0, 0.05 * duration):
+            raise VideoError(f"{p}: truncated: frames stop at {last:.1f} s of {duration:.1f} s declared")
+        if duration <= 0:
+            duration = last
+    if duration <= 0:
+        raise VideoError(f"{p}: zero-length video")
+    return VideoInfo(**{**info.__dict__, "duration_s": duration})
+
+
+def _declared_duration(container, vs) -> float:
+    if vs.duration is not None and vs.time_base is not None:
+        return float(vs.duration * vs.time_base)
+    if container.duration is not None:
+        return container.duration / 1_000_000
+    return 0.0
+
+
+def _last_decodable_time(path: Path, from_s: float) -> float | None:
+    """Decode from ``from_s`` to the end and return the last frame time, None if nothing decodes."""
+    import av
+
+    last = None
+    with _open(path) as container:
+        vs = container.streams.video[0]
+        t0 = _start_time(vs)
+        try:
+            if from_s > 0:
+                container.seek(int(from_s / vs.time_base) + int(t0 / vs.time_base), stream=vs, backward=True)
+            for frame in container.decode(vs):
+                if frame.pts is not None:
+                    last = float(frame.pts * vs.time_base) - t0
+        except av.error.FFmpegError:
+            pass
+    return last
+
+
+def _start_time(vs) -> float:
+    return float(vs.start_time * vs.time_base) if vs.start_time is not None else 0.0
+
+
+def iter_frames(
+    path: str | os.PathLike,
+    fps: float,
+    start_s: float = 0.0,
+    end_s: float | None = None,
+    max_side: int = 960,
+) -> Iterator[tuple[float, np.ndarray]]:
+    """Yield ``(t, frame)`` sampled at ``fps`` frames/s in [start_s, end_s).
+
+    Each frame is RGB uint8 of shape (H, W, 3), downscaled so that its longer side is at most
+    ``max_side`` pixels. Only the sampled frames are converted to arrays; the decoder seeks to
+    ``start_s`` first, so a short span of a long video costs a short decode.
+
+    Raises:
+        VideoError: the file cannot be opened as a video.
+    """
+    import av
+
+    if fps <= 0:
+        raise ValueError("fps must be positive")
+    p = Path(path)
+    with _open(p) as container:
+        vs = container.streams.video[0]
+        vs.thread_type = "AUTO"
+        t0 = _start_time(vs)
+        w, h = vs.codec_context.width, vs.codec_context.height
+        scale = min(1.0, max_side / max(w, h)) if max(w, h) > 0 else 1.0
+        size = {"width": int(w * scale) // 2 * 2, "height": int(h * scale) // 2 * 2} if scale < 1 else {}
+        if start_s > 0:
+            container.seek(int((start_s + t0) / vs.time_base), stream=vs, backward=True)
+        step = 1.0 / fps
+        next_t = start_s
+        half_frame = 0.5 / (float(vs.average_rate or 25))
+        try:
+            for frame in container.decode(vs):
+                if frame.pts is None:
+                    continue
+                t = float(frame.pts * vs.time_base) - t0
+                if end_s is not None and t >= end_s:
+                    break
+                if t + half_frame < next_t:
+                    continue
+                yield round(t, 3), frame.to_ndarray(format="rgb24", **size)
+                while next_t <= t + half_frame:
+                    next_t += step
+        except av.error.FFmpegError as exc:
+            raise VideoError(f"{p}: decoding failed at {next_t:.1f} s ({exc.strerror or type(exc).__name__})") from exc
+
+
+def load_audio(path: str | os.PathLike, sample_rate: int = 16_000) -> np.ndarray:
+    """Decode the first audio stream to mono float32 in [-1, 1] at ``sample_rate`` Hz.
+
+    Returns an array of shape (n_samples,).
+
+    Raises:
+        VideoError: the file has no audio stream or it cannot be decoded.
+    """
+    import av
+
+    p = Path(path)
+    with _open(p) as container:
+        if not container.streams.audio:
+            raise VideoError(f"{p}: has no audio track")
+        stream = container.streams.audio[0]
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=sample_rate)
+        chunks = []
+        try:
+            for frame in container.decode(stream):
+                for out in resampler.resample(frame):
+                    chunks.append(out.to_ndarray().reshape(-1))
+            for out in resampler.resample(None):
+                chunks.append(out.to_ndarray().reshape(-1))
+        except av.error.FFmpegError as exc:
+            raise VideoError(f"{p}: audio decoding failed ({exc.strerror or type(exc).__name__})") from exc
+    return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)

@@ -1,0 +1,1 @@
+"""Perception tools: faces, expression, ASR, prosody, text embeddings. Imports nothing above it."""

@@ -1,0 +1,67 @@
+"""A tiny registry of named backends, one per tool.
+
+Each tool module keeps a ``Registry`` of loader functions. A loader builds the heavy model; the
+registry calls it at most once per (name, options) and caches the result, so models load lazily on
+first use and are shared by every caller in the process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class UnknownBackendError(ValueError):
+    """Raised when a backend name is not registered for a tool."""
+
+
+class BackendUnavailableError(RuntimeError):
+    """Raised when a registered backend cannot load (package missing, weights not found)."""
+
+
+class Registry(Generic[T]):
+    """Named loaders for one tool; ``load(name, **opts)`` returns a cached instance.
+
+    Args:
+        tool: the tool's name, used in error messages ("faces", "asr", ...).
+    """
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        self._loaders: dict[str, Callable[..., T]] = {}
+        self._cache: dict[tuple, T] = {}
+        self._lock = threading.Lock()
+
+    def register(self, name: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
+        """Decorator that registers ``loader`` under ``name``."""
+
+        def deco(loader: Callable[..., T]) -> Callable[..., T]:
+            self._loaders[name] = loader
+            return loader
+
+        return deco
+
+    def names(self) -> list[str]:
+        """Registered backend names, sorted."""
+        return sorted(self._loaders)
+
+    def load(self, name: str, **opts: object) -> T:
+        """Load (once) and return the backend ``name`` built with ``opts``.
+
+        Raises:
+            UnknownBackendError: ``name`` is not registered.
+            BackendUnavailableError: the loader failed (missing package or weights).
+        """
+        if name not in self._loaders:
+            raise UnknownBackendError(f"unknown {self.tool} backend {name!r}; choose one of {self.names()}")
+        key = (name, tuple(sorted((k, repr(v)) for k, v in opts.items())))
+        with self._lock:
+            if key not in self._cache:
+                try:
+                    self._cache[key] = self._loaders[name](**opts)
+                except (ImportError, OSError) as exc:
+                    raise BackendUnavailableError(f"{self.tool} backend {name!r} cannot load: {exc}") from exc
+            return self._cache[key]

@@ -1,0 +1,117 @@
+"""Typed records that the perception tools return.
+
+Every layer above (memory, agents, graphs) imports these; this module imports nothing of the project.
+Times are seconds from the start of the video; boxes are normalized image coordinates in [0, 1]
+(x0, y0 at the top-left corner).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+#: AffectNet-8 expression labels in the order of the AffectNet paper (Mollahosseini et al., 2017,
+#: "AffectNet: A Database for Facial Expression, Valence, and Arousal Computing in the Wild").
+AFFECTNET8: tuple[str, ...] = (
+    "neutral",
+    "happiness",
+    "sadness",
+    "surprise",
+    "fear",
+    "disgust",
+    "anger",
+    "contempt",
+)
+
+Emotion = Literal["neutral", "happiness", "sadness", "surprise", "fear", "disgust", "anger", "contempt"]
+Modality = Literal["visual", "verbal", "vocal"]
+
+
+class Box(BaseModel):
+    """Axis-aligned box in normalized image coordinates: x0 <= x1, y0 <= y1, all in [0, 1]."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def area(self) -> float:
+        """Area as a fraction of the image (0..1)."""
+        return max(0.0, self.x1 - self.x0) * max(0.0, self.y1 - self.y0)
+
+
+class FaceObservation(BaseModel):
+    """One face in one sampled frame with its expression distribution.
+
+    ``id`` is unique within the tool output file that stores it, so evidence can cite it as
+    ``<file>#<id>``. ``expression`` maps every AffectNet-8 label to a probability (sums to 1).
+    """
+
+    id: str
+    t: float = Field(description="frame time in seconds")
+    box: Box
+    det_score: float = Field(ge=0.0, le=1.0)
+    expression: dict[str, float]
+
+    def top(self) -> tuple[str, float]:
+        """The most probable AffectNet-8 label and its probability."""
+        label = max(self.expression, key=self.expression.__getitem__)
+        return label, self.expression[label]
+
+
+class FrameFaces(BaseModel):
+    """All faces found in one sampled frame (possibly none)."""
+
+    t: float
+    faces: list[FaceObservation] = Field(default_factory=list)
+
+
+class Word(BaseModel):
+    """One recognised word with its timestamps (seconds) and recogniser confidence."""
+
+    id: str
+    text: str
+    start_s: float
+    end_s: float
+    probability: float = Field(ge=0.0, le=1.0)
+
+
+class TranscriptSegment(BaseModel):
+    """One ASR segment: a span of speech with its words."""
+
+    id: str
+    start_s: float
+    end_s: float
+    text: str
+    words: list[Word] = Field(default_factory=list)
+
+
+class Transcript(BaseModel):
+    """Output of an ASR backend for a whole audio track."""
+
+    language: str | None = None
+    duration_s: float
+    model: str
+    segments: list[TranscriptSegment] = Field(default_factory=list)
+
+    def words_between(self, start_s: float, end_s: float) -> list[Word]:
+        """Words whose midpoint lies in [start_s, end_s)."""
+        return [
+            w
+            for seg in self.segments
+            for w in seg.words
+            if start_s <= (w.start_s + w.end_s) / 2 < end_s
+        ]
+
+
+class ProsodyStats(BaseModel):
+    """Vocal cues over one span: loudness (dBFS RMS) and speech rate from word timestamps."""
+
+    id: str
+    start_s: float
+    end_s: float
+    rms_dbfs: float = Field(description="RMS level of the span in dB relative to full scale")
+    peak_dbfs: float
+    speech_rate_wps: float = Field(description="recognised words per second of the span")
