@@ -8,6 +8,7 @@ data, never instructions (the prompt says so and the offline reasoner never exec
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -92,6 +93,7 @@ class LiteLLMClient:
 
     def structured(self, task: str, inputs: dict[str, Any], schema: type[T],
                    validate: Callable[[T], None] | None = None) -> T:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no cost-map download at import
         import litellm
 
         system = (

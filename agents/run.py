@@ -31,7 +31,14 @@ def _quiet_native_logs() -> None:
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("KERAS_BACKEND", "torch")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     warnings.filterwarnings("ignore")
+
+
+def _fail(message: str, code: int) -> int:
+    """Print one line on stderr and return ``code``."""
+    print(" ".join(message.split()), file=sys.stderr)
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,14 +121,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(Answer.model_json_schema(), indent=2))
         return 0
     if not args.video or args.query is None:
-        err.print("error: give a VIDEO and a QUERY (see --help)")
-        return 2
+        return _fail("error: give a VIDEO and a QUERY (see --help)", 2)
     if not args.query.strip():
-        err.print('error: the query is empty: ask a question, e.g. "when does she feel left out?"')
-        return 2
+        return _fail('error: the query is empty: ask a question, e.g. "when does she feel left out?"', 2)
     if args.top_k < 1:
-        err.print("error: --top-k must be at least 1")
-        return 2
+        return _fail("error: --top-k must be at least 1", 2)
     try:
         return _run(args, err)
     except KeyboardInterrupt:
@@ -149,24 +153,20 @@ def _run(args, err) -> int:
         settings = RunSettings(top_k=args.top_k, verify_fps=args.verify_fps, min_support=args.min_support,
                                max_requery=args.max_requery)
     except ValueError as exc:
-        err.print(f"error: {str(exc).splitlines()[0]}")
-        return 2
+        return _fail(f"error: {str(exc).splitlines()[0]}", 2)
     progress = Progress(TextColumn("{task.description:<16}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                         TimeElapsedColumn(), console=err, disable=args.quiet, transient=False)
     try:
         with progress:
             answer = answer_query(args.video, args.query, cfg, settings, args.llm, args.cache_dir, progress)
     except (VideoError, QueryError) as exc:
-        err.print(f"error: {exc}", highlight=False)
-        return 2
+        return _fail(f"error: {exc}", 2)
     except BackendUnavailableError as exc:
-        err.print(f"error: {exc}", highlight=False)
-        return 1
+        return _fail(f"error: {exc}", 1)
     except Exception as exc:  # one line for users; --debug shows the traceback
         if args.debug:
             raise
-        err.print(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", highlight=False)
-        return 1
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", 1)
     if args.json:
         from memory.cache import atomic_write_bytes
 

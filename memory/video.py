@@ -88,11 +88,10 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
 
 
 def _declared_duration(container, vs) -> float:
-    if vs.duration is not None and vs.time_base is not None:
-        return float(vs.duration * vs.time_base)
-    if container.duration is not None:
-        return container.duration / 1_000_000
-    return 0.0
+    """The longer of the video stream's and the container's declared durations (seconds)."""
+    stream = float(vs.duration * vs.time_base) if vs.duration is not None and vs.time_base is not None else 0.0
+    whole = container.duration / 1_000_000 if container.duration is not None else 0.0
+    return max(stream, whole)
 
 
 def _last_decodable_time(path: Path, from_s: float) -> float | None:

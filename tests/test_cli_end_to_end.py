@@ -1,0 +1,101 @@
+"""The CLI end to end on the bundled real video (hamilton_short.mp4, public domain White House footage).
+
+What a user checks: the JSON validates against the published schema, moments lie inside the video,
+each evidence item points at a tool output that really is in the cache, and a second query on the
+same video reuses the index and the verifier's stored observations.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.schema import Answer
+from memory.cache import VideoCache, file_sha256
+from tests.conftest import SAMPLE, load_json, run_cli
+
+pytestmark = pytest.mark.slow
+QUERY = "when does the audience enjoy the show?"
+
+
+@pytest.fixture(scope="module")
+def first_run(cache_root, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out") / "answer.json"
+    proc = run_cli(str(SAMPLE), QUERY, "--json", str(out), "--cache-dir", str(cache_root), "--quiet")
+    return proc, out
+
+
+def test_cli_answers_with_valid_json(first_run):
+    proc, out = first_run
+    assert proc.returncode == 0, proc.stderr
+    answer = Answer.model_validate(load_json(out))
+    assert answer.query == QUERY
+    assert answer.duration_s == pytest.approx(10.0, abs=0.1)
+    assert answer.embedder == "descriptor:all-MiniLM-L6-v2"
+    assert answer.llm == "offline"
+    assert answer.intent.target_emotions[0] == "happiness"
+    assert answer.index["built_now"] is True
+    # the terminal table shows the same moments
+    for m in answer.moments:
+        assert m.emotion in proc.stdout
+
+
+def test_moments_lie_inside_the_video_and_are_ordered(first_run):
+    _, out = first_run
+    answer = Answer.model_validate(load_json(out))
+    assert answer.moments, answer.message
+    for m in answer.moments:
+        assert 0.0 <= m.start_s < m.end_s <= answer.duration_s + 1e-6
+        assert 0.0 <= m.confidence <= 1.0
+        assert m.rationale
+        for step in m.steps:
+            assert set(step.evidence_ids) <= {e.id for e in m.evidence}
+
+
+def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, cache_root):
+    _, out = first_run
+    answer = Answer.model_validate(load_json(out))
+    cache = VideoCache(cache_root, file_sha256(SAMPLE))
+    n = 0
+    for m in answer.moments:
+        for ev in m.evidence:
+            record = cache.resolve(ev.ref)
+            n += 1
+            if ev.modality == "visual":
+                assert record["t"] == pytest.approx(ev.start_s)
+                label = max(record["expression"], key=record["expression"].get)
+                assert f"shows {label}" in ev.detail
+            elif ev.modality == "verbal":
+                assert record["start_s"] <= ev.start_s and ev.end_s <= record["end_s"]
+            else:
+                assert ev.detail.startswith(f"voice level {record['rms_dbfs']:.1f} dBFS")
+    assert n > 0
+
+
+def test_second_query_reuses_index_and_perception(first_run, cache_root, tmp_path):
+    out = tmp_path / "again.json"
+    proc = run_cli(str(SAMPLE), QUERY, "--json", str(out), "--cache-dir", str(cache_root), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    again = Answer.model_validate(load_json(out))
+    first = Answer.model_validate(load_json(first_run[1]))
+    assert again.index["built_now"] is False
+    assert not any(k in again.timings_s for k in ("index_decode_faces", "index_transcribe", "index_embed"))
+    assert "face_expression_frames" not in again.index["tool_calls"]  # verifier outputs came from the cache
+    assert [(m.start_s, m.end_s, m.emotion) for m in again.moments] == \
+        [(m.start_s, m.end_s, m.emotion) for m in first.moments]
+
+
+def test_schema_flag_prints_the_answer_schema():
+    proc = run_cli("--schema")
+    assert proc.returncode == 0
+    schema = json.loads(proc.stdout)
+    assert schema["title"] == "Answer"
+    assert {"video", "query", "intent", "moments", "timings_s", "models"} <= set(schema["properties"])
+
+
+def test_help_explains_usage():
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    for flag in ("--llm", "--json", "--top-k", "--cache-dir", "--clip-checkpoint"):
+        assert flag in proc.stdout

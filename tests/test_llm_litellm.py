@@ -1,0 +1,103 @@
+"""The litellm path through the same graph: replies come from litellm's own ``mock_response``.
+
+The only fake is at the network edge: ``litellm.completion`` is wrapped so each call carries a
+``mock_response`` written from that call's input JSON, and litellm builds the response as for a provider.
+"""
+
+from __future__ import annotations
+
+import json
+
+import litellm
+import pytest
+
+from agents.llm import LiteLLMClient, LLMError, extract_json
+from agents.run import main
+from agents.schema import Answer, Intent
+from tests.conftest import SAMPLE
+
+pytestmark = pytest.mark.slow
+MODEL = "openai/gpt-4o-mini"
+
+
+def _task(messages) -> str:
+    system = messages[0]["content"]
+    for key, marker in (("interpret_intent", "You interpret"), ("refine_query", "Too few candidate"),
+                        ("judge_emotion", "Decide the AffectNet-8"), ("write_rationale", "Explain why")):
+        if system.startswith(marker):
+            return key
+    raise AssertionError(system[:80])
+
+
+def _good_reply(task: str, inputs: dict) -> str:
+    if task == "interpret_intent":
+        return json.dumps({"target_emotions": ["surprise", "happiness"], "people": ["the audience"],
+                           "cues": ["facial_expression", "group"], "search_text": "the audience reacts with delight"})
+    if task == "refine_query":
+        return json.dumps({"search_text": "people laughing", "reason": "mock re-query"})
+    if task == "judge_emotion":
+        start, end = inputs["span"]
+        return "```json\n" + json.dumps({"emotion": "surprise", "confidence": 0.7, "start_s": start,
+                                         "end_s": end}) + "\n```"
+    ev = inputs["evidence"][0]
+    return json.dumps({"summary": f"mocked rationale citing {ev['id']}",
+                       "steps": [{"modality": ev["modality"], "text": ev["detail"], "evidence_ids": [ev["id"]]}]})
+
+
+@pytest.fixture
+def mocked_litellm(monkeypatch):
+    real = litellm.completion
+    calls: list[str] = []
+    mode = {"reply": "good"}
+
+    def completion(*args, **kwargs):
+        task = _task(kwargs["messages"])
+        calls.append(task)
+        inputs = json.loads(kwargs["messages"][1]["content"])
+        reply = _good_reply(task, inputs) if mode["reply"] == "good" else "Sorry, I can't help with that."
+        return real(*args, mock_response=reply, **kwargs)
+
+    monkeypatch.setattr(litellm, "completion", completion)
+    return calls, mode
+
+
+def test_llm_flag_takes_the_same_graph_path(mocked_litellm, cache_root, tmp_path, capsys):
+    calls, _ = mocked_litellm
+    out = tmp_path / "a.json"
+    code = main([str(SAMPLE), "when are they amazed?", "--llm", MODEL, "--json", str(out),
+                 "--cache-dir", str(cache_root), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    answer = Answer.model_validate_json(out.read_text())
+    assert answer.llm == MODEL and answer.llm_fallbacks == []
+    assert answer.intent.target_emotions == ["surprise", "happiness"]
+    assert answer.intent.search_text == "the audience reacts with delight"
+    assert calls[0] == "interpret_intent"
+    assert calls.count("write_rationale") == len(answer.moments)
+    for m in answer.moments:
+        assert m.emotion == "surprise" and m.confidence == pytest.approx(0.7)
+        assert m.rationale.startswith("mocked rationale citing ")
+        assert m.rationale.split()[-1] in {e.id for e in m.evidence}
+
+
+def test_invalid_llm_output_is_repaired_once_then_falls_back(mocked_litellm, cache_root, tmp_path, capsys):
+    calls, mode = mocked_litellm
+    mode["reply"] = "bad"
+    out = tmp_path / "a.json"
+    code = main([str(SAMPLE), "when does the audience enjoy the show?", "--llm", MODEL, "--json", str(out),
+                 "--cache-dir", str(cache_root), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    answer = Answer.model_validate_json(out.read_text())
+    assert answer.llm_fallbacks and all("after one repair attempt" in f for f in answer.llm_fallbacks)
+    assert calls[:2] == ["interpret_intent", "interpret_intent"]  # the reply, then one repair attempt
+    assert answer.intent.target_emotions[0] == "happiness"  # offline reasoner's reading
+
+
+def test_provider_down_raises_llm_error_quickly():
+    client = LiteLLMClient(MODEL, num_retries=0, timeout=5, api_base="http://127.0.0.1:9", api_key="none")
+    with pytest.raises(LLMError, match="provider call failed"):
+        client.structured("interpret_intent", {"query": "when is she sad?"}, Intent)
+
+
+def test_extract_json_strips_fences_and_prose():
+    assert extract_json('Sure!\n```json\n{"a": 1}\n```') == '{"a": 1}'
+    assert extract_json('The answer is {"a": {"b": 2}} ok') == '{"a": {"b": 2}}'

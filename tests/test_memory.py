@@ -1,0 +1,82 @@
+"""Clip segmentation, the FAISS index, atomic cache writes and evidence references."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory.cache import VideoCache, atomic_write_bytes, write_json
+from memory.index import VectorIndex
+from memory.indexer import clip_windows, describe_clip
+from memory.video import iter_frames, load_audio, probe
+from tests.conftest import SAMPLE
+
+
+def test_clip_windows_cover_the_video_with_overlap():
+    assert clip_windows(10.0, 4.0, 2.0) == [(0.0, 4.0), (2.0, 6.0), (4.0, 8.0), (6.0, 10.0)]
+    assert clip_windows(9.2, 4.0, 2.0)[-1] == (6.0, 9.2)
+    assert clip_windows(3.0, 4.0, 2.0) == [(0.0, 3.0)]
+    assert clip_windows(0.0, 4.0, 2.0) == []
+
+
+def test_vector_index_returns_cosine_neighbours(tmp_path):
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(50, 16)).astype(np.float32)
+    idx = VectorIndex(vecs)
+    scores, ids = idx.search(vecs[[7]] * 3.0, 3)  # scale must not matter
+    assert ids[0, 0] == 7 and scores[0, 0] == pytest.approx(1.0, abs=1e-5)
+    idx.save(tmp_path / "i.faiss")
+    again = VectorIndex.load(tmp_path / "i.faiss")
+    assert len(again) == 50 and again.search(vecs[[3]], 1)[1][0, 0] == 3
+
+
+def test_empty_index_searches_to_nothing():
+    scores, ids = VectorIndex(np.zeros((0, 8), np.float32)).search(np.ones((1, 8), np.float32), 5)
+    assert scores.shape == (1, 0) and ids.shape == (1, 0)
+
+
+def test_atomic_write_leaves_no_temp_files(tmp_path):
+    target = tmp_path / "a" / "b.json"
+    atomic_write_bytes(target, b"{}")
+    atomic_write_bytes(target, b'{"x": 1}')
+    assert target.read_bytes() == b'{"x": 1}'
+    assert [p.name for p in target.parent.iterdir()] == ["b.json"]
+
+
+def test_refs_resolve_to_records_and_unknown_refs_raise(tmp_path):
+    cache = VideoCache(tmp_path, "ab" * 32)
+    path = cache.perception_path("faces", 2.0, 6.0)
+    write_json(path, [{"t": 2.0, "faces": [{"id": "f0.0", "t": 2.0}]}, {"t": 2.25, "faces": []}])
+    ref = cache.ref(path, "f0.0")
+    assert cache.resolve(ref) == {"id": "f0.0", "t": 2.0}
+    with pytest.raises(KeyError):
+        cache.resolve(ref.replace("f0.0", "f9.9"))
+    with pytest.raises(KeyError):
+        cache.resolve("perception/nothing.json#x")
+
+
+def test_probe_and_sampled_frames_of_the_sample_video():
+    info = probe(SAMPLE)
+    assert info.width == 640 and info.height == 360 and info.has_audio
+    assert info.duration_s == pytest.approx(10.0, abs=0.1)
+    frames = list(iter_frames(SAMPLE, fps=1.0))
+    assert len(frames) == 10
+    times = [t for t, _ in frames]
+    assert times == sorted(times) and times[0] == 0.0
+    assert all(f.shape == (360, 640, 3) and f.dtype == np.uint8 for _, f in frames)
+    span = list(iter_frames(SAMPLE, fps=4.0, start_s=8.0, end_s=9.0))
+    assert len(span) == 4 and all(8.0 - 0.02 <= t < 9.0 for t, _ in span)
+
+
+def test_audio_is_mono_16k():
+    audio = load_audio(SAMPLE)
+    assert audio.ndim == 1 and audio.dtype == np.float32
+    assert len(audio) / 16_000 == pytest.approx(10.0, abs=0.1)
+    assert 0.01 < float(np.abs(audio).max()) <= 1.0
+
+
+def test_descriptor_names_faces_expression_and_speech():
+    text = describe_clip({"happiness": 0.6, "neutral": 0.3, "anger": 0.1}, 3, "thank you all")
+    assert text.startswith("3 people on screen, smiling")
+    assert "happiness 0.60" in text and 'says: "thank you all"' in text
+    assert describe_clip({}, 0, "").startswith("no face visible")

@@ -1,0 +1,77 @@
+"""Perception tools on real media from ../shared/media (see its README for sources)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory.video import iter_frames, load_audio
+from tools.asr import load_asr
+from tools.expression import load_expression_classifier
+from tools.faces import load_face_detector
+from tools.registry import UnknownBackendError
+from tools.schema import AFFECTNET8
+from tests.conftest import SAMPLE, shared_media
+
+
+def test_asr_words_of_a_known_speech_with_timestamps():
+    # jfk.flac: "And so my fellow Americans, ask not what your country can do for you, ..."
+    audio = load_audio(shared_media("jfk.flac"))
+    tr = load_asr("faster-whisper").transcribe(audio)
+    text = " ".join(s.text for s in tr.segments).lower()
+    assert "ask not what your country can do for you" in text
+    assert tr.language == "en"
+    words = [w for s in tr.segments for w in s.words]
+    assert len(words) >= 20
+    starts = [w.start_s for w in words]
+    assert starts == sorted(starts)
+    assert all(0.0 <= w.start_s <= w.end_s <= tr.duration_s + 0.5 for w in words)
+    # Every word span overlaps voiced audio (100 ms frames above -30 dBFS RMS).
+    frames = audio[: len(audio) // 1600 * 1600].reshape(-1, 1600)
+    voiced = 20 * np.log10(np.sqrt((frames**2).mean(axis=1)) + 1e-9) > -30
+    for w in words:
+        assert voiced[int(w.start_s * 10) : int(np.ceil(w.end_s * 10)) + 1].any(), w
+    # The RMS profile shows a pause from 2.1 to 3.2 s between "fellow Americans" and "ask not".
+    by_text = {w.text.lower().strip(",."): w for w in reversed(words)}
+    assert by_text["americans"].end_s <= 2.6 and by_text["not"].start_s >= 3.2
+
+
+def test_asr_words_fall_inside_the_speech_of_a_talking_head():
+    # WDA_KatieHill_000.mp4: she speaks from 0.0 to about 7.7 s about new member orientation
+    path = shared_media("WDA_KatieHill_000.mp4")
+    tr = load_asr("faster-whisper").transcribe(load_audio(path))
+    text = " ".join(s.text for s in tr.segments).lower()
+    assert "orientation" in text
+    assert all(0.0 <= w.start_s and w.end_s <= 8.1 for s in tr.segments for w in s.words)
+
+
+def test_one_face_per_frame_in_a_talking_head():
+    det = load_face_detector("mediapipe")
+    frames = list(iter_frames(shared_media("WDA_KatieHill_000.mp4"), fps=1.0))
+    counts = [len(det.detect(f)) for _, f in frames]
+    assert counts == [1] * len(frames)
+    box, score = det.detect(frames[0][1])[0]
+    assert score > 0.8 and 0.2 < (box.x0 + box.x1) / 2 < 0.8  # a frontal face near the centre
+
+
+def test_several_faces_in_the_audience_shot():
+    # hamilton_short.mp4 cuts to the laughing audience at 8 s: at least two faces are visible
+    det = load_face_detector("mediapipe")
+    frame = next(f for t, f in iter_frames(SAMPLE, fps=1.0, start_s=9.0, end_s=10.0))
+    assert len(det.detect(frame)) >= 2
+
+
+def test_expression_rows_are_affectnet8_distributions():
+    det, clf = load_face_detector("mediapipe"), load_expression_classifier("fer")
+    frame = next(f for _, f in iter_frames(shared_media("WDA_KatieHill_000.mp4"), fps=1.0))
+    boxes = [b for b, _ in det.detect(frame)]
+    probs = clf.classify(frame, boxes)
+    assert probs.shape == (1, len(AFFECTNET8))
+    assert probs.sum(axis=1) == pytest.approx(np.ones(1), abs=1e-4)
+    assert probs[0, AFFECTNET8.index("contempt")] == 0.0  # FER2013 has no contempt class
+    assert clf.classify(frame, []).shape == (0, len(AFFECTNET8))
+
+
+def test_unknown_backend_names_the_choices():
+    with pytest.raises(UnknownBackendError, match="mediapipe"):
+        load_face_detector("yolo-face")
