@@ -62,7 +62,8 @@ class OpenClipEmbedder:
     """open_clip image/text embedder.
 
     Args:
-        model: open_clip architecture name (e.g. ``ViT-B-32``, ``ViT-L-14``).
+        model: open_clip architecture name (e.g. ``ViT-B-32``, ``ViT-L-14``), or the path of an
+            open_clip model-config JSON for a custom architecture (registered under its file stem).
         checkpoint: a local checkpoint file, or an open_clip pretrained tag (``laion2b_s34b_b79k``,
             needs internet on first use).
         device: ``cpu`` or ``cuda``.
@@ -82,6 +83,9 @@ class OpenClipEmbedder:
             raise ValueError("the CLIP embedder needs a checkpoint (--clip-checkpoint PATH or pretrained tag)")
         self._torch = torch
         self.device = device
+        if model.endswith(".json") and os.path.isfile(model):
+            open_clip.add_model_config(model)
+            model = os.path.splitext(os.path.basename(model))[0]
         self._model, _, self._preprocess = open_clip.create_model_and_transforms(
             model, pretrained=checkpoint, device=device
         )

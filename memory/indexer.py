@@ -100,13 +100,16 @@ class VideoIndex:
 def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tuple[float, float]]:
     """Windows [start, end) of ``length_s`` every ``stride_s`` covering [0, duration_s].
 
-    The last window ends at ``duration_s``; a video shorter than one window gives one window.
+    The last window ends at ``duration_s`` (a tail shorter than half a stride is absorbed into the
+    window before it); a video shorter than one window gives one window.
     """
     if duration_s <= 0:
         return []
     out, start = [], 0.0
     while True:
         end = min(duration_s, start + length_s)
+        if duration_s - end < stride_s / 2:
+            end = duration_s
         out.append((round(start, 3), round(end, 3)))
         if end >= duration_s:
             return out

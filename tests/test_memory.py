@@ -15,6 +15,7 @@ from tests.conftest import SAMPLE
 def test_clip_windows_cover_the_video_with_overlap():
     assert clip_windows(10.0, 4.0, 2.0) == [(0.0, 4.0), (2.0, 6.0), (4.0, 8.0), (6.0, 10.0)]
     assert clip_windows(9.2, 4.0, 2.0)[-1] == (6.0, 9.2)
+    assert clip_windows(10.02, 4.0, 2.0)[-1] == (6.0, 10.02)  # a 0.02 s tail is no clip of its own
     assert clip_windows(3.0, 4.0, 2.0) == [(0.0, 3.0)]
     assert clip_windows(0.0, 4.0, 2.0) == []
 

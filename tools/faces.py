@@ -7,6 +7,10 @@ Default backend: MediaPipe Face Detection (BlazeFace, full-range model), shipped
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
 from typing import Protocol
 
 import numpy as np
@@ -27,6 +31,21 @@ class FaceDetector(Protocol):
     def detect(self, frame: np.ndarray) -> list[tuple[Box, float]]: ...
 
 
+@contextlib.contextmanager
+def native_stderr_silenced() -> Iterator[None]:
+    """Redirect file descriptor 2 to /dev/null (TF Lite and absl print start-up notices from C++)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(devnull)
+        os.close(saved)
+
+
 class MediaPipeFaceDetector:
     """MediaPipe BlazeFace detector.
 
@@ -45,9 +64,11 @@ class MediaPipeFaceDetector:
         if not hasattr(mp, "solutions"):
             raise ImportError("mediapipe without the legacy solutions API; install mediapipe==0.10.14")
         self.name = f"mediapipe-face-detection-{'full' if model_selection else 'short'}"
-        self._det = mp.solutions.face_detection.FaceDetection(
-            model_selection=model_selection, min_detection_confidence=min_score
-        )
+        with native_stderr_silenced():
+            self._det = mp.solutions.face_detection.FaceDetection(
+                model_selection=model_selection, min_detection_confidence=min_score
+            )
+            self._det.process(np.zeros((64, 64, 3), np.uint8))  # first call prints the delegate notices
 
     def detect(self, frame: np.ndarray) -> list[tuple[Box, float]]:
         result = self._det.process(np.ascontiguousarray(frame))

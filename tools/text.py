@@ -43,6 +43,9 @@ class SentenceTransformerEncoder:
         else:
             self.name = os.path.basename(model.rstrip("/"))
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
 
         self._model = SentenceTransformer(model, device=device)
         dim_of = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension

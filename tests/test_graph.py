@@ -1,0 +1,23 @@
+"""The graph's structure and its picture."""
+
+from __future__ import annotations
+
+from graphs.affect_graph import NODES, build_graph
+from graphs.draw import main as draw_main
+
+
+def test_graph_has_the_five_roles_and_the_requery_loop():
+    g = build_graph().get_graph()
+    assert set(NODES) <= set(g.nodes)
+    edges = {(e.source, e.target, e.conditional) for e in g.edges}
+    assert ("verifier", "candidate_localizer", True) in edges
+    assert ("verifier", "emotion_reasoner", True) in edges
+    assert ("intent_interpreter", "candidate_localizer", False) in edges
+
+
+def test_draw_writes_png_and_mermaid(tmp_path, capsys):
+    png = tmp_path / "graph.png"
+    assert draw_main(["--png", str(png), "--mermaid"]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    mermaid = capsys.readouterr().out
+    assert "verifier -.-> candidate_localizer" in mermaid
