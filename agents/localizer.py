@@ -14,6 +14,7 @@ from agents.schema import Candidate
 from agents.state import AffectState, get_ctx
 from memory.embedders import load_clip_embedder
 from memory.indexer import VideoIndex
+from tools.lexicon import keyword_overlap, speech_match
 from tools.text import load_text_encoder
 
 #: Added to a clip found by both the clip and the transcript search.
@@ -37,16 +38,24 @@ def search_clips(index: VideoIndex, texts: list[str], k: int) -> dict[str, float
 
 
 def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
-    """Best cosine score per clip id of the transcript segments (top ``k``) that overlap the clip."""
+    """Best speech-match score per clip id of the transcript segments that overlap the clip.
+
+    Segments come from the FAISS top ``k`` by embedding and from a scan for literal content-word
+    matches; each scores ``speech_match(cosine, keyword overlap)``.
+    """
     if len(index.segment_index) == 0:
         return {}
     enc = load_text_encoder(model=None, device=index.config.device)
-    scores, ids = index.segment_index.search(enc.encode([text]), k)
+    q = enc.encode([text])
+    scores, ids = index.segment_index.search(q, k)
+    cosines = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0}
+    overlaps = {i: o for i, seg in enumerate(index.transcript.segments) if (o := keyword_overlap(text, seg.text)) > 0}
+    for i in overlaps.keys() - cosines.keys():
+        cosines[i] = float(enc.encode([index.transcript.segments[i].text])[0] @ q[0])
     best: dict[str, float] = {}
-    for s, i in zip(scores[0], ids[0], strict=True):
-        if i < 0:
-            continue
-        seg = index.transcript.segments[int(i)]
+    for i, cos in cosines.items():
+        s = speech_match(cos, overlaps.get(i, 0.0))
+        seg = index.transcript.segments[i]
         for clip in index.clips:
             if clip.start_s < seg.end_s and seg.start_s < clip.end_s:
                 best[clip.id] = max(best.get(clip.id, -1.0), float(s))

@@ -101,7 +101,9 @@ class OfflineReasoner:
         start, end = inputs["span"]
         shown = [f["t"] for f in visual.get("frames", []) if f.get("top") == label]
         step = float(visual.get("frame_step_s", 0.0))
-        if shown and step > 0:
+        if not targets and verbal.get("span"):  # a question about speech: the words set the span
+            start, end = max(start, verbal["span"][0]), min(end, verbal["span"][1])
+        elif shown and step > 0:
             start, end = max(start, min(shown) - step / 2), min(end, max(shown) + step / 2)
         elif verbal.get("span") and not shown:
             start, end = max(start, verbal["span"][0]), min(end, verbal["span"][1])

@@ -5,8 +5,9 @@ video's cache, so a later query reuses it), reads the clip's words and vocal cue
 turns them into ``Evidence`` that cites the stored records. Support in [0, 1]:
 
 - visual: mean over frames with faces of the highest probability any face gives the target emotions;
-- verbal: cosine similarity (all-MiniLM-L6-v2) between the query/search text and the clip's speech,
-  weighted 1.0 when the intent asks for speech and 0.6 otherwise;
+- verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with
+  all-MiniLM-L6-v2, raised by literal content-word overlap), weighted 1.0 when the intent asks for
+  speech and 0.6 otherwise;
 - support = max(visual, weighted verbal).
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks the LLM for a refined
@@ -30,6 +31,7 @@ from memory.indexer import VideoIndex, analyze_faces
 from memory.video import iter_frames
 from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
+from tools.lexicon import keyword_overlap, speech_match
 from tools.schema import FrameFaces
 from tools.text import load_text_encoder
 from tools.text_emotion import load_text_emotion
@@ -102,7 +104,7 @@ def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str]) -> tupl
     said = " ".join(w.text for w in words)
     enc = load_text_encoder(model=None, device=index.config.device)
     vecs = enc.encode([*texts, said])
-    sim = float(max(0.0, (vecs[:-1] @ vecs[-1]).max()))
+    sim = speech_match(float((vecs[:-1] @ vecs[-1]).max()), keyword_overlap(texts[0], said))
     seg_id = words[0].id.split(".")[0].replace("w", "s")
     ev = Evidence(id=f"{cand.clip_id}.t0", modality="verbal", tool=index.transcript.model, start_s=words[0].start_s,
                   end_s=words[-1].end_s, detail=f'says "{said}"', ref=index.ref("transcript.json", seg_id))

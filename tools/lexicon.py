@@ -54,3 +54,44 @@ PERSON_WORDS: dict[str, str] = {
     "crowd": "the audience", "performer": "the performer", "speaker": "the speaker", "someone": "anyone",
     "somebody": "anyone", "everyone": "everyone", "people": "people", "i": "the camera wearer",
 }
+
+#: Words that frame a question rather than carry its content ("when *does* she *mention* X").
+QUESTION_FRAME_WORDS = frozenset({"does", "did", "doing", "mention", "mentions", "mentioned", "say", "says", "said", "talk", "talks",
+                                "talking", "tell", "tells", "speak", "speaks", "ask", "asks", "word", "words"})
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of ``text`` minus English stop words (scikit-learn's list) and question-frame words."""
+    import re
+
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    return [w for w in words if w not in ENGLISH_STOP_WORDS and w not in QUESTION_FRAME_WORDS and len(w) > 1]
+
+
+def keyword_overlap(query: str, speech: str) -> float:
+    """Share (0..1) of the query's content words that occur in ``speech``.
+
+    Words match when equal or when they share a prefix of at least 4 letters ("working" ~ "work").
+    Returns 0 when the query has no content words.
+    """
+    q, s = set(content_words(query)), set(content_words(speech))
+    if not q:
+        return 0.0
+
+    def hit(w: str) -> bool:
+        return w in s or any(len(x) >= 4 and len(w) >= 4 and (x.startswith(w[:4]) and w.startswith(x[:4])) for x in s)
+
+    return sum(hit(w) for w in q) / len(q)
+
+
+def speech_match(cosine: float, overlap: float) -> float:
+    """Verbal match in [0, 1]: the embedding cosine, or the mean of cosine and keyword overlap if higher.
+
+    MiniLM scores a question against a statement low even when the statement answers it (0.2 for
+    "when does she mention being new?" vs "... my second week of new member orientation"); the
+    overlap of content words recovers such literal mentions without letting overlap alone decide.
+    """
+    cosine = max(0.0, cosine)
+    return max(cosine, (cosine + overlap) / 2)
