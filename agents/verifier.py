@@ -17,6 +17,7 @@ search text and ``needs_more_candidates`` sends the search back to the localizer
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Literal
@@ -46,27 +47,40 @@ def _tool_key(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]+", "_", name)
 
 
-def faces_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[FrameFaces], str, str]:
-    """Face + expression observations on [start_s, end_s) at ``verify_fps``, from cache or computed.
+def faces_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[tuple[FrameFaces, Path]], str]:
+    """Face + expression observations on [start_s, end_s) at ``verify_fps``, each with its stored file.
 
-    Returns ``(frames, path of the stored output, tool name)``.
+    Work is done and stored per chunk of the index's clip stride ([k*stride, (k+1)*stride)), so
+    overlapping candidates, later rounds and later queries reuse what was already computed.
+    Returns ``(frames with the path of the chunk file holding them, tool name)``.
     """
     index, fps = ctx.index, ctx.settings.verify_fps
     det = load_face_detector(index.config.face_backend)
     clf = load_expression_classifier(index.config.expression_backend)
     tool = f"{det.name}+{clf.name}"
-    path = index.cache.perception_path(_tool_key(f"{tool}@{fps:g}fps"), start_s, end_s)
-    if path.is_file():
-        ctx.count("face_expression_cached")
-        return [FrameFaces.model_validate(f) for f in read_json(path)], str(path), tool
-    frames = analyze_faces(iter_frames(index.info.path, fps, start_s, end_s), "f", det, clf)
-    ctx.count("face_expression_frames", len(frames))
-    write_json(path, frames)
-    return frames, str(path), tool
+    key = _tool_key(f"{tool}@{fps:g}fps")
+    stride, duration = index.config.clip_stride_s, index.info.duration_s
+    out: list[tuple[FrameFaces, Path]] = []
+    for k in range(int(math.floor(start_s / stride + 1e-9)), int(math.ceil(end_s / stride - 1e-9))):
+        c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
+        if c1 <= c0:
+            continue
+        path = index.cache.perception_path(key, c0, c1)
+        if path.is_file():
+            ctx.count("face_expression_cached_chunks")
+            frames = [FrameFaces.model_validate(f) for f in read_json(path)]
+        else:
+            frames = analyze_faces(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", det, clf)
+            ctx.count("face_expression_frames", len(frames))
+            write_json(path, frames)
+        out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
+    return out, tool
 
 
-def _face_evidence(index: VideoIndex, cand: Candidate, frames: list[FrameFaces], path: str, tool: str,
+def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameFaces, Path]], tool: str,
                    targets: list[str]) -> tuple[list[Evidence], float, dict]:
+    frames = [fr for fr, _ in stored]
+    where = {f.id: path for fr, path in stored for f in fr.faces}
     faces = [f for fr in frames for f in fr.faces]
     if not faces:
         return [], 0.0, {"expression_mean": {}, "frames": [], "n_faces": 0}
@@ -88,7 +102,7 @@ def _face_evidence(index: VideoIndex, cand: Candidate, frames: list[FrameFaces],
             id=f"{cand.clip_id}.v{n}", modality="visual", tool=tool, start_s=f.t,
             end_s=round(min(cand.end_s, f.t + step), 3),
             detail=f"face at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
-            ref=index.cache.ref(Path(path), f.id),
+            ref=index.cache.ref(where[f.id], f.id),
         ))
     mean = {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}
     obs = {"expression_mean": mean, "n_faces": max(len(fr.faces) for fr in frames), "frame_step_s": round(step, 3),
@@ -139,15 +153,15 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
     for cand in state.get("candidates", []):
         if cand.clip_id in done or cand.round != state.get("round", 0):
             continue
-        frames, path, tool = faces_on_span(ctx, cand.start_s, cand.end_s)
-        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, frames, path, tool, targets)
+        stored, tool = faces_on_span(ctx, cand.start_s, cand.end_s)
+        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, tool, targets)
         t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts)
         a_ev, a_obs = _vocal_evidence(ctx.index, cand)
         support = max(visual, w_verbal * verbal)
         accepted = support >= s.min_support
         reason = None if accepted else (
             f"support {support:.2f} < {s.min_support}: target-emotion face score {visual:.2f}, "
-            f"speech match {verbal:.2f}" + ("" if frames and any(fr.faces for fr in frames) else ", no face seen"))
+            f"speech match {verbal:.2f}" + ("" if any(fr.faces for fr, _ in stored) else ", no face seen"))
         out.append(cand.model_copy(update={
             "support": round(support, 4), "accepted": accepted, "reject_reason": reason,
             "evidence": v_ev + t_ev + a_ev,

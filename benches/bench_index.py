@@ -121,6 +121,7 @@ def main() -> int:
                 "rtf_index_total": round(d / t["index_total"], 2),
                 "cold_total_s": round(cold["wall_s"], 1),
                 "warm_query_s": round(warm["timings"]["total"], 2),
+                "warm_graph_s": round(warm["timings"]["graph"], 2),
                 "warm_process_s": round(warm["wall_s"], 1),
                 "peak_rss_mib_cold": round(cold["peak_rss_mib"]),
                 "peak_rss_mib_warm": round(warm["peak_rss_mib"]),

@@ -1,0 +1,1 @@
+"""Evaluation: VQAU-Bench-style metrics over predicted moments."""
