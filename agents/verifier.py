@@ -121,7 +121,7 @@ def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str]) -> tupl
     sim = speech_match(float((vecs[:-1] @ vecs[-1]).max()), keyword_overlap(texts[0], said))
     seg_id = words[0].id.split(".")[0].replace("w", "s")
     ev = Evidence(id=f"{cand.clip_id}.t0", modality="verbal", tool=index.transcript.model, start_s=words[0].start_s,
-                  end_s=words[-1].end_s, detail=f'says "{said}"', ref=index.ref("transcript.json", seg_id))
+                  end_s=words[-1].end_s, detail=f'the speaker says "{said}"', ref=index.ref("transcript.json", seg_id))
     obs = {"text": said, "span": [words[0].start_s, words[-1].end_s],
            "emotion_distribution": load_text_emotion(index.config.device).distribution(said),
            "query_similarity": round(sim, 3)}
