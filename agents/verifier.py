@@ -78,7 +78,11 @@ def faces_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[t
 
 
 def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameFaces, Path]], tool: str,
-                   targets: list[str]) -> tuple[list[Evidence], float, dict]:
+                   targets: list[str], step: float) -> tuple[list[Evidence], float, dict]:
+    """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence, the visual support, and a summary.
+
+    ``step`` is the frame interval in seconds (1 / verify fps); an observation's evidence spans one step.
+    """
     frames = [fr for fr, _ in stored]
     where = {f.id: path for fr, path in stored for f in fr.faces}
     faces = [f for fr in frames for f in fr.faces]
@@ -92,7 +96,6 @@ def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameF
     visual = float(np.mean([max(target_p(f) for f in fr.faces) for fr in with_faces])) if targets else 0.0
     key = target_p if targets else (lambda f: f.top()[1])
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
-    step = 1.0 / max(1e-6, len(frames) / max(1e-6, cand.end_s - cand.start_s))
     evidence = []
     for n, f in enumerate(sorted(chosen, key=lambda f: f.t)):
         label, p = f.top()
@@ -111,21 +114,27 @@ def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameF
 
 
 def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str]) -> tuple[list[Evidence], float, dict]:
+    """One verbal evidence item per transcript segment with words in the clip, and the speech match."""
     index = ctx.index
-    words = index.transcript.words_between(cand.start_s, cand.end_s)
-    if not words:
+    per_segment = [(seg, [w for w in seg.words if cand.start_s <= (w.start_s + w.end_s) / 2 < cand.end_s])
+                   for seg in index.transcript.segments]
+    per_segment = [(seg, ws) for seg, ws in per_segment if ws]
+    if not per_segment:
         return [], 0.0, {}
-    said = " ".join(w.text for w in words)
+    said = " ".join(w.text for _, ws in per_segment for w in ws)
     enc = load_text_encoder(model=None, device=index.config.device)
     vecs = enc.encode([*texts, said])
     sim = speech_match(float((vecs[:-1] @ vecs[-1]).max()), keyword_overlap(texts[0], said))
-    seg_id = words[0].id.split(".")[0].replace("w", "s")
-    ev = Evidence(id=f"{cand.clip_id}.t0", modality="verbal", tool=index.transcript.model, start_s=words[0].start_s,
-                  end_s=words[-1].end_s, detail=f'the speaker says "{said}"', ref=index.ref("transcript.json", seg_id))
-    obs = {"text": said, "span": [words[0].start_s, words[-1].end_s],
+    evidence = [
+        Evidence(id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
+                 end_s=ws[-1].end_s, detail=f'the speaker says "{" ".join(w.text for w in ws)}"',
+                 ref=index.ref("transcript.json", seg.id))
+        for n, (seg, ws) in enumerate(per_segment)
+    ]
+    obs = {"text": said, "span": [evidence[0].start_s, evidence[-1].end_s],
            "emotion_distribution": load_text_emotion(index.config.device).distribution(said),
            "query_similarity": round(sim, 3)}
-    return [ev], sim, obs
+    return evidence, sim, obs
 
 
 def _vocal_evidence(index: VideoIndex, cand: Candidate) -> tuple[list[Evidence], dict]:
@@ -154,7 +163,7 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
         if cand.clip_id in done or cand.round != state.get("round", 0):
             continue
         stored, tool = faces_on_span(ctx, cand.start_s, cand.end_s)
-        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, tool, targets)
+        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, tool, targets, 1.0 / s.verify_fps)
         t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts)
         a_ev, a_obs = _vocal_evidence(ctx.index, cand)
         support = max(visual, w_verbal * verbal)

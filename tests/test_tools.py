@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from memory.video import iter_frames, load_audio
+from tests.conftest import SAMPLE, shared_media
 from tools.asr import load_asr
 from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
 from tools.registry import UnknownBackendError
 from tools.schema import AFFECTNET8
-from tests.conftest import SAMPLE, shared_media
 
 
 def test_asr_words_of_a_known_speech_with_timestamps():
