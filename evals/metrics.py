@@ -1,22 +1,178 @@
-"""Moment-localization metrics.
+"""VQAU-Bench metrics: moment localization, emotion, rationale, grounding.
 
-tIoU and R1@tIoU follow the temporal grounding convention (Gao et al., 2017, TALL / Charades-STA):
-a top-1 predicted moment counts as correct at threshold m when its temporal IoU with a ground-truth
-moment is at least m.
+Sources:
+- tIoU, R1@tIoU and mIoU of the top-1 moment: the temporal grounding convention (Gao et al., 2017,
+  TALL / Charades-STA).
+- mAP over tIoU 0.5:0.05:0.95 and recall@5: QVHighlights / Moment-DETR evaluation (Lei et al., 2021):
+  per query, average precision of the ranked predictions against the annotated moments (each matched
+  once), averaged over thresholds and queries.
+- Emotion accuracy, macro-F1 and confusion matrix on predictions matched to ground truth at tIoU >= 0.3
+  (AffectSeek/VQAU emotion classification task); F1 and the matrix from scikit-learn.
+- Rationale: Social Genome's Similarity-Trace, Similarity-Step, Similarity-NumSteps (all-MiniLM-L6-v2),
+  modality-sequence similarity (1 - normalised edit distance over visual/verbal/vocal tags) and
+  emotion-word overlap.
+- Grounding: in the spirit of GRASP's Social Grounding Reward, the share of evidence a rationale cites
+  that exists among the moment's observations.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 
-def temporal_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
+import numpy as np
+
+from tools.schema import AFFECTNET8
+
+Span = tuple[float, float]
+#: tIoU thresholds of the mAP (QVHighlights): 0.50, 0.55, ..., 0.95.
+MAP_THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
+#: Similarity above which a predicted step counts as matching a reference step (Similarity-NumSteps).
+STEP_MATCH_TAU = 0.5
+
+
+def temporal_iou(a: Span, b: Span) -> float:
     """Temporal IoU of spans ``a`` and ``b`` given as (start_s, end_s); 0 for disjoint or empty spans."""
     inter = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
     union = max(a[1], b[1]) - min(a[0], b[0])
     return inter / union if union > 0 and inter > 0 else 0.0
 
 
-def recall_at_1(top1: tuple[float, float] | None, truths: list[tuple[float, float]], threshold: float) -> float:
+def recall_at_1(top1: Span | None, truths: Sequence[Span], threshold: float) -> float:
     """1.0 when the top-1 span reaches tIoU >= ``threshold`` with any ground-truth span, else 0.0."""
     if top1 is None:
         return 0.0
     return float(any(temporal_iou(top1, t) >= threshold for t in truths))
+
+
+def best_iou(pred: Span | None, truths: Sequence[Span]) -> float:
+    """Highest tIoU of ``pred`` with any ground-truth span (0 when there is no prediction)."""
+    return max((temporal_iou(pred, t) for t in truths), default=0.0) if pred else 0.0
+
+
+def recall_at_k(preds: Sequence[Span], truths: Sequence[Span], k: int = 5, threshold: float = 0.5) -> float:
+    """Share of ground-truth spans hit (tIoU >= threshold) by any of the top-``k`` predictions."""
+    top = preds[:k]
+    return float(np.mean([any(temporal_iou(p, t) >= threshold for p in top) for t in truths])) if truths else 0.0
+
+
+def average_precision(preds: Sequence[Span], truths: Sequence[Span], threshold: float) -> float:
+    """AP of ranked ``preds`` (best first) against ``truths`` at one tIoU threshold.
+
+    Greedy one-to-one matching in rank order; all-point interpolated precision (VOC 2010+, as in
+    Moment-DETR's ``standalone_eval``).
+    """
+    if not truths:
+        return 0.0
+    used: set[int] = set()
+    tp = []
+    for p in preds:
+        ious = [(temporal_iou(p, t), i) for i, t in enumerate(truths) if i not in used]
+        iou, i = max(ious, default=(0.0, -1))
+        hit = iou >= threshold
+        if hit:
+            used.add(i)
+        tp.append(hit)
+    if not tp:
+        return 0.0
+    tp_arr = np.array(tp, dtype=float)
+    cum = np.cumsum(tp_arr)
+    precision = cum / np.arange(1, len(tp_arr) + 1)
+    recall = cum / len(truths)
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
+    prev_recall = np.concatenate([[0.0], recall[:-1]])
+    return float(np.sum((recall - prev_recall) * envelope))
+
+
+def mean_average_precision(preds: Sequence[Span], truths: Sequence[Span]) -> float:
+    """AP averaged over ``MAP_THRESHOLDS`` (one query)."""
+    return float(np.mean([average_precision(preds, truths, t) for t in MAP_THRESHOLDS]))
+
+
+def match_moments(preds: Sequence[Span], truths: Sequence[Span], threshold: float = 0.3) -> list[tuple[int, int]]:
+    """One-to-one (pred index, truth index) pairs with tIoU >= ``threshold``, highest tIoU first."""
+    pairs = sorted(((temporal_iou(p, t), i, j) for i, p in enumerate(preds) for j, t in enumerate(truths)),
+                   reverse=True)
+    out, used_p, used_t = [], set(), set()
+    for iou, i, j in pairs:
+        if iou < threshold:
+            break
+        if i not in used_p and j not in used_t:
+            out.append((i, j))
+            used_p.add(i)
+            used_t.add(j)
+    return out
+
+
+def emotion_scores(y_true: Sequence[str], y_pred: Sequence[str]) -> dict:
+    """Accuracy, macro-F1 (over labels present in either list) and the AffectNet-8 confusion matrix.
+
+    Returns ``{"n", "accuracy", "macro_f1", "labels", "confusion"}``; rows of ``confusion`` are true labels.
+    """
+    from sklearn.metrics import confusion_matrix, f1_score
+
+    if not y_true:
+        return {"n": 0, "accuracy": None, "macro_f1": None, "labels": list(AFFECTNET8), "confusion": None}
+    present = sorted(set(y_true) | set(y_pred), key=AFFECTNET8.index)
+    return {
+        "n": len(y_true),
+        "accuracy": float(np.mean([a == b for a, b in zip(y_true, y_pred, strict=True)])),
+        "macro_f1": float(f1_score(y_true, y_pred, labels=present, average="macro", zero_division=0)),
+        "labels": list(AFFECTNET8),
+        "confusion": confusion_matrix(y_true, y_pred, labels=list(AFFECTNET8)).tolist(),
+    }
+
+
+def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Levenshtein distance between two sequences of tags."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def modality_similarity(pred: Sequence[str], ref: Sequence[str]) -> float:
+    """1 - edit distance / longer length over modality tags (1.0 when both are empty)."""
+    longest = max(len(pred), len(ref))
+    return 1.0 - edit_distance(pred, ref) / longest if longest else 1.0
+
+
+def split_steps(text: str) -> list[str]:
+    """A reference rationale's sentences, used as its steps."""
+    return [s.strip() for s in re.split(r"(?<=[.!?;])\s+", text) if s.strip()]
+
+
+def rationale_similarity(pred_steps: Sequence[str], ref_steps: Sequence[str], encoder) -> dict[str, float]:
+    """Social Genome's trace similarities with a sentence ``encoder`` (``encode(list) -> (N, D)`` normalised).
+
+    - ``similarity_trace``: cosine of the mean step embeddings;
+    - ``similarity_step``: mean over predicted steps of the best cosine to any reference step;
+    - ``similarity_numsteps``: number of predicted steps whose best match is >= ``STEP_MATCH_TAU``.
+    """
+    p, r = encoder.encode(list(pred_steps)), encoder.encode(list(ref_steps))
+    mp, mr = p.mean(axis=0), r.mean(axis=0)
+    trace = float(mp @ mr / (np.linalg.norm(mp) * np.linalg.norm(mr) + 1e-12))
+    best = (p @ r.T).max(axis=1)
+    return {"similarity_trace": trace, "similarity_step": float(best.mean()),
+            "similarity_numsteps": float((best >= STEP_MATCH_TAU).sum())}
+
+
+def emotion_words(text: str) -> set[str]:
+    """Emotion vocabulary words in ``text``: AffectNet-8 names and the lexicon's description words."""
+    from tools.lexicon import EMOTION_DESCRIPTIONS, content_words
+
+    vocab = set(AFFECTNET8) | {w for phrases in EMOTION_DESCRIPTIONS.values() for p in phrases for w in content_words(p)}
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if w in vocab}
+
+
+def emotion_word_overlap(pred: str, ref: str) -> float | None:
+    """Jaccard overlap of the emotion words of two rationales; None when neither has any."""
+    a, b = emotion_words(pred), emotion_words(ref)
+    return len(a & b) / len(a | b) if a | b else None
+
+
+def grounding_score(cited: Sequence[str], observed: set[str]) -> float | None:
+    """Share of cited evidence ids that are among the ``observed`` ones; None when nothing is cited."""
+    return sum(c in observed for c in cited) / len(cited) if cited else None

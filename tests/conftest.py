@@ -12,19 +12,23 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "samples" / "hamilton_short.mp4"
-SHARED_MEDIA = REPO.parent / "shared" / "media"
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-def shared_media(name: str) -> Path:
-    """A file of ../shared/media (real clips that may not be bundled); skips when absent."""
-    path = SHARED_MEDIA / name
+def shared_file(rel: str) -> Path:
+    """A file of ../shared (real clips that may not be bundled, the dev bench); skips when absent."""
+    path = REPO.parent / "shared" / rel
     if not path.is_file():
         pytest.skip(f"{path} not present (shared media are beside the repository in CI)")
     return path
+
+
+def shared_media(name: str) -> Path:
+    """A file of ../shared/media; skips when absent."""
+    return shared_file(f"media/{name}")
 
 
 def run_cli(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:

@@ -1,0 +1,82 @@
+"""VQAU-Bench-style benchmark files: one JSON object per line (see evals/README.md).
+
+    {"id": "...", "video": "relative/or/absolute.mp4", "query": "...",
+     "moments": [{"start_s": 8.0, "end_s": 10.0, "emotion": "happiness",
+                  "rationale": "...", "evidence_modalities": ["visual"]}]}
+
+Video paths are relative to the bench file. Times are seconds from the start of the video.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from tools.schema import Emotion, Modality
+
+
+class BenchError(ValueError):
+    """A bench file is missing or malformed; the message names the file and line."""
+
+
+class GroundTruthMoment(BaseModel):
+    """One annotated moment."""
+
+    start_s: float = Field(ge=0.0)
+    end_s: float
+    emotion: Emotion
+    rationale: str | None = None
+    evidence_modalities: list[Modality] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> GroundTruthMoment:
+        if not self.end_s > self.start_s:
+            raise ValueError("end_s must be greater than start_s")
+        return self
+
+
+class BenchItem(BaseModel):
+    """One query over one video with its annotated moments (at least one)."""
+
+    id: str
+    video: str
+    query: str = Field(min_length=1)
+    moments: list[GroundTruthMoment] = Field(min_length=1)
+
+    def video_path(self, bench_file: str | os.PathLike) -> Path:
+        """The video's path, resolved against the bench file's folder when relative."""
+        p = Path(self.video)
+        return p if p.is_absolute() else (Path(bench_file).resolve().parent / p)
+
+
+def load_bench(path: str | os.PathLike) -> list[BenchItem]:
+    """Read and validate a bench file.
+
+    Raises:
+        BenchError: the file is missing, a line is not JSON or not a valid item, or ids repeat.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise BenchError(f"{p}: no such bench file")
+    items, seen = [], set()
+    for n, line in enumerate(p.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = BenchItem.model_validate(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise BenchError(f"{p}:{n}: not JSON ({exc.msg})") from exc
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "item"
+            raise BenchError(f"{p}:{n}: {where}: {err['msg']}") from exc
+        if item.id in seen:
+            raise BenchError(f"{p}:{n}: duplicate id {item.id!r}")
+        seen.add(item.id)
+        items.append(item)
+    if not items:
+        raise BenchError(f"{p}: no items")
+    return items

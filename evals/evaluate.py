@@ -1,0 +1,84 @@
+"""Score a run's predictions against a bench (metrics in ``evals.metrics``, sources there)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evals.bench import BenchItem
+from evals.methods import Prediction
+from evals.metrics import (
+    best_iou,
+    emotion_scores,
+    emotion_word_overlap,
+    grounding_score,
+    match_moments,
+    mean_average_precision,
+    modality_similarity,
+    rationale_similarity,
+    recall_at_1,
+    recall_at_k,
+    split_steps,
+)
+
+R1_THRESHOLDS = (0.3, 0.5, 0.7)
+
+
+def _mean(xs: list) -> float | None:
+    xs = [x for x in xs if x is not None]
+    return round(float(np.mean(xs)), 4) if xs else None
+
+
+def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder=None) -> dict:
+    """All metrics over ``items`` (an item without a prediction scores as an empty prediction).
+
+    ``encoder`` (a ``tools.text.TextEncoder``) is needed for the rationale similarities; without it
+    they are left out. Returns a JSON-serialisable dict.
+    """
+    loc = {f"R1@{t}": [] for t in R1_THRESHOLDS} | {"mIoU": [], "mAP": [], "R5@0.5": []}
+    y_true, y_pred = [], []
+    rat = {"similarity_trace": [], "similarity_step": [], "similarity_numsteps": [], "modality_similarity": [],
+           "emotion_word_overlap": [], "grounding": []}
+    cost = {"wall_s": [], "tool_calls": [], "frames": []}
+    per_item = []
+    for item in items:
+        pred = predictions.get(item.id)
+        spans = [(m.start_s, m.end_s) for m in pred.moments] if pred else []
+        truths = [(m.start_s, m.end_s) for m in item.moments]
+        top1 = spans[0] if spans else None
+        for t in R1_THRESHOLDS:
+            loc[f"R1@{t}"].append(recall_at_1(top1, truths, t))
+        loc["mIoU"].append(best_iou(top1, truths))
+        loc["mAP"].append(mean_average_precision(spans, truths))
+        loc["R5@0.5"].append(recall_at_k(spans, truths, 5, 0.5))
+        for i, j in match_moments(spans, truths, 0.3):
+            pm, gm = pred.moments[i], item.moments[j]
+            y_true.append(gm.emotion)
+            y_pred.append(pm.emotion)
+            if pm.rationale is None:
+                continue
+            cited = [e for s in pm.steps for e in s.evidence_ids]
+            rat["grounding"].append(grounding_score(cited, set(pm.observed_evidence)))
+            if gm.rationale:
+                rat["emotion_word_overlap"].append(emotion_word_overlap(pm.rationale, gm.rationale))
+                if encoder is not None:
+                    steps = [s.text for s in pm.steps] or [pm.rationale]
+                    for k, v in rationale_similarity(steps, split_steps(gm.rationale), encoder).items():
+                        rat[k].append(v)
+            if gm.evidence_modalities:
+                rat["modality_similarity"].append(
+                    modality_similarity([s.modality for s in pm.steps], gm.evidence_modalities))
+        if pred:
+            cost["wall_s"].append(pred.wall_s)
+            cost["tool_calls"].append(pred.tool_calls)
+            cost["frames"].append(pred.frames)
+        per_item.append({"id": item.id, "top1": top1, "tIoU_top1": round(best_iou(top1, truths), 4),
+                         "predicted": bool(pred and not pred.error)})
+    return {
+        "n_items": len(items),
+        "n_predicted": sum(1 for i in items if i.id in predictions),
+        "localization": {k: _mean(v) for k, v in loc.items()},
+        "emotion": emotion_scores(y_true, y_pred),
+        "rationale": {k: _mean(v) for k, v in rat.items()},
+        "cost_per_item": {k: _mean(v) for k, v in cost.items()},
+        "per_item": per_item,
+    }

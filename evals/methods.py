@@ -1,0 +1,153 @@
+"""Methods compared on a bench: the full agent graph and three baselines.
+
+- ``graph``: the full agent (intent -> localize -> verify -> emotion -> rationale).
+- ``clip_only``: retrieval of the query text over the clip index (CLIP when configured, else the
+  offline descriptor embedder), no perception tools, no verification; emotion = the query's prior.
+- ``uniform``: ``top_k`` clip windows spread evenly over the video; emotion = the query's prior.
+- ``random``: ``top_k`` spans of 2-8 s at random places with random AffectNet-8 labels (seeded per item).
+
+The emotion prior is the offline intent interpreter's first target emotion (text only), ``neutral``
+when the query names none.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from agents.schema import Intent, RationaleStep
+from memory.indexer import IndexConfig, clip_windows, open_index
+from memory.video import probe
+from tools.schema import AFFECTNET8, Emotion
+
+METHODS = ("graph", "clip_only", "uniform", "random")
+
+
+class PredictedMoment(BaseModel):
+    """A ranked predicted moment; rationale fields only for methods that write rationales."""
+
+    start_s: float
+    end_s: float
+    emotion: Emotion
+    score: float
+    rationale: str | None = None
+    steps: list[RationaleStep] = Field(default_factory=list)
+    observed_evidence: list[str] = Field(default_factory=list, description="evidence ids whose refs resolve")
+
+
+class Prediction(BaseModel):
+    """One bench item's predictions and its cost."""
+
+    id: str
+    method: str
+    moments: list[PredictedMoment]
+    wall_s: float
+    tool_calls: int = 0
+    frames: int = 0
+    error: str | None = None
+
+
+@dataclass
+class MethodContext:
+    """Shared settings of a run."""
+
+    llm: str = "offline"
+    top_k: int = 5
+    seed: int = 0
+    cache_dir: str | None = None
+    index_config: IndexConfig | None = None
+
+
+def emotion_prior(query: str) -> str:
+    """The offline intent interpreter's first target emotion for ``query``, or ``neutral``."""
+    from agents.offline import OfflineReasoner
+
+    intent = OfflineReasoner().structured("interpret_intent", {"query": query}, Intent)
+    return intent.target_emotions[0] if intent.target_emotions else "neutral"
+
+
+def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int]:
+    from graphs.pipeline import answer_query
+    from memory.cache import VideoCache
+
+    a = answer_query(video, query, ctx.index_config, llm=ctx.llm, cache_dir=ctx.cache_dir,
+                     settings=_settings(ctx))
+    vdir = Path(a.index["dir"]).parent
+    cache = VideoCache(vdir.parent, vdir.name)
+    out = []
+    for m in a.moments:
+        observed = []
+        for e in m.evidence:
+            try:
+                cache.resolve(e.ref)
+                observed.append(e.id)
+            except KeyError:
+                pass
+        out.append(PredictedMoment(start_s=m.start_s, end_s=m.end_s, emotion=m.emotion, score=m.confidence,
+                                   rationale=m.rationale, steps=m.steps, observed_evidence=observed))
+    calls = a.index["tool_calls"]
+    frames = int(calls.get("face_expression_frames", 0))
+    return out, int(sum(calls.values())), frames
+
+
+def _settings(ctx: MethodContext):
+    from agents.state import RunSettings
+
+    return RunSettings(top_k=ctx.top_k)
+
+
+def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int]:
+    from agents.localizer import search_clips
+
+    index = open_index(video, ctx.index_config or IndexConfig(), ctx.cache_dir)
+    scores = search_clips(index, [query], ctx.top_k)
+    by_id = {c.id: c for c in index.clips}
+    prior = emotion_prior(query)
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: ctx.top_k]
+    return [PredictedMoment(start_s=by_id[i].start_s, end_s=by_id[i].end_s, emotion=prior, score=round(s, 4))
+            for i, s in ranked], 1, 0
+
+
+def _uniform(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int]:
+    cfg = ctx.index_config or IndexConfig()
+    windows = clip_windows(probe(video).duration_s, cfg.clip_len_s, cfg.clip_stride_s)
+    picks = sorted({int(round(x)) for x in np.linspace(0, len(windows) - 1, min(ctx.top_k, len(windows)))})
+    prior = emotion_prior(query)
+    return [PredictedMoment(start_s=windows[i][0], end_s=windows[i][1], emotion=prior, score=1.0 / (r + 1))
+            for r, i in enumerate(picks)], 0, 0
+
+
+def _random(video: Path, query: str, ctx: MethodContext, item_id: str = "") -> tuple[list[PredictedMoment], int, int]:
+    duration = probe(video).duration_s
+    rng = random.Random(ctx.seed * 1_000_003 + zlib.crc32(item_id.encode()))
+    out = []
+    for r in range(ctx.top_k):
+        length = min(duration, rng.uniform(2.0, 8.0))
+        start = rng.uniform(0.0, duration - length)
+        out.append(PredictedMoment(start_s=round(start, 2), end_s=round(start + length, 2),
+                                   emotion=rng.choice(AFFECTNET8), score=1.0 / (r + 1)))
+    return out, 0, 0
+
+
+def predict(method: str, item_id: str, video: Path, query: str, ctx: MethodContext) -> Prediction:
+    """Run ``method`` on one item; returns its predictions and cost.
+
+    Raises:
+        ValueError: unknown method.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
+    t0 = time.perf_counter()
+    if method == "random":
+        moments, calls, frames = _random(video, query, ctx, item_id)
+    else:
+        moments, calls, frames = {"graph": _graph, "clip_only": _clip_only, "uniform": _uniform}[method](
+            video, query, ctx)
+    return Prediction(id=item_id, method=method, moments=moments, wall_s=round(time.perf_counter() - t0, 3),
+                      tool_calls=calls, frames=frames)

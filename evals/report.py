@@ -1,0 +1,107 @@
+"""Side-by-side results of runs: ``python -m evals.report runs/A runs/B ... [--out DIR]``.
+
+Writes ``results.md`` and ``results.csv`` (one row per run) and ``r1.png`` (R1@tIoU per method) into
+``--out`` (default: the first run's parent folder), and prints the markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+COLUMNS = [
+    ("run", None), ("method", None), ("items", None),
+    ("R1@0.3", ("localization", "R1@0.3")), ("R1@0.5", ("localization", "R1@0.5")),
+    ("R1@0.7", ("localization", "R1@0.7")), ("mIoU", ("localization", "mIoU")), ("mAP", ("localization", "mAP")),
+    ("R5@0.5", ("localization", "R5@0.5")), ("emo acc", ("emotion", "accuracy")),
+    ("emo macro-F1", ("emotion", "macro_f1")), ("emo n", ("emotion", "n")),
+    ("sim trace", ("rationale", "similarity_trace")), ("sim step", ("rationale", "similarity_step")),
+    ("modality sim", ("rationale", "modality_similarity")), ("emo-word overlap", ("rationale", "emotion_word_overlap")),
+    ("grounding", ("rationale", "grounding")), ("s/item", ("cost_per_item", "wall_s")),
+    ("tool calls/item", ("cost_per_item", "tool_calls")), ("frames/item", ("cost_per_item", "frames")),
+]
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+def load_rows(runs: list[Path]) -> list[dict]:
+    """One row per run directory with ``COLUMNS`` values.
+
+    Raises:
+        FileNotFoundError: a run has no metrics.json (not finished).
+    """
+    rows = []
+    for run in runs:
+        metrics = json.loads((run / "metrics.json").read_text())
+        config = json.loads((run / "config.json").read_text())
+        row = {"run": run.name, "method": config["method"], "items": metrics["n_items"]}
+        for name, path in COLUMNS[3:]:
+            row[name] = metrics[path[0]][path[1]]
+        rows.append(row)
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    """The rows as a markdown table."""
+    names = [c for c, _ in COLUMNS]
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(_fmt(r[c]) for c in names) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def plot_r1(rows: list[dict], path: Path) -> None:
+    """Grouped bars of R1@0.3/0.5/0.7 per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    ths = ["R1@0.3", "R1@0.5", "R1@0.7"]
+    x = np.arange(len(ths))
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    width = 0.8 / max(1, len(rows))
+    for i, r in enumerate(rows):
+        ax.bar(x + i * width, [r[t] or 0.0 for t in ths], width, label=r["run"])
+    ax.set_xticks(x + width * (len(rows) - 1) / 2, ths)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("recall of the top-1 moment")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m evals.report", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("runs", nargs="+", type=Path)
+    p.add_argument("--out", type=Path)
+    args = p.parse_args(argv)
+    try:
+        rows = load_rows(args.runs)
+    except FileNotFoundError as exc:
+        print(f"error: {exc.filename}: missing (is the run finished?)", file=sys.stderr)
+        return 2
+    out = args.out or args.runs[0].resolve().parent
+    out.mkdir(parents=True, exist_ok=True)
+    table = markdown(rows)
+    (out / "results.md").write_text(table + "\n")
+    with (out / "results.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=[c for c, _ in COLUMNS])
+        w.writeheader()
+        w.writerows(rows)
+    plot_r1(rows, out / "r1.png")
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

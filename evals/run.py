@@ -1,0 +1,122 @@
+"""Run one method over a bench: ``python -m evals.run --bench B.jsonl --method graph --out runs/NAME``.
+
+Writes into ``--out``: ``predictions.jsonl`` (one line per item as soon as it is done; a rerun with the
+same ``--out`` resumes after the items already there), ``metrics.json``, ``config.json`` (method,
+models, library versions, seed, commit) and ``run.log``. Exit codes: 0 done, 2 bad bench or arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import logging
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from evals.bench import BenchError, load_bench
+from evals.methods import METHODS, MethodContext, Prediction, predict
+
+
+def _commit() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+                              cwd=Path(__file__).resolve().parents[1]).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("affectseek", "torch", "faiss-cpu", "mediapipe", "keras", "faster-whisper", "sentence-transformers",
+                "langgraph", "litellm"):
+        try:
+            out[pkg] = importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def read_predictions(path: Path) -> dict[str, Prediction]:
+    """Predictions already written (a torn last line from a killed run is ignored)."""
+    out: dict[str, Prediction] = {}
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                p = Prediction.model_validate_json(line)
+            except ValueError:
+                continue
+            out[p.id] = p
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    p = argparse.ArgumentParser(prog="python -m evals.run", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bench", required=True, help="bench .jsonl (format: evals/README.md)")
+    p.add_argument("--method", required=True, choices=METHODS)
+    p.add_argument("--out", required=True, help="run directory")
+    p.add_argument("--llm", default="offline", help="offline or a litellm model id (graph method)")
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cache-dir", help="affectseek cache root")
+    args = p.parse_args(argv)
+    try:
+        items = load_bench(args.bench)
+    except BenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = logging.getLogger("evals.run")
+    log.setLevel(logging.INFO)
+    handler = logging.FileHandler(out / "run.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    config = {"method": args.method, "llm": args.llm if args.method == "graph" else None, "bench": str(args.bench),
+              "n_items": len(items), "top_k": args.top_k, "seed": args.seed, "commit": _commit(),
+              "versions": _versions(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir)
+    pred_path = out / "predictions.jsonl"
+    done = read_predictions(pred_path)
+    if done:
+        log.info("resuming: %d of %d items already predicted", len(done), len(items))
+    from rich.progress import Progress
+
+    with Progress(transient=True) as progress, pred_path.open("a") as f:
+        task = progress.add_task(f"{args.method}", total=len(items), completed=len(done))
+        for item in items:
+            if item.id in done:
+                continue
+            try:
+                pred = predict(args.method, item.id, item.video_path(args.bench), item.query, ctx)
+            except Exception as exc:  # one item's failure is recorded, the run goes on
+                log.exception("item %s failed", item.id)
+                pred = Prediction(id=item.id, method=args.method, moments=[], wall_s=0.0,
+                                  error=f"{type(exc).__name__}: {exc}")
+            f.write(pred.model_dump_json() + "\n")
+            f.flush()
+            done[item.id] = pred
+            log.info("item %s: %d moments in %.1f s", item.id, len(pred.moments), pred.wall_s)
+            progress.update(task, advance=1)
+    from evals.evaluate import evaluate
+    from tools.text import load_text_encoder
+
+    metrics = evaluate(items, done, load_text_encoder(model=None))
+    config["models"] = {"text_encoder": "all-MiniLM-L6-v2"}
+    (out / "config.json").write_text(json.dumps(config, indent=2))
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    loc, emo = metrics["localization"], metrics["emotion"]
+    print(f"{args.method}: " + ", ".join(f"{k}={v}" for k, v in loc.items()) +
+          f", emotion acc={emo['accuracy']} macro-F1={emo['macro_f1']} (n={emo['n']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""The evaluation harness end to end on ../shared/bench/dev.jsonl, and bench building on real clips."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from evals import build_bench, report
+from evals import run as eval_run
+from evals.bench import BenchError, load_bench
+from evals.evaluate import evaluate
+from evals.methods import PredictedMoment, Prediction
+from tests.conftest import SAMPLE, shared_file, shared_media
+
+
+def test_bench_errors_name_the_line(tmp_path):
+    bad = tmp_path / "b.jsonl"
+    bad.write_text('{"id": "a", "video": "v.mp4", "query": "q", "moments": [{"start_s": 1, "end_s": 2, '
+                   '"emotion": "happiness"}]}\n{"id": "b", "video": "v.mp4", "query": "q", "moments": '
+                   '[{"start_s": 3, "end_s": 2, "emotion": "happiness"}]}\n')
+    with pytest.raises(BenchError, match=r"b.jsonl:2: moments.0: .*end_s must be greater"):
+        load_bench(bad)
+    bad.write_text("{not json\n")
+    with pytest.raises(BenchError, match=r":1: not JSON"):
+        load_bench(bad)
+
+
+def test_perfect_and_disjoint_predictions_score_as_expected():
+    items = load_bench(shared_file("bench/dev.jsonl"))
+    perfect = {i.id: Prediction(id=i.id, method="oracle", wall_s=0.0, moments=[
+        PredictedMoment(start_s=m.start_s, end_s=m.end_s, emotion=m.emotion, score=1.0) for m in i.moments])
+        for i in items}
+    m = evaluate(items, perfect)
+    assert m["localization"] == {"R1@0.3": 1.0, "R1@0.5": 1.0, "R1@0.7": 1.0, "mIoU": 1.0, "mAP": 1.0, "R5@0.5": 1.0}
+    assert m["emotion"]["accuracy"] == 1.0 and m["emotion"]["macro_f1"] == 1.0
+    far = {i.id: Prediction(id=i.id, method="x", wall_s=0.0, moments=[
+        PredictedMoment(start_s=100.0, end_s=101.0, emotion="anger", score=1.0)]) for i in items}
+    m = evaluate(items, far)
+    assert m["localization"]["mIoU"] == 0.0 and m["emotion"]["n"] == 0
+
+
+@pytest.mark.slow
+def test_run_resume_and_report_on_the_dev_bench(tmp_path, cache_root, capsys):
+    bench = shared_file("bench/dev.jsonl")
+    runs = []
+    for method in ("uniform", "graph"):
+        out = tmp_path / method
+        assert eval_run.main(["--bench", str(bench), "--method", method, "--out", str(out),
+                              "--cache-dir", str(cache_root)]) == 0
+        preds = (out / "predictions.jsonl").read_text().splitlines()
+        assert [json.loads(p)["id"] for p in preds] == ["ham-audience", "ham-animated", "kh-new"]
+        metrics = json.loads((out / "metrics.json").read_text())
+        config = json.loads((out / "config.json").read_text())
+        assert metrics["n_items"] == 3 and config["method"] == method and config["seed"] == 0
+        assert set(metrics["localization"]) == {"R1@0.3", "R1@0.5", "R1@0.7", "mIoU", "mAP", "R5@0.5"}
+        runs.append(out)
+    graph = json.loads((runs[1] / "metrics.json").read_text())
+    assert graph["rationale"]["grounding"] == 1.0  # every cited evidence id resolves in the cache
+    # resume: a second run over the same --out predicts nothing again
+    assert eval_run.main(["--bench", str(bench), "--method", "graph", "--out", str(runs[1]),
+                          "--cache-dir", str(cache_root)]) == 0
+    assert len((runs[1] / "predictions.jsonl").read_text().splitlines()) == 3
+    assert "resuming: 3 of 3" in (runs[1] / "run.log").read_text()
+    capsys.readouterr()
+    assert report.main([str(r) for r in runs] + ["--out", str(tmp_path / "report")]) == 0
+    table = (tmp_path / "report" / "results.md").read_text()
+    assert "| uniform | uniform | 3 |" in table and "| graph | graph | 3 |" in table
+    assert (tmp_path / "report" / "r1.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "report" / "results.csv").read_text().startswith("run,method,items,R1@0.3")
+
+
+@pytest.mark.slow
+def test_build_bench_from_csv_on_real_clips(tmp_path):
+    clips = tmp_path / "clips"
+    clips.mkdir()
+    shutil.copy(SAMPLE, clips / "hamilton_short.mp4")
+    shutil.copy(shared_media("WDA_KatieHill_000.mp4"), clips / "talk.mp4")
+    # the audience laughs at 8-10 s of hamilton_short.mp4 (watched); the talking head is calm throughout
+    (clips / "labels.csv").write_text("file,emotion,start_s,end_s\nhamilton_short.mp4,happy,8.0,10.0\n"
+                                      "talk.mp4,neutral,,\n")
+    assert build_bench.main([str(clips), "--out", str(tmp_path / "bench"), "--seed", "0"]) == 0
+    items = {i.id: i for i in load_bench(tmp_path / "bench" / "bench.jsonl")}
+    assert set(items) == {"long_000-happiness", "long_000-neutral"}
+    from memory.video import probe
+
+    video = items["long_000-happiness"].video_path(tmp_path / "bench" / "bench.jsonl")
+    duration = probe(video).duration_s
+    assert duration == pytest.approx(9.16 + 8.0, abs=0.1)  # 9.16 s of hamilton video + 8.0 s talk, 25 fps
+    h = items["long_000-happiness"].moments[0]
+    n = items["long_000-neutral"].moments[0]
+    clip_order_first = h.start_s < n.start_s
+    if clip_order_first:
+        assert (h.start_s, h.end_s) == (8.0, pytest.approx(9.16, abs=0.05))
+        assert n.start_s == pytest.approx(9.16, abs=0.05) and n.end_s == pytest.approx(duration, abs=0.05)
+    else:
+        assert (n.start_s, n.end_s) == (0.0, pytest.approx(8.0, abs=0.05))
+        assert h.start_s == pytest.approx(16.0, abs=0.05)
+    assert items["long_000-happiness"].query in build_bench.TEMPLATES["happiness"]
+
+
+def test_dataset_file_name_readers(tmp_path):
+    for name in ("01-01-03-01-01-01-12.mp4", "02-01-02-02-01-02-03.mp4", "03-01-05-01-01-01-01.wav",
+                 "1001_DFA_ANG_XX.flv", "1002_IEO_NEU_HI.flv"):
+        (tmp_path / name).write_bytes(b"")
+    rav = {c.path.name: c.emotion for c in build_bench.read_ravdess(tmp_path)}
+    assert rav == {"01-01-03-01-01-01-12.mp4": "happiness", "02-01-02-02-01-02-03.mp4": "neutral"}  # calm -> neutral
+    crema = {c.path.name: c.emotion for c in build_bench.read_cremad(tmp_path)}
+    assert crema == {"1001_DFA_ANG_XX.flv": "anger", "1002_IEO_NEU_HI.flv": "neutral"}
+    (tmp_path / "meld.csv").write_text("Sr No.,Utterance,Speaker,Emotion,Sentiment,Dialogue_ID,Utterance_ID\n"
+                                       "1,Oh my God!,Rachel,surprise,positive,0,3\n")
+    (tmp_path / "dia0_utt3.mp4").write_bytes(b"")
+    meld = build_bench.read_csv(tmp_path, tmp_path / "meld.csv")
+    assert [(c.path.name, c.emotion) for c in meld] == [("dia0_utt3.mp4", "surprise")]
+    (tmp_path / "bad.csv").write_text("dia0_utt3.mp4,bored\n")
+    with pytest.raises(ValueError, match=r"bad.csv:1: unknown emotion label 'bored'"):
+        build_bench.read_csv(tmp_path, tmp_path / "bad.csv")
