@@ -50,6 +50,7 @@ class Prediction(BaseModel):
     wall_s: float
     tool_calls: int = 0
     frames: int = 0
+    models: dict[str, str] = Field(default_factory=dict, description="models behind the predictions")
     error: str | None = None
 
 
@@ -72,7 +73,7 @@ def emotion_prior(query: str) -> str:
     return intent.target_emotions[0] if intent.target_emotions else "neutral"
 
 
-def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int]:
+def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
     from graphs.pipeline import answer_query
     from memory.cache import VideoCache
 
@@ -93,7 +94,7 @@ def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedM
                                    rationale=m.rationale, steps=m.steps, observed_evidence=observed))
     calls = a.index["tool_calls"]
     frames = int(calls.get("face_expression_frames", 0))
-    return out, int(sum(calls.values())), frames
+    return out, int(sum(calls.values())), frames, a.models
 
 
 def _settings(ctx: MethodContext):
@@ -102,7 +103,7 @@ def _settings(ctx: MethodContext):
     return RunSettings(top_k=ctx.top_k)
 
 
-def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int]:
+def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
     from agents.localizer import search_clips
 
     index = open_index(video, ctx.index_config or IndexConfig(), ctx.cache_dir)
@@ -111,19 +112,20 @@ def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[Predic
     prior = emotion_prior(query)
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: ctx.top_k]
     return [PredictedMoment(start_s=by_id[i].start_s, end_s=by_id[i].end_s, emotion=prior, score=round(s, 4))
-            for i, s in ranked], 1, 0
+            for i, s in ranked], 1, 0, {"clip_embedder": index.manifest["models"]["clip_embedder"],
+                                        "emotion_prior": "offline intent interpreter"}
 
 
-def _uniform(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int]:
+def _uniform(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
     cfg = ctx.index_config or IndexConfig()
     windows = clip_windows(probe(video).duration_s, cfg.clip_len_s, cfg.clip_stride_s)
     picks = sorted({int(round(x)) for x in np.linspace(0, len(windows) - 1, min(ctx.top_k, len(windows)))})
     prior = emotion_prior(query)
     return [PredictedMoment(start_s=windows[i][0], end_s=windows[i][1], emotion=prior, score=1.0 / (r + 1))
-            for r, i in enumerate(picks)], 0, 0
+            for r, i in enumerate(picks)], 0, 0, {"emotion_prior": "offline intent interpreter"}
 
 
-def _random(video: Path, query: str, ctx: MethodContext, item_id: str = "") -> tuple[list[PredictedMoment], int, int]:
+def _random(video: Path, query: str, ctx: MethodContext, item_id: str = "") -> tuple[list[PredictedMoment], int, int, dict]:
     duration = probe(video).duration_s
     rng = random.Random(ctx.seed * 1_000_003 + zlib.crc32(item_id.encode()))
     out = []
@@ -132,7 +134,7 @@ def _random(video: Path, query: str, ctx: MethodContext, item_id: str = "") -> t
         start = rng.uniform(0.0, duration - length)
         out.append(PredictedMoment(start_s=round(start, 2), end_s=round(start + length, 2),
                                    emotion=rng.choice(AFFECTNET8), score=1.0 / (r + 1)))
-    return out, 0, 0
+    return out, 0, 0, {}
 
 
 def predict(method: str, item_id: str, video: Path, query: str, ctx: MethodContext) -> Prediction:
@@ -145,9 +147,9 @@ def predict(method: str, item_id: str, video: Path, query: str, ctx: MethodConte
         raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
     t0 = time.perf_counter()
     if method == "random":
-        moments, calls, frames = _random(video, query, ctx, item_id)
+        moments, calls, frames, models = _random(video, query, ctx, item_id)
     else:
-        moments, calls, frames = {"graph": _graph, "clip_only": _clip_only, "uniform": _uniform}[method](
+        moments, calls, frames, models = {"graph": _graph, "clip_only": _clip_only, "uniform": _uniform}[method](
             video, query, ctx)
     return Prediction(id=item_id, method=method, moments=moments, wall_s=round(time.perf_counter() - t0, 3),
-                      tool_calls=calls, frames=frames)
+                      tool_calls=calls, frames=frames, models=models)

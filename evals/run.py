@@ -109,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     from tools.text import load_text_encoder
 
     metrics = evaluate(items, done, load_text_encoder(model=None))
-    config["models"] = {"text_encoder": "all-MiniLM-L6-v2"}
+    config["models"] = {**next((p.models for p in done.values() if p.models), {}),
+                        "metrics_text_encoder": "all-MiniLM-L6-v2"}
     (out / "config.json").write_text(json.dumps(config, indent=2))
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     loc, emo = metrics["localization"], metrics["emotion"]
