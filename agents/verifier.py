@@ -101,10 +101,12 @@ def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameF
         label, p = f.top()
         cx, cy = (f.box.x0 + f.box.x1) / 2, (f.box.y0 + f.box.y1) / 2
         extra = f"; {'+'.join(targets)} {target_p(f):.2f}" if targets and label not in targets else ""
+        track = index.track_at(f.t, f.box)
+        who = f"person {track}'s face" if track is not None else "a face"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.v{n}", modality="visual", tool=tool, start_s=f.t,
-            end_s=round(min(cand.end_s, f.t + step), 3),
-            detail=f"face at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
+            end_s=round(min(cand.end_s, f.t + step), 3), track_id=track,
+            detail=f"{who} at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
             ref=index.cache.ref(where[f.id], f.id),
         ))
     mean = {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}

@@ -30,10 +30,11 @@ from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
 from tools.lexicon import EMOTION_DESCRIPTIONS
 from tools.prosody import prosody
-from tools.schema import AFFECTNET8, FaceObservation, FrameFaces, ProsodyStats, Transcript
+from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
 from tools.text import load_text_encoder
+from tools.tracks import TrackSummary, box_similarity, frame_histogram, is_cut, link_tracks
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 
 
 class IndexConfig(BaseModel):
@@ -86,6 +87,8 @@ class VideoIndex:
     clips: list[Clip]
     transcript: Transcript
     affect: list[FrameFaces]
+    tracks: list[TrackSummary]
+    cuts: list[float]
     clip_index: VectorIndex
     segment_index: VectorIndex
     manifest: dict
@@ -95,6 +98,20 @@ class VideoIndex:
     def ref(self, filename: str, record_id: str) -> str:
         """Evidence reference to record ``record_id`` in this index's file ``filename``."""
         return self.cache.ref(self.dir / filename, record_id)
+
+    def track_at(self, t: float, box: Box, min_similarity: float = 0.3) -> int | None:
+        """Track id of a face seen at ``t`` (s) in ``box``: the index-time face nearest in time (within
+        0.75 sampling intervals, same shot) whose box is similar enough; None when there is none."""
+        window = 0.75 / self.config.sample_fps
+        best, best_sim = None, min_similarity
+        for fr in self.affect:
+            if abs(fr.t - t) > window or any(min(fr.t, t) < c <= max(fr.t, t) for c in self.cuts):
+                continue
+            for f in fr.faces:
+                sim = box_similarity(f.box, box)
+                if f.track_id is not None and sim >= best_sim:
+                    best, best_sim = f.track_id, sim
+        return best
 
 
 def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tuple[float, float]]:
@@ -204,6 +221,8 @@ def _load(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> V
         clips=[Clip.model_validate(c) for c in read_json(d / "clips.json")],
         transcript=Transcript.model_validate(read_json(d / "transcript.json")),
         affect=[FrameFaces.model_validate(f) for f in read_json(d / "affect.json")],
+        tracks=[TrackSummary.model_validate(t) for t in read_json(d / "tracks.json")["tracks"]],
+        cuts=read_json(d / "tracks.json")["cuts"],
         clip_index=VectorIndex.load(d / "clips.faiss"),
         segment_index=VectorIndex.load(d / "segments.faiss"),
         manifest=read_json(d / "manifest.json"),
@@ -233,6 +252,28 @@ def analyze_faces(frames: Iterator[tuple[float, np.ndarray]], id_prefix: str, de
     return out
 
 
+def _with_thumbnails(info: VideoInfo, affect: list[FrameFaces], tracks: list[TrackSummary],
+                     out: Path) -> list[TrackSummary]:
+    """Save a JPEG face crop per track (its most confident observation) under ``out/thumbs``."""
+    import cv2
+
+    from tools.expression import crop_face
+
+    faces = {f.id: f for fr in affect for f in fr.faces}
+    (out / "thumbs").mkdir(exist_ok=True)
+    result = []
+    for tr in tracks:
+        best = max((faces[i] for i in tr.observation_ids), key=lambda f: f.det_score)
+        frame = next((f for _, f in iter_frames(info.path, 10.0, best.t, best.t + 0.1)), None)
+        if frame is None:
+            result.append(tr)
+            continue
+        rel = f"thumbs/track_{tr.track_id}.jpg"
+        cv2.imwrite(str(out / rel), cv2.cvtColor(crop_face(frame, best.box, 0.25), cv2.COLOR_RGB2BGR))
+        result.append(tr.model_copy(update={"thumbnail": rel}))
+    return result
+
+
 def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float]) -> None:
     embedder = load_clip_embedder(cfg.embedder, **(
         {"model": cfg.clip_model, "checkpoint": cfg.clip_checkpoint, "device": cfg.device}
@@ -247,8 +288,14 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     frame_times: list[float] = []
     frame_vecs: list[np.ndarray] = []
     pending: list[np.ndarray] = []
+    cuts: list[float] = []
+    last_hist: list[np.ndarray] = []
 
     def on_frame(ts: float, frame: np.ndarray) -> None:
+        hist = frame_histogram(frame)
+        if is_cut(last_hist[0] if last_hist else None, hist):
+            cuts.append(ts)
+        last_hist[:] = [hist]
         frame_times.append(ts)
         if embedder.uses_frames:
             pending.append(frame)
@@ -260,6 +307,11 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     affect = analyze_faces(iter_frames(info.path, cfg.sample_fps), "a", detector, classifier, on_frame)
     if pending:
         frame_vecs.append(embedder.embed_frames(pending))
+    tracks, assign = link_tracks(affect, cuts)
+    for fr in affect:
+        for f in fr.faces:
+            f.track_id = assign.get(f.id)
+    tracks = _with_thumbnails(info, affect, tracks, out)
     progress.update(task, completed=n_frames)
     timings["decode_faces"] = time.perf_counter() - t
 
@@ -306,6 +358,7 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     write_json(out / "clips.json", clips)
     write_json(out / "transcript.json", transcript)
     write_json(out / "affect.json", affect)
+    write_json(out / "tracks.json", {"cuts": cuts, "tracks": tracks})
     np.save(out / "clip_vectors.npy", vecs)
     VectorIndex(vecs).save(out / "clips.faiss")
     VectorIndex(seg_vecs if len(seg_vecs) else np.zeros((0, text_enc.dim), np.float32)).save(out / "segments.faiss")

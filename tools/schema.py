@@ -54,6 +54,7 @@ class FaceObservation(BaseModel):
     box: Box
     det_score: float = Field(ge=0.0, le=1.0)
     expression: dict[str, float]
+    track_id: int | None = Field(None, description="person track this face belongs to (tools.tracks)")
 
     def top(self) -> tuple[str, float]:
         """The most probable AffectNet-8 label and its probability."""

@@ -1,0 +1,130 @@
+"""Identity-consistent face tracks: shot-cut detection and IoU + Hungarian linking of detections.
+
+Linking follows the SORT family's association step (Bewley et al., 2016, "Simple Online and Realtime
+Tracking") without the motion model, which low sampling rates (1 fps) make unreliable: each frame's
+faces are matched to live tracks by the Hungarian algorithm (scipy's ``linear_sum_assignment``) on a
+box similarity; unmatched faces start new tracks; a track ends after ``max_gap_s`` unseen or at a shot
+cut, so one id never spans two shots. Shot cuts are found by comparing HSV colour histograms of
+consecutive sampled frames (correlation below ``CUT_CORRELATION``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from tools.schema import Box, FrameFaces
+
+#: Histogram correlation (-1..1) of consecutive sampled frames below which a shot cut is declared.
+CUT_CORRELATION = 0.6
+
+
+def frame_histogram(frame: np.ndarray) -> np.ndarray:
+    """Normalised 2-D hue/saturation histogram (32 x 32 bins, float32) of an RGB uint8 frame."""
+    import cv2
+
+    hsv = cv2.cvtColor(frame, cv2.COLOR_RGB2HSV)
+    hist = cv2.calcHist([hsv], [0, 1], None, [32, 32], [0, 180, 0, 256])
+    return cv2.normalize(hist, hist).astype(np.float32)
+
+
+def is_cut(prev_hist: np.ndarray | None, hist: np.ndarray) -> bool:
+    """True when ``hist`` starts a new shot after ``prev_hist`` (None: first frame, no cut)."""
+    import cv2
+
+    return prev_hist is not None and cv2.compareHist(prev_hist, hist, cv2.HISTCMP_CORREL) < CUT_CORRELATION
+
+
+def box_iou(a: Box, b: Box) -> float:
+    """Intersection over union of two normalized boxes."""
+    iw = max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
+    ih = max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0))
+    inter = iw * ih
+    union = a.area + b.area - inter
+    return inter / union if union > 0 else 0.0
+
+
+def box_similarity(a: Box, b: Box, max_center_dist: float = 1.0) -> float:
+    """max(IoU, 1 - centre distance / (``max_center_dist`` x mean box width)), in [0, 1].
+
+    The distance term keeps a face that moved further than its own size between sparse samples on
+    its track; it reaches 0 at ``max_center_dist`` box widths.
+    """
+    width = ((a.x1 - a.x0) + (b.x1 - b.x0)) / 2
+    dist = float(np.hypot((a.x0 + a.x1 - b.x0 - b.x1) / 2, (a.y0 + a.y1 - b.y0 - b.y1) / 2))
+    near = 1.0 - dist / (max_center_dist * width) if width > 0 else 0.0
+    return max(box_iou(a, b), near, 0.0)
+
+
+class TrackSummary(BaseModel):
+    """One person track: when it was seen and which face observations belong to it."""
+
+    track_id: int
+    first_s: float
+    last_s: float
+    shot: int = Field(description="index of the shot (between cuts) the track lies in")
+    observation_ids: list[str]
+    mean_box: Box
+    thumbnail: str | None = Field(None, description="path of a face crop, relative to the index dir")
+
+
+@dataclass
+class _Live:
+    track_id: int
+    box: Box
+    last_t: float
+    obs: list = field(default_factory=list)
+
+
+def link_tracks(frames: list[FrameFaces], cuts: list[float], min_similarity: float = 0.3,
+                max_gap_s: float = 2.5) -> tuple[list[TrackSummary], dict[str, int]]:
+    """Link the faces of ``frames`` (time order) into tracks.
+
+    Args:
+        frames: face observations per sampled frame.
+        cuts: times (s) where a new shot starts; tracks never cross them.
+        min_similarity: ``box_similarity`` below which a face cannot continue a track.
+        max_gap_s: a track unseen for longer ends.
+
+    Returns:
+        ``(tracks, observation id -> track id)``; ids count from 0 in order of first appearance.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    live: list[_Live] = []
+    done: list[tuple[_Live, int]] = []
+    shot, next_id = 0, 0
+    cut_iter = iter(sorted(cuts))
+    next_cut = next(cut_iter, None)
+    for fr in frames:
+        while next_cut is not None and fr.t >= next_cut:
+            done += [(tr, shot) for tr in live]
+            live, shot = [], shot + 1
+            next_cut = next(cut_iter, None)
+        for tr in [tr for tr in live if fr.t - tr.last_t > max_gap_s]:
+            live.remove(tr)
+            done.append((tr, shot))
+        matched: set[int] = set()
+        if live and fr.faces:
+            sim = np.array([[box_similarity(tr.box, f.box) for f in fr.faces] for tr in live])
+            rows, cols = linear_sum_assignment(-sim)
+            for r, c in zip(rows, cols, strict=True):
+                if sim[r, c] >= min_similarity:
+                    live[r].box, live[r].last_t = fr.faces[c].box, fr.t
+                    live[r].obs.append(fr.faces[c])
+                    matched.add(c)
+        for c, face in enumerate(fr.faces):
+            if c not in matched:
+                live.append(_Live(next_id, face.box, fr.t, [face]))
+                next_id += 1
+    done += [(tr, shot) for tr in live]
+    tracks, assign = [], {}
+    for tr, s in sorted(done, key=lambda x: x[0].track_id):
+        boxes = np.array([[o.box.x0, o.box.y0, o.box.x1, o.box.y1] for o in tr.obs]).mean(axis=0)
+        tracks.append(TrackSummary(track_id=tr.track_id, first_s=tr.obs[0].t, last_s=tr.obs[-1].t, shot=s,
+                                   observation_ids=[o.id for o in tr.obs],
+                                   mean_box=Box(x0=boxes[0], y0=boxes[1], x1=boxes[2], y1=boxes[3])))
+        assign.update({o.id: tr.track_id for o in tr.obs})
+    return tracks, assign
