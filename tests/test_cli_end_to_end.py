@@ -20,9 +20,15 @@ QUERY = "when does the audience enjoy the show?"
 
 
 @pytest.fixture(scope="module")
-def first_run(cache_root, tmp_path_factory):
+def e2e_cache(tmp_path_factory):
+    """A cache of this module's own, so the first run really builds the index."""
+    return tmp_path_factory.mktemp("e2e-cache")
+
+
+@pytest.fixture(scope="module")
+def first_run(e2e_cache, tmp_path_factory):
     out = tmp_path_factory.mktemp("out") / "answer.json"
-    proc = run_cli(str(SAMPLE), QUERY, "--json", str(out), "--cache-dir", str(cache_root), "--quiet")
+    proc = run_cli(str(SAMPLE), QUERY, "--json", str(out), "--cache-dir", str(e2e_cache), "--quiet")
     return proc, out
 
 
@@ -53,10 +59,10 @@ def test_moments_lie_inside_the_video_and_are_ordered(first_run):
             assert set(step.evidence_ids) <= {e.id for e in m.evidence}
 
 
-def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, cache_root):
+def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, e2e_cache):
     _, out = first_run
     answer = Answer.model_validate(load_json(out))
-    cache = VideoCache(cache_root, file_sha256(SAMPLE))
+    cache = VideoCache(e2e_cache, file_sha256(SAMPLE))
     n = 0
     for m in answer.moments:
         for ev in m.evidence:
@@ -64,6 +70,8 @@ def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, cache_r
             n += 1
             if ev.modality == "visual":
                 assert record["t"] == pytest.approx(ev.start_s)
+                if ev.track_id is not None:
+                    assert f"person {ev.track_id}'s face" in ev.detail
                 label = max(record["expression"], key=record["expression"].get)
                 assert f"shows {label}" in ev.detail
             elif ev.modality == "verbal":
@@ -73,9 +81,9 @@ def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, cache_r
     assert n > 0
 
 
-def test_second_query_reuses_index_and_perception(first_run, cache_root, tmp_path):
+def test_second_query_reuses_index_and_perception(first_run, e2e_cache, tmp_path):
     out = tmp_path / "again.json"
-    proc = run_cli(str(SAMPLE), QUERY, "--json", str(out), "--cache-dir", str(cache_root), "--quiet")
+    proc = run_cli(str(SAMPLE), QUERY, "--json", str(out), "--cache-dir", str(e2e_cache), "--quiet")
     assert proc.returncode == 0, proc.stderr
     again = Answer.model_validate(load_json(out))
     first = Answer.model_validate(load_json(first_run[1]))

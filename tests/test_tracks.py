@@ -1,0 +1,79 @@
+"""Person tracks and expression-change events: geometry on constructed input, then real clips."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memory.indexer import IndexConfig, open_index
+from tests.conftest import SAMPLE, shared_media
+from tools.events import expression_changes
+from tools.inspect import main as inspect_main
+from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
+from tools.tracks import box_iou, box_similarity, link_tracks
+
+
+def _face(id_: str, t: float, x: float, label: str = "neutral") -> FaceObservation:
+    expr = {k: (0.9 if k == label else 0.1 / 7) for k in AFFECTNET8}
+    return FaceObservation(id=id_, t=t, box=Box(x0=x, y0=0.2, x1=x + 0.1, y1=0.4), det_score=0.9, expression=expr)
+
+
+def test_box_geometry():
+    a = Box(x0=0.0, y0=0.0, x1=0.2, y1=0.2)
+    assert box_iou(a, a) == 1.0
+    assert box_iou(a, Box(x0=0.1, y0=0.0, x1=0.3, y1=0.2)) == pytest.approx(1 / 3)
+    assert box_iou(a, Box(x0=0.5, y0=0.5, x1=0.6, y1=0.6)) == 0.0
+    # a face that moved half its width keeps similarity 0.5 through the centre-distance term
+    assert box_similarity(a, Box(x0=0.1, y0=0.0, x1=0.3, y1=0.2)) == pytest.approx(0.5)
+
+
+def test_linking_keeps_ids_and_splits_at_cuts_and_gaps():
+    frames = [FrameFaces(t=t, faces=[_face(f"l{t}", t, 0.1 + 0.01 * t), _face(f"r{t}", t, 0.7)]) for t in range(4)]
+    frames.append(FrameFaces(t=9.0, faces=[_face("late", 9.0, 0.7)]))  # 6 s unseen: a new track
+    tracks, assign = link_tracks(frames, cuts=[])
+    assert {assign[f"l{t}"] for t in range(4)} == {0} and {assign[f"r{t}"] for t in range(4)} == {1}
+    assert assign["late"] == 2
+    tracks, assign = link_tracks(frames[:4], cuts=[2.0])
+    assert assign["l1"] != assign["l2"] and [t.shot for t in tracks] == [0, 0, 1, 1]
+
+
+def test_expression_change_event_at_the_switch():
+    obs = [_face(f"o{i}", float(i), 0.3, "happiness" if i < 4 else "sadness") for i in range(8)]
+    frames = [FrameFaces(t=o.t, faces=[o]) for o in obs]
+    tracks, assign = link_tracks(frames, cuts=[])
+    events = expression_changes(frames, tracks)
+    assert [(e.type, e.participants, e.start_s, e.end_s) for e in events] == [("expression_change", [0], 3.0, 4.0)]
+    assert events[0].detail == "person 0: happiness -> sadness"
+
+
+@pytest.mark.slow
+def test_one_track_for_the_talking_head(cache_root):
+    # WDA_KatieHill_000.mp4: one woman, one shot, 8 s (watched)
+    index = open_index(shared_media("WDA_KatieHill_000.mp4"), IndexConfig(), cache_root)
+    assert index.cuts == []
+    assert len(index.tracks) == 1
+    tr = index.tracks[0]
+    assert tr.first_s == 0.0 and tr.last_s >= 7.0 and len(tr.observation_ids) == 8
+    assert (index.dir / tr.thumbnail).stat().st_size > 1000
+
+
+@pytest.mark.slow
+def test_audience_shot_has_one_track_per_visible_face(cache_root):
+    # hamilton_short.mp4 cuts to the audience at 8 s: three faces by 9 s (watched: two women and a man)
+    index = open_index(SAMPLE, IndexConfig(), cache_root)
+    assert any(7.9 <= c <= 8.1 for c in index.cuts)
+    last = [t for t in index.tracks if t.first_s >= 8.0]
+    assert len(last) == max(len(fr.faces) for fr in index.affect if fr.t >= 8.0) == 3
+    assert len({t.track_id for t in last}) == 3 and len({t.shot for t in last}) == 1
+
+
+@pytest.mark.slow
+def test_inspect_writes_tracks_and_events(cache_root, tmp_path, capsys):
+    out = tmp_path / "inspect.json"
+    assert inspect_main([str(shared_media("WDA_KatieHill_000.mp4")), "--json", str(out),
+                         "--cache-dir", str(cache_root)]) == 0
+    data = json.loads(out.read_text())
+    assert [t["track_id"] for t in data["tracks"]] == [0]
+    assert all(e["participants"] == [0] for e in data["events"])
+    assert "person tracks" in capsys.readouterr().out

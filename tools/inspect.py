@@ -1,0 +1,70 @@
+"""Look at what the perception tools saw: ``python -m tools.inspect VIDEO [--json out.json]``.
+
+Indexes the video (or reads the cached index) and prints its shots, person tracks (with thumbnail
+paths), transcript segments and the event timeline, so a person can check the tools by eye. This is a
+command-line entry point: it uses the ``memory`` layer to decode and cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from agents.run import _quiet_native_logs
+
+    p = argparse.ArgumentParser(prog="python -m tools.inspect", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("video")
+    p.add_argument("--json", metavar="OUT", help="write tracks, shots, transcript and events as JSON")
+    p.add_argument("--cache-dir")
+    p.add_argument("--no-audio", action="store_true")
+    args = p.parse_args(argv)
+    _quiet_native_logs()
+    from rich.console import Console
+    from rich.table import Table
+
+    from memory.indexer import IndexConfig, open_index
+    from memory.video import VideoError
+    from tools.events import expression_changes
+
+    try:
+        index = open_index(args.video, IndexConfig(use_audio=not args.no_audio), args.cache_dir)
+    except VideoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    events = expression_changes(index.affect, index.tracks)
+    con = Console()
+    con.print(f"[bold]{args.video}[/bold]: {index.info.duration_s:.1f} s, shot cuts at "
+              f"{', '.join(f'{c:.1f}' for c in index.cuts) or 'none'} s")
+    if index.tracks:
+        t = Table(title="person tracks (faces at the index frame rate)")
+        for col in ("track", "shot", "first s", "last s", "faces", "thumbnail"):
+            t.add_column(col)
+        for tr in index.tracks:
+            t.add_row(str(tr.track_id), str(tr.shot), f"{tr.first_s:.1f}", f"{tr.last_s:.1f}",
+                      str(len(tr.observation_ids)), tr.thumbnail or "-")
+        con.print(t)
+        con.print(f"thumbnails are under {index.dir}")
+    else:
+        con.print("no faces found: no person tracks")
+    for seg in index.transcript.segments:
+        con.print(f"  speech {seg.start_s:6.1f}-{seg.end_s:6.1f} s  {seg.text}")
+    if events:
+        for e in events:
+            con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {e.detail} (conf {e.confidence:.2f})")
+    else:
+        con.print("event timeline: empty")
+    if args.json:
+        from pathlib import Path
+
+        from memory.cache import write_json
+
+        write_json(Path(args.json), {"video": args.video, "duration_s": index.info.duration_s, "cuts": index.cuts,
+                                     "tracks": index.tracks, "transcript": index.transcript, "events": events})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
