@@ -1,7 +1,7 @@
 """Verifier: runs perception tools on candidate clips only, scores support, rejects weak candidates.
 
-For each candidate clip it runs face detection + expression at ``verify_fps`` (stored per span in the
-video's cache, so a later query reuses it), reads the clip's words and vocal cues from the index, and
+For each candidate clip it runs face detection + expression and hand gestures at ``verify_fps``
+(stored per chunk in the video's cache, so a later query reuses it), reads the clip's words and vocal cues from the index, and
 turns them into ``Evidence`` that cites the stored records. Support in [0, 1]:
 
 - visual: mean over frames with faces of the highest probability any face gives the target emotions;
@@ -24,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 from langchain_core.runnables import RunnableConfig
+from pydantic import Field
 
 from agents.schema import Candidate, Evidence, RefinedQuery
 from agents.state import AffectState, RunContext, get_ctx
@@ -32,6 +33,7 @@ from memory.indexer import VideoIndex, analyze_faces
 from memory.video import iter_frames
 from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
+from tools.gestures import HandObservation, load_gesture_recognizer
 from tools.lexicon import keyword_overlap, speech_match
 from tools.schema import FrameFaces
 from tools.text import load_text_encoder
@@ -47,37 +49,85 @@ def _tool_key(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]+", "_", name)
 
 
-def faces_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[tuple[FrameFaces, Path]], str]:
-    """Face + expression observations on [start_s, end_s) at ``verify_fps``, each with its stored file.
+class FrameVisual(FrameFaces):
+    """What the verifier saw in one frame: faces with expressions and hands with gestures."""
+
+    hands: list[HandObservation] = Field(default_factory=list)
+
+
+def visual_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[tuple[FrameVisual, Path]], str, str]:
+    """Faces + expressions and hand gestures on [start_s, end_s) at ``verify_fps``, each frame with its file.
 
     Work is done and stored per chunk of the index's clip stride ([k*stride, (k+1)*stride)), so
     overlapping candidates, later rounds and later queries reuse what was already computed.
-    Returns ``(frames with the path of the chunk file holding them, tool name)``.
+    Returns ``(frames with the path of the chunk file holding them, face tool name, gesture tool name)``.
     """
     index, fps = ctx.index, ctx.settings.verify_fps
     det = load_face_detector(index.config.face_backend)
     clf = load_expression_classifier(index.config.expression_backend)
-    tool = f"{det.name}+{clf.name}"
-    key = _tool_key(f"{tool}@{fps:g}fps")
+    hands = load_gesture_recognizer()
+    face_tool = f"{det.name}+{clf.name}"
+    key = _tool_key(f"{face_tool}+{hands.name}@{fps:g}fps")
     stride, duration = index.config.clip_stride_s, index.info.duration_s
-    out: list[tuple[FrameFaces, Path]] = []
+    out: list[tuple[FrameVisual, Path]] = []
     for k in range(int(math.floor(start_s / stride + 1e-9)), int(math.ceil(end_s / stride - 1e-9))):
         c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
         if c1 <= c0:
             continue
         path = index.cache.perception_path(key, c0, c1)
         if path.is_file():
-            ctx.count("face_expression_cached_chunks")
-            frames = [FrameFaces.model_validate(f) for f in read_json(path)]
+            ctx.count("visual_cached_chunks")
+            frames = [FrameVisual.model_validate(f) for f in read_json(path)]
         else:
-            frames = analyze_faces(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", det, clf)
+            found: list[FrameVisual] = []
+
+            def with_hands(t: float, frame, faces: FrameFaces, k=k, found=found) -> None:
+                fh = hands.recognize(frame, t, [f.box for f in faces.faces], f"h{k}.{len(found)}.")
+                found.append(FrameVisual(t=t, faces=faces.faces, hands=fh.hands))
+
+            analyze_faces(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", det, clf, with_hands)
+            frames = found
             ctx.count("face_expression_frames", len(frames))
+            ctx.count("gesture_frames", len(frames))
             write_json(path, frames)
         out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
-    return out, tool
+    return out, face_tool, hands.name
 
 
-def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameFaces, Path]], tool: str,
+#: Gestures cited as evidence (a fist around a microphone says little).
+SALIENT_GESTURES = {"point": "points with the index finger", "palm": "shows an open palm",
+                    "like": "gives a thumbs up", "dislike": "gives a thumbs down"}
+MAX_GESTURE_EVIDENCE = 2
+
+
+def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
+                      step: float) -> list[Evidence]:
+    """Up to ``MAX_GESTURE_EVIDENCE`` salient gestures (pointing first) with who made them and at whom."""
+    seen = [(h, fr, path) for fr, path in stored for h in fr.hands if h.gesture in SALIENT_GESTURES]
+    seen.sort(key=lambda x: (x[0].gesture != "point", x[0].t))
+    evidence, kinds = [], set()
+    for h, fr, path in seen:
+        if h.gesture in kinds or len(evidence) >= MAX_GESTURE_EVIDENCE:
+            continue
+        kinds.add(h.gesture)
+        owner = None
+        if fr.faces:
+            near = min(fr.faces, key=lambda f: abs((f.box.x0 + f.box.x1) / 2 - h.wrist[0]))
+            owner = index.track_at(near.t, near.box)
+        who = f"person {owner}" if owner is not None else "someone"
+        at = ""
+        if h.target_box is not None and h.target_box < len(fr.faces):
+            target = fr.faces[h.target_box]
+            tt = index.track_at(target.t, target.box)
+            at = f" at person {tt}" if tt is not None else " at another face"
+        evidence.append(Evidence(
+            id=f"{cand.clip_id}.g{len(evidence)}", modality="visual", tool=tool, start_s=h.t,
+            end_s=round(min(cand.end_s, h.t + step), 3), track_id=owner,
+            detail=f"{who} {SALIENT_GESTURES[h.gesture]}{at} ({h.gesture})", ref=index.cache.ref(path, h.id)))
+    return evidence
+
+
+def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
                    targets: list[str], step: float) -> tuple[list[Evidence], float, dict]:
     """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence, the visual support, and a summary.
 
@@ -164,8 +214,9 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
     for cand in state.get("candidates", []):
         if cand.clip_id in done or cand.round != state.get("round", 0):
             continue
-        stored, tool = faces_on_span(ctx, cand.start_s, cand.end_s)
-        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, tool, targets, 1.0 / s.verify_fps)
+        stored, face_tool, hand_tool = visual_on_span(ctx, cand.start_s, cand.end_s)
+        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, face_tool, targets, 1.0 / s.verify_fps)
+        v_ev += _gesture_evidence(ctx.index, cand, stored, hand_tool, 1.0 / s.verify_fps)
         t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts)
         a_ev, a_obs = _vocal_evidence(ctx.index, cand)
         support = max(visual, w_verbal * verbal)

@@ -233,7 +233,8 @@ def analyze_faces(frames: Iterator[tuple[float, np.ndarray]], id_prefix: str, de
                   on_frame=None) -> list[FrameFaces]:
     """Run face detection + expression on each ``(t, frame)``; returns one ``FrameFaces`` per frame.
 
-    Observation ids are ``<id_prefix><frame number>.<face number>``.
+    Observation ids are ``<id_prefix><frame number>.<face number>``. ``on_frame(t, frame, faces)``, if
+    given, is called for each frame with its ``FrameFaces`` (to run more tools on the decoded frame).
     """
     out = []
     for n, (t, frame) in enumerate(frames):
@@ -248,7 +249,7 @@ def analyze_faces(frames: Iterator[tuple[float, np.ndarray]], id_prefix: str, de
         ]
         out.append(FrameFaces(t=t, faces=faces))
         if on_frame is not None:
-            on_frame(t, frame)
+            on_frame(t, frame, out[-1])
     return out
 
 
@@ -291,7 +292,7 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     cuts: list[float] = []
     last_hist: list[np.ndarray] = []
 
-    def on_frame(ts: float, frame: np.ndarray) -> None:
+    def on_frame(ts: float, frame: np.ndarray, _faces: FrameFaces) -> None:
         hist = frame_histogram(frame)
         if is_cut(last_hist[0] if last_hist else None, hist):
             cuts.append(ts)

@@ -68,7 +68,10 @@ def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, e2e_cac
         for ev in m.evidence:
             record = cache.resolve(ev.ref)
             n += 1
-            if ev.modality == "visual":
+            if ev.modality == "visual" and "gesture" in record:  # a hand gesture
+                assert record["t"] == pytest.approx(ev.start_s)
+                assert ev.detail.endswith(f"({record['gesture']})")
+            elif ev.modality == "visual":  # a face and its expression
                 assert record["t"] == pytest.approx(ev.start_s)
                 if ev.track_id is not None:
                     assert f"person {ev.track_id}'s face" in ev.detail

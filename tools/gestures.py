@@ -1,0 +1,162 @@
+"""Hand gestures from MediaPipe hand landmarks, with the target of pointing gestures.
+
+Backend: MediaPipe Hands (palm detector + 21-landmark hand model; Zhang et al., 2020, "MediaPipe
+Hands: On-device Real-time Hand Tracking"), shipped in the ``mediapipe==0.10.14`` wheel.
+
+Classes are decided from which fingers are extended (a finger is extended when its tip lies further
+from the wrist than its PIP joint by ``EXTEND_RATIO``; the thumb when its tip lies further from the
+index MCP than its IP joint). Names follow HaGRIDv2 (Nuzhdin et al., 2024) where one applies:
+``point`` (index only), ``palm`` (all five), ``like`` (thumb only, pointing up), ``dislike`` (thumb
+only, pointing down), ``fist`` (none). Other hand shapes are ``other``.
+
+Deictic target: the ray from the index MCP through the index tip (in pixel space) is intersected with
+the given face boxes; the nearest box it enters, other than the box nearest the hand's wrist (taken as
+the pointer's own face), is the target.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from tools.faces import native_stderr_silenced
+from tools.registry import Registry
+from tools.schema import Box
+
+EXTEND_RATIO = 1.15
+WRIST, THUMB_IP, THUMB_TIP, INDEX_MCP = 0, 3, 4, 5
+FINGERS = {"index": (6, 8), "middle": (10, 12), "ring": (14, 16), "pinky": (18, 20)}
+
+
+class HandObservation(BaseModel):
+    """One hand in one frame: gesture class, landmarks of interest (normalized image coordinates)."""
+
+    id: str
+    t: float
+    handedness: str = Field(description="Left or Right as MediaPipe reports it (mirrored for selfie views)")
+    score: float
+    gesture: str = Field(description="point, palm, like, dislike, fist or other (HaGRIDv2 names)")
+    extended: list[str]
+    wrist: tuple[float, float]
+    index_tip: tuple[float, float]
+    direction: tuple[float, float] | None = Field(None, description="unit pointing direction (x, y) for point")
+    target_box: int | None = Field(None, description="index of the pointed-at face box in the frame's list")
+
+
+class FrameHands(BaseModel):
+    """All hands found in one sampled frame."""
+
+    t: float
+    hands: list[HandObservation] = Field(default_factory=list)
+
+
+def classify_hand(lm: np.ndarray) -> tuple[str, list[str]]:
+    """Gesture name and extended fingers from 21 landmarks (array (21, 2), pixel units)."""
+    def d(a: int, b: int) -> float:
+        return float(np.linalg.norm(lm[a] - lm[b]))
+
+    ext = [name for name, (pip, tip) in FINGERS.items() if d(WRIST, tip) > EXTEND_RATIO * d(WRIST, pip)]
+    if d(INDEX_MCP, THUMB_TIP) > EXTEND_RATIO * d(INDEX_MCP, THUMB_IP):
+        ext.insert(0, "thumb")
+    fingers = set(ext)
+    if fingers == {"index"}:
+        return "point", ext
+    if fingers == {"thumb", "index", "middle", "ring", "pinky"}:
+        return "palm", ext
+    if fingers == {"thumb"}:
+        up = lm[THUMB_TIP][1] < lm[WRIST][1] - 0.5 * d(WRIST, INDEX_MCP)
+        down = lm[THUMB_TIP][1] > lm[WRIST][1] + 0.5 * d(WRIST, INDEX_MCP)
+        return ("like" if up else "dislike" if down else "other"), ext
+    if not fingers:
+        return "fist", ext
+    return "other", ext
+
+
+def ray_box_distance(origin: np.ndarray, direction: np.ndarray, box: np.ndarray) -> float | None:
+    """Distance along a ray to where it enters an axis-aligned box (x0, y0, x1, y1); None if it misses.
+
+    Slab method; a ray starting inside the box returns 0.
+    """
+    t0, t1 = 0.0, np.inf
+    for axis in (0, 1):
+        if abs(direction[axis]) < 1e-9:
+            if not box[axis] <= origin[axis] <= box[axis + 2]:
+                return None
+            continue
+        a = (box[axis] - origin[axis]) / direction[axis]
+        b = (box[axis + 2] - origin[axis]) / direction[axis]
+        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
+    return float(t0) if t0 <= t1 else None
+
+
+def pointing_target(origin: np.ndarray, direction: np.ndarray, boxes: list[np.ndarray], own: int | None) -> int | None:
+    """Index of the nearest box (other than ``own``) the pointing ray enters, or None."""
+    hits = [(dist, i) for i, b in enumerate(boxes)
+            if i != own and (dist := ray_box_distance(origin, direction, b)) is not None]
+    return min(hits)[1] if hits else None
+
+
+class GestureRecognizer(Protocol):
+    """``recognize(frame, t, faces, id_prefix)`` -> ``FrameHands`` for an RGB uint8 frame (H, W, 3)."""
+
+    name: str
+
+    def recognize(self, frame: np.ndarray, t: float, faces: list[Box], id_prefix: str) -> FrameHands: ...
+
+
+class MediaPipeGestures:
+    """MediaPipe Hands landmarks + the rule-based classes above.
+
+    Args:
+        max_hands: hands per frame at most.
+        min_score: palm detection confidence threshold.
+    """
+
+    def __init__(self, max_hands: int = 4, min_score: float = 0.5) -> None:
+        import mediapipe as mp
+
+        self.name = "mediapipe-hands+rules"
+        with native_stderr_silenced():
+            self._hands = mp.solutions.hands.Hands(static_image_mode=True, max_num_hands=max_hands,
+                                                   min_detection_confidence=min_score)
+            self._hands.process(np.zeros((64, 64, 3), np.uint8))
+
+    def recognize(self, frame: np.ndarray, t: float, faces: list[Box], id_prefix: str) -> FrameHands:
+        h, w = frame.shape[:2]
+        res = self._hands.process(np.ascontiguousarray(frame))
+        scale = np.array([w, h], dtype=float)
+        boxes = [np.array([b.x0 * w, b.y0 * h, b.x1 * w, b.y1 * h]) for b in faces]
+        hands = []
+        for i, (lms, handed) in enumerate(zip(res.multi_hand_landmarks or [], res.multi_handedness or [],
+                                              strict=False)):
+            lm = np.array([[p.x, p.y] for p in lms.landmark]) * scale
+            gesture, ext = classify_hand(lm)
+            direction, target = None, None
+            if gesture == "point":
+                v = lm[8] - lm[INDEX_MCP]
+                direction = v / (np.linalg.norm(v) + 1e-9)
+                centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
+                own = int(np.argmin([np.hypot(cx - lm[WRIST][0], cy - lm[WRIST][1]) for cx, cy in centres])) \
+                    if centres else None
+                target = pointing_target(lm[8], direction, boxes, own)
+            cls = handed.classification[0]
+            hands.append(HandObservation(
+                id=f"{id_prefix}{i}", t=t, handedness=cls.label, score=round(float(cls.score), 3), gesture=gesture,
+                extended=ext, wrist=tuple(np.round(lm[WRIST] / scale, 4)), index_tip=tuple(np.round(lm[8] / scale, 4)),
+                direction=tuple(np.round(direction, 4)) if direction is not None else None, target_box=target))
+        return FrameHands(t=t, hands=hands)
+
+
+GESTURE_RECOGNIZERS: Registry[GestureRecognizer] = Registry("gestures")
+
+
+@GESTURE_RECOGNIZERS.register("mediapipe")
+def _load_mediapipe(max_hands: int = 4, min_score: float = 0.5) -> GestureRecognizer:
+    return MediaPipeGestures(max_hands=max_hands, min_score=min_score)
+
+
+def load_gesture_recognizer(name: str = "mediapipe", **opts: object) -> GestureRecognizer:
+    """Return the cached gesture recognizer ``name``."""
+    return GESTURE_RECOGNIZERS.load(name, **opts)
