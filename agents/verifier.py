@@ -31,8 +31,10 @@ from agents.state import AffectState, RunContext, get_ctx
 from memory.cache import read_json, write_json
 from memory.indexer import VideoIndex, analyze_faces
 from memory.video import iter_frames
+from tools.events import gaze_and_pointing_events
 from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
+from tools.gaze import Gaze, load_gaze_estimator
 from tools.gestures import HandObservation, load_gesture_recognizer
 from tools.lexicon import keyword_overlap, speech_match
 from tools.schema import FrameFaces
@@ -50,9 +52,10 @@ def _tool_key(name: str) -> str:
 
 
 class FrameVisual(FrameFaces):
-    """What the verifier saw in one frame: faces with expressions and hands with gestures."""
+    """What the verifier saw in one frame: faces with expressions and gaze, hands with gestures."""
 
     hands: list[HandObservation] = Field(default_factory=list)
+    gaze: list[Gaze] = Field(default_factory=list, description="one per face, same order")
 
 
 def visual_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[tuple[FrameVisual, Path]], str, str]:
@@ -66,8 +69,9 @@ def visual_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[
     det = load_face_detector(index.config.face_backend)
     clf = load_expression_classifier(index.config.expression_backend)
     hands = load_gesture_recognizer()
+    gaze = load_gaze_estimator()
     face_tool = f"{det.name}+{clf.name}"
-    key = _tool_key(f"{face_tool}+{hands.name}@{fps:g}fps")
+    key = _tool_key(f"{face_tool}+{hands.name}+{gaze.name}@{fps:g}fps")
     stride, duration = index.config.clip_stride_s, index.info.duration_s
     out: list[tuple[FrameVisual, Path]] = []
     for k in range(int(math.floor(start_s / stride + 1e-9)), int(math.ceil(end_s / stride - 1e-9))):
@@ -82,22 +86,35 @@ def visual_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[
             found: list[FrameVisual] = []
 
             def with_hands(t: float, frame, faces: FrameFaces, k=k, found=found) -> None:
-                fh = hands.recognize(frame, t, [f.box for f in faces.faces], f"h{k}.{len(found)}.")
-                found.append(FrameVisual(t=t, faces=faces.faces, hands=fh.hands))
+                boxes = [f.box for f in faces.faces]
+                fh = hands.recognize(frame, t, boxes, f"h{k}.{len(found)}.")
+                gz = [g.model_copy(update={"id": f"{f.id}.gaze"})
+                      for f, g in zip(faces.faces, gaze.estimate(frame, boxes), strict=True)]
+                found.append(FrameVisual(t=t, faces=faces.faces, hands=fh.hands, gaze=gz))
 
             analyze_faces(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", det, clf, with_hands)
             frames = found
             ctx.count("face_expression_frames", len(frames))
             ctx.count("gesture_frames", len(frames))
+            ctx.count("gaze_frames", len(frames))
             write_json(path, frames)
         out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
-    return out, face_tool, hands.name
+    return out, face_tool, f"{hands.name}|{gaze.name}"
 
 
 #: Gestures cited as evidence (a fist around a microphone says little).
 SALIENT_GESTURES = {"point": "points with the index finger", "palm": "shows an open palm",
                     "like": "gives a thumbs up", "dislike": "gives a thumbs down"}
 MAX_GESTURE_EVIDENCE = 2
+MAX_SOCIAL_EVIDENCE = 3
+
+
+def _hand_owner(index: VideoIndex, fr: FrameVisual, h: HandObservation) -> int | None:
+    """Track of the face horizontally nearest the hand's wrist (the person the hand most likely belongs to)."""
+    if not fr.faces:
+        return None
+    near = min(fr.faces, key=lambda f: abs((f.box.x0 + f.box.x1) / 2 - h.wrist[0]))
+    return index.track_at(near.t, near.box)
 
 
 def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
@@ -110,10 +127,7 @@ def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[Fra
         if h.gesture in kinds or len(evidence) >= MAX_GESTURE_EVIDENCE:
             continue
         kinds.add(h.gesture)
-        owner = None
-        if fr.faces:
-            near = min(fr.faces, key=lambda f: abs((f.box.x0 + f.box.x1) / 2 - h.wrist[0]))
-            owner = index.track_at(near.t, near.box)
+        owner = _hand_owner(index, fr, h)
         who = f"person {owner}" if owner is not None else "someone"
         at = ""
         if h.target_box is not None and h.target_box < len(fr.faces):
@@ -121,9 +135,45 @@ def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[Fra
             tt = index.track_at(target.t, target.box)
             at = f" at person {tt}" if tt is not None else " at another face"
         evidence.append(Evidence(
-            id=f"{cand.clip_id}.g{len(evidence)}", modality="visual", tool=tool, start_s=h.t,
+            id=f"{cand.clip_id}.g{len(evidence)}", modality="visual", tool=tool.split("|")[0], start_s=h.t,
             end_s=round(min(cand.end_s, h.t + step), 3), track_id=owner,
             detail=f"{who} {SALIENT_GESTURES[h.gesture]}{at} ({h.gesture})", ref=index.cache.ref(path, h.id)))
+    return evidence
+
+
+def _social_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
+                     step: float) -> list[Evidence]:
+    """Gaze and pointing events (GRASP-style, between tracks) and looking-at-camera, as visual evidence."""
+    where = {rec.id: path for fr, path in stored for rec in [*fr.gaze, *fr.hands]}
+    frames, camera = [], {}
+    for fr, _ in stored:
+        tracks = [index.track_at(f.t, f.box) for f in fr.faces]
+        points = []
+        for h in fr.hands:
+            if h.gesture == "point" and h.target_box is not None and h.target_box < len(tracks):
+                owner, target = _hand_owner(index, fr, h), tracks[h.target_box]
+                if owner is not None and target is not None:
+                    points.append((owner, target, h.id))
+        frames.append((fr.t, tracks, fr.gaze, points))
+        for tr, g in zip(tracks, fr.gaze, strict=False):
+            if tr is not None and g.looking_at_camera is not None:
+                camera.setdefault(tr, []).append(g)
+    gaze_tool = tool.split("|")[-1]
+    evidence = []
+    for e in gaze_and_pointing_events(frames, max_gap_s=1.5 * step)[:MAX_SOCIAL_EVIDENCE]:
+        rid = e.observation_ids[0]
+        evidence.append(Evidence(
+            id=f"{cand.clip_id}.s{len(evidence)}", modality="visual", tool=gaze_tool if "gaze" in e.type else
+            tool.split("|")[0], start_s=e.start_s, end_s=round(min(cand.end_s, e.end_s + step), 3),
+            track_id=e.participants[0], detail=f"{e.detail} ({e.type}, {e.confidence:.0%} of frames)",
+            ref=index.cache.ref(where[rid], rid)))
+    for tr, gs in sorted(camera.items()):
+        at = [g for g in gs if g.looking_at_camera]
+        if len(at) * 2 > len(gs):
+            evidence.append(Evidence(
+                id=f"{cand.clip_id}.c{tr}", modality="visual", tool=gaze_tool, start_s=cand.start_s, end_s=cand.end_s,
+                track_id=tr, detail=f"person {tr} looks at the camera in {len(at)} of {len(gs)} frames",
+                ref=index.cache.ref(where[at[0].id], at[0].id)))
     return evidence
 
 
@@ -217,6 +267,7 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
         stored, face_tool, hand_tool = visual_on_span(ctx, cand.start_s, cand.end_s)
         v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, face_tool, targets, 1.0 / s.verify_fps)
         v_ev += _gesture_evidence(ctx.index, cand, stored, hand_tool, 1.0 / s.verify_fps)
+        v_ev += _social_evidence(ctx.index, cand, stored, hand_tool, 1.0 / s.verify_fps)
         t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts)
         a_ev, a_obs = _vocal_evidence(ctx.index, cand)
         support = max(visual, w_verbal * verbal)

@@ -1,8 +1,14 @@
 """Social/affective events on a timeline, built from per-frame observations.
 
 Event types follow the social-event vocabulary of GRASP (gaze and deictic-gesture compositions) plus
-EmoTrans-style expression changes. This module builds ``expression_change`` events; the gaze, gesture
-and speech events are named in ``EventType`` for the perception tools that will produce them.
+EmoTrans-style expression changes. This module builds ``expression_change``, ``mutual_gaze``,
+``one_sided_gaze`` and ``pointing_at`` events; ``gaze_aversion``, ``addressed_by_speech`` and ``excluded``
+are named in ``EventType`` for the speech-turn and exclusion rules still to come.
+
+Gaze and pointing events: per frame, A looks at B when A's gaze ray enters B's face box
+(``tools.gaze``); mutual when B looks back at A in the same frame, one-sided otherwise. Frames of the
+same (type, participants) no further apart than ``max_gap_s`` merge into one event whose confidence is
+the share of that span's frames where the relation held.
 
 Expression change detection: each track's AffectNet-8 probabilities are smoothed with a centred moving
 average over ``window`` observations; a change is declared where the smoothed top label switches and
@@ -16,6 +22,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from tools.gaze import Gaze
 from tools.schema import AFFECTNET8, FrameFaces, Modality
 from tools.tracks import TrackSummary
 
@@ -71,3 +78,55 @@ def expression_changes(affect: list[FrameFaces], tracks: list[TrackSummary], win
                     observation_ids=[obs[i - 1].id, obs[i].id]))
                 current = labels[i]
     return sorted(events, key=lambda e: (e.start_s, e.participants))
+
+
+def _merge(hits: list[tuple[float, str, tuple[int, ...], str]], frame_times: list[float], max_gap_s: float,
+           prefix: str) -> list[SocialEvent]:
+    """Merge per-frame (t, type, participants, record id) hits into events."""
+    events: list[SocialEvent] = []
+    by_key: dict[tuple[str, tuple[int, ...]], list[tuple[float, str]]] = {}
+    for t, kind, who, rid in sorted(hits):
+        by_key.setdefault((kind, who), []).append((t, rid))
+    for (kind, who), items in sorted(by_key.items()):
+        run = [items[0]]
+        for item in items[1:] + [None]:
+            if item is not None and item[0] - run[-1][0] <= max_gap_s:
+                run.append(item)
+                continue
+            s0, s1 = run[0][0], run[-1][0]
+            n_frames = sum(1 for t in frame_times if s0 <= t <= s1) or 1
+            names = {"mutual_gaze": "person {0} and person {1} look at each other",
+                     "one_sided_gaze": "person {0} looks at person {1}, who does not look back",
+                     "pointing_at": "person {0} points at person {1}"}
+            events.append(SocialEvent(
+                id=f"{prefix}{len(events)}", type=kind, participants=list(who), start_s=s0, end_s=s1,
+                confidence=round(min(1.0, len({t for t, _ in run}) / n_frames), 3), modality="visual",
+                detail=names[kind].format(*who), observation_ids=[r for _, r in run]))
+            if item is not None:
+                run = [item]
+    return sorted(events, key=lambda e: (e.start_s, e.type))
+
+
+def gaze_and_pointing_events(frames: list[tuple[float, list[int | None], list[Gaze], list[tuple[int, int, str]]]],
+                             max_gap_s: float = 0.6, prefix: str = "g") -> list[SocialEvent]:
+    """Events from per-frame ``(t, track id per face, Gaze per face, [(pointer, target, record id)])``.
+
+    Faces without a track id are skipped (an event names identity-consistent participants).
+    """
+    hits = []
+    for t, tracks, gazes, points in frames:
+        looks = {}
+        for i, g in enumerate(gazes):
+            if g.looking_at is not None and tracks[i] is not None and tracks[g.looking_at] is not None \
+                    and tracks[i] != tracks[g.looking_at]:
+                looks[tracks[i]] = (tracks[g.looking_at], g.id)
+        for a, (b, rid) in looks.items():
+            if looks.get(b, (None,))[0] == a:
+                if a < b:
+                    hits.append((t, "mutual_gaze", (a, b), rid))
+            else:
+                hits.append((t, "one_sided_gaze", (a, b), rid))
+        for a, b, rid in points:
+            if a != b:
+                hits.append((t, "pointing_at", (a, b), rid))
+    return _merge(hits, [f[0] for f in frames], max_gap_s, prefix)

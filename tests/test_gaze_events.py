@@ -1,0 +1,51 @@
+"""Gaze geometry and gaze/pointing events on constructed input; looking-at-camera on a real clip."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.video import iter_frames
+from tests.conftest import shared_media
+from tools.events import gaze_and_pointing_events
+from tools.faces import load_face_detector
+from tools.gaze import Gaze, load_gaze_estimator, who_looks_at_whom
+from tools.schema import Box
+
+LEFT = Box(x0=0.1, y0=0.3, x1=0.2, y1=0.5)
+RIGHT = Box(x0=0.7, y0=0.3, x1=0.8, y1=0.5)
+
+
+def test_gaze_ray_against_face_boxes():
+    # left face looks right (+x), right face looks left: each looks at the other
+    g = who_looks_at_whom([(0.6, 0.0), (-0.5, 0.02)], [LEFT, RIGHT], (640, 360))
+    assert [x.looking_at for x in g] == [1, 0]
+    # looking up and away hits nobody; a short gaze vector means looking at the camera
+    g = who_looks_at_whom([(0.0, -0.8), (0.05, 0.05)], [LEFT, RIGHT], (640, 360))
+    assert g[0].looking_at is None and g[0].looking_at_camera is False
+    assert g[1].looking_at_camera is True and g[1].looking_at is None
+    assert who_looks_at_whom([None], [LEFT], (640, 360))[0] == Gaze()
+
+
+def _frame(t, a_at, b_at, point=None):
+    gazes = [Gaze(id=f"a{t}", looking_at=a_at), Gaze(id=f"b{t}", looking_at=b_at)]
+    return (t, [7, 9], gazes, [point] if point else [])
+
+
+def test_mutual_one_sided_and_pointing_events():
+    frames = [_frame(0.0, 1, 0), _frame(0.25, 1, 0), _frame(0.5, 1, None), _frame(0.75, 1, None),
+              _frame(3.0, None, None, (9, 7, "h3"))]
+    events = gaze_and_pointing_events(frames, max_gap_s=0.3)
+    got = [(e.type, e.participants, e.start_s, e.end_s) for e in events]
+    assert got == [("mutual_gaze", [7, 9], 0.0, 0.25), ("one_sided_gaze", [7, 9], 0.5, 0.75),
+                   ("pointing_at", [9, 7], 3.0, 3.0)]
+    assert events[0].detail == "person 7 and person 9 look at each other"
+    assert events[1].observation_ids == ["a0.5", "a0.75"] and events[1].confidence == 1.0
+
+
+@pytest.mark.slow
+def test_talking_head_looks_at_the_camera():
+    # WDA_KatieHill_000.mp4 (watched): she speaks straight to the camera throughout
+    det, gaze = load_face_detector(), load_gaze_estimator()
+    looks = [gaze.estimate(f, [b for b, _ in det.detect(f)])[0].looking_at_camera
+             for _, f in iter_frames(shared_media("WDA_KatieHill_000.mp4"), 1.0)]
+    assert sum(bool(x) for x in looks) >= 7 and len(looks) == 8
