@@ -68,7 +68,10 @@ def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, e2e_cac
         for ev in m.evidence:
             record = cache.resolve(ev.ref)
             n += 1
-            if ev.modality == "visual" and "gesture" in record:  # a hand gesture
+            if ev.modality == "visual" and "looking_at_camera" in record:  # a gaze estimate
+                assert record["looking_at_camera"] if "looks at the camera" in ev.detail else \
+                    record["looking_at"] is not None
+            elif ev.modality == "visual" and "gesture" in record:  # a hand gesture
                 assert record["t"] == pytest.approx(ev.start_s)
                 assert ev.detail.endswith(f"({record['gesture']})")
             elif ev.modality == "visual":  # a face and its expression
