@@ -215,8 +215,34 @@ def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameV
     return evidence, visual, obs
 
 
-def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str]) -> tuple[list[Evidence], float, dict]:
-    """One verbal evidence item per transcript segment with words in the clip, and the speech match."""
+#: Lip activity (std of the inner-lip gap over a speech span, in inter-ocular distances) above which a
+#: face counts as the one speaking.
+MIN_LIP_ACTIVITY = 0.03
+
+
+def speaker_track(index: VideoIndex, stored: list[tuple[FrameVisual, Path]], start_s: float, end_s: float) -> int | None:
+    """The track whose lips move most during [start_s, end_s), if they move enough; None = unknown speaker.
+
+    Lip activity is the standard deviation of the face mesh's inner-lip gap over the span's frames.
+    """
+    gaps: dict[int, list[float]] = {}
+    for fr, _ in stored:
+        if start_s <= fr.t < end_s:
+            for f, g in zip(fr.faces, fr.gaze, strict=False):
+                tr = index.track_at(f.t, f.box)
+                if tr is not None and g.mouth_open is not None:
+                    gaps.setdefault(tr, []).append(g.mouth_open)
+    activity = {tr: float(np.std(v)) for tr, v in gaps.items() if len(v) >= 3}
+    if not activity:
+        return None
+    best = max(activity, key=activity.get)
+    return best if activity[best] >= MIN_LIP_ACTIVITY else None
+
+
+def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str],
+                     stored: list[tuple[FrameVisual, Path]]) -> tuple[list[Evidence], float, dict]:
+    """One verbal evidence item per transcript segment with words in the clip (with its speaker track
+    where lip activity shows it), and the speech match."""
     index = ctx.index
     per_segment = [(seg, [w for w in seg.words if cand.start_s <= (w.start_s + w.end_s) / 2 < cand.end_s])
                    for seg in index.transcript.segments]
@@ -227,12 +253,14 @@ def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str]) -> tupl
     enc = load_text_encoder(model=None, device=index.config.device)
     vecs = enc.encode([*texts, said])
     sim = speech_match(float((vecs[:-1] @ vecs[-1]).max()), keyword_overlap(texts[0], said))
-    evidence = [
-        Evidence(id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
-                 end_s=ws[-1].end_s, detail=f'the speaker says "{" ".join(w.text for w in ws)}"',
-                 ref=index.ref("transcript.json", seg.id))
-        for n, (seg, ws) in enumerate(per_segment)
-    ]
+    evidence = []
+    for n, (seg, ws) in enumerate(per_segment):
+        who = speaker_track(index, stored, ws[0].start_s, ws[-1].end_s + 1e-3)
+        speaker = f"person {who}" if who is not None else "the speaker"
+        evidence.append(Evidence(
+            id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
+            end_s=ws[-1].end_s, track_id=who, detail=f'{speaker} says "{" ".join(w.text for w in ws)}"',
+            ref=index.ref("transcript.json", seg.id)))
     obs = {"text": said, "span": [evidence[0].start_s, evidence[-1].end_s],
            "emotion_distribution": load_text_emotion(index.config.device).distribution(said),
            "query_similarity": round(sim, 3)}
@@ -246,7 +274,9 @@ def _vocal_evidence(index: VideoIndex, cand: Candidate) -> tuple[list[Evidence],
         return [], {}
     ev = Evidence(id=f"{cand.clip_id}.a0", modality="vocal", tool="prosody", start_s=p.start_s, end_s=p.end_s,
                   detail=f"voice level {p.rms_dbfs:.1f} dBFS RMS (peak {p.peak_dbfs:.1f}), "
-                         f"{p.speech_rate_wps:.1f} words/s",
+                         f"{p.speech_rate_wps:.1f} words/s"
+                         + (f", pitch {p.pitch_median_hz:.0f} Hz over {p.pitch_range_st:.1f} semitones"
+                            if p.pitch_median_hz is not None else ""),
                   ref=index.ref("clips.json", p.id))
     return [ev], p.model_dump()
 
@@ -268,7 +298,7 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
         v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, face_tool, targets, 1.0 / s.verify_fps)
         v_ev += _gesture_evidence(ctx.index, cand, stored, hand_tool, 1.0 / s.verify_fps)
         v_ev += _social_evidence(ctx.index, cand, stored, hand_tool, 1.0 / s.verify_fps)
-        t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts)
+        t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts, stored)
         a_ev, a_obs = _vocal_evidence(ctx.index, cand)
         support = max(visual, w_verbal * verbal)
         accepted = support >= s.min_support

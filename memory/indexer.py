@@ -34,7 +34,7 @@ from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces, ProsodySt
 from tools.text import load_text_encoder
 from tools.tracks import TrackSummary, box_similarity, frame_histogram, is_cut, link_tracks
 
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 
 
 class IndexConfig(BaseModel):

@@ -83,6 +83,8 @@ def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, e2e_cac
                 assert f"shows {label}" in ev.detail
             elif ev.modality == "verbal":
                 assert record["start_s"] <= ev.start_s and ev.end_s <= record["end_s"]
+                speaker = f"person {ev.track_id}" if ev.track_id is not None else "the speaker"
+                assert ev.detail.startswith(f'{speaker} says "')
             else:
                 assert ev.detail.startswith(f"voice level {record['rms_dbfs']:.1f} dBFS")
     assert n > 0

@@ -75,3 +75,14 @@ def test_expression_rows_are_affectnet8_distributions():
 def test_unknown_backend_names_the_choices():
     with pytest.raises(UnknownBackendError, match="mediapipe"):
         load_face_detector("yolo-face")
+
+
+def test_pitch_of_synthetic_tones_and_noise():
+    from tools.prosody import pitch_track
+
+    sr = 16_000
+    t = np.arange(sr) / sr
+    assert np.median(pitch_track(0.5 * np.sin(2 * np.pi * 150 * t), sr)) == pytest.approx(150, abs=3)
+    noisy = 0.3 * np.sin(2 * np.pi * 220 * t) + 0.05 * np.random.default_rng(0).normal(size=sr)
+    assert np.median(pitch_track(noisy, sr)) == pytest.approx(220, abs=5)
+    assert len(pitch_track(0.01 * np.random.default_rng(1).normal(size=sr), sr)) == 0  # unvoiced

@@ -11,7 +11,8 @@ eyes' midpoint, in inter-ocular distances) + 2 x iris offset (iris centre from t
 widths); vertical = head pitch proxy (nose position between the eye line and the mouth, relative to a
 frontal 0.5). A face whose gaze is shorter than ``CAMERA_RADIUS`` looks at the camera (Ego4D
 looking-at-me). Otherwise the ray from between the eyes is cast over the other faces' boxes
-(``tools.gestures.pointing_target``). 2-D gaze cannot tell depth: people side by side who all watch
+(``tools.gestures.pointing_target``). The same mesh gives lip activity (inner-lip gap), used to tell
+who is speaking. 2-D gaze cannot tell depth: people side by side who all watch
 something off-screen in the same direction can be read as looking at each other.
 """
 
@@ -42,6 +43,12 @@ class Gaze(BaseModel):
     direction: tuple[float, float] | None = Field(None, description="image-plane gaze (x right, y down)")
     looking_at_camera: bool | None = None
     looking_at: int | None = Field(None, description="index of the looked-at face in the frame's list")
+    mouth_open: float | None = Field(None, description="inner-lip gap / inter-ocular distance (lip activity)")
+
+
+def mouth_opening(lm: np.ndarray) -> float:
+    """Inner-lip gap (landmarks 13-14) divided by the inter-ocular distance (33-263)."""
+    return float(np.linalg.norm(lm[MOUTH_UP] - lm[MOUTH_LOW]) / (np.linalg.norm(lm[L_OUT] - lm[R_OUT]) + 1e-9))
 
 
 def gaze_from_landmarks(lm: np.ndarray) -> tuple[float, float]:
@@ -100,16 +107,19 @@ class MediaPipeGaze:
             self._mesh.process(np.zeros((64, 64, 3), np.uint8))
 
     def estimate(self, frame: np.ndarray, boxes: list[Box]) -> list[Gaze]:
-        dirs = []
+        dirs, mouths = [], []
         for box in boxes:
             crop = np.ascontiguousarray(crop_face(frame, box, margin=0.3))
             res = self._mesh.process(crop)
             if not res.multi_face_landmarks or len(res.multi_face_landmarks[0].landmark) < 478:
                 dirs.append(None)
+                mouths.append(None)
                 continue
             lm = np.array([[p.x * crop.shape[1], p.y * crop.shape[0]] for p in res.multi_face_landmarks[0].landmark])
             dirs.append(gaze_from_landmarks(lm))
-        return who_looks_at_whom(dirs, boxes, (frame.shape[1], frame.shape[0]))
+            mouths.append(round(mouth_opening(lm), 4))
+        gazes = who_looks_at_whom(dirs, boxes, (frame.shape[1], frame.shape[0]))
+        return [g.model_copy(update={"mouth_open": m}) for g, m in zip(gazes, mouths, strict=True)]
 
 
 GAZE_ESTIMATORS: Registry[GazeEstimator] = Registry("gaze")

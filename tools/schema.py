@@ -116,3 +116,5 @@ class ProsodyStats(BaseModel):
     rms_dbfs: float = Field(description="RMS level of the span in dB relative to full scale")
     peak_dbfs: float
     speech_rate_wps: float = Field(description="recognised words per second of the span")
+    pitch_median_hz: float | None = Field(None, description="median F0 of voiced 40 ms frames (None: unvoiced)")
+    pitch_range_st: float | None = Field(None, description="10th-90th percentile F0 range in semitones")
