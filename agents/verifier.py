@@ -17,27 +17,17 @@ search text and ``needs_more_candidates`` sends the search back to the localizer
 
 from __future__ import annotations
 
-import math
-import re
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 from langchain_core.runnables import RunnableConfig
-from pydantic import Field
 
 from agents.schema import Candidate, Evidence, RefinedQuery
 from agents.state import AffectState, RunContext, get_ctx
-from memory.cache import read_json, write_json
-from memory.indexer import VideoIndex, analyze_faces
-from memory.video import iter_frames
-from tools.events import gaze_and_pointing_events
-from tools.expression import load_expression_classifier
-from tools.faces import load_face_detector
-from tools.gaze import Gaze, load_gaze_estimator
-from tools.gestures import HandObservation, load_gesture_recognizer
+from memory.indexer import VideoIndex
+from memory.perception import FrameVisual, hand_owner, social_timeline, speaker_track, visual_on_span
 from tools.lexicon import keyword_overlap, speech_match
-from tools.schema import FrameFaces
 from tools.text import load_text_encoder
 from tools.text_emotion import load_text_emotion
 
@@ -47,74 +37,11 @@ VERBAL_WEIGHT_OTHER = 0.6
 MAX_FACE_EVIDENCE = 3
 
 
-def _tool_key(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.+-]+", "_", name)
-
-
-class FrameVisual(FrameFaces):
-    """What the verifier saw in one frame: faces with expressions and gaze, hands with gestures."""
-
-    hands: list[HandObservation] = Field(default_factory=list)
-    gaze: list[Gaze] = Field(default_factory=list, description="one per face, same order")
-
-
-def visual_on_span(ctx: RunContext, start_s: float, end_s: float) -> tuple[list[tuple[FrameVisual, Path]], str, str]:
-    """Faces + expressions and hand gestures on [start_s, end_s) at ``verify_fps``, each frame with its file.
-
-    Work is done and stored per chunk of the index's clip stride ([k*stride, (k+1)*stride)), so
-    overlapping candidates, later rounds and later queries reuse what was already computed.
-    Returns ``(frames with the path of the chunk file holding them, face tool name, gesture tool name)``.
-    """
-    index, fps = ctx.index, ctx.settings.verify_fps
-    det = load_face_detector(index.config.face_backend)
-    clf = load_expression_classifier(index.config.expression_backend)
-    hands = load_gesture_recognizer()
-    gaze = load_gaze_estimator()
-    face_tool = f"{det.name}+{clf.name}"
-    key = _tool_key(f"{face_tool}+{hands.name}+{gaze.name}@{fps:g}fps")
-    stride, duration = index.config.clip_stride_s, index.info.duration_s
-    out: list[tuple[FrameVisual, Path]] = []
-    for k in range(int(math.floor(start_s / stride + 1e-9)), int(math.ceil(end_s / stride - 1e-9))):
-        c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
-        if c1 <= c0:
-            continue
-        path = index.cache.perception_path(key, c0, c1)
-        if path.is_file():
-            ctx.count("visual_cached_chunks")
-            frames = [FrameVisual.model_validate(f) for f in read_json(path)]
-        else:
-            found: list[FrameVisual] = []
-
-            def with_hands(t: float, frame, faces: FrameFaces, k=k, found=found) -> None:
-                boxes = [f.box for f in faces.faces]
-                fh = hands.recognize(frame, t, boxes, f"h{k}.{len(found)}.")
-                gz = [g.model_copy(update={"id": f"{f.id}.gaze"})
-                      for f, g in zip(faces.faces, gaze.estimate(frame, boxes), strict=True)]
-                found.append(FrameVisual(t=t, faces=faces.faces, hands=fh.hands, gaze=gz))
-
-            analyze_faces(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", det, clf, with_hands)
-            frames = found
-            ctx.count("face_expression_frames", len(frames))
-            ctx.count("gesture_frames", len(frames))
-            ctx.count("gaze_frames", len(frames))
-            write_json(path, frames)
-        out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
-    return out, face_tool, f"{hands.name}|{gaze.name}"
-
-
 #: Gestures cited as evidence (a fist around a microphone says little).
 SALIENT_GESTURES = {"point": "points with the index finger", "palm": "shows an open palm",
                     "like": "gives a thumbs up", "dislike": "gives a thumbs down"}
 MAX_GESTURE_EVIDENCE = 2
 MAX_SOCIAL_EVIDENCE = 3
-
-
-def _hand_owner(index: VideoIndex, fr: FrameVisual, h: HandObservation) -> int | None:
-    """Track of the face horizontally nearest the hand's wrist (the person the hand most likely belongs to)."""
-    if not fr.faces:
-        return None
-    near = min(fr.faces, key=lambda f: abs((f.box.x0 + f.box.x1) / 2 - h.wrist[0]))
-    return index.track_at(near.t, near.box)
 
 
 def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
@@ -127,7 +54,7 @@ def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[Fra
         if h.gesture in kinds or len(evidence) >= MAX_GESTURE_EVIDENCE:
             continue
         kinds.add(h.gesture)
-        owner = _hand_owner(index, fr, h)
+        owner = hand_owner(index, fr, h)
         who = f"person {owner}" if owner is not None else "someone"
         at = ""
         if h.target_box is not None and h.target_box < len(fr.faces):
@@ -143,28 +70,23 @@ def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[Fra
 
 def _social_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
                      step: float) -> list[Evidence]:
-    """Gaze and pointing events (GRASP-style, between tracks) and looking-at-camera, as visual evidence."""
+    """Social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and
+    looking-at-camera, as visual evidence citing the stored gaze or hand records."""
     where = {rec.id: path for fr, path in stored for rec in [*fr.gaze, *fr.hands]}
-    frames, camera = [], {}
+    events = social_timeline(index, stored, cand.start_s, cand.end_s, max_gap_s=1.5 * step)
+    camera: dict[int, list] = {}
     for fr, _ in stored:
-        tracks = [index.track_at(f.t, f.box) for f in fr.faces]
-        points = []
-        for h in fr.hands:
-            if h.gesture == "point" and h.target_box is not None and h.target_box < len(tracks):
-                owner, target = _hand_owner(index, fr, h), tracks[h.target_box]
-                if owner is not None and target is not None:
-                    points.append((owner, target, h.id))
-        frames.append((fr.t, tracks, fr.gaze, points))
-        for tr, g in zip(tracks, fr.gaze, strict=False):
+        for f, g in zip(fr.faces, fr.gaze, strict=False):
+            tr = index.track_at(f.t, f.box)
             if tr is not None and g.looking_at_camera is not None:
                 camera.setdefault(tr, []).append(g)
     gaze_tool = tool.split("|")[-1]
     evidence = []
-    for e in gaze_and_pointing_events(frames, max_gap_s=1.5 * step)[:MAX_SOCIAL_EVIDENCE]:
+    for e in events[:MAX_SOCIAL_EVIDENCE]:
         rid = e.observation_ids[0]
         evidence.append(Evidence(
-            id=f"{cand.clip_id}.s{len(evidence)}", modality="visual", tool=gaze_tool if "gaze" in e.type else
-            tool.split("|")[0], start_s=e.start_s, end_s=round(min(cand.end_s, e.end_s + step), 3),
+            id=f"{cand.clip_id}.s{len(evidence)}", modality="visual",
+            tool=tool.split("|")[0] if e.type == "pointing_at" else gaze_tool, start_s=e.start_s, end_s=round(min(cand.end_s, e.end_s + step), 3),
             track_id=e.participants[0], detail=f"{e.detail} ({e.type}, {e.confidence:.0%} of frames)",
             ref=index.cache.ref(where[rid], rid)))
     for tr, gs in sorted(camera.items()):
@@ -213,30 +135,6 @@ def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameV
     obs = {"expression_mean": mean, "n_faces": max(len(fr.faces) for fr in frames), "frame_step_s": round(step, 3),
            "frames": [{"t": f.t, "top": f.top()[0], "p": round(f.top()[1], 3)} for f in faces]}
     return evidence, visual, obs
-
-
-#: Lip activity (std of the inner-lip gap over a speech span, in inter-ocular distances) above which a
-#: face counts as the one speaking.
-MIN_LIP_ACTIVITY = 0.03
-
-
-def speaker_track(index: VideoIndex, stored: list[tuple[FrameVisual, Path]], start_s: float, end_s: float) -> int | None:
-    """The track whose lips move most during [start_s, end_s), if they move enough; None = unknown speaker.
-
-    Lip activity is the standard deviation of the face mesh's inner-lip gap over the span's frames.
-    """
-    gaps: dict[int, list[float]] = {}
-    for fr, _ in stored:
-        if start_s <= fr.t < end_s:
-            for f, g in zip(fr.faces, fr.gaze, strict=False):
-                tr = index.track_at(f.t, f.box)
-                if tr is not None and g.mouth_open is not None:
-                    gaps.setdefault(tr, []).append(g.mouth_open)
-    activity = {tr: float(np.std(v)) for tr, v in gaps.items() if len(v) >= 3}
-    if not activity:
-        return None
-    best = max(activity, key=activity.get)
-    return best if activity[best] >= MIN_LIP_ACTIVITY else None
 
 
 def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str],
@@ -294,7 +192,8 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
     for cand in state.get("candidates", []):
         if cand.clip_id in done or cand.round != state.get("round", 0):
             continue
-        stored, face_tool, hand_tool = visual_on_span(ctx, cand.start_s, cand.end_s)
+        stored, face_tool, hand_tool = visual_on_span(ctx.index, ctx.settings.verify_fps, cand.start_s, cand.end_s,
+                                                      ctx.count)
         v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, face_tool, targets, 1.0 / s.verify_fps)
         v_ev += _gesture_evidence(ctx.index, cand, stored, hand_tool, 1.0 / s.verify_fps)
         v_ev += _social_evidence(ctx.index, cand, stored, hand_tool, 1.0 / s.verify_fps)

@@ -36,10 +36,10 @@ def test_mutual_one_sided_and_pointing_events():
               _frame(3.0, None, None, (9, 7, "h3"))]
     events = gaze_and_pointing_events(frames, max_gap_s=0.3)
     got = [(e.type, e.participants, e.start_s, e.end_s) for e in events]
-    assert got == [("mutual_gaze", [7, 9], 0.0, 0.25), ("one_sided_gaze", [7, 9], 0.5, 0.75),
-                   ("pointing_at", [9, 7], 3.0, 3.0)]
+    assert got == [("mutual_gaze", [7, 9], 0.0, 0.25), ("gaze_aversion", [9, 7], 0.5, 0.5),
+                   ("one_sided_gaze", [7, 9], 0.5, 0.75), ("pointing_at", [9, 7], 3.0, 3.0)]
     assert events[0].detail == "person 7 and person 9 look at each other"
-    assert events[1].observation_ids == ["a0.5", "a0.75"] and events[1].confidence == 1.0
+    assert events[2].observation_ids == ["a0.5", "a0.75"] and events[2].confidence == 1.0
 
 
 @pytest.mark.slow
@@ -49,3 +49,19 @@ def test_talking_head_looks_at_the_camera():
     looks = [gaze.estimate(f, [b for b, _ in det.detect(f)])[0].looking_at_camera
              for _, f in iter_frames(shared_media("WDA_KatieHill_000.mp4"), 1.0)]
     assert sum(bool(x) for x in looks) >= 7 and len(looks) == 8
+
+
+def test_aversion_addressing_and_exclusion():
+    def fr(t, tracks, looks):
+        return (t, tracks, [Gaze(id=f"g{t}.{i}", looking_at=looks[i]) for i in range(len(tracks))], [])
+
+    # 1 and 2 look at each other, then 1 looks away while 2 keeps looking: aversion by 1
+    ev = gaze_and_pointing_events([fr(0.0, [1, 2], [1, 0]), fr(0.5, [1, 2], [None, 0])], max_gap_s=0.6)
+    assert ("gaze_aversion", [1, 2], 0.5) in [(e.type, e.participants, e.start_s) for e in ev]
+    # 1 speaks while looking at 2: 1 addresses 2; 3 is on screen, ignored and silent for 4 s: excluded
+    frames = [fr(t / 2, [1, 2, 3], [1, 0, None]) for t in range(10)]
+    ev = gaze_and_pointing_events(frames, max_gap_s=0.6, turns=[(0.0, 5.0, 1, "s0")], min_excluded_s=3.0)
+    kinds = {(e.type, tuple(e.participants)) for e in ev}
+    assert ("addressed_by_speech", (1, 2)) in kinds and ("excluded", (3,)) in kinds
+    assert ("excluded", (1,)) not in kinds and ("excluded", (2,)) not in kinds
+    assert [e.id for e in ev] == [f"g{i}" for i in range(len(ev))]

@@ -1,9 +1,7 @@
 """Social/affective events on a timeline, built from per-frame observations.
 
 Event types follow the social-event vocabulary of GRASP (gaze and deictic-gesture compositions) plus
-EmoTrans-style expression changes. This module builds ``expression_change``, ``mutual_gaze``,
-``one_sided_gaze`` and ``pointing_at`` events; ``gaze_aversion``, ``addressed_by_speech`` and ``excluded``
-are named in ``EventType`` for the speech-turn and exclusion rules still to come.
+EmoTrans-style expression changes. This module builds all of ``EventType``.
 
 Gaze and pointing events: per frame, A looks at B when A's gaze ray enters B's face box
 (``tools.gaze``); mutual when B looks back at A in the same frame, one-sided otherwise. Frames of the
@@ -97,7 +95,10 @@ def _merge(hits: list[tuple[float, str, tuple[int, ...], str]], frame_times: lis
             n_frames = sum(1 for t in frame_times if s0 <= t <= s1) or 1
             names = {"mutual_gaze": "person {0} and person {1} look at each other",
                      "one_sided_gaze": "person {0} looks at person {1}, who does not look back",
-                     "pointing_at": "person {0} points at person {1}"}
+                     "gaze_aversion": "person {0} looks away from person {1}'s gaze",
+                     "addressed_by_speech": "person {0} speaks to person {1}",
+                     "pointing_at": "person {0} points at person {1}",
+                     "excluded": "nobody looks at or speaks with person {0} while the others interact"}
             events.append(SocialEvent(
                 id=f"{prefix}{len(events)}", type=kind, participants=list(who), start_s=s0, end_s=s1,
                 confidence=round(min(1.0, len({t for t, _ in run}) / n_frames), 3), modality="visual",
@@ -108,25 +109,59 @@ def _merge(hits: list[tuple[float, str, tuple[int, ...], str]], frame_times: lis
 
 
 def gaze_and_pointing_events(frames: list[tuple[float, list[int | None], list[Gaze], list[tuple[int, int, str]]]],
-                             max_gap_s: float = 0.6, prefix: str = "g") -> list[SocialEvent]:
-    """Events from per-frame ``(t, track id per face, Gaze per face, [(pointer, target, record id)])``.
+                             max_gap_s: float = 0.6, prefix: str = "g",
+                             turns: list[tuple[float, float, int | None, str]] | None = None,
+                             min_excluded_s: float = 3.0) -> list[SocialEvent]:
+    """Social events from per-frame ``(t, track id per face, Gaze per face, [(pointer, target, record id)])``.
 
-    Faces without a track id are skipped (an event names identity-consistent participants).
+    Args:
+        frames: time-ordered observations; faces without a track id are skipped (events name
+            identity-consistent participants).
+        max_gap_s: frames of one relation no further apart than this merge into one event.
+        turns: speech turns ``(start_s, end_s, speaker track or None, record id)``.
+        min_excluded_s: shortest ``excluded`` run reported.
+
+    Types produced: ``mutual_gaze``; ``one_sided_gaze``; ``gaze_aversion`` (A breaks mutual gaze with
+    B while B keeps looking at A); ``pointing_at``; ``addressed_by_speech`` (the speaker of a turn looks
+    at B during it); ``excluded`` (B is on screen, nobody looks at B and B does not speak, while the
+    others look at each other or speak, for at least ``min_excluded_s``).
     """
+    turns = turns or []
     hits = []
+    prev_looks: dict[int, int] = {}
     for t, tracks, gazes, points in frames:
         looks = {}
         for i, g in enumerate(gazes):
             if g.looking_at is not None and tracks[i] is not None and tracks[g.looking_at] is not None \
                     and tracks[i] != tracks[g.looking_at]:
                 looks[tracks[i]] = (tracks[g.looking_at], g.id)
+        gaze_id = {tr: g.id for tr, g in zip(tracks, gazes, strict=False) if tr is not None}
         for a, (b, rid) in looks.items():
             if looks.get(b, (None,))[0] == a:
                 if a < b:
                     hits.append((t, "mutual_gaze", (a, b), rid))
             else:
                 hits.append((t, "one_sided_gaze", (a, b), rid))
+        for a, b in prev_looks.items():
+            if prev_looks.get(b) == a and looks.get(a, (None,))[0] != b and looks.get(b, (None,))[0] == a \
+                    and a in gaze_id:
+                hits.append((t, "gaze_aversion", (a, b), gaze_id[a]))
+        speaking = {spk for s0, s1, spk, _ in turns if spk is not None and s0 <= t < s1}
+        for spk in speaking:
+            if spk in looks:
+                hits.append((t, "addressed_by_speech", (spk, looks[spk][0]), looks[spk][1]))
         for a, b, rid in points:
             if a != b:
                 hits.append((t, "pointing_at", (a, b), rid))
-    return _merge(hits, [f[0] for f in frames], max_gap_s, prefix)
+        present = {tr for tr in tracks if tr is not None}
+        looked_at = {b for b, _ in looks.values()}
+        anyone_speaks = any(s0 <= t < s1 for s0, s1, _, _ in turns)
+        for x in present:
+            others_interact = any(a != x and b != x for a, (b, _) in looks.items()) or \
+                bool(speaking - {x}) or (anyone_speaks and not speaking)
+            if x not in looked_at and x not in speaking and others_interact and x in gaze_id:
+                hits.append((t, "excluded", (x,), gaze_id[x]))
+        prev_looks = {a: b for a, (b, _) in looks.items()}
+    events = _merge(hits, [f[0] for f in frames], max_gap_s, prefix)
+    events = [e for e in events if e.type != "excluded" or e.end_s - e.start_s >= min_excluded_s]
+    return [e.model_copy(update={"id": f"{prefix}{i}"}) for i, e in enumerate(events)]

@@ -1,7 +1,8 @@
 """Look at what the perception tools saw: ``python -m tools.inspect VIDEO [--json out.json]``.
 
-Indexes the video (or reads the cached index) and prints its shots, person tracks (with thumbnail
-paths), transcript segments and the event timeline, so a person can check the tools by eye. This is a
+Indexes the video (or reads the cached index), runs faces, gaze and gestures over the whole video at
+``--fps`` (cached per chunk), and prints its shots, person tracks (with thumbnail paths), transcript
+segments and the social event timeline, so a person can check the tools by eye. This is a
 command-line entry point: it uses the ``memory`` layer to decode and cache.
 """
 
@@ -20,12 +21,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="OUT", help="write tracks, shots, transcript and events as JSON")
     p.add_argument("--cache-dir")
     p.add_argument("--no-audio", action="store_true")
+    p.add_argument("--fps", type=float, default=2.0, help="frame rate of the face/gaze/gesture pass (default 2)")
     args = p.parse_args(argv)
     _quiet_native_logs()
     from rich.console import Console
     from rich.table import Table
 
     from memory.indexer import IndexConfig, open_index
+    from memory.perception import social_timeline, visual_on_span
     from memory.video import VideoError
     from tools.events import expression_changes
 
@@ -34,7 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     except VideoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    events = expression_changes(index.affect, index.tracks)
+    stored, _, _ = visual_on_span(index, args.fps, 0.0, index.info.duration_s)
+    events = sorted(expression_changes(index.affect, index.tracks)
+                    + social_timeline(index, stored, 0.0, index.info.duration_s, max_gap_s=1.5 / args.fps),
+                    key=lambda e: (e.start_s, e.type))
+    events = [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
     con = Console()
     con.print(f"[bold]{args.video}[/bold]: {index.info.duration_s:.1f} s, shot cuts at "
               f"{', '.join(f'{c:.1f}' for c in index.cuts) or 'none'} s")
@@ -55,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         for e in events:
             con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {e.detail} (conf {e.confidence:.2f})")
     else:
-        con.print("event timeline: empty")
+        con.print("event timeline: empty (no gaze, gesture, speech or expression event between tracks was found)")
     if args.json:
         from pathlib import Path
 
