@@ -118,3 +118,19 @@ def test_help_explains_usage():
     assert proc.returncode == 0
     for flag in ("--llm", "--json", "--top-k", "--cache-dir", "--clip-checkpoint"):
         assert flag in proc.stdout
+
+
+def test_rationales_name_only_tracks_that_exist(first_run, e2e_cache):
+    import re
+
+    from memory.cache import read_json
+
+    _, out = first_run
+    answer = Answer.model_validate(load_json(out))
+    tracks = {t["track_id"] for t in read_json(next(e2e_cache.rglob("tracks.json")))["tracks"]}
+    for m in answer.moments:
+        text = " ".join([m.rationale, *(s.text for s in m.steps)])
+        named = {int(n) for n in re.findall(r"person (\d+)", text)}
+        assert named <= tracks, (named, tracks)
+        assert {e.track_id for e in m.evidence if e.track_id is not None} <= tracks
+

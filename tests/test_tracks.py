@@ -77,3 +77,43 @@ def test_inspect_writes_tracks_and_events(cache_root, tmp_path, capsys):
     assert [t["track_id"] for t in data["tracks"]] == [0]
     assert all(e["participants"] == [0] for e in data["events"])
     assert "person tracks" in capsys.readouterr().out
+
+
+def _no_face_video(path, seconds: float = 3.0):
+    """A real encoded video of moving colour gradients (no people) with a silent audio track."""
+    from fractions import Fraction
+
+    import av
+    import numpy as np
+
+    with av.open(str(path), "w") as out:
+        vs = out.add_stream("libx264", rate=10)
+        vs.width, vs.height, vs.pix_fmt = 160, 120, "yuv420p"
+        aus = out.add_stream("aac", rate=16000, layout="mono")
+        for i in range(int(seconds * 10)):
+            x = np.linspace(0, 255, 160, dtype=np.uint8)
+            img = np.stack([np.tile(((x.astype(np.int32) + 10 * i) % 256).astype(np.uint8), (120, 1))] * 3, axis=-1)
+            frame = av.VideoFrame.from_ndarray(img, format="rgb24")
+            frame.pts, frame.time_base = i, Fraction(1, 10)
+            for p in vs.encode(frame):
+                out.mux(p)
+        for k in range(0, int(seconds * 16000), 1024):
+            af = av.AudioFrame.from_ndarray(np.zeros((1, 1024), np.float32), format="flt", layout="mono")
+            af.sample_rate, af.pts, af.time_base = 16000, k, Fraction(1, 16000)
+            for p in aus.encode(af):
+                out.mux(p)
+        for s in (vs, aus):
+            for p in s.encode(None):
+                out.mux(p)
+    return path
+
+
+@pytest.mark.slow
+def test_inspect_says_plainly_when_there_are_no_faces(tmp_path, capsys):
+    video = _no_face_video(tmp_path / "gradient.mp4")
+    out = tmp_path / "i.json"
+    assert inspect_main([str(video), "--json", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
+    printed = capsys.readouterr().out
+    assert "no faces found" in printed and "event timeline: empty" in printed
+    data = json.loads(out.read_text())
+    assert data["tracks"] == [] and data["events"] == [] and data["transcript"]["segments"] == []
