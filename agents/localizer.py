@@ -1,9 +1,10 @@
-"""Candidate localizer: FAISS search over clip embeddings and over transcript segments.
+"""Candidate localizer: FAISS search over clip embeddings, transcript segments and social events.
 
 Clip search embeds the query and the intent's search text with the index's clip embedder; transcript
-search embeds the query with the text encoder and maps matching segments onto the clips they overlap.
-A clip's score is the best of its scores, plus a small bonus when both searches found it. Clips
-already verified in earlier rounds are not proposed again.
+and event search embed the search text with the text encoder and map matching segments / index-time
+social events (``tools.events``: gaze, addressing, exclusion, expression changes) onto the clips they
+overlap. A clip's score is the best of its scores plus a small bonus per additional search that found
+it. Clips already verified in earlier rounds are not proposed again.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from memory.indexer import VideoIndex
 from tools.lexicon import keyword_overlap, speech_match
 from tools.text import load_text_encoder
 
-#: Added to a clip found by both the clip and the transcript search.
+#: Added to a clip's score for each search beyond the first that found it.
 BOTH_BONUS = 0.05
 
 
@@ -62,6 +63,23 @@ def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     return best
 
 
+def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
+    """Best cosine score per clip id of the index-time social events (top ``k``) that overlap the clip."""
+    if len(index.event_index) == 0:
+        return {}
+    enc = load_text_encoder(model=None, device=index.config.device)
+    scores, ids = index.event_index.search(enc.encode([text]), k)
+    best: dict[str, float] = {}
+    for s, i in zip(scores[0], ids[0], strict=True):
+        if i < 0:
+            continue
+        ev = index.events[int(i)]
+        for clip in index.clips:
+            if clip.start_s <= ev.end_s and ev.start_s < clip.end_s:
+                best[clip.id] = max(best.get(clip.id, -1.0), float(s))
+    return best
+
+
 def localize_candidates(state: AffectState, config: RunnableConfig) -> dict:
     """Propose up to ``candidates_per_round`` unseen clips for the current search text."""
     ctx = get_ctx(config)
@@ -69,15 +87,15 @@ def localize_candidates(state: AffectState, config: RunnableConfig) -> dict:
     seen = {c.clip_id for c in state.get("candidates", [])}
     k = n + len(seen)
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
-    by_clip = search_clips(index, texts, k)
-    by_speech = search_transcript(index, state["search_text"], k)
+    found = {"clips": search_clips(index, texts, k), "transcript": search_transcript(index, state["search_text"], k),
+             "events": search_events(index, state["search_text"], k)}
     ranked = []
     for clip in index.clips:
-        if clip.id in seen or (clip.id not in by_clip and clip.id not in by_speech):
+        hits = {name: scores[clip.id] for name, scores in found.items() if clip.id in scores}
+        if clip.id in seen or not hits:
             continue
-        a, b = by_clip.get(clip.id), by_speech.get(clip.id)
-        score = max(x for x in (a, b) if x is not None) + (BOTH_BONUS if a is not None and b is not None else 0)
-        source = "both" if a is not None and b is not None else ("clips" if a is not None else "transcript")
+        score = max(hits.values()) + BOTH_BONUS * (len(hits) - 1)
+        source = "+".join(hits)
         ranked.append(Candidate(clip_id=clip.id, start_s=clip.start_s, end_s=clip.end_s,
                                 retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
     ranked.sort(key=lambda c: -c.retrieval_score)

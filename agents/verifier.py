@@ -39,7 +39,8 @@ MAX_FACE_EVIDENCE = 3
 
 #: Gestures cited as evidence (a fist around a microphone says little).
 SALIENT_GESTURES = {"point": "points with the index finger", "palm": "shows an open palm",
-                    "like": "gives a thumbs up", "dislike": "gives a thumbs down"}
+                    "like": "gives a thumbs up", "dislike": "gives a thumbs down",
+                    "hand_over_mouth": "puts a hand over the mouth", "hand_over_face": "puts a hand over the face"}
 MAX_GESTURE_EVIDENCE = 2
 MAX_SOCIAL_EVIDENCE = 3
 
@@ -166,17 +167,22 @@ def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str],
 
 
 def _vocal_evidence(index: VideoIndex, cand: Candidate) -> tuple[list[Evidence], dict]:
-    clip = next(c for c in index.clips if c.id == cand.clip_id)
-    p = clip.prosody
-    if p is None or p.rms_dbfs < -60 or p.speech_rate_wps == 0:
-        return [], {}
-    ev = Evidence(id=f"{cand.clip_id}.a0", modality="vocal", tool="prosody", start_s=p.start_s, end_s=p.end_s,
-                  detail=f"voice level {p.rms_dbfs:.1f} dBFS RMS (peak {p.peak_dbfs:.1f}), "
-                         f"{p.speech_rate_wps:.1f} words/s"
-                         + (f", pitch {p.pitch_median_hz:.0f} Hz over {p.pitch_range_st:.1f} semitones"
-                            if p.pitch_median_hz is not None else ""),
-                  ref=index.ref("clips.json", p.id))
-    return [ev], p.model_dump()
+    """Vocal cues of each speech turn overlapping the clip (loudness, speech rate, pitch), citing turns.json."""
+    evidence, obs = [], {}
+    for turn in index.turns:
+        p = turn.prosody
+        if not (turn.start_s < cand.end_s and cand.start_s < turn.end_s) or p.rms_dbfs < -60 or p.speech_rate_wps == 0:
+            continue
+        who = f"person {turn.speaker}'s" if turn.speaker is not None else "the"
+        evidence.append(Evidence(
+            id=f"{cand.clip_id}.a{len(evidence)}", modality="vocal", tool="prosody", start_s=p.start_s, end_s=p.end_s,
+            track_id=turn.speaker,
+            detail=f"voice level {p.rms_dbfs:.1f} dBFS RMS (peak {p.peak_dbfs:.1f}), {p.speech_rate_wps:.1f} words/s"
+                   + (f", pitch {p.pitch_median_hz:.0f} Hz over {p.pitch_range_st:.1f} semitones"
+                      if p.pitch_median_hz is not None else "") + f" ({who} voice in this turn)",
+            ref=index.ref("turns.json", p.id)))
+        obs[turn.id] = p.model_dump()
+    return evidence, obs
 
 
 def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:

@@ -8,7 +8,9 @@ everything into a staging directory and renames it into place only when complete
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import functools
 import importlib.metadata
 import os
 import platform
@@ -26,15 +28,17 @@ from memory.embedders import load_clip_embedder
 from memory.index import VectorIndex
 from memory.video import VideoInfo, iter_frames, load_audio, probe
 from tools.asr import SAMPLE_RATE, load_asr
+from tools.events import SocialEvent, expression_changes, gaze_and_pointing_events
 from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
+from tools.gaze import Gaze, lip_speaker, load_gaze_estimator
 from tools.lexicon import EMOTION_DESCRIPTIONS
 from tools.prosody import prosody
 from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
 from tools.text import load_text_encoder
 from tools.tracks import TrackSummary, box_similarity, frame_histogram, is_cut, link_tracks
 
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 
 
 class IndexConfig(BaseModel):
@@ -63,6 +67,17 @@ class IndexConfig(BaseModel):
         return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device"})})
 
 
+class Turn(BaseModel):
+    """A speech turn (one ASR segment) with its speaker track from lip activity and its vocal cues."""
+
+    id: str
+    segment_id: str
+    start_s: float
+    end_s: float
+    speaker: int | None = Field(None, description="track id, None when no face's lips moved enough")
+    prosody: ProsodyStats
+
+
 class Clip(BaseModel):
     """One indexed clip: a window [start_s, end_s) with what the index-time pass saw and heard."""
 
@@ -89,8 +104,11 @@ class VideoIndex:
     affect: list[FrameFaces]
     tracks: list[TrackSummary]
     cuts: list[float]
+    events: list[SocialEvent]
+    turns: list[Turn]
     clip_index: VectorIndex
     segment_index: VectorIndex
+    event_index: VectorIndex
     manifest: dict
     built_now: bool = False
     timings_s: dict[str, float] = field(default_factory=dict)
@@ -99,13 +117,18 @@ class VideoIndex:
         """Evidence reference to record ``record_id`` in this index's file ``filename``."""
         return self.cache.ref(self.dir / filename, record_id)
 
+    @functools.cached_property
+    def _times(self) -> list[float]:
+        return [fr.t for fr in self.affect]
+
     def track_at(self, t: float, box: Box, min_similarity: float = 0.3) -> int | None:
         """Track id of a face seen at ``t`` (s) in ``box``: the index-time face nearest in time (within
         0.75 sampling intervals, same shot) whose box is similar enough; None when there is none."""
         window = 0.75 / self.config.sample_fps
         best, best_sim = None, min_similarity
-        for fr in self.affect:
-            if abs(fr.t - t) > window or any(min(fr.t, t) < c <= max(fr.t, t) for c in self.cuts):
+        lo, hi = bisect.bisect_left(self._times, t - window), bisect.bisect_right(self._times, t + window)
+        for fr in self.affect[lo:hi]:
+            if any(min(fr.t, t) < c <= max(fr.t, t) for c in self.cuts):
                 continue
             for f in fr.faces:
                 sim = box_similarity(f.box, box)
@@ -133,8 +156,8 @@ def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tu
         start += stride_s
 
 
-def describe_clip(expression: dict[str, float], max_faces: int, speech: str) -> str:
-    """Descriptor text of a clip: what faces showed and what was said, in plain words."""
+def describe_clip(expression: dict[str, float], max_faces: int, speech: str, events: list[str] = ()) -> str:
+    """Descriptor text of a clip: what faces showed, what was said and the social events, in plain words."""
     parts = []
     if max_faces:
         ranked = sorted(expression.items(), key=lambda kv: -kv[1])[:2]
@@ -145,6 +168,7 @@ def describe_clip(expression: dict[str, float], max_faces: int, speech: str) -> 
     else:
         parts.append("no face visible")
     parts.append(f'someone says: "{speech}"' if speech else "no speech")
+    parts.extend(events)
     return "; ".join(parts)
 
 
@@ -223,8 +247,11 @@ def _load(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> V
         affect=[FrameFaces.model_validate(f) for f in read_json(d / "affect.json")],
         tracks=[TrackSummary.model_validate(t) for t in read_json(d / "tracks.json")["tracks"]],
         cuts=read_json(d / "tracks.json")["cuts"],
+        events=[SocialEvent.model_validate(e) for e in read_json(d / "events.json")],
+        turns=[Turn.model_validate(t) for t in read_json(d / "turns.json")],
         clip_index=VectorIndex.load(d / "clips.faiss"),
         segment_index=VectorIndex.load(d / "segments.faiss"),
+        event_index=VectorIndex.load(d / "events.faiss"),
         manifest=read_json(d / "manifest.json"),
     )
 
@@ -251,6 +278,31 @@ def analyze_faces(frames: Iterator[tuple[float, np.ndarray]], id_prefix: str, de
         if on_frame is not None:
             on_frame(t, frame, out[-1])
     return out
+
+
+def _turns_and_events(affect: list[FrameFaces], tracks: list[TrackSummary],
+                      gaze_frames: list[tuple[float, list[Gaze]]], transcript: Transcript, audio: np.ndarray,
+                      cfg: IndexConfig) -> tuple[list[Turn], list[SocialEvent]]:
+    """Speech turns (speaker by lip activity, vocal cues) and the index-time social event timeline."""
+    track_of = {f.id: f.track_id for fr in affect for f in fr.faces}
+    frames = []
+    for fr, (_, gz) in zip(affect, gaze_frames, strict=True):
+        frames.append((fr.t, [track_of[f.id] for f in fr.faces], gz, []))
+    turns = []
+    for i, seg in enumerate(transcript.segments):
+        gaps: dict[int, list[float]] = {}
+        for t, trs, gz, _ in frames:
+            if seg.start_s <= t < seg.end_s:
+                for tr, g in zip(trs, gz, strict=True):
+                    if tr is not None and g.mouth_open is not None:
+                        gaps.setdefault(tr, []).append(g.mouth_open)
+        end = max(seg.end_s, seg.start_s + 1e-3)
+        turns.append(Turn(id=f"turn{i}", segment_id=seg.id, start_s=seg.start_s, end_s=end, speaker=lip_speaker(gaps),
+                          prosody=prosody(audio, SAMPLE_RATE, transcript, seg.start_s, end, id=f"pt{i}")))
+    events = expression_changes(affect, tracks) + gaze_and_pointing_events(
+        frames, max_gap_s=1.5 / cfg.sample_fps, turns=[(u.start_s, u.end_s, u.speaker, u.id) for u in turns])
+    events.sort(key=lambda e: (e.start_s, e.type))
+    return turns, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
 
 def _with_thumbnails(info: VideoInfo, affect: list[FrameFaces], tracks: list[TrackSummary],
@@ -291,8 +343,13 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     pending: list[np.ndarray] = []
     cuts: list[float] = []
     last_hist: list[np.ndarray] = []
+    gaze_est = load_gaze_estimator()
+    gaze_frames: list[tuple[float, list[Gaze]]] = []
 
-    def on_frame(ts: float, frame: np.ndarray, _faces: FrameFaces) -> None:
+    def on_frame(ts: float, frame: np.ndarray, faces: FrameFaces) -> None:
+        gz = gaze_est.estimate(frame, [f.box for f in faces.faces])
+        gaze_frames.append((ts, [g.model_copy(update={"id": f"{f.id}.gaze"}) for f, g in zip(faces.faces, gz,
+                                                                                           strict=True)]))
         hist = frame_histogram(frame)
         if is_cut(last_hist[0] if last_hist else None, hist):
             cuts.append(ts)
@@ -329,8 +386,9 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     progress.update(task, completed=1)
     timings["transcribe"] = time.perf_counter() - t
 
-    # 3. clips with descriptors and vocal cues, then embeddings and FAISS
+    # 3. speech turns with speakers, social events, clips with descriptors, embeddings and FAISS
     t = time.perf_counter()
+    turns, events = _turns_and_events(affect, tracks, gaze_frames, transcript, audio, cfg)
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
     task = progress.add_task("embed", total=len(windows))
     clips = []
@@ -341,7 +399,8 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
                 for lab in AFFECTNET8}
         speech = " ".join(w.text for w in transcript.words_between(s, e))
         pros = prosody(audio, SAMPLE_RATE, transcript, s, e, id=f"p{i}") if cfg.use_audio else None
-        clips.append(Clip(id=f"c{i}", start_s=s, end_s=e, descriptor=describe_clip(expr, n_max, speech),
+        ev_text = [ev.detail for ev in events if ev.start_s < e and ev.end_s >= s][:3]
+        clips.append(Clip(id=f"c{i}", start_s=s, end_s=e, descriptor=describe_clip(expr, n_max, speech, ev_text),
                           max_faces=n_max, expression=expr, speech=speech, prosody=pros))
     if embedder.uses_frames:
         fv = np.concatenate(frame_vecs) if frame_vecs else np.zeros((0, 1), np.float32)
@@ -353,6 +412,7 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
         vecs = embedder.embed_descriptors([c.descriptor for c in clips])
     text_enc = load_text_encoder(model=None, device=cfg.device)
     seg_vecs = text_enc.encode([s.text for s in transcript.segments])
+    event_vecs = text_enc.encode([ev.detail for ev in events])
     progress.update(task, completed=len(windows))
     timings["embed"] = time.perf_counter() - t
 
@@ -360,6 +420,10 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     write_json(out / "transcript.json", transcript)
     write_json(out / "affect.json", affect)
     write_json(out / "tracks.json", {"cuts": cuts, "tracks": tracks})
+    write_json(out / "gaze.json", [{"t": ts, "gaze": gz} for ts, gz in gaze_frames])
+    write_json(out / "events.json", events)
+    write_json(out / "turns.json", turns)
+    VectorIndex(event_vecs if len(event_vecs) else np.zeros((0, text_enc.dim), np.float32)).save(out / "events.faiss")
     np.save(out / "clip_vectors.npy", vecs)
     VectorIndex(vecs).save(out / "clips.faiss")
     VectorIndex(seg_vecs if len(seg_vecs) else np.zeros((0, text_enc.dim), np.float32)).save(out / "segments.faiss")

@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 from pydantic import Field
 
 from memory.cache import read_json, write_json
@@ -21,7 +20,7 @@ from memory.video import iter_frames
 from tools.events import SocialEvent, gaze_and_pointing_events
 from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
-from tools.gaze import Gaze, load_gaze_estimator
+from tools.gaze import Gaze, lip_speaker, load_gaze_estimator
 from tools.gestures import HandObservation, load_gesture_recognizer
 from tools.schema import FrameFaces
 
@@ -83,16 +82,8 @@ def visual_on_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
     return out, face_tool, f"{hands.name}|{gaze.name}"
 
 
-#: Lip activity (std of the inner-lip gap over a speech span, in inter-ocular distances) above which a
-#: face counts as the one speaking.
-MIN_LIP_ACTIVITY = 0.03
-
-
 def speaker_track(index: VideoIndex, stored: list[tuple[FrameVisual, Path]], start_s: float, end_s: float) -> int | None:
-    """The track whose lips move most during [start_s, end_s), if they move enough; None = unknown speaker.
-
-    Lip activity is the standard deviation of the face mesh's inner-lip gap over the span's frames.
-    """
+    """The track whose lips move most during [start_s, end_s) (``tools.gaze.lip_speaker``); None = unknown."""
     gaps: dict[int, list[float]] = {}
     for fr, _ in stored:
         if start_s <= fr.t < end_s:
@@ -100,11 +91,7 @@ def speaker_track(index: VideoIndex, stored: list[tuple[FrameVisual, Path]], sta
                 tr = index.track_at(f.t, f.box)
                 if tr is not None and g.mouth_open is not None:
                     gaps.setdefault(tr, []).append(g.mouth_open)
-    activity = {tr: float(np.std(v)) for tr, v in gaps.items() if len(v) >= 3}
-    if not activity:
-        return None
-    best = max(activity, key=activity.get)
-    return best if activity[best] >= MIN_LIP_ACTIVITY else None
+    return lip_speaker(gaps)
 
 
 def hand_owner(index: VideoIndex, fr: FrameVisual, h: HandObservation) -> int | None:

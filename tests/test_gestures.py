@@ -40,6 +40,15 @@ def test_thumb_up_is_like():
     assert classify_hand(_hand({"thumb"}, thumb_up=True))[0] == "like"
 
 
+def test_open_hand_on_a_face_is_hand_over_mouth_or_face():
+    from tools.gestures import hand_on_face
+
+    face = np.array([100.0, 100.0, 200.0, 220.0])
+    assert hand_on_face(np.array([150.0, 200.0]), [face]) == "hand_over_mouth"
+    assert hand_on_face(np.array([150.0, 120.0]), [face]) == "hand_over_face"
+    assert hand_on_face(np.array([300.0, 120.0]), [face]) is None
+
+
 def test_pointing_ray_hits_the_nearest_other_box():
     origin, right = np.array([0.0, 0.0]), np.array([1.0, 0.0])
     assert ray_box_distance(origin, right, np.array([5.0, -1.0, 6.0, 1.0])) == pytest.approx(5.0)

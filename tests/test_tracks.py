@@ -117,3 +117,32 @@ def test_inspect_says_plainly_when_there_are_no_faces(tmp_path, capsys):
     assert "no faces found" in printed and "event timeline: empty" in printed
     data = json.loads(out.read_text())
     assert data["tracks"] == [] and data["events"] == [] and data["transcript"]["segments"] == []
+
+
+@pytest.mark.slow
+def test_index_time_turns_and_events(cache_root):
+    # the talking head speaks in every turn: each turn with enough frames goes to her track
+    talk = open_index(shared_media("WDA_KatieHill_000.mp4"), IndexConfig(), cache_root)
+    assert talk.turns and all(u.speaker in (0, None) for u in talk.turns)
+    assert any(u.speaker == 0 for u in talk.turns)
+    assert all(u.prosody.pitch_median_hz and 70 <= u.prosody.pitch_median_hz <= 400 for u in talk.turns
+               if u.end_s - u.start_s > 1.0)
+    show = open_index(SAMPLE, IndexConfig(), cache_root)
+    tracks = {t.track_id for t in show.tracks}
+    for e in show.events:
+        assert set(e.participants) <= tracks and e.start_s <= e.end_s
+    assert [e.id for e in show.events] == [f"e{i}" for i in range(len(show.events))]
+
+
+@pytest.mark.slow
+def test_localizer_searches_the_event_timeline(cache_root):
+    from agents.localizer import search_events
+
+    show = open_index(SAMPLE, IndexConfig(), cache_root)
+    if not show.events:
+        pytest.skip("no index-time social event on the sample")
+    hits = search_events(show, show.events[0].detail, k=3)
+    ev = show.events[0]
+    overlapping = {c.id for c in show.clips if c.start_s <= ev.end_s and ev.start_s < c.end_s}
+    assert overlapping and overlapping <= set(hits)
+    assert max(hits.values()) > 0.9  # the event's own text finds it

@@ -133,3 +133,18 @@ def _load_mediapipe(min_score: float = 0.5) -> GazeEstimator:
 def load_gaze_estimator(name: str = "mediapipe", **opts: object) -> GazeEstimator:
     """Return the cached gaze estimator ``name``."""
     return GAZE_ESTIMATORS.load(name, **opts)
+
+
+#: Lip activity (std of the inner-lip gap over a speech span, in inter-ocular distances) above which a
+#: face counts as the one speaking.
+MIN_LIP_ACTIVITY = 0.03
+
+
+def lip_speaker(mouth_gaps: dict[int, list[float]], min_activity: float = MIN_LIP_ACTIVITY) -> int | None:
+    """The track whose inner-lip gap varies most over a speech span (at least 3 samples and
+    ``min_activity``); None when no face moves its lips enough (speaker unknown)."""
+    activity = {tr: float(np.std(v)) for tr, v in mouth_gaps.items() if len(v) >= 3}
+    if not activity:
+        return None
+    best = max(activity, key=activity.get)
+    return best if activity[best] >= min_activity else None

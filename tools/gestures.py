@@ -7,7 +7,9 @@ Classes are decided from which fingers are extended (a finger is extended when i
 from the wrist than its PIP joint by ``EXTEND_RATIO``; the thumb when its tip lies further from the
 index MCP than its IP joint). Names follow HaGRIDv2 (Nuzhdin et al., 2024) where one applies:
 ``point`` (index only), ``palm`` (all five), ``like`` (thumb only, pointing up), ``dislike`` (thumb
-only, pointing down), ``fist`` (none). Other hand shapes are ``other``.
+only, pointing down), ``fist`` (none). Other hand shapes are ``other``. An open hand (three or more
+fingers out) whose landmark centroid lies on a face box is ``hand_over_mouth`` (lower 45 % of the box)
+or ``hand_over_face``; a closed hand there (a fist around a microphone, say) keeps its shape class.
 
 Deictic target: the ray from the index MCP through the index tip (in pixel space) is intersected with
 the given face boxes; the nearest box it enters, other than the box nearest the hand's wrist (taken as
@@ -37,7 +39,7 @@ class HandObservation(BaseModel):
     t: float
     handedness: str = Field(description="Left or Right as MediaPipe reports it (mirrored for selfie views)")
     score: float
-    gesture: str = Field(description="point, palm, like, dislike, fist or other (HaGRIDv2 names)")
+    gesture: str = Field(description="point, palm, like, dislike, fist, hand_over_mouth, hand_over_face or other")
     extended: list[str]
     wrist: tuple[float, float]
     index_tip: tuple[float, float]
@@ -72,6 +74,14 @@ def classify_hand(lm: np.ndarray) -> tuple[str, list[str]]:
     if not fingers:
         return "fist", ext
     return "other", ext
+
+
+def hand_on_face(centroid: np.ndarray, boxes: list[np.ndarray]) -> str | None:
+    """``hand_over_mouth`` / ``hand_over_face`` when ``centroid`` (pixels) lies on a face box, else None."""
+    for b in boxes:
+        if b[0] <= centroid[0] <= b[2] and b[1] <= centroid[1] <= b[3]:
+            return "hand_over_mouth" if centroid[1] >= b[1] + 0.55 * (b[3] - b[1]) else "hand_over_face"
+    return None
 
 
 def ray_box_distance(origin: np.ndarray, direction: np.ndarray, box: np.ndarray) -> float | None:
@@ -133,6 +143,8 @@ class MediaPipeGestures:
                                               strict=False)):
             lm = np.array([[p.x, p.y] for p in lms.landmark]) * scale
             gesture, ext = classify_hand(lm)
+            if len(ext) >= 3:
+                gesture = hand_on_face(lm.mean(axis=0), boxes) or gesture
             direction, target = None, None
             if gesture == "point":
                 v = lm[8] - lm[INDEX_MCP]

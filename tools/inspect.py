@@ -33,7 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     from tools.events import expression_changes
 
     try:
-        index = open_index(args.video, IndexConfig(use_audio=not args.no_audio), args.cache_dir)
+        from memory.video import probe
+
+        use_audio = not args.no_audio and probe(args.video).has_audio
+        if not use_audio and not args.no_audio:
+            print("no audio track: no transcript, no speech events", file=sys.stderr)
+        index = open_index(args.video, IndexConfig(use_audio=use_audio), args.cache_dir)
     except VideoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
