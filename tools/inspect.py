@@ -12,6 +12,23 @@ import argparse
 import sys
 
 
+def track_expression_series(index) -> dict[str, list[dict]]:
+    """Per track, time-ordered AffectNet-8 probabilities smoothed over 3 observations (tools.events)."""
+    import numpy as np
+
+    from tools.events import smooth_track_expressions
+    from tools.schema import AFFECTNET8
+
+    faces = {f.id: f for fr in index.affect for f in fr.faces}
+    out = {}
+    for tr in index.tracks:
+        obs = [faces[i] for i in tr.observation_ids]
+        probs = smooth_track_expressions(np.array([[o.expression[k] for k in AFFECTNET8] for o in obs]))
+        out[str(tr.track_id)] = [{"t": o.t, **{k: round(float(p), 4) for k, p in zip(AFFECTNET8, row, strict=True)}}
+                                 for o, row in zip(obs, probs, strict=True)]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     from agents.run import _quiet_native_logs
 
@@ -74,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         from memory.cache import write_json
 
         write_json(Path(args.json), {"video": args.video, "duration_s": index.info.duration_s, "cuts": index.cuts,
-                                     "tracks": index.tracks, "transcript": index.transcript, "events": events})
+                                     "tracks": index.tracks, "expression": track_expression_series(index),
+                                     "transcript": index.transcript, "turns": index.turns, "events": events})
     return 0
 
 
