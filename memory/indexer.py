@@ -123,8 +123,13 @@ class VideoIndex:
 
     def track_at(self, t: float, box: Box, min_similarity: float = 0.3) -> int | None:
         """Track id of a face seen at ``t`` (s) in ``box``: the index-time face nearest in time (within
-        0.75 sampling intervals, same shot) whose box is similar enough; None when there is none."""
+        0.75 sampling intervals, same shot) whose box is similar enough; None when there is none, or
+        when ``t`` falls between a shot cut and the sample before it (which shot it is in is unknown)."""
         window = 0.75 / self.config.sample_fps
+        for c in self.cuts:  # the shot change happened somewhere between the sample before c and c
+            before = self._times[max(0, bisect.bisect_left(self._times, c) - 1)]
+            if before < t < c:
+                return None
         best, best_sim = None, min_similarity
         lo, hi = bisect.bisect_left(self._times, t - window), bisect.bisect_right(self._times, t + window)
         for fr in self.affect[lo:hi]:

@@ -148,3 +148,14 @@ def test_localizer_searches_the_event_timeline(cache_root):
     overlapping = {c.id for c in show.clips if c.start_s <= ev.end_s and ev.start_s < c.end_s}
     assert overlapping and overlapping <= set(hits)
     assert max(hits.values()) > 0.9  # the event's own text finds it
+
+
+@pytest.mark.slow
+def test_no_identity_between_a_cut_and_the_sample_before_it(cache_root):
+    # hamilton_short.mp4 (watched): the shot changes near 2.6 s, between the 2.0 s and 3.0 s samples; a face
+    # at 2.74 s must not inherit the identity of the 2.0 s close-up
+    show = open_index(SAMPLE, IndexConfig(), cache_root)
+    cut = next(c for c in show.cuts if 2.5 < c < 3.5)
+    face = next(f for fr in show.affect if fr.t == cut for f in fr.faces)
+    assert show.track_at(2.74, face.box) is None
+    assert show.track_at(cut, face.box) == face.track_id
