@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, model_validator
 
-from tools.schema import Emotion, Modality
+from tools.schema import Emotion, Modality, TimeSpan
 
 
 class Intent(BaseModel):
@@ -90,22 +90,14 @@ class RationaleDraft(BaseModel):
     steps: list[RationaleStep]
 
 
-class Moment(BaseModel):
+class Moment(TimeSpan):
     """One answer: a span of the video, its emotion, and why."""
 
-    start_s: float = Field(ge=0.0)
-    end_s: float
     emotion: Emotion
     confidence: float = Field(ge=0.0, le=1.0)
     rationale: str
     steps: list[RationaleStep] = Field(default_factory=list)
     evidence: list[Evidence]
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Moment:
-        if not self.end_s > self.start_s:
-            raise ValueError("moment end_s must be greater than start_s")
-        return self
 
 
 class Answer(BaseModel):

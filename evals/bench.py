@@ -13,29 +13,21 @@ import json
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError
 
-from tools.schema import Emotion, Modality
+from tools.schema import Emotion, Modality, TimeSpan
 
 
 class BenchError(ValueError):
     """A bench file is missing or malformed; the message names the file and line."""
 
 
-class GroundTruthMoment(BaseModel):
+class GroundTruthMoment(TimeSpan):
     """One annotated moment."""
 
-    start_s: float = Field(ge=0.0)
-    end_s: float
     emotion: Emotion
     rationale: str | None = None
     evidence_modalities: list[Modality] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _ordered(self) -> GroundTruthMoment:
-        if not self.end_s > self.start_s:
-            raise ValueError("end_s must be greater than start_s")
-        return self
 
 
 class BenchItem(BaseModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 #: AffectNet-8 expression labels in the order of the AffectNet paper (Mollahosseini et al., 2017,
 #: "AffectNet: A Database for Facial Expression, Valence, and Arousal Computing in the Wild").
@@ -26,6 +26,19 @@ AFFECTNET8: tuple[str, ...] = (
 
 Emotion = Literal["neutral", "happiness", "sadness", "surprise", "fear", "disgust", "anger", "contempt"]
 Modality = Literal["visual", "verbal", "vocal"]
+
+
+class TimeSpan(BaseModel):
+    """A non-empty span of the video in seconds: 0 <= start_s < end_s."""
+
+    start_s: float = Field(ge=0.0)
+    end_s: float
+
+    @model_validator(mode="after")
+    def _ordered(self):
+        if not self.end_s > self.start_s:
+            raise ValueError("end_s must be greater than start_s")
+        return self
 
 
 class Box(BaseModel):
