@@ -40,7 +40,8 @@ MAX_FACE_EVIDENCE = 3
 #: Gestures cited as evidence (a fist around a microphone says little).
 SALIENT_GESTURES = {"point": "points with the index finger", "palm": "shows an open palm",
                     "like": "gives a thumbs up", "dislike": "gives a thumbs down",
-                    "hand_over_mouth": "puts a hand over the mouth", "hand_over_face": "puts a hand over the face"}
+                    "hand_over_mouth": "puts a hand over the mouth", "hand_over_face": "puts a hand over the face",
+                    "crossed_arms": "crosses the arms"}
 MAX_GESTURE_EVIDENCE = 2
 MAX_SOCIAL_EVIDENCE = 3
 

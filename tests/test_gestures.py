@@ -49,6 +49,20 @@ def test_open_hand_on_a_face_is_hand_over_mouth_or_face():
     assert hand_on_face(np.array([300.0, 120.0]), [face]) is None
 
 
+def test_crossed_arms_from_pose_landmarks():
+    from tools.gestures import L_HIP, L_SHOULDER, L_WRIST, R_HIP, R_SHOULDER, R_WRIST, arms_crossed
+
+    pose = np.zeros((33, 2))
+    # person facing the camera: their left shoulder is on the image right
+    pose[L_SHOULDER], pose[R_SHOULDER], pose[L_HIP], pose[R_HIP] = (0.6, 0.3), (0.4, 0.3), (0.58, 0.7), (0.42, 0.7)
+    pose[L_WRIST], pose[R_WRIST] = (0.45, 0.5), (0.55, 0.5)  # each wrist on the other side, at chest height
+    assert arms_crossed(pose)
+    pose[L_WRIST], pose[R_WRIST] = (0.65, 0.6), (0.35, 0.6)  # arms hanging at the sides
+    assert not arms_crossed(pose)
+    pose[L_WRIST], pose[R_WRIST] = (0.45, 0.1), (0.55, 0.1)  # crossed above the head is not crossed arms
+    assert not arms_crossed(pose)
+
+
 def test_pointing_ray_hits_the_nearest_other_box():
     origin, right = np.array([0.0, 0.0]), np.array([1.0, 0.0])
     assert ray_box_distance(origin, right, np.array([5.0, -1.0, 6.0, 1.0])) == pytest.approx(5.0)

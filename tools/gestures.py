@@ -10,6 +10,9 @@ index MCP than its IP joint). Names follow HaGRIDv2 (Nuzhdin et al., 2024) where
 only, pointing down), ``fist`` (none). Other hand shapes are ``other``. An open hand (three or more
 fingers out) whose landmark centroid lies on a face box is ``hand_over_mouth`` (lower 45 % of the box)
 or ``hand_over_face``; a closed hand there (a fist around a microphone, say) keeps its shape class.
+``crossed_arms`` comes from MediaPipe Pose (BlazePose; Bazarevsky et al., 2020) on the whole frame (one
+person per frame: the most prominent): both wrists between shoulder and hip height, each on the other
+shoulder's side of the body.
 
 Deictic target: the ray from the index MCP through the index tip (in pixel space) is intersected with
 the given face boxes; the nearest box it enters, other than the box nearest the hand's wrist (taken as
@@ -39,7 +42,8 @@ class HandObservation(BaseModel):
     t: float
     handedness: str = Field(description="Left or Right as MediaPipe reports it (mirrored for selfie views)")
     score: float
-    gesture: str = Field(description="point, palm, like, dislike, fist, hand_over_mouth, hand_over_face or other")
+    gesture: str = Field(description="point, palm, like, dislike, fist, hand_over_mouth, hand_over_face, "
+                               "crossed_arms or other")
     extended: list[str]
     wrist: tuple[float, float]
     index_tip: tuple[float, float]
@@ -82,6 +86,20 @@ def hand_on_face(centroid: np.ndarray, boxes: list[np.ndarray]) -> str | None:
         if b[0] <= centroid[0] <= b[2] and b[1] <= centroid[1] <= b[3]:
             return "hand_over_mouth" if centroid[1] >= b[1] + 0.55 * (b[3] - b[1]) else "hand_over_face"
     return None
+
+
+L_SHOULDER, R_SHOULDER, L_WRIST, R_WRIST, L_HIP, R_HIP = 11, 12, 15, 16, 23, 24
+
+
+def arms_crossed(pose: np.ndarray) -> bool:
+    """True for crossed arms from 33 BlazePose landmarks (array (33, 2), image coordinates, y down)."""
+    top = min(pose[L_SHOULDER][1], pose[R_SHOULDER][1])
+    bottom = max(pose[L_HIP][1], pose[R_HIP][1])
+    if not all(top <= pose[w][1] <= bottom for w in (L_WRIST, R_WRIST)):
+        return False
+    side = np.sign(pose[L_SHOULDER][0] - pose[R_SHOULDER][0])
+    mid = (pose[L_SHOULDER][0] + pose[R_SHOULDER][0]) / 2
+    return bool(side != 0 and np.sign(pose[L_WRIST][0] - mid) == -side and np.sign(pose[R_WRIST][0] - mid) == side)
 
 
 def ray_box_distance(origin: np.ndarray, direction: np.ndarray, box: np.ndarray) -> float | None:
@@ -127,11 +145,14 @@ class MediaPipeGestures:
     def __init__(self, max_hands: int = 4, min_score: float = 0.5) -> None:
         import mediapipe as mp
 
-        self.name = "mediapipe-hands+rules"
+        self.name = "mediapipe-hands+pose+rules"
         with native_stderr_silenced():
             self._hands = mp.solutions.hands.Hands(static_image_mode=True, max_num_hands=max_hands,
                                                    min_detection_confidence=min_score)
             self._hands.process(np.zeros((64, 64, 3), np.uint8))
+            self._pose = mp.solutions.pose.Pose(static_image_mode=True, model_complexity=1,
+                                                min_detection_confidence=min_score)
+            self._pose.process(np.zeros((64, 64, 3), np.uint8))
 
     def recognize(self, frame: np.ndarray, t: float, faces: list[Box], id_prefix: str) -> FrameHands:
         h, w = frame.shape[:2]
@@ -158,6 +179,16 @@ class MediaPipeGestures:
                 id=f"{id_prefix}{i}", t=t, handedness=cls.label, score=round(float(cls.score), 3), gesture=gesture,
                 extended=ext, wrist=tuple(np.round(lm[WRIST] / scale, 4)), index_tip=tuple(np.round(lm[8] / scale, 4)),
                 direction=tuple(np.round(direction, 4)) if direction is not None else None, target_box=target))
+        pose = self._pose.process(np.ascontiguousarray(frame)).pose_landmarks
+        if pose is not None:
+            pts = np.array([[p.x, p.y] for p in pose.landmark])
+            vis = np.array([p.visibility for p in pose.landmark])
+            key = [L_SHOULDER, R_SHOULDER, L_WRIST, R_WRIST, L_HIP, R_HIP]
+            if vis[key].min() > 0.5 and arms_crossed(pts):
+                mid = tuple(np.round((pts[L_WRIST] + pts[R_WRIST]) / 2, 4))
+                hands.append(HandObservation(id=f"{id_prefix}pose", t=t, handedness="both",
+                                             score=round(float(vis[key].min()), 3), gesture="crossed_arms",
+                                             extended=[], wrist=mid, index_tip=mid))
         return FrameHands(t=t, hands=hands)
 
 
