@@ -1,8 +1,10 @@
 """Verifier: runs perception tools on candidate clips only, scores support, rejects weak candidates.
 
-For each candidate clip it runs face detection + expression and hand gestures at ``verify_fps``
-(stored per chunk in the video's cache, so a later query reuses it), reads the clip's words and vocal cues from the index, and
-turns them into ``Evidence`` that cites the stored records. Support in [0, 1]:
+For each candidate clip it runs face detection + expression, gaze and gestures at ``verify_fps``
+(``memory.perception``: stored per chunk in the video's cache, so a later query reuses it), links
+faces to person tracks, builds the social events between them, reads the clip's speech turns (with
+speakers) and vocal cues from the index, and turns all of it into ``Evidence`` that cites the stored
+records. Support in [0, 1]:
 
 - visual: mean over frames with faces of the highest probability any face gives the target emotions;
 - verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with
@@ -48,7 +50,10 @@ MAX_SOCIAL_EVIDENCE = 3
 
 def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
                       step: float) -> list[Evidence]:
-    """Up to ``MAX_GESTURE_EVIDENCE`` salient gestures (pointing first) with who made them and at whom."""
+    """Up to ``MAX_GESTURE_EVIDENCE`` salient gestures (pointing first) with who made them and at whom.
+
+    ``tool`` is ``"<gesture tool>|<gaze tool>"`` as ``visual_on_span`` names them; ``step`` the frame interval (s).
+    """
     seen = [(h, fr, path) for fr, path in stored for h in fr.hands if h.gesture in SALIENT_GESTURES]
     seen.sort(key=lambda x: (x[0].gesture != "point", x[0].t))
     evidence, kinds = [], set()
@@ -199,11 +204,11 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
     for cand in state.get("candidates", []):
         if cand.clip_id in done or cand.round != state.get("round", 0):
             continue
-        stored, face_tool, hand_tool = visual_on_span(ctx.index, ctx.settings.verify_fps, cand.start_s, cand.end_s,
-                                                      ctx.count)
+        stored, face_tool, social_tools = visual_on_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s,
+                                                         ctx.count)
         v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, face_tool, targets, 1.0 / s.verify_fps)
-        v_ev += _gesture_evidence(ctx.index, cand, stored, hand_tool, 1.0 / s.verify_fps)
-        v_ev += _social_evidence(ctx.index, cand, stored, hand_tool, 1.0 / s.verify_fps)
+        v_ev += _gesture_evidence(ctx.index, cand, stored, social_tools, 1.0 / s.verify_fps)
+        v_ev += _social_evidence(ctx.index, cand, stored, social_tools, 1.0 / s.verify_fps)
         t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts, stored)
         a_ev, a_obs = _vocal_evidence(ctx.index, cand)
         support = max(visual, w_verbal * verbal)
