@@ -75,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--min-support", type=float, default=0.3, help="reject candidates scoring below this (0-1)")
     v.add_argument("--max-requery", type=int, default=2, help="re-query rounds when too few candidates survive")
     p.add_argument("--schema", action="store_true", help="print the JSON Schema of the answer and exit")
+    p.add_argument("--trace", action="store_true",
+                   help="print each graph step as it runs (node, time, decision); the JSON always holds the trace")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
@@ -158,7 +160,11 @@ def _run(args, err) -> int:
                         TimeElapsedColumn(), console=err, disable=args.quiet, transient=False)
     try:
         with progress:
-            answer = answer_query(args.video, args.query, cfg, settings, args.llm, args.cache_dir, progress)
+            def show(step) -> None:
+                err.print(f"[dim]{step.elapsed_s:7.2f}s[/dim] [bold]{step.node}[/bold]: {step.decision}", highlight=False)
+
+            answer = answer_query(args.video, args.query, cfg, settings, args.llm, args.cache_dir, progress,
+                                  on_step=show if args.trace else None)
     except (VideoError, QueryError) as exc:
         return _fail(f"error: {exc}", 2)
     except BackendUnavailableError as exc:

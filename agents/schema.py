@@ -100,6 +100,14 @@ class Moment(TimeSpan):
     evidence: list[Evidence]
 
 
+class TraceStep(BaseModel):
+    """One graph step as it ran: the node, when it finished (s since the graph started) and what it decided."""
+
+    node: str
+    elapsed_s: float
+    decision: str
+
+
 class Answer(BaseModel):
     """The full answer to one query on one video (the ``--json`` output)."""
 
@@ -118,3 +126,4 @@ class Answer(BaseModel):
     models: dict[str, str]
     index: dict[str, object] = Field(description="cache dir, whether it was built now, config key")
     timings_s: dict[str, float]
+    trace: list[TraceStep] = Field(default_factory=list, description="the graph's steps, in order")

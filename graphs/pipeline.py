@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 from agents.llm import FallbackLLM, load_llm
-from agents.schema import Answer
+from agents.schema import Answer, TraceStep
 from agents.state import RunContext, RunSettings
 from graphs.affect_graph import build_graph
 from memory.indexer import IndexConfig, open_index
@@ -18,7 +19,8 @@ class QueryError(ValueError):
 
 def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig | None = None,
                  settings: RunSettings | None = None, llm: str = "offline", cache_dir: str | None = None,
-                 progress=None, llm_kwargs: dict | None = None) -> Answer:
+                 progress=None, llm_kwargs: dict | None = None,
+                 on_step: Callable[[TraceStep], None] | None = None) -> Answer:
     """Answer ``query`` about ``video``.
 
     Args:
@@ -30,6 +32,8 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
         cache_dir: cache root; default ``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``.
         progress: a ``rich.progress.Progress`` for indexing stages, or None.
         llm_kwargs: extra arguments for ``litellm.completion``.
+        on_step: called with each graph step as it finishes (LangGraph streaming); all steps are
+            also returned in ``Answer.trace``.
 
     Raises:
         QueryError: empty query.
@@ -45,7 +49,18 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
     reasoner = load_llm(llm, **(llm_kwargs or {}))
     ctx = RunContext(index=index, llm=reasoner, settings=settings)
     t1 = time.perf_counter()
-    state = build_graph().invoke({"query": query.strip()}, config={"configurable": {"ctx": ctx}})
+    trace: list[TraceStep] = []
+    state: dict = {}
+    for mode, chunk in build_graph().stream({"query": query.strip()}, config={"configurable": {"ctx": ctx}},
+                                            stream_mode=["updates", "values"]):
+        if mode == "values":
+            state = chunk
+            continue
+        for node, update in chunk.items():
+            step = TraceStep(node=node, elapsed_s=round(time.perf_counter() - t1, 3), decision=describe_step(node, update))
+            trace.append(step)
+            if on_step is not None:
+                on_step(step)
     t_graph = time.perf_counter() - t1
     verified = state.get("verified", [])
     moments = state.get("moments", [])
@@ -69,4 +84,30 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
         index={"dir": str(index.dir), "built_now": index.built_now, "config_key": cfg.key(),
                "tool_calls": dict(ctx.tool_calls)},
         timings_s=timings,
+        trace=trace,
     )
+
+
+def describe_step(node: str, update: dict) -> str:
+    """One line on what a node decided, from the state keys it returned."""
+    if node == "intent_interpreter":
+        i = update["intent"]
+        return f"emotions={i.target_emotions or ['any']} people={i.people} cues={i.cues}"
+    if node == "candidate_localizer":
+        cands = update.get("candidates", [])
+        return f"{len(cands)} candidates: " + ", ".join(
+            f"{c.clip_id} {c.start_s:.1f}-{c.end_s:.1f}s ({c.source} {c.retrieval_score:.2f})" for c in cands)
+    if node == "verifier":
+        ver = update.get("verified", [])
+        kept = [c.clip_id for c in ver if c.accepted]
+        rejected = [f"{c.clip_id}: {c.reject_reason}" for c in ver if not c.accepted]
+        text = f"accepted {kept or 'none'}; rejected {len(rejected)}" + (f" ({'; '.join(rejected)})" if rejected else "")
+        if update.get("requery"):
+            text += f"; re-query round {update['round']}: {update['search_text']!r}"
+        return text
+    if node == "emotion_reasoner":
+        return "; ".join(f"{d['emotion']} {d['confidence']:.2f} {d['start_s']:.1f}-{d['end_s']:.1f}s"
+                         for d in update.get("drafts", [])) or "no accepted candidate"
+    if node == "rationale_writer":
+        return f"{len(update.get('moments', []))} rationale(s) written"
+    return ", ".join(sorted(update))
