@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="'offline' (default: embedded deterministic reasoner, no key, no network) or a litellm "
                         "model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
     p.add_argument("--json", metavar="OUT", help="write the answer as JSON here (schema: --schema)")
+    p.add_argument("--report", metavar="HTML", help="write a self-contained HTML report (timeline, tracks, events, "
+                   "rationales); put the video beside it to play moments on click")
     p.add_argument("--top-k", type=int, default=5, help="moments to return at most (default 5)")
     p.add_argument("--cache-dir", help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     g = p.add_argument_group("indexing")
@@ -164,7 +166,7 @@ def _run(args, err) -> int:
                 err.print(f"[dim]{step.elapsed_s:7.2f}s[/dim] [bold]{step.node}[/bold]: {step.decision}", highlight=False)
 
             answer = answer_query(args.video, args.query, cfg, settings, args.llm, args.cache_dir, progress,
-                                  on_step=show if args.trace else None)
+                                  on_step=show if args.trace else None, report=args.report)
     except (VideoError, QueryError) as exc:
         return _fail(f"error: {exc}", 2)
     except BackendUnavailableError as exc:

@@ -20,7 +20,8 @@ class QueryError(ValueError):
 def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig | None = None,
                  settings: RunSettings | None = None, llm: str = "offline", cache_dir: str | None = None,
                  progress=None, llm_kwargs: dict | None = None,
-                 on_step: Callable[[TraceStep], None] | None = None) -> Answer:
+                 on_step: Callable[[TraceStep], None] | None = None,
+                 report: str | os.PathLike | None = None) -> Answer:
     """Answer ``query`` about ``video``.
 
     Args:
@@ -34,6 +35,7 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
         llm_kwargs: extra arguments for ``litellm.completion``.
         on_step: called with each graph step as it finishes (LangGraph streaming); all steps are
             also returned in ``Answer.trace``.
+        report: write the self-contained HTML report (``graphs.report``) here.
 
     Raises:
         QueryError: empty query.
@@ -74,7 +76,7 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
     timings = {**{f"index_{k}": round(v, 3) for k, v in index.timings_s.items()},
                "index_total": round(t_index, 3), "graph": round(t_graph, 3),
                "total": round(time.perf_counter() - t0, 3)}
-    return Answer(
+    answer = Answer(
         video=str(video), query=query.strip(), duration_s=round(index.info.duration_s, 3), intent=state["intent"],
         moments=moments, message=message, rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
         candidates_rejected=n_rejected, llm=reasoner.name,
@@ -86,6 +88,11 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
         timings_s=timings,
         trace=trace,
     )
+    if report is not None:
+        from graphs.report import render_report
+
+        render_report(answer, index, report)
+    return answer
 
 
 def describe_step(node: str, update: dict) -> str:

@@ -1,0 +1,64 @@
+"""The HTML report in a real headless browser (Debian's chromium driven by playwright, no download)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.run import main
+from tests.conftest import SAMPLE
+
+pytestmark = pytest.mark.slow
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, cache_root):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no chromium on this machine (apt-get install chromium; CI installs it)")
+    d = tmp_path_factory.mktemp("report")
+    shutil.copy(SAMPLE, d / SAMPLE.name)  # the video beside the report, so moments can play
+    assert main([str(d / SAMPLE.name), "when is the performer most worked up?", "--report", str(d / "r.html"),
+                 "--json", str(d / "a.json"), "--cache-dir", str(cache_root), "--quiet"]) == 0
+    return d
+
+
+def test_report_loads_places_bands_and_seeks_the_video(report):
+    from playwright.sync_api import sync_playwright
+
+    answer = json.loads((report / "a.json").read_text())
+    assert answer["moments"]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1200, "height": 1000})
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((report / "r.html").as_uri())
+        page.wait_for_function("document.querySelector('video').readyState >= 1", timeout=15000)
+        d = answer["duration_s"]
+        for i, m in enumerate(answer["moments"]):
+            left = float(page.eval_on_selector(f"#moment-{i}", "e => parseFloat(e.style.left)"))
+            assert left == pytest.approx(100 * m["start_s"] / d, abs=0.01)
+        m = answer["moments"][0]
+        page.click("#moment-0")
+        assert page.evaluate("document.querySelector('video').currentTime") == pytest.approx(m["start_s"], abs=0.05)
+        first = m["evidence"][0]
+        page.click(f".ev[data-target='ev-{first['id']}']")
+        assert page.evaluate("document.querySelector('video').currentTime") == pytest.approx(first["start_s"], abs=0.05)
+        mark = "#ev-" + first["id"].replace(".", "\\.")
+        assert page.eval_on_selector(mark, "e => e.classList.contains('hit')")
+        shot = page.screenshot()
+        browser.close()
+    assert errors == []
+    from io import BytesIO
+
+    from PIL import Image
+
+    pixels = np.asarray(Image.open(BytesIO(shot)).convert("L"), dtype=float)
+    assert pixels.std() > 20  # not a blank page
