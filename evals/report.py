@@ -1,7 +1,9 @@
 """Side-by-side results of runs: ``python -m evals.report runs/A runs/B ... [--out DIR]``.
 
-Writes ``results.md`` and ``results.csv`` (one row per run) and ``r1.png`` (R1@tIoU per method) into
-``--out`` (default: the first run's parent folder), and prints the markdown table.
+Writes ``results.md`` and ``results.csv`` (one row per run), ``r1.png`` (R1@tIoU per method),
+``confusion.png`` (emotion confusion matrix per run), ``cost.png`` (cost per item) and ``results.html``
+(the table and the plots inlined) into ``--out`` (default: the first run's parent folder), and prints
+the markdown table.
 """
 
 from __future__ import annotations
@@ -79,6 +81,65 @@ def plot_r1(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def plot_confusion(runs: list[Path], path: Path) -> None:
+    """One AffectNet-8 confusion matrix per run (rows: annotated, columns: predicted)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, axes = plt.subplots(1, len(runs), figsize=(3.6 * len(runs), 3.6), squeeze=False)
+    for ax, run in zip(axes[0], runs, strict=True):
+        emo = json.loads((run / "metrics.json").read_text())["emotion"]
+        cm = np.array(emo["confusion"] or np.zeros((8, 8)))
+        ax.imshow(cm, cmap="Blues")
+        short = [label[:4] for label in emo["labels"]]
+        ax.set_xticks(range(8), short, rotation=90, fontsize=7)
+        ax.set_yticks(range(8), short, fontsize=7)
+        for (i, j), v in np.ndenumerate(cm):
+            if v:
+                ax.text(j, i, str(int(v)), ha="center", va="center", fontsize=8)
+        ax.set_title(run.name, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_cost(rows: list[dict], path: Path) -> None:
+    """Seconds, tool calls and perception frames per item, per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3))
+    for ax, key in zip(axes, ("s/item", "tool calls/item", "frames/item"), strict=True):
+        ax.bar([r["run"] for r in rows], [r[key] or 0.0 for r in rows])
+        ax.set_title(key, fontsize=9)
+        ax.tick_params(axis="x", labelrotation=45, labelsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def html_page(table_md: str, images: list[Path], path: Path) -> None:
+    """A self-contained HTML page: the table and the plots inlined as base64 PNGs."""
+    import base64
+    import html
+
+    lines = [ln for ln in table_md.splitlines() if not ln.startswith("|---")]
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cells[0])
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in cells[1:])
+    imgs = "".join(f'<img alt="{p.stem}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}">'
+                   for p in images)
+    path.write_text(f"""<!doctype html><html><head><meta charset="utf-8"><title>affectseek results</title>
+<style>body{{font:13px system-ui,sans-serif;margin:20px}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:3px 6px}}img{{display:block;margin:12px 0;max-width:100%}}</style></head>
+<body><h1>Results</h1><table><tr>{head}</tr>{body}</table>{imgs}</body></html>""")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m evals.report", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -99,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         w.writeheader()
         w.writerows(rows)
     plot_r1(rows, out / "r1.png")
+    plot_confusion(args.runs, out / "confusion.png")
+    plot_cost(rows, out / "cost.png")
+    html_page(table, [out / "r1.png", out / "confusion.png", out / "cost.png"], out / "results.html")
     print(table)
     return 0
 

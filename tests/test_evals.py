@@ -68,7 +68,10 @@ def test_run_resume_and_report_on_the_dev_bench(tmp_path, cache_root, capsys):
     assert report.main([str(r) for r in runs] + ["--out", str(tmp_path / "report")]) == 0
     table = (tmp_path / "report" / "results.md").read_text()
     assert "| uniform | uniform | 3 |" in table and "| graph | graph | 3 |" in table
-    assert (tmp_path / "report" / "r1.png").read_bytes()[:4] == b"\x89PNG"
+    for png in ("r1.png", "confusion.png", "cost.png"):
+        assert (tmp_path / "report" / png).read_bytes()[:4] == b"\x89PNG"
+    page = (tmp_path / "report" / "results.html").read_text()
+    assert page.count("data:image/png;base64,") == 3 and "<td>graph</td>" in page
     assert (tmp_path / "report" / "results.csv").read_text().startswith("run,method,items,R1@0.3")
 
 
