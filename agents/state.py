@@ -6,6 +6,7 @@ video index, the LLM) travel in ``RunContext`` under ``config["configurable"]["c
 
 from __future__ import annotations
 
+import functools
 import operator
 from dataclasses import dataclass, field
 from typing import Annotated, TypedDict
@@ -52,8 +53,29 @@ class RunContext:
 
 
 def get_ctx(config: RunnableConfig) -> RunContext:
-    """The ``RunContext`` passed in ``config["configurable"]["ctx"]``."""
-    return config["configurable"]["ctx"]
+    """The run's ``RunContext``.
+
+    Programs pass one in ``config["configurable"]["ctx"]``. Tools that can only send plain values
+    (LangGraph Studio / ``langgraph dev``) pass ``{"video": PATH, "llm": "offline", "cache_dir": DIR}``
+    instead; the context is then built from them once per (video, llm, cache_dir) and reused.
+
+    Raises:
+        KeyError: neither ``ctx`` nor ``video`` is configured.
+    """
+    conf = config.get("configurable", {})
+    if "ctx" in conf:
+        return conf["ctx"]
+    if "video" not in conf:
+        raise KeyError('configure "ctx" (a RunContext) or "video" (a path) under config["configurable"]')
+    return _ctx_from_values(str(conf["video"]), str(conf.get("llm", "offline")), conf.get("cache_dir"))
+
+
+@functools.lru_cache(maxsize=8)
+def _ctx_from_values(video: str, llm: str, cache_dir: str | None) -> RunContext:
+    from agents.llm import load_llm
+    from memory.indexer import IndexConfig, open_index
+
+    return RunContext(index=open_index(video, IndexConfig(), cache_dir), llm=load_llm(llm))
 
 
 class AffectState(TypedDict, total=False):

@@ -21,3 +21,19 @@ def test_draw_writes_png_and_mermaid(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
     mermaid = capsys.readouterr().out
     assert "verifier -.-> candidate_localizer" in mermaid
+
+
+def test_langgraph_json_graph_runs_from_plain_config(cache_root):
+    """What LangGraph Studio does: import the graph named in langgraph.json, invoke it with plain config."""
+    import importlib
+    import json
+
+    from tests.conftest import REPO, SAMPLE
+
+    spec = json.loads((REPO / "langgraph.json").read_text())["graphs"]["affectseek"]
+    module_path, attr = spec.split(":")
+    graph = getattr(importlib.import_module(module_path.removeprefix("./").removesuffix(".py").replace("/", ".")), attr)
+    state = graph.invoke({"query": "when does the audience enjoy the show?"},
+                         config={"configurable": {"video": str(SAMPLE), "cache_dir": str(cache_root)}})
+    assert state["intent"].target_emotions[0] == "happiness"
+    assert all(0 <= m.start_s < m.end_s <= 10.1 for m in state["moments"])
