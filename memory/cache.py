@@ -14,11 +14,13 @@ output; evidence in answers carries such references and ``resolve`` follows them
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,22 @@ class VideoCache:
         """Final directory of the index built with config hash ``key`` (exists only when complete)."""
         return self.dir / f"index-{key}"
 
+    @contextlib.contextmanager
+    def lock(self, key: str) -> Iterator[None]:
+        """Exclusive inter-process lock for building index ``key`` (``fcntl.flock`` on a lock file).
+
+        A second process that wants the same index waits here, then finds it complete.
+        """
+        import fcntl
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / f".index-{key}.lock", "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
     def staging_dir(self, key: str) -> Path:
         """A fresh private directory to build index ``key`` in, before ``commit``."""
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -112,11 +130,12 @@ class VideoCache:
             shutil.rmtree(staging, ignore_errors=True)
         return final
 
-    def discard_stale_staging(self) -> None:
-        """Remove staging dirs left by killed runs (they are never read)."""
+    def discard_stale_staging(self, key: str) -> None:
+        """Remove staging dirs of index ``key`` left by killed runs (call while holding ``lock(key)``)."""
         if self.dir.is_dir():
-            for p in self.dir.glob(".index-*"):
-                shutil.rmtree(p, ignore_errors=True)
+            for p in self.dir.glob(f".index-{key}.*"):
+                if p.is_dir():
+                    shutil.rmtree(p, ignore_errors=True)
 
     def perception_path(self, tool_key: str, start_s: float, end_s: float) -> Path:
         """Where the verifier stores tool ``tool_key``'s output for span [start_s, end_s)."""

@@ -14,6 +14,7 @@ import functools
 import importlib.metadata
 import os
 import platform
+import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -204,6 +205,9 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
         cache_root: cache directory (default ``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``).
         progress: a ``rich.progress.Progress`` to report stages on, or None.
 
+    A build holds an inter-process lock, so two processes indexing the same video do not collide; an
+    index that is corrupted, or was written by another format or config, is deleted and rebuilt.
+
     Raises:
         memory.video.VideoError: the file is not a usable video, or has no audio track while
             ``config.use_audio`` is set.
@@ -219,26 +223,39 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
     timings["probe_hash"] = time.perf_counter() - t
     key = config.key()
     final = cache.index_dir(key)
-    if not (final / "manifest.json").is_file():
-        cache.discard_stale_staging()
-        staging = cache.staging_dir(key)
-        try:
-            _build(info, config, staging, progress or _NullProgress(), timings)
-        except BaseException:
-            import shutil
-
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        final = cache.commit(staging, key)
-        built = True
-    else:
-        built = False
-    t = time.perf_counter()
-    idx = _load(info, cache, config, final)
+    built = False
+    with cache.lock(key):
+        t = time.perf_counter()
+        idx = _try_load(info, cache, config, final) if (final / "manifest.json").is_file() else None
+        if idx is None:
+            if final.exists():
+                shutil.rmtree(final)  # corrupted, or another format or config: rebuilt, never used
+            cache.discard_stale_staging(key)
+            staging = cache.staging_dir(key)
+            try:
+                _build(info, config, staging, progress or _NullProgress(), timings)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
+            final = cache.commit(staging, key)
+            built = True
+            t = time.perf_counter()
+            idx = _load(info, cache, config, final)
     idx.built_now = built
     timings["load_index"] = time.perf_counter() - t
     idx.timings_s = timings
     return idx
+
+
+def _try_load(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> VideoIndex | None:
+    """The index in ``d`` when it loads and matches this format and config; None otherwise."""
+    try:
+        idx = _load(info, cache, config, d)
+        ok = idx.manifest.get("format") == INDEX_FORMAT and \
+            IndexConfig.model_validate(idx.manifest["config"]).key() == config.key()
+        return idx if ok else None
+    except (OSError, ValueError, KeyError, RuntimeError):
+        return None
 
 
 def _load(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> VideoIndex:

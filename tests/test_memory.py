@@ -81,3 +81,35 @@ def test_descriptor_names_faces_expression_and_speech():
     assert text.startswith("3 people on screen, smiling")
     assert "happiness 0.60" in text and 'says: "thank you all"' in text
     assert describe_clip({}, 0, "").startswith("no face visible")
+
+
+def _index_dirs(root):
+    return sorted(p for p in root.rglob("index-*") if p.is_dir())
+
+
+def test_corrupted_index_is_rebuilt_not_used(tmp_path):
+    from memory.indexer import IndexConfig, open_index
+
+    first = open_index(SAMPLE, IndexConfig(), tmp_path)
+    assert first.built_now
+    (first.dir / "clips.json").write_text('{"truncated')  # a half-written file
+    again = open_index(SAMPLE, IndexConfig(), tmp_path)
+    assert again.built_now and [c.id for c in again.clips] == [c.id for c in first.clips]
+    assert open_index(SAMPLE, IndexConfig(), tmp_path).built_now is False
+
+
+def test_two_processes_indexing_the_same_video_do_not_collide(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.path.insert(0, '.'); from memory.indexer import IndexConfig, open_index; "
+            f"i = open_index({str(SAMPLE)!r}, IndexConfig(), {str(tmp_path)!r}); print('built' if i.built_now else 'loaded')")
+    from tests.conftest import REPO
+
+    procs = [subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True) for _ in range(2)]
+    outs = sorted(p.communicate(timeout=600)[0].strip() for p in procs)
+    assert [p.returncode for p in procs] == [0, 0]
+    assert outs == ["built", "loaded"]  # one built it, the other waited for the lock and loaded it
+    assert len(_index_dirs(tmp_path)) == 1
+    assert not [p for p in tmp_path.rglob(".index-*") if p.is_dir()]  # no staging dir left behind
