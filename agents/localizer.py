@@ -13,7 +13,6 @@ from langchain_core.runnables import RunnableConfig
 
 from agents.schema import Candidate
 from agents.state import AffectState, get_ctx
-from memory.embedders import load_clip_embedder
 from memory.indexer import VideoIndex
 from tools.lexicon import keyword_overlap, speech_match
 from tools.text import load_text_encoder
@@ -24,11 +23,7 @@ BOTH_BONUS = 0.05
 
 def search_clips(index: VideoIndex, texts: list[str], k: int) -> dict[str, float]:
     """Best cosine score per clip id over ``texts`` (top ``k`` per text) in the clip index."""
-    cfg = index.config
-    emb = load_clip_embedder(cfg.embedder, **(
-        {"model": cfg.clip_model, "checkpoint": cfg.clip_checkpoint, "device": cfg.device}
-        if cfg.embedder == "clip" else {"device": cfg.device}))
-    scores, ids = index.clip_index.search(emb.embed_queries(texts), k)
+    scores, ids = index.clip_index.search(index.config.clip_embedder().embed_queries(texts), k)
     best: dict[str, float] = {}
     for row_s, row_i in zip(scores, ids, strict=True):
         for s, i in zip(row_s, row_i, strict=True):
@@ -36,6 +31,18 @@ def search_clips(index: VideoIndex, texts: list[str], k: int) -> dict[str, float
                 cid = index.clips[int(i)].id
                 best[cid] = max(best.get(cid, -1.0), float(s))
     return best
+
+
+def _spread(index: VideoIndex, best: dict[str, float], start_s: float, end_s: float, score: float,
+            include_end: bool = False) -> None:
+    """Raise ``best[clip id]`` to ``score`` for every clip the span [start_s, end_s) overlaps.
+
+    ``include_end`` also counts a clip that starts exactly at ``end_s`` (events may last 0 s).
+    """
+    for clip in index.clips:
+        reaches = clip.start_s <= end_s if include_end else clip.start_s < end_s
+        if reaches and start_s < clip.end_s:
+            best[clip.id] = max(best.get(clip.id, -1.0), score)
 
 
 def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
@@ -55,11 +62,8 @@ def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
         cosines[i] = float(enc.encode([index.transcript.segments[i].text])[0] @ q[0])
     best: dict[str, float] = {}
     for i, cos in cosines.items():
-        s = speech_match(cos, overlaps.get(i, 0.0))
         seg = index.transcript.segments[i]
-        for clip in index.clips:
-            if clip.start_s < seg.end_s and seg.start_s < clip.end_s:
-                best[clip.id] = max(best.get(clip.id, -1.0), float(s))
+        _spread(index, best, seg.start_s, seg.end_s, speech_match(cos, overlaps.get(i, 0.0)))
     return best
 
 
@@ -74,9 +78,7 @@ def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
         if i < 0:
             continue
         ev = index.events[int(i)]
-        for clip in index.clips:
-            if clip.start_s <= ev.end_s and ev.start_s < clip.end_s:
-                best[clip.id] = max(best.get(clip.id, -1.0), float(s))
+        _spread(index, best, ev.start_s, ev.end_s, float(s), include_end=True)
     return best
 
 

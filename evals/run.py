@@ -8,11 +8,9 @@ models, library versions, seed, commit) and ``run.log``. Exit codes: 0 done, 2 b
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
 import logging
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -20,6 +18,7 @@ from pathlib import Path
 
 from evals.bench import BenchError, load_bench
 from evals.methods import METHODS, MethodContext, Prediction, predict
+from memory.indexer import library_versions
 
 
 def _commit() -> str | None:
@@ -28,17 +27,6 @@ def _commit() -> str | None:
                               cwd=Path(__file__).resolve().parents[1]).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for pkg in ("affectseek", "torch", "faiss-cpu", "mediapipe", "keras", "faster-whisper", "sentence-transformers",
-                "langgraph", "litellm"):
-        try:
-            out[pkg] = importlib.metadata.version(pkg)
-        except importlib.metadata.PackageNotFoundError:
-            pass
-    return out
 
 
 def read_predictions(path: Path) -> dict[str, Prediction]:
@@ -81,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     log.addHandler(handler)
     config = {"method": args.method, "llm": args.llm if args.method == "graph" else None, "bench": str(args.bench),
               "n_items": len(items), "top_k": args.top_k, "seed": args.seed, "commit": _commit(),
-              "versions": _versions(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+              "versions": library_versions(("affectseek", "torch", "faiss-cpu", "mediapipe", "keras",
+                                                  "faster-whisper", "sentence-transformers", "langgraph", "litellm")), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir)
     pred_path = out / "predictions.jsonl"
     done = read_predictions(pred_path)

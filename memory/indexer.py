@@ -63,6 +63,12 @@ class IndexConfig(BaseModel):
     use_audio: bool = True
     device: str = "cpu"
 
+    def clip_embedder(self):
+        """The (cached) clip embedder this config names (``memory.embedders``)."""
+        if self.embedder == "clip":
+            return load_clip_embedder("clip", model=self.clip_model, checkpoint=self.clip_checkpoint, device=self.device)
+        return load_clip_embedder("minilm", device=self.device)
+
     def key(self) -> str:
         """Cache key (12 hex) of everything that changes the index's content."""
         return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device"})})
@@ -178,10 +184,15 @@ def describe_clip(expression: dict[str, float], max_faces: int, speech: str, eve
     return "; ".join(parts)
 
 
-def _versions() -> dict[str, str]:
+#: Libraries whose versions an index manifest records.
+INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "keras", "faster-whisper", "sentence-transformers",
+                   "open_clip_torch")
+
+
+def library_versions(packages: tuple[str, ...] = INDEX_LIBRARIES) -> dict[str, str]:
+    """Python's version and the installed version of each of ``packages`` (missing ones left out)."""
     out = {"python": platform.python_version()}
-    for pkg in ("torch", "faiss-cpu", "av", "mediapipe", "keras", "faster-whisper", "sentence-transformers",
-                "open_clip_torch"):
+    for pkg in packages:
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
             out[pkg] = importlib.metadata.version(pkg)
     return out
@@ -350,9 +361,7 @@ def _with_thumbnails(info: VideoInfo, affect: list[FrameFaces], tracks: list[Tra
 
 
 def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float]) -> None:
-    embedder = load_clip_embedder(cfg.embedder, **(
-        {"model": cfg.clip_model, "checkpoint": cfg.clip_checkpoint, "device": cfg.device}
-        if cfg.embedder == "clip" else {"device": cfg.device}))
+    embedder = cfg.clip_embedder()
     detector = load_face_detector(cfg.face_backend)
     classifier = load_expression_classifier(cfg.expression_backend)
 
@@ -456,7 +465,7 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
         "config": cfg.model_dump(),
         "models": {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": detector.name,
                    "expression": classifier.name, "asr": transcript.model},
-        "versions": _versions(),
+        "versions": library_versions(),
         "timings_s": {k: round(v, 3) for k, v in timings.items()},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     })
