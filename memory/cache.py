@@ -3,7 +3,8 @@
 Layout under ``cache_dir``::
 
     <sha256 of the file, 20 hex>/
-        index-<config hash>/          built in a temp dir, renamed into place when complete
+        .index-<config hash>.partial/ a build in progress, with per-chunk checkpoints in parts/
+        index-<config hash>/          the finished build, renamed into place when complete
             manifest.json             config, model ids, library versions, stage timings
             clips.json, transcript.json, affect.json, clip_vectors.npy, clips.faiss, ...
         perception/<tool key>/<span>.json   verifier tool outputs, each written atomically
@@ -115,27 +116,21 @@ class VideoCache:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
     def staging_dir(self, key: str) -> Path:
-        """A fresh private directory to build index ``key`` in, before ``commit``."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(dir=self.dir, prefix=f".index-{key}."))
+        """The directory index ``key`` is built in before ``commit`` (call while holding ``lock(key)``).
+
+        It is the same path for every build of ``key``, so a build that was killed leaves its finished
+        chunks there for the next one to resume from (``memory.checkpoint``).
+        """
+        d = self.dir / f".index-{key}.partial"
+        d.mkdir(parents=True, exist_ok=True)
+        return d
 
     def commit(self, staging: Path, key: str) -> Path:
-        """Move a fully written staging dir into place; if another process won, keep theirs."""
+        """Move a fully written staging dir into place, dropping its chunk checkpoints."""
         final = self.index_dir(key)
-        try:
-            os.rename(staging, final)
-        except OSError:
-            if not (final / "manifest.json").is_file():
-                raise
-            shutil.rmtree(staging, ignore_errors=True)
+        os.rename(staging, final)
+        shutil.rmtree(final / "parts", ignore_errors=True)
         return final
-
-    def discard_stale_staging(self, key: str) -> None:
-        """Remove staging dirs of index ``key`` left by killed runs (call while holding ``lock(key)``)."""
-        if self.dir.is_dir():
-            for p in self.dir.glob(f".index-{key}.*"):
-                if p.is_dir():
-                    shutil.rmtree(p, ignore_errors=True)
 
     def perception_path(self, tool_key: str, start_s: float, end_s: float) -> Path:
         """Where the verifier stores tool ``tool_key``'s output for span [start_s, end_s)."""

@@ -9,6 +9,7 @@ everything into a staging directory and renames it into place only when complete
 from __future__ import annotations
 
 import bisect
+import math
 import contextlib
 import functools
 import importlib.metadata
@@ -24,6 +25,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from memory.checkpoint import ASR_CHUNK_S, VISUAL_CHUNK_S, Checkpoints, asr_chunks, merge_transcripts
 from memory.cache import VideoCache, config_key, file_sha256, read_json, write_json
 from memory.embedders import load_clip_embedder
 from memory.index import VectorIndex
@@ -217,7 +219,9 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
         progress: a ``rich.progress.Progress`` to report stages on, or None.
 
     A build holds an inter-process lock, so two processes indexing the same video do not collide; an
-    index that is corrupted, or was written by another format or config, is deleted and rebuilt.
+    index that is corrupted, or was written by another format or config, is deleted and rebuilt. A
+    build checkpoints every finished chunk (``memory.checkpoint``): a killed build resumes after the
+    last finished chunk on the next call (``manifest["resumed_chunks"]`` counts what it reused).
 
     Raises:
         memory.video.VideoError: the file is not a usable video, or has no audio track while
@@ -241,13 +245,8 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
         if idx is None:
             if final.exists():
                 shutil.rmtree(final)  # corrupted, or another format or config: rebuilt, never used
-            cache.discard_stale_staging(key)
-            staging = cache.staging_dir(key)
-            try:
-                _build(info, config, staging, progress or _NullProgress(), timings)
-            except BaseException:
-                shutil.rmtree(staging, ignore_errors=True)
-                raise
+            staging = cache.staging_dir(key)  # kept when a build dies: the next one resumes from it
+            _build(info, config, staging, progress or _NullProgress(), timings)
             final = cache.commit(staging, key)
             built = True
             t = time.perf_counter()
@@ -290,14 +289,15 @@ def _load(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> V
 
 
 def analyze_faces(frames: Iterator[tuple[float, np.ndarray]], id_prefix: str, detector, classifier,
-                  on_frame=None) -> list[FrameFaces]:
+                  on_frame=None, first_number: int = 0) -> list[FrameFaces]:
     """Run face detection + expression on each ``(t, frame)``; returns one ``FrameFaces`` per frame.
 
-    Observation ids are ``<id_prefix><frame number>.<face number>``. ``on_frame(t, frame, faces)``, if
-    given, is called for each frame with its ``FrameFaces`` (to run more tools on the decoded frame).
+    Observation ids are ``<id_prefix><frame number>.<face number>``, frames numbered from
+    ``first_number``. ``on_frame(t, frame, faces)``, if given, is called for each frame with its
+    ``FrameFaces`` (to run more tools on the decoded frame).
     """
     out = []
-    for n, (t, frame) in enumerate(frames):
+    for n, (t, frame) in enumerate(frames, start=first_number):
         dets = detector.detect(frame)
         probs = classifier.classify(frame, [b for b, _ in dets])
         faces = [
@@ -360,42 +360,88 @@ def _with_thumbnails(info: VideoInfo, affect: list[FrameFaces], tracks: list[Tra
     return result
 
 
+def _visual_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: float | None, first_number: int,
+                  prev_hist: np.ndarray | None, detector, classifier, gaze_est, embedder, progress,
+                  task) -> tuple[list[FrameFaces], list[tuple[float, list[Gaze]]], list[float], dict[str, np.ndarray]]:
+    """Faces + expression, gaze, shot cuts (and CLIP frame vectors) for the sampled frames of one chunk.
+
+    Returns (affect per frame, gaze per frame, cut times in seconds, arrays ``last_hist`` and, with a
+    frame embedder, ``frame_vecs`` of shape (n_frames, dim)).
+    """
+    gaze_frames: list[tuple[float, list[Gaze]]] = []
+    cuts: list[float] = []
+    hist_box: list[np.ndarray | None] = [prev_hist]
+    pending: list[np.ndarray] = []
+    vecs: list[np.ndarray] = []
+
+    def on_frame(ts: float, frame: np.ndarray, faces: FrameFaces) -> None:
+        gz = gaze_est.estimate(frame, [f.box for f in faces.faces])
+        gaze_frames.append((ts, [g.model_copy(update={"id": f"{f.id}.gaze"})
+                                 for f, g in zip(faces.faces, gz, strict=True)]))
+        hist = frame_histogram(frame)
+        if is_cut(hist_box[0], hist):
+            cuts.append(ts)
+        hist_box[0] = hist
+        if embedder.uses_frames:
+            pending.append(frame)
+            if len(pending) == 16:
+                vecs.append(embedder.embed_frames(pending))
+                pending.clear()
+        progress.update(task, advance=1)
+
+    affect = analyze_faces(iter_frames(info.path, cfg.sample_fps, start_s, end_s), "a", detector, classifier,
+                           on_frame, first_number=first_number)
+    if pending:
+        vecs.append(embedder.embed_frames(pending))
+    arrays = {"last_hist": hist_box[0]} if hist_box[0] is not None else {}
+    if embedder.uses_frames:
+        arrays["frame_vecs"] = np.concatenate(vecs) if vecs else np.zeros((0, 1), np.float32)
+    return affect, gaze_frames, cuts, arrays
+
+
 def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float]) -> None:
     embedder = cfg.clip_embedder()
     detector = load_face_detector(cfg.face_backend)
     classifier = load_expression_classifier(cfg.expression_backend)
+    chunk_frames = max(1, round(VISUAL_CHUNK_S * cfg.sample_fps))
+    chunk_s = chunk_frames / cfg.sample_fps
+    ckpt = Checkpoints(out, {"format": INDEX_FORMAT, "config": cfg.key(), "visual_chunk_s": chunk_s,
+                             "asr_chunk_s": ASR_CHUNK_S, "duration_s": info.duration_s})
 
-    # 1. decode sampled frames once: index-time affect pass (+ CLIP image embeddings)
+    # 1. decode sampled frames once, chunk by chunk: index-time affect, gaze, shot cuts (+ CLIP images)
     t = time.perf_counter()
     n_frames = max(1, int(info.duration_s * cfg.sample_fps) + 1)
     task = progress.add_task("decode + faces", total=n_frames)
-    frame_times: list[float] = []
+    affect: list[FrameFaces] = []
     frame_vecs: list[np.ndarray] = []
-    pending: list[np.ndarray] = []
     cuts: list[float] = []
-    last_hist: list[np.ndarray] = []
-    gaze_est = load_gaze_estimator()
     gaze_frames: list[tuple[float, list[Gaze]]] = []
-
-    def on_frame(ts: float, frame: np.ndarray, faces: FrameFaces) -> None:
-        gz = gaze_est.estimate(frame, [f.box for f in faces.faces])
-        gaze_frames.append((ts, [g.model_copy(update={"id": f"{f.id}.gaze"}) for f, g in zip(faces.faces, gz,
-                                                                                           strict=True)]))
-        hist = frame_histogram(frame)
-        if is_cut(last_hist[0] if last_hist else None, hist):
-            cuts.append(ts)
-        last_hist[:] = [hist]
-        frame_times.append(ts)
-        if embedder.uses_frames:
-            pending.append(frame)
-            if len(pending) == 16:
-                frame_vecs.append(embedder.embed_frames(pending))
-                pending.clear()
-        progress.update(task, advance=1)
-
-    affect = analyze_faces(iter_frames(info.path, cfg.sample_fps), "a", detector, classifier, on_frame)
-    if pending:
-        frame_vecs.append(embedder.embed_frames(pending))
+    prev_hist: np.ndarray | None = None
+    gaze_est = load_gaze_estimator()
+    n_chunks = max(1, math.ceil(info.duration_s / chunk_s))
+    for k in range(n_chunks):
+        name = f"visual_{k:05d}"
+        saved = ckpt.load(name)
+        if saved is None:
+            ch_affect, ch_gaze, ch_cuts, arrays = _visual_chunk(
+                info, cfg, k * chunk_s, (k + 1) * chunk_s if k + 1 < n_chunks else None, len(affect), prev_hist,
+                detector, classifier, gaze_est, embedder, progress, task)
+            ckpt.save(name, {"affect": ch_affect, "gaze": [{"t": ts, "gaze": gz} for ts, gz in ch_gaze],
+                             "cuts": ch_cuts}, **arrays)
+        else:
+            obj, arrays = saved
+            ch_affect = [FrameFaces.model_validate(f) for f in obj["affect"]]
+            ch_gaze = [(g["t"], [Gaze.model_validate(x) for x in g["gaze"]]) for g in obj["gaze"]]
+            ch_cuts = obj["cuts"]
+            progress.update(task, advance=len(ch_affect))
+        affect += ch_affect
+        gaze_frames += ch_gaze
+        cuts += ch_cuts
+        if "last_hist" in arrays:
+            prev_hist = arrays["last_hist"]
+        if embedder.uses_frames and "frame_vecs" in arrays and len(arrays["frame_vecs"]):
+            frame_vecs.append(arrays["frame_vecs"])
+    frame_times = [fr.t for fr in affect]
     tracks, assign = link_tracks(affect, cuts)
     for fr in affect:
         for f in fr.faces:
@@ -404,17 +450,31 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     progress.update(task, completed=n_frames)
     timings["decode_faces"] = time.perf_counter() - t
 
-    # 2. transcribe the whole audio track once
+    # 2. transcribe the audio track in chunks cut at quiet points
     t = time.perf_counter()
-    task = progress.add_task("transcribe", total=1)
     if cfg.use_audio:
         audio = load_audio(info.path, SAMPLE_RATE)
-        asr = load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language)
-        transcript = asr.transcribe(audio)
+        spans = asr_chunks(audio, SAMPLE_RATE, ASR_CHUNK_S)
+        task = progress.add_task("transcribe", total=len(spans))
+        asr = None
+        parts = []
+        for k, (a, b) in enumerate(spans):
+            name = f"asr_{k:05d}"
+            saved = ckpt.load(name)
+            if saved is None:
+                asr = asr or load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language)
+                part = asr.transcribe(audio[a:b])
+                ckpt.save(name, part)
+            else:
+                part = Transcript.model_validate(saved[0])
+            parts.append((a / SAMPLE_RATE, part))
+            progress.update(task, advance=1)
+        transcript = merge_transcripts(parts, len(audio) / SAMPLE_RATE)
     else:
+        task = progress.add_task("transcribe", total=1)
         audio = np.zeros(0, np.float32)
         transcript = Transcript(duration_s=info.duration_s, model="none (--no-audio)")
-    progress.update(task, completed=1)
+        progress.update(task, completed=1)
     timings["transcribe"] = time.perf_counter() - t
 
     # 3. speech turns with speakers, social events, clips with descriptors, embeddings and FAISS
@@ -467,5 +527,6 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
                    "expression": classifier.name, "asr": transcript.model},
         "versions": library_versions(),
         "timings_s": {k: round(v, 3) for k, v in timings.items()},
+        "resumed_chunks": ckpt.resumed,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     })

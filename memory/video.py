@@ -126,6 +126,9 @@ def iter_frames(
 ) -> Iterator[tuple[float, np.ndarray]]:
     """Yield ``(t, frame)`` sampled at ``fps`` frames/s in [start_s, end_s).
 
+    Sample times follow the grid ``start_s + k / fps``; a frame within half a frame interval of a grid
+    time stands for it, so consecutive spans [a, b) and [b, c) yield exactly the frames of [a, c).
+
     Each frame is RGB uint8 of shape (H, W, 3), downscaled so that its longer side is at most
     ``max_side`` pixels. Only the sampled frames are converted to arrays; the decoder seeks to
     ``start_s`` first, so a short span of a long video costs a short decode.
@@ -155,7 +158,7 @@ def iter_frames(
                 if frame.pts is None:
                     continue
                 t = float(frame.pts * vs.time_base) - t0
-                if end_s is not None and t >= end_s:
+                if end_s is not None and t + half_frame >= end_s:
                     break
                 if t + half_frame < next_t:
                     continue

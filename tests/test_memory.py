@@ -113,3 +113,69 @@ def test_two_processes_indexing_the_same_video_do_not_collide(tmp_path):
     assert outs == ["built", "loaded"]  # one built it, the other waited for the lock and loaded it
     assert len(_index_dirs(tmp_path)) == 1
     assert not [p for p in tmp_path.rglob(".index-*") if p.is_dir()]  # no staging dir left behind
+
+
+_KILL_AFTER_TWO_CHUNKS = """
+import os, signal, sys
+sys.path.insert(0, '.')
+import memory.indexer as ix
+from memory.checkpoint import Checkpoints
+ix.VISUAL_CHUNK_S, ix.ASR_CHUNK_S = 3.0, 4.0
+save, saved = Checkpoints.save, []
+def save_then_die(self, name, obj, **arrays):
+    save(self, name, obj, **arrays)
+    saved.append(name)
+    if len(saved) == 2:
+        os.kill(os.getpid(), signal.SIGKILL)  # killed mid-build, as by the OOM killer or kill -9
+Checkpoints.save = save_then_die
+ix.open_index(sys.argv[1], ix.IndexConfig(), sys.argv[2])
+"""
+
+
+def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    import memory.indexer as ix
+    from tests.conftest import REPO
+
+    proc = subprocess.run([sys.executable, "-c", _KILL_AFTER_TWO_CHUNKS, str(SAMPLE), str(tmp_path / "a")], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == -9
+    partial = [p for p in (tmp_path / "a").rglob(".index-*.partial") if p.is_dir()]
+    assert len(partial) == 1 and not _index_dirs(tmp_path / "a")
+    assert sorted(p.name for p in (partial[0] / "parts").glob("*.json")) == [
+        "plan.json", "visual_00000.json", "visual_00001.json"]
+
+    monkeypatch.setattr(ix, "VISUAL_CHUNK_S", 3.0)
+    monkeypatch.setattr(ix, "ASR_CHUNK_S", 4.0)
+    resumed = ix.open_index(SAMPLE, ix.IndexConfig(), tmp_path / "a")
+    assert resumed.built_now and resumed.manifest["resumed_chunks"] == 2
+    assert not (resumed.dir / "parts").exists() and not partial[0].exists()
+
+    monkeypatch.undo()
+    whole = ix.open_index(SAMPLE, ix.IndexConfig(), tmp_path / "b")  # one pass, no chunks to resume
+    assert whole.manifest["resumed_chunks"] == 0
+    # the frames of chunks [0, 3) [3, 6) [6, 9) [9, 10.02) are exactly those of one pass, ids included
+    assert [fr.model_dump() for fr in resumed.affect] == [fr.model_dump() for fr in whole.affect]
+    assert resumed.cuts == whole.cuts
+    # audio cut into ~4 s pieces at quiet points: times stay in order and in range, ids are renumbered
+    starts = [s.start_s for s in resumed.transcript.segments]
+    assert starts == sorted(starts) and 0 <= starts[0] and resumed.transcript.segments[-1].end_s <= 10.1
+    assert [s.id for s in resumed.transcript.segments] == [f"s{i}" for i in range(len(starts))]
+    words = " ".join(s.text for s in resumed.transcript.segments).lower()
+    assert words and set(whole.transcript.segments[0].text.lower().split()[:2]) & set(words.split())
+
+
+def test_asr_chunks_cut_speech_at_quiet_points():
+    from memory.checkpoint import asr_chunks
+    from tests.conftest import shared_media
+
+    audio = load_audio(shared_media("jfk.flac"))  # 11 s of speech with pauses between phrases
+    spans = asr_chunks(audio, 16_000, chunk_s=3.0, search_s=1.5)
+    assert spans[0][0] == 0 and spans[-1][1] == len(audio)
+    assert all(a1 == b0 for (_, a1), (b0, _) in zip(spans, spans[1:], strict=False))  # contiguous
+    frame_rms = np.sqrt(np.mean(audio[: len(audio) // 1600 * 1600].reshape(-1, 1600) ** 2, axis=1))
+    for _, cut in spans[:-1]:
+        around = audio[cut - 800:cut + 800]
+        assert np.sqrt(np.mean(around ** 2)) < np.median(frame_rms) / 3  # in a pause, not mid-word
