@@ -65,7 +65,7 @@ class LLM(Protocol):
 
 def extract_json(text: str) -> str:
     """The JSON object in a model reply (strips Markdown code fences and surrounding prose)."""
-    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.S)
+    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.DOTALL)
     if fenced:
         return fenced.group(1)
     start, end = text.find("{"), text.rfind("}")

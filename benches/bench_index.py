@@ -105,7 +105,8 @@ def _child(mode: str, video: str, cache: str) -> None:
 
 
 def _run_child(mode: str, video: Path, cache: Path) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--child", mode, str(video), str(cache)], capture_output=True,
+    proc = subprocess.run([sys.executable, __file__, "--child", mode, str(video), str(cache)], check=False,
+                          capture_output=True,
                           text=True, cwd=REPO)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:

@@ -175,7 +175,7 @@ def concatenate(clips: list[Path], out_path: Path, size: tuple[int, int], fps: i
                 k += 1
             dur = k / fps
             audio = load_audio(clip, sample_rate) if info.has_audio else np.zeros(0, np.float32)
-            want = int(round(dur * sample_rate))
+            want = round(dur * sample_rate)
             audio = np.pad(audio[:want], (0, max(0, want - len(audio)))).astype(np.float32)
             for i in range(0, want, 1024):
                 chunk = audio[i : i + 1024]

@@ -119,7 +119,7 @@ def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[Predic
 def _uniform(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
     cfg = ctx.index_config or IndexConfig()
     windows = clip_windows(probe(video).duration_s, cfg.clip_len_s, cfg.clip_stride_s)
-    picks = sorted({int(round(x)) for x in np.linspace(0, len(windows) - 1, min(ctx.top_k, len(windows)))})
+    picks = sorted({round(x) for x in np.linspace(0, len(windows) - 1, min(ctx.top_k, len(windows)))})
     prior = emotion_prior(query)
     return [PredictedMoment(start_s=windows[i][0], end_s=windows[i][1], emotion=prior, score=1.0 / (r + 1))
             for r, i in enumerate(picks)], 0, 0, {"emotion_prior": "offline intent interpreter"}

@@ -9,10 +9,10 @@ everything into a staging directory and renames it into place only when complete
 from __future__ import annotations
 
 import bisect
-import math
 import contextlib
 import functools
 import importlib.metadata
+import math
 import os
 import platform
 import shutil
@@ -25,8 +25,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from memory.checkpoint import ASR_CHUNK_S, VISUAL_CHUNK_S, Checkpoints, asr_chunks, merge_transcripts
 from memory.cache import VideoCache, config_key, file_sha256, read_json, write_json
+from memory.checkpoint import ASR_CHUNK_S, VISUAL_CHUNK_S, Checkpoints, asr_chunks, merge_transcripts
 from memory.embedders import load_clip_embedder
 from memory.index import VectorIndex
 from memory.video import VideoInfo, iter_frames, load_audio, probe

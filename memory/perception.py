@@ -54,7 +54,7 @@ def visual_on_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
     key = _tool_key(f"{face_tool}+{hands.name}+{gaze.name}@{fps:g}fps")
     stride, duration = index.config.clip_stride_s, index.info.duration_s
     out: list[tuple[FrameVisual, Path]] = []
-    for k in range(int(math.floor(start_s / stride + 1e-9)), int(math.ceil(end_s / stride - 1e-9))):
+    for k in range(math.floor(start_s / stride + 1e-9), math.ceil(end_s / stride - 1e-9)):
         c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
         if c1 <= c0:
             continue

@@ -33,7 +33,7 @@ def shared_media(name: str) -> Path:
 
 def run_cli(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     """Run ``python -m agents.run ARGS`` in the repository; returns the completed process (text mode)."""
-    return subprocess.run([sys.executable, "-m", "agents.run", *args], cwd=REPO, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "agents.run", *args], check=False, cwd=REPO, capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"})
 
 

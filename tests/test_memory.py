@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -139,7 +141,8 @@ def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatc
     import memory.indexer as ix
     from tests.conftest import REPO
 
-    proc = subprocess.run([sys.executable, "-c", _KILL_AFTER_TWO_CHUNKS, str(SAMPLE), str(tmp_path / "a")], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-c", _KILL_AFTER_TWO_CHUNKS, str(SAMPLE), str(tmp_path / "a")], check=False,
+                          cwd=REPO,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == -9
     partial = [p for p in (tmp_path / "a").rglob(".index-*.partial") if p.is_dir()]
@@ -174,7 +177,7 @@ def test_asr_chunks_cut_speech_at_quiet_points():
     audio = load_audio(shared_media("jfk.flac"))  # 11 s of speech with pauses between phrases
     spans = asr_chunks(audio, 16_000, chunk_s=3.0, search_s=1.5)
     assert spans[0][0] == 0 and spans[-1][1] == len(audio)
-    assert all(a1 == b0 for (_, a1), (b0, _) in zip(spans, spans[1:], strict=False))  # contiguous
+    assert all(a1 == b0 for (_, a1), (b0, _) in itertools.pairwise(spans))  # contiguous
     frame_rms = np.sqrt(np.mean(audio[: len(audio) // 1600 * 1600].reshape(-1, 1600) ** 2, axis=1))
     for _, cut in spans[:-1]:
         around = audio[cut - 800:cut + 800]

@@ -41,7 +41,7 @@ def test_linking_keeps_ids_and_splits_at_cuts_and_gaps():
 def test_expression_change_event_at_the_switch():
     obs = [_face(f"o{i}", float(i), 0.3, "happiness" if i < 4 else "sadness") for i in range(8)]
     frames = [FrameFaces(t=o.t, faces=[o]) for o in obs]
-    tracks, assign = link_tracks(frames, cuts=[])
+    tracks, _assign = link_tracks(frames, cuts=[])
     events = expression_changes(frames, tracks)
     assert [(e.type, e.participants, e.start_s, e.end_s) for e in events] == [("expression_change", [0], 3.0, 4.0)]
     assert events[0].detail == "person 0: happiness -> sadness"

