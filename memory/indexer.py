@@ -360,13 +360,28 @@ def _with_thumbnails(info: VideoInfo, affect: list[FrameFaces], tracks: list[Tra
     return result
 
 
+def _timed(items: Iterator, timings: dict[str, float], key: str) -> Iterator:
+    """Yield from ``items``, adding the seconds spent producing them to ``timings[key]``."""
+    items = iter(items)
+    while True:
+        t = time.perf_counter()
+        try:
+            item = next(items)
+        except StopIteration:
+            timings[key] = timings.get(key, 0.0) + time.perf_counter() - t
+            return
+        timings[key] = timings.get(key, 0.0) + time.perf_counter() - t
+        yield item
+
+
 def _visual_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: float | None, first_number: int,
                   prev_hist: np.ndarray | None, detector, classifier, gaze_est, embedder, progress,
-                  task) -> tuple[list[FrameFaces], list[tuple[float, list[Gaze]]], list[float], dict[str, np.ndarray]]:
+                  task, timings: dict[str, float]) -> tuple[list[FrameFaces], list[tuple[float, list[Gaze]]], list[float], dict[str, np.ndarray]]:
     """Faces + expression, gaze, shot cuts (and CLIP frame vectors) for the sampled frames of one chunk.
 
     Returns (affect per frame, gaze per frame, cut times in seconds, arrays ``last_hist`` and, with a
-    frame embedder, ``frame_vecs`` of shape (n_frames, dim)).
+    frame embedder, ``frame_vecs`` of shape (n_frames, dim)). Adds the seconds spent decoding, on gaze +
+    shot cuts and on CLIP frame embedding to ``timings`` (``decode``, ``gaze_cuts``, ``clip_frames``).
     """
     gaze_frames: list[tuple[float, list[Gaze]]] = []
     cuts: list[float] = []
@@ -375,6 +390,7 @@ def _visual_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: floa
     vecs: list[np.ndarray] = []
 
     def on_frame(ts: float, frame: np.ndarray, faces: FrameFaces) -> None:
+        t0 = time.perf_counter()
         gz = gaze_est.estimate(frame, [f.box for f in faces.faces])
         gaze_frames.append((ts, [g.model_copy(update={"id": f"{f.id}.gaze"})
                                  for f, g in zip(faces.faces, gz, strict=True)]))
@@ -382,17 +398,22 @@ def _visual_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: floa
         if is_cut(hist_box[0], hist):
             cuts.append(ts)
         hist_box[0] = hist
+        t1 = time.perf_counter()
+        timings["gaze_cuts"] = timings.get("gaze_cuts", 0.0) + t1 - t0
         if embedder.uses_frames:
             pending.append(frame)
             if len(pending) == 16:
                 vecs.append(embedder.embed_frames(pending))
                 pending.clear()
+            timings["clip_frames"] = timings.get("clip_frames", 0.0) + time.perf_counter() - t1
         progress.update(task, advance=1)
 
-    affect = analyze_faces(iter_frames(info.path, cfg.sample_fps, start_s, end_s), "a", detector, classifier,
-                           on_frame, first_number=first_number)
+    frames = _timed(iter_frames(info.path, cfg.sample_fps, start_s, end_s), timings, "decode")
+    affect = analyze_faces(frames, "a", detector, classifier, on_frame, first_number=first_number)
     if pending:
+        t1 = time.perf_counter()
         vecs.append(embedder.embed_frames(pending))
+        timings["clip_frames"] = timings.get("clip_frames", 0.0) + time.perf_counter() - t1
     arrays = {"last_hist": hist_box[0]} if hist_box[0] is not None else {}
     if embedder.uses_frames:
         arrays["frame_vecs"] = np.concatenate(vecs) if vecs else np.zeros((0, 1), np.float32)
@@ -425,7 +446,7 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
         if saved is None:
             ch_affect, ch_gaze, ch_cuts, arrays = _visual_chunk(
                 info, cfg, k * chunk_s, (k + 1) * chunk_s if k + 1 < n_chunks else None, len(affect), prev_hist,
-                detector, classifier, gaze_est, embedder, progress, task)
+                detector, classifier, gaze_est, embedder, progress, task, timings)
             ckpt.save(name, {"affect": ch_affect, "gaze": [{"t": ts, "gaze": gz} for ts, gz in ch_gaze],
                              "cuts": ch_cuts}, **arrays)
         else:
@@ -449,6 +470,8 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     tracks = _with_thumbnails(info, affect, tracks, out)
     progress.update(task, completed=n_frames)
     timings["decode_faces"] = time.perf_counter() - t
+    timings["faces_expression"] = timings["decode_faces"] - sum(  # detection + expression + tracks
+        timings.get(k, 0.0) for k in ("decode", "gaze_cuts", "clip_frames"))
 
     # 2. transcribe the audio track in chunks cut at quiet points
     t = time.perf_counter()
