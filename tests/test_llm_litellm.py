@@ -11,7 +11,8 @@ import json
 import litellm
 import pytest
 
-from agents.llm import LiteLLMClient, LLMError, extract_json
+import agents.llm as llm_module
+from agents.llm import LiteLLMClient, ProviderDown, extract_json
 from agents.run import main
 from agents.schema import Answer, Intent
 from tests.conftest import SAMPLE
@@ -93,9 +94,73 @@ def test_invalid_llm_output_is_repaired_once_then_falls_back(mocked_litellm, cac
 
 
 def test_provider_down_raises_llm_error_quickly():
-    client = LiteLLMClient(MODEL, num_retries=0, timeout=5, api_base="http://127.0.0.1:9", api_key="none")
-    with pytest.raises(LLMError, match="provider call failed"):
+    client = LiteLLMClient(MODEL, max_retries=0, timeout=5, api_base="http://127.0.0.1:9", api_key="none")
+    with pytest.raises(ProviderDown, match="provider call failed"):
         client.structured("interpret_intent", {"query": "when is she sad?"}, Intent)
+
+
+def test_transient_failures_are_retried_with_exponential_backoff(monkeypatch):
+    real, replies, waits = litellm.completion, ["litellm.RateLimitError", "litellm.InternalServerError"], []
+    monkeypatch.setattr(llm_module, "_sleep", waits.append)
+
+    def completion(*args, **kwargs):
+        reply = replies.pop(0) if replies else _good_reply("interpret_intent", {})
+        return real(*args, mock_response=reply, **kwargs)
+
+    monkeypatch.setattr(litellm, "completion", completion)
+    client = LiteLLMClient(MODEL, max_retries=3, backoff_s=0.5)
+    intent = client.structured("interpret_intent", {"query": "when are they amazed?"}, Intent)
+    assert intent.target_emotions == ["surprise", "happiness"]
+    assert client.retries == 2 and waits == [0.5, 1.0]  # 429, then 500, then the answer
+
+
+def test_timeouts_exhaust_the_retries_then_raise_provider_down(monkeypatch):
+    waits = []
+    monkeypatch.setattr(llm_module, "_sleep", waits.append)
+    client = LiteLLMClient(MODEL, max_retries=2, backoff_s=1.0, max_backoff_s=1.5, timeout=0.01, mock_timeout=True)
+    with pytest.raises(ProviderDown, match="after 3 attempts: Timeout"):
+        client.structured("interpret_intent", {"query": "when is she sad?"}, Intent)
+    assert waits == [1.0, 1.5]  # 1 s, then 2 s capped at 1.5 s
+
+
+def test_a_refusal_is_not_retried_and_falls_back(monkeypatch):
+    real, calls = litellm.completion, []
+    refusal = {"choices": [{"message": {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+                            "finish_reason": "stop"}]}
+
+    def completion(*args, **kwargs):
+        calls.append(1)
+        return real(*args, mock_response=refusal, **kwargs)
+
+    monkeypatch.setattr(litellm, "completion", completion)
+    from agents.llm import FallbackLLM
+    from agents.offline import OfflineReasoner
+
+    llm = FallbackLLM(LiteLLMClient(MODEL), OfflineReasoner())
+    intent = llm.structured("interpret_intent", {"query": "when does the audience enjoy the show?"}, Intent)
+    assert len(calls) == 1 and intent.target_emotions[0] == "happiness"  # the offline reasoner's answer
+    assert llm.fallbacks == [f"interpret_intent: {MODEL}: refused interpret_intent: I can't help with that."]
+
+
+def test_rate_limited_provider_falls_back_for_the_whole_run(monkeypatch, cache_root, tmp_path, capsys):
+    real, calls = litellm.completion, []
+    monkeypatch.setattr(llm_module, "_sleep", lambda s: None)
+
+    def completion(*args, **kwargs):
+        calls.append(_task(kwargs["messages"]))
+        return real(*args, mock_response="litellm.RateLimitError", **kwargs)
+
+    monkeypatch.setattr(litellm, "completion", completion)
+    out = tmp_path / "a.json"
+    code = main([str(SAMPLE), "when does the audience enjoy the show?", "--llm", MODEL, "--json", str(out),
+                 "--cache-dir", str(cache_root), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    answer = Answer.model_validate_json(out.read_text())
+    assert calls == ["interpret_intent"] * 4  # 1 try + 3 retries, then no role calls the provider again
+    assert "after 4 attempts: RateLimitError" in answer.llm_fallbacks[0]
+    assert answer.llm_fallbacks[1:] and all("provider down since interpret_intent" in f
+                                            for f in answer.llm_fallbacks[1:])
+    assert answer.moments  # answered by the offline reasoner
 
 
 def test_extract_json_strips_fences_and_prose():
