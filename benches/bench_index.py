@@ -189,7 +189,8 @@ def main() -> int:
         return 0
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--minutes", type=float, nargs="+", default=[10.0, 30.0, 60.0])
-    p.add_argument("--no-brute-force", action="store_true", help="skip the every-frame baseline")
+    p.add_argument("--brute-force-minutes", type=float, nargs="*", default=None,
+                   help="lengths to run the every-frame baseline on (default: all; none: skip it)")
     p.add_argument("--out", type=Path, default=REPO / "benches" / "results.json")
     p.add_argument("--workdir", type=Path, default=None, help="where the long videos and caches go (default: tmp)")
     args = p.parse_args()
@@ -198,7 +199,7 @@ def main() -> int:
         base = base_video(Path(tmp) / "base.mp4")
         for minutes in args.minutes:
             video = loop_video(base, Path(tmp) / f"long{minutes:g}m.mp4", minutes * 60)
-            row = measure(video, Path(tmp) / f"cache{minutes:g}", minutes, brute=not args.no_brute_force)
+            row = measure(video, Path(tmp) / f"cache{minutes:g}", minutes, brute=args.brute_force_minutes is None or minutes in args.brute_force_minutes)
             rows.append(row)
             print(json.dumps(row), flush=True)
             args.out.write_text(json.dumps({"queries": [Q1, Q2], "cpu_count": os.cpu_count(), "rows": rows},

@@ -27,10 +27,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from tools.registry import model_cache_dir
+
 
 def default_cache_dir() -> Path:
-    """``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``."""
-    return Path(os.environ.get("AFFECTSEEK_CACHE") or Path.home() / ".cache" / "affectseek")
+    """``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek`` (model exports go in its ``models/``)."""
+    return model_cache_dir().parent
 
 
 def file_sha256(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

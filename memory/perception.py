@@ -41,17 +41,25 @@ def visual_on_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
     """Faces + expressions and hand gestures on [start_s, end_s) at ``verify_fps``, each frame with its file.
 
     Work is done and stored per chunk of the index's clip stride ([k*stride, (k+1)*stride)), so
-    overlapping candidates, later rounds and later queries reuse what was already computed.
+    overlapping candidates, later rounds and later queries reuse what was already computed; the tool
+    models are loaded only when some chunk is not stored yet.
     ``count(name, n)`` receives cost counters. Returns ``(frames with the path of the chunk file
     holding them, face tool name, "<gesture tool>|<gaze tool>")``.
     """
     count = count or (lambda _name, _n=1: None)
-    det = load_face_detector(index.config.face_backend)
-    clf = load_expression_classifier(index.config.expression_backend)
-    hands = load_gesture_recognizer()
-    gaze = load_gaze_estimator()
-    face_tool = f"{det.name}+{clf.name}"
-    key = _tool_key(f"{face_tool}+{hands.name}+{gaze.name}@{fps:g}fps")
+    cfg = index.config
+    key = _tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+gestures+gaze@{fps:g}fps")
+    names_path = index.cache.dir / "perception" / key / "tools.json"
+    models: dict = {}
+
+    def loaded() -> dict:  # the models load only when a chunk is not in the cache yet
+        if not models:
+            models.update(det=load_face_detector(cfg.face_backend), clf=load_expression_classifier(cfg.expression_backend),
+                          hands=load_gesture_recognizer(), gaze=load_gaze_estimator())
+            write_json(names_path, {"face_tool": f"{models['det'].name}+{models['clf'].name}",
+                                    "hand_gaze_tool": f"{models['hands'].name}|{models['gaze'].name}"})
+        return models
+
     stride, duration = index.config.clip_stride_s, index.info.duration_s
     out: list[tuple[FrameVisual, Path]] = []
     for k in range(math.floor(start_s / stride + 1e-9), math.ceil(end_s / stride - 1e-9)):
@@ -64,22 +72,29 @@ def visual_on_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
             frames = [FrameVisual.model_validate(f) for f in read_json(path)]
         else:
             found: list[FrameVisual] = []
+            hands, gaze = loaded()["hands"], loaded()["gaze"]
 
-            def with_hands(t: float, frame, faces: FrameFaces, k=k, found=found) -> None:
+            def with_hands(t: float, frame, faces: FrameFaces, k=k, found=found, hands=hands, gaze=gaze) -> None:
                 boxes = [f.box for f in faces.faces]
                 fh = hands.recognize(frame, t, boxes, f"h{k}.{len(found)}.")
                 gz = [g.model_copy(update={"id": f"{f.id}.gaze"})
                       for f, g in zip(faces.faces, gaze.estimate(frame, boxes), strict=True)]
                 found.append(FrameVisual(t=t, faces=faces.faces, hands=fh.hands, gaze=gz))
 
-            analyze_faces(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", det, clf, with_hands)
+            analyze_faces(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", loaded()["det"], loaded()["clf"],
+                          with_hands)
             frames = found
             count("face_expression_frames", len(frames))
             count("gesture_frames", len(frames))
             count("gaze_frames", len(frames))
             write_json(path, frames)
         out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
-    return out, face_tool, f"{hands.name}|{gaze.name}"
+    try:
+        names = read_json(names_path)
+    except (OSError, ValueError):
+        loaded()
+        names = read_json(names_path)
+    return out, names["face_tool"], names["hand_gaze_tool"]
 
 
 def speaker_track(index: VideoIndex, stored: list[tuple[FrameVisual, Path]], start_s: float, end_s: float) -> int | None:

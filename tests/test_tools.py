@@ -86,3 +86,34 @@ def test_pitch_of_synthetic_tones_and_noise():
     noisy = 0.3 * np.sin(2 * np.pi * 220 * t) + 0.05 * np.random.default_rng(0).normal(size=sr)
     assert np.median(pitch_track(noisy, sr)) == pytest.approx(220, abs=5)
     assert len(pitch_track(0.01 * np.random.default_rng(1).normal(size=sr), sr)) == 0  # unvoiced
+
+
+def test_onnx_text_encoder_matches_sentence_transformers(tmp_path):
+    from tools.text import OnnxSentenceEncoder, SentenceTransformerEncoder
+
+    texts = ["she feels left out", "nobody looks at her while the others laugh", "the audience laughs",
+             "and so my fellow Americans, ask not what your country can do for you " * 20]  # > 256 tokens
+    onnx = OnnxSentenceEncoder(cache_dir=tmp_path)  # exports the shipped weights into tmp_path
+    assert len(list(tmp_path.glob("all-MiniLM-L6-v2-*.onnx"))) == 1
+    a, b = onnx.encode(texts), SentenceTransformerEncoder().encode(texts)
+    assert a.shape == b.shape == (4, 384)
+    assert np.allclose((a * b).sum(axis=1), 1.0, atol=1e-4)  # the same embeddings, truncation included
+    assert onnx.encode([]).shape == (0, 384)
+
+
+def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
+    """With the index and the candidates' perception outputs cached, a query needs only the ONNX text
+    encoder: torch, keras and mediapipe (most of a cold start) are never imported."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO, SAMPLE
+
+    code = ("import sys; sys.path.insert(0, '.'); from graphs.pipeline import answer_query; "
+            "a = answer_query(sys.argv[1], 'when does the audience enjoy the show?', cache_dir=sys.argv[2]); "
+            "print(len(a.moments), a.index['built_now'], sorted(m for m in ('torch', 'keras', 'mediapipe') "
+            "if m in sys.modules))")
+    runs = [subprocess.run([sys.executable, "-c", code, str(SAMPLE), str(cache_root)], check=True, cwd=REPO,
+                           capture_output=True, text=True, timeout=600).stdout.split("\n")[-2] for _ in range(2)]
+    assert runs[1].endswith("False []"), runs  # second run: loaded from cache, no heavy import
+    assert runs[1].split()[0] == runs[0].split()[0] != "0"  # same number of moments, at least one

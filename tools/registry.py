@@ -7,11 +7,19 @@ first use and are shared by every caller in the process.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+
+
+def model_cache_dir() -> Path:
+    """Where backends keep files derived from shipped weights (e.g. ONNX exports):
+    ``$AFFECTSEEK_CACHE/models`` or ``~/.cache/affectseek/models``."""
+    return Path(os.environ.get("AFFECTSEEK_CACHE") or Path.home() / ".cache" / "affectseek") / "models"
 
 
 class UnknownBackendError(ValueError):

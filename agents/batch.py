@@ -1,0 +1,259 @@
+"""Batch mode: the same questions about every video in a folder, on a worker pool or a Ray cluster.
+
+    python -m agents.batch DIR --query "when does she feel left out?" [--query ...] [--out batch-out]
+                           [--workers N] [--ray [ADDRESS]]
+
+Each video is one task: its index is built (or loaded from the cache) once, then all queries run on it
+in the same worker, whose models stay loaded for the next video. Every finished (video, query) pair is
+appended to ``OUT/results.jsonl`` as soon as it is done, with the answer in ``OUT/answers/``; a rerun
+skips the pairs already there, so a killed batch resumes where it stopped (``--retry-failed`` also
+reruns the failed ones). Bad videos are recorded as errors and do not stop the batch.
+
+Scale-out: ``--ray`` runs the same task function as Ray tasks, on a local Ray cluster started for the
+run, or with ``--ray ADDRESS`` (e.g. ``auto`` or ``ray://head:10001``) on an existing cluster. Every
+node then needs this package installed, and DIR, OUT and the cache directory on storage all nodes see.
+
+Exit codes: 0 every pair answered; 3 some pairs failed (see their ``error`` in results.jsonl);
+2 bad arguments or no videos found; 130 interrupted (finished pairs are kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+VIDEO_EXTENSIONS = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv")
+RESULTS = "results.jsonl"
+
+
+def find_videos(root: Path, recursive: bool = False) -> list[Path]:
+    """Files under ``root`` whose extension is a video container's (``VIDEO_EXTENSIONS``), sorted."""
+    pattern = "**/*" if recursive else "*"
+    return sorted(p for p in root.glob(pattern) if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS)
+
+
+def answer_name(video_key: str, query: str) -> str:
+    """File name of one pair's answer: ``<video stem>-<12 hex of sha256(video key, query)>.json``."""
+    digest = hashlib.sha256(json.dumps([video_key, query]).encode()).hexdigest()[:12]
+    return f"{Path(video_key).stem}-{digest}.json"
+
+
+def process_video(video: str, video_key: str, queries: list[str], opts: dict[str, Any], out_dir: str) -> list[dict]:
+    """Answer ``queries`` about one video; the unit of work of a worker or a Ray task.
+
+    Returns one record per query: ``{"video", "query", "status": "ok", "answer": <file>, "moments":
+    [[start_s, end_s, emotion, confidence], ...], "seconds"}`` or ``{..., "status": "error", "error":
+    <one line>}``. Never raises for a bad video or query: the error is the record.
+    """
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("KERAS_BACKEND", "torch")
+    from agents.run import _quiet_native_logs
+    from agents.state import RunSettings
+    from graphs.pipeline import QueryError, answer_query
+    from memory.cache import atomic_write_bytes
+    from memory.indexer import IndexConfig
+    from memory.video import VideoError
+    from tools.registry import BackendUnavailableError
+
+    _quiet_native_logs()
+    cfg = IndexConfig(use_audio=not opts.get("no_audio", False), device=opts.get("device", "cpu"))
+    settings = RunSettings(top_k=opts.get("top_k", 5))
+    records = []
+    for i, query in enumerate(queries):
+        t = time.perf_counter()
+        base = {"video": video_key, "query": query}
+        try:
+            answer = answer_query(video, query, cfg, settings, opts.get("llm", "offline"), opts.get("cache_dir"))
+        except (VideoError, QueryError, BackendUnavailableError) as exc:
+            records.append({**base, "status": "error", "error": str(exc).splitlines()[0]})
+            if isinstance(exc, VideoError):  # the same video fails the same way for every query
+                records += [{**records[-1], "query": q} for q in queries[i + 1:]]
+                break
+            continue
+        except Exception as exc:  # noqa: BLE001 -- one bad item must not stop a batch; the record says so
+            records.append({**base, "status": "error", "error": f"internal error: {type(exc).__name__}: {exc}"})
+            continue
+        name = answer_name(video_key, query)
+        atomic_write_bytes(Path(out_dir) / "answers" / name, answer.model_dump_json(indent=2).encode())
+        records.append({**base, "status": "ok", "answer": f"answers/{name}", "seconds": round(time.perf_counter() - t, 2),
+                        "moments": [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments]})
+    return records
+
+
+def read_results(path: Path) -> list[dict]:
+    """Records of ``results.jsonl``; a line cut short by a kill is dropped (and removed from the file)."""
+    if not path.is_file():
+        return []
+    good, raw = [], path.read_text()
+    for line in raw.splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict) and {"video", "query", "status"} <= rec.keys():
+            good.append(rec)
+    clean = "".join(json.dumps(r) + "\n" for r in good)
+    if clean != raw:
+        from memory.cache import atomic_write_bytes
+
+        atomic_write_bytes(path, clean.encode())
+    return good
+
+
+def plan(videos: list[Path], root: Path, queries: list[str], done: list[dict],
+         retry_failed: bool) -> list[tuple[str, str, list[str]]]:
+    """(path, key, queries still to answer) per video, skipping pairs recorded in ``done``."""
+    skip = {(r["video"], r["query"]) for r in done if r["status"] == "ok" or not retry_failed}
+    jobs = []
+    for v in videos:
+        key = v.relative_to(root).as_posix()
+        todo = [q for q in queries if (key, q) not in skip]
+        if todo:
+            jobs.append((str(v), key, todo))
+    return jobs
+
+
+def _local_pool(jobs, opts, out_dir: Path, workers: int) -> Iterator[list[dict]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(process_video, path, key, qs, opts, str(out_dir)) for path, key, qs in jobs]
+        try:
+            for fut in as_completed(futures):
+                yield fut.result()
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+def _ray_pool(jobs, opts, out_dir: Path, address: str | None, cpus_per_task: float) -> Iterator[list[dict]]:
+    import ray
+
+    ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
+             **({} if address else {"num_cpus": os.cpu_count()}))
+    try:
+        task = ray.remote(num_cpus=cpus_per_task, max_retries=1)(process_video)
+        pending = [task.remote(path, key, qs, opts, str(out_dir)) for path, key, qs in jobs]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(ready[0])
+    finally:
+        ray.shutdown()
+
+
+def default_workers() -> int:
+    """Workers that fit this machine: one per 2 CPU cores and per 2.5 GiB of available memory (at least 1)."""
+    cpus = os.cpu_count() or 1
+    try:
+        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+    except (ValueError, OSError):
+        avail = 4.0
+    return max(1, min(cpus // 2, int(avail // 2.5)))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m agents.batch", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", type=Path, help="folder of videos")
+    p.add_argument("--query", action="append", default=[], help="a question; repeat for several")
+    p.add_argument("--queries-file", type=Path, help="a text file with one question per line")
+    p.add_argument("--out", type=Path, default=Path("batch-out"), help="results folder (default: batch-out)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="local worker processes (default: one per 2 cores and 2.5 GiB of free memory)")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run on Ray: a local cluster, or the cluster at ADDRESS (e.g. auto)")
+    p.add_argument("--ray-cpus-per-task", type=float, default=2.0, help="CPUs Ray reserves per video (default 2)")
+    p.add_argument("--recursive", action="store_true", help="also look in subfolders")
+    p.add_argument("--retry-failed", action="store_true", help="rerun pairs recorded as failed")
+    p.add_argument("--llm", default="offline", help="offline (default) or a litellm model id")
+    p.add_argument("--top-k", type=int, default=5, help="moments per answer (default 5)")
+    p.add_argument("--no-audio", action="store_true", help="index without the audio track")
+    p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    p.add_argument("--cache-dir", default=None, help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the batch CLI; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    err = Console(stderr=True, soft_wrap=True)
+    queries = [q.strip() for q in args.query]
+    if args.queries_file:
+        if not args.queries_file.is_file():
+            err.print(f"error: {args.queries_file}: no such file")
+            return 2
+        queries += [ln.strip() for ln in args.queries_file.read_text().splitlines() if ln.strip()]
+    if not queries or not all(queries):
+        err.print("error: give at least one non-empty --query (or --queries-file)")
+        return 2
+    if not args.dir.is_dir():
+        err.print(f"error: {args.dir}: not a folder")
+        return 2
+    videos = find_videos(args.dir, args.recursive)
+    if not videos:
+        err.print(f"error: no video files in {args.dir} (extensions: {' '.join(VIDEO_EXTENSIONS)})")
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    results_path = args.out / RESULTS
+    done = read_results(results_path)
+    jobs = plan(videos, args.dir, list(dict.fromkeys(queries)), done, args.retry_failed)
+    total_pairs = sum(len(qs) for _, _, qs in jobs)
+    if done:
+        err.print(f"resuming: {len(done)} pair(s) already in {results_path}, {total_pairs} to do")
+    opts = {"llm": args.llm, "top_k": args.top_k, "no_audio": args.no_audio, "device": args.device,
+            "cache_dir": args.cache_dir}
+    workers = args.workers or default_workers()
+    if not args.ray and workers > 1:  # split the cores between workers instead of oversubscribing them
+        os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
+    pool = (_ray_pool(jobs, opts, args.out, None if args.ray == "local" else args.ray, args.ray_cpus_per_task)
+            if args.ray else _local_pool(jobs, opts, args.out, workers))
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, disable=args.quiet)
+    try:
+        with progress, open(results_path, "a") as f:
+            task = progress.add_task(f"{len(jobs)} video(s), {len(queries)} question(s)", total=total_pairs)
+            for records in pool if jobs else ():
+                f.writelines(json.dumps(rec) + "\n" for rec in records)
+                f.flush()
+                os.fsync(f.fileno())
+                progress.update(task, advance=len(records))
+    except KeyboardInterrupt:
+        err.print(f"interrupted: finished pairs are in {results_path}; rerun the same command to resume")
+        return 130
+    results = read_results(results_path)
+    failed = [r for r in results if r["status"] != "ok"]
+    if not args.quiet:
+        _summary(results, Console())
+    err.print(f"{len(results) - len(failed)} answered, {len(failed)} failed; results: {results_path}")
+    return 3 if failed else 0
+
+
+def _summary(results: list[dict], console) -> None:
+    from rich.table import Table
+
+    table = Table("video", "query", "status", "top moment")
+    for r in results:
+        if r["status"] == "ok":
+            top = r["moments"][0] if r["moments"] else None
+            cell = f"{top[0]:.1f}-{top[1]:.1f} s {top[2]} ({top[3]:.2f})" if top else "no moment found"
+        else:
+            cell = r["error"]
+        table.add_row(r["video"], r["query"], r["status"], cell)
+    console.print(table)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Batch mode over a folder: worker pool, bad videos recorded, resume after a kill, the Ray path."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from agents.schema import Answer
+from tests.conftest import REPO, SAMPLE, shared_media
+
+pytestmark = pytest.mark.slow
+QUERY = "when does the audience enjoy the show?"
+
+
+def _batch(folder, out, cache_root, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "agents.batch", str(folder), "--query", QUERY, "--out", str(out),
+                           "--cache-dir", str(cache_root), "--quiet", *extra], check=False, cwd=REPO,
+                          capture_output=True, text=True, timeout=900, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+
+
+def _records(out) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    d = tmp_path_factory.mktemp("videos")
+    shutil.copy(SAMPLE, d / "hamilton_short.mp4")
+    shutil.copy(shared_media("WDA_KatieHill_000.mp4"), d / "Katie Hill — ü.mp4")  # spaces and unicode
+    (d / "broken.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42" + os.urandom(4000))  # not decodable
+    (d / "notes.txt").write_text("not a video")
+    return d
+
+
+def test_batch_answers_every_video_and_records_the_bad_one(folder, tmp_path, cache_root):
+    out = tmp_path / "out"
+    proc = _batch(folder, out, cache_root, "--workers", "1")
+    assert proc.returncode == 3, proc.stderr  # 3: some pairs failed
+    recs = {r["video"]: r for r in _records(out)}
+    assert sorted(recs) == ["Katie Hill — ü.mp4", "broken.mp4", "hamilton_short.mp4"]  # notes.txt skipped
+    assert recs["broken.mp4"]["status"] == "error" and "cannot be decoded" in recs["broken.mp4"]["error"]
+    for name in ("hamilton_short.mp4", "Katie Hill — ü.mp4"):
+        rec = recs[name]
+        answer = Answer.model_validate_json((out / rec["answer"]).read_text())
+        assert rec["status"] == "ok" and answer.query == QUERY
+        assert rec["moments"] == [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments]
+    assert recs["hamilton_short.mp4"]["moments"][0][2] == "happiness"
+    assert "2 answered, 1 failed" in proc.stderr
+
+
+def test_killed_batch_resumes_with_the_unfinished_pairs(folder, tmp_path, cache_root):
+    out = tmp_path / "out"
+    out.mkdir()
+    first = _batch(folder, out, cache_root, "--workers", "1")
+    kept = [r for r in _records(out) if r["video"] != "hamilton_short.mp4"]
+    # as if killed while the sample's record was being written: its line is cut short
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept) + '{"video": "hamilton_sh')
+    again = _batch(folder, out, cache_root, "--workers", "1")
+    assert first.returncode == again.returncode == 3
+    assert "resuming: 2 pair(s) already" in again.stderr and ", 1 to do" in again.stderr
+    recs = _records(out)  # the cut line is gone, the sample was answered once more, nothing else rerun
+    assert [r["video"] for r in recs] == [r["video"] for r in kept] + ["hamilton_short.mp4"]
+    retried = _batch(folder, out, cache_root, "--retry-failed")
+    assert "1 to do" in retried.stderr and len(_records(out)) == 4  # broken.mp4 tried again, fails again
+
+
+def test_ray_path_on_a_local_cluster_gives_the_same_answers(folder, tmp_path, cache_root):
+    pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
+    local, ray_out = tmp_path / "local", tmp_path / "ray"
+    _batch(folder, local, cache_root, "--workers", "1")
+    proc = _batch(folder, ray_out, cache_root, "--ray")
+    assert proc.returncode == 3, proc.stderr
+    by_pair = {(r["video"], r["query"]): (r["status"], r.get("moments")) for r in _records(local)}
+    assert {(r["video"], r["query"]): (r["status"], r.get("moments")) for r in _records(ray_out)} == by_pair
+
+
+def test_batch_without_videos_or_query_exits_2(tmp_path):
+    empty = _batch(tmp_path, tmp_path / "out", tmp_path / "cache")
+    assert empty.returncode == 2 and "no video files" in empty.stderr
+    proc = subprocess.run([sys.executable, "-m", "agents.batch", str(tmp_path)], check=False, cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--query" in proc.stderr and "Traceback" not in proc.stderr
