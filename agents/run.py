@@ -106,6 +106,8 @@ def print_answer(answer, console) -> None:
         table.add_row(str(i), f"{fmt_time(m.start_s)}-{fmt_time(m.end_s)}", m.emotion, f"{m.confidence:.2f}",
                       m.rationale)
     console.print(table)
+    for w in answer.warnings:
+        console.print(f"[yellow]warning: {w}[/yellow]")
     if answer.llm_fallbacks:
         console.print(f"[yellow]LLM fell back to the offline reasoner for: {answer.llm_fallbacks}[/yellow]")
     console.print(f"{answer.message}; {answer.candidates_considered} candidates checked, "

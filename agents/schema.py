@@ -117,6 +117,7 @@ class Answer(BaseModel):
     intent: Intent
     moments: list[Moment]
     message: str = Field(description="plain-language status, e.g. 'no matching moment'")
+    warnings: list[str] = Field(default_factory=list, description="what the tools could not do on this video")
     rounds: int = Field(description="localization rounds run (1 + re-queries)")
     candidates_considered: int
     candidates_rejected: int

@@ -12,9 +12,12 @@ from agents.state import RunContext, RunSettings
 from graphs.affect_graph import build_graph
 from memory.indexer import IndexConfig, open_index
 
+MAX_QUERY_CHARS = 2000
+"""Longest question accepted (characters); the text encoder reads only its first 256 tokens anyway."""
+
 
 class QueryError(ValueError):
-    """The query is unusable (empty or only whitespace)."""
+    """The query is unusable (empty, only whitespace, or longer than ``MAX_QUERY_CHARS``)."""
 
 
 def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig | None = None,
@@ -38,11 +41,14 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
         report: write the self-contained HTML report (``graphs.report``) here.
 
     Raises:
-        QueryError: empty query.
+        QueryError: empty query, or one longer than ``MAX_QUERY_CHARS``.
         memory.video.VideoError: unusable video.
     """
     if not query or not query.strip():
         raise QueryError("the query is empty: ask a question, e.g. \"when does she feel left out?\"")
+    if len(query.strip()) > MAX_QUERY_CHARS:
+        raise QueryError(f"the query is {len(query.strip())} characters long; ask in at most {MAX_QUERY_CHARS} "
+                         "(one question, e.g. \"when does she feel left out?\")")
     cfg = index_config or IndexConfig()
     settings = settings or RunSettings()
     t0 = time.perf_counter()
@@ -78,7 +84,8 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
                "total": round(time.perf_counter() - t0, 3)}
     answer = Answer(
         video=str(video), query=query.strip(), duration_s=round(index.info.duration_s, 3), intent=state["intent"],
-        moments=moments, message=message, rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
+        moments=moments, message=message, warnings=list(index.transcript.notes),
+        rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
         candidates_rejected=n_rejected, llm=reasoner.name,
         llm_fallbacks=list(reasoner.fallbacks) if isinstance(reasoner, FallbackLLM) else [],
         embedder=index.manifest["models"]["clip_embedder"],

@@ -119,4 +119,5 @@ def merge_transcripts(parts: list[tuple[float, Transcript]], duration_s: float) 
     langs = [tr.language for _, tr in parts if tr.language and tr.segments]
     language = max(set(langs), key=langs.count) if langs else None
     model = parts[0][1].model if parts else "none"
-    return Transcript(language=language, duration_s=duration_s, model=model, segments=segments)
+    notes = list(dict.fromkeys(n for _, tr in parts for n in tr.notes))
+    return Transcript(language=language, duration_s=duration_s, model=model, segments=segments, notes=notes)

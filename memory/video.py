@@ -126,6 +126,8 @@ def iter_frames(
 ) -> Iterator[tuple[float, np.ndarray]]:
     """Yield ``(t, frame)`` sampled at ``fps`` frames/s in [start_s, end_s).
 
+    Frames are turned upright as the file's display matrix says (phone videos recorded in portrait
+    store a rotation instead of turned pixels), so what the tools see is what a player shows.
     Sample times follow the grid ``start_s + k / fps``; a frame within half a frame interval of a grid
     time stands for it, so consecutive spans [a, b) and [b, c) yield exactly the frames of [a, c).
 
@@ -162,7 +164,9 @@ def iter_frames(
                     break
                 if t + half_frame < next_t:
                     continue
-                yield round(t, 3), frame.to_ndarray(format="rgb24", **size)
+                rgb = frame.to_ndarray(format="rgb24", **size)
+                turns = round((frame.rotation or 0) / 90) % 4  # phone video: display matrix, CCW degrees
+                yield round(t, 3), np.ascontiguousarray(np.rot90(rgb, turns)) if turns else rgb
                 while next_t <= t + half_frame:
                     next_t += step
         except av.error.FFmpegError as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,162 @@ def test_no_audio_flag_answers_from_the_picture(tmp_path):
     answer = Answer.model_validate_json(out.read_text())
     assert answer.models["asr"].startswith("none")
     assert all(e.modality == "visual" for m in answer.moments for e in m.evidence)
+
+
+# ---- the rest of the input matrix: each a real video made from the bundled sample with PyAV ----------------
+
+
+def _remake(dst: Path, *, picture=None, size=None, keep=None, rotation=None, audio="copy", src: Path = SAMPLE,
+            seconds: float | None = None) -> Path:
+    """Re-encode ``src``: ``picture(rgb)`` per frame, output ``size`` (w, h), only frames with ``keep(t)``
+    (millisecond timestamps, so the frame rate may vary), a display-matrix ``rotation`` (degrees CCW),
+    ``audio`` = "copy", "silent" (zeros) or a ``(rate, mono float32 samples)`` pair; the first ``seconds``."""
+    import av
+    import numpy as np
+
+    with av.open(str(src)) as inp, av.open(str(dst), "w") as out:
+        vin = inp.streams.video[0]
+        w, h = size or (vin.codec_context.width, vin.codec_context.height)
+        vs = out.add_stream("libx264", rate=30)
+        vs.width, vs.height, vs.pix_fmt, vs.time_base = w, h, "yuv420p", Fraction(1, 1000)
+        vs.codec_context.time_base = Fraction(1, 1000)
+        vs.options = {"preset": "veryfast", "crf": "26"}
+        if rotation:
+            vs.set_display_rotation(rotation)
+        ain = inp.streams.audio[0]
+        aout = out.add_stream_from_template(ain) if audio == "copy" else out.add_stream(
+            "aac", rate=ain.rate if audio == "silent" else audio[0], layout="mono")
+        end = seconds or float(vin.duration * vin.time_base)
+        for frame in inp.decode(vin):
+            t = float(frame.pts * vin.time_base)
+            if t >= end or (keep and not keep(t)):
+                continue
+            rgb = frame.to_ndarray(format="rgb24", width=w, height=h) if not picture else picture(
+                frame.to_ndarray(format="rgb24"))
+            f = av.VideoFrame.from_ndarray(np.ascontiguousarray(rgb), format="rgb24")
+            f.pts, f.time_base = round(t * 1000), Fraction(1, 1000)
+            for p in vs.encode(f):
+                out.mux(p)
+        for p in vs.encode(None):
+            out.mux(p)
+        if audio == "copy":
+            with av.open(str(src)) as again:
+                a2 = again.streams.audio[0]
+                for packet in again.demux(a2):
+                    if packet.dts is not None and float(packet.pts * a2.time_base) < end:
+                        packet.stream = aout
+                        out.mux(packet)
+        else:
+            rate = aout.rate
+            samples = np.zeros(int(end * rate), np.float32) if audio == "silent" else audio[1][: int(end * rate)]
+            for i in range(0, len(samples), 1024):
+                af = av.AudioFrame.from_ndarray(samples[None, i:i + 1024], format="flt", layout="mono")
+                af.sample_rate, af.pts = rate, i
+                for p in aout.encode(af):
+                    out.mux(p)
+            for p in aout.encode(None):
+                out.mux(p)
+    return dst
+
+
+def _answer(video: Path, tmp_path: Path, query: str = "when does the audience enjoy the show?", *extra: str):
+    from agents.schema import Answer
+
+    out = tmp_path / "answer.json"
+    proc = run_cli(str(video), query, "--json", str(out), "--cache-dir", str(tmp_path / "cache"), "--quiet", *extra)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return Answer.model_validate_json(out.read_text()), proc
+
+
+def test_variable_frame_rate_keeps_time_in_seconds(tmp_path):
+    from memory.video import iter_frames, probe
+
+    # 30 fps, except 3-7 s where only every third frame is kept (10 fps): a variable-frame-rate file
+    vfr = _remake(tmp_path / "vfr.mp4", keep=lambda t: not (3 <= t < 7) or round(t * 29.97) % 3 == 0)
+    times = [t for t, _ in iter_frames(vfr, 4.0)]
+    assert abs(probe(vfr).duration_s - 9.18) < 0.2  # the sample's video stream is 9.18 s long
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert max(gaps) < 0.25 + 0.1 + 1e-6 and min(gaps) > 0.25 - 0.1  # 4 fps samples across the 10 fps stretch
+    answer, _ = _answer(vfr, tmp_path)
+    assert answer.moments and all(0 <= m.start_s < m.end_s <= answer.duration_s + 1e-6 for m in answer.moments)
+    assert answer.moments[0].emotion == "happiness" and answer.moments[0].start_s < 4.0  # the grin at ~2.7 s
+
+
+def test_rotated_phone_video_is_turned_upright(tmp_path):
+    import numpy as np
+
+    from memory.video import iter_frames
+
+    # pixels stored turned 90 degrees clockwise with a display matrix saying "turn 90 degrees back", as phones do
+    rotated = _remake(tmp_path / "phone.mp4", picture=lambda rgb: np.rot90(rgb, -1), size=(360, 640), rotation=90)
+    _t, upright = next(iter_frames(rotated, 1.0, 5.0, 5.5))
+    _, original = next(iter_frames(SAMPLE, 1.0, 5.0, 5.5))
+    assert upright.shape == original.shape == (360, 640, 3)
+    assert np.abs(upright.astype(int) - original.astype(int)).mean() < 12  # same picture, up to re-encoding
+    answer, _ = _answer(rotated, tmp_path)
+    assert answer.moments[0].emotion == "happiness" and answer.moments[0].start_s < 4.0
+    assert any(e.modality == "visual" and "face" in e.detail for e in answer.moments[0].evidence)
+
+
+def test_silent_audio_answers_from_the_picture(tmp_path):
+    silent = _remake(tmp_path / "silent.mp4", audio="silent")
+    answer, _ = _answer(silent, tmp_path)
+    assert answer.moments  # the faces still answer
+    assert not [e for m in answer.moments for e in m.evidence if e.modality == "verbal"]  # nothing was said
+
+
+def test_video_without_faces_answers_from_speech_or_says_nothing_found(tmp_path):
+    import numpy as np
+
+    blank = _remake(tmp_path / "podcast.mp4", picture=lambda rgb: np.full_like(rgb, 96))  # a still grey picture
+    answer, proc = _answer(blank, tmp_path)
+    assert not [e for m in answer.moments for e in m.evidence if e.modality == "visual" and "face" in e.detail]
+    assert answer.moments or ("no matching moment" in answer.message and "no matching moment" in proc.stdout)
+
+
+def test_4k_video_is_downscaled_not_refused(tmp_path):
+    from memory.video import iter_frames, probe
+
+    uhd = _remake(tmp_path / "uhd.mp4", size=(3840, 2160), seconds=6.0)
+    assert (probe(uhd).width, probe(uhd).height) == (3840, 2160)
+    assert next(iter_frames(uhd, 1.0))[1].shape == (540, 960, 3)  # tools see at most 960 px
+    answer, _ = _answer(uhd, tmp_path)
+    assert answer.moments and answer.moments[0].emotion == "happiness"
+
+
+def test_very_long_query_exits_2_with_one_line(tmp_path):
+    proc = run_cli(str(SAMPLE), "when is she happy? " * 200, "--cache-dir", str(tmp_path / "cache"), "--quiet")
+    _assert_clean_error(proc, tmp_path / "cache", "at most 2000")
+
+
+def test_non_english_speech_is_flagged_not_silently_dropped(tmp_path):
+    """The offline Whisper model is English-only: Spanish speech must show up as a warning, not as silence."""
+    import subprocess
+
+    import numpy as np
+
+    from memory.video import load_audio
+
+    wav = tmp_path / "es.wav"
+    try:
+        subprocess.run(["espeak-ng", "-v", "es", "-s", "130", "-w", str(wav),
+                        "Hoy estoy muy contenta, es mi segunda semana en el trabajo y todos me saludan."],
+                       check=True, capture_output=True)
+    except (FileNotFoundError, subprocess.CalledProcessError):
+        pytest.skip("espeak-ng not installed (apt install espeak-ng)")
+    speech = load_audio(wav, 16_000)
+    video = _remake(tmp_path / "es.mp4", audio=(16_000, np.pad(speech, (0, 16_000 * 10))))
+    answer, proc = _answer(video, tmp_path, "when is she happy?")
+    assert any("English-only" in w and "--asr-model" in w for w in answer.warnings)
+    assert "warning: speech detected" in proc.stdout
+    assert answer.moments  # the picture still answers
+
+
+def test_path_with_spaces_and_unicode(tmp_path):
+    import shutil
+
+    odd = tmp_path / "réunion d'équipe — 会議 1.mp4"
+    shutil.copy(SAMPLE, odd)
+    answer, _ = _answer(odd, tmp_path)
+    assert answer.video.endswith("会議 1.mp4") and answer.moments[0].emotion == "happiness"

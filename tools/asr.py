@@ -111,7 +111,15 @@ class FasterWhisperASR:
             }
             for s in segments
         ]
-        return _transcript(raw, duration, self.name, info.language)
+        out = _transcript(raw, duration, self.name, info.language)
+        speech_s = float(getattr(info, "duration_after_vad", 0.0) or 0.0)
+        n_words = sum(len(s.words) for s in out.segments)
+        if not self._model.model.is_multilingual and speech_s >= 2.0 and n_words < 0.5 * speech_s:
+            out.notes.append(
+                f"speech detected but hardly any words recognised: the ASR model ({self.name}) is "
+                "English-only; for other languages pass --asr-model with a multilingual Whisper model "
+                "(CTranslate2 directory)")
+        return out
 
 
 class WhisperXASR:

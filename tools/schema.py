@@ -109,6 +109,7 @@ class Transcript(BaseModel):
     duration_s: float
     model: str
     segments: list[TranscriptSegment] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="what the recogniser could not do, in words")
 
     def words_between(self, start_s: float, end_s: float) -> list[Word]:
         """Words whose midpoint lies in [start_s, end_s)."""
