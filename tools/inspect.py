@@ -80,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         con.print("no faces found: no person tracks")
     for seg in index.transcript.segments:
         con.print(f"  speech {seg.start_s:6.1f}-{seg.end_s:6.1f} s  {seg.text}")
+    for note in index.transcript.notes:
+        con.print(f"[yellow]warning: {note}[/yellow]")
     if events:
         for e in events:
             con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {e.detail} (conf {e.confidence:.2f})")
