@@ -25,7 +25,7 @@ test: install
 	$(PY) -m pytest -q -rs
 
 bench: install
-	$(PY) benches/bench_index.py
+	$(PY) benches/bench_index.py --minutes 10 30 60 --brute-force-minutes 10 60
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
