@@ -67,10 +67,10 @@ def visual_on_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         if c1 <= c0:
             continue
         path = index.cache.perception_path(key, c0, c1)
-        if path.is_file():
+        frames = _stored(path)
+        if frames is not None:
             count("visual_cached_chunks", 1)
-            frames = [FrameVisual.model_validate(f) for f in read_json(path)]
-        else:
+        else:  # not computed yet, or unreadable (then recomputed and overwritten, never used)
             found: list[FrameVisual] = []
             hands, gaze = loaded()["hands"], loaded()["gaze"]
 
@@ -95,6 +95,16 @@ def visual_on_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         loaded()
         names = read_json(names_path)
     return out, names["face_tool"], names["hand_gaze_tool"]
+
+
+def _stored(path: Path) -> list[FrameVisual] | None:
+    """The frames stored in ``path``; None when the file is missing or does not parse as frames."""
+    if not path.is_file():
+        return None
+    try:
+        return [FrameVisual.model_validate(f) for f in read_json(path)]
+    except (OSError, ValueError, TypeError):  # pydantic's ValidationError is a ValueError
+        return None
 
 
 def speaker_track(index: VideoIndex, stored: list[tuple[FrameVisual, Path]], start_s: float, end_s: float) -> int | None:

@@ -105,6 +105,23 @@ def test_second_query_reuses_index_and_perception(first_run, e2e_cache, tmp_path
         [(m.start_s, m.end_s, m.emotion) for m in first.moments]
 
 
+def test_corrupted_perception_chunk_is_recomputed_not_used(first_run, e2e_cache, tmp_path):
+    cache = VideoCache(e2e_cache, file_sha256(SAMPLE))
+    first = Answer.model_validate(load_json(first_run[1]))
+    chunks = sorted({cache.dir / e.ref.partition("#")[0] for m in first.moments for e in m.evidence
+                     if e.ref.startswith("perception/")})
+    assert chunks  # stored verifier outputs this query cites
+    chunks[0].write_text('[{"t": 2.0, "faces": [{"id"')  # cut short, as by a full disk outside the atomic writes
+    out = tmp_path / "again.json"
+    proc = run_cli(str(SAMPLE), QUERY, "--json", str(out), "--cache-dir", str(e2e_cache), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    again = Answer.model_validate(load_json(out))
+    assert again.index["tool_calls"].get("face_expression_frames", 0) > 0  # that chunk ran again
+    assert isinstance(load_json(chunks[0]), list)  # and was rewritten whole
+    assert [(m.start_s, m.end_s, m.emotion) for m in again.moments] == \
+        [(m.start_s, m.end_s, m.emotion) for m in first.moments]
+
+
 def test_schema_flag_prints_the_answer_schema():
     proc = run_cli("--schema")
     assert proc.returncode == 0
