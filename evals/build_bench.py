@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.video import VideoError, iter_frames, load_audio, probe
+from memory.video import VideoError, iter_frames, load_audio, mux_mono_audio, probe
 
 VIDEO_EXTS = {".mp4", ".avi", ".mov", ".mkv", ".flv", ".webm", ".m4v"}
 
@@ -177,12 +177,7 @@ def concatenate(clips: list[Path], out_path: Path, size: tuple[int, int], fps: i
             audio = load_audio(clip, sample_rate) if info.has_audio else np.zeros(0, np.float32)
             want = round(dur * sample_rate)
             audio = np.pad(audio[:want], (0, max(0, want - len(audio)))).astype(np.float32)
-            for i in range(0, want, 1024):
-                chunk = audio[i : i + 1024]
-                af = av.AudioFrame.from_ndarray(chunk[None, :], format="flt", layout="mono")
-                af.sample_rate, af.pts, af.time_base = sample_rate, n_samples + i, Fraction(1, sample_rate)
-                for pkt in aus.encode(af):
-                    out.mux(pkt)
+            mux_mono_audio(out, aus, audio, first_sample=n_samples)
             spans.append((round(t0, 3), round(t0 + dur, 3)))
             n_frames += k
             n_samples += want

@@ -27,12 +27,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tools.registry import model_cache_dir
+from tools.registry import cache_root
 
 
 def default_cache_dir() -> Path:
     """``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek`` (model exports go in its ``models/``)."""
-    return model_cache_dir().parent
+    return cache_root()
 
 
 def file_sha256(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

@@ -362,15 +362,13 @@ def _with_thumbnails(info: VideoInfo, affect: list[FrameFaces], tracks: list[Tra
 
 def _timed(items: Iterator, timings: dict[str, float], key: str) -> Iterator:
     """Yield from ``items``, adding the seconds spent producing them to ``timings[key]``."""
-    items = iter(items)
+    items, end = iter(items), object()
     while True:
         t = time.perf_counter()
-        try:
-            item = next(items)
-        except StopIteration:
-            timings[key] = timings.get(key, 0.0) + time.perf_counter() - t
-            return
+        item = next(items, end)
         timings[key] = timings.get(key, 0.0) + time.perf_counter() - t
+        if item is end:
+            return
         yield item
 
 

@@ -72,7 +72,8 @@ def visual_on_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
             count("visual_cached_chunks", 1)
         else:  # not computed yet, or unreadable (then recomputed and overwritten, never used)
             found: list[FrameVisual] = []
-            hands, gaze = loaded()["hands"], loaded()["gaze"]
+            m = loaded()
+            hands, gaze = m["hands"], m["gaze"]
 
             def with_hands(t: float, frame, faces: FrameFaces, k=k, found=found, hands=hands, gaze=gaze) -> None:
                 boxes = [f.box for f in faces.faces]
@@ -81,8 +82,7 @@ def visual_on_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
                       for f, g in zip(faces.faces, gaze.estimate(frame, boxes), strict=True)]
                 found.append(FrameVisual(t=t, faces=faces.faces, hands=fh.hands, gaze=gz))
 
-            analyze_faces(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", loaded()["det"], loaded()["clf"],
-                          with_hands)
+            analyze_faces(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", m["det"], m["clf"], with_hands)
             frames = found
             count("face_expression_frames", len(frames))
             count("gesture_frames", len(frames))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -199,3 +200,20 @@ def load_audio(path: str | os.PathLike, sample_rate: int = 16_000) -> np.ndarray
         except av.error.FFmpegError as exc:
             raise VideoError(f"{p}: audio decoding failed ({exc.strerror or type(exc).__name__})") from exc
     return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
+
+
+def mux_mono_audio(container, stream, samples: np.ndarray, first_sample: int = 0) -> None:
+    """Encode mono float32 ``samples`` in [-1, 1] into the audio ``stream`` of an output ``container``.
+
+    Frames of 1024 samples get presentation times counted in samples from ``first_sample`` (so clips can
+    be appended back to back); the encoder is not flushed (``stream.encode(None)`` does that).
+    """
+    import av
+
+    rate = stream.rate
+    for i in range(0, len(samples), 1024):
+        frame = av.AudioFrame.from_ndarray(np.ascontiguousarray(samples[None, i:i + 1024], np.float32), format="flt",
+                                           layout="mono")
+        frame.sample_rate, frame.pts, frame.time_base = rate, first_sample + i, Fraction(1, rate)
+        for packet in stream.encode(frame):
+            container.mux(packet)

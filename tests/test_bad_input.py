@@ -88,6 +88,8 @@ def _remake(dst: Path, *, picture=None, size=None, keep=None, rotation=None, aud
     import av
     import numpy as np
 
+    from memory.video import mux_mono_audio
+
     with av.open(str(src)) as inp, av.open(str(dst), "w") as out:
         vin = inp.streams.video[0]
         w, h = size or (vin.codec_context.width, vin.codec_context.height)
@@ -123,11 +125,7 @@ def _remake(dst: Path, *, picture=None, size=None, keep=None, rotation=None, aud
         else:
             rate = aout.rate
             samples = np.zeros(int(end * rate), np.float32) if audio == "silent" else audio[1][: int(end * rate)]
-            for i in range(0, len(samples), 1024):
-                af = av.AudioFrame.from_ndarray(samples[None, i:i + 1024], format="flt", layout="mono")
-                af.sample_rate, af.pts = rate, i
-                for p in aout.encode(af):
-                    out.mux(p)
+            mux_mono_audio(out, aout, samples)
             for p in aout.encode(None):
                 out.mux(p)
     return dst

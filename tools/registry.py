@@ -16,10 +16,14 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
+def cache_root() -> Path:
+    """The affectseek cache: ``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``."""
+    return Path(os.environ.get("AFFECTSEEK_CACHE") or Path.home() / ".cache" / "affectseek")
+
+
 def model_cache_dir() -> Path:
-    """Where backends keep files derived from shipped weights (e.g. ONNX exports):
-    ``$AFFECTSEEK_CACHE/models`` or ``~/.cache/affectseek/models``."""
-    return Path(os.environ.get("AFFECTSEEK_CACHE") or Path.home() / ".cache" / "affectseek") / "models"
+    """Where backends keep files derived from shipped weights (e.g. ONNX exports): ``cache_root()/models``."""
+    return cache_root() / "models"
 
 
 class UnknownBackendError(ValueError):

@@ -18,6 +18,9 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE.parents[1] / "samples" / "hamilton_short.mp4"
+sys.path.insert(0, str(HERE.parents[1]))
+
+from memory.video import mux_mono_audio
 
 
 def main(wav: str, out: Path = HERE / "prompt_injection.mp4") -> None:
@@ -37,11 +40,7 @@ def main(wav: str, out: Path = HERE / "prompt_injection.mp4") -> None:
             dst.mux(packet)
         n = int(float(vin.duration * vin.time_base) * rate)
         speech = np.pad(speech[:n], (0, max(0, n - len(speech))))
-        for i in range(0, n, 1024):
-            frame = av.AudioFrame.from_ndarray(speech[None, i:i + 1024], format="flt", layout="mono")
-            frame.sample_rate, frame.pts = rate, i
-            for p in aout.encode(frame):
-                dst.mux(p)
+        mux_mono_audio(dst, aout, speech)
         for p in aout.encode(None):
             dst.mux(p)
 
