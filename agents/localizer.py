@@ -3,8 +3,11 @@
 Clip search embeds the query and the intent's search text with the index's clip embedder; transcript
 and event search embed the search text with the text encoder and map matching segments / index-time
 social events (``tools.events``: gaze, addressing, exclusion, expression changes) onto the clips they
-overlap. A clip's score is the best of its scores plus a small bonus per additional search that found
-it. Clips already verified in earlier rounds are not proposed again.
+overlap. A clip's retrieval score is the best of its scores plus a small bonus per additional search
+that found it. When the intent names target emotions, every clip also gets an affect score from what
+the index-time pass perceived there (``affect_scores``: the target emotions' probability in the clip's
+faces and voice) and is ranked by retrieval + ``RunSettings.affect_weight`` x affect. Clips already verified in
+earlier rounds are not proposed again.
 """
 
 from __future__ import annotations
@@ -19,6 +22,26 @@ from tools.text import load_text_encoder
 
 #: Added to a clip's score for each search beyond the first that found it.
 BOTH_BONUS = 0.05
+#: Weight of the face against the voice in the affect score (the weight of affect against retrieval is
+#: ``RunSettings.affect_weight``); chosen on the composed dev bench (evals/RESULTS.md), never on test.
+FACE_WEIGHT, VOICE_WEIGHT = 0.6, 0.4
+
+
+def affect_scores(index: VideoIndex, targets: list[str]) -> dict[str, float]:
+    """Per clip id, how strongly the index-time pass perceived ``targets`` there, in [0, 1]: the summed
+    probability of the target emotions in the clip's mean face expression and in its voice
+    (``Clip.voice``), weighted ``FACE_WEIGHT``/``VOICE_WEIGHT``; a clip with only one of the two uses
+    it alone; a clip with neither gets no score."""
+    out = {}
+    for clip in index.clips:
+        parts = []
+        if clip.max_faces:
+            parts.append((FACE_WEIGHT, sum(clip.expression.get(t, 0.0) for t in targets)))
+        if clip.voice:
+            parts.append((VOICE_WEIGHT, sum(clip.voice.get(t, 0.0) for t in targets)))
+        if parts:
+            out[clip.id] = sum(w * x for w, x in parts) / sum(w for w, _ in parts)
+    return out
 
 
 def search_clips(index: VideoIndex, texts: list[str], k: int) -> dict[str, float]:
@@ -91,13 +114,16 @@ def localize_candidates(state: AffectState, config: RunnableConfig) -> dict:
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
     found = {"clips": search_clips(index, texts, k), "transcript": search_transcript(index, state["search_text"], k),
              "events": search_events(index, state["search_text"], k)}
+    targets = list(state["intent"].target_emotions)
+    affect = affect_scores(index, targets) if targets else {}
     ranked = []
     for clip in index.clips:
         hits = {name: scores[clip.id] for name, scores in found.items() if clip.id in scores}
-        if clip.id in seen or not hits:
+        if clip.id in seen or not (hits or clip.id in affect):
             continue
-        score = max(hits.values()) + BOTH_BONUS * (len(hits) - 1)
-        source = "+".join(hits)
+        score = (max(hits.values()) + BOTH_BONUS * (len(hits) - 1) if hits else 0.0) \
+            + ctx.settings.affect_weight * affect.get(clip.id, 0.0)
+        source = "+".join([*hits, *(["affect"] if clip.id in affect else [])])
         ranked.append(Candidate(clip_id=clip.id, start_s=clip.start_s, end_s=clip.end_s,
                                 retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
     ranked.sort(key=lambda c: -c.retrieval_score)

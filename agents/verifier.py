@@ -10,7 +10,8 @@ records. Support in [0, 1]:
 - verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with
   all-MiniLM-L6-v2, raised by literal content-word overlap), weighted 1.0 when the intent asks for
   speech and 0.6 otherwise;
-- support = max(visual, weighted verbal).
+- vocal: the target emotions' probability in the clip's voice (``Clip.voice``, ``tools.voice_emotion``);
+- support = max(visual, weighted verbal, vocal).
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks the LLM for a refined
 search text and ``needs_more_candidates`` sends the search back to the localizer, at most
@@ -172,6 +173,25 @@ def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str],
     return evidence, sim, obs
 
 
+def _voice_emotion_evidence(index: VideoIndex, cand: Candidate, targets: list[str]) -> tuple[list[Evidence], float, dict]:
+    """The clip's vocal emotion (``Clip.voice``) as vocal evidence citing clips.json, the vocal support
+    (target emotions' probability) and the distribution for the emotion reasoner."""
+    clip = next((c for c in index.clips if c.id == cand.clip_id), None)
+    if clip is None or not clip.voice:
+        return [], 0.0, {}
+    from tools.voice_emotion import valence_arousal
+
+    label = max(clip.voice, key=clip.voice.__getitem__)
+    valence, arousal = valence_arousal(clip.voice)
+    extra = f"; {'+'.join(targets)} {sum(clip.voice[t] for t in targets):.2f}" if targets and label not in targets else ""
+    ev = Evidence(id=f"{cand.clip_id}.ve", modality="vocal", tool=index.manifest["models"].get("voice") or "voice",
+                  start_s=clip.start_s, end_s=clip.end_s,
+                  detail=f"the voice sounds {label} (p={clip.voice[label]:.2f}{extra}; arousal {arousal:+.2f})",
+                  ref=index.ref("clips.json", clip.id))
+    support = sum(clip.voice[t] for t in targets) if targets else 0.0
+    return [ev], support, {"voice_distribution": clip.voice, "arousal": arousal, "valence": valence}
+
+
 def _vocal_evidence(index: VideoIndex, cand: Candidate) -> tuple[list[Evidence], dict]:
     """Vocal cues of each speech turn overlapping the clip (loudness, speech rate, pitch), citing turns.json."""
     evidence, obs = [], {}
@@ -211,14 +231,17 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
         v_ev += _social_evidence(ctx.index, cand, stored, social_tools, 1.0 / s.verify_fps)
         t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts, stored)
         a_ev, a_obs = _vocal_evidence(ctx.index, cand)
-        support = max(visual, w_verbal * verbal)
+        ve_ev, vocal, ve_obs = _voice_emotion_evidence(ctx.index, cand, targets)
+        a_obs.update(ve_obs)
+        support = max(visual, w_verbal * verbal, vocal)
         accepted = support >= s.min_support
         reason = None if accepted else (
             f"support {support:.2f} < {s.min_support}: target-emotion face score {visual:.2f}, "
-            f"speech match {verbal:.2f}" + ("" if any(fr.faces for fr, _ in stored) else ", no face seen"))
+            f"speech match {verbal:.2f}, target-emotion voice score {vocal:.2f}"
+            + ("" if any(fr.faces for fr, _ in stored) else ", no face seen"))
         out.append(cand.model_copy(update={
             "support": round(support, 4), "accepted": accepted, "reject_reason": reason,
-            "evidence": v_ev + t_ev + a_ev,
+            "evidence": v_ev + t_ev + ve_ev + a_ev,
             "observations": {"visual": v_obs, "verbal": t_obs, "vocal": a_obs},
         }))
     verified = [*state.get("verified", []), *out]

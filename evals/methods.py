@@ -63,6 +63,7 @@ class MethodContext:
     seed: int = 0
     cache_dir: str | None = None
     index_config: IndexConfig | None = None
+    settings: dict | None = None
 
 
 def emotion_prior(query: str) -> str:
@@ -100,7 +101,7 @@ def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedM
 def _settings(ctx: MethodContext):
     from agents.state import RunSettings
 
-    return RunSettings(top_k=ctx.top_k)
+    return RunSettings(top_k=ctx.top_k, **(ctx.settings or {}))
 
 
 def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from evals.bench import BenchError, load_bench
 from evals.methods import METHODS, MethodContext, Prediction, predict
-from memory.indexer import library_versions
+from memory.indexer import IndexConfig, library_versions
 
 
 def _commit() -> str | None:
@@ -54,6 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache-dir", help="affectseek cache root")
+    a = p.add_argument_group("ablation (what each component adds)")
+    a.add_argument("--expression-backend", default="face8", choices=["face8", "fer"],
+                   help="facial expression model used by the index and the verifier (default face8)")
+    a.add_argument("--no-voice-emotion", action="store_true", help="index without the vocal emotion model")
+    a.add_argument("--affect-weight", type=float, default=None,
+                   help="weight of perceived affect in the localizer's ranking (default: RunSettings; 0 = text only)")
+    a.add_argument("--abstain-below", type=float, default=0.0,
+                   help="drop moments below this support (0.3 = the earlier behaviour: empty answers when none passes)")
     args = p.parse_args(argv)
     try:
         items = load_bench(args.bench)
@@ -71,7 +79,13 @@ def main(argv: list[str] | None = None) -> int:
               "n_items": len(items), "top_k": args.top_k, "seed": args.seed, "commit": _commit(),
               "versions": library_versions(("affectseek", "torch", "faiss-cpu", "mediapipe", "keras",
                                                   "faster-whisper", "sentence-transformers", "langgraph", "litellm")), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir)
+    index_config = IndexConfig(expression_backend=args.expression_backend,
+                               voice_backend=None if args.no_voice_emotion else "voice8")
+    settings = {"abstain_below": args.abstain_below,
+                **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
+    config.update(index_config=index_config.model_dump(), settings=settings)
+    ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,
+                        index_config=index_config, settings=settings)
     pred_path = out / "predictions.jsonl"
     done = read_predictions(pred_path)
     if done:

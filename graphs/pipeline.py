@@ -73,8 +73,14 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
     verified = state.get("verified", [])
     moments = state.get("moments", [])
     n_rejected = sum(1 for c in verified if not c.accepted)
-    if moments:
+    if moments and state.get("weak"):
+        message = (f"weak support: no candidate reached --min-support {settings.min_support} "
+                   f"({n_rejected} checked); the {len(moments)} best-supported moment(s) are shown")
+    elif moments:
         message = f"{len(moments)} moment(s) found"
+    elif verified and settings.abstain_below > 0:
+        message = (f"no moment returned: every candidate's support was below --abstain-below "
+                   f"{settings.abstain_below} ({n_rejected} rejected)")
     else:
         message = (f"no matching moment: {n_rejected} candidate clip(s) checked, none had enough support "
                    f"(faces showing {', '.join(state['intent'].target_emotions) or 'the asked emotion'} "

@@ -39,9 +39,10 @@ from tools.lexicon import EMOTION_DESCRIPTIONS
 from tools.prosody import prosody
 from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
 from tools.text import load_text_encoder
+from tools.voice_emotion import load_voice_emotion
 from tools.tracks import TrackSummary, box_similarity, frame_histogram, is_cut, link_tracks
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 
 
 class IndexConfig(BaseModel):
@@ -61,7 +62,8 @@ class IndexConfig(BaseModel):
     asr_model: str | None = None
     language: str | None = None
     face_backend: str = "mediapipe"
-    expression_backend: str = "fer"
+    expression_backend: str = "face8"
+    voice_backend: str | None = "voice8"
     use_audio: bool = True
     device: str = "cpu"
 
@@ -97,7 +99,9 @@ class Clip(BaseModel):
     max_faces: int
     expression: dict[str, float] = Field(description="mean AffectNet-8 probabilities over faces seen")
     speech: str
-    prosody: ProsodyStats | None = None
+    voice: dict[str, float] | None = Field(
+        None, description="AffectNet-8 probabilities of the voice over the clip's recognised words (tools.voice_emotion); "
+                          "None without speech")
 
 
 @dataclass
@@ -338,6 +342,17 @@ def _turns_and_events(affect: list[FrameFaces], tracks: list[TrackSummary],
     return turns, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
 
+def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float, end_s: float) -> dict[str, float] | None:
+    """Vocal AffectNet-8 distribution over the recognised words of [start_s, end_s) (from the first
+    word's start to the last word's end, so silence and music around them are not read); None without
+    a voice model, or with no words or too little speech."""
+    words = transcript.words_between(start_s, end_s) if model is not None else []
+    if not words:
+        return None
+    a, b = max(start_s, words[0].start_s), min(end_s, words[-1].end_s)
+    return model.distribution(audio[int(a * SAMPLE_RATE) : int(b * SAMPLE_RATE)], SAMPLE_RATE)
+
+
 def _with_thumbnails(info: VideoInfo, affect: list[FrameFaces], tracks: list[TrackSummary],
                      out: Path) -> list[TrackSummary]:
     """Save a JPEG face crop per track (its most confident observation) under ``out/thumbs``."""
@@ -501,6 +516,7 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     # 3. speech turns with speakers, social events, clips with descriptors, embeddings and FAISS
     t = time.perf_counter()
     turns, events = _turns_and_events(affect, tracks, gaze_frames, transcript, audio, cfg)
+    voice = load_voice_emotion(cfg.voice_backend) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
     task = progress.add_task("embed", total=len(windows))
     clips = []
@@ -510,10 +526,10 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
         expr = {lab: round(float(np.mean([f.expression[lab] for f in faces])), 4) if faces else 0.0
                 for lab in AFFECTNET8}
         speech = " ".join(w.text for w in transcript.words_between(s, e))
-        pros = prosody(audio, SAMPLE_RATE, transcript, s, e, id=f"p{i}") if cfg.use_audio else None
         ev_text = [ev.detail for ev in events if ev.start_s < e and ev.end_s >= s][:3]
         clips.append(Clip(id=f"c{i}", start_s=s, end_s=e, descriptor=describe_clip(expr, n_max, speech, ev_text),
-                          max_faces=n_max, expression=expr, speech=speech, prosody=pros))
+                          max_faces=n_max, expression=expr, speech=speech,
+                          voice=clip_voice(voice, audio, transcript, s, e)))
     if embedder.uses_frames:
         fv = np.concatenate(frame_vecs) if frame_vecs else np.zeros((0, 1), np.float32)
         ft = np.asarray(frame_times)
@@ -545,7 +561,8 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
                   "width": info.width, "height": info.height},
         "config": cfg.model_dump(),
         "models": {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": detector.name,
-                   "expression": classifier.name, "asr": transcript.model},
+                   "expression": classifier.name, "asr": transcript.model,
+                   "voice": voice.name if voice is not None else None},
         "versions": library_versions(),
         "timings_s": {k: round(v, 3) for k, v in timings.items()},
         "resumed_chunks": ckpt.resumed,

@@ -1,4 +1,4 @@
-"""The verifier's loop back to the localizer, and a plainly stated empty answer."""
+"""The verifier's loop back to the localizer, weak answers said plainly, and explicit abstention."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tests.conftest import SAMPLE
 pytestmark = pytest.mark.slow
 
 
-def test_unmet_support_requeries_twice_then_says_no_matching_moment(cache_root, tmp_path, capsys):
+def test_unmet_support_requeries_twice_then_answers_with_weak_moments(cache_root, tmp_path, capsys):
     out = tmp_path / "a.json"
     code = main([str(SAMPLE), "when does someone look disgusted?", "--min-support", "0.99", "--json", str(out),
                  "--cache-dir", str(cache_root), "--quiet"])
@@ -19,10 +19,10 @@ def test_unmet_support_requeries_twice_then_says_no_matching_moment(cache_root, 
     assert code == 0
     answer = Answer.model_validate_json(out.read_text())
     assert answer.rounds == 3  # first search + 2 refined re-queries (--max-requery default)
-    assert answer.moments == []
     assert answer.candidates_rejected == answer.candidates_considered > 0
-    assert answer.message.startswith("no matching moment")
-    assert "no matching moment" in printed
+    assert answer.moments  # never empty when faces and speech were seen: the best ones, said to be weak
+    assert answer.message.startswith("weak support: no candidate reached --min-support 0.99")
+    assert "weak support" in printed
     nodes = [step.node for step in answer.trace]
     assert nodes == ["intent_interpreter"] + ["candidate_localizer", "verifier"] * 3 + \
         ["emotion_reasoner", "rationale_writer"]
@@ -39,3 +39,14 @@ def test_max_requery_zero_stops_after_the_first_round_and_trace_streams(cache_ro
     err = capsys.readouterr().err
     for node in ("intent_interpreter", "candidate_localizer", "verifier", "emotion_reasoner", "rationale_writer"):
         assert f"{node}:" in err
+
+
+def test_abstain_below_is_the_only_way_to_an_empty_answer(cache_root, tmp_path, capsys):
+    out = tmp_path / "a.json"
+    code = main([str(SAMPLE), "when does someone look disgusted?", "--min-support", "0.99", "--abstain-below", "0.99",
+                 "--max-requery", "0", "--json", str(out), "--cache-dir", str(cache_root), "--quiet"])
+    assert code == 0
+    answer = Answer.model_validate_json(out.read_text())
+    assert answer.moments == []
+    assert answer.message.startswith("no moment returned: every candidate's support was below --abstain-below 0.99")
+    assert "no moment returned" in capsys.readouterr().out

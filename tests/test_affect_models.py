@@ -1,0 +1,87 @@
+"""The face and voice emotion models on real labelled media, and the parts of localization they feed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import REPO
+from tools.schema import AFFECTNET8
+
+RAVDESS = REPO / "tests" / "data" / "ravdess"
+
+
+def _assembled(name: str) -> Path:
+    """Root of the assembled labelled sets (``evals.data.assemble``); skips when ``name`` is not there."""
+    for root in (os.environ.get("AFFECTSEEK_DATA"), Path.home() / ".cache" / "affectseek" / "data"):
+        if root and (Path(root) / name / "manifest.jsonl").is_file():
+            return Path(root)
+    pytest.skip(f"labelled set {name} not assembled (python -m evals.data.assemble; evals/data/SOURCES.md)")
+
+
+def test_angry_voice_raises_arousal_over_the_same_speakers_neutral():
+    from memory.video import load_audio
+    from tools.voice_emotion import load_voice_emotion, valence_arousal
+
+    model = load_voice_emotion()
+    neutral = model.distribution(load_audio(RAVDESS / "03-01-01-01-01-01-20.flac", 16_000))
+    angry = model.distribution(load_audio(RAVDESS / "03-01-05-02-01-01-20.flac", 16_000))
+    assert set(neutral) == set(AFFECTNET8) and sum(neutral.values()) == pytest.approx(1.0, abs=1e-3)
+    assert max(angry, key=angry.get) == "anger"
+    assert max(neutral, key=neutral.get) == "neutral"
+    assert valence_arousal(angry)[1] > valence_arousal(neutral)[1] + 0.3
+    assert model.distribution(np.zeros(1600, np.float32)) is None  # 0.1 s: too short to read
+
+
+def test_face8_gives_contempt_to_posed_contempt_faces_and_sums_to_one():
+    from evals.faces import face_crops
+    from tools.expression import load_expression_classifier
+
+    root = _assembled("ckplus")
+    d = face_crops("ckplus", root)
+    test = (d["split"] == "test") & (d["y"] == AFFECTNET8.index("contempt"))
+    probs = load_expression_classifier("face8").classify_crops(d["x"][test])
+    assert probs.shape == (int(test.sum()), 8) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+    top2 = np.argsort(-probs, axis=1)[:, :2]
+    assert (top2 == AFFECTNET8.index("contempt")).any(axis=1).mean() >= 0.75  # contempt in the top two
+    fer = load_expression_classifier("fer").classify_crops(d["x"][test])
+    assert fer[:, AFFECTNET8.index("contempt")].max() == 0.0  # the FER2013 model has no contempt at all
+
+
+def test_face8_reads_a_real_face_in_a_video_frame():
+    from memory.video import iter_frames
+    from tests.conftest import SAMPLE
+    from tools.expression import load_expression_classifier
+    from tools.faces import load_face_detector
+
+    _, frame = next(iter_frames(SAMPLE, 1.0, 3.0, 3.5))  # the performer's close-up, grinning
+    boxes = [b for b, _ in load_face_detector().detect(frame)]
+    probs = load_expression_classifier("face8").classify(frame, boxes)
+    assert probs.shape == (len(boxes), 8) and len(boxes) >= 1
+    assert AFFECTNET8[int(probs[0].argmax())] == "happiness"
+
+
+def test_span_edges_snap_to_a_nearby_shot_cut_only():
+    from agents.emotion import snap_to_cuts
+
+    assert snap_to_cuts(3.7, 7.9, [3.76, 7.56], 2.0, 10.0) == (3.76, 7.56)
+    assert snap_to_cuts(3.0, 7.9, [4.0], 2.0, 10.0) == (3.0, 7.9)  # 1 s away: kept
+    assert snap_to_cuts(3.7, 3.9, [3.8], 2.0, 10.0) == (3.7, 3.9)  # both edges on one cut would empty it
+
+
+def test_composed_bench_puts_each_emotion_on_its_shot(tmp_path):
+    from evals import composed
+    from memory.video import probe
+
+    root = _assembled("ravdess")
+    _assembled("ckplus"), _assembled("rafdb")
+    bench = composed.build("dev", "joined", tmp_path, videos=1, root=root)
+    items = [__import__("json").loads(line) for line in bench.read_text().splitlines()]
+    assert sorted(i["id"].split("-")[-1] for i in items) == sorted(AFFECTNET8)
+    duration = probe(tmp_path / items[0]["video"]).duration_s
+    spans = sorted((i["moments"][0]["start_s"], i["moments"][0]["end_s"]) for i in items)
+    assert spans[0][0] == 0.0 and abs(spans[-1][1] - duration) < 0.2 and 20 < duration < 45
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))  # shots back to back
