@@ -1,7 +1,8 @@
 """Verifier: runs perception tools on candidate clips only, scores support, rejects weak candidates.
 
 For each candidate clip it runs face detection + expression, gaze and gestures at ``verify_fps``
-(``memory.perception``: stored per chunk in the video's cache, so a later query reuses it), links
+(the perception engine through ``memory.observations``: stored per chunk in the video's cache, so a
+later query reuses it), links
 faces to person tracks, builds the social events between them, reads the clip's speech turns (with
 speakers) and vocal cues from the index, and turns all of it into ``Evidence`` that cites the stored
 records. Support in [0, 1]:
@@ -29,10 +30,14 @@ from langchain_core.runnables import RunnableConfig
 from agents.schema import Candidate, Evidence, RefinedQuery
 from agents.state import AffectState, RunContext, get_ctx
 from memory.indexer import VideoIndex
-from memory.perception import FrameVisual, hand_owner, social_timeline, speaker_track, visual_on_span
+from memory.observations import observe_span
+from tools.engine import FrameObservation
+from tools.events import social_timeline
 from tools.lexicon import keyword_overlap, speech_match
+from tools.social import SocialFrame, hand_owner, social_frames, speaker_of
 from tools.text import load_text_encoder
 from tools.text_emotion import load_text_emotion
+from tools.voice_emotion import valence_arousal
 
 #: Weight of the verbal score when the intent does not ask for speech.
 VERBAL_WEIGHT_OTHER = 0.6
@@ -49,11 +54,11 @@ MAX_GESTURE_EVIDENCE = 2
 MAX_SOCIAL_EVIDENCE = 3
 
 
-def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
+def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameObservation, Path]], tool: str,
                       step: float) -> list[Evidence]:
     """Up to ``MAX_GESTURE_EVIDENCE`` salient gestures (pointing first) with who made them and at whom.
 
-    ``tool`` is ``"<gesture tool>|<gaze tool>"`` as ``visual_on_span`` names them; ``step`` the frame interval (s).
+    ``tool`` is ``"<gesture tool>|<gaze tool>"`` as ``observe_span`` names them; ``step`` the frame interval (s).
     """
     seen = [(h, fr, path) for fr, path in stored for h in fr.hands if h.gesture in SALIENT_GESTURES]
     seen.sort(key=lambda x: (x[0].gesture != "point", x[0].t))
@@ -62,12 +67,12 @@ def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[Fra
         if h.gesture in kinds or len(evidence) >= MAX_GESTURE_EVIDENCE:
             continue
         kinds.add(h.gesture)
-        owner = hand_owner(index, fr, h)
+        owner = hand_owner(fr, h, index.face_track)
         who = f"person {owner}" if owner is not None else "someone"
         at = ""
         if h.target_box is not None and h.target_box < len(fr.faces):
             target = fr.faces[h.target_box]
-            tt = index.track_at(target.t, target.box)
+            tt = index.face_track(target)
             at = f" at person {tt}" if tt is not None else " at another face"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.g{len(evidence)}", modality="visual", tool=tool.split("|")[0], start_s=h.t,
@@ -76,16 +81,15 @@ def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[Fra
     return evidence
 
 
-def _social_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
-                     step: float) -> list[Evidence]:
+def _social_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameObservation, Path]],
+                     frames: list[SocialFrame], tool: str, step: float) -> list[Evidence]:
     """Social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and
     looking-at-camera, as visual evidence citing the stored gaze or hand records."""
     where = {rec.id: path for fr, path in stored for rec in [*fr.gaze, *fr.hands]}
-    events = social_timeline(index, stored, cand.start_s, cand.end_s, max_gap_s=1.5 * step)
+    events = social_timeline(frames, index.transcript.segments, cand.start_s, cand.end_s, max_gap_s=1.5 * step)
     camera: dict[int, list] = {}
-    for fr, _ in stored:
-        for f, g in zip(fr.faces, fr.gaze, strict=False):
-            tr = index.track_at(f.t, f.box)
+    for fr in frames:
+        for tr, g in zip(fr.tracks, fr.gaze, strict=False):
             if tr is not None and g.looking_at_camera is not None:
                 camera.setdefault(tr, []).append(g)
     gaze_tool = tool.split("|")[-1]
@@ -107,7 +111,7 @@ def _social_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[Fram
     return evidence
 
 
-def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameVisual, Path]], tool: str,
+def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameObservation, Path]], tool: str,
                    targets: list[str], step: float) -> tuple[list[Evidence], float, dict]:
     """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence, the visual support, and a summary.
 
@@ -131,7 +135,7 @@ def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameV
         label, p = f.top()
         cx, cy = (f.box.x0 + f.box.x1) / 2, (f.box.y0 + f.box.y1) / 2
         extra = f"; {'+'.join(targets)} {target_p(f):.2f}" if targets and label not in targets else ""
-        track = index.track_at(f.t, f.box)
+        track = index.face_track(f)
         who = f"person {track}'s face" if track is not None else "a face"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.v{n}", modality="visual", tool=tool, start_s=f.t,
@@ -146,7 +150,7 @@ def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameV
 
 
 def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str],
-                     stored: list[tuple[FrameVisual, Path]]) -> tuple[list[Evidence], float, dict]:
+                     frames: list[SocialFrame]) -> tuple[list[Evidence], float, dict]:
     """One verbal evidence item per transcript segment with words in the clip (with its speaker track
     where lip activity shows it), and the speech match."""
     index = ctx.index
@@ -161,7 +165,7 @@ def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str],
     sim = speech_match(float((vecs[:-1] @ vecs[-1]).max()), keyword_overlap(texts[0], said))
     evidence = []
     for n, (seg, ws) in enumerate(per_segment):
-        who = speaker_track(index, stored, ws[0].start_s, ws[-1].end_s + 1e-3)
+        who = speaker_of(frames, ws[0].start_s, ws[-1].end_s + 1e-3)
         speaker = f"person {who}" if who is not None else "the speaker"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
@@ -179,12 +183,10 @@ def _voice_emotion_evidence(index: VideoIndex, cand: Candidate, targets: list[st
     clip = next((c for c in index.clips if c.id == cand.clip_id), None)
     if clip is None or not clip.voice:
         return [], 0.0, {}
-    from tools.voice_emotion import valence_arousal
-
     label = max(clip.voice, key=clip.voice.__getitem__)
     valence, arousal = valence_arousal(clip.voice)
     extra = f"; {'+'.join(targets)} {sum(clip.voice[t] for t in targets):.2f}" if targets and label not in targets else ""
-    ev = Evidence(id=f"{cand.clip_id}.ve", modality="vocal", tool=index.manifest["models"].get("voice") or "voice",
+    ev = Evidence(id=f"{cand.clip_id}.ve", modality="vocal", tool=index.manifest["models"]["voice"],
                   start_s=clip.start_s, end_s=clip.end_s,
                   detail=f"the voice sounds {label} (p={clip.voice[label]:.2f}{extra}; arousal {arousal:+.2f})",
                   ref=index.ref("clips.json", clip.id))
@@ -224,15 +226,16 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
     for cand in state.get("candidates", []):
         if cand.clip_id in done or cand.round != state.get("round", 0):
             continue
-        stored, face_tool, social_tools = visual_on_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s,
-                                                         ctx.count)
-        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, face_tool, targets, 1.0 / s.verify_fps)
-        v_ev += _gesture_evidence(ctx.index, cand, stored, social_tools, 1.0 / s.verify_fps)
-        v_ev += _social_evidence(ctx.index, cand, stored, social_tools, 1.0 / s.verify_fps)
-        t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts, stored)
-        a_ev, a_obs = _vocal_evidence(ctx.index, cand)
-        ve_ev, vocal, ve_obs = _voice_emotion_evidence(ctx.index, cand, targets)
-        a_obs.update(ve_obs)
+        stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count)
+        frames = social_frames([fr for fr, _ in stored], ctx.index.face_track)
+        step = 1.0 / s.verify_fps
+        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, tools["face"], targets, step)
+        v_ev += _gesture_evidence(ctx.index, cand, stored, tools["social"], step)
+        v_ev += _social_evidence(ctx.index, cand, stored, frames, tools["social"], step)
+        t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts, frames)
+        a_ev, prosody = _vocal_evidence(ctx.index, cand)
+        ve_ev, vocal, a_obs = _voice_emotion_evidence(ctx.index, cand, targets)
+        a_obs["prosody"] = prosody
         support = max(visual, w_verbal * verbal, vocal)
         accepted = support >= s.min_support
         reason = None if accepted else (

@@ -109,33 +109,20 @@ def _child(mode: str, video: str, cache: str) -> None:
 
 
 def _brute_force(video: str) -> dict:
+    from memory.indexer import IndexConfig
     from memory.video import iter_frames
-    from tools.expression import load_expression_classifier
-    from tools.faces import load_face_detector
-    from tools.gaze import load_gaze_estimator
-    from tools.gestures import load_gesture_recognizer
+    from tools.engine import load_engine
 
-    det, clf = load_face_detector(), load_expression_classifier()
-    hands, gaze = load_gesture_recognizer(), load_gaze_estimator()
-    spent = {"decode": 0.0, "faces": 0.0, "expression": 0.0, "gestures": 0.0, "gaze": 0.0}
-    n, t_prev = 0, time.perf_counter()
+    engine = load_engine(IndexConfig().perception())
+    engine.tool_names(hands=True)  # load every model before timing
+    engine.seconds.clear()
+    decode, n, t_prev = 0.0, 0, time.perf_counter()
     for t, frame in iter_frames(video, 4.0):
-        t_now = time.perf_counter()
-        spent["decode"] += t_now - t_prev
-        boxes = [b for b, _ in det.detect(frame)]
-        t1 = time.perf_counter()
-        clf.classify(frame, boxes)
-        t2 = time.perf_counter()
-        hands.recognize(frame, t, boxes, "h")
-        t3 = time.perf_counter()
-        gaze.estimate(frame, boxes)
-        t4 = time.perf_counter()
-        spent["faces"] += t1 - t_now
-        spent["expression"] += t2 - t1
-        spent["gestures"] += t3 - t2
-        spent["gaze"] += t4 - t3
+        decode += time.perf_counter() - t_prev
+        engine.observe_frame(t, frame, "f", hands=True)  # every verifier tool on every frame
         n += 1
         t_prev = time.perf_counter()
+    spent = {"decode": decode, **engine.seconds}
     return {"frames": n, "seconds": sum(spent.values()),
             "tool_fps": {k: round(n / v, 1) for k, v in spent.items() if v > 0}}
 

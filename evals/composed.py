@@ -14,7 +14,10 @@ RAF-DB (CK+48 has no neutral). RAVDESS has no contempt, so contempt shots carry 
 - ``long``: >= 5 minute videos of neutral shots with 4 emotional needles at random places (a
   needle-in-a-haystack affect test); one item per needle emotion.
 
-Queries are vague (``evals.build_bench.TEMPLATES``: the emotion implied, not named). Writes
+Queries are vague (the emotion implied, not named): the dev split draws them from
+``evals.build_bench.TEMPLATES`` and the test split from ``TEST_TEMPLATES``, wording written before any
+tuning and never used in development, so the offline intent interpreter is measured on phrasings it
+was not adjusted to. Writes
 ``DIR/videos/*.mp4`` and ``DIR/bench.jsonl`` in the bench format of ``evals/README.md``.
 """
 
@@ -36,6 +39,17 @@ from tools.schema import AFFECTNET8
 
 SIZE, FPS, RATE = (640, 360), 25, 16_000
 EMOTIONAL = [e for e in AFFECTNET8 if e != "neutral"]
+#: Held-out query wording of the test split (not used in development or tuning).
+TEST_TEMPLATES = {
+    "neutral": ["when does someone keep a straight face?", "when is a person just going about things, unbothered?"],
+    "happiness": ["when is somebody beaming?", "when does someone light up?"],
+    "sadness": ["when does somebody look heartbroken?", "when does someone seem low?"],
+    "surprise": ["when does something catch someone unawares?", "when is a person stunned?"],
+    "fear": ["when does someone seem frightened?", "when is somebody on edge?"],
+    "disgust": ["when does someone look sickened?", "when does something turn someone's stomach?"],
+    "anger": ["when is somebody furious?", "when does someone seem fed up and hostile?"],
+    "contempt": ["when does someone sneer at another?", "when does somebody look down their nose at something?"],
+}
 
 
 def write_shots(shots: list[tuple[str, np.ndarray]], out_path: Path) -> list[tuple[float, float]]:
@@ -84,6 +98,8 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
     """Write ``videos`` composed videos and their bench items; returns the bench file."""
     root = root or default_root()
     rng = random.Random(f"{split}-{form}-{seed}")
+    queries = random.Random(f"queries-{split}-{form}-{seed}")
+    templates = TEST_TEMPLATES if split == "test" else TEMPLATES
     faces, voices = _pools(split, root)
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     lines = []
@@ -103,7 +119,7 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
             moments = [{"start_s": s, "end_s": e, "emotion": emo, "rationale": None, "evidence_modalities": []}
                        for em, (s, e) in zip(emotions, spans, strict=True) if em == emo]
             lines.append({"id": f"{name[:-4]}-{emo}", "video": f"videos/{name}",
-                          "query": rng.choice(TEMPLATES[emo]), "moments": moments})
+                          "query": queries.choice(templates[emo]), "moments": moments})
     bench = out_dir / "bench.jsonl"
     bench.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return bench

@@ -102,6 +102,29 @@ def accuracy_table(backend: str, sets: list[str], root: Path | None = None, spli
     return out
 
 
+def per_clip_accuracy(bench: str, backend: str, cache_dir: str | None = None) -> dict:
+    """Per labelled clip of a bench: does the mean expression of the faces the index saw in the clip
+    (1 fps, ``backend``) name the clip's emotion? Indexes each video (or loads it from the cache).
+    Returns ``{"n", "accuracy", "per_class": {label: acc}}``."""
+    from evals.bench import load_bench
+    from memory.indexer import IndexConfig, open_index
+
+    hits: dict[str, list[bool]] = {}
+    cfg = IndexConfig(expression_backend=backend)
+    for item in load_bench(bench):
+        index = open_index(item.video_path(bench), cfg, cache_dir)
+        for m in item.moments:
+            faces = [f for fr in index.affect if m.start_s <= fr.t < m.end_s for f in fr.faces]
+            if faces:
+                mean = {k: np.mean([f.expression[k] for f in faces]) for k in AFFECTNET8}
+                hits.setdefault(m.emotion, []).append(max(mean, key=mean.get) == m.emotion)
+            else:
+                hits.setdefault(m.emotion, []).append(False)
+    every = [h for v in hits.values() for h in v]
+    return {"n": len(every), "accuracy": round(float(np.mean(every)), 4),
+            "per_class": {k: round(float(np.mean(v)), 4) for k, v in hits.items()}}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.faces", description=__doc__.split("\n\n")[0])
     ap.add_argument("--backend", action="append", help="expression backend(s) (default: fer and face8)")
@@ -109,7 +132,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="test", choices=["dev", "test"])
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--per-clip", metavar="BENCH", help="instead: per-clip accuracy of the index's mean expression "
+                    "over each labelled clip of BENCH (composed benches: evals.composed)")
+    ap.add_argument("--cache-dir", default=None, help="cache root for --per-clip")
     args = ap.parse_args(argv)
+    if args.per_clip:
+        result = {b: per_clip_accuracy(args.per_clip, b, args.cache_dir) for b in args.backend or ["fer", "face8"]}
+        for b, r in result.items():
+            print(f"{b:6s} per clip n={r['n']} acc={r['accuracy']:.3f}  " +
+                  ", ".join(f"{k} {v:.2f}" for k, v in r["per_class"].items()))
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=1))
+        return 0
     try:
         result = {b: accuracy_table(b, args.set or ["ckplus", "rafdb"], args.data, args.split)
                   for b in args.backend or ["fer", "face8"]}

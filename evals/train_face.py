@@ -95,7 +95,7 @@ def train(out: Path, seed: int = 0) -> dict:
     tmp = out.with_name(out.stem + ".tmp.npz")
     np.savez(tmp, **head)
     tmp.replace(out)
-    return {"selection": log, "C": best["C"], "n_train_with_mirrors": int(len(f["y"])), "seed": seed}
+    return {"selection": log, "C": best["C"], "n_train_with_mirrors": len(f["y"]), "seed": seed}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,18 +31,17 @@ from memory.embedders import load_clip_embedder
 from memory.index import VectorIndex
 from memory.video import VideoInfo, iter_frames, load_audio, probe
 from tools.asr import SAMPLE_RATE, load_asr
+from tools.engine import FrameObservation, PerceptionConfig, PerceptionEngine, load_engine
 from tools.events import SocialEvent, expression_changes, gaze_and_pointing_events
-from tools.expression import load_expression_classifier
-from tools.faces import load_face_detector
-from tools.gaze import Gaze, lip_speaker, load_gaze_estimator
 from tools.lexicon import EMOTION_DESCRIPTIONS
 from tools.prosody import prosody
 from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
+from tools.social import SpeechTurn, social_frames, speaker_of
 from tools.text import load_text_encoder
-from tools.voice_emotion import load_voice_emotion
 from tools.tracks import TrackSummary, box_similarity, frame_histogram, is_cut, link_tracks
+from tools.voice_emotion import load_voice_emotion
 
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
 
 
 class IndexConfig(BaseModel):
@@ -66,6 +65,10 @@ class IndexConfig(BaseModel):
     voice_backend: str | None = "voice8"
     use_audio: bool = True
     device: str = "cpu"
+
+    def perception(self) -> PerceptionConfig:
+        """The perception engine's config (``tools.engine``) this index config names."""
+        return PerceptionConfig(face_backend=self.face_backend, expression_backend=self.expression_backend)
 
     def clip_embedder(self):
         """The (cached) clip embedder this config names (``memory.embedders``)."""
@@ -133,6 +136,10 @@ class VideoIndex:
     @functools.cached_property
     def _times(self) -> list[float]:
         return [fr.t for fr in self.affect]
+
+    def face_track(self, face: FaceObservation) -> int | None:
+        """Track id of a face observation made at any frame rate (``track_at`` of its time and box)."""
+        return self.track_at(face.t, face.box)
 
     def track_at(self, t: float, box: Box, min_similarity: float = 0.3) -> int | None:
         """Track id of a face seen at ``t`` (s) in ``box``: the index-time face nearest in time (within
@@ -292,52 +299,20 @@ def _load(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> V
     )
 
 
-def analyze_faces(frames: Iterator[tuple[float, np.ndarray]], id_prefix: str, detector, classifier,
-                  on_frame=None, first_number: int = 0) -> list[FrameFaces]:
-    """Run face detection + expression on each ``(t, frame)``; returns one ``FrameFaces`` per frame.
-
-    Observation ids are ``<id_prefix><frame number>.<face number>``, frames numbered from
-    ``first_number``. ``on_frame(t, frame, faces)``, if given, is called for each frame with its
-    ``FrameFaces`` (to run more tools on the decoded frame).
-    """
-    out = []
-    for n, (t, frame) in enumerate(frames, start=first_number):
-        dets = detector.detect(frame)
-        probs = classifier.classify(frame, [b for b, _ in dets])
-        faces = [
-            FaceObservation(
-                id=f"{id_prefix}{n}.{i}", t=t, box=box, det_score=round(score, 4),
-                expression={lab: round(float(p), 4) for lab, p in zip(AFFECTNET8, probs[i], strict=True)},
-            )
-            for i, (box, score) in enumerate(dets)
-        ]
-        out.append(FrameFaces(t=t, faces=faces))
-        if on_frame is not None:
-            on_frame(t, frame, out[-1])
-    return out
-
-
-def _turns_and_events(affect: list[FrameFaces], tracks: list[TrackSummary],
-                      gaze_frames: list[tuple[float, list[Gaze]]], transcript: Transcript, audio: np.ndarray,
-                      cfg: IndexConfig) -> tuple[list[Turn], list[SocialEvent]]:
+def _turns_and_events(observed: list[FrameObservation], affect: list[FrameFaces], tracks: list[TrackSummary],
+                      transcript: Transcript, audio: np.ndarray, cfg: IndexConfig) -> tuple[list[Turn], list[SocialEvent]]:
     """Speech turns (speaker by lip activity, vocal cues) and the index-time social event timeline."""
     track_of = {f.id: f.track_id for fr in affect for f in fr.faces}
-    frames = []
-    for fr, (_, gz) in zip(affect, gaze_frames, strict=True):
-        frames.append((fr.t, [track_of[f.id] for f in fr.faces], gz, []))
+    frames = social_frames(observed, lambda f: track_of[f.id])
     turns = []
     for i, seg in enumerate(transcript.segments):
-        gaps: dict[int, list[float]] = {}
-        for t, trs, gz, _ in frames:
-            if seg.start_s <= t < seg.end_s:
-                for tr, g in zip(trs, gz, strict=True):
-                    if tr is not None and g.mouth_open is not None:
-                        gaps.setdefault(tr, []).append(g.mouth_open)
         end = max(seg.end_s, seg.start_s + 1e-3)
-        turns.append(Turn(id=f"turn{i}", segment_id=seg.id, start_s=seg.start_s, end_s=end, speaker=lip_speaker(gaps),
+        turns.append(Turn(id=f"turn{i}", segment_id=seg.id, start_s=seg.start_s, end_s=end,
+                          speaker=speaker_of(frames, seg.start_s, seg.end_s),
                           prosody=prosody(audio, SAMPLE_RATE, transcript, seg.start_s, end, id=f"pt{i}")))
     events = expression_changes(affect, tracks) + gaze_and_pointing_events(
-        frames, max_gap_s=1.5 / cfg.sample_fps, turns=[(u.start_s, u.end_s, u.speaker, u.id) for u in turns])
+        frames, max_gap_s=1.5 / cfg.sample_fps,
+        turns=[SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in turns])
     events.sort(key=lambda e: (e.start_s, e.type))
     return turns, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
@@ -388,31 +363,28 @@ def _timed(items: Iterator, timings: dict[str, float], key: str) -> Iterator:
 
 
 def _visual_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: float | None, first_number: int,
-                  prev_hist: np.ndarray | None, detector, classifier, gaze_est, embedder, progress,
-                  task, timings: dict[str, float]) -> tuple[list[FrameFaces], list[tuple[float, list[Gaze]]], list[float], dict[str, np.ndarray]]:
-    """Faces + expression, gaze, shot cuts (and CLIP frame vectors) for the sampled frames of one chunk.
+                  prev_hist: np.ndarray | None, engine: PerceptionEngine, embedder, progress,
+                  task, timings: dict[str, float]) -> tuple[list[FrameObservation], list[float], dict[str, np.ndarray]]:
+    """The engine's observations (faces + expression, gaze; no hands), shot cuts and, with a frame
+    embedder, CLIP frame vectors for the sampled frames of one chunk.
 
-    Returns (affect per frame, gaze per frame, cut times in seconds, arrays ``last_hist`` and, with a
-    frame embedder, ``frame_vecs`` of shape (n_frames, dim)). Adds the seconds spent decoding, on gaze +
-    shot cuts and on CLIP frame embedding to ``timings`` (``decode``, ``gaze_cuts``, ``clip_frames``).
+    Returns (observations, cut times in seconds, arrays ``last_hist`` and, with a frame embedder,
+    ``frame_vecs`` of shape (n_frames, dim)). Adds the seconds spent decoding, on shot cuts and on CLIP
+    frame embedding to ``timings`` (``decode``, ``cuts``, ``clip_frames``).
     """
-    gaze_frames: list[tuple[float, list[Gaze]]] = []
     cuts: list[float] = []
     hist_box: list[np.ndarray | None] = [prev_hist]
     pending: list[np.ndarray] = []
     vecs: list[np.ndarray] = []
 
-    def on_frame(ts: float, frame: np.ndarray, faces: FrameFaces) -> None:
+    def on_frame(ts: float, frame: np.ndarray, _obs: FrameObservation) -> None:
         t0 = time.perf_counter()
-        gz = gaze_est.estimate(frame, [f.box for f in faces.faces])
-        gaze_frames.append((ts, [g.model_copy(update={"id": f"{f.id}.gaze"})
-                                 for f, g in zip(faces.faces, gz, strict=True)]))
         hist = frame_histogram(frame)
         if is_cut(hist_box[0], hist):
             cuts.append(ts)
         hist_box[0] = hist
         t1 = time.perf_counter()
-        timings["gaze_cuts"] = timings.get("gaze_cuts", 0.0) + t1 - t0
+        timings["cuts"] = timings.get("cuts", 0.0) + t1 - t0
         if embedder.uses_frames:
             pending.append(frame)
             if len(pending) == 16:
@@ -422,7 +394,7 @@ def _visual_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: floa
         progress.update(task, advance=1)
 
     frames = _timed(iter_frames(info.path, cfg.sample_fps, start_s, end_s), timings, "decode")
-    affect = analyze_faces(frames, "a", detector, classifier, on_frame, first_number=first_number)
+    observed = engine.observe(frames, "a", hands=False, first_number=first_number, on_frame=on_frame)
     if pending:
         t1 = time.perf_counter()
         vecs.append(embedder.embed_frames(pending))
@@ -430,59 +402,59 @@ def _visual_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: floa
     arrays = {"last_hist": hist_box[0]} if hist_box[0] is not None else {}
     if embedder.uses_frames:
         arrays["frame_vecs"] = np.concatenate(vecs) if vecs else np.zeros((0, 1), np.float32)
-    return affect, gaze_frames, cuts, arrays
+    return observed, cuts, arrays
 
 
 def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float]) -> None:
     embedder = cfg.clip_embedder()
-    detector = load_face_detector(cfg.face_backend)
-    classifier = load_expression_classifier(cfg.expression_backend)
+    engine = load_engine(cfg.perception())
+    seconds_before = dict(engine.seconds)
     chunk_frames = max(1, round(VISUAL_CHUNK_S * cfg.sample_fps))
     chunk_s = chunk_frames / cfg.sample_fps
     ckpt = Checkpoints(out, {"format": INDEX_FORMAT, "config": cfg.key(), "visual_chunk_s": chunk_s,
                              "asr_chunk_s": ASR_CHUNK_S, "duration_s": info.duration_s})
 
-    # 1. decode sampled frames once, chunk by chunk: index-time affect, gaze, shot cuts (+ CLIP images)
+    # 1. decode sampled frames once, chunk by chunk: the engine's observations, shot cuts (+ CLIP images)
     t = time.perf_counter()
     n_frames = max(1, int(info.duration_s * cfg.sample_fps) + 1)
     task = progress.add_task("decode + faces", total=n_frames)
-    affect: list[FrameFaces] = []
+    observed: list[FrameObservation] = []
     frame_vecs: list[np.ndarray] = []
     cuts: list[float] = []
-    gaze_frames: list[tuple[float, list[Gaze]]] = []
     prev_hist: np.ndarray | None = None
-    gaze_est = load_gaze_estimator()
     n_chunks = max(1, math.ceil(info.duration_s / chunk_s))
     for k in range(n_chunks):
         name = f"visual_{k:05d}"
         saved = ckpt.load(name)
         if saved is None:
-            ch_affect, ch_gaze, ch_cuts, arrays = _visual_chunk(
-                info, cfg, k * chunk_s, (k + 1) * chunk_s if k + 1 < n_chunks else None, len(affect), prev_hist,
-                detector, classifier, gaze_est, embedder, progress, task, timings)
-            ckpt.save(name, {"affect": ch_affect, "gaze": [{"t": ts, "gaze": gz} for ts, gz in ch_gaze],
-                             "cuts": ch_cuts}, **arrays)
+            ch_obs, ch_cuts, arrays = _visual_chunk(
+                info, cfg, k * chunk_s, (k + 1) * chunk_s if k + 1 < n_chunks else None, len(observed), prev_hist,
+                engine, embedder, progress, task, timings)
+            ckpt.save(name, {"observed": ch_obs, "cuts": ch_cuts}, **arrays)
         else:
             obj, arrays = saved
-            ch_affect = [FrameFaces.model_validate(f) for f in obj["affect"]]
-            ch_gaze = [(g["t"], [Gaze.model_validate(x) for x in g["gaze"]]) for g in obj["gaze"]]
+            ch_obs = [FrameObservation.model_validate(f) for f in obj["observed"]]
             ch_cuts = obj["cuts"]
-            progress.update(task, advance=len(ch_affect))
-        affect += ch_affect
-        gaze_frames += ch_gaze
+            progress.update(task, advance=len(ch_obs))
+        observed += ch_obs
         cuts += ch_cuts
         if "last_hist" in arrays:
             prev_hist = arrays["last_hist"]
         if embedder.uses_frames and "frame_vecs" in arrays and len(arrays["frame_vecs"]):
             frame_vecs.append(arrays["frame_vecs"])
+    affect = [o.faces_only() for o in observed]
     frame_times = [fr.t for fr in affect]
     tracks, assign = link_tracks(affect, cuts)
     for fr in affect:
         for f in fr.faces:
             f.track_id = assign.get(f.id)
     tracks = _with_thumbnails(info, affect, tracks, out)
+    for fo, fa in zip(observed, affect, strict=True):  # the observations carry the track ids too
+        fo.faces = fa.faces
     progress.update(task, completed=n_frames)
     timings["decode_faces"] = time.perf_counter() - t
+    spent = {k: v - seconds_before.get(k, 0.0) for k, v in engine.seconds.items()}
+    timings["gaze_cuts"] = spent.get("gaze", 0.0) + timings.pop("cuts", 0.0)
     timings["faces_expression"] = timings["decode_faces"] - sum(  # detection + expression + tracks
         timings.get(k, 0.0) for k in ("decode", "gaze_cuts", "clip_frames"))
 
@@ -515,7 +487,7 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
 
     # 3. speech turns with speakers, social events, clips with descriptors, embeddings and FAISS
     t = time.perf_counter()
-    turns, events = _turns_and_events(affect, tracks, gaze_frames, transcript, audio, cfg)
+    turns, events = _turns_and_events(observed, affect, tracks, transcript, audio, cfg)
     voice = load_voice_emotion(cfg.voice_backend) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
     task = progress.add_task("embed", total=len(windows))
@@ -548,11 +520,9 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     write_json(out / "transcript.json", transcript)
     write_json(out / "affect.json", affect)
     write_json(out / "tracks.json", {"cuts": cuts, "tracks": tracks})
-    write_json(out / "gaze.json", [{"t": ts, "gaze": gz} for ts, gz in gaze_frames])
     write_json(out / "events.json", events)
     write_json(out / "turns.json", turns)
     VectorIndex(event_vecs if len(event_vecs) else np.zeros((0, text_enc.dim), np.float32)).save(out / "events.faiss")
-    np.save(out / "clip_vectors.npy", vecs)
     VectorIndex(vecs).save(out / "clips.faiss")
     VectorIndex(seg_vecs if len(seg_vecs) else np.zeros((0, text_enc.dim), np.float32)).save(out / "segments.faiss")
     write_json(out / "manifest.json", {
@@ -560,9 +530,9 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
         "video": {"path": str(info.path), "duration_s": info.duration_s, "fps": info.fps,
                   "width": info.width, "height": info.height},
         "config": cfg.model_dump(),
-        "models": {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": detector.name,
-                   "expression": classifier.name, "asr": transcript.model,
-                   "voice": voice.name if voice is not None else None},
+        "models": {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": engine.detector.name,
+                   "expression": engine.classifier.name, "asr": transcript.model,
+                   "voice": voice.name if voice is not None else "none"},
         "versions": library_versions(),
         "timings_s": {k: round(v, 3) for k, v in timings.items()},
         "resumed_chunks": ckpt.resumed,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -84,4 +85,4 @@ def test_composed_bench_puts_each_emotion_on_its_shot(tmp_path):
     duration = probe(tmp_path / items[0]["video"]).duration_s
     spans = sorted((i["moments"][0]["start_s"], i["moments"][0]["end_s"]) for i in items)
     assert spans[0][0] == 0.0 and abs(spans[-1][1] - duration) < 0.2 and 20 < duration < 45
-    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))  # shots back to back
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))  # shots back to back

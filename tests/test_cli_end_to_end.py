@@ -87,6 +87,9 @@ def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, e2e_cac
                 assert record["start_s"] <= ev.start_s and ev.end_s <= record["end_s"]
                 speaker = f"person {ev.track_id}" if ev.track_id is not None else "the speaker"
                 assert ev.detail.startswith(f'{speaker} says "')
+            elif ev.tool.startswith("voice8"):  # the clip's vocal emotion
+                label = max(record["voice"], key=record["voice"].get)
+                assert ev.detail.startswith(f"the voice sounds {label} (p={record['voice'][label]:.2f}")
             else:
                 assert ev.detail.startswith(f"voice level {record['rms_dbfs']:.1f} dBFS")
     assert n > 0

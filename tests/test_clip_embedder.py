@@ -61,6 +61,8 @@ def test_cli_with_clip_checkpoint_uses_the_clip_index(tiny_clip, tmp_path, capsy
     assert code == 0, capsys.readouterr().err
     answer = Answer.model_validate_json(out.read_text())
     assert answer.embedder == "open_clip:affectseek-tiny-test:tiny.pt"
-    vecs = np.load(next((tmp_path / "cache").rglob("clip_vectors.npy")))
-    assert vecs.shape == (4, 32)  # 4 clips of the 10 s sample, 32-d tiny CLIP space
+    import faiss
+
+    clips = faiss.read_index(str(next((tmp_path / "cache").rglob("clips.faiss"))))
+    assert (clips.ntotal, clips.d) == (4, 32)  # 4 clips of the 10 s sample, 32-d tiny CLIP space
     assert answer.candidates_considered >= 1

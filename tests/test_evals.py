@@ -57,7 +57,8 @@ def test_run_resume_and_report_on_the_dev_bench(tmp_path, cache_root, capsys):
         assert set(metrics["localization"]) == {"R1@0.3", "R1@0.5", "R1@0.7", "mIoU", "mAP", "R5@0.5"}
         runs.append(out)
     graph = json.loads((runs[1] / "metrics.json").read_text())
-    assert json.loads((runs[1] / "config.json").read_text())["models"]["expression"].startswith("fer-mini-xception")
+    assert json.loads((runs[1] / "config.json").read_text())["models"]["expression"].startswith("face8-head")
+    assert json.loads((runs[1] / "config.json").read_text())["index_config"]["voice_backend"] == "voice8"
     assert graph["rationale"]["grounding"] == 1.0  # every cited evidence id resolves in the cache
     # resume: a second run over the same --out predicts nothing again
     assert eval_run.main(["--bench", str(bench), "--method", "graph", "--out", str(runs[1]),

@@ -10,6 +10,7 @@ from tools.events import gaze_and_pointing_events
 from tools.faces import load_face_detector
 from tools.gaze import Gaze, load_gaze_estimator, who_looks_at_whom
 from tools.schema import Box
+from tools.social import Pointing, SocialFrame, SpeechTurn
 
 LEFT = Box(x0=0.1, y0=0.3, x1=0.2, y1=0.5)
 RIGHT = Box(x0=0.7, y0=0.3, x1=0.8, y1=0.5)
@@ -28,12 +29,12 @@ def test_gaze_ray_against_face_boxes():
 
 def _frame(t, a_at, b_at, point=None):
     gazes = [Gaze(id=f"a{t}", looking_at=a_at), Gaze(id=f"b{t}", looking_at=b_at)]
-    return (t, [7, 9], gazes, [point] if point else [])
+    return SocialFrame(t=t, tracks=[7, 9], gaze=gazes, points=[point] if point else [])
 
 
 def test_mutual_one_sided_and_pointing_events():
     frames = [_frame(0.0, 1, 0), _frame(0.25, 1, 0), _frame(0.5, 1, None), _frame(0.75, 1, None),
-              _frame(3.0, None, None, (9, 7, "h3"))]
+              _frame(3.0, None, None, Pointing(pointer=9, target=7, record_id="h3"))]
     events = gaze_and_pointing_events(frames, max_gap_s=0.3)
     got = [(e.type, e.participants, e.start_s, e.end_s) for e in events]
     assert got == [("mutual_gaze", [7, 9], 0.0, 0.25), ("gaze_aversion", [9, 7], 0.5, 0.5),
@@ -53,14 +54,14 @@ def test_talking_head_looks_at_the_camera():
 
 def test_aversion_addressing_and_exclusion():
     def fr(t, tracks, looks):
-        return (t, tracks, [Gaze(id=f"g{t}.{i}", looking_at=looks[i]) for i in range(len(tracks))], [])
+        return SocialFrame(t=t, tracks=tracks, gaze=[Gaze(id=f"g{t}.{i}", looking_at=looks[i]) for i in range(len(tracks))])
 
     # 1 and 2 look at each other, then 1 looks away while 2 keeps looking: aversion by 1
     ev = gaze_and_pointing_events([fr(0.0, [1, 2], [1, 0]), fr(0.5, [1, 2], [None, 0])], max_gap_s=0.6)
     assert ("gaze_aversion", [1, 2], 0.5) in [(e.type, e.participants, e.start_s) for e in ev]
     # 1 speaks while looking at 2: 1 addresses 2; 3 is on screen, ignored and silent for 4 s: excluded
     frames = [fr(t / 2, [1, 2, 3], [1, 0, None]) for t in range(10)]
-    ev = gaze_and_pointing_events(frames, max_gap_s=0.6, turns=[(0.0, 5.0, 1, "s0")], min_excluded_s=3.0)
+    ev = gaze_and_pointing_events(frames, max_gap_s=0.6, turns=[SpeechTurn(start_s=0.0, end_s=5.0, speaker=1, record_id="s0")], min_excluded_s=3.0)
     kinds = {(e.type, tuple(e.participants)) for e in ev}
     assert ("addressed_by_speech", (1, 2)) in kinds and ("excluded", (3,)) in kinds
     assert ("excluded", (1,)) not in kinds and ("excluded", (2,)) not in kinds

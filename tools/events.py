@@ -20,8 +20,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from tools.gaze import Gaze
-from tools.schema import AFFECTNET8, FrameFaces, Modality
+from tools.schema import AFFECTNET8, FrameFaces, Modality, TranscriptSegment
+from tools.social import SocialFrame, SpeechTurn, speaker_of
 from tools.tracks import TrackSummary
 
 EventType = Literal["mutual_gaze", "gaze_aversion", "one_sided_gaze", "pointing_at", "addressed_by_speech",
@@ -108,17 +108,15 @@ def _merge(hits: list[tuple[float, str, tuple[int, ...], str]], frame_times: lis
     return sorted(events, key=lambda e: (e.start_s, e.type))
 
 
-def gaze_and_pointing_events(frames: list[tuple[float, list[int | None], list[Gaze], list[tuple[int, int, str]]]],
-                             max_gap_s: float = 0.6, prefix: str = "g",
-                             turns: list[tuple[float, float, int | None, str]] | None = None,
-                             min_excluded_s: float = 3.0) -> list[SocialEvent]:
-    """Social events from per-frame ``(t, track id per face, Gaze per face, [(pointer, target, record id)])``.
+def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, prefix: str = "g",
+                             turns: list[SpeechTurn] | None = None, min_excluded_s: float = 3.0) -> list[SocialEvent]:
+    """Social events from time-ordered ``SocialFrame`` records (``tools.social``).
 
     Args:
         frames: time-ordered observations; faces without a track id are skipped (events name
             identity-consistent participants).
         max_gap_s: frames of one relation no further apart than this merge into one event.
-        turns: speech turns ``(start_s, end_s, speaker track or None, record id)``.
+        turns: speech turns with their speaker tracks.
         min_excluded_s: shortest ``excluded`` run reported.
 
     Types produced: ``mutual_gaze``; ``one_sided_gaze``; ``gaze_aversion`` (A breaks mutual gaze with
@@ -129,7 +127,8 @@ def gaze_and_pointing_events(frames: list[tuple[float, list[int | None], list[Ga
     turns = turns or []
     hits = []
     prev_looks: dict[int, int] = {}
-    for t, tracks, gazes, points in frames:
+    for fr in frames:
+        t, tracks, gazes = fr.t, fr.tracks, fr.gaze
         looks = {}
         for i, g in enumerate(gazes):
             if g.looking_at is not None and tracks[i] is not None and tracks[g.looking_at] is not None \
@@ -146,22 +145,35 @@ def gaze_and_pointing_events(frames: list[tuple[float, list[int | None], list[Ga
             if prev_looks.get(b) == a and looks.get(a, (None,))[0] != b and looks.get(b, (None,))[0] == a \
                     and a in gaze_id:
                 hits.append((t, "gaze_aversion", (a, b), gaze_id[a]))
-        speaking = {spk for s0, s1, spk, _ in turns if spk is not None and s0 <= t < s1}
+        speaking = {u.speaker for u in turns if u.speaker is not None and u.start_s <= t < u.end_s}
         for spk in speaking:
             if spk in looks:
                 hits.append((t, "addressed_by_speech", (spk, looks[spk][0]), looks[spk][1]))
-        for a, b, rid in points:
-            if a != b:
-                hits.append((t, "pointing_at", (a, b), rid))
+        for p in fr.points:
+            if p.pointer != p.target:
+                hits.append((t, "pointing_at", (p.pointer, p.target), p.record_id))
         present = {tr for tr in tracks if tr is not None}
         looked_at = {b for b, _ in looks.values()}
-        anyone_speaks = any(s0 <= t < s1 for s0, s1, _, _ in turns)
+        anyone_speaks = any(u.start_s <= t < u.end_s for u in turns)
         for x in present:
             others_interact = any(a != x and b != x for a, (b, _) in looks.items()) or \
                 bool(speaking - {x}) or (anyone_speaks and not speaking)
             if x not in looked_at and x not in speaking and others_interact and x in gaze_id:
                 hits.append((t, "excluded", (x,), gaze_id[x]))
         prev_looks = {a: b for a, (b, _) in looks.items()}
-    events = _merge(hits, [f[0] for f in frames], max_gap_s, prefix)
+    events = _merge(hits, [f.t for f in frames], max_gap_s, prefix)
     events = [e for e in events if e.type != "excluded" or e.end_s - e.start_s >= min_excluded_s]
     return [e.model_copy(update={"id": f"{prefix}{i}"}) for i, e in enumerate(events)]
+
+
+def social_timeline(frames: list[SocialFrame], segments: list[TranscriptSegment], start_s: float, end_s: float,
+                    max_gap_s: float, min_excluded_s: float = 3.0) -> list[SocialEvent]:
+    """Gaze, pointing, addressing and exclusion events on [start_s, end_s) from ``frames`` and the
+    transcript segments overlapping the span, each segment's speaker taken from lip activity
+    (``tools.social.speaker_of``)."""
+    turns = []
+    for seg in segments:
+        s0, s1 = max(seg.start_s, start_s), min(seg.end_s, end_s)
+        if s0 < s1:
+            turns.append(SpeechTurn(start_s=s0, end_s=s1, speaker=speaker_of(frames, s0, s1), record_id=seg.id))
+    return gaze_and_pointing_events(frames, max_gap_s=max_gap_s, turns=turns, min_excluded_s=min_excluded_s)

@@ -45,9 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
 
     from memory.indexer import IndexConfig, open_index
-    from memory.perception import social_timeline, visual_on_span
+    from memory.observations import observe_span
     from memory.video import VideoError
-    from tools.events import expression_changes
+    from tools.events import expression_changes, social_timeline
+    from tools.social import social_frames
 
     try:
         from memory.video import probe
@@ -59,9 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     except VideoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    stored, _, _ = visual_on_span(index, args.fps, 0.0, index.info.duration_s)
+    stored, _ = observe_span(index, args.fps, 0.0, index.info.duration_s)
+    frames = social_frames([fr for fr, _ in stored], index.face_track)
     events = sorted(expression_changes(index.affect, index.tracks)
-                    + social_timeline(index, stored, 0.0, index.info.duration_s, max_gap_s=1.5 / args.fps),
+                    + social_timeline(frames, index.transcript.segments, 0.0, index.info.duration_s,
+                                      max_gap_s=1.5 / args.fps),
                     key=lambda e: (e.start_s, e.type))
     events = [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
     con = Console()

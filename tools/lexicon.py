@@ -3,7 +3,8 @@
 Used on both sides of text-side retrieval: clip descriptors are written with these phrases, and the
 offline reasoner maps vague queries onto labels by sentence-embedding similarity to them. The
 descriptions paraphrase the AffectNet annotation guidelines (Mollahosseini et al., 2017) and the
-situations commonly used as elicitors in affective computing; they are not tuned to any test clip.
+situations commonly used as elicitors in affective computing, plus everyday idioms for each feeling
+("feeling down", "in a good mood", "put off"); they are not tuned to any test clip or test query.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ EMOTION_DESCRIPTIONS: dict[str, list[str]] = {
     "neutral": ["calm, composed, neutral face", "speaking evenly, matter-of-fact, no strong feeling",
                 "listening attentively with a relaxed face"],
     "happiness": ["smiling and laughing, happy, amused, enjoying it", "joy, delight, fun, pleased, cheerful",
-                  "excited and enthusiastic, having a good time"],
+                  "excited and enthusiastic, having a good time", "in a good mood, upbeat, cheerful spirits"],
     "sadness": ["sad, unhappy, downcast face, close to tears", "feeling left out, lonely, ignored, excluded",
-                "disappointed, hurt, grieving, dejected"],
+                "disappointed, hurt, grieving, dejected", "feeling down, low, blue, miserable"],
     "surprise": ["surprised, astonished, mouth open, eyebrows raised", "shocked, startled, caught off guard",
                  "amazed by something unexpected"],
     "fear": ["afraid, scared, anxious, worried face", "nervous, tense, uneasy, frightened",
              "panicking, threatened, alarmed"],
     "disgust": ["disgusted, repulsed, grimacing, nose wrinkled", "revolted, grossed out, distaste",
-                "finding something distasteful or offensive"],
+                "finding something distasteful or offensive", "put off, turned off, sickened, nauseated by something"],
     "anger": ["angry, furious, frowning, shouting", "annoyed, irritated, frustrated, hostile",
               "defensive, arguing, confrontational, heated"],
     "contempt": ["contemptuous, scornful, smirking, eye-rolling", "dismissive, looking down on someone, sneering",

@@ -1,0 +1,130 @@
+"""One perception engine: every frame-level perception model behind one object and one call.
+
+The engine is built once from a ``PerceptionConfig`` (open_clip's ``create_model_and_transforms``
+idea: loading apart from use) and loads its models lazily, on the first frame it has to look at, so a
+caller whose results are all cached never loads a model. ``observe`` turns decoded frames into typed
+``FrameObservation`` records: faces with their AffectNet-8 expression (``tools.faces``,
+``tools.expression``), gaze and lip activity per face (``tools.gaze``) and, when asked, hands with
+gestures and body-pose crossed arms (``tools.gestures``). Indexing observes the whole video at 1 fps
+without hands; verification observes candidate clips at 4 fps with hands (``memory.observe`` stores
+the records per chunk). Adding a frame-level model means one module with a registry and one field here.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from tools.expression import load_expression_classifier
+from tools.faces import load_face_detector
+from tools.gaze import Gaze, load_gaze_estimator
+from tools.gestures import HandObservation, load_gesture_recognizer
+from tools.schema import AFFECTNET8, FaceObservation, FrameFaces
+
+
+class PerceptionConfig(BaseModel, frozen=True):
+    """Which backend each frame-level tool uses (names registered in the tool modules)."""
+
+    face_backend: str = "mediapipe"
+    expression_backend: str = "face8"
+    gaze_backend: str = "mediapipe"
+    gesture_backend: str = "mediapipe"
+
+
+class FrameObservation(FrameFaces):
+    """What the engine saw in one frame: faces with expressions, gaze per face (same order), hands."""
+
+    gaze: list[Gaze] = Field(default_factory=list, description="one per face, same order")
+    hands: list[HandObservation] = Field(default_factory=list)
+
+    def faces_only(self) -> FrameFaces:
+        """The faces alone (the index-time affect record)."""
+        return FrameFaces(t=self.t, faces=self.faces)
+
+
+class PerceptionEngine:
+    """Holds the frame-level perception models of one ``PerceptionConfig``; see the module doc.
+
+    Raises (on first use):
+        tools.registry.UnknownBackendError, tools.registry.BackendUnavailableError: a backend is
+            unknown or cannot load.
+    """
+
+    def __init__(self, config: PerceptionConfig) -> None:
+        self.config = config
+        #: Seconds spent in each tool (``faces``, ``expression``, ``gaze``, ``gestures``) since creation.
+        self.seconds: dict[str, float] = {}
+
+    def _timed(self, tool: str, fn, *args):
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            self.seconds[tool] = self.seconds.get(tool, 0.0) + time.perf_counter() - t0
+
+    @functools.cached_property
+    def detector(self):
+        """The face detector (loaded on first access)."""
+        return load_face_detector(self.config.face_backend)
+
+    @functools.cached_property
+    def classifier(self):
+        """The expression classifier (loaded on first access)."""
+        return load_expression_classifier(self.config.expression_backend)
+
+    @functools.cached_property
+    def gaze(self):
+        """The gaze / lip-activity estimator (loaded on first access)."""
+        return load_gaze_estimator(self.config.gaze_backend)
+
+    @functools.cached_property
+    def gestures(self):
+        """The hand-gesture recognizer (loaded on first access)."""
+        return load_gesture_recognizer(self.config.gesture_backend)
+
+    def tool_names(self, hands: bool) -> dict[str, str]:
+        """Names of the tools behind observations: ``face`` ("<detector>+<expression>") and ``social``
+        ("<gestures>|<gaze>", or the gaze tool alone without hands). Loads the models."""
+        social = f"{self.gestures.name}|{self.gaze.name}" if hands else self.gaze.name
+        return {"face": f"{self.detector.name}+{self.classifier.name}", "social": social}
+
+    def observe_frame(self, t: float, frame: np.ndarray, id_prefix: str, hands: bool) -> FrameObservation:
+        """Observe one RGB frame (H, W, 3) at ``t`` seconds.
+
+        Face ids are ``<id_prefix><i>``, gaze ids ``<face id>.gaze``, hand ids ``h<id_prefix minus
+        its first character><i>`` (``f3.7.`` -> faces ``f3.7.0``, hands ``h3.7.0``).
+        """
+        dets = self._timed("faces", self.detector.detect, frame)
+        boxes = [b for b, _ in dets]
+        probs = self._timed("expression", self.classifier.classify, frame, boxes)
+        faces = [FaceObservation(id=f"{id_prefix}{i}", t=t, box=box, det_score=round(score, 4),
+                                 expression={lab: round(float(p), 4) for lab, p in zip(AFFECTNET8, probs[i], strict=True)})
+                 for i, (box, score) in enumerate(dets)]
+        gaze = [g.model_copy(update={"id": f"{f.id}.gaze"})
+                for f, g in zip(faces, self._timed("gaze", self.gaze.estimate, frame, boxes), strict=True)]
+        found = self._timed("gestures", self.gestures.recognize, frame, t, boxes, f"h{id_prefix[1:]}").hands \
+            if hands else []
+        return FrameObservation(t=t, faces=faces, gaze=gaze, hands=found)
+
+    def observe(self, frames: Iterable[tuple[float, np.ndarray]], id_prefix: str, hands: bool,
+                first_number: int = 0,
+                on_frame: Callable[[float, np.ndarray, FrameObservation], None] | None = None) -> list[FrameObservation]:
+        """Observe each ``(t, frame)``; frame ``n`` (counted from ``first_number``) gets the id prefix
+        ``<id_prefix><n>.``. ``on_frame(t, frame, observation)`` runs after each frame (for work that
+        needs the decoded pixels, e.g. shot cuts or CLIP image vectors)."""
+        out = []
+        for n, (t, frame) in enumerate(frames, start=first_number):
+            out.append(self.observe_frame(t, frame, f"{id_prefix}{n}.", hands))
+            if on_frame is not None:
+                on_frame(t, frame, out[-1])
+        return out
+
+
+@functools.lru_cache(maxsize=4)
+def load_engine(config: PerceptionConfig) -> PerceptionEngine:
+    """The process-wide engine of ``config`` (built once; its models load on first use)."""
+    return PerceptionEngine(config)

@@ -1,0 +1,90 @@
+"""Typed per-frame social records and the pure functions that derive who speaks and who points.
+
+Everything here is a pure function of typed records (``tools.engine.FrameObservation``) and a
+``track_of`` function that names the person track of a face observation (the index supplies it):
+``social_frames`` turns observations into ``SocialFrame`` records (track per face, gaze per face,
+pointing pairs), ``speaker_of`` picks the speaking track of a span from lip activity
+(``tools.gaze.lip_speaker``), and ``tools.events.gaze_and_pointing_events`` builds events from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel, Field
+
+from tools.gaze import Gaze, lip_speaker
+from tools.gestures import HandObservation
+from tools.schema import FaceObservation, FrameFaces
+
+TrackOf = Callable[[FaceObservation], "int | None"]
+
+
+class Pointing(BaseModel):
+    """Track ``pointer`` points at track ``target`` in one frame; ``record_id`` names the hand record."""
+
+    pointer: int
+    target: int
+    record_id: str
+
+
+class SocialFrame(BaseModel):
+    """One frame as the social layer sees it: the track of each face (None: unknown), its gaze, pointing."""
+
+    t: float
+    tracks: list[int | None]
+    gaze: list[Gaze]
+    points: list[Pointing] = Field(default_factory=list)
+
+
+class SpeechTurn(BaseModel):
+    """A span of speech (seconds) with its speaker track (None: unknown) and the record it comes from."""
+
+    start_s: float
+    end_s: float
+    speaker: int | None
+    record_id: str
+
+
+def hand_owner(frame: FrameFaces, hand: HandObservation, track_of: TrackOf) -> int | None:
+    """Track of the face horizontally nearest the hand's wrist (whose hand it most likely is); None when
+    the frame has no face or that face has no track."""
+    if not frame.faces:
+        return None
+    near = min(frame.faces, key=lambda f: abs((f.box.x0 + f.box.x1) / 2 - hand.wrist[0]))
+    return track_of(near)
+
+
+def social_frames(observations, track_of: TrackOf) -> list[SocialFrame]:
+    """``SocialFrame`` per observation (``tools.engine.FrameObservation``: faces, gaze, hands); a pointing
+    hand counts when both its owner and the pointed-at face have tracks."""
+    out = []
+    for obs in observations:
+        tracks = [track_of(f) for f in obs.faces]
+        points = []
+        for h in obs.hands:
+            if h.gesture == "point" and h.target_box is not None and h.target_box < len(tracks):
+                owner, target = hand_owner(obs, h, track_of), tracks[h.target_box]
+                if owner is not None and target is not None:
+                    points.append(Pointing(pointer=owner, target=target, record_id=h.id))
+        out.append(SocialFrame(t=obs.t, tracks=tracks, gaze=list(obs.gaze), points=points))
+    return out
+
+
+#: Lip activity is read over at least this many seconds around a span (an utterance can be shorter
+#: than the three samples ``lip_speaker`` needs at the index's 1 fps).
+MIN_LIP_WINDOW_S = 3.0
+
+
+def speaker_of(frames: list[SocialFrame], start_s: float, end_s: float) -> int | None:
+    """The track whose lips move most during [start_s, end_s), widened symmetrically to
+    ``MIN_LIP_WINDOW_S`` when shorter (``tools.gaze.lip_speaker``); None = unknown."""
+    widen = max(0.0, MIN_LIP_WINDOW_S - (end_s - start_s)) / 2
+    start_s, end_s = start_s - widen, end_s + widen
+    gaps: dict[int, list[float]] = {}
+    for fr in frames:
+        if start_s <= fr.t < end_s:
+            for tr, g in zip(fr.tracks, fr.gaze, strict=False):
+                if tr is not None and g.mouth_open is not None:
+                    gaps.setdefault(tr, []).append(g.mouth_open)
+    return lip_speaker(gaps)
