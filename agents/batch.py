@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tools.argtypes import number
+
 VIDEO_EXTENSIONS = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv")
 RESULTS = "results.jsonl"
 
@@ -54,15 +56,15 @@ def process_video(video: str, video_key: str, queries: list[str], opts: dict[str
     """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("KERAS_BACKEND", "torch")
-    from agents.run import _quiet_native_logs
     from agents.state import RunSettings
     from graphs.pipeline import QueryError, answer_query
     from memory.cache import atomic_write_bytes
     from memory.indexer import IndexConfig
     from memory.video import VideoError
     from tools.registry import BackendUnavailableError
+    from tools.runtime import configure_runtime
 
-    _quiet_native_logs()
+    configure_runtime()
     cfg = IndexConfig(use_audio=not opts.get("no_audio", False), device=opts.get("device", "cpu"))
     settings = RunSettings(top_k=opts.get("top_k", 5))
     records = []
@@ -167,15 +169,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--query", action="append", default=[], help="a question; repeat for several")
     p.add_argument("--queries-file", type=Path, help="a text file with one question per line")
     p.add_argument("--out", type=Path, default=Path("batch-out"), help="results folder (default: batch-out)")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=number(1, 64, integer=True), default=None,
                    help="local worker processes (default: one per 2 cores and 2.5 GiB of free memory)")
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="run on Ray: a local cluster, or the cluster at ADDRESS (e.g. auto)")
-    p.add_argument("--ray-cpus-per-task", type=float, default=2.0, help="CPUs Ray reserves per video (default 2)")
+    p.add_argument("--ray-cpus-per-task", type=number(0, 256, lo_open=True), default=2.0, help="CPUs Ray reserves per video (default 2)")
     p.add_argument("--recursive", action="store_true", help="also look in subfolders")
     p.add_argument("--retry-failed", action="store_true", help="rerun pairs recorded as failed")
     p.add_argument("--llm", default="offline", help="offline (default) or a litellm model id")
-    p.add_argument("--top-k", type=int, default=5, help="moments per answer (default 5)")
+    p.add_argument("--top-k", type=number(1, 100, integer=True), default=5, help="moments per answer (default 5)")
     p.add_argument("--no-audio", action="store_true", help="index without the audio track")
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     p.add_argument("--cache-dir", default=None, help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")

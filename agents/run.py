@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import sys
-import warnings
 from pathlib import Path
 
 EXAMPLES = """examples:
@@ -24,15 +23,10 @@ EXAMPLES = """examples:
 
 
 def _quiet_native_logs() -> None:
-    """Silence C++/TF-Lite/HF chatter so the terminal shows progress and results only."""
-    os.environ.setdefault("GLOG_minloglevel", "2")
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("KERAS_BACKEND", "torch")
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    warnings.filterwarnings("ignore")
+    """Process set-up shared by every entry point (``tools.runtime.configure_runtime``)."""
+    from tools.runtime import configure_runtime
+
+    configure_runtime()
 
 
 def _fail(message: str, code: int) -> int:
@@ -42,6 +36,8 @@ def _fail(message: str, code: int) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from tools.argtypes import number
+
     p = argparse.ArgumentParser(
         prog="python -m agents.run",
         description="Find the moments in a video that answer a vague social/affective question, with their "
@@ -53,15 +49,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--llm", default="offline",
                    help="'offline' (default: embedded deterministic reasoner, no key, no network) or a litellm "
                         "model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
-    p.add_argument("--json", metavar="OUT", help="write the answer as JSON here (schema: --schema)")
+    p.add_argument("--json", metavar="OUT", help="write the answer as JSON here ('-': standard output, the table "
+                   "then goes to standard error; schema: --schema)")
     p.add_argument("--report", metavar="HTML", help="write a self-contained HTML report (timeline, tracks, events, "
                    "rationales); put the video beside it to play moments on click")
-    p.add_argument("--top-k", type=int, default=5, help="moments to return at most (default 5)")
+    p.add_argument("--top-k", type=number(1, 100, integer=True), default=5, help="moments to return at most (default 5)")
     p.add_argument("--cache-dir", help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     g = p.add_argument_group("indexing")
-    g.add_argument("--clip-len", type=float, default=4.0, help="clip window in seconds (default 4)")
-    g.add_argument("--clip-stride", type=float, default=2.0, help="clip stride in seconds (default 2)")
-    g.add_argument("--fps", type=float, default=1.0, help="frames per second sampled at indexing (default 1)")
+    g.add_argument("--clip-len", type=number(0, 600, lo_open=True), default=4.0, help="clip window in seconds (default 4)")
+    g.add_argument("--clip-stride", type=number(0, 600, lo_open=True), default=2.0, help="clip stride in seconds (default 2)")
+    g.add_argument("--fps", type=number(0, 30, lo_open=True), default=1.0, help="frames per second sampled at indexing (default 1)")
     g.add_argument("--clip-checkpoint", help="use CLIP image embeddings: an open_clip checkpoint file or "
                    "pretrained tag (tags download on first use). Without it clips are indexed by text-side "
                    "descriptors embedded with all-MiniLM-L6-v2")
@@ -73,10 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--no-audio", action="store_true", help="answer from the picture alone (no ASR, no vocal cues)")
     g.add_argument("--device", default="cpu", help="cpu or cuda (CLIP, ASR and text encoder)")
     v = p.add_argument_group("verification")
-    v.add_argument("--verify-fps", type=float, default=4.0, help="frame rate of the verifier on candidates (default 4)")
-    v.add_argument("--min-support", type=float, default=0.3, help="reject candidates scoring below this (0-1)")
-    v.add_argument("--max-requery", type=int, default=2, help="re-query rounds when too few candidates survive")
-    v.add_argument("--abstain-below", type=float, default=0.0,
+    v.add_argument("--verify-fps", type=number(0, 30, lo_open=True), default=4.0, help="frame rate of the verifier on candidates (default 4)")
+    v.add_argument("--min-support", type=number(0, 1), default=0.3, help="reject candidates scoring below this (0-1)")
+    v.add_argument("--max-requery", type=number(0, 10, integer=True), default=2, help="re-query rounds when too few candidates survive")
+    v.add_argument("--abstain-below", type=number(0, 1), default=0.0,
                    help="return no moment whose support is below this (0-1; default 0: when no candidate reaches "
                         "--min-support the best ones are returned and the answer says support is weak)")
     g.add_argument("--expression-backend", default="face8", choices=["face8", "fer"],
@@ -89,6 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
+
+
+def _writable_dir(folder: Path) -> bool:
+    """True when ``folder`` (empty = the current one) is an existing directory this process may write."""
+
+    folder = folder if str(folder) else Path(".")
+    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
 
 
 def fmt_time(s: float) -> str:
@@ -137,8 +141,6 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("error: give a VIDEO and a QUERY (see --help)", 2)
     if not args.query.strip():
         return _fail('error: the query is empty: ask a question, e.g. "when does she feel left out?"', 2)
-    if args.top_k < 1:
-        return _fail("error: --top-k must be at least 1", 2)
     try:
         return _run(args, err)
     except KeyboardInterrupt:
@@ -152,9 +154,14 @@ def _run(args, err) -> int:
 
     from agents.state import RunSettings
     from graphs.pipeline import QueryError, answer_query
+    from memory.cache import OutputError, write_output
     from memory.indexer import IndexConfig
     from memory.video import VideoError
     from tools.registry import BackendUnavailableError
+
+    for flag, target in (("--json", args.json), ("--report", args.report)):
+        if target and target != "-" and not _writable_dir(Path(target).parent):
+            return _fail(f"error: {flag} {target}: its folder does not exist or cannot be written", 2)
 
     try:
         cfg = IndexConfig(
@@ -179,17 +186,18 @@ def _run(args, err) -> int:
                                   on_step=show if args.trace else None, report=args.report)
     except (VideoError, QueryError) as exc:
         return _fail(f"error: {exc}", 2)
-    except BackendUnavailableError as exc:
+    except (BackendUnavailableError, OutputError) as exc:
         return _fail(f"error: {exc}", 1)
     except Exception as exc:  # one line for users; --debug shows the traceback
         if args.debug:
             raise
         return _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", 1)
     if args.json:
-        from memory.cache import atomic_write_bytes
-
-        atomic_write_bytes(Path(args.json), answer.model_dump_json(indent=2).encode())
-    print_answer(answer, Console())
+        try:
+            write_output(args.json, answer.model_dump_json(indent=2).encode())
+        except OutputError as exc:
+            return _fail(f"error: {exc}", 1)
+    print_answer(answer, Console(stderr=args.json == "-"))
     return 0
 
 

@@ -94,7 +94,6 @@ class AffectState(TypedDict, total=False):
     candidates: Annotated[list[Candidate], operator.add]
     verified: Annotated[list[Candidate], operator.add]
     requery: bool
-    requery_reasons: Annotated[list[str], operator.add]
     drafts: list[dict]
     weak: bool
     moments: list[Moment]

@@ -266,4 +266,4 @@ def _refine(ctx: RunContext, state: AffectState, verified: list[Candidate]) -> d
         {"query": state["query"], "intent": state["intent"].model_dump(), "round": nxt, "rejected": rejected},
         RefinedQuery,
     )
-    return {"search_text": refined.search_text, "round": nxt, "requery_reasons": [refined.reason]}
+    return {"search_text": refined.search_text, "round": nxt}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from pathlib import Path
 from evals.bench import BenchError, load_bench
 from evals.methods import METHODS, MethodContext, Prediction, predict
 from memory.indexer import IndexConfig, library_versions
+from tools.argtypes import number
+from tools.runtime import configure_runtime
 
 
 def _commit() -> str | None:
@@ -43,24 +44,23 @@ def read_predictions(path: Path) -> dict[str, Prediction]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    configure_runtime()
     p = argparse.ArgumentParser(prog="python -m evals.run", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", required=True, help="bench .jsonl (format: evals/README.md)")
     p.add_argument("--method", required=True, choices=METHODS)
     p.add_argument("--out", required=True, help="run directory")
     p.add_argument("--llm", default="offline", help="offline or a litellm model id (graph method)")
-    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--top-k", type=number(1, 100, integer=True), default=5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache-dir", help="affectseek cache root")
     a = p.add_argument_group("ablation (what each component adds)")
     a.add_argument("--expression-backend", default="face8", choices=["face8", "fer"],
                    help="facial expression model used by the index and the verifier (default face8)")
     a.add_argument("--no-voice-emotion", action="store_true", help="index without the vocal emotion model")
-    a.add_argument("--affect-weight", type=float, default=None,
+    a.add_argument("--affect-weight", type=number(0, 100), default=None,
                    help="weight of perceived affect in the localizer's ranking (default: RunSettings; 0 = text only)")
-    a.add_argument("--abstain-below", type=float, default=0.0,
+    a.add_argument("--abstain-below", type=number(0, 1), default=0.0,
                    help="drop moments below this support (0.3 = the earlier behaviour: empty answers when none passes)")
     args = p.parse_args(argv)
     try:

@@ -25,9 +25,10 @@ def draw_png(path: str) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch
 
+    from graphs.affect_graph import NODES
+
     g = graph_structure()
-    order = ["__start__", "intent_interpreter", "candidate_localizer", "verifier", "emotion_reasoner",
-             "rationale_writer", "__end__"]
+    order = ["__start__", *NODES, "__end__"]
     names = [n for n in order if n in g.nodes] + [n for n in g.nodes if n not in order]
     pos = {n: (0.0, -i) for i, n in enumerate(names)}
     fig, ax = plt.subplots(figsize=(6, 1.1 * len(names)))

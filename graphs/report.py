@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from agents.schema import Answer
+from memory.cache import write_output
 from memory.indexer import VideoIndex
 from memory.video import iter_frames
 
@@ -140,6 +141,5 @@ def render_report(answer: Answer, index: VideoIndex, out: str | os.PathLike) -> 
 {"".join(moments) or f'<p>{esc(answer.message)}</p>'}
 <script type="application/json" id="answer">{answer_json}</script>
 <script>{SCRIPT}</script></body></html>"""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(doc)
+    write_output(out, doc.encode())
     return out

@@ -16,10 +16,12 @@ output; evidence in answers carries such references and ``resolve`` follows them
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,6 +64,38 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class OutputError(OSError):
+    """An output the user named cannot be written (the message says which and why, in one line)."""
+
+
+def write_output(target: str | os.PathLike, data: bytes) -> None:
+    """Write a user-named output: ``-`` is standard output; a regular file (or a new path) is replaced
+    atomically and gets the usual permissions (0666 less the umask); anything else that exists (a
+    device such as /dev/stdout, a FIFO, a symlink) is written through, never replaced.
+
+    Raises:
+        OutputError: the path cannot be written (missing or read-only directory, full disk, ...).
+    """
+    if str(target) == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    path = Path(target)
+    try:
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            with open(path, "wb") as f:  # follows the link / writes into the device or pipe
+                f.write(data)
+            return
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        atomic_write_bytes(path, data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(path, 0o666 & ~umask)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
 def write_json(path: Path, obj: Any) -> None:

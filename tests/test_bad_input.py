@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLE, run_cli
+from tests.conftest import REPO, SAMPLE, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -232,3 +232,56 @@ def test_path_with_spaces_and_unicode(tmp_path):
     shutil.copy(SAMPLE, odd)
     answer, _ = _answer(odd, tmp_path)
     assert answer.video.endswith("会議 1.mp4") and answer.moments[0].emotion == "happiness"
+
+
+@pytest.mark.parametrize("option,value", [("--fps", "inf"), ("--fps", "nan"), ("--verify-fps", "inf"),
+                                          ("--top-k", "0"), ("--clip-len", "-1"), ("--clip-stride", "0"),
+                                          ("--min-support", "1.5"), ("--max-requery", "-1"), ("--fps", "1e308")])
+def test_numeric_options_reject_non_finite_and_absurd_values_naming_the_option(option, value, tmp_path):
+    proc = run_cli(str(SAMPLE), "when is she happy?", option, value, "--cache-dir", str(tmp_path / "cache"))
+    assert proc.returncode == 2
+    assert f"argument {option}: must be" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "cache").exists()  # refused before any work
+
+
+def test_batch_rejects_a_negative_worker_count(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "agents.batch", str(tmp_path), "--query", "q", "--workers", "-1"],
+                          capture_output=True, text=True, check=False, cwd=REPO)
+    assert proc.returncode == 2 and "argument --workers: must be an integer in [1, 64]" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_json_outputs_go_through_devices_links_and_stdout_and_fail_in_one_line(cache_root, tmp_path):
+    import json
+    import os
+    import stat
+
+    args = (str(SAMPLE), "when is she happy?", "--cache-dir", str(cache_root), "--quiet")
+    missing = run_cli(*args, "--json", str(tmp_path / "no" / "such" / "a.json"))
+    assert missing.returncode == 2 and "its folder does not exist" in missing.stderr and "Traceback" not in missing.stderr
+    full = run_cli(*args, "--json", "/dev/full")
+    assert full.returncode == 1 and "cannot write /dev/full" in full.stderr and len(full.stderr.strip().splitlines()) == 1
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # the device is still a device
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    assert run_cli(*args, "--json", str(link)).returncode == 0
+    assert link.is_symlink() and json.loads(real.read_text())["moments"]  # written through the link
+    out = tmp_path / "plain.json"
+    assert run_cli(*args, "--json", str(out)).returncode == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~_umask()  # not 0600
+    to_stdout = run_cli(*args, "--json", "-")
+    assert to_stdout.returncode == 0 and json.loads(to_stdout.stdout)["query"] == "when is she happy?"
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tools.argtypes import number
+
 
 def track_expression_series(index) -> dict[str, list[dict]]:
     """Per track, time-ordered AffectNet-8 probabilities smoothed over 3 observations (tools.events)."""
@@ -30,7 +32,7 @@ def track_expression_series(index) -> dict[str, list[dict]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agents.run import _quiet_native_logs
+    from tools.runtime import configure_runtime
 
     p = argparse.ArgumentParser(prog="python -m tools.inspect", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -38,9 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="OUT", help="write tracks, shots, transcript and events as JSON")
     p.add_argument("--cache-dir")
     p.add_argument("--no-audio", action="store_true")
-    p.add_argument("--fps", type=float, default=2.0, help="frame rate of the face/gaze/gesture pass (default 2)")
+    p.add_argument("--fps", type=number(0, 30, lo_open=True), default=2.0, help="frame rate of the face/gaze/gesture pass (default 2)")
     args = p.parse_args(argv)
-    _quiet_native_logs()
+    configure_runtime()
     from rich.console import Console
     from rich.table import Table
 

@@ -128,6 +128,7 @@ class OnnxSentenceEncoder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        ort.disable_telemetry_events()  # also when no entry point ran tools.runtime.configure_runtime
         src = Path(model_dir) if model_dir else default_model_dir()
         pooling = json.loads((src / "1_Pooling" / "config.json").read_text())
         if not pooling.get("pooling_mode_mean_tokens"):
