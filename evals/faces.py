@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
+from evals.heads import save_npz
 from tools.schema import AFFECTNET8, Box
 
 FRAME_SIZE = (640, 360)
@@ -73,10 +74,7 @@ def face_crops(name: str, root: Path | None = None, workers: int = 2) -> dict[st
     data = {"x": np.concatenate([p[0] for p in parts]), "found": np.concatenate([p[1] for p in parts]),
             "y": np.asarray([AFFECTNET8.index(r["label"]) for r in recs]),
             "split": np.asarray([r["split"] for r in recs]), "person": np.asarray([r["person"] or "" for r in recs])}
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **data)
-    tmp.rename(cache)
+    save_npz(cache, data, compressed=True)
     return data
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.faces import face_crops
+from evals.heads import fit_linear_head, save_head
 from tools.expression import FACE8_HEAD, Face8
 
 C_GRID = (0.001, 0.003, 0.01)
@@ -56,17 +57,10 @@ def dev_features(face8: Face8, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def fit_head(x: np.ndarray, y: np.ndarray, w: np.ndarray, c: float) -> dict[str, np.ndarray]:
-    """Standardise and fit the multinomial logistic regression; returns the head arrays (8 classes)."""
-    from sklearn.linear_model import LogisticRegression
-
+    """The head for features ``x``: class-balanced (inverse square-root frequency) sample weights ``w``."""
     counts = np.bincount(y, minlength=8).astype(float)
     balanced = w / np.sqrt(np.maximum(counts, 1))[y]
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    lr = LogisticRegression(C=c, max_iter=300).fit((x - mean) / scale, y, sample_weight=balanced / balanced.mean())
-    coef = np.zeros((8, x.shape[1]), np.float32)
-    intercept = np.full(8, -30.0, np.float32)  # a class never seen in training gets ~0 probability
-    coef[lr.classes_], intercept[lr.classes_] = lr.coef_, lr.intercept_
-    return {"mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "coef": coef, "intercept": intercept}
+    return fit_linear_head(x, y, c, sample_weight=balanced / balanced.mean())
 
 
 def _accuracy(face8: Face8, head: dict, x: np.ndarray, y: np.ndarray) -> float:
@@ -90,11 +84,7 @@ def train(out: Path, seed: int = 0) -> dict:
         log.append({"C": c, **acc, "mean": round((acc["val_ck"] + acc["val_raf"]) / 2, 4)})
         print(json.dumps(log[-1]), flush=True)
     best = max(log, key=lambda r: r["mean"])
-    head = fit_head(f["x"], f["y"], f["w"], best["C"])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.stem + ".tmp.npz")
-    np.savez(tmp, **head)
-    tmp.replace(out)
+    save_head(out, fit_head(f["x"], f["y"], f["w"], best["C"]))
     return {"selection": log, "C": best["C"], "n_train_with_mirrors": len(f["y"]), "seed": seed}
 
 

@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
+from evals.heads import fit_linear_head, save_head, save_npz
+from tools.heads import LinearHead
 from tools.schema import AFFECTNET8
 from tools.voice_emotion import VOICE8_HEAD, VoiceEmotion, voice_features
 
@@ -40,28 +42,13 @@ def ravdess_features(root: Path | None = None) -> dict[str, np.ndarray]:
     x = np.stack([voice_features(load_audio(r["path"], 16_000)) for r in recs])
     d = {"x": x, "y": np.asarray([AFFECTNET8.index(r["label"]) for r in recs]),
          "actor": np.asarray([int(r["person"][1:]) for r in recs]), "split": np.asarray([r["split"] for r in recs])}
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **d)
-    tmp.replace(cache)
+    save_npz(cache, d, compressed=True)
     return d
 
 
 def fit_head(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, np.ndarray]:
-    """Standardise + class-balanced multinomial logistic regression; head arrays in AffectNet-8 order."""
-    from sklearn.linear_model import LogisticRegression
-
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    lr = LogisticRegression(C=c, max_iter=2000, class_weight="balanced").fit((x - mean) / scale, y)
-    coef = np.zeros((8, x.shape[1]), np.float32)
-    intercept = np.full(8, -30.0, np.float32)  # contempt is never heard in RAVDESS: ~0 probability
-    coef[lr.classes_], intercept[lr.classes_] = lr.coef_, lr.intercept_
-    return {"mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "coef": coef, "intercept": intercept}
-
-
-def _predict(head: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
-    z = ((x - head["mean"]) / head["scale"]) @ head["coef"].T + head["intercept"]
-    return z.argmax(axis=1)
+    """Class-balanced multinomial logistic regression over standardised features (``evals.heads``)."""
+    return fit_linear_head(x, y, c, class_weight="balanced", max_iter=2000)
 
 
 def train(out: Path, root: Path | None = None) -> dict:
@@ -74,16 +61,12 @@ def train(out: Path, root: Path | None = None) -> dict:
     x, y, g = d["x"][dev], d["y"][dev], d["actor"][dev]
     cv = []
     for c in C_GRID:
-        accs = [float((_predict(fit_head(x[tr], y[tr], c), x[va]) == y[va]).mean())
+        accs = [float((LinearHead(fit_head(x[tr], y[tr], c)).probs(x[va]).argmax(1) == y[va]).mean())
                 for tr, va in GroupKFold(n_splits=6).split(x, y, g)]
         cv.append({"C": c, "cv_accuracy": round(float(np.mean(accs)), 4)})
         print(json.dumps(cv[-1]), flush=True)
     best = max(cv, key=lambda r: r["cv_accuracy"])
-    head = fit_head(x, y, best["C"])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.stem + ".tmp.npz")
-    np.savez(tmp, **head)
-    tmp.replace(out)
+    save_head(out, fit_head(x, y, best["C"]))
     pred, yt = VoiceEmotion(out).predict_features(d["x"][test]).argmax(1), d["y"][test]
     classes = sorted(set(yt.tolist()))
     return {"cv": cv, "C": best["C"], "n_dev": int(dev.sum()), "n_test": int(test.sum()),

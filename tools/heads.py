@@ -1,0 +1,46 @@
+"""Small linear heads trained here (``evals/train_face.py``, ``evals/train_voice.py``), read at run time.
+
+A head is four arrays in an ``.npz``: ``mean`` and ``scale`` (D,) standardise the input, ``coef``
+(8, D) and ``intercept`` (8,) give AffectNet-8 logits (rows in ``tools.schema.AFFECTNET8`` order).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+HEAD_ARRAYS = ("mean", "scale", "coef", "intercept")
+
+
+class LinearHead:
+    """Multinomial logistic regression over standardised features.
+
+    Args:
+        arrays: a mapping (e.g. an open ``.npz``) with ``HEAD_ARRAYS``.
+    """
+
+    def __init__(self, arrays: Mapping) -> None:
+        self._a = {k: np.asarray(arrays[k], np.float32) for k in HEAD_ARRAYS}
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> LinearHead:
+        """Read a head file.
+
+        Raises:
+            FileNotFoundError: ``path`` does not exist.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"head not found at {path}")
+        with np.load(path) as h:
+            return cls(h)
+
+    def probs(self, x: np.ndarray) -> np.ndarray:
+        """Probabilities (N, 8) for feature rows ``x`` (N, D) (a single row (D,) is taken as N = 1)."""
+        a = self._a
+        z = ((np.atleast_2d(x) - a["mean"]) / a["scale"]) @ a["coef"].T + a["intercept"]
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        return (z / z.sum(axis=1, keepdims=True)).astype(np.float32)
