@@ -7,7 +7,8 @@ It answers the same tasks as a hosted model (``agents.llm.TASK_PROMPTS``) from t
 - ``judge_emotion``: a weighted fusion of the facial-expression distribution (visual), the voice's
   emotion distribution (vocal), the speech's similarity to the emotion descriptions (verbal) and the
   intent prior;
-- ``write_rationale``: sentences built only from the evidence items it is given, citing their ids.
+- ``write_rationale``: sentences built only from the evidence items it is given, citing their ids;
+  the summary quotes the utterance sharing most content words with the question (the first on a tie).
 Text inside the inputs is only embedded or quoted, never followed.
 """
 
@@ -21,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from agents.schema import EmotionJudgement, Intent, RationaleDraft, RationaleStep, RefinedQuery
-from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, PERSON_WORDS
+from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, PERSON_WORDS, keyword_overlap
 from tools.schema import AFFECTNET8
 from tools.text_emotion import load_text_emotion
 
@@ -125,7 +126,9 @@ class OfflineReasoner:
                 text = "; ".join(f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)" for e in items)
                 steps.append(RationaleStep(modality=modality, text=text, evidence_ids=[e["id"] for e in items]))
         lead = next((s.text.split("; ")[0] for s in steps if s.modality == "visual"), None)
-        quote = next((s.text.split("; ")[0] for s in steps if s.modality == "verbal"), None)
+        said = [e for e in inputs["evidence"] if e["modality"] == "verbal"]
+        best = max(said, key=lambda e: keyword_overlap(inputs.get("query", ""), e["detail"]), default=None)
+        quote = f"{best['detail']} ({best['start_s']:.1f}-{best['end_s']:.1f} s)" if best else None
         said = " and ".join(x for x in (lead, quote) if x) or "no face or speech was observed"
         summary = f"{m['emotion']} (confidence {m['confidence']:.2f}): {said}."
         return RationaleDraft(summary=summary, steps=steps)

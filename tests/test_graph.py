@@ -37,3 +37,19 @@ def test_langgraph_json_graph_runs_from_plain_config(cache_root):
                          config={"configurable": {"video": str(SAMPLE), "cache_dir": str(cache_root)}})
     assert state["intent"].target_emotions[0] == "happiness"
     assert all(0 <= m.start_s < m.end_s <= 10.1 for m in state["moments"])
+
+
+def test_offline_rationale_quotes_the_utterance_that_answers_the_question():
+    from agents.offline import OfflineReasoner
+    from agents.schema import RationaleDraft
+
+    said = [{"id": "c0.t0", "modality": "verbal", "tool": "asr", "start_s": 0.0, "end_s": 1.0,
+             "detail": 'person 0 says "congressional district,"'},
+            {"id": "c0.t1", "modality": "verbal", "tool": "asr", "start_s": 1.5, "end_s": 3.7,
+             "detail": 'person 0 says "and I\'m currently in D.C. for my second week of new"'}]
+    draft = OfflineReasoner().structured(
+        "write_rationale", {"query": "when does she mention being new?",
+                            "moment": {"start_s": 0.0, "end_s": 6.0, "emotion": "neutral", "confidence": 0.5},
+                            "evidence": said}, RationaleDraft)
+    assert "second week of new" in draft.summary and "(1.5-3.7 s)" in draft.summary
+    assert [s.evidence_ids for s in draft.steps] == [["c0.t0", "c0.t1"]]  # the step still cites both
