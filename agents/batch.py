@@ -54,17 +54,16 @@ def process_video(video: str, video_key: str, queries: list[str], opts: dict[str
     [[start_s, end_s, emotion, confidence], ...], "seconds"}`` or ``{..., "status": "error", "error":
     <one line>}``. Never raises for a bad video or query: the error is the record.
     """
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("KERAS_BACKEND", "torch")
+    from tools.runtime import configure_runtime
+
+    configure_runtime()  # before the imports below load any native library
     from agents.state import RunSettings
     from graphs.pipeline import QueryError, answer_query
     from memory.cache import atomic_write_bytes
     from memory.indexer import IndexConfig
     from memory.video import VideoError
     from tools.registry import BackendUnavailableError
-    from tools.runtime import configure_runtime
 
-    configure_runtime()
     cfg = IndexConfig(use_audio=not opts.get("no_audio", False), device=opts.get("device", "cpu"))
     settings = RunSettings(top_k=opts.get("top_k", 5))
     records = []

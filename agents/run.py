@@ -22,13 +22,6 @@ EXAMPLES = """examples:
 """
 
 
-def _quiet_native_logs() -> None:
-    """Process set-up shared by every entry point (``tools.runtime.configure_runtime``)."""
-    from tools.runtime import configure_runtime
-
-    configure_runtime()
-
-
 def _fail(message: str, code: int) -> int:
     """Print one line on stderr and return ``code``."""
     print(" ".join(message.split()), file=sys.stderr)
@@ -128,7 +121,9 @@ def print_answer(answer, console) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
-    _quiet_native_logs()
+    from tools.runtime import configure_runtime
+
+    configure_runtime()
     from rich.console import Console
 
     err = Console(stderr=True)

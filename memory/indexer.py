@@ -299,18 +299,18 @@ def _load(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> V
     )
 
 
-def _turns_and_events(observed: list[FrameObservation], affect: list[FrameFaces], tracks: list[TrackSummary],
-                      transcript: Transcript, audio: np.ndarray, cfg: IndexConfig) -> tuple[list[Turn], list[SocialEvent]]:
-    """Speech turns (speaker by lip activity, vocal cues) and the index-time social event timeline."""
-    track_of = {f.id: f.track_id for fr in affect for f in fr.faces}
-    frames = social_frames(observed, lambda f: track_of[f.id])
+def _turns_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], transcript: Transcript,
+                      audio: np.ndarray, cfg: IndexConfig) -> tuple[list[Turn], list[SocialEvent]]:
+    """Speech turns (speaker by lip activity, vocal cues) and the index-time social event timeline;
+    ``observed`` carries the track id of each face."""
+    frames = social_frames(observed, lambda f: f.track_id)
     turns = []
     for i, seg in enumerate(transcript.segments):
         end = max(seg.end_s, seg.start_s + 1e-3)
         turns.append(Turn(id=f"turn{i}", segment_id=seg.id, start_s=seg.start_s, end_s=end,
                           speaker=speaker_of(frames, seg.start_s, seg.end_s),
                           prosody=prosody(audio, SAMPLE_RATE, transcript, seg.start_s, end, id=f"pt{i}")))
-    events = expression_changes(affect, tracks) + gaze_and_pointing_events(
+    events = expression_changes(observed, tracks) + gaze_and_pointing_events(
         frames, max_gap_s=1.5 / cfg.sample_fps,
         turns=[SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in turns])
     events.sort(key=lambda e: (e.start_s, e.type))
@@ -442,15 +442,13 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
             prev_hist = arrays["last_hist"]
         if embedder.uses_frames and "frame_vecs" in arrays and len(arrays["frame_vecs"]):
             frame_vecs.append(arrays["frame_vecs"])
-    affect = [o.faces_only() for o in observed]
-    frame_times = [fr.t for fr in affect]
-    tracks, assign = link_tracks(affect, cuts)
-    for fr in affect:
+    frame_times = [fr.t for fr in observed]
+    tracks, assign = link_tracks(observed, cuts)
+    for fr in observed:
         for f in fr.faces:
             f.track_id = assign.get(f.id)
-    tracks = _with_thumbnails(info, affect, tracks, out)
-    for fo, fa in zip(observed, affect, strict=True):  # the observations carry the track ids too
-        fo.faces = fa.faces
+    tracks = _with_thumbnails(info, observed, tracks, out)
+    affect = [o.faces_only() for o in observed]
     progress.update(task, completed=n_frames)
     timings["decode_faces"] = time.perf_counter() - t
     spent = {k: v - seconds_before.get(k, 0.0) for k, v in engine.seconds.items()}
@@ -487,7 +485,7 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
 
     # 3. speech turns with speakers, social events, clips with descriptors, embeddings and FAISS
     t = time.perf_counter()
-    turns, events = _turns_and_events(observed, affect, tracks, transcript, audio, cfg)
+    turns, events = _turns_and_events(observed, tracks, transcript, audio, cfg)
     voice = load_voice_emotion(cfg.voice_backend) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
     task = progress.add_task("embed", total=len(windows))

@@ -60,7 +60,8 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
             for name in ("face_expression_frames", "gesture_frames", "gaze_frames"):
                 count(name, len(frames))
             write_json(path, frames)
-            write_json(names_path, engine.tool_names(hands=True))
+            if not names_path.is_file():
+                write_json(names_path, engine.tool_names(hands=True))
         out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
     try:
         names = read_json(names_path)

