@@ -56,7 +56,7 @@ def process_video(video: str, video_key: str, queries: list[str], opts: dict[str
     """
     from tools.runtime import configure_runtime
 
-    configure_runtime()  # before the imports below load any native library
+    configure_runtime(opts.get("cache_dir"))  # before the imports below load any native library
     from agents.state import RunSettings
     from graphs.pipeline import QueryError, answer_query
     from memory.cache import atomic_write_bytes
@@ -190,30 +190,43 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from tools.terminal import markup_safe as safe
+
     err = Console(stderr=True, soft_wrap=True)
     queries = [q.strip() for q in args.query]
     if args.queries_file:
         if not args.queries_file.is_file():
-            err.print(f"error: {args.queries_file}: no such file")
+            err.print(f"error: {safe(args.queries_file)}: no such file")
             return 2
-        queries += [ln.strip() for ln in args.queries_file.read_text().splitlines() if ln.strip()]
+        try:
+            queries += [ln.strip() for ln in args.queries_file.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        except UnicodeDecodeError as exc:
+            err.print(f"error: {safe(args.queries_file)}: not UTF-8 text (byte {exc.start}); save it as UTF-8")
+            return 2
     if not queries or not all(queries):
         err.print("error: give at least one non-empty --query (or --queries-file)")
         return 2
     if not args.dir.is_dir():
-        err.print(f"error: {args.dir}: not a folder")
+        err.print(f"error: {safe(args.dir)}: not a folder")
         return 2
     videos = find_videos(args.dir, args.recursive)
     if not videos:
-        err.print(f"error: no video files in {args.dir} (extensions: {' '.join(VIDEO_EXTENSIONS)})")
+        err.print(f"error: no video files in {safe(args.dir)} (extensions: {' '.join(VIDEO_EXTENSIONS)})")
         return 2
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        err.print(f"error: --out {safe(args.out)}: exists and is not a folder")
+        return 2
+    except OSError as exc:
+        err.print(f"error: --out {safe(args.out)}: cannot create the folder ({safe(exc.strerror)})")
+        return 2
     results_path = args.out / RESULTS
     done = read_results(results_path)
     jobs = plan(videos, args.dir, list(dict.fromkeys(queries)), done, args.retry_failed)
     total_pairs = sum(len(qs) for _, _, qs in jobs)
     if done:
-        err.print(f"resuming: {len(done)} pair(s) already in {results_path}, {total_pairs} to do")
+        err.print(f"resuming: {len(done)} pair(s) already in {safe(results_path)}, {total_pairs} to do")
     opts = {"llm": args.llm, "top_k": args.top_k, "no_audio": args.no_audio, "device": args.device,
             "cache_dir": args.cache_dir}
     workers = args.workers or default_workers()
@@ -232,18 +245,20 @@ def main(argv: list[str] | None = None) -> int:
                 os.fsync(f.fileno())
                 progress.update(task, advance=len(records))
     except KeyboardInterrupt:
-        err.print(f"interrupted: finished pairs are in {results_path}; rerun the same command to resume")
+        err.print(f"interrupted: finished pairs are in {safe(results_path)}; rerun the same command to resume")
         return 130
     results = read_results(results_path)
     failed = [r for r in results if r["status"] != "ok"]
     if not args.quiet:
         _summary(results, Console())
-    err.print(f"{len(results) - len(failed)} answered, {len(failed)} failed; results: {results_path}")
+    err.print(f"{len(results) - len(failed)} answered, {len(failed)} failed; results: {safe(results_path)}")
     return 3 if failed else 0
 
 
 def _summary(results: list[dict], console) -> None:
     from rich.table import Table
+
+    from tools.terminal import markup_safe as safe
 
     table = Table("video", "query", "status", "top moment")
     for r in results:
@@ -252,7 +267,7 @@ def _summary(results: list[dict], console) -> None:
             cell = f"{top[0]:.1f}-{top[1]:.1f} s {top[2]} ({top[3]:.2f})" if top else "no moment found"
         else:
             cell = r["error"]
-        table.add_row(r["video"], r["query"], r["status"], cell)
+        table.add_row(safe(r["video"]), safe(r["query"]), r["status"], safe(cell))
     console.print(table)
 
 

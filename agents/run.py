@@ -24,7 +24,9 @@ EXAMPLES = """examples:
 
 def _fail(message: str, code: int) -> int:
     """Print one line on stderr and return ``code``."""
-    print(" ".join(message.split()), file=sys.stderr)
+    from tools.terminal import printable
+
+    print(printable(" ".join(message.split())), file=sys.stderr)
     return code
 
 
@@ -93,28 +95,41 @@ def fmt_time(s: float) -> str:
     return f"{int(s // 60):02d}:{s % 60:04.1f}"
 
 
+def fallback_summary(answer) -> str:
+    """One line saying which roles the offline reasoner answered because ``--llm`` failed, and why first."""
+    tasks = list(dict.fromkeys(f.split(":", 1)[0] for f in answer.llm_fallbacks))
+    first = answer.llm_fallbacks[0].split(":", 1)[1].strip()
+    if any("provider down since" in f for f in answer.llm_fallbacks):
+        head = f"--llm {answer.llm} was unavailable; the offline reasoner answered instead"
+    else:
+        head = f"--llm {answer.llm} failed for {len(tasks)} role(s); the offline reasoner answered those"
+    return f"{head} ({', '.join(tasks)}); first failure: {first}"
+
+
 def print_answer(answer, console) -> None:
     from rich.table import Table
 
+    from tools.terminal import markup_safe as safe
+
     intent = answer.intent
-    console.print(f"[bold]{answer.query}[/bold]  ({Path(answer.video).name}, {answer.duration_s:.1f} s)")
-    console.print(f"intent: emotions={intent.target_emotions or ['any']} people={intent.people or ['-']} "
-                  f"cues={intent.cues}  | embedder={answer.embedder} llm={answer.llm} rounds={answer.rounds}")
+    console.print(f"[bold]{safe(answer.query)}[/bold]  ({safe(Path(answer.video).name)}, {answer.duration_s:.1f} s)")
+    console.print(safe(f"intent: emotions={intent.target_emotions or ['any']} people={intent.people or ['-']} "
+                       f"cues={intent.cues}  | embedder={answer.embedder} llm={answer.llm} rounds={answer.rounds}"))
     if not answer.moments:
-        console.print(f"[yellow]{answer.message}[/yellow]")
+        console.print(f"[yellow]{safe(answer.message)}[/yellow]")
         return
     table = Table(show_lines=False)
     for col in ("#", "start-end", "emotion", "conf", "rationale"):
         table.add_column(col, overflow="fold")
     for i, m in enumerate(answer.moments, 1):
         table.add_row(str(i), f"{fmt_time(m.start_s)}-{fmt_time(m.end_s)}", m.emotion, f"{m.confidence:.2f}",
-                      m.rationale)
+                      safe(m.rationale))
     console.print(table)
     for w in answer.warnings:
-        console.print(f"[yellow]warning: {w}[/yellow]")
+        console.print(f"[yellow]warning: {safe(w)}[/yellow]")
     if answer.llm_fallbacks:
-        console.print(f"[yellow]LLM fell back to the offline reasoner for: {answer.llm_fallbacks}[/yellow]")
-    console.print(f"{answer.message}; {answer.candidates_considered} candidates checked, "
+        console.print(f"[yellow]warning: {safe(fallback_summary(answer))}[/yellow]")
+    console.print(f"{safe(answer.message)}; {answer.candidates_considered} candidates checked, "
                   f"{answer.candidates_rejected} rejected; total {answer.timings_s['total']:.1f} s")
 
 
@@ -123,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from tools.runtime import configure_runtime
 
-    configure_runtime()
+    configure_runtime(args.cache_dir)
     from rich.console import Console
 
     err = Console(stderr=True)
@@ -196,5 +211,14 @@ def _run(args, err) -> int:
     return 0
 
 
+def entry() -> int:
+    """``main()`` with Ctrl-C at any moment (imports, model loading, writing) ending in one line and exit 130
+    (``tools.runtime.exit_on_interrupt``)."""
+    from tools.runtime import exit_on_interrupt
+
+    exit_on_interrupt()
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

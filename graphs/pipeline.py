@@ -11,6 +11,8 @@ from agents.schema import Answer, TraceStep
 from agents.state import RunContext, RunSettings
 from graphs.affect_graph import build_graph
 from memory.indexer import IndexConfig, open_index
+from memory.video import video_warnings
+from tools.asr import transcript_warnings
 
 MAX_QUERY_CHARS = 2000
 """Longest question accepted (characters); the text encoder reads only its first 256 tokens anyway."""
@@ -90,7 +92,7 @@ def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig
                "total": round(time.perf_counter() - t0, 3)}
     answer = Answer(
         video=str(video), query=query.strip(), duration_s=round(index.info.duration_s, 3), intent=state["intent"],
-        moments=moments, message=message, warnings=list(index.transcript.notes),
+        moments=moments, message=message, warnings=video_warnings(index.info) + transcript_warnings(index.transcript),
         rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
         candidates_rejected=n_rejected, llm=reasoner.name,
         llm_fallbacks=list(reasoner.fallbacks) if isinstance(reasoner, FallbackLLM) else [],

@@ -15,6 +15,7 @@ import html
 import json
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 from agents.schema import Answer
 from memory.cache import write_output
@@ -53,6 +54,16 @@ document.querySelectorAll('[data-t]').forEach(el => el.addEventListener('click',
   if (el.dataset.target) { const m = document.getElementById(el.dataset.target); if (m) m.classList.add('hit'); }
 }));
 """
+
+
+def json_for_script(value: object) -> str:
+    """JSON text safe inside an HTML ``<script>`` element: ``<``, ``>``, ``&``, U+2028 and U+2029 become
+    ``\\uXXXX`` escapes (still the same JSON), so no string in it (a file name like
+    ``<!--<script>x.mp4``) can end the element or switch the HTML parser's script state."""
+    text = json.dumps(value, ensure_ascii=False)
+    for ch in "<>&\u2028\u2029":
+        text = text.replace(ch, f"\\u{ord(ch):04x}")
+    return text
 
 
 def _pct(t: float, duration: float) -> float:
@@ -128,9 +139,9 @@ def render_report(answer: Answer, index: VideoIndex, out: str | os.PathLike) -> 
             f'{m.start_s:.1f}-{m.end_s:.1f} s</span> <b>{esc(m.emotion)}</b> ({m.confidence:.2f})'
             f'<p>{esc(m.rationale)}</p><div class="strip">{strip}</div><ol>{steps}</ol></div>')
     legend = "".join(f'<span style="background:{c}">{k}</span>' for k, c in LABEL_COLOURS.items())
-    video_tag = f'<video controls preload="metadata" src="{esc(video.name)}"></video>' if beside else \
+    video_tag = f'<video controls preload="metadata" src="{esc(quote(video.name))}"></video>' if beside else \
         f'<p class="meta">(put {esc(video.name)} beside this file to play it here)</p>'
-    answer_json = json.dumps(answer.model_dump(mode="json")).replace("</", "<\\/")
+    answer_json = json_for_script(answer.model_dump(mode="json"))
     doc = f"""<!doctype html><html><head><meta charset="utf-8"><title>affectseek: {esc(answer.query)}</title>
 <style>{STYLE}</style></head><body>
 <h1>{esc(answer.query)}</h1>

@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tools.registry import cache_root
+from tools.runtime import in_flight
 
 
 def default_cache_dir() -> Path:
@@ -56,11 +57,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as f:
+        with in_flight(tmp), os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+            os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

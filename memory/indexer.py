@@ -41,7 +41,7 @@ from tools.text import load_text_encoder
 from tools.tracks import TrackSummary, box_similarity, frame_histogram, is_cut, link_tracks
 from tools.voice_emotion import load_voice_emotion
 
-INDEX_FORMAT = 6
+INDEX_FORMAT = 7
 
 
 class IndexConfig(BaseModel):
@@ -460,6 +460,8 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     t = time.perf_counter()
     if cfg.use_audio:
         audio = load_audio(info.path, SAMPLE_RATE)
+        invalid = ~np.isfinite(audio)
+        audio = np.where(invalid, np.float32(0.0), audio) if invalid.any() else audio
         spans = asr_chunks(audio, SAMPLE_RATE, ASR_CHUNK_S)
         task = progress.add_task("transcribe", total=len(spans))
         asr = None
@@ -476,6 +478,10 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
             parts.append((a / SAMPLE_RATE, part))
             progress.update(task, advance=1)
         transcript = merge_transcripts(parts, len(audio) / SAMPLE_RATE)
+        if invalid.any():
+            transcript.notes.append(
+                f"the audio track has {invalid.sum() / SAMPLE_RATE:.1f} s of invalid samples (NaN or infinite): "
+                "they were read as silence, so speech there could not be transcribed")
     else:
         task = progress.add_task("transcribe", total=1)
         audio = np.zeros(0, np.float32)

@@ -21,7 +21,8 @@ class VideoError(ValueError):
 
 @dataclass(frozen=True)
 class VideoInfo:
-    """What ``probe`` found: duration (s), average frame rate (frames/s), size (px), audio presence."""
+    """What ``probe`` found: duration (s), average frame rate (frames/s), size (px), audio presence, and
+    the file's first timestamp ``start_s`` (s; the clock a player shows starts there, our times at 0)."""
 
     path: Path
     duration_s: float
@@ -30,6 +31,21 @@ class VideoInfo:
     height: int
     has_audio: bool
     audio_sample_rate: int | None
+    start_s: float = 0.0
+
+
+#: Pictures the tools can read: each side at least ``MIN_SIDE_PX`` and the longer side at most
+#: ``MAX_ASPECT`` times the shorter (frames are downscaled to a 960 px longer side for the tools).
+MIN_SIDE_PX = 16
+MAX_ASPECT = 10.0
+
+
+def video_warnings(info: VideoInfo) -> list[str]:
+    """What a user must be told about the file itself: a first timestamp other than 0 (times are relative)."""
+    if info.start_s >= 0.5:
+        return [f"the file's timestamps start at {info.start_s:.1f} s; every time here is counted from its first "
+                "frame (add that offset to seek in players that show the file's own clock)"]
+    return []
 
 
 def _open(path: Path):
@@ -49,8 +65,9 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
         check_decode: decode the first and the last second of video to catch truncated files.
 
     Raises:
-        VideoError: missing file, a directory, not a video, no video stream, zero length, or a file
-            whose frames stop well before its declared duration (truncated).
+        VideoError: missing file, a directory, not a video, no video stream, zero length, a picture
+            size outside ``MIN_SIDE_PX``/``MAX_ASPECT``, or a file whose frames stop well before its
+            declared duration (truncated).
     """
     p = Path(path)
     if not p.exists():
@@ -74,7 +91,12 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
             height=vs.codec_context.height,
             has_audio=audio is not None,
             audio_sample_rate=audio.rate if audio is not None else None,
+            start_s=round(_file_start(container), 3),
         )
+    w, h = info.width, info.height
+    if min(w, h) < MIN_SIDE_PX or max(w, h) > MAX_ASPECT * min(w, h):
+        raise VideoError(f"{p}: picture is {w}x{h} pixels; supported: each side at least {MIN_SIDE_PX} px and an "
+                         f"aspect ratio up to {MAX_ASPECT:g}:1")
     if check_decode:
         last = _last_decodable_time(p, max(0.0, duration - 1.0))
         if last is None:
@@ -89,33 +111,47 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
 
 
 def _declared_duration(container, vs) -> float:
-    """The longer of the video stream's and the container's declared durations (seconds)."""
+    """The longer of the video stream's and the container's declared durations (seconds), both counted
+    from the first timestamp (an MKV or MPEG-TS may start at 100 s; its container duration then ends there)."""
     stream = float(vs.duration * vs.time_base) if vs.duration is not None and vs.time_base is not None else 0.0
-    whole = container.duration / 1_000_000 if container.duration is not None else 0.0
+    start = container.start_time / 1_000_000 if container.start_time is not None else 0.0
+    whole = container.duration / 1_000_000 - start if container.duration is not None else 0.0
     return max(stream, whole)
 
 
 def _last_decodable_time(path: Path, from_s: float) -> float | None:
-    """Decode from ``from_s`` to the end and return the last frame time, None if nothing decodes."""
+    """Decode from ``from_s`` to the end and return the last frame time, None if nothing decodes.
+
+    A file whose seek lands on no keyframe (an MPEG-TS with a single keyframe) is decoded from the start.
+    """
     import av
 
-    last = None
-    with _open(path) as container:
-        vs = container.streams.video[0]
-        t0 = _start_time(vs)
-        try:
-            if from_s > 0:
-                container.seek(int(from_s / vs.time_base) + int(t0 / vs.time_base), stream=vs, backward=True)
-            for frame in container.decode(vs):
-                if frame.pts is not None:
-                    last = float(frame.pts * vs.time_base) - t0
-        except av.error.FFmpegError:
-            pass
-    return last
+    for seek_to in ((from_s, 0.0) if from_s > 0 else (0.0,)):
+        last = None
+        with _open(path) as container:
+            vs = container.streams.video[0]
+            t0 = _start_time(vs)
+            try:
+                if seek_to > 0:
+                    container.seek(int(seek_to / vs.time_base) + int(t0 / vs.time_base), stream=vs, backward=True)
+                for frame in container.decode(vs):
+                    if frame.pts is not None:
+                        last = float(frame.pts * vs.time_base) - t0
+            except av.error.FFmpegError:
+                pass
+        if last is not None:
+            return last
+    return None
 
 
 def _start_time(vs) -> float:
+    """The video stream's first timestamp (s): frame times count from it."""
     return float(vs.start_time * vs.time_base) if vs.start_time is not None else 0.0
+
+
+def _file_start(container) -> float:
+    """The file's first timestamp (s), the earliest of its streams (what a player's clock starts at)."""
+    return container.start_time / 1_000_000 if container.start_time is not None else 0.0
 
 
 def iter_frames(
@@ -132,9 +168,12 @@ def iter_frames(
     Sample times follow the grid ``start_s + k / fps``; a frame within half a frame interval of a grid
     time stands for it, so consecutive spans [a, b) and [b, c) yield exactly the frames of [a, c).
 
+    Times are seconds from the first video frame's timestamp (an MKV whose clock starts at 100 s gives
+    times from 0).
     Each frame is RGB uint8 of shape (H, W, 3), downscaled so that its longer side is at most
     ``max_side`` pixels. Only the sampled frames are converted to arrays; the decoder seeks to
-    ``start_s`` first, so a short span of a long video costs a short decode.
+    ``start_s`` first, so a short span of a long video costs a short decode (a file where the seek finds
+    no keyframe, such as an MPEG-TS with a single keyframe, is decoded from its start instead).
 
     Raises:
         VideoError: the file cannot be opened as a video.
@@ -144,34 +183,40 @@ def iter_frames(
     if fps <= 0:
         raise ValueError("fps must be positive")
     p = Path(path)
-    with _open(p) as container:
-        vs = container.streams.video[0]
-        vs.thread_type = "AUTO"
-        t0 = _start_time(vs)
-        w, h = vs.codec_context.width, vs.codec_context.height
-        scale = min(1.0, max_side / max(w, h)) if max(w, h) > 0 else 1.0
-        size = {"width": int(w * scale) // 2 * 2, "height": int(h * scale) // 2 * 2} if scale < 1 else {}
-        if start_s > 0:
-            container.seek(int((start_s + t0) / vs.time_base), stream=vs, backward=True)
-        step = 1.0 / fps
-        next_t = start_s
-        half_frame = 0.5 / (float(vs.average_rate or 25))
-        try:
-            for frame in container.decode(vs):
-                if frame.pts is None:
-                    continue
-                t = float(frame.pts * vs.time_base) - t0
-                if end_s is not None and t + half_frame >= end_s:
-                    break
-                if t + half_frame < next_t:
-                    continue
-                rgb = frame.to_ndarray(format="rgb24", **size)
-                turns = round((frame.rotation or 0) / 90) % 4  # phone video: display matrix, CCW degrees
-                yield round(t, 3), np.ascontiguousarray(np.rot90(rgb, turns)) if turns else rgb
-                while next_t <= t + half_frame:
-                    next_t += step
-        except av.error.FFmpegError as exc:
-            raise VideoError(f"{p}: decoding failed at {next_t:.1f} s ({exc.strerror or type(exc).__name__})") from exc
+    for seek in ((True, False) if start_s > 0 else (False,)):
+        decoded = 0
+        with _open(p) as container:
+            vs = container.streams.video[0]
+            vs.thread_type = "AUTO"
+            t0 = _start_time(vs)
+            w, h = vs.codec_context.width, vs.codec_context.height
+            scale = min(1.0, max_side / max(w, h)) if max(w, h) > 0 else 1.0
+            size = {"width": int(w * scale) // 2 * 2, "height": int(h * scale) // 2 * 2} if scale < 1 else {}
+            if seek:
+                container.seek(int((start_s + t0) / vs.time_base), stream=vs, backward=True)
+            step = 1.0 / fps
+            next_t = start_s
+            half_frame = 0.5 / (float(vs.average_rate or 25))
+            try:
+                for frame in container.decode(vs):
+                    if frame.pts is None:
+                        continue
+                    decoded += 1
+                    t = float(frame.pts * vs.time_base) - t0
+                    if end_s is not None and t + half_frame >= end_s:
+                        break
+                    if t + half_frame < next_t:
+                        continue
+                    rgb = frame.to_ndarray(format="rgb24", **size)
+                    turns = round((frame.rotation or 0) / 90) % 4  # phone video: display matrix, CCW degrees
+                    yield round(t, 3), np.ascontiguousarray(np.rot90(rgb, turns)) if turns else rgb
+                    while next_t <= t + half_frame:
+                        next_t += step
+            except av.error.FFmpegError as exc:
+                raise VideoError(f"{p}: decoding failed at {next_t:.1f} s ({exc.strerror or type(exc).__name__})") from exc
+        if decoded:
+            return
+        # the seek landed where nothing decodes (no keyframe after it): decode from the start instead
 
 
 def load_audio(path: str | os.PathLike, sample_rate: int = 16_000) -> np.ndarray:

@@ -16,6 +16,18 @@ SAMPLE = REPO / "samples" / "hamilton_short.mp4"
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+# the tests use many throw-away caches: they share one folder of model exports (the MiniLM ONNX export)
+os.environ.setdefault("AFFECTSEEK_MODEL_CACHE", str(Path.home() / ".cache" / "affectseek" / "models"))
+
+
+@pytest.fixture(autouse=True)
+def _restore_environment():
+    """An in-process CLI call sets ``AFFECTSEEK_CACHE`` and library folders for its run: undo it after each test."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
 
 
 def shared_file(rel: str) -> Path:

@@ -161,6 +161,8 @@ def test_rate_limited_provider_falls_back_for_the_whole_run(monkeypatch, cache_r
     assert answer.llm_fallbacks[1:] and all("provider down since interpret_intent" in f
                                             for f in answer.llm_fallbacks[1:])
     assert answer.moments  # answered by the offline reasoner
+    shown = capsys.readouterr().out.replace("\n", " ")
+    assert f"warning: --llm {MODEL} was unavailable; the offline reasoner answered instead (interpret_intent," in shown
 
 
 def test_extract_json_strips_fences_and_prose():

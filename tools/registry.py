@@ -22,8 +22,9 @@ def cache_root() -> Path:
 
 
 def model_cache_dir() -> Path:
-    """Where backends keep files derived from shipped weights (e.g. ONNX exports): ``cache_root()/models``."""
-    return cache_root() / "models"
+    """Where backends keep files derived from shipped weights (e.g. ONNX exports):
+    ``$AFFECTSEEK_MODEL_CACHE`` (one folder several caches can share), else ``cache_root()/models``."""
+    return Path(os.environ.get("AFFECTSEEK_MODEL_CACHE") or cache_root() / "models")
 
 
 class UnknownBackendError(ValueError):

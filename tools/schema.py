@@ -102,14 +102,32 @@ class TranscriptSegment(BaseModel):
     words: list[Word] = Field(default_factory=list)
 
 
+class RejectedSegment(BaseModel):
+    """A recognised segment that failed the hallucination guards (``tools.asr.screen_segments``): kept for
+    inspection only, never used as evidence."""
+
+    start_s: float
+    end_s: float
+    text: str
+    reason: str = Field(description="which guard rejected it, e.g. 'mean word probability 0.41 < 0.55'")
+
+
 class Transcript(BaseModel):
-    """Output of an ASR backend for a whole audio track."""
+    """Output of an ASR backend for a whole audio track.
+
+    ``speech_s`` is the speech found by voice activity detection (seconds); ``untranscribed_s`` the part
+    of it that no kept segment covers (speech in another language, singing, unreadable speech).
+    """
 
     language: str | None = None
     duration_s: float
     model: str
     segments: list[TranscriptSegment] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list, description="what the recogniser could not do, in words")
+    speech_s: float = Field(0.0, ge=0.0, description="seconds of detected speech (Silero VAD)")
+    untranscribed_s: float = Field(0.0, ge=0.0, description="seconds of detected speech without a kept segment")
+    rejected: list[RejectedSegment] = Field(default_factory=list, description="segments the guards dropped")
+    english_only: bool = Field(False, description="the recogniser reads English only")
 
     def words_between(self, start_s: float, end_s: float) -> list[Word]:
         """Words whose midpoint lies in [start_s, end_s)."""

@@ -23,6 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from tools.registry import BackendUnavailableError, Registry, model_cache_dir
+from tools.runtime import in_flight
 
 
 class TextEncoder(Protocol):
@@ -101,12 +102,12 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
-        with warnings.catch_warnings():
+        with in_flight(tmp), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(_Hidden(), dummy, str(tmp), input_names=names, output_names=["last_hidden_state"],
                               dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]},
                               opset_version=17, dynamo=False)
-        os.replace(tmp, out)
+            os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
     return out

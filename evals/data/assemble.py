@@ -1,18 +1,21 @@
 """Assemble the labelled face and speech sets the project measures itself on, split by person.
 
-    python -m evals.data.assemble --source ckplus=DIR --source rafdb=DIR --source ravdess=DIR [--out DIR]
+    python -m evals.data.assemble --source ckplus=DIR --source rafdb=DIR --source ravdess=DIR \
+        --source emodb=DIR [--out DIR]
 
 Each ``DIR`` is a clone (work tree) or a bare git directory of the public repository that holds the
 set (``evals/data/SOURCES.md`` names them, with licences and label origins). Nothing is downloaded:
 files are copied (or, from a bare git directory, read with ``git archive``) into
 ``<out>/<set>/`` and listed in ``<out>/<set>/manifest.jsonl``, one record per file:
-``{"path", "label" (AffectNet-8), "raw_label", "person", "split" ("dev" | "test")}``.
+``{"path", "label" (AffectNet-8), "raw_label", "person", "split" ("dev" | "test")}``, and for the speech
+sets the spoken sentence as ``text`` and its ``language``.
 Default ``out``: ``<cache>/data`` (``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``).
 
 Splits (no person in both):
 - CK+ (``CK+48/<emotion>/Sxxx_yyy_zzzzzzzz.png``): subject ``Sxxx`` with number divisible by 3 is test.
 - RAVDESS speech (``Actor_NN/03-01-EE-II-SS-RR-AA.wav``): actors 19-24 (3 male, 3 female) are test.
   Calm (02) is kept as raw label ``calm`` and mapped to AffectNet-8 ``neutral``.
+- EMO-DB subset (``dataset/{Angry,Happy,Neutral,Sad}/SSTTTEv.wav``, German): speakers 12-16 are test.
 - RAF-DB basic (``DATASET/{train,test}/<emotion>/*_aligned.jpg``): no person ids, so its own split:
   train is dev, test is test.
 
@@ -44,10 +47,30 @@ RAVDESS_LABELS = {"01": ("neutral", "neutral"), "02": ("calm", "neutral"), "03":
                   "04": ("sad", "sadness"), "05": ("angry", "anger"), "06": ("fearful", "fear"),
                   "07": ("disgust", "disgust"), "08": ("surprised", "surprise")}
 RAVDESS_TEST_ACTORS = range(19, 25)
+#: RAVDESS statement code -> the sentence every actor speaks (Livingstone & Russo, 2018).
+RAVDESS_TEXTS = {"01": "Kids are talking by the door", "02": "Dogs are sitting by the door"}
+#: EMO-DB text code -> German sentence (Burkhardt et al., 2005, "A database of German emotional speech",
+#: Interspeech; the ten sentences listed in the database's documentation).
+EMODB_TEXTS = {
+    "a01": "Der Lappen liegt auf dem Eisschrank.",
+    "a02": "Das will sie am Mittwoch abgeben.",
+    "a04": "Heute abend könnte ich es ihm sagen.",
+    "a05": "Das schwarze Stück Papier befindet sich da oben neben dem Holzstück.",
+    "a07": "In sieben Stunden wird es soweit sein.",
+    "b01": "Was sind denn das für Tüten, die da unter dem Tisch stehen?",
+    "b02": "Sie haben es gerade hochgetragen und jetzt gehen sie wieder runter.",
+    "b03": "An den Wochenenden bin ich jetzt immer nach Hause gefahren und habe Agnes besucht.",
+    "b09": "Ich will das eben wegbringen und dann mit Karl was trinken gehen.",
+    "b10": "Die wird auf dem Platz sein, wo wir sie immer hinlegen.",
+}
+EMODB_LABELS = {"Angry": ("angry", "anger"), "Happy": ("happy", "happiness"), "Neutral": ("neutral", "neutral"),
+                "Sad": ("sad", "sadness")}
+EMODB_TEST_SPEAKERS = range(12, 17)
 
 _CK = re.compile(r"(?:^|/)CK\+48/([a-z]+)/(S\d{3})_\d{3}_\d{8}\.png$")
 _RAF = re.compile(r"(?:^|/)DATASET/(train|test)/([a-z]+)/([^/]+_aligned\.jpg)$")
-_RAV = re.compile(r"(?:^|/)Actor_(\d\d)/(03-01-(\d\d)-\d\d-\d\d-\d\d-(\d\d)\.wav)$")
+_RAV = re.compile(r"(?:^|/)Actor_(\d\d)/(03-01-(\d\d)-\d\d-(\d\d)-\d\d-(\d\d)\.wav)$")
+_EMO = re.compile(r"(?:^|/)dataset/(Angry|Happy|Neutral|Sad)/((\d\d)([ab]\d\d)[A-Z][a-z]\.wav)$")
 
 
 def _files(source: Path, pattern: re.Pattern) -> Iterator[tuple[str, bytes]]:
@@ -107,13 +130,25 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
     elif name == "ravdess":
         for rel, data in _files(source, _RAV):
             m = _RAV.search(rel)
-            actor, code = int(m.group(4)), m.group(3)
+            actor, code = int(m.group(5)), m.group(3)
             raw, label = RAVDESS_LABELS[code]
             yield f"Actor_{actor:02d}/{m.group(2)}", data, {
                 "label": label, "raw_label": raw, "person": f"A{actor:02d}",
-                "split": "test" if actor in RAVDESS_TEST_ACTORS else "dev"}
+                "split": "test" if actor in RAVDESS_TEST_ACTORS else "dev",
+                "text": RAVDESS_TEXTS[m.group(4)], "language": "en"}
+    elif name == "emodb":
+        for rel, data in _files(source, _EMO):
+            m = _EMO.search(rel)
+            if m.group(4) not in EMODB_TEXTS:
+                continue
+            raw, label = EMODB_LABELS[m.group(1)]
+            speaker = int(m.group(3))
+            yield f"{m.group(1)}/{m.group(2)}", data, {
+                "label": label, "raw_label": raw, "person": f"S{speaker:02d}",
+                "split": "test" if speaker in EMODB_TEST_SPEAKERS else "dev",
+                "text": EMODB_TEXTS[m.group(4)], "language": "de"}
     else:
-        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb or ravdess")
+        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, ravdess or emodb")
 
 
 def assemble(name: str, source: Path, out: Path) -> Counter:
@@ -164,7 +199,7 @@ def default_root() -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.data.assemble", description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", action="append", required=True, metavar="SET=DIR",
-                    help="ckplus=DIR, rafdb=DIR or ravdess=DIR: a clone or bare git dir of the set's repository")
+                    help="ckplus=DIR, rafdb=DIR, ravdess=DIR or emodb=DIR: a clone or bare git dir of the set's repository")
     ap.add_argument("--out", type=Path, default=None, help="output root (default <cache>/data)")
     args = ap.parse_args(argv)
     out = args.out or default_root()
