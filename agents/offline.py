@@ -120,12 +120,14 @@ class OfflineReasoner:
     def _rationale(self, inputs: dict[str, Any]) -> RationaleDraft:
         m = inputs["moment"]
         steps = []
+        lead = None
         for modality in ("visual", "verbal", "vocal"):
             items = [e for e in inputs["evidence"] if e["modality"] == modality]
             if items:
-                text = "; ".join(f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)" for e in items)
-                steps.append(RationaleStep(modality=modality, text=text, evidence_ids=[e["id"] for e in items]))
-        lead = next((s.text.split("; ")[0] for s in steps if s.modality == "visual"), None)
+                parts = [f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)" for e in items]
+                lead = parts[0] if modality == "visual" else lead  # a detail may hold "; " itself
+                steps.append(RationaleStep(modality=modality, text="; ".join(parts),
+                                           evidence_ids=[e["id"] for e in items]))
         said = [e for e in inputs["evidence"] if e["modality"] == "verbal"]
         best = max(said, key=lambda e: keyword_overlap(inputs.get("query", ""), e["detail"]), default=None)
         quote = f"{best['detail']} ({best['start_s']:.1f}-{best['end_s']:.1f} s)" if best else None

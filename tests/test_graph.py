@@ -53,3 +53,20 @@ def test_offline_rationale_quotes_the_utterance_that_answers_the_question():
                             "evidence": said}, RationaleDraft)
     assert "second week of new" in draft.summary and "(1.5-3.7 s)" in draft.summary
     assert [s.evidence_ids for s in draft.steps] == [["c0.t0", "c0.t1"]]  # the step still cites both
+
+
+def test_offline_rationale_leads_with_the_whole_first_face_observation():
+    """A face detail holds "; " inside its parentheses: the summary must quote it whole."""
+    from agents.offline import OfflineReasoner
+    from agents.schema import RationaleDraft
+
+    seen = [{"id": "c0.f0", "modality": "visual", "tool": "faces", "start_s": 0.5, "end_s": 2.0,
+             "detail": "person 0's face at x=0.54, y=0.58 shows surprise (p=0.61; 3 frames)"},
+            {"id": "c0.f1", "modality": "visual", "tool": "faces", "start_s": 2.0, "end_s": 3.0,
+             "detail": "person 1's face at x=0.20, y=0.40 shows happiness (p=0.52)"}]
+    draft = OfflineReasoner().structured(
+        "write_rationale", {"query": "when is she surprised?",
+                            "moment": {"start_s": 0.0, "end_s": 4.0, "emotion": "surprise", "confidence": 0.6},
+                            "evidence": seen}, RationaleDraft)
+    assert "shows surprise (p=0.61; 3 frames) (0.5-2.0 s)" in draft.summary
+    assert draft.summary.count("(") == draft.summary.count(")")
