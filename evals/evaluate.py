@@ -11,6 +11,8 @@ from evals.metrics import (
     emotion_scores,
     emotion_word_overlap,
     grounding_score,
+    joint_at_1,
+    length_bucket,
     match_moments,
     mean_average_precision,
     modality_similarity,
@@ -29,12 +31,15 @@ def _mean(xs: list) -> float | None:
 
 
 def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder=None) -> dict:
-    """All metrics over ``items`` (an item without a prediction scores as an empty prediction).
+    """All metrics over ``items`` (an item without a prediction scores as an empty prediction): R1 at
+    ``R1_THRESHOLDS``, mIoU, mAP, R5@0.5 and Joint, the same by ground-truth moment length, emotion,
+    rationale and grounding scores, cost.
 
     ``encoder`` (a ``tools.text.TextEncoder``) is needed for the rationale similarities; without it
     they are left out. Returns a JSON-serialisable dict.
     """
-    loc = {f"R1@{t}": [] for t in R1_THRESHOLDS} | {"mIoU": [], "mAP": [], "R5@0.5": []}
+    loc = {f"R1@{t}": [] for t in R1_THRESHOLDS} | {"mIoU": [], "mAP": [], "R5@0.5": [], "Joint": []}
+    by_length: dict[str, dict[str, list]] = {}
     y_true, y_pred = [], []
     rat = {"similarity_trace": [], "similarity_step": [], "similarity_numsteps": [], "modality_similarity": [],
            "emotion_word_overlap": [], "grounding": []}
@@ -50,6 +55,13 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
         loc["mIoU"].append(best_iou(top1, truths))
         loc["mAP"].append(mean_average_precision(spans, truths))
         loc["R5@0.5"].append(recall_at_k(spans, truths, 5, 0.5))
+        loc["Joint"].append(joint_at_1(top1, pred.moments[0].emotion if spans else None, truths,
+                                       [m.emotion for m in item.moments]))
+        if truths:  # an item's bucket: the length of its first (main) ground-truth moment
+            bucket = by_length.setdefault(length_bucket(truths[0]), {"R1@0.5": [], "mIoU": [], "Joint": []})
+            bucket["R1@0.5"].append(loc["R1@0.5"][-1])
+            bucket["mIoU"].append(loc["mIoU"][-1])
+            bucket["Joint"].append(loc["Joint"][-1])
         for i, j in match_moments(spans, truths, 0.3):
             pm, gm = pred.moments[i], item.moments[j]
             y_true.append(gm.emotion)
@@ -77,8 +89,22 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
         "n_items": len(items),
         "n_predicted": sum(1 for i in items if i.id in predictions),
         "localization": {k: _mean(v) for k, v in loc.items()},
+        "by_moment_length": {name: {"n": len(b["R1@0.5"]), **{k: _mean(v) for k, v in b.items()}}
+                             for name, b in sorted(by_length.items())},
         "emotion": emotion_scores(y_true, y_pred),
         "rationale": {k: _mean(v) for k, v in rat.items()},
         "cost_per_item": {k: _mean(v) for k, v in cost.items()},
         "per_item": per_item,
     }
+
+
+def moment_detr_predictions(items: list[BenchItem], predictions: dict[str, Prediction]) -> list[dict]:
+    """Predictions in Moment-DETR / QVHighlights submission form, one dict per item:
+    ``{"qid", "query", "vid", "pred_relevant_windows": [[start_s, end_s, score], ...]}`` (best first;
+    the score is the moment's confidence), readable by that benchmark's ``standalone_eval``."""
+    out = []
+    for item in items:
+        pred = predictions.get(item.id)
+        windows = [[m.start_s, m.end_s, m.score] for m in pred.moments] if pred else []
+        out.append({"qid": item.id, "query": item.query, "vid": item.video, "pred_relevant_windows": windows})
+    return out

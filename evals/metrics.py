@@ -8,6 +8,10 @@ Sources:
   once), averaged over thresholds and queries.
 - Emotion accuracy, macro-F1 and confusion matrix on predictions matched to ground truth at tIoU >= 0.3
   (AffectSeek/VQAU emotion classification task); F1 and the matrix from scikit-learn.
+- Joint: the top-1 moment reaches tIoU >= 0.5 with a ground-truth moment *and* names that moment's
+  emotion (AffectSeek/VQAU's joint localization-and-emotion measure).
+- Moment length buckets: short <= 10 s, middle 10-30 s, long > 30 s, as QVHighlights reports
+  (Lei et al., 2021, Moment-DETR ``standalone_eval``), by the ground-truth moment's length.
 - Rationale: Social Genome's Similarity-Trace, Similarity-Step, Similarity-NumSteps (all-MiniLM-L6-v2),
   modality-sequence similarity (1 - normalised edit distance over visual/verbal/vocal tags) and
   emotion-word overlap.
@@ -43,6 +47,26 @@ def recall_at_1(top1: Span | None, truths: Sequence[Span], threshold: float) -> 
     if top1 is None:
         return 0.0
     return float(any(temporal_iou(top1, t) >= threshold for t in truths))
+
+
+def joint_at_1(top1: Span | None, top1_emotion: str | None, truths: Sequence[Span], emotions: Sequence[str],
+               threshold: float = 0.5) -> float:
+    """1.0 when the top-1 span reaches tIoU >= ``threshold`` with a ground-truth span whose emotion is
+    ``top1_emotion`` (case-insensitive), else 0.0. ``emotions[i]`` is the emotion of ``truths[i]``."""
+    if top1 is None or top1_emotion is None:
+        return 0.0
+    return float(any(temporal_iou(top1, t) >= threshold and e.lower() == top1_emotion.lower()
+                     for t, e in zip(truths, emotions, strict=True)))
+
+
+#: Moment length buckets in seconds (QVHighlights): (name, lower bound exclusive, upper bound inclusive).
+LENGTH_BUCKETS = (("short", 0.0, 10.0), ("middle", 10.0, 30.0), ("long", 30.0, float("inf")))
+
+
+def length_bucket(span: Span) -> str:
+    """``short`` (<= 10 s), ``middle`` (10-30 s) or ``long`` (> 30 s) for a ground-truth span."""
+    length = span[1] - span[0]
+    return next(name for name, lo, hi in LENGTH_BUCKETS if lo < length <= hi or (lo == 0.0 and length <= hi))
 
 
 def best_iou(pred: Span | None, truths: Sequence[Span]) -> float:

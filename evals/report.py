@@ -18,7 +18,7 @@ COLUMNS = [
     ("run", None), ("method", None), ("items", None),
     ("R1@0.3", ("localization", "R1@0.3")), ("R1@0.5", ("localization", "R1@0.5")),
     ("R1@0.7", ("localization", "R1@0.7")), ("mIoU", ("localization", "mIoU")), ("mAP", ("localization", "mAP")),
-    ("R5@0.5", ("localization", "R5@0.5")), ("emo acc", ("emotion", "accuracy")),
+    ("R5@0.5", ("localization", "R5@0.5")), ("Joint", ("localization", "Joint")), ("emo acc", ("emotion", "accuracy")),
     ("emo macro-F1", ("emotion", "macro_f1")), ("emo n", ("emotion", "n")),
     ("sim trace", ("rationale", "similarity_trace")), ("sim step", ("rationale", "similarity_step")),
     ("modality sim", ("rationale", "modality_similarity")), ("emo-word overlap", ("rationale", "emotion_word_overlap")),
@@ -45,7 +45,7 @@ def load_rows(runs: list[Path]) -> list[dict]:
         config = json.loads((run / "config.json").read_text())
         row = {"run": run.name, "method": config["method"], "items": metrics["n_items"]}
         for name, path in COLUMNS[3:]:
-            row[name] = metrics[path[0]][path[1]]
+            row[name] = metrics[path[0]].get(path[1])  # None ("-") for a metric older runs lack
         rows.append(row)
     return rows
 

@@ -2,7 +2,8 @@
 
 Writes into ``--out``: ``predictions.jsonl`` (one line per item as soon as it is done; a rerun with the
 same ``--out`` resumes after the items already there), ``metrics.json``, ``config.json`` (method,
-models, library versions, seed, commit) and ``run.log``. Exit codes: 0 done, 2 bad bench or arguments.
+models, library versions, seed, commit), ``moment_detr_predictions.jsonl`` (the predictions as
+QVHighlights/Moment-DETR ``pred_relevant_windows`` records) and ``run.log``. Exit codes: 0 done, 2 bad bench or arguments.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             done[item.id] = pred
             log.info("item %s: %d moments in %.1f s", item.id, len(pred.moments), pred.wall_s)
             progress.update(task, advance=1)
-    from evals.evaluate import evaluate
+    from evals.evaluate import evaluate, moment_detr_predictions
     from tools.text import load_text_encoder
 
     metrics = evaluate(items, done, load_text_encoder(model=None))
@@ -116,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
                         "metrics_text_encoder": "all-MiniLM-L6-v2"}
     (out / "config.json").write_text(json.dumps(config, indent=2))
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    (out / "moment_detr_predictions.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in moment_detr_predictions(items, done)))
     loc, emo = metrics["localization"], metrics["emotion"]
     print(f"{args.method}: " + ", ".join(f"{k}={v}" for k, v in loc.items()) +
           f", emotion acc={emo['accuracy']} macro-F1={emo['macro_f1']} (n={emo['n']})")

@@ -33,7 +33,8 @@ def test_perfect_and_disjoint_predictions_score_as_expected():
         PredictedMoment(start_s=m.start_s, end_s=m.end_s, emotion=m.emotion, score=1.0) for m in i.moments])
         for i in items}
     m = evaluate(items, perfect)
-    assert m["localization"] == {"R1@0.3": 1.0, "R1@0.5": 1.0, "R1@0.7": 1.0, "mIoU": 1.0, "mAP": 1.0, "R5@0.5": 1.0}
+    assert m["localization"] == {"R1@0.3": 1.0, "R1@0.5": 1.0, "R1@0.7": 1.0, "mIoU": 1.0, "mAP": 1.0, "R5@0.5": 1.0,
+                                 "Joint": 1.0}
     assert m["emotion"]["accuracy"] == 1.0 and m["emotion"]["macro_f1"] == 1.0
     far = {i.id: Prediction(id=i.id, method="x", wall_s=0.0, moments=[
         PredictedMoment(start_s=100.0, end_s=101.0, emotion="anger", score=1.0)]) for i in items}
@@ -54,7 +55,8 @@ def test_run_resume_and_report_on_the_dev_bench(tmp_path, cache_root, capsys):
         metrics = json.loads((out / "metrics.json").read_text())
         config = json.loads((out / "config.json").read_text())
         assert metrics["n_items"] == 3 and config["method"] == method and config["seed"] == 0
-        assert set(metrics["localization"]) == {"R1@0.3", "R1@0.5", "R1@0.7", "mIoU", "mAP", "R5@0.5"}
+        assert set(metrics["localization"]) == {"R1@0.3", "R1@0.5", "R1@0.7", "mIoU", "mAP", "R5@0.5", "Joint"}
+        assert (out / "moment_detr_predictions.jsonl").read_text().count("pred_relevant_windows") == 3
         runs.append(out)
     graph = json.loads((runs[1] / "metrics.json").read_text())
     assert json.loads((runs[1] / "config.json").read_text())["models"]["expression"].startswith("face8-head")

@@ -1,4 +1,4 @@
-"""tIoU and R1@tIoU on constructed spans with known answers."""
+"""Localization and emotion metrics on constructed spans with known answers, and against Moment-DETR's definitions."""
 
 from __future__ import annotations
 
@@ -54,3 +54,77 @@ def test_match_emotion_and_rationale_metrics():
     assert emotion_word_overlap("The room.", "A table.") is None
     assert grounding_score(["c1.v0", "c9.v9"], {"c1.v0", "c1.t0"}) == 0.5
     assert grounding_score([], {"x"}) is None
+
+
+def _reference_moment_detr(gt: list[dict], submission: list[dict]) -> dict:
+    """R1@{0.5,0.7} and mAP written from the documented definitions of QVHighlights' ``standalone_eval``
+    (Lei et al., 2021; moment_detr/standalone_eval/README): R1 takes each query's top-scoring window and
+    the ground-truth window it overlaps most; mAP is ActivityNet-style detection AP per query (windows in
+    score order, each matched to the unmatched ground-truth window of highest IoU at or above the
+    threshold, VOC all-point interpolation) averaged over IoU 0.50:0.05:0.95 and over queries. In percent."""
+    import numpy as np
+
+    def iou(a, b):
+        inter = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
+        return inter / (max(a[1], b[1]) - min(a[0], b[0]))
+
+    preds = {d["qid"]: sorted(d["pred_relevant_windows"], key=lambda w: -w[2]) for d in submission}
+    r1 = {0.5: [], 0.7: []}
+    aps = []
+    for d in gt:
+        windows, ranked = d["relevant_windows"], preds[d["qid"]]
+        best = max(iou(ranked[0][:2], g) for g in windows) if ranked else 0.0
+        for thr in r1:
+            r1[thr].append(best >= thr)
+        per_thr = []
+        for thr in [0.5 + 0.05 * i for i in range(10)]:
+            matched, tp = set(), []
+            for w in ranked:
+                order = sorted(range(len(windows)), key=lambda j: -iou(w[:2], windows[j]))
+                hit = next((j for j in order if iou(w[:2], windows[j]) >= thr and j not in matched), None)
+                if hit is not None:
+                    matched.add(hit)
+                tp.append(hit is not None)
+            cum = np.cumsum(tp)
+            rec = np.concatenate([[0.0], cum / len(windows), [1.0]])
+            prec = np.concatenate([[0.0], cum / np.arange(1, len(tp) + 1), [0.0]])
+            for i in range(len(prec) - 2, -1, -1):
+                prec[i] = max(prec[i], prec[i + 1])
+            steps = np.where(rec[1:] != rec[:-1])[0] + 1
+            per_thr.append(float(np.sum((rec[steps] - rec[steps - 1]) * prec[steps])))
+        aps.append(np.mean(per_thr))
+    return {"R1@0.5": 100 * np.mean(r1[0.5]), "R1@0.7": 100 * np.mean(r1[0.7]), "mAP": 100 * np.mean(aps)}
+
+
+def test_r1_and_map_equal_moment_detr_definitions_and_joint_needs_the_right_emotion():
+    from evals.bench import BenchItem
+    from evals.evaluate import evaluate, moment_detr_predictions
+    from evals.methods import Prediction
+
+    gts = {"q1": [(10, 20, "anger")], "q2": [(0, 4, "fear"), (30, 42, "fear")], "q3": [(50, 90, "joy")],
+           "q4": [(5, 9, "sadness"), (12, 16, "sadness"), (40, 44, "sadness")]}
+    # no tIoU falls exactly on a threshold (0.5, 0.55, ...), where float rounding decides
+    ranked = {"q1": [(11.2, 20, "anger"), (0, 5, "neutral")],                      # hit, right emotion
+              "q2": [(31, 40.5, "sadness"), (0, 3.1, "fear"), (60, 61, "fear")],   # hit, wrong emotion; 2nd hit
+              "q3": [(70, 95, "joy"), (41, 90, "joy")],                            # top-1 misses at 0.5
+              "q4": [(12, 15.3, "sadness"), (12, 16, "sadness"), (5, 9, "sadness"), (41.2, 45, "sadness")]}
+    items = [BenchItem(id=q, video=f"{q}.mp4", query=f"query {q}",
+                       moments=[{"start_s": s, "end_s": e, "emotion": emo if emo != "joy" else "happiness"}
+                                for s, e, emo in spans]) for q, spans in gts.items()]
+    preds = {q: Prediction(id=q, method="fixture", wall_s=0.0, moments=[
+        {"start_s": s, "end_s": e, "emotion": emo if emo != "joy" else "happiness", "score": 1.0 - 0.1 * k}
+        for k, (s, e, emo) in enumerate(spans)]) for q, spans in ranked.items()}
+    ours = evaluate(items, preds)
+    submission = moment_detr_predictions(items, preds)
+    assert submission[0] == {"qid": "q1", "query": "query q1", "vid": "q1.mp4",
+                             "pred_relevant_windows": [[11.2, 20.0, 1.0], [0.0, 5.0, 0.9]]}
+    ref = _reference_moment_detr([{"qid": q, "relevant_windows": [s[:2] for s in spans]} for q, spans in gts.items()],
+                                 submission)
+    loc = ours["localization"]
+    assert 100 * loc["R1@0.5"] == pytest.approx(ref["R1@0.5"]) and 100 * loc["R1@0.7"] == pytest.approx(ref["R1@0.7"])
+    assert 100 * loc["mAP"] == pytest.approx(ref["mAP"], abs=0.01)  # ours is rounded to 4 decimals
+    assert 0 < ref["mAP"] < 100 and ref["R1@0.5"] == 75.0
+    assert loc["Joint"] == 0.5  # q1 and q4: q2's top-1 overlaps fear but says sadness, q3's misses
+    by_length = ours["by_moment_length"]  # q1 (10 s), q2 (4 s), q4 (4 s) short; q3 (40 s) long
+    assert by_length["short"]["n"] == 3 and by_length["short"]["Joint"] == pytest.approx(2 / 3, abs=1e-4)
+    assert by_length["long"] == {"n": 1, "R1@0.5": 0.0, "mIoU": pytest.approx(0.4444, abs=1e-4), "Joint": 0.0}
