@@ -48,12 +48,12 @@ REPO = Path(__file__).resolve().parents[1]
 #: (file, seconds to read or None for all, reference text or None)
 REAL_ENGLISH = [
     (REPO / "tests" / "data" / "multilingual.mp3", 30.0,  # the MIT licence's permission paragraph
-     "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated "
-     "documentation files to deal in the software without restriction, including without limitation the rights "
-     "to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the software, and to "
-     "permit persons to whom the software is furnished to do so, subject to the following conditions: The above "
-     "copyright notice and this permission notice shall be included in all copies or substantial portions of the "
-     "software."),
+     ("Permission is hereby granted, free of charge, to any person obtaining a copy of this software and "
+      "associated documentation files to deal in the software without restriction, including without limitation "
+      "the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the "
+      "software, and to permit persons to whom the software is furnished to do so, subject to the following "
+      "conditions: The above copyright notice and this permission notice shall be included in all copies or "
+      "substantial portions of the software.")),
     (REPO.parent / "shared" / "media" / "jfk.flac", None,
      "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."),
     (REPO / "samples" / "hamilton_short.mp4", None, None),

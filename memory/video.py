@@ -43,8 +43,8 @@ MAX_ASPECT = 10.0
 def video_warnings(info: VideoInfo) -> list[str]:
     """What a user must be told about the file itself: a first timestamp other than 0 (times are relative)."""
     if info.start_s >= 0.5:
-        return [f"the file's timestamps start at {info.start_s:.1f} s; every time here is counted from its first "
-                "frame (add that offset to seek in players that show the file's own clock)"]
+        return [(f"the file's timestamps start at {info.start_s:.1f} s; every time here is counted from its first "
+                 "frame (add that offset to seek in players that show the file's own clock)")]
     return []
 
 

@@ -467,7 +467,7 @@ def test_a_default_cold_run_opens_no_network_connection_and_writes_only_cache_an
     strace = shutil.which("strace")
     if strace:
         cmd = [strace, "-f", "-qq", "-e", "trace=connect", "-o", str(trace)] + cmd
-    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "NETWORK" not in proc.stderr
     assert json.loads(out.read_text())["moments"]

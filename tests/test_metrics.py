@@ -74,8 +74,8 @@ def _reference_moment_detr(gt: list[dict], submission: list[dict]) -> dict:
     for d in gt:
         windows, ranked = d["relevant_windows"], preds[d["qid"]]
         best = max(iou(ranked[0][:2], g) for g in windows) if ranked else 0.0
-        for thr in r1:
-            r1[thr].append(best >= thr)
+        for thr, hits in r1.items():
+            hits.append(best >= thr)
         per_thr = []
         for thr in [0.5 + 0.05 * i for i in range(10)]:
             matched, tp = set(), []

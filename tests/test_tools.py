@@ -167,7 +167,7 @@ def test_english_only_model_invents_nothing_over_german_speech_and_says_so():
     warning = speech_warning(tr)
     assert warning and "English-only" in warning and "--asr-model" in warning
     # the English half keeps its words
-    norm = lambda t: " ".join(re.findall(r"[\w']+", t.lower()))  # noqa: E731
+    norm = lambda t: " ".join(re.findall(r"[\w']+", t.lower()))
     assert jiwer.wer(norm(MIT_PERMISSION), norm(" ".join(s.text for s in tr.segments))) < 0.1
 
 
@@ -182,7 +182,7 @@ def test_guards_keep_every_word_of_clean_english_speech():
 def test_repetition_guard_names_the_repeated_words():
     from tools.asr import screen_segments
 
-    seg = lambda text, t: {"start": t, "end": t + 2, "text": text,  # noqa: E731
+    seg = lambda text, t: {"start": t, "end": t + 2, "text": text,
                            "words": [{"word": w, "probability": 0.9} for w in text.split()]}
     kept, rejected = screen_segments([
         seg("We had to focus on the rest of the rest of the rest of the rest.", 0.0),

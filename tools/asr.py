@@ -80,11 +80,11 @@ class SpeechGuards:
     Whisper hallucinates fluent text on speech it cannot read (another language for an English-only
     model, singing, noise). The first three are Whisper's own decoding thresholds (Radford et al., 2022,
     section 4.5; ``logprob_threshold``, ``compression_ratio_threshold`` and ``no_speech_threshold`` in
-    openai/whisper and faster-whisper), applied here after decoding; ``min_word_probability`` and the
-    joint pair were chosen on the dev split of ``python -m evals.asr --fit`` (fewest invented words on EMO-DB German speakers
-    03-11 while no segment of seven real English recordings is rejected and the WER of RAVDESS English
-    dialogues, actors 1-18, does not rise; ``evals/RESULTS.md``); ``max_repeats`` follows Whisper's
-    looping failure (the same phrase three or more times).
+    openai/whisper and faster-whisper), applied here after decoding. ``min_word_probability`` (0: off)
+    and the joint pair were chosen on the dev split by ``python -m evals.asr --fit``: the fewest invented
+    words on EMO-DB German speakers 03-11 while no segment of seven real English recordings is rejected
+    and the WER of RAVDESS English dialogues (actors 1-18) does not rise (``evals/RESULTS.md``, section
+    8). ``max_repeats`` follows Whisper's looping failure (the same phrase three or more times).
 
     Attributes:
         min_avg_logprob: a segment whose mean token log-probability is lower is rejected.

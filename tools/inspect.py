@@ -50,10 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     from memory.observations import observe_span
     from memory.video import VideoError
     from tools.asr import transcript_warnings
-    from tools.terminal import markup_safe as safe
-    from tools.terminal import printable
     from tools.events import expression_changes, social_timeline
     from tools.social import social_frames
+    from tools.terminal import markup_safe as safe
+    from tools.terminal import printable
 
     try:
         from memory.video import probe

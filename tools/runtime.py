@@ -33,7 +33,7 @@ def in_flight(tmp: str | os.PathLike) -> Iterator[None]:
         _IN_FLIGHT.discard(str(tmp))
 
 
-def _interrupted(signum, frame) -> None:  # noqa: ARG001 (signal handler signature)
+def _interrupted(signum, frame) -> None:
     for tmp in list(_IN_FLIGHT):
         with contextlib.suppress(OSError):
             Path(tmp).unlink()
