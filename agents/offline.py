@@ -125,7 +125,8 @@ class OfflineReasoner:
             items = [e for e in inputs["evidence"] if e["modality"] == modality]
             if items:
                 parts = [f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)" for e in items]
-                lead = parts[0] if modality == "visual" else lead  # a detail may hold "; " itself
+                if modality == "visual":
+                    lead = parts[0]  # whole: a detail may hold "; " itself
                 steps.append(RationaleStep(modality=modality, text="; ".join(parts),
                                            evidence_ids=[e["id"] for e in items]))
         said = [e for e in inputs["evidence"] if e["modality"] == "verbal"]

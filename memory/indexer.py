@@ -460,8 +460,9 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
     t = time.perf_counter()
     if cfg.use_audio:
         audio = load_audio(info.path, SAMPLE_RATE)
-        invalid = ~np.isfinite(audio)
-        audio = np.where(invalid, np.float32(0.0), audio) if invalid.any() else audio
+        invalid_s = float(np.count_nonzero(~np.isfinite(audio))) / SAMPLE_RATE
+        if invalid_s:
+            audio = np.nan_to_num(audio, nan=0.0, posinf=0.0, neginf=0.0)
         spans = asr_chunks(audio, SAMPLE_RATE, ASR_CHUNK_S)
         task = progress.add_task("transcribe", total=len(spans))
         asr = None
@@ -478,9 +479,9 @@ def _build(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict
             parts.append((a / SAMPLE_RATE, part))
             progress.update(task, advance=1)
         transcript = merge_transcripts(parts, len(audio) / SAMPLE_RATE)
-        if invalid.any():
+        if invalid_s:
             transcript.notes.append(
-                f"the audio track has {invalid.sum() / SAMPLE_RATE:.1f} s of invalid samples (NaN or infinite): "
+                f"the audio track has {invalid_s:.1f} s of invalid samples (NaN or infinite): "
                 "they were read as silence, so speech there could not be transcribed")
     else:
         task = progress.add_task("transcribe", total=1)

@@ -43,10 +43,15 @@ def shared_media(name: str) -> Path:
     return shared_file(f"media/{name}")
 
 
+def run_module(module: str, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    """Run ``python -m MODULE ARGS`` in the repository; returns the completed process (text mode)."""
+    return subprocess.run([sys.executable, "-m", module, *args], check=False, cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+
+
 def run_cli(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     """Run ``python -m agents.run ARGS`` in the repository; returns the completed process (text mode)."""
-    return subprocess.run([sys.executable, "-m", "agents.run", *args], check=False, cwd=REPO, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    return run_module("agents.run", *args, timeout=timeout)
 
 
 def load_json(path: Path) -> dict:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, SAMPLE, run_cli
+from tests.conftest import REPO, SAMPLE, run_cli, run_module
 
 pytestmark = pytest.mark.slow
 
@@ -237,11 +237,7 @@ def test_numeric_options_reject_non_finite_and_absurd_values_naming_the_option(o
 
 
 def test_batch_rejects_a_negative_worker_count(tmp_path):
-    import subprocess
-    import sys
-
-    proc = subprocess.run([sys.executable, "-m", "agents.batch", str(tmp_path), "--query", "q", "--workers", "-1"],
-                          capture_output=True, text=True, check=False, cwd=REPO)
+    proc = run_module("agents.batch", str(tmp_path), "--query", "q", "--workers", "-1")
     assert proc.returncode == 2 and "argument --workers: must be an integer in [1, 64]" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -279,27 +275,19 @@ def _umask() -> int:
 
 
 
-def _batch(*args: str, cwd: Path = REPO):
-    import subprocess
-    import sys
-
-    return subprocess.run([sys.executable, "-m", "agents.batch", *args], capture_output=True, text=True, check=False,
-                          cwd=cwd, timeout=900)
-
-
 def test_batch_refuses_an_out_that_is_a_file_and_a_queries_file_that_is_not_utf8(tmp_path):
     videos = tmp_path / "videos"
     videos.mkdir()
     (videos / "a.mp4").write_bytes(SAMPLE.read_bytes())
     taken = tmp_path / "results.txt"
     taken.write_text("mine\n")
-    proc = _batch(str(videos), "--query", "when is she happy?", "--out", str(taken))
+    proc = run_module("agents.batch", str(videos), "--query", "when is she happy?", "--out", str(taken))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == f"error: --out {taken}: exists and is not a folder"
     assert taken.read_text() == "mine\n"
     latin1 = tmp_path / "queries.txt"
     latin1.write_bytes("quand est-elle fâchée ?\n".encode("latin-1"))
-    proc = _batch(str(videos), "--queries-file", str(latin1), "--out", str(tmp_path / "out"))
+    proc = run_module("agents.batch", str(videos), "--queries-file", str(latin1), "--out", str(tmp_path / "out"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "not UTF-8 text" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 

@@ -39,34 +39,32 @@ def test_langgraph_json_graph_runs_from_plain_config(cache_root):
     assert all(0 <= m.start_s < m.end_s <= 10.1 for m in state["moments"])
 
 
-def test_offline_rationale_quotes_the_utterance_that_answers_the_question():
+def _offline_rationale(query: str, emotion: str, confidence: float, evidence: list[dict]):
+    """The offline reasoner's rationale draft for a 0-6 s moment with ``evidence`` records."""
     from agents.offline import OfflineReasoner
     from agents.schema import RationaleDraft
 
+    moment = {"start_s": 0.0, "end_s": 6.0, "emotion": emotion, "confidence": confidence}
+    return OfflineReasoner().structured("write_rationale", {"query": query, "moment": moment, "evidence": evidence},
+                                        RationaleDraft)
+
+
+def test_offline_rationale_quotes_the_utterance_that_answers_the_question():
     said = [{"id": "c0.t0", "modality": "verbal", "tool": "asr", "start_s": 0.0, "end_s": 1.0,
              "detail": 'person 0 says "congressional district,"'},
             {"id": "c0.t1", "modality": "verbal", "tool": "asr", "start_s": 1.5, "end_s": 3.7,
              "detail": 'person 0 says "and I\'m currently in D.C. for my second week of new"'}]
-    draft = OfflineReasoner().structured(
-        "write_rationale", {"query": "when does she mention being new?",
-                            "moment": {"start_s": 0.0, "end_s": 6.0, "emotion": "neutral", "confidence": 0.5},
-                            "evidence": said}, RationaleDraft)
+    draft = _offline_rationale("when does she mention being new?", "neutral", 0.5, said)
     assert "second week of new" in draft.summary and "(1.5-3.7 s)" in draft.summary
     assert [s.evidence_ids for s in draft.steps] == [["c0.t0", "c0.t1"]]  # the step still cites both
 
 
 def test_offline_rationale_leads_with_the_whole_first_face_observation():
     """A face detail holds "; " inside its parentheses: the summary must quote it whole."""
-    from agents.offline import OfflineReasoner
-    from agents.schema import RationaleDraft
-
     seen = [{"id": "c0.f0", "modality": "visual", "tool": "faces", "start_s": 0.5, "end_s": 2.0,
              "detail": "person 0's face at x=0.54, y=0.58 shows surprise (p=0.61; 3 frames)"},
             {"id": "c0.f1", "modality": "visual", "tool": "faces", "start_s": 2.0, "end_s": 3.0,
              "detail": "person 1's face at x=0.20, y=0.40 shows happiness (p=0.52)"}]
-    draft = OfflineReasoner().structured(
-        "write_rationale", {"query": "when is she surprised?",
-                            "moment": {"start_s": 0.0, "end_s": 4.0, "emotion": "surprise", "confidence": 0.6},
-                            "evidence": seen}, RationaleDraft)
+    draft = _offline_rationale("when is she surprised?", "surprise", 0.6, seen)
     assert "shows surprise (p=0.61; 3 frames) (0.5-2.0 s)" in draft.summary
     assert draft.summary.count("(") == draft.summary.count(")")

