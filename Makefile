@@ -19,7 +19,11 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 demo: install
 	mkdir -p out
 	$(PY) -m agents.run $(VIDEO) "$(QUERY)" --json out/answer.json --report out/report.html
-	$(PY) -m graphs.draw --png out/graph.png --mermaid > out/graph.mmd
+	$(PY) -m app.draw --png out/graph.png --mermaid > out/graph.mmd
+
+graph: install
+	mkdir -p out
+	$(PY) -m app.draw --png out/graph.png --mermaid > out/graph.mmd
 
 test: install
 	$(PY) -m pytest -q -rs

@@ -1,21 +1,70 @@
-"""Intent interpreter: vague query -> target AffectNet-8 emotions, people, cues, search text."""
+"""Intent interpreter: vague query -> target AffectNet-8 emotions, people, cues, search text.
+
+Offline (``offline_intent``): cosine similarity (all-MiniLM-L6-v2) between the query and the
+AffectNet-8 and cue descriptions of ``tools.lexicon``, plus person words.
+"""
 
 from __future__ import annotations
 
-from langchain_core.runnables import RunnableConfig
+import re
+from typing import Any
 
+from langgraph.runtime import Runtime
+
+from agents.llm import LLMTask
 from agents.schema import Intent
-from agents.state import AffectState, get_ctx
-from tools.lexicon import CUE_DESCRIPTIONS
+from agents.state import AffectState, RunContext
+from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, PERSON_WORDS
 from tools.schema import AFFECTNET8
+from tools.text_emotion import load_text_emotion
+
+#: Similarity below which a query is taken to name no emotion (MiniLM cosine; unrelated text ~0.0-0.15).
+MIN_EMOTION_SIM = 0.25
+#: Emotions within this similarity of the best one are kept as targets too (at most two).
+EMOTION_MARGIN = 0.04
+#: Cues at least this similar to the query are kept (the best one always is).
+MIN_CUE_SIM = 0.3
 
 
-def interpret_intent(state: AffectState, config: RunnableConfig) -> dict:
+def offline_intent(inputs: dict[str, Any]) -> Intent:
+    """The offline reasoner's intent (see the module doc)."""
+    query = inputs["query"]
+    emotions, cues = load_text_emotion().similarities(query)
+    ranked = sorted(emotions, key=lambda k: -emotions[k])
+    best = emotions[ranked[0]]
+    targets = [k for k in ranked[:2] if emotions[k] >= max(MIN_EMOTION_SIM, best - EMOTION_MARGIN)]
+    cue_ranked = sorted(cues, key=lambda k: -cues[k])
+    chosen_cues = [c for c in cue_ranked if cues[c] >= MIN_CUE_SIM] or cue_ranked[:1]
+    if targets and "facial_expression" not in chosen_cues:
+        chosen_cues.append("facial_expression")
+    words = re.findall(r"[a-z']+", query.lower())
+    people = list(dict.fromkeys(PERSON_WORDS[w] for w in words if w in PERSON_WORDS))
+    described = [EMOTION_DESCRIPTIONS[e][0] for e in targets]
+    return Intent(target_emotions=targets, people=people, cues=chosen_cues,
+                  search_text="; ".join([query, *described]))
+
+
+INTERPRET_INTENT = LLMTask(
+    name="interpret_intent",
+    prompt=(
+        "You interpret a vague question about the people in a video. Give the AffectNet-8 emotions the "
+        "question is about (most likely first; empty if it asks about no emotion), the people it names, "
+        "the kinds of evidence that would answer it (speech, facial_expression, gaze, gesture, voice, "
+        "group) and a short plain-language description of the moment to search for."
+    ),
+    schema=Intent,
+    offline=offline_intent,
+)
+
+
+def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Ask the LLM for the query's ``Intent``; returns ``intent``, ``search_text`` and ``round`` = 0."""
-    ctx = get_ctx(config)
-    intent = ctx.llm.structured(
-        "interpret_intent",
-        {"query": state["query"], "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS)},
-        Intent,
-    )
+    intent = runtime.context.llm.structured(
+        INTERPRET_INTENT, {"query": state["query"], "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS)})
     return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0}
+
+
+def describe(update: dict) -> str:
+    """The trace line of this node: the interpreted intent."""
+    i = update["intent"]
+    return f"emotions={i.target_emotions or ['any']} people={i.people} cues={i.cues}"

@@ -12,11 +12,11 @@ earlier rounds are not proposed again.
 
 from __future__ import annotations
 
-from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
 
-from agents.schema import Candidate
-from agents.state import AffectState, get_ctx
-from memory.indexer import VideoIndex
+from agents.schema import Proposal
+from agents.state import AffectState, RunContext
+from memory.store import VideoIndex
 from tools.lexicon import keyword_overlap, speech_match
 from tools.text import load_text_encoder
 
@@ -105,9 +105,9 @@ def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     return best
 
 
-def localize_candidates(state: AffectState, config: RunnableConfig) -> dict:
+def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Propose up to ``candidates_per_round`` unseen clips for the current search text."""
-    ctx = get_ctx(config)
+    ctx = runtime.context
     index, n = ctx.index, ctx.settings.candidates_per_round
     seen = {c.clip_id for c in state.get("candidates", [])}
     k = n + len(seen)
@@ -124,8 +124,15 @@ def localize_candidates(state: AffectState, config: RunnableConfig) -> dict:
         score = (max(hits.values()) + BOTH_BONUS * (len(hits) - 1) if hits else 0.0) \
             + ctx.settings.affect_weight * affect.get(clip.id, 0.0)
         source = "+".join([*hits, *(["affect"] if clip.id in affect else [])])
-        ranked.append(Candidate(clip_id=clip.id, start_s=clip.start_s, end_s=clip.end_s,
+        ranked.append(Proposal(clip_id=clip.id, start_s=clip.start_s, end_s=clip.end_s,
                                 retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
     ranked.sort(key=lambda c: -c.retrieval_score)
     ctx.count("faiss_search", len(texts) + 1)
     return {"candidates": ranked[:n]}
+
+
+def describe(update: dict) -> str:
+    """The trace line of this node: the proposed clips with their scores and sources."""
+    cands = update.get("candidates", [])
+    return f"{len(cands)} candidates: " + ", ".join(
+        f"{c.clip_id} {c.start_s:.1f}-{c.end_s:.1f}s ({c.source} {c.retrieval_score:.2f})" for c in cands)

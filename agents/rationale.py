@@ -3,14 +3,22 @@
 Steps follow Social Genome's trace format (each step tagged visual / verbal / vocal). Every step must
 cite evidence ids that exist in the moment's evidence; an answer that cites anything else is invalid
 and goes through the LLM's repair/fallback path.
+
+Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
+their ids; the summary leads with the first face observation and quotes the utterance sharing most
+content words with the question (the first on a tie).
 """
 
 from __future__ import annotations
 
-from langchain_core.runnables import RunnableConfig
+from typing import Any
 
-from agents.schema import Evidence, Moment, RationaleDraft
-from agents.state import AffectState, get_ctx
+from langgraph.runtime import Runtime
+
+from agents.llm import LLMTask
+from agents.schema import Evidence, Moment, RationaleDraft, RationaleStep
+from agents.state import AffectState, RunContext
+from tools.lexicon import keyword_overlap
 
 
 def check_citations(draft: RationaleDraft, evidence: list[Evidence]) -> None:
@@ -24,20 +32,58 @@ def check_citations(draft: RationaleDraft, evidence: list[Evidence]) -> None:
             raise ValueError("every step must cite at least one evidence id")
 
 
-def write_rationales(state: AffectState, config: RunnableConfig) -> dict:
+def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
+    """The offline reasoner's rationale (see the module doc)."""
+    m = inputs["moment"]
+    steps = []
+    lead = None
+    for modality in ("visual", "verbal", "vocal"):
+        items = [e for e in inputs["evidence"] if e["modality"] == modality]
+        if items:
+            parts = [f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)" for e in items]
+            if modality == "visual":
+                lead = parts[0]  # whole: a detail may hold "; " itself
+            steps.append(RationaleStep(modality=modality, text="; ".join(parts),
+                                       evidence_ids=[e["id"] for e in items]))
+    said = [e for e in inputs["evidence"] if e["modality"] == "verbal"]
+    best = max(said, key=lambda e: keyword_overlap(inputs.get("query", ""), e["detail"]), default=None)
+    quote = f"{best['detail']} ({best['start_s']:.1f}-{best['end_s']:.1f} s)" if best else None
+    said = " and ".join(x for x in (lead, quote) if x) or "no face or speech was observed"
+    summary = f"{m['emotion']} (confidence {m['confidence']:.2f}): {said}."
+    return RationaleDraft(summary=summary, steps=steps)
+
+
+WRITE_RATIONALE = LLMTask(
+    name="write_rationale",
+    prompt=(
+        "Explain why the moment answers the question, using only the evidence listed. Write a one-"
+        "sentence summary and a few steps; each step has a modality tag (visual, verbal or vocal) and "
+        "cites the ids of the evidence items it uses. Never state an observation that is not listed."
+    ),
+    schema=RationaleDraft,
+    offline=offline_rationale,
+)
+
+
+def write_rationales(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Turn moment drafts into ``Moment``s with rationale and steps; returns ``moments``."""
-    ctx = get_ctx(config)
+    ctx = runtime.context
     moments = []
     for d in state.get("drafts", []):
-        evidence = [e for e in d["evidence"] if e.start_s < d["end_s"] and e.end_s > d["start_s"]] or d["evidence"]
+        evidence = [e for e in d.evidence if e.start_s < d.end_s and e.end_s > d.start_s] or d.evidence
         draft = ctx.llm.structured(
-            "write_rationale",
+            WRITE_RATIONALE,
             {"query": state["query"],
-             "moment": {k: d[k] for k in ("start_s", "end_s", "emotion", "confidence")},
+             "moment": d.model_dump(include={"start_s", "end_s", "emotion", "confidence"}),
              "evidence": [e.model_dump(exclude={"ref", "track_id"}) for e in evidence]},
-            RationaleDraft, validate=lambda r, ev=evidence: check_citations(r, ev),
+            validate=lambda r, ev=evidence: check_citations(r, ev),
         )
-        moments.append(Moment(start_s=d["start_s"], end_s=d["end_s"], emotion=d["emotion"],
-                              confidence=d["confidence"], rationale=draft.summary, steps=draft.steps,
+        moments.append(Moment(start_s=d.start_s, end_s=d.end_s, emotion=d.emotion,
+                              confidence=d.confidence, rationale=draft.summary, steps=draft.steps,
                               evidence=evidence))
     return {"moments": moments}
+
+
+def describe(update: dict) -> str:
+    """The trace line of this node: how many rationales it wrote."""
+    return f"{len(update.get('moments', []))} rationale(s) written"

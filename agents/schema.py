@@ -1,6 +1,6 @@
 """Schemas of the agent layer: what each role produces and the answer the CLI writes.
 
-``Answer`` is the public JSON output (``python -m agents.run --schema`` prints its JSON Schema).
+``Answer`` is the public JSON output (``affectseek ask --schema`` prints its JSON Schema).
 Times are seconds from the start of the video.
 """
 
@@ -50,8 +50,8 @@ class Evidence(BaseModel):
         return self
 
 
-class Candidate(BaseModel):
-    """A clip proposed by the localizer, then scored by the verifier."""
+class Proposal(BaseModel):
+    """A clip the localizer proposes for verification."""
 
     clip_id: str
     start_s: float
@@ -59,11 +59,31 @@ class Candidate(BaseModel):
     retrieval_score: float
     source: str = Field(description="which searches found it, '+'-joined: clips, transcript, events, affect")
     round: int = 0
-    support: float | None = Field(None, description="verifier score in [0, 1]; None before verification")
-    accepted: bool | None = None
+
+
+class VerifiedCandidate(Proposal):
+    """A proposal after the verifier ran the perception tools on it."""
+
+    support: float = Field(description="verifier score in [0, 1]")
+    accepted: bool
     reject_reason: str | None = None
     evidence: list[Evidence] = Field(default_factory=list)
     observations: dict = Field(default_factory=dict, description="verifier measurements the emotion reasoner reads")
+
+
+class MomentDraft(BaseModel):
+    """A moment the emotion reasoner judged, before the rationale writer explains it.
+
+    ``score`` (support x confidence) ranks drafts; ``evidence`` is everything the verifier cited for the
+    candidates merged into it.
+    """
+
+    start_s: float
+    end_s: float
+    emotion: Emotion
+    confidence: float = Field(ge=0.0, le=1.0)
+    score: float
+    evidence: list[Evidence]
 
 
 class EmotionJudgement(BaseModel):

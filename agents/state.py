@@ -1,21 +1,19 @@
 """The graph's typed state and the run context every node receives.
 
 State keys that several rounds append to carry an ``operator.add`` reducer. Heavy objects (the
-video index, the LLM) travel in ``RunContext`` under ``config["configurable"]["ctx"]``, not in state.
+video index, the LLM) travel in ``RunContext``, the graph's ``context_schema``: LangGraph hands it to
+each node as ``runtime.context`` (``langgraph.runtime.Runtime``), never through state.
 """
 
 from __future__ import annotations
 
-import functools
 import operator
 from dataclasses import dataclass, field
 from typing import Annotated, TypedDict
 
-from langchain_core.runnables import RunnableConfig
-
 from agents.llm import LLM
-from agents.schema import Candidate, Intent, Moment
-from memory.indexer import VideoIndex
+from agents.schema import Intent, Moment, MomentDraft, Proposal, VerifiedCandidate
+from memory.store import VideoIndex
 
 
 @dataclass(frozen=True)
@@ -58,32 +56,6 @@ class RunContext:
         self.tool_calls[tool] = self.tool_calls.get(tool, 0) + n
 
 
-def get_ctx(config: RunnableConfig) -> RunContext:
-    """The run's ``RunContext``.
-
-    Programs pass one in ``config["configurable"]["ctx"]``. Tools that can only send plain values
-    (LangGraph Studio / ``langgraph dev``) pass ``{"video": PATH, "llm": "offline", "cache_dir": DIR}``
-    instead; the context is then built from them once per (video, llm, cache_dir) and reused.
-
-    Raises:
-        KeyError: neither ``ctx`` nor ``video`` is configured.
-    """
-    conf = config.get("configurable", {})
-    if "ctx" in conf:
-        return conf["ctx"]
-    if "video" not in conf:
-        raise KeyError('configure "ctx" (a RunContext) or "video" (a path) under config["configurable"]')
-    return _ctx_from_values(str(conf["video"]), str(conf.get("llm", "offline")), conf.get("cache_dir"))
-
-
-@functools.lru_cache(maxsize=8)
-def _ctx_from_values(video: str, llm: str, cache_dir: str | None) -> RunContext:
-    from agents.llm import load_llm
-    from memory.indexer import IndexConfig, open_index
-
-    return RunContext(index=open_index(video, IndexConfig(), cache_dir), llm=load_llm(llm))
-
-
 class AffectState(TypedDict, total=False):
     """State of one query through the five roles."""
 
@@ -91,9 +63,9 @@ class AffectState(TypedDict, total=False):
     intent: Intent
     search_text: str
     round: int
-    candidates: Annotated[list[Candidate], operator.add]
-    verified: Annotated[list[Candidate], operator.add]
+    candidates: Annotated[list[Proposal], operator.add]
+    verified: Annotated[list[VerifiedCandidate], operator.add]
     requery: bool
-    drafts: list[dict]
+    drafts: list[MomentDraft]
     weak: bool
     moments: list[Moment]

@@ -1,7 +1,7 @@
 """Verifier: runs perception tools on candidate clips only, scores support, rejects weak candidates.
 
 For each candidate clip it runs face detection + expression, gaze and gestures at ``verify_fps``
-(the perception engine through ``memory.observations``: stored per chunk in the video's cache, so a
+(the perception engine through ``indexing.observe``: stored per chunk in the video's cache, so a
 later query reuses it), links
 faces to person tracks, builds the social events between them, reads the clip's speech turns (with
 speakers) and vocal cues from the index, and turns all of it into ``Evidence`` that cites the stored
@@ -15,25 +15,27 @@ records. Support in [0, 1]:
 - support = max(visual, weighted verbal, vocal).
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks the LLM for a refined
-search text and ``needs_more_candidates`` sends the search back to the localizer, at most
-``max_requery`` times.
+search text and the graph (``graphs.affect_graph``) sends the search back to the localizer, at most
+``max_requery`` times. Offline (``offline_refine``), the refined search text adds the next
+alternative descriptions of the target emotions and cues (``tools.lexicon``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 import numpy as np
-from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
 
-from agents.schema import Candidate, Evidence, RefinedQuery
-from agents.state import AffectState, RunContext, get_ctx
-from memory.indexer import VideoIndex
-from memory.observations import observe_span
+from agents.llm import LLMTask
+from agents.schema import Evidence, Intent, Proposal, RefinedQuery, VerifiedCandidate
+from agents.state import AffectState, RunContext
+from indexing.observe import observe_span
+from memory.store import VideoIndex
 from tools.engine import FrameObservation
 from tools.events import social_timeline
-from tools.lexicon import keyword_overlap, speech_match
+from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, keyword_overlap, speech_match
 from tools.social import SocialFrame, hand_owner, social_frames, speaker_of
 from tools.text import load_text_encoder
 from tools.text_emotion import load_text_emotion
@@ -54,7 +56,7 @@ MAX_GESTURE_EVIDENCE = 2
 MAX_SOCIAL_EVIDENCE = 3
 
 
-def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameObservation, Path]], tool: str,
+def _gesture_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
                       step: float) -> list[Evidence]:
     """Up to ``MAX_GESTURE_EVIDENCE`` salient gestures (pointing first) with who made them and at whom.
 
@@ -81,7 +83,7 @@ def _gesture_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[Fra
     return evidence
 
 
-def _social_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameObservation, Path]],
+def _social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]],
                      frames: list[SocialFrame], tool: str, step: float) -> list[Evidence]:
     """Social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and
     looking-at-camera, as visual evidence citing the stored gaze or hand records."""
@@ -111,7 +113,7 @@ def _social_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[Fram
     return evidence
 
 
-def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameObservation, Path]], tool: str,
+def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
                    targets: list[str], step: float) -> tuple[list[Evidence], float, dict]:
     """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence, the visual support, and a summary.
 
@@ -149,7 +151,7 @@ def _face_evidence(index: VideoIndex, cand: Candidate, stored: list[tuple[FrameO
     return evidence, visual, obs
 
 
-def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str],
+def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                      frames: list[SocialFrame]) -> tuple[list[Evidence], float, dict]:
     """One verbal evidence item per transcript segment with words in the clip (with its speaker track
     where lip activity shows it), and the speech match."""
@@ -177,7 +179,7 @@ def _speech_evidence(ctx: RunContext, cand: Candidate, texts: list[str],
     return evidence, sim, obs
 
 
-def _voice_emotion_evidence(index: VideoIndex, cand: Candidate, targets: list[str]) -> tuple[list[Evidence], float, dict]:
+def _voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str]) -> tuple[list[Evidence], float, dict]:
     """The clip's vocal emotion (``Clip.voice``) as vocal evidence citing clips.json, the vocal support
     (target emotions' probability) and the distribution for the emotion reasoner."""
     clip = next((c for c in index.clips if c.id == cand.clip_id), None)
@@ -194,7 +196,7 @@ def _voice_emotion_evidence(index: VideoIndex, cand: Candidate, targets: list[st
     return [ev], support, {"voice_distribution": clip.voice, "arousal": arousal, "valence": valence}
 
 
-def _vocal_evidence(index: VideoIndex, cand: Candidate) -> tuple[list[Evidence], dict]:
+def _vocal_evidence(index: VideoIndex, cand: Proposal) -> tuple[list[Evidence], dict]:
     """Vocal cues of each speech turn overlapping the clip (loudness, speech rate, pitch), citing turns.json."""
     evidence, obs = [], {}
     for turn in index.turns:
@@ -213,9 +215,9 @@ def _vocal_evidence(index: VideoIndex, cand: Candidate) -> tuple[list[Evidence],
     return evidence, obs
 
 
-def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
+def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Score this round's candidates (returned under ``verified``); request a re-query when too few pass."""
-    ctx = get_ctx(config)
+    ctx = runtime.context
     s = ctx.settings
     intent = state["intent"]
     targets = list(intent.target_emotions)
@@ -242,28 +244,52 @@ def verify_candidates(state: AffectState, config: RunnableConfig) -> dict:
             f"support {support:.2f} < {s.min_support}: target-emotion face score {visual:.2f}, "
             f"speech match {verbal:.2f}, target-emotion voice score {vocal:.2f}"
             + ("" if any(fr.faces for fr, _ in stored) else ", no face seen"))
-        out.append(cand.model_copy(update={
-            "support": round(support, 4), "accepted": accepted, "reject_reason": reason,
-            "evidence": v_ev + t_ev + ve_ev + a_ev,
-            "observations": {"visual": v_obs, "verbal": t_obs, "vocal": a_obs},
-        }))
+        out.append(VerifiedCandidate(
+            **cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,
+            evidence=v_ev + t_ev + ve_ev + a_ev, observations={"visual": v_obs, "verbal": t_obs, "vocal": a_obs}))
     verified = [*state.get("verified", []), *out]
     if sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery:
         return {"verified": out, "requery": True, **_refine(ctx, state, verified)}
     return {"verified": out, "requery": False}
 
 
-def needs_more_candidates(state: AffectState) -> Literal["candidate_localizer", "emotion_reasoner"]:
-    """Conditional edge: back to the localizer when the verifier asked for another round."""
-    return "candidate_localizer" if state.get("requery") else "emotion_reasoner"
+def offline_refine(inputs: dict[str, Any]) -> RefinedQuery:
+    """The offline reasoner's refined search (see the module doc)."""
+    intent = Intent.model_validate(inputs["intent"])
+    n = int(inputs.get("round", 1))
+    phrases = [EMOTION_DESCRIPTIONS[e][n % 3] for e in intent.target_emotions]
+    phrases += [CUE_DESCRIPTIONS[c][n % 2] for c in intent.cues if c in CUE_DESCRIPTIONS]
+    rejected = len(inputs.get("rejected", []))
+    return RefinedQuery(search_text="; ".join([inputs["query"], *phrases]),
+                        reason=f"{rejected} candidates rejected; searching with alternative descriptions")
 
 
-def _refine(ctx: RunContext, state: AffectState, verified: list[Candidate]) -> dict:
+REFINE_QUERY = LLMTask(
+    name="refine_query",
+    prompt=(
+        "Too few candidate moments survived verification. Given the question, the interpreted intent "
+        "and why candidates were rejected, write a different search text that could find the moment."
+    ),
+    schema=RefinedQuery,
+    offline=offline_refine,
+)
+
+
+def _refine(ctx: RunContext, state: AffectState, verified: list[VerifiedCandidate]) -> dict:
     rejected = [{"span": [c.start_s, c.end_s], "reason": c.reject_reason} for c in verified if not c.accepted]
     nxt = state.get("round", 0) + 1
     refined = ctx.llm.structured(
-        "refine_query",
-        {"query": state["query"], "intent": state["intent"].model_dump(), "round": nxt, "rejected": rejected},
-        RefinedQuery,
-    )
+        REFINE_QUERY,
+        {"query": state["query"], "intent": state["intent"].model_dump(), "round": nxt, "rejected": rejected})
     return {"search_text": refined.search_text, "round": nxt}
+
+
+def describe(update: dict) -> str:
+    """The trace line of this node: accepted and rejected clips, and the re-query when there is one."""
+    ver = update.get("verified", [])
+    kept = [c.clip_id for c in ver if c.accepted]
+    rejected = [f"{c.clip_id}: {c.reject_reason}" for c in ver if not c.accepted]
+    text = f"accepted {kept or 'none'}; rejected {len(rejected)}" + (f" ({'; '.join(rejected)})" if rejected else "")
+    if update.get("requery"):
+        text += f"; re-query round {update['round']}: {update['search_text']!r}"
+    return text

@@ -87,7 +87,8 @@ def _child(mode: str, video: str, cache: str) -> None:
     if mode == "brute":
         result = _brute_force(video)
     elif mode == "index":
-        from memory.indexer import IndexConfig, open_index
+        from indexing.build import open_index
+        from memory.store import IndexConfig
 
         idx = open_index(video, IndexConfig(), cache)
         result = {"timings": idx.manifest["timings_s"], "duration_s": idx.info.duration_s,
@@ -109,9 +110,9 @@ def _child(mode: str, video: str, cache: str) -> None:
 
 
 def _brute_force(video: str) -> dict:
-    from memory.indexer import IndexConfig
-    from memory.video import iter_frames
+    from memory.store import IndexConfig
     from tools.engine import load_engine
+    from tools.media import iter_frames
 
     engine = load_engine(IndexConfig().perception())
     engine.tool_names(hands=True)  # load every model before timing

@@ -14,14 +14,14 @@ are joined into dialogues of about ``DIALOGUE_S`` seconds, alternating speakers,
   against the spoken sentences; the warning must not fire.
 
 ``--fit`` (dev split only) picks ``min_word_probability``, ``min_avg_logprob`` and the joint pair of
-``tools.asr.SpeechGuards`` from a grid: fewest invented German words per minute while the English word
+``tools.transcript.SpeechGuards`` from a grid: fewest invented German words per minute while the English word
 error rate rises by at most ``MAX_WER_RISE`` and no segment of the real English recordings
 (``REAL_ENGLISH`` and ``--real-english`` files: talks, a news report, a licence read aloud) is rejected.
 
 RAVDESS has two sentences, so its dialogues repeat them: Whisper then often decodes a 30-50 s stretch
 as one segment of the two sentences, which the repetition guards reject (their timing is wrong, too);
 its English figures are a stress test of the guards, not a typical case. Decoding runs once per dialogue (cached under
-``<data>/crops/``); guards are applied to the decoded segments (``tools.asr.guarded_transcript``).
+``<data>/crops/``); guards are applied to the decoded segments (``tools.transcript.guarded_transcript``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
-from tools.asr import DEFAULT_GUARDS, SAMPLE_RATE, SpeechGuards, guarded_transcript, load_asr, speech_warning
+from tools.asr import SAMPLE_RATE, load_asr
+from tools.transcript import DEFAULT_GUARDS, SpeechGuards, guarded_transcript, speech_warning
 
 DIALOGUE_S = 60.0
 REPO = Path(__file__).resolve().parents[1]
@@ -71,7 +72,7 @@ def dialogues(records: list[dict], seconds: float = DIALOGUE_S, seed: int = 0) -
     """Join labelled utterances into dialogues of about ``seconds``: (mono float32 audio at 16 kHz,
     reference text). Each next utterance is by another speaker and, where the split allows, another
     sentence than the one before (people rarely repeat the previous turn word for word); pauses 0.3-1.0 s."""
-    from memory.video import load_audio
+    from tools.media import load_audio
 
     rng = random.Random(seed)
     pool = sorted(records, key=lambda r: r["path"])
@@ -142,7 +143,7 @@ def score(decoded: list[tuple[list, list, float, str, str]], guards: SpeechGuard
 def real_english(asr, extra: list[Path]) -> list[tuple]:
     """Decode ``REAL_ENGLISH`` (the files present) and ``extra`` files: (name, raw segments, speech spans,
     seconds, reference or None)."""
-    from memory.video import load_audio
+    from tools.media import load_audio
 
     out = []
     for path, seconds, ref in [*REAL_ENGLISH, *((p, None, None) for p in extra)]:

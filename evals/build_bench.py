@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.video import VideoError, iter_frames, load_audio, mux_mono_audio, probe
+from tools.media import VideoError, iter_frames, load_audio, mux_mono_audio, probe
 
 VIDEO_EXTS = {".mp4", ".avi", ".mov", ".mkv", ".flv", ".webm", ".m4v"}
 

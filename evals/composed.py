@@ -34,7 +34,7 @@ import numpy as np
 
 from evals.build_bench import TEMPLATES, letterbox
 from evals.data.assemble import default_root, load_manifest
-from memory.video import load_audio, mux_mono_audio
+from tools.media import load_audio, mux_mono_audio
 from tools.schema import AFFECTNET8
 
 SIZE, FPS, RATE = (640, 360), 25, 16_000

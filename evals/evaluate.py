@@ -30,6 +30,22 @@ def _mean(xs: list) -> float | None:
     return round(float(np.mean(xs)), 4) if xs else None
 
 
+def _score_rationale(pm, gm, encoder, rat: dict[str, list]) -> None:
+    """Add the rationale scores of predicted moment ``pm`` against matched ground truth ``gm`` to ``rat``."""
+    if pm.rationale is None:
+        return
+    cited = [e for s in pm.steps for e in s.evidence_ids]
+    rat["grounding"].append(grounding_score(cited, set(pm.observed_evidence)))
+    if gm.rationale:
+        rat["emotion_word_overlap"].append(emotion_word_overlap(pm.rationale, gm.rationale))
+        if encoder is not None:
+            steps = [s.text for s in pm.steps] or [pm.rationale]
+            for k, v in rationale_similarity(steps, split_steps(gm.rationale), encoder).items():
+                rat[k].append(v)
+    if gm.evidence_modalities:
+        rat["modality_similarity"].append(modality_similarity([s.modality for s in pm.steps], gm.evidence_modalities))
+
+
 def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder=None) -> dict:
     """All metrics over ``items`` (an item without a prediction scores as an empty prediction): R1 at
     ``R1_THRESHOLDS``, mIoU, mAP, R5@0.5 and Joint, the same by ground-truth moment length, emotion,
@@ -66,19 +82,7 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
             pm, gm = pred.moments[i], item.moments[j]
             y_true.append(gm.emotion)
             y_pred.append(pm.emotion)
-            if pm.rationale is None:
-                continue
-            cited = [e for s in pm.steps for e in s.evidence_ids]
-            rat["grounding"].append(grounding_score(cited, set(pm.observed_evidence)))
-            if gm.rationale:
-                rat["emotion_word_overlap"].append(emotion_word_overlap(pm.rationale, gm.rationale))
-                if encoder is not None:
-                    steps = [s.text for s in pm.steps] or [pm.rationale]
-                    for k, v in rationale_similarity(steps, split_steps(gm.rationale), encoder).items():
-                        rat[k].append(v)
-            if gm.evidence_modalities:
-                rat["modality_similarity"].append(
-                    modality_similarity([s.modality for s in pm.steps], gm.evidence_modalities))
+            _score_rationale(pm, gm, encoder, rat)
         if pred:
             cost["wall_s"].append(pred.wall_s)
             cost["tool_calls"].append(pred.tool_calls)

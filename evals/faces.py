@@ -105,7 +105,8 @@ def per_clip_accuracy(bench: str, backend: str, cache_dir: str | None = None) ->
     (1 fps, ``backend``) name the clip's emotion? Indexes each video (or loads it from the cache).
     Returns ``{"n", "accuracy", "per_class": {label: acc}}``."""
     from evals.bench import load_bench
-    from memory.indexer import IndexConfig, open_index
+    from indexing.build import open_index
+    from memory.store import IndexConfig
 
     hits: dict[str, list[bool]] = {}
     cfg = IndexConfig(expression_backend=backend)

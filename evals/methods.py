@@ -21,9 +21,11 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
-from agents.schema import Intent, RationaleStep
-from memory.indexer import IndexConfig, clip_windows, open_index
-from memory.video import probe
+from agents.schema import RationaleStep
+from indexing.build import open_index
+from indexing.clips import clip_windows
+from memory.store import IndexConfig
+from tools.media import probe
 from tools.schema import AFFECTNET8, Emotion
 
 METHODS = ("graph", "clip_only", "uniform", "random")
@@ -68,9 +70,9 @@ class MethodContext:
 
 def emotion_prior(query: str) -> str:
     """The offline intent interpreter's first target emotion for ``query``, or ``neutral``."""
-    from agents.offline import OfflineReasoner
+    from agents.intent import offline_intent
 
-    intent = OfflineReasoner().structured("interpret_intent", {"query": query}, Intent)
+    intent = offline_intent({"query": query})
     return intent.target_emotions[0] if intent.target_emotions else "neutral"
 
 

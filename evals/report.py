@@ -140,8 +140,9 @@ td,th{{border:1px solid #ccc;padding:3px 6px}}img{{display:block;margin:12px 0;m
 <body><h1>Results</h1><table><tr>{head}</tr>{body}</table>{imgs}</body></html>""")
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evals.report", description=__doc__,
+def main(argv: list[str] | None = None, prog: str = "python -m evals.report") -> int:
+    """Write results.md/.csv/.html and the plots for ``runs``; returns the exit code (2: a run is missing)."""
+    p = argparse.ArgumentParser(prog=prog, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", type=Path)
     p.add_argument("--out", type=Path)

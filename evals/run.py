@@ -18,7 +18,8 @@ from pathlib import Path
 
 from evals.bench import BenchError, load_bench
 from evals.methods import METHODS, MethodContext, Prediction, predict
-from memory.indexer import IndexConfig, library_versions
+from memory.jsonl import JsonlLog
+from memory.store import IndexConfig, library_versions
 from tools.argtypes import number
 from tools.runtime import configure_runtime
 
@@ -32,22 +33,13 @@ def _commit() -> str | None:
 
 
 def read_predictions(path: Path) -> dict[str, Prediction]:
-    """Predictions already written (a torn last line from a killed run is ignored)."""
-    out: dict[str, Prediction] = {}
-    if path.is_file():
-        for line in path.read_text().splitlines():
-            try:
-                p = Prediction.model_validate_json(line)
-            except ValueError:
-                continue
-            out[p.id] = p
-    return out
+    """Predictions already written (a torn last line from a killed run is dropped; ``memory.jsonl``)."""
+    return {p.id: p for p in JsonlLog(path).read(Prediction.model_validate_json)}
 
 
-def main(argv: list[str] | None = None) -> int:
-    configure_runtime()
-    p = argparse.ArgumentParser(prog="python -m evals.run", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    """The command's parser."""
+    p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", required=True, help="bench .jsonl (format: evals/README.md)")
     p.add_argument("--method", required=True, choices=METHODS)
     p.add_argument("--out", required=True, help="run directory")
@@ -63,37 +55,27 @@ def main(argv: list[str] | None = None) -> int:
                    help="weight of perceived affect in the localizer's ranking (default: RunSettings; 0 = text only)")
     a.add_argument("--abstain-below", type=number(0, 1), default=0.0,
                    help="drop moments below this support (0.3 = the earlier behaviour: empty answers when none passes)")
-    args = p.parse_args(argv)
-    try:
-        items = load_bench(args.bench)
-    except BenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _logger(out: Path) -> logging.Logger:
     log = logging.getLogger("evals.run")
     log.setLevel(logging.INFO)
     handler = logging.FileHandler(out / "run.log")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     log.addHandler(handler)
-    config = {"method": args.method, "llm": args.llm if args.method == "graph" else None, "bench": str(args.bench),
-              "n_items": len(items), "top_k": args.top_k, "seed": args.seed, "commit": _commit(),
-              "versions": library_versions(("affectseek", "torch", "faiss-cpu", "mediapipe", "keras",
-                                                  "faster-whisper", "sentence-transformers", "langgraph", "litellm")), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    index_config = IndexConfig(expression_backend=args.expression_backend,
-                               voice_backend=None if args.no_voice_emotion else "voice8")
-    settings = {"abstain_below": args.abstain_below,
-                **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
-    config.update(index_config=index_config.model_dump(), settings=settings)
-    ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,
-                        index_config=index_config, settings=settings)
-    pred_path = out / "predictions.jsonl"
-    done = read_predictions(pred_path)
-    if done:
-        log.info("resuming: %d of %d items already predicted", len(done), len(items))
+    return log
+
+
+def _predict_all(items, args, ctx: MethodContext, log_path: Path, log: logging.Logger) -> dict[str, Prediction]:
+    """Predictions for every item, resuming after those already in ``log_path``; each is appended as it is done."""
     from rich.progress import Progress
 
-    with Progress(transient=True) as progress, pred_path.open("a") as f:
+    results = JsonlLog(log_path)
+    done = read_predictions(log_path)
+    if done:
+        log.info("resuming: %d of %d items already predicted", len(done), len(items))
+    with Progress(transient=True) as progress:
         task = progress.add_task(f"{args.method}", total=len(items), completed=len(done))
         for item in items:
             if item.id in done:
@@ -104,11 +86,38 @@ def main(argv: list[str] | None = None) -> int:
                 log.exception("item %s failed", item.id)
                 pred = Prediction(id=item.id, method=args.method, moments=[], wall_s=0.0,
                                   error=f"{type(exc).__name__}: {exc}")
-            f.write(pred.model_dump_json() + "\n")
-            f.flush()
+            results.append([pred])
             done[item.id] = pred
             log.info("item %s: %d moments in %.1f s", item.id, len(pred.moments), pred.wall_s)
             progress.update(task, advance=1)
+    return done
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> int:
+    """Run the command; returns the exit code."""
+    configure_runtime()
+    args = build_parser(prog).parse_args(argv)
+    try:
+        items = load_bench(args.bench)
+    except BenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = _logger(out)
+    config = {"method": args.method, "llm": args.llm if args.method == "graph" else None, "bench": str(args.bench),
+              "n_items": len(items), "top_k": args.top_k, "seed": args.seed, "commit": _commit(),
+              "versions": library_versions(("affectseek", "torch", "faiss-cpu", "mediapipe", "keras",
+                                            "faster-whisper", "sentence-transformers", "langgraph", "litellm")),
+              "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    index_config = IndexConfig(expression_backend=args.expression_backend,
+                               voice_backend=None if args.no_voice_emotion else "voice8")
+    settings = {"abstain_below": args.abstain_below,
+                **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
+    config.update(index_config=index_config.model_dump(), settings=settings)
+    ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,
+                        index_config=index_config, settings=settings)
+    done = _predict_all(items, args, ctx, out / "predictions.jsonl", log)
     from evals.evaluate import evaluate, moment_detr_predictions
     from tools.text import load_text_encoder
 

@@ -30,7 +30,7 @@ C_GRID = (0.01, 0.03, 0.1, 0.3)
 
 def ravdess_features(root: Path | None = None) -> dict[str, np.ndarray]:
     """``x`` (N, 252) features, ``y`` AffectNet-8 index, ``actor`` (int), ``split`` of every RAVDESS clip (cached)."""
-    from memory.video import load_audio
+    from tools.media import load_audio
 
     root = root or default_root()
     cache = root / "crops" / "ravdess_voice.npz"

@@ -4,34 +4,68 @@ clip verification -> emotion reasoning -> rationale generation, with verificatio
     START -> intent_interpreter -> candidate_localizer -> verifier
     verifier --(too few survive, rounds left)--> candidate_localizer
     verifier --(otherwise)--> emotion_reasoner -> rationale_writer -> END
+
+The graph is compiled once per process (``compiled_graph``). Run dependencies (the video index, the
+LLM, settings) are its ``context_schema``, ``agents.state.RunContext``, passed per run:
+``compiled_graph().invoke({"query": ...}, context=RunContext(...))``.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Literal, NamedTuple
+
 from langgraph.graph import END, START, StateGraph
 
-from agents.emotion import reason_emotions
-from agents.intent import interpret_intent
-from agents.localizer import localize_candidates
-from agents.rationale import write_rationales
-from agents.state import AffectState
-from agents.verifier import needs_more_candidates, verify_candidates
+from agents import emotion, intent, localizer, rationale, verifier
+from agents.state import AffectState, RunContext
 
-NODES = ("intent_interpreter", "candidate_localizer", "verifier", "emotion_reasoner", "rationale_writer")
+
+class Node(NamedTuple):
+    """One role of the graph: its name, the function LangGraph runs, and how its trace step reads."""
+
+    name: str
+    run: Callable
+    describe: Callable[[dict], str]
+
+
+NODES: tuple[Node, ...] = (
+    Node("intent_interpreter", intent.interpret_intent, intent.describe),
+    Node("candidate_localizer", localizer.localize_candidates, localizer.describe),
+    Node("verifier", verifier.verify_candidates, verifier.describe),
+    Node("emotion_reasoner", emotion.reason_emotions, emotion.describe),
+    Node("rationale_writer", rationale.write_rationales, rationale.describe),
+)
+NODE_NAMES = tuple(n.name for n in NODES)
+
+
+def after_verifier(state: AffectState) -> Literal["candidate_localizer", "emotion_reasoner"]:
+    """Conditional edge: back to the localizer when the verifier asked for another round."""
+    return "candidate_localizer" if state.get("requery") else "emotion_reasoner"
+
+
+def describe_step(node: str, update: dict) -> str:
+    """One line on what ``node`` decided, from the state update it returned (the node's own ``describe``)."""
+    spec = next((n for n in NODES if n.name == node), None)
+    return spec.describe(update) if spec is not None else ", ".join(sorted(update))
 
 
 def build_graph():
-    """Compile the graph. Invoke with ``{"query": ...}`` and ``config={"configurable": {"ctx": RunContext}}``."""
-    g = StateGraph(AffectState)
-    g.add_node("intent_interpreter", interpret_intent)
-    g.add_node("candidate_localizer", localize_candidates)
-    g.add_node("verifier", verify_candidates)
-    g.add_node("emotion_reasoner", reason_emotions)
-    g.add_node("rationale_writer", write_rationales)
+    """Build and compile the graph (``compiled_graph`` keeps one per process)."""
+    g = StateGraph(AffectState, context_schema=RunContext)
+    for node in NODES:
+        g.add_node(node.name, node.run)
     g.add_edge(START, "intent_interpreter")
     g.add_edge("intent_interpreter", "candidate_localizer")
     g.add_edge("candidate_localizer", "verifier")
-    g.add_conditional_edges("verifier", needs_more_candidates, ["candidate_localizer", "emotion_reasoner"])
+    g.add_conditional_edges("verifier", after_verifier, ["candidate_localizer", "emotion_reasoner"])
     g.add_edge("emotion_reasoner", "rationale_writer")
     g.add_edge("rationale_writer", END)
     return g.compile()
+
+
+@functools.cache
+def compiled_graph():
+    """The process's compiled graph (built on first use)."""
+    return build_graph()

@@ -1,1 +1,2 @@
-"""Persistence: video ingestion, clip segmentation, per-video caches and the FAISS clip index."""
+"""Storage: the per-video cache (atomic writes, locks, evidence references), the stored index and its
+checkpoints, resumable JSONL results, and the FAISS vector index. Imports tools only."""

@@ -24,7 +24,7 @@ def _assembled(name: str) -> Path:
 
 
 def test_angry_voice_raises_arousal_over_the_same_speakers_neutral():
-    from memory.video import load_audio
+    from tools.media import load_audio
     from tools.voice_emotion import load_voice_emotion, valence_arousal
 
     model = load_voice_emotion()
@@ -53,10 +53,10 @@ def test_face8_gives_contempt_to_posed_contempt_faces_and_sums_to_one():
 
 
 def test_face8_reads_a_real_face_in_a_video_frame():
-    from memory.video import iter_frames
     from tests.conftest import SAMPLE
     from tools.expression import load_expression_classifier
     from tools.faces import load_face_detector
+    from tools.media import iter_frames
 
     _, frame = next(iter_frames(SAMPLE, 1.0, 3.0, 3.5))  # the performer's close-up, grinning
     boxes = [b for b, _ in load_face_detector().detect(frame)]
@@ -75,7 +75,7 @@ def test_span_edges_snap_to_a_nearby_shot_cut_only():
 
 def test_composed_bench_puts_each_emotion_on_its_shot(tmp_path):
     from evals import composed
-    from memory.video import probe
+    from tools.media import probe
 
     root = _assembled("ravdess")
     _assembled("ckplus"), _assembled("rafdb")

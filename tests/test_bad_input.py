@@ -88,7 +88,7 @@ def _remake(dst: Path, *, picture=None, size=None, keep=None, rotation=None, aud
     import av
     import numpy as np
 
-    from memory.video import mux_mono_audio
+    from tools.media import mux_mono_audio
 
     with av.open(str(src)) as inp, av.open(str(dst), "w") as out:
         vin = inp.streams.video[0]
@@ -142,7 +142,7 @@ def _answer(video: Path, tmp_path: Path, query: str = "when does the audience en
 
 
 def test_variable_frame_rate_keeps_time_in_seconds(tmp_path):
-    from memory.video import iter_frames, probe
+    from tools.media import iter_frames, probe
 
     # 30 fps, except 3-7 s where only every third frame is kept (10 fps): a variable-frame-rate file
     vfr = _remake(tmp_path / "vfr.mp4", keep=lambda t: not (3 <= t < 7) or round(t * 29.97) % 3 == 0)
@@ -158,7 +158,7 @@ def test_variable_frame_rate_keeps_time_in_seconds(tmp_path):
 def test_rotated_phone_video_is_turned_upright(tmp_path):
     import numpy as np
 
-    from memory.video import iter_frames
+    from tools.media import iter_frames
 
     # pixels stored turned 90 degrees clockwise with a display matrix saying "turn 90 degrees back", as phones do
     rotated = _remake(tmp_path / "phone.mp4", picture=lambda rgb: np.rot90(rgb, -1), size=(360, 640), rotation=90)
@@ -188,7 +188,7 @@ def test_video_without_faces_answers_from_speech_or_says_nothing_found(tmp_path)
 
 
 def test_4k_video_is_downscaled_not_refused(tmp_path):
-    from memory.video import iter_frames, probe
+    from tools.media import iter_frames, probe
 
     uhd = _remake(tmp_path / "uhd.mp4", size=(3840, 2160), seconds=6.0)
     assert (probe(uhd).width, probe(uhd).height) == (3840, 2160)
@@ -205,7 +205,7 @@ def test_very_long_query_exits_2_with_one_line(tmp_path):
 def test_german_speech_is_flagged_and_no_invented_words_are_quoted(tmp_path):
     """The offline Whisper model is English-only. Real German speech (tests/data/multilingual.mp3, 30-40 s)
     under the sample's picture: the answer warns, and no word is cited as verbal evidence."""
-    from memory.video import load_audio
+    from tools.media import load_audio
 
     german = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)[32 * 16_000:42 * 16_000]
     video = _remake(tmp_path / "de.mp4", audio=(16_000, german))
@@ -237,7 +237,7 @@ def test_numeric_options_reject_non_finite_and_absurd_values_naming_the_option(o
 
 
 def test_batch_rejects_a_negative_worker_count(tmp_path):
-    proc = run_module("agents.batch", str(tmp_path), "--query", "q", "--workers", "-1")
+    proc = run_module("app.batch", str(tmp_path), "--query", "q", "--workers", "-1")
     assert proc.returncode == 2 and "argument --workers: must be an integer in [1, 64]" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -281,13 +281,13 @@ def test_batch_refuses_an_out_that_is_a_file_and_a_queries_file_that_is_not_utf8
     (videos / "a.mp4").write_bytes(SAMPLE.read_bytes())
     taken = tmp_path / "results.txt"
     taken.write_text("mine\n")
-    proc = run_module("agents.batch", str(videos), "--query", "when is she happy?", "--out", str(taken))
+    proc = run_module("app.batch", str(videos), "--query", "when is she happy?", "--out", str(taken))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == f"error: --out {taken}: exists and is not a folder"
     assert taken.read_text() == "mine\n"
     latin1 = tmp_path / "queries.txt"
     latin1.write_bytes("quand est-elle fâchée ?\n".encode("latin-1"))
-    proc = run_module("agents.batch", str(videos), "--queries-file", str(latin1), "--out", str(tmp_path / "out"))
+    proc = run_module("app.batch", str(videos), "--queries-file", str(latin1), "--out", str(tmp_path / "out"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "not UTF-8 text" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
@@ -348,7 +348,7 @@ def _shifted_mkv(dst: Path, seconds: float) -> Path:
 def test_media_that_players_play_is_decoded(tmp_path):
     """A single-keyframe MPEG-TS and an MKV whose clock starts at 100 s answer like the sample; the MKV's
     answer says its times count from the first frame."""
-    from memory.video import iter_frames
+    from tools.media import iter_frames
 
     ts = _single_keyframe_ts(tmp_path / "onekey.ts")
     assert [round(t) for t, _ in iter_frames(ts, 1.0, 3.0, 6.0)] == [3, 4, 5]  # seeking mid-file still decodes
@@ -382,7 +382,7 @@ def test_audio_with_nan_samples_warns_that_speech_could_not_be_read(tmp_path):
     import av
     import numpy as np
 
-    from memory.video import load_audio, mux_mono_audio
+    from tools.media import load_audio, mux_mono_audio
 
     samples = load_audio(SAMPLE, 16_000)
     samples[: len(samples) // 2] = np.nan

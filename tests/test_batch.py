@@ -18,7 +18,7 @@ QUERY = "when does the audience enjoy the show?"
 
 
 def _batch(folder, out, cache_root, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "agents.batch", str(folder), "--query", QUERY, "--out", str(out),
+    return subprocess.run([sys.executable, "-m", "app.batch", str(folder), "--query", QUERY, "--out", str(out),
                            "--cache-dir", str(cache_root), "--quiet", *extra], check=False, cwd=REPO,
                           capture_output=True, text=True, timeout=900, env={**os.environ, "PYTHONWARNINGS": "ignore"})
 
@@ -82,6 +82,6 @@ def test_ray_path_on_a_local_cluster_gives_the_same_answers(folder, tmp_path, ca
 def test_batch_without_videos_or_query_exits_2(tmp_path):
     empty = _batch(tmp_path, tmp_path / "out", tmp_path / "cache")
     assert empty.returncode == 2 and "no video files" in empty.stderr
-    proc = subprocess.run([sys.executable, "-m", "agents.batch", str(tmp_path)], check=False, cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "app.batch", str(tmp_path)], check=False, cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "--query" in proc.stderr and "Traceback" not in proc.stderr

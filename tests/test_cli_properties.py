@@ -58,7 +58,7 @@ def _exit_code(main, argv: list[str]) -> tuple[int, str]:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(video=st.sampled_from(["missing.mp4", "."]), query=TEXT, options=_options(RUN_NUMERIC, RUN_TEXT, RUN_FLAGS))
 def test_any_run_command_line_exits_0_1_or_2_without_traceback(tmp_path, video, query, options):
-    from agents.run import main
+    from app.ask import main
 
     argv = [str(tmp_path / video), query, *options, "--cache-dir", str(tmp_path / "cache")]
     code, err = _exit_code(main, argv)
@@ -70,7 +70,7 @@ def test_any_run_command_line_exits_0_1_or_2_without_traceback(tmp_path, video, 
 @given(query=TEXT, options=_options(["--workers", "--top-k"], ["--llm", "--device"], ["--quiet", "--recursive",
                                                                                      "--retry-failed", "--bogus"]))
 def test_any_batch_command_line_exits_0_or_2_without_traceback(tmp_path, query, options):
-    from agents.batch import main
+    from app.batch import main
 
     argv = [str(tmp_path / "no-such-folder"), "--query", query, *options, "--out", str(tmp_path / "out")]
     code, err = _exit_code(main, argv)

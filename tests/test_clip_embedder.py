@@ -12,10 +12,10 @@ import json
 import numpy as np
 import pytest
 
-from agents.run import main
 from agents.schema import Answer
-from memory.embedders import OpenClipEmbedder
+from app.ask import main
 from tests.conftest import SAMPLE
+from tools.embedders import OpenClipEmbedder
 
 pytestmark = pytest.mark.slow
 

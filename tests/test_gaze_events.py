@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from memory.video import iter_frames
 from tests.conftest import shared_media
 from tools.events import gaze_and_pointing_events
 from tools.faces import load_face_detector
 from tools.gaze import Gaze, load_gaze_estimator, who_looks_at_whom
+from tools.media import iter_frames
 from tools.schema import Box
 from tools.social import Pointing, SocialFrame, SpeechTurn
 

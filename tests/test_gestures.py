@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory.video import iter_frames
 from tests.conftest import SAMPLE
 from tools.gestures import classify_hand, load_gesture_recognizer, pointing_target, ray_box_distance
+from tools.media import iter_frames
 
 
 def _hand(extended: set[str], thumb_up: bool = False) -> np.ndarray:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from graphs.affect_graph import NODES, build_graph
-from graphs.draw import main as draw_main
+from app.draw import main as draw_main
+from graphs.affect_graph import NODE_NAMES, build_graph
 
 
 def test_graph_has_the_five_roles_and_the_requery_loop():
     g = build_graph().get_graph()
-    assert set(NODES) <= set(g.nodes)
+    assert set(NODE_NAMES) <= set(g.nodes)
     edges = {(e.source, e.target, e.conditional) for e in g.edges}
     assert ("verifier", "candidate_localizer", True) in edges
     assert ("verifier", "emotion_reasoner", True) in edges
@@ -23,8 +23,8 @@ def test_draw_writes_png_and_mermaid(tmp_path, capsys):
     assert "verifier -.-> candidate_localizer" in mermaid
 
 
-def test_langgraph_json_graph_runs_from_plain_config(cache_root):
-    """What LangGraph Studio does: import the graph named in langgraph.json, invoke it with plain config."""
+def test_langgraph_json_graph_runs_from_plain_context(cache_root):
+    """What LangGraph Studio does: import the graph named in langgraph.json, invoke it with a JSON context."""
     import importlib
     import json
 
@@ -34,7 +34,7 @@ def test_langgraph_json_graph_runs_from_plain_config(cache_root):
     module_path, attr = spec.split(":")
     graph = getattr(importlib.import_module(module_path.removeprefix("./").removesuffix(".py").replace("/", ".")), attr)
     state = graph.invoke({"query": "when does the audience enjoy the show?"},
-                         config={"configurable": {"video": str(SAMPLE), "cache_dir": str(cache_root)}})
+                         context={"video": str(SAMPLE), "cache_dir": str(cache_root)})
     assert state["intent"].target_emotions[0] == "happiness"
     assert all(0 <= m.start_s < m.end_s <= 10.1 for m in state["moments"])
 
@@ -42,11 +42,10 @@ def test_langgraph_json_graph_runs_from_plain_config(cache_root):
 def _offline_rationale(query: str, emotion: str, confidence: float, evidence: list[dict]):
     """The offline reasoner's rationale draft for a 0-6 s moment with ``evidence`` records."""
     from agents.offline import OfflineReasoner
-    from agents.schema import RationaleDraft
+    from agents.rationale import WRITE_RATIONALE
 
     moment = {"start_s": 0.0, "end_s": 6.0, "emotion": emotion, "confidence": confidence}
-    return OfflineReasoner().structured("write_rationale", {"query": query, "moment": moment, "evidence": evidence},
-                                        RationaleDraft)
+    return OfflineReasoner().structured(WRITE_RATIONALE, {"query": query, "moment": moment, "evidence": evidence})
 
 
 def test_offline_rationale_quotes_the_utterance_that_answers_the_question():

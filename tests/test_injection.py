@@ -14,9 +14,9 @@ import json
 import litellm
 import pytest
 
-from agents.llm import TASK_PROMPTS
-from agents.run import main
 from agents.schema import Answer
+from agents.tasks import TASKS
+from app.ask import main
 from tests.conftest import REPO, load_json, run_cli
 
 pytestmark = pytest.mark.slow
@@ -48,9 +48,9 @@ def test_spoken_injection_does_not_change_what_the_graph_does(cache_root, tmp_pa
     with_voice = _answer(INJECTION, cache_root, tmp_path)
     assert with_voice.intent == control.intent
     assert not any(m.start_s == 0 and m.end_s >= 9.9 for m in with_voice.moments)
-    assert not any(prompt[:60] in with_voice.model_dump_json() for prompt in TASK_PROMPTS.values())
+    assert not any(t.prompt[:60] in with_voice.model_dump_json() for t in TASKS.values())
     text = injected.model_dump_json()
-    assert not any(prompt[:60] in text for prompt in TASK_PROMPTS.values())  # no system prompt leaked
+    assert not any(t.prompt[:60] in text for t in TASKS.values())  # no system prompt leaked
 
 
 def _strings(obj):
@@ -103,6 +103,6 @@ def test_an_llm_that_obeys_the_injection_is_caught_and_replaced(monkeypatch, cac
     for m in answer.moments:  # the obeyed answers failed validation and were replaced
         assert (m.start_s, m.end_s, m.emotion) != (0.0, 10.0, "anger")
         assert "e999" not in {i for s in m.steps for i in s.evidence_ids}
-        assert TASK_PROMPTS["write_rationale"][:40] not in m.rationale
+        assert TASKS["write_rationale"].prompt[:40] not in m.rationale
     fallen = {f.split(":")[0] for f in answer.llm_fallbacks}
     assert {"judge_emotion", "write_rationale"} <= fallen

@@ -12,9 +12,10 @@ import litellm
 import pytest
 
 import agents.llm as llm_module
+from agents.intent import INTERPRET_INTENT
 from agents.llm import LiteLLMClient, ProviderDown, extract_json
-from agents.run import main
-from agents.schema import Answer, Intent
+from agents.schema import Answer
+from app.ask import main
 from tests.conftest import SAMPLE
 
 pytestmark = pytest.mark.slow
@@ -96,7 +97,7 @@ def test_invalid_llm_output_is_repaired_once_then_falls_back(mocked_litellm, cac
 def test_provider_down_raises_llm_error_quickly():
     client = LiteLLMClient(MODEL, max_retries=0, timeout=5, api_base="http://127.0.0.1:9", api_key="none")
     with pytest.raises(ProviderDown, match="provider call failed"):
-        client.structured("interpret_intent", {"query": "when is she sad?"}, Intent)
+        client.structured(INTERPRET_INTENT, {"query": "when is she sad?"})
 
 
 def test_transient_failures_are_retried_with_exponential_backoff(monkeypatch):
@@ -109,7 +110,7 @@ def test_transient_failures_are_retried_with_exponential_backoff(monkeypatch):
 
     monkeypatch.setattr(litellm, "completion", completion)
     client = LiteLLMClient(MODEL, max_retries=3, backoff_s=0.5)
-    intent = client.structured("interpret_intent", {"query": "when are they amazed?"}, Intent)
+    intent = client.structured(INTERPRET_INTENT, {"query": "when are they amazed?"})
     assert intent.target_emotions == ["surprise", "happiness"]
     assert client.retries == 2 and waits == [0.5, 1.0]  # 429, then 500, then the answer
 
@@ -119,7 +120,7 @@ def test_timeouts_exhaust_the_retries_then_raise_provider_down(monkeypatch):
     monkeypatch.setattr(llm_module, "_sleep", waits.append)
     client = LiteLLMClient(MODEL, max_retries=2, backoff_s=1.0, max_backoff_s=1.5, timeout=0.01, mock_timeout=True)
     with pytest.raises(ProviderDown, match="after 3 attempts: Timeout"):
-        client.structured("interpret_intent", {"query": "when is she sad?"}, Intent)
+        client.structured(INTERPRET_INTENT, {"query": "when is she sad?"})
     assert waits == [1.0, 1.5]  # 1 s, then 2 s capped at 1.5 s
 
 
@@ -137,7 +138,7 @@ def test_a_refusal_is_not_retried_and_falls_back(monkeypatch):
     from agents.offline import OfflineReasoner
 
     llm = FallbackLLM(LiteLLMClient(MODEL), OfflineReasoner())
-    intent = llm.structured("interpret_intent", {"query": "when does the audience enjoy the show?"}, Intent)
+    intent = llm.structured(INTERPRET_INTENT, {"query": "when does the audience enjoy the show?"})
     assert len(calls) == 1 and intent.target_emotions[0] == "happiness"  # the offline reasoner's answer
     assert llm.fallbacks == [f"interpret_intent: {MODEL}: refused interpret_intent: I can't help with that."]
 

@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
+from indexing.clips import clip_windows, describe_clip
 from memory.cache import VideoCache, atomic_write_bytes, write_json
 from memory.index import VectorIndex
-from memory.indexer import clip_windows, describe_clip
-from memory.video import iter_frames, load_audio, probe
 from tests.conftest import SAMPLE
+from tools.media import iter_frames, load_audio, probe
 
 
 def test_clip_windows_cover_the_video_with_overlap():
@@ -90,7 +90,8 @@ def _index_dirs(root):
 
 
 def test_corrupted_index_is_rebuilt_not_used(tmp_path):
-    from memory.indexer import IndexConfig, open_index
+    from indexing.build import open_index
+    from memory.store import IndexConfig
 
     first = open_index(SAMPLE, IndexConfig(), tmp_path)
     assert first.built_now
@@ -104,7 +105,7 @@ def test_two_processes_indexing_the_same_video_do_not_collide(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys; sys.path.insert(0, '.'); from memory.indexer import IndexConfig, open_index; "
+    code = ("import sys; sys.path.insert(0, '.'); from indexing.build import open_index; from memory.store import IndexConfig; "
             f"i = open_index({str(SAMPLE)!r}, IndexConfig(), {str(tmp_path)!r}); print('built' if i.built_now else 'loaded')")
     from tests.conftest import REPO
 
@@ -120,8 +121,9 @@ def test_two_processes_indexing_the_same_video_do_not_collide(tmp_path):
 _KILL_AFTER_TWO_CHUNKS = """
 import os, signal, sys
 sys.path.insert(0, '.')
-import memory.indexer as ix
+import indexing.build as ix
 from memory.checkpoint import Checkpoints
+from memory.store import IndexConfig
 ix.VISUAL_CHUNK_S, ix.ASR_CHUNK_S = 3.0, 4.0
 save, saved = Checkpoints.save, []
 def save_then_die(self, name, obj, **arrays):
@@ -130,7 +132,7 @@ def save_then_die(self, name, obj, **arrays):
     if len(saved) == 2:
         os.kill(os.getpid(), signal.SIGKILL)  # killed mid-build, as by the OOM killer or kill -9
 Checkpoints.save = save_then_die
-ix.open_index(sys.argv[1], ix.IndexConfig(), sys.argv[2])
+ix.open_index(sys.argv[1], IndexConfig(), sys.argv[2])
 """
 
 
@@ -138,7 +140,8 @@ def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatc
     import subprocess
     import sys
 
-    import memory.indexer as ix
+    import indexing.build as ix
+    from memory.store import IndexConfig
     from tests.conftest import REPO
 
     proc = subprocess.run([sys.executable, "-c", _KILL_AFTER_TWO_CHUNKS, str(SAMPLE), str(tmp_path / "a")], check=False,
@@ -152,12 +155,12 @@ def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatc
 
     monkeypatch.setattr(ix, "VISUAL_CHUNK_S", 3.0)
     monkeypatch.setattr(ix, "ASR_CHUNK_S", 4.0)
-    resumed = ix.open_index(SAMPLE, ix.IndexConfig(), tmp_path / "a")
+    resumed = ix.open_index(SAMPLE, IndexConfig(), tmp_path / "a")
     assert resumed.built_now and resumed.manifest["resumed_chunks"] == 2
     assert not (resumed.dir / "parts").exists() and not partial[0].exists()
 
     monkeypatch.undo()
-    whole = ix.open_index(SAMPLE, ix.IndexConfig(), tmp_path / "b")  # one pass, no chunks to resume
+    whole = ix.open_index(SAMPLE, IndexConfig(), tmp_path / "b")  # one pass, no chunks to resume
     assert whole.manifest["resumed_chunks"] == 0
     # the frames of chunks [0, 3) [3, 6) [6, 9) [9, 10.02) are exactly those of one pass, ids included
     assert [fr.model_dump() for fr in resumed.affect] == [fr.model_dump() for fr in whole.affect]
@@ -171,7 +174,7 @@ def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatc
 
 
 def test_asr_chunks_cut_speech_at_quiet_points():
-    from memory.checkpoint import asr_chunks
+    from indexing.speech import asr_chunks
     from tests.conftest import shared_media
 
     audio = load_audio(shared_media("jfk.flac"))  # 11 s of speech with pauses between phrases

@@ -1,7 +1,10 @@
-"""Answers on the bundled sample, pinned: a restructuring of the code must leave them as they are.
+"""Answers on the bundled sample and the shared dev bench, pinned: a restructuring of the code must
+leave them as they are.
 
 Pinned with the perception engine (``tools.engine``) in place, from a fresh cache; the same answers
-came out of the code before the engine (frame analysis written twice, models loaded in three places).
+came out of the code before the engine (frame analysis written twice, models loaded in three places)
+and before the layers were split (``indexing``, ``app``; LangGraph runtime context; typed proposals,
+candidates and drafts). The dev bench items are ``../shared/bench/dev.jsonl``'s three queries.
 Change a pinned value only with a change that is meant to change answers, and say so.
 """
 
@@ -10,19 +13,24 @@ from __future__ import annotations
 import pytest
 
 from graphs.pipeline import answer_query
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, shared_media
 
 pytestmark = pytest.mark.slow
 
 PINNED = {
     "when does the audience enjoy the show?": [(2.61, 5.86, "happiness")],
     "when does he point at someone?": [(2.61, 5.86, "happiness"), (5.11, 8.008, "surprise"), (6.44, 9.98, "anger")],
+    "when is the performer most worked up?": [(2.61, 5.86, "happiness")],
 }
+#: The dev bench item on the other shared clip (its annotation says neutral; the answer is pinned as it is).
+PINNED_KATIE = {"when does she mention being new?": [(0.0, 6.0, "happiness")]}
 
 
-@pytest.mark.parametrize("query", sorted(PINNED))
-def test_sample_answers_are_pinned(query, cache_root):
-    answer = answer_query(SAMPLE, query, cache_dir=cache_root)
+@pytest.mark.parametrize(("video", "query"), [*((None, q) for q in sorted(PINNED)),
+                                              *(("WDA_KatieHill_000.mp4", q) for q in sorted(PINNED_KATIE))])
+def test_answers_are_pinned(video, query, cache_root):
+    expected = PINNED[query] if video is None else PINNED_KATIE[query]
+    answer = answer_query(SAMPLE if video is None else shared_media(video), query, cache_dir=cache_root)
     got = [(round(m.start_s, 3), round(m.end_s, 3), m.emotion) for m in answer.moments]
-    assert got == PINNED[query]
+    assert got == expected
     assert all(e.ref.split("#")[1] for m in answer.moments for e in m.evidence)  # every item cites a record

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.run import main
+from app.ask import main
 from tests.conftest import SAMPLE
 
 pytestmark = pytest.mark.slow

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.run import main
 from agents.schema import Answer
+from app.ask import main
 from tests.conftest import SAMPLE
 
 pytestmark = pytest.mark.slow

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory.video import iter_frames, load_audio
 from tests.conftest import REPO, SAMPLE, shared_media
 from tools.asr import load_asr
 from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
+from tools.media import iter_frames, load_audio
 from tools.registry import UnknownBackendError
 from tools.schema import AFFECTNET8
 
@@ -120,7 +120,7 @@ def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
 
 
 def test_speech_splits_into_utterances_at_pauses():
-    from tools.asr import split_utterances
+    from tools.transcript import split_utterances
 
     words = [{"word": w, "start": s, "end": e} for w, s, e in
              [("yes.", 0.0, 0.3), ("fine", 0.5, 0.8), ("then", 0.85, 1.0), ("later", 1.8, 2.1)]]
@@ -153,7 +153,7 @@ def test_english_only_model_invents_nothing_over_german_speech_and_says_so():
 
     import jiwer
 
-    from tools.asr import speech_warning
+    from tools.transcript import speech_warning
 
     asr = load_asr("faster-whisper")
     audio = load_audio(REPO / "tests" / "data" / "multilingual.mp3")  # English 0-30 s, then German 30-60 s
@@ -172,7 +172,7 @@ def test_english_only_model_invents_nothing_over_german_speech_and_says_so():
 
 
 def test_guards_keep_every_word_of_clean_english_speech():
-    from tools.asr import speech_warning
+    from tools.transcript import speech_warning
 
     tr = load_asr("faster-whisper").transcribe(load_audio(shared_media("jfk.flac")))
     assert not tr.rejected and speech_warning(tr) is None
@@ -180,7 +180,7 @@ def test_guards_keep_every_word_of_clean_english_speech():
 
 
 def test_repetition_guard_names_the_repeated_words():
-    from tools.asr import screen_segments
+    from tools.transcript import screen_segments
 
     seg = lambda text, t: {"start": t, "end": t + 2, "text": text,
                            "words": [{"word": w, "probability": 0.9} for w in text.split()]}

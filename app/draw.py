@@ -1,4 +1,4 @@
-"""Draw the agent graph: ``python -m graphs.draw [--mermaid] [--png out.png]``.
+"""Draw the agent graph: ``affectseek draw [--mermaid] [--png out.png]``.
 
 Mermaid text comes from LangGraph (``get_graph().draw_mermaid()``, offline). The PNG is drawn locally
 with matplotlib (LangGraph's ``draw_mermaid_png`` calls a web service, so it is not used).
@@ -12,9 +12,9 @@ import sys
 
 def graph_structure():
     """The compiled graph's drawable structure (``langchain_core.runnables.graph.Graph``)."""
-    from graphs.affect_graph import build_graph
+    from graphs.affect_graph import compiled_graph
 
-    return build_graph().get_graph()
+    return compiled_graph().get_graph()
 
 
 def draw_png(path: str) -> None:
@@ -25,10 +25,10 @@ def draw_png(path: str) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch
 
-    from graphs.affect_graph import NODES
+    from graphs.affect_graph import NODE_NAMES
 
     g = graph_structure()
-    order = ["__start__", *NODES, "__end__"]
+    order = ["__start__", *NODE_NAMES, "__end__"]
     names = [n for n in order if n in g.nodes] + [n for n in g.nodes if n not in order]
     pos = {n: (0.0, -i) for i, n in enumerate(names)}
     fig, ax = plt.subplots(figsize=(6, 1.1 * len(names)))
@@ -54,8 +54,9 @@ def draw_png(path: str) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m graphs.draw", description="Write the agent graph picture.")
+def main(argv: list[str] | None = None, prog: str = "affectseek draw") -> int:
+    """Run the ``draw`` command; returns 0."""
+    p = argparse.ArgumentParser(prog=prog, description="Write the agent graph picture.")
     p.add_argument("--png", metavar="OUT", help="write a PNG here")
     p.add_argument("--mermaid", action="store_true", help="print the Mermaid source (default when no --png)")
     args = p.parse_args(argv)

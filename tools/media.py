@@ -154,6 +154,19 @@ def _file_start(container) -> float:
     return container.start_time / 1_000_000 if container.start_time is not None else 0.0
 
 
+def _scaled_size(w: int, h: int, max_side: int) -> dict[str, int]:
+    """``to_ndarray`` size arguments that bring the longer side down to ``max_side`` (even sides); {} to keep it."""
+    scale = min(1.0, max_side / max(w, h)) if max(w, h) > 0 else 1.0
+    return {"width": int(w * scale) // 2 * 2, "height": int(h * scale) // 2 * 2} if scale < 1 else {}
+
+
+def _upright_rgb(frame, size: dict[str, int]) -> np.ndarray:
+    """The decoded frame as RGB uint8 (H, W, 3), turned as its display matrix says (phone video: CCW degrees)."""
+    rgb = frame.to_ndarray(format="rgb24", **size)
+    turns = round((frame.rotation or 0) / 90) % 4
+    return np.ascontiguousarray(np.rot90(rgb, turns)) if turns else rgb
+
+
 def iter_frames(
     path: str | os.PathLike,
     fps: float,
@@ -189,9 +202,7 @@ def iter_frames(
             vs = container.streams.video[0]
             vs.thread_type = "AUTO"
             t0 = _start_time(vs)
-            w, h = vs.codec_context.width, vs.codec_context.height
-            scale = min(1.0, max_side / max(w, h)) if max(w, h) > 0 else 1.0
-            size = {"width": int(w * scale) // 2 * 2, "height": int(h * scale) // 2 * 2} if scale < 1 else {}
+            size = _scaled_size(vs.codec_context.width, vs.codec_context.height, max_side)
             if seek:
                 container.seek(int((start_s + t0) / vs.time_base), stream=vs, backward=True)
             step = 1.0 / fps
@@ -207,9 +218,7 @@ def iter_frames(
                         break
                     if t + half_frame < next_t:
                         continue
-                    rgb = frame.to_ndarray(format="rgb24", **size)
-                    turns = round((frame.rotation or 0) / 90) % 4  # phone video: display matrix, CCW degrees
-                    yield round(t, 3), np.ascontiguousarray(np.rot90(rgb, turns)) if turns else rgb
+                    yield round(t, 3), _upright_rgb(frame, size)
                     while next_t <= t + half_frame:
                         next_t += step
             except av.error.FFmpegError as exc:

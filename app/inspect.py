@@ -1,9 +1,8 @@
-"""Look at what the perception tools saw: ``python -m tools.inspect VIDEO [--json out.json]``.
+"""Look at what the perception tools saw: ``affectseek inspect VIDEO [--json out.json]``.
 
 Indexes the video (or reads the cached index), runs faces, gaze and gestures over the whole video at
 ``--fps`` (cached per chunk), and prints its shots, person tracks (with thumbnail paths), transcript
-segments and the social event timeline, so a person can check the tools by eye. This is a
-command-line entry point: it uses the ``memory`` layer to decode and cache.
+segments and the social event timeline, so a person can check the tools by eye.
 """
 
 from __future__ import annotations
@@ -31,49 +30,41 @@ def track_expression_series(index) -> dict[str, list[dict]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    from tools.runtime import configure_runtime
-
-    p = argparse.ArgumentParser(prog="python -m tools.inspect", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    """The command's parser."""
+    p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("video")
     p.add_argument("--json", metavar="OUT", help="write tracks, shots, transcript and events as JSON")
     p.add_argument("--cache-dir")
     p.add_argument("--no-audio", action="store_true")
     p.add_argument("--fps", type=number(0, 30, lo_open=True), default=2.0, help="frame rate of the face/gaze/gesture pass (default 2)")
-    args = p.parse_args(argv)
-    configure_runtime(args.cache_dir)
-    from rich.console import Console
-    from rich.table import Table
+    return p
 
-    from memory.indexer import IndexConfig, open_index
-    from memory.observations import observe_span
-    from memory.video import VideoError
-    from tools.asr import transcript_warnings
+
+def whole_video_events(index, fps: float) -> list:
+    """Expression changes and the social timeline (gaze, pointing, addressing) over the whole video,
+    from the engine's observations at ``fps`` (stored per chunk), numbered ``e<i>`` in time order."""
+    from indexing.observe import observe_span
     from tools.events import expression_changes, social_timeline
     from tools.social import social_frames
-    from tools.terminal import markup_safe as safe
-    from tools.terminal import printable
 
-    try:
-        from memory.video import probe
-
-        use_audio = not args.no_audio and probe(args.video).has_audio
-        if not use_audio and not args.no_audio:
-            print("no audio track: no transcript, no speech events", file=sys.stderr)
-        index = open_index(args.video, IndexConfig(use_audio=use_audio), args.cache_dir)
-    except VideoError as exc:
-        print(printable(f"error: {exc}"), file=sys.stderr)
-        return 2
-    stored, _ = observe_span(index, args.fps, 0.0, index.info.duration_s)
+    stored, _ = observe_span(index, fps, 0.0, index.info.duration_s)
     frames = social_frames([fr for fr, _ in stored], index.face_track)
     events = sorted(expression_changes(index.affect, index.tracks)
                     + social_timeline(frames, index.transcript.segments, 0.0, index.info.duration_s,
-                                      max_gap_s=1.5 / args.fps),
+                                      max_gap_s=1.5 / fps),
                     key=lambda e: (e.start_s, e.type))
-    events = [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
-    con = Console()
-    con.print(f"[bold]{safe(args.video)}[/bold]: {index.info.duration_s:.1f} s, shot cuts at "
+    return [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
+
+
+def print_index(con, video: str, index, events: list) -> None:
+    """Shots, person tracks, transcript (kept and rejected segments), warnings and events, on ``con``."""
+    from rich.table import Table
+
+    from tools.terminal import markup_safe as safe
+    from tools.transcript import transcript_warnings
+
+    con.print(f"[bold]{safe(video)}[/bold]: {index.info.duration_s:.1f} s, shot cuts at "
               f"{', '.join(f'{c:.1f}' for c in index.cuts) or 'none'} s")
     if index.tracks:
         t = Table(title="person tracks (faces at the index frame rate)")
@@ -92,11 +83,35 @@ def main(argv: list[str] | None = None) -> int:
         con.print(f"  [dim]rejected {rej.start_s:6.1f}-{rej.end_s:6.1f} s  {safe(rej.text)} ({safe(rej.reason)})[/dim]")
     for note in transcript_warnings(index.transcript):
         con.print(f"[yellow]warning: {safe(note)}[/yellow]")
-    if events:
-        for e in events:
-            con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {safe(e.detail)} (conf {e.confidence:.2f})")
-    else:
+    for e in events:
+        con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {safe(e.detail)} (conf {e.confidence:.2f})")
+    if not events:
         con.print("event timeline: empty (no gaze, gesture, speech or expression event between tracks was found)")
+
+
+def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int:
+    """Run the ``inspect`` command; returns the exit code (2: unusable video)."""
+    args = build_parser(prog).parse_args(argv)
+    from tools.runtime import configure_runtime
+
+    configure_runtime(args.cache_dir)
+    from rich.console import Console
+
+    from indexing.build import open_index
+    from memory.store import IndexConfig
+    from tools.media import VideoError, probe
+    from tools.terminal import printable
+
+    try:
+        use_audio = not args.no_audio and probe(args.video).has_audio
+        if not use_audio and not args.no_audio:
+            print("no audio track: no transcript, no speech events", file=sys.stderr)
+        index = open_index(args.video, IndexConfig(use_audio=use_audio), args.cache_dir)
+    except VideoError as exc:
+        print(printable(f"error: {exc}"), file=sys.stderr)
+        return 2
+    events = whole_video_events(index, args.fps)
+    print_index(Console(), args.video, index, events)
     if args.json:
         from pathlib import Path
 

@@ -3,7 +3,7 @@
 ``observe_span`` asks the perception engine (``tools.engine``) for faces + expression, gaze and hands
 on a span at a frame rate and stores the records per chunk of the index's clip stride
 (``perception/<tool key>/<start>-<end>.json``, written atomically), so any caller that asks again for
-an overlapping span (a later candidate, re-query round or query, or ``tools.inspect``) reads them back
+an overlapping span (a later candidate, re-query round or query, or ``affectseek inspect``) reads them back
 and the models are loaded only when some chunk is not stored yet. A stored chunk that does not parse
 is recomputed and overwritten, never used.
 """
@@ -16,9 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memory.cache import read_json, write_json
-from memory.indexer import VideoIndex
-from memory.video import iter_frames
+from memory.store import VideoIndex
 from tools.engine import FrameObservation, PerceptionEngine, load_engine
+from tools.media import iter_frames
 
 
 def _tool_key(name: str) -> str:

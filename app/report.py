@@ -1,0 +1,159 @@
+"""A self-contained HTML report of one answer: ``affectseek ask VIDEO "QUERY" --report out.html``.
+
+One file, no network at view time (styles, script and images inlined): the video's timeline with the
+returned moments as bands, one row per person track with its facial expression over time (colour =
+AffectNet-8 label, opacity = probability), social events and gestures as marks, speech turns with the
+transcript on hover, a thumbnail strip per moment, and each moment's rationale with links from every
+cited evidence item to its place on the timeline. When the video file sits beside the report, an
+embedded ``<video>`` seeks to a moment or evidence item on click.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import os
+from pathlib import Path
+from urllib.parse import quote
+
+from agents.schema import Answer
+from memory.cache import write_output
+from memory.store import VideoIndex
+from tools.media import iter_frames
+
+#: One colour per AffectNet-8 label (colour-blind-safe Okabe-Ito palette plus grey for neutral).
+LABEL_COLOURS = {"neutral": "#999999", "happiness": "#E69F00", "sadness": "#0072B2", "surprise": "#56B4E9",
+                 "fear": "#CC79A7", "disgust": "#009E73", "anger": "#D55E00", "contempt": "#7F3C8D"}
+
+STYLE = """
+body{font:14px system-ui,sans-serif;margin:20px;color:#222;max-width:1100px}
+h1{font-size:20px} .meta{color:#555}
+.timeline{position:relative;border:1px solid #ccc;background:#fafafa;margin:8px 0}
+.row{position:relative;height:22px;border-top:1px solid #eee}
+.row .label{position:absolute;left:-120px;width:115px;text-align:right;font-size:12px;color:#555;top:3px}
+.lane{position:relative;margin-left:120px}
+.band{position:absolute;top:0;bottom:0;background:rgba(230,159,0,.28);border:1px solid #E69F00;cursor:pointer}
+.cell{position:absolute;top:3px;height:16px}
+.mark{position:absolute;top:2px;width:6px;height:18px;margin-left:-3px;background:#333;cursor:pointer}
+.turn{position:absolute;top:4px;height:14px;background:#bcd;border:1px solid #89a}
+.mark.hit,.cell.hit{outline:3px solid #d00;z-index:2}
+.moment{border:1px solid #ddd;padding:8px 12px;margin:10px 0}
+.strip img{height:72px;margin-right:4px}
+.ev{cursor:pointer;color:#0645ad;text-decoration:underline}
+.legend span{display:inline-block;padding:1px 6px;margin-right:4px;color:#fff;font-size:12px}
+video{max-width:480px;display:block;margin:8px 0}
+"""
+
+SCRIPT = """
+const video = document.querySelector('video');
+function seek(t){ if(video){ video.currentTime = t; } }
+document.querySelectorAll('[data-t]').forEach(el => el.addEventListener('click', e => {
+  seek(parseFloat(el.dataset.t));
+  document.querySelectorAll('.hit').forEach(x => x.classList.remove('hit'));
+  if (el.dataset.target) { const m = document.getElementById(el.dataset.target); if (m) m.classList.add('hit'); }
+}));
+"""
+
+
+def json_for_script(value: object) -> str:
+    """JSON text safe inside an HTML ``<script>`` element: ``<``, ``>``, ``&``, U+2028 and U+2029 become
+    ``\\uXXXX`` escapes (still the same JSON), so no string in it (a file name like
+    ``<!--<script>x.mp4``) can end the element or switch the HTML parser's script state."""
+    text = json.dumps(value, ensure_ascii=False)
+    for ch in "<>&\u2028\u2029":
+        text = text.replace(ch, f"\\u{ord(ch):04x}")
+    return text
+
+
+def _pct(t: float, duration: float) -> float:
+    return round(100.0 * max(0.0, min(t, duration)) / duration, 3)
+
+
+def _thumb(video: Path, t: float) -> str:
+    import cv2
+
+    frame = next((f for _, f in iter_frames(video, 10.0, max(0.0, t), t + 0.2, max_side=240)), None)
+    if frame is None:
+        return ""
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(frame, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode() if ok else ""
+
+
+def _row(label: str, marks: list[dict], cls: str = "") -> dict:
+    return {"label": label, "cls": cls, "marks": marks}
+
+
+def _mark(cls: str, title: str, style: str, t: float | None = None, id: str | None = None) -> dict:
+    return {"cls": cls, "title": title, "style": style, "t": t, "id": id}
+
+
+def _span_style(start_s: float, end_s: float, d: float) -> str:
+    return f"left:{_pct(start_s, d)}%;width:{_pct(end_s, d) - _pct(start_s, d)}%"
+
+
+def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
+    """The timeline's rows, top to bottom: the moments, one per person track (expression cells), the
+    index's social events, the moments' evidence, and the speech turns; positions in % of the video."""
+    d = answer.duration_s
+    rows = [_row("moments", [_mark("band", f"{m.emotion} {m.confidence:.2f}", _span_style(m.start_s, m.end_s, d),
+                                   m.start_s, f"moment-{i}") for i, m in enumerate(answer.moments)], "moments")]
+    faces = {f.id: f for fr in index.affect for f in fr.faces}
+    step = 1.0 / index.config.sample_fps
+    for tr in index.tracks:
+        cells = []
+        for f in (faces[oid] for oid in tr.observation_ids):
+            label, p = f.top()
+            cells.append(_mark("cell", f"person {tr.track_id} {f.t:.1f}s {label} {p:.2f}",
+                               f"{_span_style(f.t, min(d, f.t + step), d)};background:{LABEL_COLOURS[label]};"
+                               f"opacity:{max(0.15, p):.2f}"))
+        rows.append(_row(f"person {tr.track_id}", cells))
+    rows.append(_row("events", [_mark("mark", f"{e.type}: {e.detail}", f"left:{_pct(e.start_s, d)}%", e.start_s,
+                                      f"event-{e.id}") for e in index.events]))
+    rows.append(_row("evidence", [_mark("mark", e.detail, f"left:{_pct(e.start_s, d)}%;background:#0072B2", e.start_s,
+                                        f"ev-{e.id}") for m in answer.moments for e in m.evidence]))
+    said = {s.id: s.text for s in index.transcript.segments}
+    rows.append(_row("speech", [_mark("turn", said.get(u.segment_id, ""), _span_style(u.start_s, u.end_s, d), u.start_s)
+                                for u in index.turns]))
+    return rows
+
+
+def moment_views(answer: Answer, video: Path) -> list[dict]:
+    """Per moment: its fields, three thumbnails (start, middle, end; data URIs) and its rationale steps
+    with the time of each cited evidence item."""
+    views = []
+    for m in answer.moments:
+        at = {e.id: e.start_s for e in m.evidence}
+        thumbs = [{"t": t, "src": src} for t in (m.start_s, (m.start_s + m.end_s) / 2, max(m.start_s, m.end_s - 0.1))
+                  if (src := _thumb(video, t))]
+        steps = [{"modality": s.modality, "text": s.text, "cited": [{"id": i, "t": at[i]} for i in s.evidence_ids]}
+                 for s in m.steps]
+        views.append({**m.model_dump(include={"start_s", "end_s", "emotion", "confidence", "rationale"}),
+                      "thumbs": thumbs, "steps": steps})
+    return views
+
+
+@functools.cache
+def _template():
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(loader=PackageLoader("app", "templates"), autoescape=select_autoescape(["html", "j2"]))
+    return env.get_template("report.html.j2")
+
+
+def render_report(answer: Answer, index: VideoIndex, out: str | os.PathLike) -> Path:
+    """Write the HTML report of ``answer`` (with the index's tracks, events and turns) to ``out``.
+
+    Rendered from ``app/templates/report.html.j2`` with Jinja2's HTML autoescaping; the answer is
+    embedded as JSON (``json_for_script``). Raises ``memory.cache.OutputError`` when ``out`` cannot be
+    written.
+    """
+    out = Path(out)
+    video = Path(answer.video).resolve()
+    doc = _template().render(
+        answer=answer, video_name=video.name, video_src=quote(video.name),
+        beside=video.parent == out.resolve().parent, colours=LABEL_COLOURS, style=STYLE, script=SCRIPT,
+        rows=timeline_rows(answer, index), moments=moment_views(answer, video),
+        answer_json=json_for_script(answer.model_dump(mode="json")))
+    write_output(out, doc.encode())
+    return out

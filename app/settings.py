@@ -1,0 +1,100 @@
+"""One settings model for every command: command-line flags, ``AFFECTSEEK_*`` variables, a config file.
+
+Precedence, highest first: flags given on the command line; environment variables named
+``AFFECTSEEK_<FIELD>`` (``AFFECTSEEK_TOP_K=3``, ``AFFECTSEEK_LLM=openai/gpt-4o-mini``); a TOML file
+named by ``--config FILE`` or ``$AFFECTSEEK_CONFIG`` with the same field names (``top_k = 3``); the
+defaults below. The cache root keeps its own variable, ``$AFFECTSEEK_CACHE`` (``tools.registry``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from agents.state import RunSettings
+from memory.store import IndexConfig
+
+_CONFIG_FILE: contextvars.ContextVar[Path | None] = contextvars.ContextVar("affectseek_config_file", default=None)
+
+
+class SettingsError(ValueError):
+    """The config file is missing or unreadable, or a setting is invalid (one line, for the user)."""
+
+
+class Settings(BaseSettings):
+    """Everything a run can be told (see the module doc for where each value comes from)."""
+
+    model_config = SettingsConfigDict(env_prefix="AFFECTSEEK_", extra="forbid", frozen=True)
+
+    llm: str = Field("offline", description="'offline' (embedded reasoner) or a litellm model id")
+    top_k: int = Field(5, ge=1, le=100, description="moments to return at most")
+    cache_dir: str | None = Field(None, description="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
+    quiet: bool = Field(False, description="no progress bars")
+    # indexing
+    clip_len: float = Field(4.0, gt=0, le=600, description="clip window (s)")
+    clip_stride: float = Field(2.0, gt=0, le=600, description="clip stride (s)")
+    fps: float = Field(1.0, gt=0, le=30, description="frames per second sampled at indexing")
+    clip_checkpoint: str | None = Field(None, description="open_clip checkpoint file or pretrained tag")
+    clip_model: str = Field("ViT-B-32", description="open_clip architecture for clip_checkpoint")
+    asr_backend: Literal["faster-whisper", "whisperx"] = "faster-whisper"
+    asr_model: str | None = Field(None, description="Whisper model dir or id")
+    language: str | None = Field(None, description="force the speech language (e.g. en)")
+    no_audio: bool = Field(False, description="answer from the picture alone")
+    device: str = Field("cpu", description="cpu or cuda")
+    expression_backend: Literal["face8", "fer"] = "face8"
+    no_voice_emotion: bool = False
+    # verification
+    verify_fps: float = Field(4.0, gt=0, le=30, description="frame rate of the verifier on candidates")
+    min_support: float = Field(0.3, ge=0, le=1)
+    max_requery: int = Field(2, ge=0, le=10)
+    abstain_below: float = Field(0.0, ge=0, le=1)
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
+        config = _CONFIG_FILE.get()
+        file_source = (TomlConfigSettingsSource(settings_cls, toml_file=config),) if config is not None else ()
+        return init_settings, env_settings, *file_source
+
+    def index_config(self) -> IndexConfig:
+        """How to index (``memory.store.IndexConfig``)."""
+        return IndexConfig(
+            clip_len_s=self.clip_len, clip_stride_s=self.clip_stride, sample_fps=self.fps,
+            embedder="clip" if self.clip_checkpoint else "minilm", clip_model=self.clip_model,
+            clip_checkpoint=self.clip_checkpoint, asr_backend=self.asr_backend, asr_model=self.asr_model,
+            language=self.language, use_audio=not self.no_audio, device=self.device,
+            expression_backend=self.expression_backend, voice_backend=None if self.no_voice_emotion else "voice8")
+
+    def run_settings(self) -> RunSettings:
+        """Search and verification knobs (``agents.state.RunSettings``)."""
+        return RunSettings(top_k=self.top_k, verify_fps=self.verify_fps, min_support=self.min_support,
+                           max_requery=self.max_requery, abstain_below=self.abstain_below)
+
+
+def load_settings(flags: dict[str, Any], config_file: str | os.PathLike | None = None) -> Settings:
+    """The settings of one run: ``flags`` (only those given on the command line), then the
+    environment, then ``config_file`` (default ``$AFFECTSEEK_CONFIG``), then the defaults.
+
+    Raises:
+        SettingsError: the config file is missing or not valid TOML, or a value is invalid.
+    """
+    path = config_file or os.environ.get("AFFECTSEEK_CONFIG") or None
+    if path is not None and not Path(path).is_file():
+        raise SettingsError(f"config file {path}: no such file")
+    token = _CONFIG_FILE.set(Path(path) if path is not None else None)
+    try:
+        return Settings(**flags)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "settings"
+        raise SettingsError(f"{where}: {err['msg']}") from exc
+    except ValueError as exc:  # TOML syntax errors (tomllib.TOMLDecodeError is a ValueError)
+        raise SettingsError(f"config file {path}: {str(exc).splitlines()[0]}") from exc
+    finally:
+        _CONFIG_FILE.reset(token)

@@ -1,0 +1,165 @@
+"""Index a video once: clips, index-time affect pass, transcript, vocal cues, embeddings, FAISS.
+
+``open_index`` returns the cached index when one exists for (file content, config) and builds it
+otherwise. A build runs the visual pass (``indexing.visual``: frames at 1 fps through the perception
+engine, shot cuts, tracks), the speech pass (``indexing.speech``: ASR with word timestamps), derives
+speech turns and the social event timeline (``tools.social``, ``tools.events``), makes the clips and
+their vectors (``indexing.clips``), and stores it all (``memory.store``) in a staging directory that
+is renamed into place only when complete.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from indexing.clips import clip_vectors, clip_windows, make_clips
+from indexing.speech import ASR_CHUNK_S, transcribe_track
+from indexing.visual import VISUAL_CHUNK_S, observe_video
+from memory.cache import VideoCache, file_sha256
+from memory.checkpoint import Checkpoints
+from memory.store import (
+    INDEX_FORMAT,
+    IndexConfig,
+    IndexRecords,
+    Turn,
+    VideoIndex,
+    load_index,
+    load_matching_index,
+    save_index,
+)
+from tools.asr import SAMPLE_RATE
+from tools.engine import FrameObservation, load_engine
+from tools.events import SocialEvent, expression_changes, gaze_and_pointing_events
+from tools.media import VideoError, VideoInfo, probe
+from tools.prosody import prosody
+from tools.schema import Transcript
+from tools.social import SpeechTurn, social_frames, speaker_of
+from tools.text import load_text_encoder
+from tools.tracks import TrackSummary
+from tools.voice_emotion import load_voice_emotion
+
+
+class _NullProgress:
+    def add_task(self, *_a, **_k) -> int:
+        return 0
+
+    def update(self, *_a, **_k) -> None:
+        return None
+
+
+def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | os.PathLike | None = None,
+               progress=None) -> VideoIndex:
+    """Return the index of ``video`` for ``config``, building and caching it when missing.
+
+    Args:
+        video: path of the video file.
+        config: index settings (the cache key derives from them and the file's content hash).
+        cache_root: cache directory (default ``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``).
+        progress: a ``rich.progress.Progress`` to report stages on, or None.
+
+    A build holds an inter-process lock, so two processes indexing the same video do not collide; an
+    index that is corrupted, or was written by another format or config, is deleted and rebuilt. A
+    build checkpoints every finished chunk (``memory.checkpoint``): a killed build resumes after the
+    last finished chunk on the next call (``manifest["resumed_chunks"]`` counts what it reused).
+
+    Raises:
+        tools.media.VideoError: the file is not a usable video, or has no audio track while
+            ``config.use_audio`` is set.
+    """
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    info = probe(video)
+    if config.use_audio and not info.has_audio:
+        raise VideoError(f"{info.path}: has no audio track (pass --no-audio to answer from the picture alone)")
+    cache = VideoCache(cache_root, file_sha256(video))
+    timings["probe_hash"] = time.perf_counter() - t
+    key = config.key()
+    final = cache.index_dir(key)
+    built = False
+    with cache.lock(key):
+        t = time.perf_counter()
+        idx = load_matching_index(info, cache, config, final) if (final / "manifest.json").is_file() else None
+        if idx is None:
+            if final.exists():
+                shutil.rmtree(final)  # corrupted, or another format or config: rebuilt, never used
+            staging = cache.staging_dir(key)  # kept when a build dies: the next one resumes from it
+            build_index(info, config, staging, progress or _NullProgress(), timings)
+            final = cache.commit(staging, key)
+            built = True
+            t = time.perf_counter()
+            idx = load_index(info, cache, config, final)
+    idx.built_now = built
+    timings["load_index"] = time.perf_counter() - t
+    idx.timings_s = timings
+    return idx
+
+
+def turns_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], transcript: Transcript,
+                     audio: np.ndarray, sample_fps: float) -> tuple[list[Turn], list[SocialEvent]]:
+    """Speech turns (one per utterance; speaker by lip activity, vocal cues) and the index-time social
+    event timeline, events numbered ``e<i>`` in time order; ``observed`` carries each face's track id."""
+    frames = social_frames(observed, lambda f: f.track_id)
+    turns = []
+    for i, seg in enumerate(transcript.segments):
+        end = max(seg.end_s, seg.start_s + 1e-3)
+        turns.append(Turn(id=f"turn{i}", segment_id=seg.id, start_s=seg.start_s, end_s=end,
+                          speaker=speaker_of(frames, seg.start_s, seg.end_s),
+                          prosody=prosody(audio, SAMPLE_RATE, transcript, seg.start_s, end, id=f"pt{i}")))
+    events = expression_changes(observed, tracks) + gaze_and_pointing_events(
+        frames, max_gap_s=1.5 / sample_fps,
+        turns=[SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in turns])
+    events.sort(key=lambda e: (e.start_s, e.type))
+    return turns, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
+
+
+def _encode(encoder, texts: list[str]) -> np.ndarray:
+    """(len(texts), dim) text vectors; a (0, dim) array for no texts."""
+    return encoder.encode(texts) if texts else np.zeros((0, encoder.dim), np.float32)
+
+
+def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float]) -> None:
+    """Build the index of ``info`` into the staging directory ``out`` (see the module doc); adds the
+    seconds of each stage to ``timings``."""
+    embedder = cfg.clip_embedder()
+    engine = load_engine(cfg.perception())
+    seconds_before = dict(engine.seconds)
+    visual_chunk_s = max(1, round(VISUAL_CHUNK_S * cfg.sample_fps)) / cfg.sample_fps
+    ckpt = Checkpoints(out, {"format": INDEX_FORMAT, "config": cfg.key(), "visual_chunk_s": visual_chunk_s,
+                             "asr_chunk_s": ASR_CHUNK_S, "duration_s": info.duration_s})
+
+    t = time.perf_counter()
+    visual = observe_video(info, cfg, engine, embedder, ckpt, out, progress, timings, visual_chunk_s)
+    timings["decode_faces"] = time.perf_counter() - t
+    spent = {k: v - seconds_before.get(k, 0.0) for k, v in engine.seconds.items()}
+    timings["gaze_cuts"] = spent.get("gaze", 0.0) + timings.pop("cuts", 0.0)
+    timings["faces_expression"] = timings["decode_faces"] - sum(  # detection + expression + tracks
+        timings.get(k, 0.0) for k in ("decode", "gaze_cuts", "clip_frames"))
+
+    t = time.perf_counter()
+    audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S)
+    timings["transcribe"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    turns, events = turns_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps)
+    voice = load_voice_emotion(cfg.voice_backend) if cfg.use_audio and cfg.voice_backend else None
+    windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
+    task = progress.add_task("embed", total=len(windows))
+    affect = visual.affect
+    clips = make_clips(windows, affect, transcript, events, audio, voice)
+    vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
+    text_enc = load_text_encoder(model=None, device=cfg.device)
+    records = IndexRecords(clips=clips, transcript=transcript, affect=affect, tracks=visual.tracks, cuts=visual.cuts,
+                           events=events, turns=turns, clip_vectors=vectors,
+                           segment_vectors=_encode(text_enc, [s.text for s in transcript.segments]),
+                           event_vectors=_encode(text_enc, [ev.detail for ev in events]))
+    progress.update(task, completed=len(windows))
+    timings["embed"] = time.perf_counter() - t
+    models = {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": engine.detector.name,
+              "expression": engine.classifier.name, "asr": transcript.model,
+              "voice": voice.name if voice is not None else "none"}
+    save_index(out, records, info, cfg, models, timings, ckpt.resumed)

@@ -1,0 +1,94 @@
+"""The index build's clips: overlapping windows, what each showed and said, and their vectors.
+
+A clip is a time window (default 4 s every 2 s, the VQAU setting). Each gets the mean AffectNet-8
+expression of the faces seen in it, the recognised words, the vocal emotion over those words
+(``tools.voice_emotion``), up to three social events, and a plain-words descriptor that the text-side
+embedder indexes (with a CLIP embedder: the mean of the clip's frame vectors instead).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memory.store import Clip
+from tools.asr import SAMPLE_RATE
+from tools.events import SocialEvent
+from tools.lexicon import EMOTION_DESCRIPTIONS
+from tools.schema import AFFECTNET8, FrameFaces, Transcript
+
+
+def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tuple[float, float]]:
+    """Windows [start, end) of ``length_s`` every ``stride_s`` covering [0, duration_s].
+
+    The last window ends at ``duration_s`` (a tail shorter than half a stride is absorbed into the
+    window before it); a video shorter than one window gives one window.
+    """
+    if duration_s <= 0:
+        return []
+    out, start = [], 0.0
+    while True:
+        end = min(duration_s, start + length_s)
+        if duration_s - end < stride_s / 2:
+            end = duration_s
+        out.append((round(start, 3), round(end, 3)))
+        if end >= duration_s:
+            return out
+        start += stride_s
+
+
+def describe_clip(expression: dict[str, float], max_faces: int, speech: str, events: list[str] = ()) -> str:
+    """Descriptor text of a clip: what faces showed, what was said and the social events, in plain words."""
+    parts = []
+    if max_faces:
+        ranked = sorted(expression.items(), key=lambda kv: -kv[1])[:2]
+        top = ranked[0][0]
+        people = "one person" if max_faces == 1 else f"{max_faces} people"
+        parts.append(f"{people} on screen, {EMOTION_DESCRIPTIONS[top][0]}")
+        parts.append("expressions: " + ", ".join(f"{k} {v:.2f}" for k, v in ranked))
+    else:
+        parts.append("no face visible")
+    parts.append(f'someone says: "{speech}"' if speech else "no speech")
+    parts.extend(events)
+    return "; ".join(parts)
+
+
+def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float, end_s: float) -> dict[str, float] | None:
+    """Vocal AffectNet-8 distribution over the recognised words of [start_s, end_s) (from the first
+    word's start to the last word's end, so silence and music around them are not read); None without
+    a voice model, or with no words or too little speech."""
+    words = transcript.words_between(start_s, end_s) if model is not None else []
+    if not words:
+        return None
+    a, b = max(start_s, words[0].start_s), min(end_s, words[-1].end_s)
+    return model.distribution(audio[int(a * SAMPLE_RATE) : int(b * SAMPLE_RATE)], SAMPLE_RATE)
+
+
+def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,
+               events: list[SocialEvent], audio: np.ndarray, voice) -> list[Clip]:
+    """One ``Clip`` per window (seconds), ids ``c<i>``; ``voice`` is a voice-emotion model or None."""
+    clips = []
+    for i, (s, e) in enumerate(windows):
+        frames = [fr for fr in affect if s <= fr.t < e]
+        faces = [f for fr in frames for f in fr.faces]
+        n_max = max((len(fr.faces) for fr in frames), default=0)
+        expr = {lab: round(float(np.mean([f.expression[lab] for f in faces])), 4) if faces else 0.0
+                for lab in AFFECTNET8}
+        speech = " ".join(w.text for w in transcript.words_between(s, e))
+        ev_text = [ev.detail for ev in events if ev.start_s < e and ev.end_s >= s][:3]
+        clips.append(Clip(id=f"c{i}", start_s=s, end_s=e, descriptor=describe_clip(expr, n_max, speech, ev_text),
+                          max_faces=n_max, expression=expr, speech=speech,
+                          voice=clip_voice(voice, audio, transcript, s, e)))
+    return clips
+
+
+def clip_vectors(clips: list[Clip], embedder, frame_times: list[float], frame_vectors: np.ndarray | None) -> np.ndarray:
+    """(n_clips, dim) vectors: with a frame embedder the mean of the frame vectors inside each clip (the
+    nearest frame when none falls inside); otherwise the embedded descriptors."""
+    if not embedder.uses_frames:
+        return embedder.embed_descriptors([c.descriptor for c in clips])
+    ft = np.asarray(frame_times)
+    rows = []
+    for c in clips:
+        inside = (ft >= c.start_s) & (ft < c.end_s)
+        rows.append(frame_vectors[inside].mean(axis=0) if inside.any() else frame_vectors[np.abs(ft - c.start_s).argmin()])
+    return np.stack(rows)

@@ -1,0 +1,171 @@
+"""The index build's visual pass: sampled frames observed once, chunk by chunk, with shot cuts and tracks.
+
+``observe_video`` decodes the video at the index frame rate (default 1 fps) in checkpointed chunks of
+``chunk_s`` seconds; each frame goes through the perception engine (``tools.engine``: faces +
+AffectNet-8 expression, gaze and lip activity; no hands at index time), the shot-cut detector
+(``tools.tracks.is_cut`` on colour histograms) and, with a CLIP embedder, the image encoder. Faces are
+then linked into tracks within shots (``tools.tracks.link_tracks``) and each track gets a thumbnail.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from memory.checkpoint import Checkpoints
+from memory.store import IndexConfig
+from tools.engine import FrameObservation, PerceptionEngine
+from tools.media import VideoInfo, iter_frames
+from tools.schema import FrameFaces
+from tools.tracks import TrackSummary, frame_histogram, is_cut, link_tracks
+
+VISUAL_CHUNK_S = 60.0
+"""Video seconds of sampled frames per checkpoint (60 s = 60 frames at the default 1 fps)."""
+
+
+@dataclass
+class VisualPass:
+    """What the visual pass found.
+
+    ``observed``: one record per sampled frame, faces carrying their ``track_id``; ``cuts``: shot-cut
+    times in seconds; ``tracks``: one summary per track, with a thumbnail path relative to the index
+    directory; ``frame_vectors``: (n_frames, dim) CLIP image vectors, or None without a frame embedder.
+    """
+
+    observed: list[FrameObservation]
+    cuts: list[float]
+    tracks: list[TrackSummary]
+    frame_vectors: np.ndarray | None
+
+    @property
+    def affect(self) -> list[FrameFaces]:
+        """The faces of each frame (the stored index-time affect record)."""
+        return [o.faces_only() for o in self.observed]
+
+
+def _add(timings: dict[str, float], key: str, seconds: float) -> None:
+    timings[key] = timings.get(key, 0.0) + seconds
+
+
+def _timed(items: Iterator, timings: dict[str, float], key: str) -> Iterator:
+    """Yield from ``items``, adding the seconds spent producing them to ``timings[key]``."""
+    items, end = iter(items), object()
+    while True:
+        t = time.perf_counter()
+        item = next(items, end)
+        _add(timings, key, time.perf_counter() - t)
+        if item is end:
+            return
+        yield item
+
+
+def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: float | None, first_number: int,
+                   prev_hist: np.ndarray | None, engine: PerceptionEngine, embedder, advance,
+                   timings: dict[str, float]) -> tuple[list[FrameObservation], list[float], dict[str, np.ndarray]]:
+    """The engine's observations, shot cuts and (with a frame embedder) CLIP frame vectors of one chunk.
+
+    Returns (observations, cut times in seconds, arrays ``last_hist`` and, with a frame embedder,
+    ``frame_vecs`` of shape (n_frames, dim)). Adds the seconds spent decoding, on shot cuts and on CLIP
+    frame embedding to ``timings`` (``decode``, ``cuts``, ``clip_frames``).
+    """
+    cuts: list[float] = []
+    hist_box: list[np.ndarray | None] = [prev_hist]
+    pending: list[np.ndarray] = []
+    vecs: list[np.ndarray] = []
+
+    def embed_pending() -> None:
+        t = time.perf_counter()
+        vecs.append(embedder.embed_frames(pending))
+        pending.clear()
+        _add(timings, "clip_frames", time.perf_counter() - t)
+
+    def on_frame(ts: float, frame: np.ndarray, _obs: FrameObservation) -> None:
+        t = time.perf_counter()
+        hist = frame_histogram(frame)
+        if is_cut(hist_box[0], hist):
+            cuts.append(ts)
+        hist_box[0] = hist
+        _add(timings, "cuts", time.perf_counter() - t)
+        if embedder.uses_frames:
+            pending.append(frame)
+            if len(pending) == 16:
+                embed_pending()
+        advance(1)
+
+    frames = _timed(iter_frames(info.path, cfg.sample_fps, start_s, end_s), timings, "decode")
+    observed = engine.observe(frames, "a", hands=False, first_number=first_number, on_frame=on_frame)
+    if pending:
+        embed_pending()
+    arrays = {"last_hist": hist_box[0]} if hist_box[0] is not None else {}
+    if embedder.uses_frames:
+        arrays["frame_vecs"] = np.concatenate(vecs) if vecs else np.zeros((0, 1), np.float32)
+    return observed, cuts, arrays
+
+
+def _with_thumbnails(info: VideoInfo, affect: list[FrameFaces], tracks: list[TrackSummary],
+                     out: Path) -> list[TrackSummary]:
+    """Save a JPEG face crop per track (its most confident observation) under ``out/thumbs``."""
+    import cv2
+
+    from tools.expression import crop_face
+
+    faces = {f.id: f for fr in affect for f in fr.faces}
+    (out / "thumbs").mkdir(exist_ok=True)
+    result = []
+    for tr in tracks:
+        best = max((faces[i] for i in tr.observation_ids), key=lambda f: f.det_score)
+        frame = next((f for _, f in iter_frames(info.path, 10.0, best.t, best.t + 0.1)), None)
+        if frame is None:
+            result.append(tr)
+            continue
+        rel = f"thumbs/track_{tr.track_id}.jpg"
+        cv2.imwrite(str(out / rel), cv2.cvtColor(crop_face(frame, best.box, 0.25), cv2.COLOR_RGB2BGR))
+        result.append(tr.model_copy(update={"thumbnail": rel}))
+    return result
+
+
+def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, embedder, ckpt: Checkpoints,
+                  out: Path, progress, timings: dict[str, float], chunk_s: float = VISUAL_CHUNK_S) -> VisualPass:
+    """Run the visual pass over the whole video (see the module doc); finished chunks are checkpoints
+    in ``ckpt`` and are read back instead of recomputed. Thumbnails go under ``out/thumbs``."""
+    chunk_s = max(1, round(chunk_s * cfg.sample_fps)) / cfg.sample_fps
+    n_frames = max(1, int(info.duration_s * cfg.sample_fps) + 1)
+    task = progress.add_task("decode + faces", total=n_frames)
+    observed: list[FrameObservation] = []
+    frame_vecs: list[np.ndarray] = []
+    cuts: list[float] = []
+    prev_hist: np.ndarray | None = None
+    n_chunks = max(1, math.ceil(info.duration_s / chunk_s))
+    for k in range(n_chunks):
+        name = f"visual_{k:05d}"
+        saved = ckpt.load(name)
+        if saved is None:
+            ch_obs, ch_cuts, arrays = _observe_chunk(
+                info, cfg, k * chunk_s, (k + 1) * chunk_s if k + 1 < n_chunks else None, len(observed), prev_hist,
+                engine, embedder, lambda n: progress.update(task, advance=n), timings)
+            ckpt.save(name, {"observed": ch_obs, "cuts": ch_cuts}, **arrays)
+        else:
+            obj, arrays = saved
+            ch_obs = [FrameObservation.model_validate(f) for f in obj["observed"]]
+            ch_cuts = obj["cuts"]
+            progress.update(task, advance=len(ch_obs))
+        observed += ch_obs
+        cuts += ch_cuts
+        prev_hist = arrays.get("last_hist", prev_hist)
+        if embedder.uses_frames and len(arrays.get("frame_vecs", ())):
+            frame_vecs.append(arrays["frame_vecs"])
+    tracks, assign = link_tracks(observed, cuts)
+    for fr in observed:
+        for f in fr.faces:
+            f.track_id = assign.get(f.id)
+    tracks = _with_thumbnails(info, observed, tracks, out)
+    progress.update(task, completed=n_frames)
+    vectors = None
+    if embedder.uses_frames:
+        vectors = np.concatenate(frame_vecs) if frame_vecs else np.zeros((0, 1), np.float32)
+    return VisualPass(observed=observed, cuts=cuts, tracks=tracks, frame_vectors=vectors)

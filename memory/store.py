@@ -1,0 +1,250 @@
+"""A video's stored index: its records, its settings, and how it is written to and read from the cache.
+
+An index directory (``memory.cache.VideoCache.index_dir``) holds ``clips.json``, ``transcript.json``,
+``affect.json``, ``tracks.json``, ``events.json``, ``turns.json``, three FAISS files and
+``manifest.json``. ``save_index`` writes them (into a staging directory the cache renames into place);
+``load_index`` reads them back into a ``VideoIndex``. Building the records is ``indexing.build``'s work.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import functools
+import importlib.metadata
+import platform
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from memory.cache import VideoCache, config_key, read_json, write_json
+from memory.index import VectorIndex
+from tools.engine import PerceptionConfig
+from tools.events import SocialEvent
+from tools.media import VideoInfo
+from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
+from tools.tracks import TrackSummary, box_similarity
+
+INDEX_FORMAT = 7
+"""Version of the stored layout and of what the build computes; part of the cache key."""
+
+
+class IndexConfig(BaseModel):
+    """What an index is built with; everything but ``device`` is part of the cache key.
+
+    Defaults follow the VQAU setting of short overlapping clips: 4 s windows, 2 s stride, frames
+    sampled at 1 fps.
+    """
+
+    clip_len_s: float = Field(4.0, gt=0)
+    clip_stride_s: float = Field(2.0, gt=0)
+    sample_fps: float = Field(1.0, gt=0)
+    embedder: Literal["minilm", "clip"] = "minilm"
+    clip_model: str = "ViT-B-32"
+    clip_checkpoint: str | None = None
+    asr_backend: str = "faster-whisper"
+    asr_model: str | None = None
+    language: str | None = None
+    face_backend: str = "mediapipe"
+    expression_backend: str = "face8"
+    voice_backend: str | None = "voice8"
+    use_audio: bool = True
+    device: str = "cpu"
+
+    def perception(self) -> PerceptionConfig:
+        """The perception engine's config (``tools.engine``) this index config names."""
+        return PerceptionConfig(face_backend=self.face_backend, expression_backend=self.expression_backend)
+
+    def clip_embedder(self):
+        """The (cached) clip embedder this config names (``tools.embedders``)."""
+        from tools.embedders import load_clip_embedder
+
+        if self.embedder == "clip":
+            return load_clip_embedder("clip", model=self.clip_model, checkpoint=self.clip_checkpoint, device=self.device)
+        return load_clip_embedder("minilm", device=self.device)
+
+    def key(self) -> str:
+        """Cache key (12 hex) of everything that changes the index's content."""
+        return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device"})})
+
+
+class Turn(BaseModel):
+    """A speech turn (one utterance) with its speaker track from lip activity and its vocal cues."""
+
+    id: str
+    segment_id: str
+    start_s: float
+    end_s: float
+    speaker: int | None = Field(None, description="track id, None when no face's lips moved enough")
+    prosody: ProsodyStats
+
+
+class Clip(BaseModel):
+    """One indexed clip: a window [start_s, end_s) with what the index-time pass saw and heard."""
+
+    id: str
+    start_s: float
+    end_s: float
+    descriptor: str
+    max_faces: int
+    expression: dict[str, float] = Field(description="mean AffectNet-8 probabilities over faces seen")
+    speech: str
+    voice: dict[str, float] | None = Field(
+        None, description="AffectNet-8 probabilities of the voice over the clip's recognised words (tools.voice_emotion); "
+                          "None without speech")
+
+
+@dataclass
+class IndexRecords:
+    """Everything an index build produces, before it is stored (``save_index``).
+
+    ``clip_vectors`` (n_clips, dim), ``segment_vectors`` (n_segments, dim) and ``event_vectors``
+    (n_events, dim) are float32 rows, L2-normalised by their embedders.
+    """
+
+    clips: list[Clip]
+    transcript: Transcript
+    affect: list[FrameFaces]
+    tracks: list[TrackSummary]
+    cuts: list[float]
+    events: list[SocialEvent]
+    turns: list[Turn]
+    clip_vectors: np.ndarray
+    segment_vectors: np.ndarray
+    event_vectors: np.ndarray
+
+
+@dataclass
+class VideoIndex:
+    """A loaded index of one video; ``dir`` holds its files, ``cache`` the video's cache."""
+
+    info: VideoInfo
+    cache: VideoCache
+    config: IndexConfig
+    dir: Path
+    clips: list[Clip]
+    transcript: Transcript
+    affect: list[FrameFaces]
+    tracks: list[TrackSummary]
+    cuts: list[float]
+    events: list[SocialEvent]
+    turns: list[Turn]
+    clip_index: VectorIndex
+    segment_index: VectorIndex
+    event_index: VectorIndex
+    manifest: dict
+    built_now: bool = False
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+    def ref(self, filename: str, record_id: str) -> str:
+        """Evidence reference to record ``record_id`` in this index's file ``filename``."""
+        return self.cache.ref(self.dir / filename, record_id)
+
+    @functools.cached_property
+    def _times(self) -> list[float]:
+        return [fr.t for fr in self.affect]
+
+    def face_track(self, face: FaceObservation) -> int | None:
+        """Track id of a face observation made at any frame rate (``track_at`` of its time and box)."""
+        return self.track_at(face.t, face.box)
+
+    def track_at(self, t: float, box: Box, min_similarity: float = 0.3) -> int | None:
+        """Track id of a face seen at ``t`` (s) in ``box``: the index-time face nearest in time (within
+        0.75 sampling intervals, same shot) whose box is similar enough; None when there is none, or
+        when ``t`` falls between a shot cut and the sample before it (which shot it is in is unknown)."""
+        window = 0.75 / self.config.sample_fps
+        for c in self.cuts:  # the shot change happened somewhere between the sample before c and c
+            before = self._times[max(0, bisect.bisect_left(self._times, c) - 1)]
+            if before < t < c:
+                return None
+        best, best_sim = None, min_similarity
+        lo, hi = bisect.bisect_left(self._times, t - window), bisect.bisect_right(self._times, t + window)
+        for fr in self.affect[lo:hi]:
+            if any(min(fr.t, t) < c <= max(fr.t, t) for c in self.cuts):
+                continue
+            for f in fr.faces:
+                sim = box_similarity(f.box, box)
+                if f.track_id is not None and sim >= best_sim:
+                    best, best_sim = f.track_id, sim
+        return best
+
+
+#: Libraries whose versions an index manifest records.
+INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "keras", "faster-whisper", "sentence-transformers",
+                   "open_clip_torch")
+
+
+def library_versions(packages: tuple[str, ...] = INDEX_LIBRARIES) -> dict[str, str]:
+    """Python's version and the installed version of each of ``packages`` (missing ones left out)."""
+    out = {"python": platform.python_version()}
+    for pkg in packages:
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            out[pkg] = importlib.metadata.version(pkg)
+    return out
+
+
+def save_index(out: Path, records: IndexRecords, info: VideoInfo, cfg: IndexConfig, models: dict[str, str],
+               timings: dict[str, float], resumed_chunks: int) -> None:
+    """Write ``records`` and the manifest (config, model names, library versions, stage timings in
+    seconds) into the directory ``out``; every file is written atomically."""
+    write_json(out / "clips.json", records.clips)
+    write_json(out / "transcript.json", records.transcript)
+    write_json(out / "affect.json", records.affect)
+    write_json(out / "tracks.json", {"cuts": records.cuts, "tracks": records.tracks})
+    write_json(out / "events.json", records.events)
+    write_json(out / "turns.json", records.turns)
+    VectorIndex(records.event_vectors).save(out / "events.faiss")
+    VectorIndex(records.clip_vectors).save(out / "clips.faiss")
+    VectorIndex(records.segment_vectors).save(out / "segments.faiss")
+    write_json(out / "manifest.json", {
+        "format": INDEX_FORMAT,
+        "video": {"path": str(info.path), "duration_s": info.duration_s, "fps": info.fps,
+                  "width": info.width, "height": info.height},
+        "config": cfg.model_dump(),
+        "models": models,
+        "versions": library_versions(),
+        "timings_s": {k: round(v, 3) for k, v in timings.items()},
+        "resumed_chunks": resumed_chunks,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    })
+
+
+def load_index(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> VideoIndex:
+    """Read the index stored in ``d``.
+
+    Raises:
+        OSError, ValueError, KeyError, RuntimeError: a file is missing or does not parse.
+    """
+    tracks = read_json(d / "tracks.json")
+    return VideoIndex(
+        info=info,
+        cache=cache,
+        config=config,
+        dir=d,
+        clips=[Clip.model_validate(c) for c in read_json(d / "clips.json")],
+        transcript=Transcript.model_validate(read_json(d / "transcript.json")),
+        affect=[FrameFaces.model_validate(f) for f in read_json(d / "affect.json")],
+        tracks=[TrackSummary.model_validate(t) for t in tracks["tracks"]],
+        cuts=tracks["cuts"],
+        events=[SocialEvent.model_validate(e) for e in read_json(d / "events.json")],
+        turns=[Turn.model_validate(t) for t in read_json(d / "turns.json")],
+        clip_index=VectorIndex.load(d / "clips.faiss"),
+        segment_index=VectorIndex.load(d / "segments.faiss"),
+        event_index=VectorIndex.load(d / "events.faiss"),
+        manifest=read_json(d / "manifest.json"),
+    )
+
+
+def load_matching_index(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path) -> VideoIndex | None:
+    """The index in ``d`` when it loads and was built by this format and config; None otherwise."""
+    try:
+        idx = load_index(info, cache, config, d)
+        ok = idx.manifest.get("format") == INDEX_FORMAT and \
+            IndexConfig.model_validate(idx.manifest["config"]).key() == config.key()
+        return idx if ok else None
+    except (OSError, ValueError, KeyError, RuntimeError):
+        return None

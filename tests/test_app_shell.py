@@ -1,0 +1,93 @@
+"""The ``affectseek`` command: its subcommands, and settings from flags, variables and a TOML file.
+
+Run as a user runs it: the installed console script (or ``python -m app.cli`` where the script is
+not on the path), on the bundled sample, reading the JSON it writes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from agents.schema import Answer
+from memory.jsonl import JsonlLog, dict_record
+from tests.conftest import REPO, SAMPLE, load_json
+
+
+def affectseek(*args: str, env: dict | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+    """Run the ``affectseek`` command with ``args``; ``env`` entries are added to the environment."""
+    script = shutil.which("affectseek", path=os.path.dirname(sys.executable))
+    cmd = [script] if script else [sys.executable, "-m", "app.cli"]
+    return subprocess.run([*cmd, *args], check=False, cwd=REPO, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})})
+
+
+def test_help_lists_every_subcommand():
+    proc = affectseek("--help")
+    assert proc.returncode == 0
+    for name in ("ask", "batch", "inspect", "eval", "report", "bench", "draw", "models"):
+        assert f"\n  {name} " in proc.stdout
+
+
+def test_unknown_subcommand_is_one_clear_error():
+    proc = affectseek("answer", "x.mp4", "q")
+    assert proc.returncode == 2
+    assert "unknown command 'answer'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_models_lists_the_registered_backends_with_their_defaults():
+    proc = affectseek("models")
+    assert proc.returncode == 0, proc.stderr
+    lines = {line.split()[0]: line for line in proc.stdout.splitlines()}
+    assert "face8 (default)" in lines["expression"] and "fer" in lines["expression"]
+    assert "faster-whisper (default)" in lines["asr"]
+
+
+@pytest.mark.slow
+def test_settings_come_from_the_file_then_the_environment_then_the_flags(tmp_path, cache_root):
+    config = tmp_path / "affectseek.toml"
+    config.write_text("top_k = 1\n")
+    out = tmp_path / "a.json"
+    base = (str(SAMPLE), "when does he point at someone?", "--json", str(out), "--cache-dir", str(cache_root),
+            "--quiet", "--config", str(config))
+    proc = affectseek("ask", *base)
+    assert proc.returncode == 0, proc.stderr
+    assert len(Answer.model_validate(load_json(out)).moments) == 1  # top_k from the file
+    proc = affectseek("ask", *base, env={"AFFECTSEEK_TOP_K": "2"})
+    assert proc.returncode == 0, proc.stderr
+    assert len(Answer.model_validate(load_json(out)).moments) == 2  # the variable beats the file
+    proc = affectseek("ask", *base, "--top-k", "1", env={"AFFECTSEEK_TOP_K": "2"})
+    assert proc.returncode == 0, proc.stderr
+    assert len(Answer.model_validate(load_json(out)).moments) == 1  # the flag beats both
+
+
+def test_a_bad_setting_or_config_file_is_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("top_k = \n")
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("topk = 3\n")
+    for args, env, says in (
+        (("--config", str(bad)), {}, "bad.toml"),
+        (("--config", str(unknown)), {}, "topk: Extra inputs are not permitted"),
+        (("--config", str(tmp_path / "missing.toml")), {}, "no such file"),
+        ((), {"AFFECTSEEK_TOP_K": "many"}, "top_k"),
+        ((), {"AFFECTSEEK_CONFIG": str(bad)}, "bad.toml"),
+    ):
+        proc = affectseek("ask", str(SAMPLE), "when is she happy?", *args, env=env, timeout=120)
+        assert proc.returncode == 2, (args, env, proc.stderr)
+        assert says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_jsonl_log_drops_a_torn_line_and_appends_after_the_good_ones(tmp_path):
+    log = JsonlLog(tmp_path / "results.jsonl")
+    log.append([{"video": "a.mp4", "query": "q", "status": "ok"}, {"video": "b.mp4", "query": "q", "status": "ok"}])
+    with log.path.open("a") as f:
+        f.write('{"video": "c.mp4", "query": "q", "sta')  # killed mid-write
+    parse = dict_record({"video", "query", "status"})
+    assert [r["video"] for r in log.read(parse)] == ["a.mp4", "b.mp4"]
+    log.append([{"video": "c.mp4", "query": "q", "status": "ok"}])
+    assert [r["video"] for r in log.read(parse)] == ["a.mp4", "b.mp4", "c.mp4"]
