@@ -3,7 +3,7 @@
 For each candidate clip it runs face detection + expression, gaze and gestures at ``verify_fps``
 (the perception engine through ``indexing.observe``: stored per chunk in the video's cache, so a
 later query reuses it), links
-faces to person tracks, builds the social events between them, reads the clip's speech turns (with
+faces to person tracks, builds the social events between them, reads the clip's utterances (with
 speakers) and vocal cues from the index, and turns all of it into ``Evidence`` that cites the stored
 records. Support in [0, 1]:
 
@@ -197,21 +197,21 @@ def _voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str
 
 
 def _vocal_evidence(index: VideoIndex, cand: Proposal) -> tuple[list[Evidence], dict]:
-    """Vocal cues of each speech turn overlapping the clip (loudness, speech rate, pitch), citing turns.json."""
+    """Vocal cues of each utterance overlapping the clip (loudness, speech rate, pitch), citing utterances.json."""
     evidence, obs = [], {}
-    for turn in index.turns:
-        p = turn.prosody
-        if not (turn.start_s < cand.end_s and cand.start_s < turn.end_s) or p.rms_dbfs < -60 or p.speech_rate_wps == 0:
+    for u in index.utterances:
+        p = u.prosody
+        if not (u.start_s < cand.end_s and cand.start_s < u.end_s) or p.rms_dbfs < -60 or p.speech_rate_wps == 0:
             continue
-        who = f"person {turn.speaker}'s" if turn.speaker is not None else "the"
+        who = f"person {u.speaker}'s" if u.speaker is not None else "the"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.a{len(evidence)}", modality="vocal", tool="prosody", start_s=p.start_s, end_s=p.end_s,
-            track_id=turn.speaker,
+            track_id=u.speaker,
             detail=f"voice level {p.rms_dbfs:.1f} dBFS RMS (peak {p.peak_dbfs:.1f}), {p.speech_rate_wps:.1f} words/s"
                    + (f", pitch {p.pitch_median_hz:.0f} Hz over {p.pitch_range_st:.1f} semitones"
                       if p.pitch_median_hz is not None else "") + f" ({who} voice in this turn)",
-            ref=index.ref("turns.json", p.id)))
-        obs[turn.id] = p.model_dump()
+            ref=index.ref("utterances.json", p.id)))
+        obs[u.id] = p.model_dump()
     return evidence, obs
 
 

@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
 
         write_json(Path(args.json), {"video": args.video, "duration_s": index.info.duration_s, "cuts": index.cuts,
                                      "tracks": index.tracks, "expression": track_expression_series(index),
-                                     "transcript": index.transcript, "turns": index.turns, "events": events})
+                                     "transcript": index.transcript, "utterances": index.utterances, "events": events})
     return 0
 
 

@@ -2,7 +2,7 @@
 
 One file, no network at view time (styles, script and images inlined): the video's timeline with the
 returned moments as bands, one row per person track with its facial expression over time (colour =
-AffectNet-8 label, opacity = probability), social events and gestures as marks, speech turns with the
+AffectNet-8 label, opacity = probability), social events and gestures as marks, utterances with the
 transcript on hover, a thumbnail strip per moment, and each moment's rationale with links from every
 cited evidence item to its place on the timeline. When the video file sits beside the report, an
 embedded ``<video>`` seeks to a moment or evidence item on click.
@@ -94,7 +94,7 @@ def _span_style(start_s: float, end_s: float, d: float) -> str:
 
 def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
     """The timeline's rows, top to bottom: the moments, one per person track (expression cells), the
-    index's social events, the moments' evidence, and the speech turns; positions in % of the video."""
+    index's social events, the moments' evidence, and the utterances; positions in % of the video."""
     d = answer.duration_s
     rows = [_row("moments", [_mark("band", f"{m.emotion} {m.confidence:.2f}", _span_style(m.start_s, m.end_s, d),
                                    m.start_s, f"moment-{i}") for i, m in enumerate(answer.moments)], "moments")]
@@ -114,7 +114,7 @@ def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
                                         f"ev-{e.id}") for m in answer.moments for e in m.evidence]))
     said = {s.id: s.text for s in index.transcript.segments}
     rows.append(_row("speech", [_mark("turn", said.get(u.segment_id, ""), _span_style(u.start_s, u.end_s, d), u.start_s)
-                                for u in index.turns]))
+                                for u in index.utterances]))
     return rows
 
 
@@ -142,7 +142,7 @@ def _template():
 
 
 def render_report(answer: Answer, index: VideoIndex, out: str | os.PathLike) -> Path:
-    """Write the HTML report of ``answer`` (with the index's tracks, events and turns) to ``out``.
+    """Write the HTML report of ``answer`` (with the index's tracks, events and utterances) to ``out``.
 
     Rendered from ``app/templates/report.html.j2`` with Jinja2's HTML autoescaping; the answer is
     embedded as JSON (``json_for_script``). Raises ``memory.cache.OutputError`` when ``out`` cannot be

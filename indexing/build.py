@@ -3,7 +3,7 @@
 ``open_index`` returns the cached index when one exists for (file content, config) and builds it
 otherwise. A build runs the visual pass (``indexing.visual``: frames at 1 fps through the perception
 engine, shot cuts, tracks), the speech pass (``indexing.speech``: ASR with word timestamps), derives
-speech turns and the social event timeline (``tools.social``, ``tools.events``), makes the clips and
+utterances with their speakers and the social event timeline (``tools.social``, ``tools.events``), makes the clips and
 their vectors (``indexing.clips``), and stores it all (``memory.store``) in a staging directory that
 is renamed into place only when complete.
 """
@@ -26,7 +26,7 @@ from memory.store import (
     INDEX_FORMAT,
     IndexConfig,
     IndexRecords,
-    Turn,
+    Utterance,
     VideoIndex,
     load_index,
     load_matching_index,
@@ -99,22 +99,22 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
     return idx
 
 
-def turns_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], transcript: Transcript,
-                     audio: np.ndarray, sample_fps: float) -> tuple[list[Turn], list[SocialEvent]]:
-    """Speech turns (one per utterance; speaker by lip activity, vocal cues) and the index-time social
-    event timeline, events numbered ``e<i>`` in time order; ``observed`` carries each face's track id."""
+def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], transcript: Transcript,
+                          audio: np.ndarray, sample_fps: float) -> tuple[list[Utterance], list[SocialEvent]]:
+    """Utterances (speaker by lip activity, vocal cues) and the index-time social event timeline,
+    events numbered ``e<i>`` in time order; ``observed`` carries each face's track id."""
     frames = social_frames(observed, lambda f: f.track_id)
-    turns = []
+    utterances = []
     for i, seg in enumerate(transcript.segments):
         end = max(seg.end_s, seg.start_s + 1e-3)
-        turns.append(Turn(id=f"turn{i}", segment_id=seg.id, start_s=seg.start_s, end_s=end,
+        utterances.append(Utterance(id=f"u{i}", segment_id=seg.id, start_s=seg.start_s, end_s=end,
                           speaker=speaker_of(frames, seg.start_s, seg.end_s),
                           prosody=prosody(audio, SAMPLE_RATE, transcript, seg.start_s, end, id=f"pt{i}")))
     events = expression_changes(observed, tracks) + gaze_and_pointing_events(
         frames, max_gap_s=1.5 / sample_fps,
-        turns=[SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in turns])
+        turns=[SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in utterances])
     events.sort(key=lambda e: (e.start_s, e.type))
-    return turns, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
+    return utterances, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
 
 def _encode(encoder, texts: list[str]) -> np.ndarray:
@@ -145,7 +145,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     timings["transcribe"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    turns, events = turns_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps)
+    utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps)
     voice = load_voice_emotion(cfg.voice_backend) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
     task = progress.add_task("embed", total=len(windows))
@@ -154,7 +154,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
     text_enc = load_text_encoder(model=None, device=cfg.device)
     records = IndexRecords(clips=clips, transcript=transcript, affect=affect, tracks=visual.tracks, cuts=visual.cuts,
-                           events=events, turns=turns, clip_vectors=vectors,
+                           events=events, utterances=utterances, clip_vectors=vectors,
                            segment_vectors=_encode(text_enc, [s.text for s in transcript.segments]),
                            event_vectors=_encode(text_enc, [ev.detail for ev in events]))
     progress.update(task, completed=len(windows))

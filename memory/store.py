@@ -1,7 +1,7 @@
 """A video's stored index: its records, its settings, and how it is written to and read from the cache.
 
 An index directory (``memory.cache.VideoCache.index_dir``) holds ``clips.json``, ``transcript.json``,
-``affect.json``, ``tracks.json``, ``events.json``, ``turns.json``, three FAISS files and
+``affect.json``, ``tracks.json``, ``events.json``, ``utterances.json``, three FAISS files and
 ``manifest.json``. ``save_index`` writes them (into a staging directory the cache renames into place);
 ``load_index`` reads them back into a ``VideoIndex``. Building the records is ``indexing.build``'s work.
 """
@@ -29,7 +29,7 @@ from tools.media import VideoInfo
 from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
 from tools.tracks import TrackSummary, box_similarity
 
-INDEX_FORMAT = 7
+INDEX_FORMAT = 8
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 
@@ -72,8 +72,9 @@ class IndexConfig(BaseModel):
         return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device"})})
 
 
-class Turn(BaseModel):
-    """A speech turn (one utterance) with its speaker track from lip activity and its vocal cues."""
+class Utterance(BaseModel):
+    """One utterance (a transcript segment, split at pauses) with its speaker track from lip activity
+    and its vocal cues; ``segment_id`` names the transcript segment."""
 
     id: str
     segment_id: str
@@ -112,7 +113,7 @@ class IndexRecords:
     tracks: list[TrackSummary]
     cuts: list[float]
     events: list[SocialEvent]
-    turns: list[Turn]
+    utterances: list[Utterance]
     clip_vectors: np.ndarray
     segment_vectors: np.ndarray
     event_vectors: np.ndarray
@@ -132,7 +133,7 @@ class VideoIndex:
     tracks: list[TrackSummary]
     cuts: list[float]
     events: list[SocialEvent]
-    turns: list[Turn]
+    utterances: list[Utterance]
     clip_index: VectorIndex
     segment_index: VectorIndex
     event_index: VectorIndex
@@ -196,7 +197,7 @@ def save_index(out: Path, records: IndexRecords, info: VideoInfo, cfg: IndexConf
     write_json(out / "affect.json", records.affect)
     write_json(out / "tracks.json", {"cuts": records.cuts, "tracks": records.tracks})
     write_json(out / "events.json", records.events)
-    write_json(out / "turns.json", records.turns)
+    write_json(out / "utterances.json", records.utterances)
     VectorIndex(records.event_vectors).save(out / "events.faiss")
     VectorIndex(records.clip_vectors).save(out / "clips.faiss")
     VectorIndex(records.segment_vectors).save(out / "segments.faiss")
@@ -231,7 +232,7 @@ def load_index(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path)
         tracks=[TrackSummary.model_validate(t) for t in tracks["tracks"]],
         cuts=tracks["cuts"],
         events=[SocialEvent.model_validate(e) for e in read_json(d / "events.json")],
-        turns=[Turn.model_validate(t) for t in read_json(d / "turns.json")],
+        utterances=[Utterance.model_validate(u) for u in read_json(d / "utterances.json")],
         clip_index=VectorIndex.load(d / "clips.faiss"),
         segment_index=VectorIndex.load(d / "segments.faiss"),
         event_index=VectorIndex.load(d / "events.faiss"),

@@ -127,9 +127,9 @@ def test_inspect_says_plainly_when_there_are_no_faces(tmp_path, capsys, audio):
 def test_index_time_turns_and_events(cache_root):
     # the talking head speaks in every turn: each turn with enough frames goes to her track
     talk = open_index(shared_media("WDA_KatieHill_000.mp4"), IndexConfig(), cache_root)
-    assert talk.turns and all(u.speaker in (0, None) for u in talk.turns)
-    assert any(u.speaker == 0 for u in talk.turns)
-    assert all(u.prosody.pitch_median_hz and 70 <= u.prosody.pitch_median_hz <= 400 for u in talk.turns
+    assert talk.utterances and all(u.speaker in (0, None) for u in talk.utterances)
+    assert any(u.speaker == 0 for u in talk.utterances)
+    assert all(u.prosody.pitch_median_hz and 70 <= u.prosody.pitch_median_hz <= 400 for u in talk.utterances
                if u.end_s - u.start_s > 1.0)
     show = open_index(SAMPLE, IndexConfig(), cache_root)
     tracks = {t.track_id for t in show.tracks}

@@ -15,7 +15,7 @@ the new label then holds for at least ``min_hold`` observations.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -78,13 +78,22 @@ def expression_changes(affect: list[FrameFaces], tracks: list[TrackSummary], win
     return sorted(events, key=lambda e: (e.start_s, e.participants))
 
 
-def _merge(hits: list[tuple[float, str, tuple[int, ...], str]], frame_times: list[float], max_gap_s: float,
-           prefix: str) -> list[SocialEvent]:
-    """Merge per-frame (t, type, participants, record id) hits into events."""
+class RelationHit(NamedTuple):
+    """One frame's evidence of a relation between tracks: at ``t`` seconds, ``type`` (an event type)
+    holds among ``participants`` (track ids, in the event's order), seen in record ``record_id``."""
+
+    t: float
+    type: str
+    participants: tuple[int, ...]
+    record_id: str
+
+
+def _merge(hits: list[RelationHit], frame_times: list[float], max_gap_s: float, prefix: str) -> list[SocialEvent]:
+    """Merge per-frame hits of one (type, participants) no further apart than ``max_gap_s`` into events."""
     events: list[SocialEvent] = []
     by_key: dict[tuple[str, tuple[int, ...]], list[tuple[float, str]]] = {}
-    for t, kind, who, rid in sorted(hits):
-        by_key.setdefault((kind, who), []).append((t, rid))
+    for hit in sorted(hits):
+        by_key.setdefault((hit.type, hit.participants), []).append((hit.t, hit.record_id))
     for (kind, who), items in sorted(by_key.items()):
         run = [items[0]]
         for item in items[1:] + [None]:
@@ -125,7 +134,7 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
     others look at each other or speak, for at least ``min_excluded_s``).
     """
     turns = turns or []
-    hits = []
+    hits: list[RelationHit] = []
     prev_looks: dict[int, int] = {}
     for fr in frames:
         t, tracks, gazes = fr.t, fr.tracks, fr.gaze
@@ -138,20 +147,20 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
         for a, (b, rid) in looks.items():
             if looks.get(b, (None,))[0] == a:
                 if a < b:
-                    hits.append((t, "mutual_gaze", (a, b), rid))
+                    hits.append(RelationHit(t, "mutual_gaze", (a, b), rid))
             else:
-                hits.append((t, "one_sided_gaze", (a, b), rid))
+                hits.append(RelationHit(t, "one_sided_gaze", (a, b), rid))
         for a, b in prev_looks.items():
             if prev_looks.get(b) == a and looks.get(a, (None,))[0] != b and looks.get(b, (None,))[0] == a \
                     and a in gaze_id:
-                hits.append((t, "gaze_aversion", (a, b), gaze_id[a]))
+                hits.append(RelationHit(t, "gaze_aversion", (a, b), gaze_id[a]))
         speaking = {u.speaker for u in turns if u.speaker is not None and u.start_s <= t < u.end_s}
         for spk in speaking:
             if spk in looks:
-                hits.append((t, "addressed_by_speech", (spk, looks[spk][0]), looks[spk][1]))
+                hits.append(RelationHit(t, "addressed_by_speech", (spk, looks[spk][0]), looks[spk][1]))
         for p in fr.points:
             if p.pointer != p.target:
-                hits.append((t, "pointing_at", (p.pointer, p.target), p.record_id))
+                hits.append(RelationHit(t, "pointing_at", (p.pointer, p.target), p.record_id))
         present = {tr for tr in tracks if tr is not None}
         looked_at = {b for b, _ in looks.values()}
         anyone_speaks = any(u.start_s <= t < u.end_s for u in turns)
@@ -159,7 +168,7 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
             others_interact = any(a != x and b != x for a, (b, _) in looks.items()) or \
                 bool(speaking - {x}) or (anyone_speaks and not speaking)
             if x not in looked_at and x not in speaking and others_interact and x in gaze_id:
-                hits.append((t, "excluded", (x,), gaze_id[x]))
+                hits.append(RelationHit(t, "excluded", (x,), gaze_id[x]))
         prev_looks = {a: b for a, (b, _) in looks.items()}
     events = _merge(hits, [f.t for f in frames], max_gap_s, prefix)
     events = [e for e in events if e.type != "excluded" or e.end_s - e.start_s >= min_excluded_s]
