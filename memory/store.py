@@ -100,40 +100,40 @@ class Clip(BaseModel):
 
 
 @dataclass
-class IndexRecords:
+class StoredRecords:
+    """The records an index stores, each list in time order (seconds from the start of the video)."""
+
+    clips: list[Clip]
+    transcript: Transcript
+    affect: list[FrameFaces]
+    tracks: list[TrackSummary]
+    cuts: list[float]
+    events: list[SocialEvent]
+    utterances: list[Utterance]
+
+
+@dataclass
+class IndexRecords(StoredRecords):
     """Everything an index build produces, before it is stored (``save_index``).
 
     ``clip_vectors`` (n_clips, dim), ``segment_vectors`` (n_segments, dim) and ``event_vectors``
     (n_events, dim) are float32 rows, L2-normalised by their embedders.
     """
 
-    clips: list[Clip]
-    transcript: Transcript
-    affect: list[FrameFaces]
-    tracks: list[TrackSummary]
-    cuts: list[float]
-    events: list[SocialEvent]
-    utterances: list[Utterance]
     clip_vectors: np.ndarray
     segment_vectors: np.ndarray
     event_vectors: np.ndarray
 
 
 @dataclass
-class VideoIndex:
-    """A loaded index of one video; ``dir`` holds its files, ``cache`` the video's cache."""
+class VideoIndex(StoredRecords):
+    """A loaded index of one video: its records, their FAISS indexes, ``dir`` holding its files and
+    ``cache`` the video's cache."""
 
     info: VideoInfo
     cache: VideoCache
     config: IndexConfig
     dir: Path
-    clips: list[Clip]
-    transcript: Transcript
-    affect: list[FrameFaces]
-    tracks: list[TrackSummary]
-    cuts: list[float]
-    events: list[SocialEvent]
-    utterances: list[Utterance]
     clip_index: VectorIndex
     segment_index: VectorIndex
     event_index: VectorIndex
