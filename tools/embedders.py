@@ -80,7 +80,7 @@ class OpenClipEmbedder:
         import torch
 
         if not checkpoint:
-            raise ValueError("the CLIP embedder needs a checkpoint (--clip-checkpoint PATH or pretrained tag)")
+            raise ValueError("the CLIP embedder needs a checkpoint (--openclip-checkpoint PATH or pretrained tag)")
         self._torch = torch
         self.device = device
         if model.endswith(".json") and os.path.isfile(model):
@@ -121,11 +121,11 @@ def _load_minilm(device: str = "cpu", **_: object) -> ClipEmbedder:
     return DescriptorEmbedder(device=device)
 
 
-@CLIP_EMBEDDERS.register("clip")
+@CLIP_EMBEDDERS.register("openclip")
 def _load_clip(model: str = "ViT-B-32", checkpoint: str | None = None, device: str = "cpu") -> ClipEmbedder:
     return OpenClipEmbedder(model=model, checkpoint=checkpoint, device=device)
 
 
 def load_clip_embedder(name: str = "minilm", **opts: object) -> ClipEmbedder:
-    """Return the cached clip embedder ``name`` (``minilm`` or ``clip``)."""
+    """Return the cached clip embedder ``name`` (``minilm`` or ``openclip``, the CLIP image encoder)."""
     return CLIP_EMBEDDERS.load(name, **opts)
