@@ -68,10 +68,11 @@ def offline_judge(inputs: dict[str, Any]) -> EmotionJudgement:
         start, end = max(start, min(shown) - step / 2), min(end, max(shown) + step / 2)
     elif verbal.get("span") and not shown:
         start, end = max(start, verbal["span"][0]), min(end, verbal["span"][1])
+    lo, hi = inputs["span"]
+    start, end = max(lo, round(start, 2)), min(hi, round(end, 2))  # rounding must not leave the span
     if end <= start:
-        start, end = inputs["span"]
-    return EmotionJudgement(emotion=label, confidence=round(float(fused.max()), 3),
-                            start_s=round(start, 2), end_s=round(end, 2))
+        start, end = lo, hi
+    return EmotionJudgement(emotion=label, confidence=round(float(fused.max()), 3), start_s=start, end_s=end)
 
 
 JUDGE_EMOTION = LLMTask(

@@ -200,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write the metrics here")
     ap.add_argument("--max-dialogues", type=int, default=30, help="dialogues per language at most (default 30)")
     ap.add_argument("--greedy", action="store_true", help="decode at temperature 0 only (no temperature fallback)")
+    ap.add_argument("--batched", type=int, default=0, metavar="N",
+                    help="decode N voice-activity chunks at a time (faster-whisper's batched pipeline; 0: off)")
     ap.add_argument("--real-english", type=Path, action="append", default=[], metavar="FILE",
                     help="another real English recording whose segments no guard may reject (repeatable)")
     args = ap.parse_args(argv)
@@ -212,8 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    asr = load_asr("faster-whisper", greedy=args.greedy)
-    cache = root / "crops" / f"asr_decoded_{args.split}_{args.max_dialogues}{'_greedy' if args.greedy else ''}.json"
+    asr = load_asr("faster-whisper", greedy=args.greedy, batch_size=args.batched)
+    decoder = "_greedy" if args.greedy else f"_batched{args.batched}" if args.batched else ""
+    cache = root / "crops" / f"asr_decoded_{args.split}_{args.max_dialogues}{decoder}.json"
     decoded = json.loads(cache.read_text()) if cache.is_file() else []
     if not decoded:
         for lang, recs in (("de", german), ("en", english)):
@@ -226,10 +229,12 @@ def main(argv: list[str] | None = None) -> int:
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(decoded))
     english_real = real_english(asr, args.real_english)
-    report = {"split": args.split, "model": asr.name, "without_guards": score(decoded, None),
-              "with_guards": score(decoded, DEFAULT_GUARDS), "guards": DEFAULT_GUARDS.__dict__,
+    guards = asr.guards  # the decoder's own (``tools.transcript.BATCHED_GUARDS`` for --batched)
+    report = {"split": args.split, "model": asr.name, "decoder": decoder.strip("_") or "default",
+              "without_guards": score(decoded, None),
+              "with_guards": score(decoded, guards), "guards": guards.__dict__,
               "real_english_without_guards": real_english_score(english_real, None),
-              "real_english_with_guards": real_english_score(english_real, DEFAULT_GUARDS)}
+              "real_english_with_guards": real_english_score(english_real, guards)}
     if args.fit:
         chosen, grid = fit(decoded, english_real)
         report["fitted_guards"], report["grid"] = chosen.__dict__, grid

@@ -48,6 +48,7 @@ class IndexConfig(BaseModel):
     openclip_checkpoint: str | None = None
     asr_backend: str = "faster-whisper"
     asr_model: str | None = None
+    asr_batch_size: int = Field(0, ge=0, le=64)
     language: str | None = None
     face_backend: str = "mediapipe"
     expression_backend: str = "face8"

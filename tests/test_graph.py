@@ -67,3 +67,17 @@ def test_offline_rationale_leads_with_the_whole_first_face_observation():
     draft = _offline_rationale("when is she surprised?", "surprise", 0.6, seen)
     assert "shows surprise (p=0.61; 3 frames) (0.5-2.0 s)" in draft.summary
     assert draft.summary.count("(") == draft.summary.count(")")
+
+
+def test_offline_judge_keeps_its_span_inside_a_candidate_with_millisecond_edges():
+    """A candidate ending at 603.368 s (a video's last clip) once came back as 603.37 s, which the span
+    check rejects: the query failed on the video's last seconds."""
+    from agents.emotion import offline_judge
+
+    frames = [{"t": t, "top": "happiness", "p": 0.9} for t in (600.1, 601.3, 603.3)]
+    j = offline_judge({"labels": [], "target_emotions": ["happiness"], "span": [600.0, 603.368],
+                       "visual": {"expression_mean": {"happiness": 0.9, "neutral": 0.1}, "frames": frames,
+                                  "frame_step_s": 0.25},
+                       "verbal": {}, "vocal": {}})
+    assert j.emotion == "happiness"
+    assert 600.0 <= j.start_s < j.end_s <= 603.368

@@ -76,6 +76,12 @@ class SpeechGuards:
 
 #: Guards on by default; ``None`` in their place keeps every segment (the baseline in ``evals.asr``).
 DEFAULT_GUARDS = SpeechGuards()
+#: Guards of the batched decoder (``tools.asr.FasterWhisperASR(batch_size=N)``), fitted the same way on
+#: its own dev decodes (``python -m evals.asr --split dev --batched 8 --fit``): it decodes at temperature
+#: 0 only and scores windows differently, so Whisper's -1.0 log-probability lets through what the
+#: temperature fallback would have re-decoded; -0.6 with a mean word probability of 0.45 does not.
+BATCHED_GUARDS = SpeechGuards(min_avg_logprob=-0.6, min_word_probability=0.45, joint_avg_logprob=float("-inf"),
+                              joint_word_probability=0.0)
 
 _TOKEN = re.compile(r"[\w']+")
 
