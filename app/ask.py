@@ -150,16 +150,9 @@ def print_answer(answer, console) -> None:
                   f"{answer.candidates_rejected} rejected; total {answer.timings_s['total']:.1f} s")
 
 
-#: Namespace entries that are not settings (``app.settings.Settings``).
-NOT_SETTINGS = {"video", "query", "json", "report", "schema", "trace", "debug", "config"}
-
-
 def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
     """Run the ``ask`` command; returns the exit code."""
     args = build_parser(prog).parse_args(argv)
-    from tools.runtime import configure_runtime
-
-    configure_runtime(getattr(args, "cache_dir", None))
     if args.schema:
         from agents.schema import Answer
 
@@ -169,15 +162,14 @@ def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
         return _fail("error: give a VIDEO and a QUERY (see --help)", 2)
     if not args.query.strip():
         return _fail('error: the query is empty: ask a question, e.g. "when does she feel left out?"', 2)
-    from app.settings import SettingsError, load_settings
+    from app.settings import SettingsError, settings_from_args
+    from tools.runtime import configure_runtime
 
     try:
-        settings = load_settings({k: v for k, v in vars(args).items() if k not in NOT_SETTINGS},
-                                 args.config)
-        if settings.cache_dir != getattr(args, "cache_dir", None):
-            configure_runtime(settings.cache_dir)  # the cache root came from the environment or the file
+        settings = settings_from_args(args, args.config)
     except SettingsError as exc:
         return _fail(f"error: {exc}", 2)
+    configure_runtime(settings.cache_dir)  # the cache root may come from a flag, the environment or the file
     from rich.console import Console
 
     err = Console(stderr=True)

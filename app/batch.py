@@ -146,11 +146,6 @@ def default_workers() -> int:
     return max(1, min(cpus // 2, int(avail // 2.5)))
 
 
-#: Namespace entries that are not settings (``app.settings.Settings``).
-NOT_SETTINGS = {"dir", "query", "queries_file", "out", "workers", "ray", "ray_cpus_per_task", "recursive",
-                "retry_failed", "config"}
-
-
 def build_parser(prog: str = "affectseek batch") -> argparse.ArgumentParser:
     """The ``batch`` command's parser; settings flags left out are absent from the result."""
     p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -223,12 +218,12 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     args = build_parser(prog).parse_args(argv)
     from rich.console import Console
 
-    from app.settings import SettingsError, load_settings
+    from app.settings import SettingsError, settings_from_args
     from tools.terminal import markup_safe as safe
 
     err = Console(stderr=True, soft_wrap=True)
     try:
-        settings = load_settings({k: v for k, v in vars(args).items() if k not in NOT_SETTINGS}, args.config)
+        settings = settings_from_args(args, args.config)
     except SettingsError as exc:
         err.print(f"error: {safe(exc)}")
         return 2

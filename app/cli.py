@@ -15,59 +15,14 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-#: Command -> (one-line description, the function that runs it with (argv, prog)).
-COMMANDS: dict[str, tuple[str, Callable[[list[str], str], int]]] = {}
 
-
-def command(name: str, summary: str):
-    """Register the decorated ``run(argv, prog) -> exit code`` as subcommand ``name``."""
-    def deco(fn: Callable[[list[str], str], int]) -> Callable[[list[str], str], int]:
-        COMMANDS[name] = (summary, fn)
-        return fn
-    return deco
-
-
-@command("ask", "answer a vague affective question about a video")
-def _ask(argv: list[str], prog: str) -> int:
-    from app.ask import main
-
-    return main(argv, prog)
-
-
-@command("batch", "the same questions about every video in a folder (local pool or Ray), resumable")
-def _batch(argv: list[str], prog: str) -> int:
-    from app.batch import main
-
-    return main(argv, prog)
-
-
-@command("inspect", "print the shots, person tracks, transcript and social events the tools found")
-def _inspect(argv: list[str], prog: str) -> int:
-    from app.inspect import main
-
-    return main(argv, prog)
-
-
-@command("eval", "run one method over a labelled bench and score it (evals.run)")
-def _eval(argv: list[str], prog: str) -> int:
-    from evals.run import main
-
-    return main(argv, prog)
-
-
-@command("report", "one results table (markdown) from evaluation run folders (evals.report)")
-def _report(argv: list[str], prog: str) -> int:
-    from evals.report import main
-
-    return main(argv, prog)
-
-
-@command("bench", "index and query speed on long real video against brute force (benches/bench_index.py)")
 def _bench(argv: list[str], prog: str) -> int:
+    """Run ``benches/bench_index.py`` (a source checkout only) with ``argv``."""
     import subprocess
 
     script = Path(__file__).resolve().parents[1] / "benches" / "bench_index.py"
@@ -77,15 +32,8 @@ def _bench(argv: list[str], prog: str) -> int:
     return subprocess.call([sys.executable, str(script), *argv])
 
 
-@command("draw", "write the agent graph as a PNG and/or Mermaid text")
-def _draw(argv: list[str], prog: str) -> int:
-    from app.draw import main
-
-    return main(argv, prog)
-
-
-@command("models", "list the model backends each perception tool can use")
 def _models(argv: list[str], prog: str) -> int:
+    """Print each perception tool's registered backends, its default first."""
     import argparse
 
     argparse.ArgumentParser(prog=prog, description="List each tool's registered backends (default first).").parse_args(argv)
@@ -113,6 +61,20 @@ def _models(argv: list[str], prog: str) -> int:
     return 0
 
 
+#: Command -> (one-line description, what runs it: a module whose ``main(argv, prog)`` returns the exit
+#: code, imported only when the command is run, or such a function itself).
+COMMANDS: dict[str, tuple[str, str | Callable[[list[str], str], int]]] = {
+    "ask": ("answer a vague affective question about a video", "app.ask"),
+    "batch": ("the same questions about every video in a folder (local pool or Ray), resumable", "app.batch"),
+    "inspect": ("print the shots, person tracks, transcript and social events the tools found", "app.inspect"),
+    "eval": ("run one method over a labelled bench and score it (evals.run)", "evals.run"),
+    "report": ("one results table (markdown) from evaluation run folders (evals.report)", "evals.report"),
+    "bench": ("index and query speed on long real video against brute force (benches/bench_index.py)", _bench),
+    "draw": ("write the agent graph as a PNG and/or Mermaid text", "app.draw"),
+    "models": ("list the model backends each perception tool can use", _models),
+}
+
+
 def usage() -> str:
     """The top-level help: the commands and what each does."""
     width = max(map(len, COMMANDS))
@@ -131,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"affectseek: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    return COMMANDS[name][1](rest, f"affectseek {name}")
+    target = COMMANDS[name][1]
+    run = importlib.import_module(target).main if isinstance(target, str) else target
+    return run(rest, f"affectseek {name}")
 
 
 def entry() -> int:

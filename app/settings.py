@@ -79,6 +79,16 @@ class Settings(BaseSettings):
                            max_requery=self.max_requery, abstain_below=self.abstain_below)
 
 
+def settings_from_args(args, config_file: str | os.PathLike | None = None) -> Settings:
+    """``load_settings`` of the settings a command line gave: the parsed namespace's entries that name a
+    ``Settings`` field (flags left out are absent from it, so the environment and the file can set them).
+
+    Raises:
+        SettingsError: as ``load_settings``.
+    """
+    return load_settings({k: v for k, v in vars(args).items() if k in Settings.model_fields}, config_file)
+
+
 def load_settings(flags: dict[str, Any], config_file: str | os.PathLike | None = None) -> Settings:
     """The settings of one run: ``flags`` (only those given on the command line), then the
     environment, then ``config_file`` (default ``$AFFECTSEEK_CONFIG``), then the defaults.

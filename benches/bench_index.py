@@ -95,38 +95,22 @@ SPEECH = [MEDIA / "jfk.flac", MEDIA / "RD_Radio31_000.wav", MEDIA / "stereo_diar
 def dialogue_video(dst: Path, size: tuple[int, int] = (640, 360), fps: int = 25, pause_s: float = 0.3) -> Path:
     """The dialogue-dense unit that is looped: ``SPEECH`` back to back (``pause_s`` between recordings)
     under the shared clips' pictures (hamilton, then KatieHill, repeated to the speech's length)."""
-    from fractions import Fraction
+    import itertools
 
-    import av
     import numpy as np
 
     from evals.build_bench import letterbox
-    from tools.media import iter_frames, load_audio, mux_mono_audio
+    from tools.media import VideoWriter, iter_frames, load_audio
 
     gap = np.zeros(int(pause_s * 16_000), np.float32)
     speech = np.concatenate([x for f in SPEECH for x in (load_audio(f, 16_000), gap)])
-    pictures = [MEDIA / "hamilton_short.mp4", MEDIA / "WDA_KatieHill_000.mp4"]
+    pictures = itertools.cycle([MEDIA / "hamilton_short.mp4", MEDIA / "WDA_KatieHill_000.mp4"])
     want = int(len(speech) / 16_000 * fps)
-    with av.open(str(dst), "w") as out:
-        vs = out.add_stream("libx264", rate=fps)
-        vs.width, vs.height, vs.pix_fmt = size[0], size[1], "yuv420p"
-        vs.options = {"preset": "veryfast", "crf": "23"}
-        aus = out.add_stream("aac", rate=16_000, layout="mono")
-        n, k = 0, 0
-        while n < want:
-            k += 1
-            for _, rgb in iter_frames(pictures[(k - 1) % 2], fps):
-                if n >= want:
-                    break
-                frame = av.VideoFrame.from_ndarray(letterbox(rgb, size), format="rgb24")
-                frame.pts, frame.time_base = n, Fraction(1, fps)
-                for pkt in vs.encode(frame):
-                    out.mux(pkt)
-                n += 1
-        mux_mono_audio(out, aus, speech[: int(want / fps * 16_000)])
-        for stream in (vs, aus):
-            for pkt in stream.encode(None):
-                out.mux(pkt)
+    with VideoWriter(dst, size, fps) as out:
+        while out.frames < want:
+            for _, rgb in itertools.islice(iter_frames(next(pictures), fps), want - out.frames):
+                out.add_frame(letterbox(rgb, size))
+        out.add_audio(speech[: int(want / fps * 16_000)])
     return dst
 
 

@@ -27,12 +27,11 @@ import json
 import random
 import sys
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
-from tools.media import VideoError, iter_frames, load_audio, mux_mono_audio, probe
+from tools.media import VideoError, VideoWriter, iter_frames, load_audio, probe
 
 VIDEO_EXTS = {".mp4", ".avi", ".mov", ".mkv", ".flv", ".webm", ".m4v"}
 
@@ -154,37 +153,19 @@ def concatenate(clips: list[Path], out_path: Path, size: tuple[int, int], fps: i
     Every clip is resampled to ``fps`` and letterboxed into ``size`` (width, height); its audio is resampled
     to mono ``sample_rate`` Hz and padded or cut to the clip's video length.
     """
-    import av
-
-    spans = []
-    with av.open(str(out_path), "w") as out:
-        vs = out.add_stream("libx264", rate=fps)
-        vs.width, vs.height, vs.pix_fmt = size[0], size[1], "yuv420p"
-        vs.options = {"preset": "veryfast", "crf": "23"}
-        aus = out.add_stream("aac", rate=sample_rate, layout="mono")
-        n_frames, n_samples, t0 = 0, 0, 0.0
+    spans, t0 = [], 0.0
+    with VideoWriter(out_path, size, fps, sample_rate) as out:
         for clip in clips:
             info = probe(clip)
-            k = 0
+            first = out.frames
             for _, rgb in iter_frames(clip, fps, max_side=max(size) * 4):
-                frame = av.VideoFrame.from_ndarray(letterbox(rgb, size), format="rgb24")
-                frame.pts = n_frames + k
-                frame.time_base = Fraction(1, fps)
-                for pkt in vs.encode(frame):
-                    out.mux(pkt)
-                k += 1
-            dur = k / fps
+                out.add_frame(letterbox(rgb, size))
+            dur = (out.frames - first) / fps
             audio = load_audio(clip, sample_rate) if info.has_audio else np.zeros(0, np.float32)
             want = round(dur * sample_rate)
-            audio = np.pad(audio[:want], (0, max(0, want - len(audio)))).astype(np.float32)
-            mux_mono_audio(out, aus, audio, first_sample=n_samples)
+            out.add_audio(np.pad(audio[:want], (0, max(0, want - len(audio)))).astype(np.float32))
             spans.append((round(t0, 3), round(t0 + dur, 3)))
-            n_frames += k
-            n_samples += want
             t0 += dur
-        for stream in (vs, aus):
-            for pkt in stream.encode(None):
-                out.mux(pkt)
     return spans
 
 

@@ -27,14 +27,13 @@ import argparse
 import json
 import random
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from evals.build_bench import TEMPLATES, letterbox
 from evals.data.assemble import default_root, load_manifest
-from tools.media import load_audio, mux_mono_audio
+from tools.media import VideoWriter, load_audio
 from tools.schema import AFFECTNET8
 
 SIZE, FPS, RATE = (640, 360), 25, 16_000
@@ -54,30 +53,19 @@ TEST_TEMPLATES = {
 
 def write_shots(shots: list[tuple[str, np.ndarray]], out_path: Path) -> list[tuple[float, float]]:
     """Encode shots (image path, mono 16 kHz audio) back to back; returns each shot's (start_s, end_s)."""
-    import av
     import cv2
 
-    spans, n_frames, n_samples = [], 0, 0
-    with av.open(str(out_path), "w") as out:
-        vs = out.add_stream("libx264", rate=FPS)
-        vs.width, vs.height, vs.pix_fmt = SIZE[0], SIZE[1], "yuv420p"
-        vs.options = {"preset": "veryfast", "crf": "20"}
-        aus = out.add_stream("aac", rate=RATE, layout="mono")
+    spans = []
+    with VideoWriter(out_path, SIZE, FPS, RATE, crf=20) as out:
         for image, audio in shots:
             rgb = letterbox(cv2.cvtColor(cv2.imread(image, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), SIZE)
             k = max(1, round(len(audio) / RATE * FPS))
-            for i in range(k):
-                frame = av.VideoFrame.from_ndarray(rgb, format="rgb24")
-                frame.pts, frame.time_base = n_frames + i, Fraction(1, FPS)
-                for pkt in vs.encode(frame):
-                    out.mux(pkt)
+            first = out.frames
+            for _ in range(k):
+                out.add_frame(rgb)
             want = round(k / FPS * RATE)
-            mux_mono_audio(out, aus, np.pad(audio[:want], (0, max(0, want - len(audio)))), first_sample=n_samples)
-            spans.append((round(n_frames / FPS, 3), round((n_frames + k) / FPS, 3)))
-            n_frames, n_samples = n_frames + k, n_samples + want
-        for stream in (vs, aus):
-            for pkt in stream.encode(None):
-                out.mux(pkt)
+            out.add_audio(np.pad(audio[:want], (0, max(0, want - len(audio)))))
+            spans.append((round(first / FPS, 3), round((first + k) / FPS, 3)))
     return spans
 
 

@@ -122,11 +122,6 @@ def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSu
     return utterances, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
 
-def _encode(encoder, texts: list[str]) -> np.ndarray:
-    """(len(texts), dim) text vectors; a (0, dim) array for no texts."""
-    return encoder.encode(texts) if texts else np.zeros((0, encoder.dim), np.float32)
-
-
 def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float],
                 overlap: bool | None = None) -> None:
     """Build the index of ``info`` into the staging directory ``out`` (see the module doc); adds the
@@ -171,8 +166,8 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     text_enc = load_text_encoder(model=None, device=cfg.device)
     records = IndexRecords(clips=clips, transcript=transcript, affect=affect, tracks=visual.tracks, cuts=visual.cuts,
                            events=events, utterances=utterances, clip_vectors=vectors,
-                           segment_vectors=_encode(text_enc, [s.text for s in transcript.segments]),
-                           event_vectors=_encode(text_enc, [ev.detail for ev in events]))
+                           segment_vectors=text_enc.encode([s.text for s in transcript.segments]),
+                           event_vectors=text_enc.encode([ev.detail for ev in events]))
     progress.update(task, completed=len(windows))
     timings["embed"] = time.perf_counter() - t
     models = {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": engine.detector.name,

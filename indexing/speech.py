@@ -101,7 +101,7 @@ def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progr
         saved = ckpt.load(name)
         if saved is None:
             asr = asr or load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language,
-                                  **({"batch_size": cfg.asr_batch_size} if cfg.asr_batch_size else {}))
+                                  batch_size=cfg.asr_batch_size)
             part = asr.transcribe(audio[a:b])
             ckpt.save(name, part)
         else:

@@ -11,8 +11,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class VideoError(ValueError):
@@ -114,8 +118,7 @@ def _declared_duration(container, vs) -> float:
     """The longer of the video stream's and the container's declared durations (seconds), both counted
     from the first timestamp (an MKV or MPEG-TS may start at 100 s; its container duration then ends there)."""
     stream = float(vs.duration * vs.time_base) if vs.duration is not None and vs.time_base is not None else 0.0
-    start = container.start_time / 1_000_000 if container.start_time is not None else 0.0
-    whole = container.duration / 1_000_000 - start if container.duration is not None else 0.0
+    whole = container.duration / 1_000_000 - _file_start(container) if container.duration is not None else 0.0
     return max(stream, whole)
 
 
@@ -271,3 +274,57 @@ def mux_mono_audio(container, stream, samples: np.ndarray, first_sample: int = 0
         frame.sample_rate, frame.pts, frame.time_base = rate, first_sample + i, Fraction(1, rate)
         for packet in stream.encode(frame):
             container.mux(packet)
+
+
+class VideoWriter:
+    """An H.264 video (yuv420p, ``preset veryfast``) with one mono AAC track, written frame by frame.
+
+    Frames and audio samples are appended in order; their presentation times count from 0 at ``fps``
+    and ``sample_rate``. Use it as a context manager: leaving the block without an error flushes both
+    encoders; the file is closed either way.
+
+    Args:
+        path: the output file.
+        size: (width, height) in pixels; every frame given must have this size.
+        fps: frames per second.
+        sample_rate: audio samples per second.
+        crf: x264's constant-rate factor (lower: better picture, larger file).
+    """
+
+    def __init__(self, path: str | os.PathLike, size: tuple[int, int], fps: int = 25, sample_rate: int = 16_000,
+                 crf: int = 23) -> None:
+        import av
+
+        self.fps, self.frames, self.samples = fps, 0, 0
+        self._out = av.open(str(path), "w")
+        self._video = self._out.add_stream("libx264", rate=fps)
+        self._video.width, self._video.height, self._video.pix_fmt = size[0], size[1], "yuv420p"
+        self._video.options = {"preset": "veryfast", "crf": str(crf)}
+        self._audio = self._out.add_stream("aac", rate=sample_rate, layout="mono")
+
+    def add_frame(self, rgb: np.ndarray) -> None:
+        """Append one RGB uint8 frame of shape (height, width, 3)."""
+        import av
+
+        frame = av.VideoFrame.from_ndarray(rgb, format="rgb24")
+        frame.pts, frame.time_base = self.frames, Fraction(1, self.fps)
+        for packet in self._video.encode(frame):
+            self._out.mux(packet)
+        self.frames += 1
+
+    def add_audio(self, samples: np.ndarray) -> None:
+        """Append mono float32 ``samples`` in [-1, 1]."""
+        mux_mono_audio(self._out, self._audio, samples, first_sample=self.samples)
+        self.samples += len(samples)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if exc_type is None:
+                for stream in (self._video, self._audio):
+                    for packet in stream.encode(None):
+                        self._out.mux(packet)
+        finally:
+            self._out.close()
