@@ -6,30 +6,86 @@ the answer says that support is weak (``weak``): an answer is empty only when no
 the user set ``RunSettings.abstain_below``. Span edges within ``SNAP_S`` of a shot cut move onto it.
 Judged spans of the same emotion that overlap are merged into one moment (union of the spans, the
 higher confidence). Moments judged to show a target emotion of the intent rank before the others;
-within each group by support x confidence, best first.
+within each group by support x the judged probability of the asked emotions (support x confidence
+when the query names none or the judge gave no such probability), best first. The label says what the
+moment shows; the ranking says how strongly it shows what was asked.
 
-Offline (``offline_judge``): a weighted fusion of the facial-expression distribution (visual), the
-voice's emotion distribution (vocal), the speech's similarity to the emotion descriptions (verbal)
-and the intent prior; the span is where the chosen label shows on faces, or where the words are.
+Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-expression distribution
+(visual), the voice's emotion distribution (vocal), the speech's similarity to the emotion descriptions
+(verbal) and the intent prior, with weights and a confidence calibration fitted on the composed dev
+split (``evals.fit_fusion``; ``agents/fusion.json``); the span is where the chosen label shows on faces,
+or where the words are.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
 
 from agents.llm import LLMTask
 from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from tools.schema import AFFECTNET8
 
-#: Fusion weights of the offline judge: facial expression, voice, speech content, intent prior; set by
-#: hand and checked on the composed dev bench (evals/RESULTS.md section 6), never on the test split.
-W_VISUAL, W_VOCAL, W_VERBAL, W_PRIOR = 0.5, 0.2, 0.15, 0.15
+#: The fitted fusion of the offline judge (``evals.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
+FUSION_FILE = Path(__file__).with_name("fusion.json")
 #: A span edge this close to a shot cut (seconds) is moved onto the cut (a shot change bounds a moment).
 SNAP_S = 0.6
+
+
+class Fusion(BaseModel):
+    """Weights of the offline judge's late fusion and the calibration of its confidence.
+
+    The fused distribution is ``sum_m w_m p_m / sum_m w_m`` over the modalities m that observed
+    something (facial expression mean, voice emotion, speech-content emotion, and the intent prior: 1 on
+    the asked emotions); its top label is the judgement. The confidence is Platt scaling of the top
+    probability x (Platt 1999): ``1 / (1 + exp(-(a x + b)))``, an estimate of P(label right) fitted on
+    judged dev candidates; without ``calibration`` it is x itself.
+    """
+
+    visual: float = Field(ge=0.0)
+    vocal: float = Field(ge=0.0)
+    verbal: float = Field(ge=0.0)
+    prior: float = Field(ge=0.0)
+    calibration: tuple[float, float] | None = None
+    source: str = ""
+
+    def confidence(self, top_p: float) -> float:
+        """The calibrated confidence in [0, 1] of a judgement whose fused top probability is ``top_p``."""
+        if self.calibration is None:
+            return float(top_p)
+        a, b = self.calibration
+        return 1.0 / (1.0 + math.exp(-(a * top_p + b)))
+
+
+#: The weights set by hand before any fit (face 0.5, voice 0.2, words 0.15, prior 0.15; no calibration):
+#: the ablation baseline of evals/RESULTS.md.
+HAND_FUSION = Fusion(visual=0.5, vocal=0.2, verbal=0.15, prior=0.15, source="set by hand, checked on the dev split")
+
+
+@functools.cache
+def load_fusion(path: Path = FUSION_FILE) -> Fusion:
+    """The ``Fusion`` stored at ``path`` (JSON of its fields).
+
+    Raises:
+        OSError: the file cannot be read.
+        pydantic.ValidationError: it is not a fusion.
+    """
+    return Fusion.model_validate(json.loads(Path(path).read_text()))
+
+
+def resolve_fusion(name: str) -> Fusion:
+    """``fitted`` -> ``load_fusion()``; ``hand`` -> ``HAND_FUSION``; anything else -> ``load_fusion(name)``."""
+    return {"fitted": load_fusion, "hand": lambda: HAND_FUSION}.get(name, lambda: load_fusion(Path(name)))()
 
 
 def snap_to_cuts(start_s: float, end_s: float, cuts: list[float], lo: float, hi: float) -> tuple[float, float]:
@@ -43,21 +99,29 @@ def snap_to_cuts(start_s: float, end_s: float, cuts: list[float], lo: float, hi:
     return (s, e) if e > s else (start_s, end_s)
 
 
-def offline_judge(inputs: dict[str, Any]) -> EmotionJudgement:
-    """The offline reasoner's judgement (see the module doc)."""
+def fuse(inputs: dict[str, Any], fusion: Fusion) -> np.ndarray:
+    """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs."""
     targets = inputs.get("target_emotions") or []
     visual = inputs.get("visual") or {}
-    verbal = inputs.get("verbal") or {}
     vocal = (inputs.get("vocal") or {}).get("voice_distribution") or {}
     v = np.array([visual.get("expression_mean", {}).get(k, 0.0) for k in AFFECTNET8])
     a = np.array([vocal.get(k, 0.0) for k in AFFECTNET8])
-    t = np.array([verbal.get("emotion_distribution", {}).get(k, 0.0) for k in AFFECTNET8])
+    t = np.array([(inputs.get("verbal") or {}).get("emotion_distribution", {}).get(k, 0.0) for k in AFFECTNET8])
     prior = np.array([1.0 if k in targets else 0.0 for k in AFFECTNET8])
-    parts = [(W_VISUAL, v), (W_VOCAL, a), (W_VERBAL, t), (W_PRIOR, prior)]
-    total = sum(w for w, x in parts if x.sum() > 0) or 1.0
-    fused = sum(w * x / x.sum() for w, x in parts if x.sum() > 0) / total
-    if fused.sum() == 0:
-        fused = np.eye(len(AFFECTNET8))[0]
+    parts = [(fusion.visual, v), (fusion.vocal, a), (fusion.verbal, t), (fusion.prior, prior)]
+    parts = [(w, x) for w, x in parts if w > 0 and x.sum() > 0]
+    if not parts:
+        return np.eye(len(AFFECTNET8))[0]
+    return sum(w * x / x.sum() for w, x in parts) / sum(w for w, _ in parts)
+
+
+def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> EmotionJudgement:
+    """The offline reasoner's judgement (see the module doc); ``fusion`` defaults to ``load_fusion()``."""
+    fusion = fusion or load_fusion()
+    targets = inputs.get("target_emotions") or []
+    visual = inputs.get("visual") or {}
+    verbal = inputs.get("verbal") or {}
+    fused = fuse(inputs, fusion)
     label = AFFECTNET8[int(fused.argmax())]
     start, end = inputs["span"]
     shown = [f["t"] for f in visual.get("frames", []) if f.get("top") == label]
@@ -72,19 +136,30 @@ def offline_judge(inputs: dict[str, Any]) -> EmotionJudgement:
     start, end = max(lo, round(start, 2)), min(hi, round(end, 2))  # rounding must not leave the span
     if end <= start:
         start, end = lo, hi
-    return EmotionJudgement(emotion=label, confidence=round(float(fused.max()), 3), start_s=start, end_s=end)
+    target_p = float(sum(fused[AFFECTNET8.index(t)] for t in targets)) if targets else None
+    return EmotionJudgement(emotion=label, confidence=round(fusion.confidence(float(fused.max())), 3),
+                            start_s=start, end_s=end, target_probability=None if target_p is None else round(target_p, 3))
 
 
 JUDGE_EMOTION = LLMTask(
     name="judge_emotion",
     prompt=(
         "Decide the AffectNet-8 emotion shown in one moment of a video from the tool observations given "
-        "(facial expression probabilities, what was said, vocal cues), with a confidence in [0, 1], and "
-        "the start/end seconds of the span where it shows (inside the candidate span)."
+        "(facial expression probabilities, what was said, vocal cues), with a confidence in [0, 1] that "
+        "this label is right, the start/end seconds of the span where it shows (inside the candidate span), "
+        "and, when target emotions are given, target_probability: the probability in [0, 1] that the "
+        "moment shows one of them."
     ),
     schema=EmotionJudgement,
     offline=offline_judge,
 )
+
+
+def judge_inputs(cand: VerifiedCandidate, targets: list[str]) -> dict[str, Any]:
+    """What the judge sees of one candidate: labels, target emotions, span and the verifier's observations."""
+    obs = cand.observations
+    return {"labels": list(AFFECTNET8), "target_emotions": targets, "span": [cand.start_s, cand.end_s],
+            "visual": obs.get("visual") or {}, "verbal": obs.get("verbal") or {}, "vocal": obs.get("vocal") or {}}
 
 
 def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> EmotionJudgement:
@@ -93,31 +168,32 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> Emoti
         if not (cand.start_s - 1e-6 <= j.start_s < j.end_s <= cand.end_s + 1e-6):
             raise ValueError(f"span must lie inside [{cand.start_s}, {cand.end_s}] with start < end")
 
-    obs = cand.observations
-    return ctx.llm.structured(
-        JUDGE_EMOTION,
-        {"labels": list(AFFECTNET8), "target_emotions": targets, "span": [cand.start_s, cand.end_s],
-         "visual": obs.get("visual") or {}, "verbal": obs.get("verbal") or {}, "vocal": obs.get("vocal") or {}},
-        validate=inside,
-    )
+    task = dataclasses.replace(JUDGE_EMOTION, offline=functools.partial(offline_judge,
+                                                                         fusion=resolve_fusion(ctx.settings.fusion)))
+    return ctx.llm.structured(task, judge_inputs(cand, targets), validate=inside)
 
 
-def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
-    """Judge accepted candidates and merge them into ranked moment drafts (``moments`` = [])."""
-    ctx = runtime.context
-    targets = list(state["intent"].target_emotions)
-    verified = state.get("verified", [])
+def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
+                  abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
+                  ) -> tuple[list[MomentDraft], bool]:
+    """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
+    ``judge_fn``, snap spans to ``cuts`` (s), merge overlapping same-emotion spans and rank (module doc).
+
+    Returns (at most ``top_k`` drafts, best first; weak). A pure function of its inputs, so a fit can
+    replay it (``evals.fit_fusion``).
+    """
     chosen = [c for c in verified if c.accepted]
     weak = not chosen
     if weak:  # nothing passed: the best-supported candidates, said plainly to be weak
-        chosen = sorted(verified, key=lambda c: -c.support)[: ctx.settings.top_k]
-    chosen = [c for c in chosen if c.support >= ctx.settings.abstain_below]
+        chosen = sorted(verified, key=lambda c: -c.support)[:top_k]
+    chosen = [c for c in chosen if c.support >= abstain_below]
     drafts: list[MomentDraft] = []
     for cand in sorted(chosen, key=lambda c: c.start_s):
-        j = judge(ctx, cand, targets)
-        span = snap_to_cuts(j.start_s, j.end_s, ctx.index.cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)
+        j = judge_fn(cand)
+        span = snap_to_cuts(j.start_s, j.end_s, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)
         j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
-        score = cand.support * j.confidence
+        asked = j.target_probability if targets and j.target_probability is not None else j.confidence
+        score = cand.support * asked
         prev = drafts[-1] if drafts else None
         if prev and prev.emotion == j.emotion and j.start_s <= prev.end_s:
             prev.end_s = max(prev.end_s, j.end_s)
@@ -128,7 +204,16 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
             drafts.append(MomentDraft(start_s=j.start_s, end_s=j.end_s, emotion=j.emotion, confidence=j.confidence,
                                       score=score, evidence=list(cand.evidence)))
     drafts.sort(key=lambda d: (targets and d.emotion not in targets, -d.score))
-    return {"drafts": drafts[: ctx.settings.top_k], "weak": weak and bool(drafts)}
+    return drafts[:top_k], weak and bool(drafts)
+
+
+def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
+    """Judge accepted candidates and merge them into ranked moment drafts (``moments`` = [])."""
+    ctx = runtime.context
+    targets = list(state["intent"].target_emotions)
+    drafts, weak = draft_moments(state.get("verified", []), targets, ctx.index.cuts, ctx.settings.top_k,
+                                 ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets))
+    return {"drafts": drafts, "weak": weak}
 
 
 def describe(update: dict) -> str:

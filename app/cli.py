@@ -7,7 +7,7 @@
     affectseek report RUN_DIR [RUN_DIR ...]                          one results table from eval runs
     affectseek bench [--minutes 10 30]                               speed benchmark (a source checkout)
     affectseek draw [--png out.png] [--mermaid]                      the agent graph's picture
-    affectseek models                                                the registered model backends
+    affectseek models [--fetch NAME]                                 model backends; fetch a pinned model
 
 ``affectseek COMMAND --help`` explains each. Exit codes are the command's own (0 done, 2 bad input,
 1 internal failure, 130 interrupted).
@@ -33,10 +33,28 @@ def _bench(argv: list[str], prog: str) -> int:
 
 
 def _models(argv: list[str], prog: str) -> int:
-    """Print each perception tool's registered backends, its default first."""
+    """Print each perception tool's registered backends (default first) and the fetchable models, or
+    fetch one (``--fetch NAME``: the only command that downloads a model)."""
     import argparse
 
-    argparse.ArgumentParser(prog=prog, description="List each tool's registered backends (default first).").parse_args(argv)
+    from tools.fetch import PINNED_MODELS, FetchError, fetch_model, pinned_model, pinned_path
+
+    p = argparse.ArgumentParser(prog=prog, description="List each tool's registered backends (default first) and "
+                                "the models a user with internet can fetch; --fetch downloads one, checksum-pinned.")
+    p.add_argument("--fetch", metavar="NAME", help=f"download a pinned model into the cache ({', '.join(PINNED_MODELS)})")
+    p.add_argument("--url", help="download from this address instead (a mirror); the pinned checksum still applies")
+    args = p.parse_args(argv)
+    if args.fetch:
+        from rich.progress import Progress
+
+        try:
+            with Progress(transient=True) as progress:
+                path = fetch_model(pinned_model(args.fetch), args.url, progress=progress)
+        except FetchError as exc:
+            print(f"{prog}: {exc}", file=sys.stderr)
+            return 2
+        print(f"{args.fetch}: {path} (checksum verified)")
+        return 0
     import tools.asr
     import tools.embedders
     import tools.expression
@@ -58,6 +76,10 @@ def _models(argv: list[str], prog: str) -> int:
     for registry, default in rows:
         names = sorted(registry.names(), key=lambda n: n != default)
         print(f"{registry.tool:<14} " + ", ".join(f"{n} (default)" if n == default else n for n in names))
+    print("\nfetchable (affectseek models --fetch NAME):")
+    for m in PINNED_MODELS.values():
+        state = "fetched" if pinned_path(m).is_file() else "not fetched"
+        print(f"  {m.name:<22} {state}: {m.about}; {m.licence}")
     return 0
 
 

@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     language: str | None = Field(None, description="force the speech language (e.g. en)")
     no_audio: bool = Field(False, description="answer from the picture alone")
     device: str = Field("cpu", description="cpu or cuda")
-    expression_backend: Literal["face8", "fer"] = "face8"
+    expression_backend: Literal["face8", "fer", "hsemotion"] = "face8"
     no_voice_emotion: bool = False
     # verification
     verify_fps: float = Field(4.0, gt=0, le=30, description="frame rate of the verifier on candidates")

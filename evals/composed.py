@@ -1,6 +1,6 @@
 """Composed benches: labelled faces shown as still shots over labelled speech, split by person.
 
-    python -m evals.composed --split dev|test --form joined|long --out DIR [--videos N] [--seed 0]
+    python -m evals.composed --split dev|test|fusion --form joined|long --out DIR [--videos N] [--seed 0]
 
 These videos are **composed, not recorded**: no emotion-labelled face video with voice is reachable
 here (``../shared/DATA.md``), so each shot shows one labelled face image (``evals.data.assemble``) for
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.build_bench import TEMPLATES, letterbox
-from evals.data.assemble import default_root, load_manifest
+from evals.data.assemble import default_root, in_fusion_fold, load_manifest
 from tools.media import VideoWriter, load_audio
 from tools.schema import AFFECTNET8
 
@@ -70,13 +70,19 @@ def write_shots(shots: list[tuple[str, np.ndarray]], out_path: Path) -> list[tup
 
 
 def _pools(split: str, root: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Face image paths and speech paths per AffectNet-8 emotion for ``split``."""
+    """Face image paths and speech paths per AffectNet-8 emotion for ``split`` (``fusion``: the dev
+    split's fusion fold, ``evals.data.assemble.in_fusion_fold``)."""
+    def records(name: str) -> list[dict]:
+        if split != "fusion":
+            return load_manifest(root, name, split)
+        return [r for r in load_manifest(root, name, "dev") if in_fusion_fold(name, r)]
+
     faces: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
-    for r in load_manifest(root, "ckplus", split):
+    for r in records("ckplus"):
         faces[r["label"]].append(r["path"])
-    faces["neutral"] = [r["path"] for r in load_manifest(root, "rafdb", split) if r["label"] == "neutral"]
+    faces["neutral"] = [r["path"] for r in records("rafdb") if r["label"] == "neutral"]
     voices: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
-    for r in load_manifest(root, "ravdess", split):
+    for r in records("ravdess"):
         voices[r["label"]].append(r["path"])
     voices["contempt"] = voices["neutral"]
     return faces, voices
@@ -116,7 +122,9 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.composed", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", choices=["dev", "test"], required=True)
+    ap.add_argument("--split", choices=["dev", "test", "fusion"], required=True,
+                    help="people of the dev or test split; fusion: the dev split's fusion fold (people held out of "
+                         "the heads trained with --without-fusion-fold, for evals.fit_fusion)")
     ap.add_argument("--form", choices=["joined", "long"], default="joined")
     ap.add_argument("--videos", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)

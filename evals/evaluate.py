@@ -8,6 +8,7 @@ from evals.bench import BenchItem
 from evals.methods import Prediction
 from evals.metrics import (
     best_iou,
+    calibration_scores,
     emotion_scores,
     emotion_word_overlap,
     grounding_score,
@@ -56,7 +57,7 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
     """
     loc = {f"R1@{t}": [] for t in R1_THRESHOLDS} | {"mIoU": [], "mAP": [], "R5@0.5": [], "Joint": []}
     by_length: dict[str, dict[str, list]] = {}
-    y_true, y_pred = [], []
+    y_true, y_pred, confidence = [], [], []
     rat = {"similarity_trace": [], "similarity_step": [], "similarity_numsteps": [], "modality_similarity": [],
            "emotion_word_overlap": [], "grounding": []}
     cost = {"wall_s": [], "tool_calls": [], "frames": []}
@@ -82,6 +83,7 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
             pm, gm = pred.moments[i], item.moments[j]
             y_true.append(gm.emotion)
             y_pred.append(pm.emotion)
+            confidence.append(min(max(pm.score, 0.0), 1.0))
             _score_rationale(pm, gm, encoder, rat)
         if pred:
             cost["wall_s"].append(pred.wall_s)
@@ -96,6 +98,7 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
         "by_moment_length": {name: {"n": len(b["R1@0.5"]), **{k: _mean(v) for k, v in b.items()}}
                              for name, b in sorted(by_length.items())},
         "emotion": emotion_scores(y_true, y_pred),
+        "emotion_calibration": calibration_scores(confidence, [a == b for a, b in zip(y_true, y_pred, strict=True)]),
         "rationale": {k: _mean(v) for k, v in rat.items()},
         "cost_per_item": {k: _mean(v) for k, v in cost.items()},
         "per_item": per_item,

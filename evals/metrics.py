@@ -10,6 +10,9 @@ Sources:
   (AffectSeek/VQAU emotion classification task); F1 and the matrix from scikit-learn.
 - Joint: the top-1 moment reaches tIoU >= 0.5 with a ground-truth moment *and* names that moment's
   emotion (AffectSeek/VQAU's joint localization-and-emotion measure).
+- Confidence calibration of the emotion (matched moments): expected calibration error over 10
+  equal-width confidence bins (Guo et al., 2017, "On Calibration of Modern Neural Networks") and the
+  Brier score (Brier, 1950).
 - Moment length buckets: short <= 10 s, middle 10-30 s, long > 30 s, as QVHighlights reports
   (Lei et al., 2021, Moment-DETR ``standalone_eval``), by the ground-truth moment's length.
 - Rationale: Social Genome's Similarity-Trace, Similarity-Step, Similarity-NumSteps (all-MiniLM-L6-v2),
@@ -145,6 +148,20 @@ def emotion_scores(y_true: Sequence[str], y_pred: Sequence[str]) -> dict:
         "labels": list(AFFECTNET8),
         "confusion": confusion_matrix(y_true, y_pred, labels=list(AFFECTNET8)).tolist(),
     }
+
+
+def calibration_scores(confidence: Sequence[float], right: Sequence[bool], bins: int = 10) -> dict:
+    """How well confidences in [0, 1] predict correctness: ``{"n", "ECE", "Brier", "mean_confidence",
+    "accuracy"}`` (None values when empty). ECE: the mean over ``bins`` equal-width bins of
+    |accuracy - mean confidence|, weighted by each bin's share of the samples (Guo et al., 2017)."""
+    conf, ok = np.asarray(confidence, float), np.asarray(right, float)
+    if not len(conf):
+        return {"n": 0, "ECE": None, "Brier": None, "mean_confidence": None, "accuracy": None}
+    which = np.minimum((conf * bins).astype(int), bins - 1)
+    ece = sum(abs(ok[which == b].mean() - conf[which == b].mean()) * (which == b).mean()
+              for b in range(bins) if (which == b).any())
+    return {"n": len(conf), "ECE": float(ece), "Brier": float(np.mean((conf - ok) ** 2)),
+            "mean_confidence": float(conf.mean()), "accuracy": float(ok.mean())}
 
 
 def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:

@@ -48,13 +48,16 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache-dir", help="affectseek cache root")
     a = p.add_argument_group("ablation (what each component adds)")
-    a.add_argument("--expression-backend", default="face8", choices=["face8", "fer"],
+    a.add_argument("--expression-backend", default="face8", choices=["face8", "fer", "hsemotion"],
                    help="facial expression model used by the index and the verifier (default face8)")
     a.add_argument("--no-voice-emotion", action="store_true", help="index without the vocal emotion model")
     a.add_argument("--affect-weight", type=number(0, 100), default=None,
                    help="weight of perceived affect in the localizer's ranking (default: RunSettings; 0 = text only)")
     a.add_argument("--abstain-below", type=number(0, 1), default=0.0,
                    help="drop moments below this support (0.3 = the earlier behaviour: empty answers when none passes)")
+    a.add_argument("--fusion", default="fitted",
+                   help="the offline judge's fusion: fitted (agents/fusion.json, fitted on the dev split; default), "
+                        "hand (the earlier hand-set weights, uncalibrated) or a fusion JSON file")
     return p
 
 
@@ -112,7 +115,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     index_config = IndexConfig(expression_backend=args.expression_backend,
                                voice_backend=None if args.no_voice_emotion else "voice8")
-    settings = {"abstain_below": args.abstain_below,
+    settings = {"abstain_below": args.abstain_below, "fusion": args.fusion,
                 **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
     config.update(index_config=index_config.model_dump(), settings=settings)
     ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evals.data.assemble import default_root, in_fusion_fold, load_manifest
 from evals.faces import face_crops
 from evals.heads import fit_linear_head, save_head
 from tools.expression import FACE8_HEAD, Face8
@@ -33,14 +34,17 @@ from tools.expression import FACE8_HEAD, Face8
 C_GRID = (0.001, 0.003, 0.01)
 
 
-def dev_features(face8: Face8, seed: int = 0) -> dict[str, np.ndarray]:
+def dev_features(face8: Face8, seed: int = 0, without_fusion_fold: bool = False) -> dict[str, np.ndarray]:
     """Head inputs of the dev split and its mirror: ``x`` (2N, D), ``y``, ``w`` (sample weights before
-    class balancing), ``val`` (True for the validation part), ``ck`` (True for CK+)."""
+    class balancing), ``val`` (True for the validation part), ``ck`` (True for CK+). With
+    ``without_fusion_fold`` the fusion fold's faces (``evals.data.assemble.in_fusion_fold``) are left out."""
     parts = {k: [] for k in ("x", "y", "w", "val", "ck")}
     rng = np.random.default_rng(seed)
     for name, weight in (("rafdb", 1.0), ("ckplus", 4.0)):
         d = face_crops(name)
         dev = d["split"] == "dev"
+        if without_fusion_fold:
+            dev &= ~np.asarray([in_fusion_fold(name, r) for r in load_manifest(default_root(), name)])
         x, y = d["x"][dev], d["y"][dev]
         if name == "ckplus":
             val = np.asarray([int(p[1:]) % 3 == 1 for p in d["person"][dev]])
@@ -71,10 +75,14 @@ def _accuracy(face8: Face8, head: dict, x: np.ndarray, y: np.ndarray) -> float:
     return float((p.argmax(1) == y[:n]).mean())
 
 
-def train(out: Path, seed: int = 0) -> dict:
-    """Select C on the dev validation part, refit on all dev data, write the head to ``out``."""
+def train(out: Path, seed: int = 0, without_fusion_fold: bool = False, c_fixed: float | None = None) -> dict:
+    """Select C on the dev validation part (or take ``c_fixed``), refit on all dev data (without the
+    fusion fold when asked), write the head to ``out``."""
     face8 = Face8(head=None)
-    f = dev_features(face8, seed)
+    f = dev_features(face8, seed, without_fusion_fold)
+    if c_fixed is not None:
+        save_head(out, fit_head(f["x"], f["y"], f["w"], c_fixed))
+        return {"C": c_fixed, "without_fusion_fold": without_fusion_fold, "n_train_with_mirrors": len(f["y"])}
     tr = ~f["val"]
     log = []
     for c in C_GRID:
@@ -92,9 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.train_face", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=FACE8_HEAD)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--without-fusion-fold", action="store_true",
+                    help="leave out the fusion fold's faces (a head for fitting the fusion; evals.fit_fusion)")
+    ap.add_argument("--c", type=float, default=None, help="use this C instead of choosing it (with the flag above: "
+                    "the shipped head's C, since the fold holds the validation subjects)")
     args = ap.parse_args(argv)
     try:
-        log = train(args.out, seed=args.seed)
+        log = train(args.out, seed=args.seed, without_fusion_fold=args.without_fusion_fold, c_fixed=args.c)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.data.assemble import default_root, load_manifest
+from evals.data.assemble import default_root, in_fusion_fold, load_manifest
 from evals.heads import fit_linear_head, save_head, save_npz
 from tools.heads import LinearHead
 from tools.schema import AFFECTNET8
@@ -51,21 +51,26 @@ def fit_head(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, np.ndarray]:
     return fit_linear_head(x, y, c, class_weight="balanced", max_iter=2000)
 
 
-def train(out: Path, root: Path | None = None) -> dict:
-    """Choose C by actor-grouped CV on dev, refit, write ``out``; returns the report with test scores."""
+def train(out: Path, root: Path | None = None, without_fusion_fold: bool = False,
+          c_fixed: float | None = None) -> dict:
+    """Choose C by actor-grouped CV on dev (or take ``c_fixed``), refit on dev (without the fusion fold's
+    actors when asked, ``evals.data.assemble.in_fusion_fold``), write ``out``; returns the report with test scores."""
     from sklearn.metrics import f1_score
     from sklearn.model_selection import GroupKFold
 
     d = ravdess_features(root)
     dev, test = d["split"] == "dev", d["split"] == "test"
+    if without_fusion_fold:
+        dev &= ~np.asarray([in_fusion_fold("ravdess", {"split": s, "person": f"A{a:02d}"})
+                            for s, a in zip(d["split"], d["actor"], strict=True)])
     x, y, g = d["x"][dev], d["y"][dev], d["actor"][dev]
     cv = []
-    for c in C_GRID:
+    for c in () if c_fixed is not None else C_GRID:
         accs = [float((LinearHead(fit_head(x[tr], y[tr], c)).probs(x[va]).argmax(1) == y[va]).mean())
                 for tr, va in GroupKFold(n_splits=6).split(x, y, g)]
         cv.append({"C": c, "cv_accuracy": round(float(np.mean(accs)), 4)})
         print(json.dumps(cv[-1]), flush=True)
-    best = max(cv, key=lambda r: r["cv_accuracy"])
+    best = {"C": c_fixed} if c_fixed is not None else max(cv, key=lambda r: r["cv_accuracy"])
     save_head(out, fit_head(x, y, best["C"]))
     pred, yt = VoiceEmotion(out).predict_features(d["x"][test]).argmax(1), d["y"][test]
     classes = sorted(set(yt.tolist()))
@@ -81,9 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=VOICE8_HEAD)
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None, help="write the report here too")
+    ap.add_argument("--without-fusion-fold", action="store_true",
+                    help="leave out the fusion fold's actors (a head for fitting the fusion; evals.fit_fusion)")
+    ap.add_argument("--c", type=float, default=None, help="use this C instead of choosing it by cross-validation")
     args = ap.parse_args(argv)
     try:
-        report = train(args.out, args.data)
+        report = train(args.out, args.data, args.without_fusion_fold, args.c)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

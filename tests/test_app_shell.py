@@ -42,9 +42,11 @@ def test_unknown_subcommand_is_one_clear_error():
 def test_models_lists_the_registered_backends_with_their_defaults():
     proc = affectseek("models")
     assert proc.returncode == 0, proc.stderr
-    lines = {line.split()[0]: line for line in proc.stdout.splitlines()}
+    lines = {line.split()[0]: line for line in proc.stdout.splitlines() if line.strip()}
     assert "face8 (default)" in lines["expression"] and "fer" in lines["expression"]
+    assert "hsemotion" in lines["expression"]
     assert "faster-whisper (default)" in lines["asr"]
+    assert "not fetched" in lines["hsemotion-enet-b0-8"]  # listed with how to fetch it, never fetched silently
 
 
 @pytest.mark.slow

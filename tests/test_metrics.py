@@ -128,3 +128,15 @@ def test_r1_and_map_equal_moment_detr_definitions_and_joint_needs_the_right_emot
     by_length = ours["by_moment_length"]  # q1 (10 s), q2 (4 s), q4 (4 s) short; q3 (40 s) long
     assert by_length["short"]["n"] == 3 and by_length["short"]["Joint"] == pytest.approx(2 / 3, abs=1e-4)
     assert by_length["long"] == {"n": 1, "R1@0.5": 0.0, "mIoU": pytest.approx(0.4444, abs=1e-4), "Joint": 0.0}
+
+
+def test_calibration_scores_known_values():
+    """Two bins: confidence 0.9 right half the time (gap 0.4), 0.1 never right (gap 0.1); each half the samples."""
+    from evals.metrics import calibration_scores
+
+    got = calibration_scores([0.9, 0.9, 0.1, 0.1], [True, False, False, False])
+    assert got["ECE"] == pytest.approx(0.25)
+    assert got["Brier"] == pytest.approx((0.01 + 0.81 + 0.01 + 0.01) / 4)
+    assert got["n"] == 4 and got["accuracy"] == 0.25
+    assert calibration_scores([], [])["ECE"] is None
+    assert calibration_scores([1.0, 0.0], [True, False])["ECE"] == 0.0  # confidence 1.0 falls in the top bin

@@ -5,7 +5,10 @@ Pinned with the perception engine (``tools.engine``) in place, from a fresh cach
 came out of the code before the engine (frame analysis written twice, models loaded in three places)
 and before the layers were split (``indexing``, ``app``; LangGraph runtime context; typed proposals,
 candidates and drafts). The dev bench items are ``../shared/bench/dev.jsonl``'s three queries.
-Change a pinned value only with a change that is meant to change answers, and say so.
+Change a pinned value only with a change that is meant to change answers, and say so: the fitted
+fusion of the emotion reasoner (``agents/FUSION.md``) changed the sample's answers (an adjacent clip
+now reads neutral, so the happiness moment starts at the clip edge, 3.0 s, and neutral moments follow);
+with the hand-set fusion (``RunSettings(fusion="hand")``) the earlier answers come back exactly.
 """
 
 from __future__ import annotations
@@ -18,6 +21,13 @@ from tests.conftest import SAMPLE, shared_media
 pytestmark = pytest.mark.slow
 
 PINNED = {
+    "when does the audience enjoy the show?": [(3.003, 5.86, "happiness"), (1.001, 3.003, "neutral")],
+    "when does he point at someone?": [(3.003, 5.86, "happiness"), (5.11, 8.008, "surprise"),
+                                       (1.001, 3.003, "neutral"), (7.12, 9.13, "neutral")],
+    "when is the performer most worked up?": [(3.003, 5.86, "happiness"), (1.001, 3.003, "neutral")],
+}
+#: The sample's answers with the hand-set fusion, as pinned before the fitted one.
+PINNED_HAND = {
     "when does the audience enjoy the show?": [(2.61, 5.86, "happiness")],
     "when does he point at someone?": [(2.61, 5.86, "happiness"), (5.11, 8.008, "surprise"), (6.44, 9.98, "anger")],
     "when is the performer most worked up?": [(2.61, 5.86, "happiness")],
@@ -34,3 +44,11 @@ def test_answers_are_pinned(video, query, cache_root):
     got = [(round(m.start_s, 3), round(m.end_s, 3), m.emotion) for m in answer.moments]
     assert got == expected
     assert all(e.ref.split("#")[1] for m in answer.moments for e in m.evidence)  # every item cites a record
+
+
+@pytest.mark.parametrize("query", sorted(PINNED_HAND))
+def test_the_hand_set_fusion_gives_the_earlier_answers(query, cache_root):
+    from agents.state import RunSettings
+
+    answer = answer_query(SAMPLE, query, cache_dir=cache_root, settings=RunSettings(fusion="hand"))
+    assert [(round(m.start_s, 3), round(m.end_s, 3), m.emotion) for m in answer.moments] == PINNED_HAND[query]

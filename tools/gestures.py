@@ -21,6 +21,7 @@ the pointer's own face), is the target.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
@@ -153,10 +154,15 @@ class MediaPipeGestures:
             self._pose = mp.solutions.pose.Pose(static_image_mode=True, model_complexity=1,
                                                 min_detection_confidence=min_score)
             self._pose.process(np.zeros((64, 64, 3), np.uint8))
+        self._pose_thread = ThreadPoolExecutor(1, thread_name_prefix="pose")
 
     def recognize(self, frame: np.ndarray, t: float, faces: list[Box], id_prefix: str) -> FrameHands:
+        """Hands (gestures, pointing targets among ``faces``) and crossed arms in one RGB frame (H, W, 3);
+        the pose model runs on its own thread meanwhile (MediaPipe releases the GIL)."""
         h, w = frame.shape[:2]
-        res = self._hands.process(np.ascontiguousarray(frame))
+        frame = np.ascontiguousarray(frame)
+        pose_job = self._pose_thread.submit(self._pose.process, frame)
+        res = self._hands.process(frame)
         scale = np.array([w, h], dtype=float)
         boxes = [np.array([b.x0 * w, b.y0 * h, b.x1 * w, b.y1 * h]) for b in faces]
         hands = []
@@ -179,7 +185,7 @@ class MediaPipeGestures:
                 id=f"{id_prefix}{i}", t=t, handedness=cls.label, score=round(float(cls.score), 3), gesture=gesture,
                 extended=ext, wrist=tuple(np.round(lm[WRIST] / scale, 4)), index_tip=tuple(np.round(lm[8] / scale, 4)),
                 direction=tuple(np.round(direction, 4)) if direction is not None else None, target_box=target))
-        pose = self._pose.process(np.ascontiguousarray(frame)).pose_landmarks
+        pose = pose_job.result().pose_landmarks
         if pose is not None:
             pts = np.array([[p.x, p.y] for p in pose.landmark])
             vis = np.array([p.visibility for p in pose.landmark])

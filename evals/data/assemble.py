@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -189,6 +190,24 @@ def load_manifest(root: Path, name: str, split: str | None = None) -> list[dict]
         raise FileNotFoundError(f"{path}: not assembled; run python -m evals.data.assemble --source {name}=DIR")
     recs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [{**r, "path": str(root / name / r["path"])} for r in recs if split in (None, r["split"])]
+
+
+def in_fusion_fold(name: str, record: dict) -> bool:
+    """Whether a dev ``record`` of set ``name`` belongs to the fusion fold: dev people held out of the
+    face and voice heads' training when the emotion reasoner's fusion is fitted (``evals.fit_fusion``), so
+    that the fit sees the heads as they behave on people they were not trained on.
+
+    CK+ dev subjects with number % 3 == 1 (the face head's validation subjects), RAVDESS actors with
+    number % 3 == 1 (1, 4, 7, 10, 13, 16: three men, three women), RAF-DB train images whose file name
+    has CRC-32 % 10 == 0 (about 10 %; RAF-DB has no person ids). Test records are never in it.
+    """
+    if record.get("split") != "dev":
+        return False
+    if name in ("ckplus", "ravdess"):
+        return int(str(record["person"])[1:]) % 3 == 1
+    if name == "rafdb":
+        return zlib.crc32(Path(record["path"]).name.encode()) % 10 == 0
+    return False
 
 
 def default_root() -> Path:

@@ -1,0 +1,110 @@
+"""The explicit model fetch: download over loopback, checksum against the pinned git blob id, atomic
+placement in the cache, then the ``hsemotion`` expression backend loading the fetched file.
+
+The ONNX file served here is built by the test (a pooling layer and a bias that favours one output):
+it stands in for the real 16 MB download, which needs the internet, and checks the fetch, the load
+and the reordering of HSEmotion's label order into AffectNet-8; it is no emotion model.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import subprocess
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import SAMPLE
+
+
+def _stand_in_onnx(path: Path) -> Path:
+    """An ONNX graph input (N, 3, 224, 224) -> logits (N, 8): the spatial mean times 0, plus a bias
+    whose largest entry is HSEmotion's "Contempt" (index 1) and second "Happiness" (index 4)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    bias = np.array([0, 3, 0, 0, 1, 0, 0, 0], np.float32)
+    nodes = [helper.make_node("ReduceMean", ["input", "axes"], ["pooled"], keepdims=0),
+             helper.make_node("MatMul", ["pooled", "w"], ["mm"]),
+             helper.make_node("Add", ["mm", "b"], ["logits"])]
+    graph = helper.make_graph(
+        nodes, "stand_in", [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", 3, 224, 224])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", 8])],
+        initializer=[numpy_helper.from_array(np.array([2, 3], np.int64), "axes"),
+                     numpy_helper.from_array(np.zeros((3, 8), np.float32), "w"), numpy_helper.from_array(bias, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    return path
+
+
+@pytest.fixture
+def served(tmp_path):
+    """A loopback HTTP server of ``tmp_path/www``; yields (folder, base URL)."""
+    www = tmp_path / "www"
+    www.mkdir()
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # no request lines on stderr
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(www)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield www, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def _git_blob_id(path: Path) -> str:
+    return subprocess.run(["git", "hash-object", str(path)], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_fetch_verifies_the_pinned_checksum_then_the_backend_loads_the_file(served, tmp_path, monkeypatch):
+    from tools.expression import EXPRESSION_CLASSIFIERS
+    from tools.fetch import PinnedModel, fetch_model, git_blob_sha1, pinned_path
+    from tools.media import iter_frames
+    from tools.schema import AFFECTNET8, Box
+
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
+    www, base = served
+    onnx_file = _stand_in_onnx(www / "m.onnx")
+    assert git_blob_sha1(onnx_file) == _git_blob_id(onnx_file)  # the same id git computes
+    model = PinnedModel(name="stand-in", file="m.onnx", url=f"{base}/m.onnx", git_blob_sha1=_git_blob_id(onnx_file),
+                        licence="test", source="this test", about="stand-in")
+    path = fetch_model(model)
+    assert path == pinned_path(model) and path.read_bytes() == onnx_file.read_bytes()
+    assert [p.name for p in path.parent.iterdir()] == ["m.onnx"]  # no temporary file left
+
+    clf = EXPRESSION_CLASSIFIERS.load("hsemotion", path=str(path))
+    frame = next(iter_frames(SAMPLE, fps=1.0))[1]
+    probs = clf.classify(frame, [Box(x0=0.3, y0=0.2, x1=0.5, y1=0.5), Box(x0=0.6, y0=0.1, x1=0.7, y1=0.3)])
+    assert probs.shape == (2, 8)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    ranked = [AFFECTNET8[i] for i in np.argsort(-probs[0])]
+    assert ranked[:2] == ["contempt", "happiness"]  # HSEmotion's order mapped onto AffectNet-8
+
+
+def test_a_mismatching_download_is_refused_and_leaves_nothing(served, tmp_path, monkeypatch, capsys):
+    """The CLI with the real pinned entry and a --url serving another file: exit 2, nothing in the cache."""
+    from app.cli import main
+    from tools.fetch import PINNED_MODELS, pinned_path
+
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
+    www, base = served
+    _stand_in_onnx(www / "other.onnx")
+    code = main(["models", "--fetch", "hsemotion-enet-b0-8", "--url", f"{base}/other.onnx"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "git blob id" in err and "49772db4e87ee6df57087fba131832a959e5c64d" in err and err.count("\n") == 1
+    folder = pinned_path(PINNED_MODELS["hsemotion-enet-b0-8"]).parent
+    assert not folder.exists() or not any(folder.iterdir())
+
+
+def test_the_hsemotion_backend_without_a_fetch_names_the_command(tmp_path, monkeypatch):
+    from tools.expression import load_expression_classifier
+    from tools.registry import BackendUnavailableError
+
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
+    with pytest.raises(BackendUnavailableError, match="affectseek models --fetch hsemotion-enet-b0-8"):
+        load_expression_classifier("hsemotion")

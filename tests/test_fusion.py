@@ -1,0 +1,52 @@
+"""The emotion reasoner's fitted fusion (``agents/fusion.json``, ``evals.fit_fusion``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.emotion import FUSION_FILE, HAND_FUSION, Fusion, load_fusion, offline_judge, resolve_fusion
+
+
+def _inputs(face: dict, voice: dict, targets: list[str]) -> dict:
+    return {"labels": [], "target_emotions": targets, "span": [10.0, 14.0],
+            "visual": {"expression_mean": face, "frames": [], "frame_step_s": 0.25},
+            "verbal": {}, "vocal": {"voice_distribution": voice}}
+
+
+def test_the_shipped_fusion_is_fitted_on_the_dev_split_and_calibrated():
+    fitted = resolve_fusion("fitted")
+    assert fitted == load_fusion(FUSION_FILE) and fitted.calibration is not None
+    assert "dev" in fitted.source and "test" not in fitted.source
+    assert resolve_fusion("hand") == HAND_FUSION and HAND_FUSION.calibration is None
+    conf = [fitted.confidence(p) for p in (0.2, 0.4, 0.6, 0.8, 1.0)]
+    assert conf == sorted(conf) and all(0.0 < c < 1.0 for c in conf)  # monotone, a probability
+
+
+def test_resolve_fusion_reads_a_file_and_rejects_a_missing_one(tmp_path):
+    path = tmp_path / "f.json"
+    path.write_text(Fusion(visual=1, vocal=0, verbal=0, prior=0).model_dump_json())
+    assert resolve_fusion(str(path)).visual == 1
+    with pytest.raises(OSError):
+        resolve_fusion(str(tmp_path / "missing.json"))
+
+
+def test_the_asked_emotion_no_longer_outweighs_what_face_and_voice_show():
+    """A mostly neutral face and voice, asked about anger: the hand-set prior (0.15 on the asked emotion)
+    turned it into anger; the fitted fusion (prior weight fitted on dev) reads it as it shows."""
+    face = {"neutral": 0.45, "anger": 0.25, "sadness": 0.3}
+    voice = {"neutral": 0.5, "anger": 0.3, "sadness": 0.2}
+    assert offline_judge(_inputs(face, voice, ["anger"]), HAND_FUSION).emotion == "anger"
+    assert offline_judge(_inputs(face, voice, ["anger"])).emotion == "neutral"
+
+
+def test_the_fusion_fold_holds_dev_people_only():
+    from evals.data.assemble import in_fusion_fold
+
+    assert in_fusion_fold("ckplus", {"split": "dev", "person": "S010"})
+    assert not in_fusion_fold("ckplus", {"split": "dev", "person": "S011"})
+    assert not in_fusion_fold("ckplus", {"split": "test", "person": "S010"})  # test never
+    actors = [a for a in range(1, 19) if in_fusion_fold("ravdess", {"split": "dev", "person": f"A{a:02d}"})]
+    assert actors == [1, 4, 7, 10, 13, 16]  # three men (odd), three women (even)
+    raf = [in_fusion_fold("rafdb", {"split": "dev", "person": None, "path": f"train/x/train_{i:05d}_aligned.jpg"})
+           for i in range(2000)]
+    assert 0.05 < sum(raf) / len(raf) < 0.15
