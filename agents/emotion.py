@@ -12,8 +12,8 @@ moment shows; the ranking says how strongly it shows what was asked.
 
 Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-expression distribution
 (visual), the voice's emotion distribution (vocal), the speech's similarity to the emotion descriptions
-(verbal) and the intent prior, with weights and a confidence calibration fitted on the composed dev
-split (``evals.fit_fusion``; ``agents/fusion.json``); the span is where the chosen label shows on faces,
+(verbal) and the intent prior, with weights and a confidence calibration fitted on composed benches of
+dev people the face and voice heads never saw (``evals.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
 or where the words are.
 """
 

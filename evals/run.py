@@ -105,6 +105,13 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
     except BenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    try:
+        from agents.emotion import resolve_fusion
+
+        resolve_fusion(args.fusion)
+    except (OSError, ValueError) as exc:
+        print(f"error: --fusion {args.fusion}: {exc}", file=sys.stderr)
+        return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     log = _logger(out)
