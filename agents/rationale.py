@@ -5,8 +5,9 @@ cite evidence ids that exist in the moment's evidence; an answer that cites anyt
 and goes through the LLM's repair/fallback path.
 
 Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
-their ids; the summary leads with the first face observation and quotes the utterance sharing most
-content words with the question (the first on a tie).
+their ids; the summary leads with the first face observation showing the moment's emotion (else the
+first face observation) and quotes the utterance sharing most content words with the question (the
+first on a tie).
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
         items = [e for e in inputs["evidence"] if e["modality"] == modality]
         if items:
             parts = [f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)" for e in items]
-            if modality == "visual":
-                lead = parts[0]  # whole: a detail may hold "; " itself
+            if modality == "visual":  # whole: a detail may hold "; " itself
+                lead = next((x for x in parts if f"shows {m['emotion']} " in x), parts[0])
             steps.append(RationaleStep(modality=modality, text="; ".join(parts),
                                        evidence_ids=[e["id"] for e in items]))
     said = [e for e in inputs["evidence"] if e["modality"] == "verbal"]

@@ -115,7 +115,9 @@ def _social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[Frame
 
 def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
                    targets: list[str], step: float) -> tuple[list[Evidence], float, dict]:
-    """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence, the visual support, and a summary.
+    """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence (those showing the target emotions
+    most and, when the clip's faces mostly show another emotion, the one showing it most), the visual
+    support, and a summary.
 
     ``step`` is the frame interval in seconds (1 / verify fps); an observation's evidence spans one step.
     """
@@ -132,6 +134,12 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
     visual = float(np.mean([max(target_p(f) for f in fr.faces) for fr in with_faces])) if targets else 0.0
     key = target_p if targets else (lambda f: f.top()[1])
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
+    mean = {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}
+    shown = max(mean, key=mean.__getitem__)  # what the faces show most over the clip
+    if targets and shown not in targets:  # cite it too: the emotion reasoner may label the clip with it
+        typical = max(faces, key=lambda f: f.expression[shown])
+        if typical not in chosen:
+            chosen = [*chosen[: MAX_FACE_EVIDENCE - 1], typical]
     evidence = []
     for n, f in enumerate(sorted(chosen, key=lambda f: f.t)):
         label, p = f.top()
@@ -145,7 +153,6 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
             detail=f"{who} at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
             ref=index.cache.ref(where[f.id], f.id),
         ))
-    mean = {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}
     obs = {"expression_mean": mean, "n_faces": max(len(fr.faces) for fr in frames), "frame_step_s": round(step, 3),
            "frames": [{"t": f.t, "top": f.top()[0], "p": round(f.top()[1], 3)} for f in faces]}
     return evidence, visual, obs

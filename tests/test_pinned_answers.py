@@ -52,3 +52,15 @@ def test_the_hand_set_fusion_gives_the_earlier_answers(query, cache_root):
 
     answer = answer_query(SAMPLE, query, cache_dir=cache_root, settings=RunSettings(fusion="hand"))
     assert [(round(m.start_s, 3), round(m.end_s, 3), m.emotion) for m in answer.moments] == PINNED_HAND[query]
+
+
+def test_each_rationale_leads_with_a_face_showing_its_own_emotion(cache_root):
+    """A moment labelled neutral once led its rationale with a face showing happiness (the asked emotion):
+    the verifier now also cites the face that shows what the clip mostly shows, and the summary leads
+    with a face showing the moment's label."""
+    answer = answer_query(SAMPLE, "when does the audience enjoy the show?", cache_dir=cache_root)
+    assert {m.emotion for m in answer.moments} == {"happiness", "neutral"}
+    for m in answer.moments:
+        faces = [e.detail for e in m.evidence if e.modality == "visual" and e.tool.startswith("mediapipe")]
+        assert any(f"shows {m.emotion} (" in d for d in faces)
+        assert m.rationale.split(": ", 1)[1].split(" (p=")[0].endswith(f"shows {m.emotion}")
