@@ -49,6 +49,10 @@ from agents.emotion import HAND_FUSION, Fusion, draft_moments, fuse, judge_input
 from agents.schema import VerifiedCandidate
 from evals.bench import BenchError, load_bench
 from evals.metrics import calibration_scores, joint_at_1, recall_at_1, temporal_iou
+from memory.jsonl import JsonlLog, dict_record
+
+#: Keys every collected record holds (``collect``).
+RECORD_KEYS = {"id", "targets", "cuts", "top_k", "abstain_below", "truth", "shots", "verified"}
 
 
 def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path | None = None,
@@ -74,15 +78,14 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
     from agents.state import RunContext, RunSettings
     from graphs.pipeline import run_graph
     from indexing.build import open_index
-    from memory.jsonl import JsonlLog
     from memory.store import IndexConfig
 
     items = load_bench(bench)
     shots: dict[str, list] = defaultdict(list)
     for it in items:
         shots[it.video] += [[m.start_s, m.end_s, m.emotion] for m in it.moments]
-    done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
     log, settings, llm = JsonlLog(out), RunSettings(), load_llm("offline")
+    done = {r["id"] for r in log.read(dict_record(RECORD_KEYS))}  # a torn last line is dropped
     n = 0
     for it in track([i for i in items if i.id not in done], description="collect", console=_stderr(), transient=True):
         index = open_index(it.video_path(bench), IndexConfig(), cache_dir)
@@ -104,20 +107,25 @@ def _stderr():
 
 
 def load_records(paths: list[str]) -> list[dict]:
-    """Collected records of every file, with ``verified`` parsed into ``VerifiedCandidate``s."""
+    """Collected records of every file, with ``verified`` parsed into ``VerifiedCandidate``s.
+
+    Raises:
+        OSError: a file is missing.
+    """
     records = []
     for path in paths:
-        for line in Path(path).read_text().splitlines():
-            r = json.loads(line)
-            r["verified"] = [VerifiedCandidate.model_validate(c) for c in r["verified"]]
-            records.append(r)
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"{path}: no such records file (python -m evals.fit_fusion collect)")
+        for r in JsonlLog(path).read(dict_record(RECORD_KEYS)):
+            records.append({**r, "verified": [VerifiedCandidate.model_validate(c) for c in r["verified"]]})
     return records
 
 
 def shot_label(start_s: float, end_s: float, shots: list) -> str | None:
     """The emotion of the labelled shot that overlaps [start_s, end_s) most, or None when none does."""
-    best = max(shots, key=lambda s: temporal_iou((start_s, end_s), (s[0], s[1])), default=None)
-    return best[2] if best and temporal_iou((start_s, end_s), (best[0], best[1])) > 0 else None
+    iou, label = max(((temporal_iou((start_s, end_s), (s[0], s[1])), s[2]) for s in shots),
+                     key=lambda x: x[0], default=(0.0, None))
+    return label if iou > 0 else None
 
 
 def replay(records: list[dict], fusion: Fusion) -> dict:

@@ -236,6 +236,7 @@ class HSEmotionONNX:
     def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for N normalized boxes on an RGB uint8 frame (H, W, 3)."""
         import cv2
+        from scipy.special import softmax
 
         out = np.zeros((len(boxes), len(AFFECTNET8)), dtype=np.float32)
         if not boxes:
@@ -244,8 +245,7 @@ class HSEmotionONNX:
                           for b in boxes]).astype(np.float32) / 255.0
         x = ((crops - np.array(IMAGENET_MEAN, np.float32)) / np.array(IMAGENET_STD, np.float32)).transpose(0, 3, 1, 2)
         logits = self._session.run(None, {self._input: np.ascontiguousarray(x)})[0][:, : len(HSEMOTION_LABELS)]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        out[:, self._index] = e / e.sum(axis=1, keepdims=True)
+        out[:, self._index] = softmax(logits, axis=1)
         return out
 
 

@@ -40,7 +40,8 @@ class LinearHead:
 
     def probs(self, x: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) for feature rows ``x`` (N, D) (a single row (D,) is taken as N = 1)."""
+        from scipy.special import softmax
+
         a = self._a
         z = ((np.atleast_2d(x) - a["mean"]) / a["scale"]) @ a["coef"].T + a["intercept"]
-        z = np.exp(z - z.max(axis=1, keepdims=True))
-        return (z / z.sum(axis=1, keepdims=True)).astype(np.float32)
+        return softmax(z, axis=1).astype(np.float32)

@@ -34,9 +34,9 @@ class LexiconTextEmotion:
     def distribution(self, text: str, temperature: float = 0.05) -> dict[str, float]:
         """Softmax over AffectNet-8 of the emotion similarities (``temperature`` in cosine units)."""
         emotions, _ = self.similarities(text)
-        x = np.array([emotions[k] for k in AFFECTNET8]) / temperature
-        p = np.exp(x - x.max())
-        p /= p.sum()
+        from scipy.special import softmax
+
+        p = softmax(np.array([emotions[k] for k in AFFECTNET8]) / temperature)
         return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, p, strict=True)}
 
 
