@@ -13,13 +13,15 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 #: temporary files being written right now (``in_flight``): an interrupted run removes them
 _IN_FLIGHT: set[str] = set()
+#: a duplicate of the process's standard error taken by ``exit_on_interrupt``: the interrupt line goes there
+#: even while file descriptor 2 points at /dev/null (``tools.faces.native_stderr_silenced``)
+_STDERR_FD: int | None = None
 
 
 @contextlib.contextmanager
@@ -37,9 +39,11 @@ def _interrupted(signum, frame) -> None:
     for tmp in list(_IN_FLIGHT):
         with contextlib.suppress(OSError):
             Path(tmp).unlink()
-    if sys.stderr is not None and sys.stderr.isatty():
-        os.write(2, b"\x1b[?25h")  # a progress bar may have hidden the cursor
-    os.write(2, b"interrupted\n")
+    fd = 2 if _STDERR_FD is None else _STDERR_FD
+    with contextlib.suppress(OSError):
+        if os.isatty(fd):
+            os.write(fd, b"\x1b[?25h")  # a progress bar may have hidden the cursor
+        os.write(fd, b"interrupted\n")
     os._exit(130)
 
 
@@ -51,7 +55,13 @@ def exit_on_interrupt() -> None:
     "cannot load module more than once"), and a library that catches ``BaseException`` swallows it (the
     run goes on). Temporary files registered with ``in_flight`` are removed first; finished cache
     entries are complete (they are renamed into place) and a ``.partial`` index build resumes.
+    The line goes to the standard error the process started with, also while a native library's start-up
+    notices are being silenced (file descriptor 2 briefly redirected to /dev/null).
     """
+    global _STDERR_FD
+    if _STDERR_FD is None:
+        with contextlib.suppress(OSError):
+            _STDERR_FD = os.dup(2)
     signal.signal(signal.SIGINT, _interrupted)
 
 
