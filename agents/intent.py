@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
+from agents.taxonomy import load_taxonomy
 from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, PERSON_WORDS
 from tools.schema import AFFECTNET8
 from tools.text_emotion import load_text_emotion
@@ -58,13 +59,18 @@ INTERPRET_INTENT = LLMTask(
 
 
 def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
-    """Ask the LLM for the query's ``Intent``; returns ``intent``, ``search_text`` and ``round`` = 0."""
+    """Ask the LLM for the query's ``Intent``, then name what it asks for in the answer's label set
+    (``Taxonomy.asked_labels``: a label named by its words, e.g. "proud" -> Pride, sets the AffectNet-8
+    targets); returns ``intent``, ``search_text`` and ``round`` = 0."""
     intent = runtime.context.llm.structured(
         INTERPRET_INTENT, {"query": state["query"], "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS)})
+    labels, targets = load_taxonomy(runtime.context.settings.labels).asked_labels(state["query"], intent.target_emotions)
+    intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels})
     return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0}
 
 
 def describe(update: dict) -> str:
     """The trace line of this node: the interpreted intent."""
     i = update["intent"]
-    return f"emotions={i.target_emotions or ['any']} people={i.people} cues={i.cues}"
+    asked = f" labels={i.target_labels}" if i.target_labels and i.target_labels != i.target_emotions else ""
+    return f"emotions={i.target_emotions or ['any']}{asked} people={i.people} cues={i.cues}"

@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 from agents.llm import LLMTask
 from agents.schema import Evidence, Moment, RationaleDraft, RationaleStep
 from agents.state import AffectState, RunContext
+from agents.taxonomy import load_taxonomy
 from tools.lexicon import keyword_overlap
 
 
@@ -50,7 +51,9 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
     best = max(said, key=lambda e: keyword_overlap(inputs.get("query", ""), e["detail"]), default=None)
     quote = f"{best['detail']} ({best['start_s']:.1f}-{best['end_s']:.1f} s)" if best else None
     said = " and ".join(x for x in (lead, quote) if x) or "no face or speech was observed"
-    summary = f"{m['emotion']} (confidence {m['confidence']:.2f}): {said}."
+    label = m.get("label", m["emotion"])
+    read = f"read as {m['emotion']}, " if label != m["emotion"] else ""
+    summary = f"{label} ({read}confidence {m['confidence']:.2f}): {said}."
     return RationaleDraft(summary=summary, steps=steps)
 
 
@@ -59,7 +62,8 @@ WRITE_RATIONALE = LLMTask(
     prompt=(
         "Explain why the moment answers the question, using only the evidence listed. Write a one-"
         "sentence summary and a few steps; each step has a modality tag (visual, verbal or vocal) and "
-        "cites the ids of the evidence items it uses. Never state an observation that is not listed."
+        "cites the ids of the evidence items it uses. Never state an observation that is not listed. The "
+        "moment's label is its emotion in the user's label set; emotion is the AffectNet-8 reading behind it."
     ),
     schema=RationaleDraft,
     offline=offline_rationale,
@@ -69,17 +73,19 @@ WRITE_RATIONALE = LLMTask(
 def write_rationales(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Turn moment drafts into ``Moment``s with rationale and steps; returns ``moments``."""
     ctx = runtime.context
+    taxonomy = load_taxonomy(ctx.settings.labels)
     moments = []
     for d in state.get("drafts", []):
         evidence = [e for e in d.evidence if e.start_s < d.end_s and e.end_s > d.start_s] or d.evidence
+        label = taxonomy.label_for(d.emotion, state["intent"].target_labels)
         draft = ctx.llm.structured(
             WRITE_RATIONALE,
             {"query": state["query"],
-             "moment": d.model_dump(include={"start_s", "end_s", "emotion", "confidence"}),
+             "moment": {**d.model_dump(include={"start_s", "end_s", "emotion", "confidence"}), "label": label},
              "evidence": [e.model_dump(exclude={"ref", "track_id"}) for e in evidence]},
             validate=lambda r, ev=evidence: check_citations(r, ev),
         )
-        moments.append(Moment(start_s=d.start_s, end_s=d.end_s, emotion=d.emotion,
+        moments.append(Moment(start_s=d.start_s, end_s=d.end_s, emotion=label, affectnet8=d.emotion,
                               confidence=d.confidence, rationale=draft.summary, steps=draft.steps,
                               evidence=evidence))
     return {"moments": moments}

@@ -6,6 +6,8 @@ Times are seconds from the start of the video.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field, model_validator
 
 from tools.schema import Emotion, Modality, TimeSpan
@@ -19,6 +21,9 @@ class Intent(BaseModel):
     cues: list[str] = Field(default_factory=list, description="kinds of evidence to look for: speech, "
                             "facial_expression, gaze, gesture, voice, group")
     search_text: str = Field(description="a plain-language description of the moment to search for")
+    target_labels: list[str] = Field(default_factory=list, description="labels of the answer's label set the query "
+                                     "asks for (set by the graph from target_emotions and the label set's words; "
+                                     "agents.taxonomy)")
 
 
 class RefinedQuery(BaseModel):
@@ -113,13 +118,43 @@ class RationaleDraft(BaseModel):
 
 
 class Moment(TimeSpan):
-    """One answer: a span of the video, its emotion, and why."""
+    """One answer: a span of the video, its emotion in the answer's label set (``Answer.labels``), the
+    AffectNet-8 reading behind it, and why."""
 
-    emotion: Emotion
+    emotion: str = Field(description="label in the answer's label set (Answer.labels)")
+    affectnet8: Emotion = Field(description="what the perception tools read, in AffectNet-8 (agents.taxonomy maps it)")
     confidence: float = Field(ge=0.0, le=1.0)
     rationale: str
     steps: list[RationaleStep] = Field(default_factory=list)
     evidence: list[Evidence]
+
+
+#: Social Genome's modality tags of a reasoning step; ``n/a`` for a step that reads no cue of the video.
+TraceModality = Literal["visual", "verbal", "vocal", "n/a"]
+
+
+class ReasoningStep(BaseModel):
+    """One step of a multiple-choice reasoning trace, in Social Genome's format: the cue's modality, the
+    text, whether it uses external knowledge (what a cue usually means, not something seen or heard), and
+    the evidence ids it cites (none for ``n/a`` steps)."""
+
+    modality: TraceModality
+    text: str = Field(min_length=1)
+    external_knowledge: bool = False
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class OptionChoice(BaseModel):
+    """The option chooser's output: the chosen option's 0-based index and the reasoning trace."""
+
+    option: int = Field(ge=0)
+    steps: list[ReasoningStep] = Field(min_length=1)
+
+
+class Choice(OptionChoice):
+    """A multiple-choice answer (``Answer.choice``): the chosen option's index and text, and the trace."""
+
+    text: str
 
 
 class TraceStep(BaseModel):
@@ -137,7 +172,11 @@ class Answer(BaseModel):
     query: str
     duration_s: float
     intent: Intent
+    labels: str = Field("AffectNet-8", description="the label set of the moments' emotion (--labels)")
     moments: list[Moment]
+    options: list[str] = Field(default_factory=list, description="answer options of a multiple-choice question "
+                               "(--options); empty for a moment query")
+    choice: Choice | None = Field(None, description="the chosen option and its reasoning trace (with --options)")
     message: str = Field(description="plain-language status, e.g. 'no matching moment'")
     warnings: list[str] = Field(default_factory=list, description="what the tools could not do on this video")
     rounds: int = Field(description="localization rounds run (1 + re-queries)")

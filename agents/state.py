@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, TypedDict
 
 from agents.llm import LLM
-from agents.schema import Intent, Moment, MomentDraft, Proposal, VerifiedCandidate
+from agents.schema import Intent, Moment, MomentDraft, OptionChoice, Proposal, VerifiedCandidate
 from memory.store import VideoIndex
 
 
@@ -33,6 +33,8 @@ class RunSettings:
     - ``fusion``: the offline judge's fusion (``agents.emotion.resolve_fusion``): ``fitted`` (the
       weights and calibration fitted on the dev split, ``agents/fusion.json``), ``hand`` (the earlier
       hand-set weights, uncalibrated) or the path of a fusion JSON.
+    - ``labels``: the answer's label set (``agents.taxonomy.load_taxonomy``): ``AffectNet-8``,
+      ``VQAU-13``, ``Ekman-6``, ``MER-6`` or a taxonomy JSON file.
     """
 
     top_k: int = 5
@@ -44,6 +46,7 @@ class RunSettings:
     affect_weight: float = 1.0
     abstain_below: float = 0.0
     fusion: str = "fitted"
+    labels: str = "AffectNet-8"
 
 
 @dataclass
@@ -73,3 +76,5 @@ class AffectState(TypedDict, total=False):
     drafts: list[MomentDraft]
     weak: bool
     moments: list[Moment]
+    options: list[str]
+    choice: OptionChoice

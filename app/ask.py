@@ -85,6 +85,11 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     v.add_argument("--verify-fps", type=number(0, 30, lo_open=True), help="frame rate of the verifier on candidates (default 4)")
     v.add_argument("--min-support", type=number(0, 1), help="reject candidates scoring below this (0-1; default 0.3)")
     v.add_argument("--max-requery", type=number(0, 10, integer=True), help="re-query rounds when too few candidates survive (default 2)")
+    v.add_argument("--labels", metavar="NAME|FILE",
+                   help="label set of the answer's emotions: AffectNet-8 (default), VQAU-13, Ekman-6, MER-6, or a "
+                        "taxonomy .json (format: agents/taxonomies/). Faces and voices are read in AffectNet-8 and "
+                        "named in this set; the query's words choose among labels a face cannot tell apart "
+                        "(e.g. Joy, Love, Pride)")
     v.add_argument("--abstain-below", type=number(0, 1),
                    help="return no moment whose support is below this (0-1; default 0: when no candidate reaches "
                         "--min-support the best ones are returned and the answer says support is weak)")
@@ -93,6 +98,10 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                         "(the FER2013 mini-Xception as shipped, no contempt) or hsemotion (HSEmotion "
                         "EfficientNet-B0 AffectNet-8; fetch it first: affectseek models --fetch hsemotion-enet-b0-8)")
     g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
+    p.add_argument("--options", nargs="+", metavar="OPTION",
+                   help="answer a multiple-choice question (Social-IQ 2.0 / Social Genome style): give 2-10 "
+                        "options after the query; the answer adds the chosen option and a reasoning trace whose "
+                        "steps are tagged visual / verbal / vocal / n/a and flag external knowledge")
     p.add_argument("--schema", action="store_true", default=False, help="print the JSON Schema of the answer and exit")
     p.add_argument("--trace", action="store_true", default=False,
                    help="print each graph step as it runs (node, time, decision); the JSON always holds the trace")
@@ -131,7 +140,8 @@ def print_answer(answer, console) -> None:
 
     intent = answer.intent
     console.print(f"[bold]{safe(answer.query)}[/bold]  ({safe(Path(answer.video).name)}, {answer.duration_s:.1f} s)")
-    console.print(safe(f"intent: emotions={intent.target_emotions or ['any']} people={intent.people or ['-']} "
+    asked = f" {answer.labels}={intent.target_labels}" if answer.labels != "AffectNet-8" else ""
+    console.print(safe(f"intent: emotions={intent.target_emotions or ['any']}{asked} people={intent.people or ['-']} "
                        f"cues={intent.cues}  | embedder={answer.embedder} llm={answer.llm} rounds={answer.rounds}"))
     if not answer.moments:
         console.print(f"[yellow]{safe(answer.message)}[/yellow]")
@@ -147,6 +157,15 @@ def print_answer(answer, console) -> None:
         console.print(f"[yellow]warning: {safe(w)}[/yellow]")
     if answer.llm_fallbacks:
         console.print(f"[yellow]warning: {safe(fallback_summary(answer))}[/yellow]")
+    if answer.choice is not None:
+        from agents.choice import letter
+
+        c = answer.choice
+        console.print(safe(f"answer: ({letter(c.option)}) {c.text}"), style="bold")
+        for step in c.steps:
+            flag = ", external knowledge" if step.external_knowledge else ""
+            cites = f" [{', '.join(step.evidence_ids)}]" if step.evidence_ids else ""
+            console.print(safe(f"  - {step.modality}{flag}: {step.text}{cites}"))
     console.print(f"{safe(answer.message)}; {answer.candidates_considered} candidates checked, "
                   f"{answer.candidates_rejected} rejected; total {answer.timings_s['total']:.1f} s")
 
@@ -210,7 +229,8 @@ def _run(args, settings, err) -> int:
     try:
         with progress:
             result = run_query(args.video, args.query, settings.index_config(), settings.run_settings(), settings.llm,
-                               settings.cache_dir, progress, on_step=show if args.trace else None)
+                               settings.cache_dir, progress, on_step=show if args.trace else None,
+                               options=getattr(args, "options", None))
         if args.report:
             render_report(result.answer, result.index, args.report)
     except (VideoError, QueryError) as exc:

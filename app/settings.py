@@ -13,10 +13,11 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from agents.state import RunSettings
+from agents.taxonomy import resolve_labels
 from memory.store import IndexConfig
 
 _CONFIG_FILE: contextvars.ContextVar[Path | None] = contextvars.ContextVar("affectseek_config_file", default=None)
@@ -54,6 +55,13 @@ class Settings(BaseSettings):
     min_support: float = Field(0.3, ge=0, le=1)
     max_requery: int = Field(2, ge=0, le=10)
     abstain_below: float = Field(0.0, ge=0, le=1)
+    labels: str = Field("AffectNet-8", description="the answer's label set: AffectNet-8, VQAU-13, Ekman-6, MER-6 "
+                        "or a taxonomy JSON file (agents.taxonomy)")
+
+    @field_validator("labels")
+    @classmethod
+    def _known_labels(cls, v: str) -> str:
+        return resolve_labels(v)  # a TaxonomyError (ValueError) becomes a one-line SettingsError
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
@@ -76,7 +84,7 @@ class Settings(BaseSettings):
     def run_settings(self) -> RunSettings:
         """Search and verification knobs (``agents.state.RunSettings``)."""
         return RunSettings(top_k=self.top_k, verify_fps=self.verify_fps, min_support=self.min_support,
-                           max_requery=self.max_requery, abstain_below=self.abstain_below)
+                           max_requery=self.max_requery, abstain_below=self.abstain_below, labels=self.labels)
 
 
 def settings_from_args(args, config_file: str | os.PathLike | None = None) -> Settings:
@@ -105,7 +113,7 @@ def load_settings(flags: dict[str, Any], config_file: str | os.PathLike | None =
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "settings"
-        raise SettingsError(f"{where}: {err['msg']}") from exc
+        raise SettingsError(f"{where}: {err['msg'].removeprefix('Value error, ')}") from exc
     except ValueError as exc:  # TOML syntax errors (tomllib.TOMLDecodeError is a ValueError)
         raise SettingsError(f"config file {path}: {str(exc).splitlines()[0]}") from exc
     finally:

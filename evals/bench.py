@@ -4,7 +4,9 @@
      "moments": [{"start_s": 8.0, "end_s": 10.0, "emotion": "happiness",
                   "rationale": "...", "evidence_modalities": ["visual"]}]}
 
-Video paths are relative to the bench file. Times are seconds from the start of the video.
+Video paths are relative to the bench file. Times are seconds from the start of the video. Emotions
+are labels of the bench's label set (``--labels``; AffectNet-8 by default), in any case.
+VQAU-Bench's released records are read by ``evals.vqau``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from tools.schema import Emotion, Modality, TimeSpan
+from agents.taxonomy import DEFAULT, load_taxonomy
+from tools.schema import Modality, TimeSpan
 
 
 class BenchError(ValueError):
@@ -23,9 +26,9 @@ class BenchError(ValueError):
 
 
 class GroundTruthMoment(TimeSpan):
-    """One annotated moment."""
+    """One annotated moment; ``emotion`` is a label of the bench's label set."""
 
-    emotion: Emotion
+    emotion: str = Field(min_length=1)
     rationale: str | None = None
     evidence_modalities: list[Modality] = Field(default_factory=list)
 
@@ -44,11 +47,27 @@ class BenchItem(BaseModel):
         return p if p.is_absolute() else (Path(bench_file).resolve().parent / p)
 
 
-def load_bench(path: str | os.PathLike) -> list[BenchItem]:
-    """Read and validate a bench file.
+def canonical_emotions(item: BenchItem, labels: str, where: str) -> BenchItem:
+    """``item`` with each moment's emotion spelled as in the label set ``labels`` (any case accepted).
 
     Raises:
-        BenchError: the file is missing, a line is not JSON or not a valid item, or ids repeat.
+        BenchError: an emotion is not a label of that set (``where`` names the file and line).
+    """
+    taxonomy = load_taxonomy(labels)
+    for k, m in enumerate(item.moments):
+        try:
+            m.emotion = taxonomy.canonical(m.emotion)
+        except KeyError as exc:
+            raise BenchError(f"{where}: moments.{k}.emotion: {exc.args[0]}") from None
+    return item
+
+
+def load_bench(path: str | os.PathLike, labels: str = DEFAULT) -> list[BenchItem]:
+    """Read and validate a bench file whose emotions are labels of ``labels`` (``agents.taxonomy``).
+
+    Raises:
+        BenchError: the file is missing, a line is not JSON or not a valid item, an emotion is not in the
+            label set, or ids repeat.
     """
     p = Path(path)
     if not p.is_file():
@@ -65,6 +84,7 @@ def load_bench(path: str | os.PathLike) -> list[BenchItem]:
             err = exc.errors()[0]
             where = ".".join(str(x) for x in err["loc"]) or "item"
             raise BenchError(f"{p}:{n}: {where}: {err['msg']}") from exc
+        canonical_emotions(item, labels, f"{p}:{n}")
         if item.id in seen:
             raise BenchError(f"{p}:{n}: duplicate id {item.id!r}")
         seen.add(item.id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.taxonomy import load_taxonomy
 from evals.bench import BenchItem
 from evals.methods import Prediction
 from evals.metrics import (
@@ -47,10 +48,16 @@ def _score_rationale(pm, gm, encoder, rat: dict[str, list]) -> None:
         rat["modality_similarity"].append(modality_similarity([s.modality for s in pm.steps], gm.evidence_modalities))
 
 
-def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder=None) -> dict:
+#: Metrics reported per moment-length bucket; Accuracy is over the bucket's matched moments (tIoU >= 0.3).
+BUCKET_KEYS = ("R1@0.3", "R1@0.5", "R1@0.7", "mIoU", "mAP", "Joint", "Accuracy")
+
+
+def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder=None,
+             labels: str = "AffectNet-8") -> dict:
     """All metrics over ``items`` (an item without a prediction scores as an empty prediction): R1 at
-    ``R1_THRESHOLDS``, mIoU, mAP, R5@0.5 and Joint, the same by ground-truth moment length, emotion,
-    rationale and grounding scores, cost.
+    ``R1_THRESHOLDS``, mIoU, mAP, R5@0.5 and Joint; R1, mIoU, mAP, Joint and emotion Accuracy by
+    ground-truth moment length (QVHighlights' buckets, ``length_bucket``); emotion scores over the label
+    set ``labels``; rationale and grounding scores; cost.
 
     ``encoder`` (a ``tools.text.TextEncoder``) is needed for the rationale similarities; without it
     they are left out. Returns a JSON-serialisable dict.
@@ -74,15 +81,17 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
         loc["R5@0.5"].append(recall_at_k(spans, truths, 5, 0.5))
         loc["Joint"].append(joint_at_1(top1, pred.moments[0].emotion if spans else None, truths,
                                        [m.emotion for m in item.moments]))
+        bucket = None
         if truths:  # an item's bucket: the length of its first (main) ground-truth moment
-            bucket = by_length.setdefault(length_bucket(truths[0]), {"R1@0.5": [], "mIoU": [], "Joint": []})
-            bucket["R1@0.5"].append(loc["R1@0.5"][-1])
-            bucket["mIoU"].append(loc["mIoU"][-1])
-            bucket["Joint"].append(loc["Joint"][-1])
+            bucket = by_length.setdefault(length_bucket(truths[0]), {k: [] for k in BUCKET_KEYS})
+            for k in BUCKET_KEYS[:-1]:
+                bucket[k].append(loc[k][-1])
         for i, j in match_moments(spans, truths, 0.3):
             pm, gm = pred.moments[i], item.moments[j]
             y_true.append(gm.emotion)
             y_pred.append(pm.emotion)
+            if bucket is not None:
+                bucket["Accuracy"].append(float(gm.emotion == pm.emotion))
             confidence.append(min(max(pm.score, 0.0), 1.0))
             _score_rationale(pm, gm, encoder, rat)
         if pred:
@@ -97,7 +106,8 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
         "localization": {k: _mean(v) for k, v in loc.items()},
         "by_moment_length": {name: {"n": len(b["R1@0.5"]), **{k: _mean(v) for k, v in b.items()}}
                              for name, b in sorted(by_length.items())},
-        "emotion": emotion_scores(y_true, y_pred),
+        "labels": load_taxonomy(labels).name,
+        "emotion": emotion_scores(y_true, y_pred, load_taxonomy(labels).names),
         "emotion_calibration": calibration_scores(confidence, [a == b for a, b in zip(y_true, y_pred, strict=True)]),
         "rationale": {k: _mean(v) for k, v in rat.items()},
         "cost_per_item": {k: _mean(v) for k, v in cost.items()},

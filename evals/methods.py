@@ -4,10 +4,10 @@
 - ``clip_only``: retrieval of the query text over the clip index (CLIP when configured, else the
   offline descriptor embedder), no perception tools, no verification; emotion = the query's prior.
 - ``uniform``: ``top_k`` clip windows spread evenly over the video; emotion = the query's prior.
-- ``random``: ``top_k`` spans of 2-8 s at random places with random AffectNet-8 labels (seeded per item).
+- ``random``: ``top_k`` spans of 2-8 s at random places with random labels of the label set (seeded per item).
 
 The emotion prior is the offline intent interpreter's first target emotion (text only), ``neutral``
-when the query names none.
+when the query names none, named in the run's label set (``agents.taxonomy``) like the graph's answers.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agents.schema import RationaleStep
+from agents.taxonomy import DEFAULT, load_taxonomy
 from indexing.build import open_index
 from indexing.clips import clip_windows
 from memory.store import IndexConfig
 from tools.media import probe
-from tools.schema import AFFECTNET8, Emotion
 
 METHODS = ("graph", "clip_only", "uniform", "random")
 
@@ -36,7 +36,7 @@ class PredictedMoment(BaseModel):
 
     start_s: float
     end_s: float
-    emotion: Emotion
+    emotion: str = Field(description="a label of the run's label set")
     score: float
     rationale: str | None = None
     steps: list[RationaleStep] = Field(default_factory=list)
@@ -68,12 +68,19 @@ class MethodContext:
     settings: dict | None = None
 
 
-def emotion_prior(query: str) -> str:
-    """The offline intent interpreter's first target emotion for ``query``, or ``neutral``."""
+def _labels(ctx: MethodContext) -> str:
+    return (ctx.settings or {}).get("labels", DEFAULT)
+
+
+def emotion_prior(query: str, labels: str = DEFAULT) -> str:
+    """The offline intent interpreter's first target emotion for ``query`` (``neutral`` when it names
+    none), named in the label set ``labels`` as the graph names its moments."""
     from agents.intent import offline_intent
 
+    taxonomy = load_taxonomy(labels)
     intent = offline_intent({"query": query})
-    return intent.target_emotions[0] if intent.target_emotions else "neutral"
+    asked, targets = taxonomy.asked_labels(query, intent.target_emotions)
+    return taxonomy.label_for(targets[0] if targets else "neutral", asked)
 
 
 def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
@@ -81,7 +88,7 @@ def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedM
     from memory.cache import VideoCache
 
     a = answer_query(video, query, ctx.index_config, llm=ctx.llm, cache_dir=ctx.cache_dir,
-                     settings=_settings(ctx))
+                     settings=run_settings(ctx))
     vdir = Path(a.index["dir"]).parent
     cache = VideoCache(vdir.parent, vdir.name)
     out = []
@@ -100,7 +107,8 @@ def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedM
     return out, int(sum(calls.values())), frames, a.models
 
 
-def _settings(ctx: MethodContext):
+def run_settings(ctx: MethodContext):
+    """The graph's ``RunSettings`` for a run: ``top_k`` and the ablation settings of ``ctx``."""
     from agents.state import RunSettings
 
     return RunSettings(top_k=ctx.top_k, **(ctx.settings or {}))
@@ -112,7 +120,7 @@ def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[Predic
     index = open_index(video, ctx.index_config or IndexConfig(), ctx.cache_dir)
     scores = search_clips(index, [query], ctx.top_k)
     by_id = {c.id: c for c in index.clips}
-    prior = emotion_prior(query)
+    prior = emotion_prior(query, _labels(ctx))
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: ctx.top_k]
     return [PredictedMoment(start_s=by_id[i].start_s, end_s=by_id[i].end_s, emotion=prior, score=round(s, 4))
             for i, s in ranked], 1, 0, {"clip_embedder": index.manifest["models"]["clip_embedder"],
@@ -123,7 +131,7 @@ def _uniform(video: Path, query: str, ctx: MethodContext) -> tuple[list[Predicte
     cfg = ctx.index_config or IndexConfig()
     windows = clip_windows(probe(video).duration_s, cfg.clip_len_s, cfg.clip_stride_s)
     picks = sorted({round(x) for x in np.linspace(0, len(windows) - 1, min(ctx.top_k, len(windows)))})
-    prior = emotion_prior(query)
+    prior = emotion_prior(query, _labels(ctx))
     return [PredictedMoment(start_s=windows[i][0], end_s=windows[i][1], emotion=prior, score=1.0 / (r + 1))
             for r, i in enumerate(picks)], 0, 0, {"emotion_prior": "offline intent interpreter"}
 
@@ -131,12 +139,13 @@ def _uniform(video: Path, query: str, ctx: MethodContext) -> tuple[list[Predicte
 def _random(video: Path, query: str, ctx: MethodContext, item_id: str = "") -> tuple[list[PredictedMoment], int, int, dict]:
     duration = probe(video).duration_s
     rng = random.Random(ctx.seed * 1_000_003 + zlib.crc32(item_id.encode()))
+    names = load_taxonomy(_labels(ctx)).names
     out = []
     for r in range(ctx.top_k):
         length = min(duration, rng.uniform(2.0, 8.0))
         start = rng.uniform(0.0, duration - length)
         out.append(PredictedMoment(start_s=round(start, 2), end_s=round(start + length, 2),
-                                   emotion=rng.choice(AFFECTNET8), score=1.0 / (r + 1)))
+                                   emotion=rng.choice(names), score=1.0 / (r + 1)))
     return out, 0, 0, {}
 
 

@@ -20,6 +20,10 @@ Sources:
   emotion-word overlap.
 - Grounding: in the spirit of GRASP's Social Grounding Reward, the share of evidence a rationale cites
   that exists among the moment's observations.
+- Multiple-choice reasoning traces (Social Genome, Mathur et al., 2025): DifferenceSequence (the
+  modality-sequence similarity above over visual/verbal/vocal/n/a), All Modality Steps (unique
+  modalities both traces use), Visual / Verbal / Vocal / External Knowledge Steps and NumSteps (absolute
+  difference between the two traces' counts of such steps; lower is closer).
 """
 
 from __future__ import annotations
@@ -131,22 +135,25 @@ def match_moments(preds: Sequence[Span], truths: Sequence[Span], threshold: floa
     return out
 
 
-def emotion_scores(y_true: Sequence[str], y_pred: Sequence[str]) -> dict:
-    """Accuracy, macro-F1 (over labels present in either list) and the AffectNet-8 confusion matrix.
+def emotion_scores(y_true: Sequence[str], y_pred: Sequence[str], labels: Sequence[str] = AFFECTNET8) -> dict:
+    """Accuracy, macro-F1 (over labels present in either list) and the confusion matrix over ``labels``
+    (the label set's names; AffectNet-8 by default).
 
     Returns ``{"n", "accuracy", "macro_f1", "labels", "confusion"}``; rows of ``confusion`` are true labels.
     """
     from sklearn.metrics import confusion_matrix, f1_score
 
+    labels = list(labels)
     if not y_true:
-        return {"n": 0, "accuracy": None, "macro_f1": None, "labels": list(AFFECTNET8), "confusion": None}
-    present = sorted(set(y_true) | set(y_pred), key=AFFECTNET8.index)
+        return {"n": 0, "accuracy": None, "macro_f1": None, "labels": labels, "confusion": None}
+    order = {lab: i for i, lab in enumerate(labels)}
+    present = sorted(set(y_true) | set(y_pred), key=lambda lab: order.get(lab, len(order)))
     return {
         "n": len(y_true),
         "accuracy": float(np.mean([a == b for a, b in zip(y_true, y_pred, strict=True)])),
         "macro_f1": float(f1_score(y_true, y_pred, labels=present, average="macro", zero_division=0)),
-        "labels": list(AFFECTNET8),
-        "confusion": confusion_matrix(y_true, y_pred, labels=list(AFFECTNET8)).tolist(),
+        "labels": labels,
+        "confusion": confusion_matrix(y_true, y_pred, labels=labels).tolist(),
     }
 
 
@@ -178,6 +185,20 @@ def modality_similarity(pred: Sequence[str], ref: Sequence[str]) -> float:
     """1 - edit distance / longer length over modality tags (1.0 when both are empty)."""
     longest = max(len(pred), len(ref))
     return 1.0 - edit_distance(pred, ref) / longest if longest else 1.0
+
+
+def trace_structure(pred: Sequence[tuple[str, bool]], ref: Sequence[tuple[str, bool]]) -> dict[str, float]:
+    """Social Genome's structural trace metrics of a predicted and a reference trace, each a sequence
+    of (modality tag, uses external knowledge) steps (module doc): ``difference_sequence`` (higher is
+    closer), ``all_modality_steps`` (shared unique modalities), and absolute count differences
+    ``visual_steps``, ``verbal_steps``, ``vocal_steps``, ``external_knowledge_steps``, ``num_steps``."""
+    pm, rm = [m for m, _ in pred], [m for m, _ in ref]
+    out = {"difference_sequence": modality_similarity(pm, rm), "all_modality_steps": float(len(set(pm) & set(rm)))}
+    for tag in ("visual", "verbal", "vocal"):
+        out[f"{tag}_steps"] = float(abs(pm.count(tag) - rm.count(tag)))
+    out["external_knowledge_steps"] = float(abs(sum(k for _, k in pred) - sum(k for _, k in ref)))
+    out["num_steps"] = float(abs(len(pred) - len(ref)))
+    return out
 
 
 def split_steps(text: str) -> list[str]:

@@ -58,6 +58,20 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def length_table(metrics: dict) -> str:
+    """One run's Markdown table by ground-truth moment length (all, then QVHighlights' short <= 10 s,
+    middle 10-30 s, long > 30 s): n, R1@{0.3,0.5,0.7}, mIoU, mAP, Joint and emotion Accuracy, in the run's
+    label set (``metrics`` as ``evals.evaluate.evaluate`` returns it)."""
+    keys = ("R1@0.3", "R1@0.5", "R1@0.7", "mIoU", "mAP", "Joint", "Accuracy")
+    overall = {**metrics["localization"], "Accuracy": metrics["emotion"]["accuracy"], "n": metrics["n_items"]}
+    rows = [("all", overall)] + [(name, metrics["by_moment_length"][name]) for name in ("short", "middle", "long")
+                                 if name in metrics["by_moment_length"]]
+    lines = [f"| moments ({metrics.get('labels', 'AffectNet-8')}) | n | " + " | ".join(keys) + " |",
+             "|---|---|" + "---|" * len(keys)]
+    lines += [f"| {name} | {row['n']} | " + " | ".join(_fmt(row.get(k)) for k in keys) + " |" for name, row in rows]
+    return "\n".join(lines)
+
+
 def plot_r1(rows: list[dict], path: Path) -> None:
     """Grouped bars of R1@0.3/0.5/0.7 per run."""
     import matplotlib

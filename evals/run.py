@@ -1,9 +1,13 @@
 """Run one method over a bench: ``python -m evals.run --bench B.jsonl --method graph --out runs/NAME``.
 
+VQAU-Bench as released: ``python -m evals.run --bench-format vqau --bench test.json --videos DIR --method
+graph --out runs/NAME`` (records read by ``evals.vqau``; answers and emotion metrics in VQAU-13).
+
 Writes into ``--out``: ``predictions.jsonl`` (one line per item as soon as it is done; a rerun with the
 same ``--out`` resumes after the items already there), ``metrics.json``, ``config.json`` (method,
 models, library versions, seed, commit), ``moment_detr_predictions.jsonl`` (the predictions as
-QVHighlights/Moment-DETR ``pred_relevant_windows`` records) and ``run.log``. Exit codes: 0 done, 2 bad bench or arguments.
+QVHighlights/Moment-DETR ``pred_relevant_windows`` records), ``results.md`` (the metrics by moment length, also
+printed) and ``run.log``. Exit codes: 0 done, 2 bad bench or arguments.
 """
 
 from __future__ import annotations
@@ -14,7 +18,10 @@ import logging
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from evals.bench import BenchError, load_bench
 from evals.methods import METHODS, MethodContext, Prediction, predict
@@ -32,15 +39,27 @@ def _commit() -> str | None:
         return None
 
 
-def read_predictions(path: Path) -> dict[str, Prediction]:
-    """Predictions already written (a torn last line from a killed run is dropped; ``memory.jsonl``)."""
-    return {p.id: p for p in JsonlLog(path).read(Prediction.model_validate_json)}
+def read_predictions(path: Path, model: type[BaseModel] = Prediction) -> dict[str, BaseModel]:
+    """Predictions (``model``: ``Prediction`` or ``evals.mcq.McqPrediction``) already written (a torn last
+    line from a killed run is dropped; ``memory.jsonl``)."""
+    return {p.id: p for p in JsonlLog(path).read(model.model_validate_json)}
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     """The command's parser."""
     p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bench", required=True, help="bench .jsonl (format: evals/README.md)")
+    p.add_argument("--bench", required=True, help="bench file: our .jsonl, or VQAU-Bench records with "
+                   "--bench-format vqau (formats: evals/README.md)")
+    p.add_argument("--bench-format", choices=["jsonl", "vqau", "mcq"], default="jsonl",
+                   help="jsonl (default: one item per line, video paths relative to the bench), vqau "
+                        "(VQAU-Bench query-clip records, a JSON list or JSON Lines; videos found under --videos) "
+                        "or mcq (multiple-choice questions with options and an optional reference trace; "
+                        "methods graph and random)")
+    p.add_argument("--videos", metavar="DIR", help="folder holding the bench's videos as <video id>.<ext> "
+                   "(searched recursively; --bench-format vqau)")
+    p.add_argument("--labels", metavar="NAME|FILE", default=None,
+                   help="label set of the bench's emotions and of the answers: AffectNet-8, VQAU-13, Ekman-6, "
+                        "MER-6 or a taxonomy .json (default: VQAU-13 for --bench-format vqau, else AffectNet-8)")
     p.add_argument("--method", required=True, choices=METHODS)
     p.add_argument("--out", required=True, help="run directory")
     p.add_argument("--llm", default="offline", help="offline or a litellm model id (graph method)")
@@ -70,12 +89,14 @@ def _logger(out: Path) -> logging.Logger:
     return log
 
 
-def _predict_all(items, args, ctx: MethodContext, log_path: Path, log: logging.Logger) -> dict[str, Prediction]:
-    """Predictions for every item, resuming after those already in ``log_path``; each is appended as it is done."""
+def _predict_all(items, args, predict_one: Callable, failed: Callable, model: type[BaseModel], log_path: Path,
+                 log: logging.Logger) -> dict[str, BaseModel]:
+    """Predictions for every item (``predict_one(item)``; ``failed(item, error)`` records a failure), resuming
+    after those already in ``log_path``; each is appended as it is done."""
     from rich.progress import Progress
 
     results = JsonlLog(log_path)
-    done = read_predictions(log_path)
+    done = read_predictions(log_path, model)
     if done:
         log.info("resuming: %d of %d items already predicted", len(done), len(items))
     with Progress(transient=True) as progress:
@@ -84,14 +105,13 @@ def _predict_all(items, args, ctx: MethodContext, log_path: Path, log: logging.L
             if item.id in done:
                 continue
             try:
-                pred = predict(args.method, item.id, item.video_path(args.bench), item.query, ctx)
+                pred = predict_one(item)
             except Exception as exc:  # one item's failure is recorded, the run goes on
                 log.exception("item %s failed", item.id)
-                pred = Prediction(id=item.id, method=args.method, moments=[], wall_s=0.0,
-                                  error=f"{type(exc).__name__}: {exc}")
+                pred = failed(item, f"{type(exc).__name__}: {exc}")
             results.append([pred])
             done[item.id] = pred
-            log.info("item %s: %d moments in %.1f s", item.id, len(pred.moments), pred.wall_s)
+            log.info("item %s done in %.1f s", item.id, pred.wall_s)
             progress.update(task, advance=1)
     return done
 
@@ -100,9 +120,25 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
     """Run the command; returns the exit code."""
     configure_runtime()
     args = build_parser(prog).parse_args(argv)
+    from agents.taxonomy import TaxonomyError, resolve_labels
+    from evals.vqau import load_vqau
+
     try:
-        items = load_bench(args.bench)
-    except BenchError as exc:
+        labels = resolve_labels(args.labels or ("VQAU-13" if args.bench_format == "vqau" else "AffectNet-8"))
+        if args.bench_format == "mcq":
+            from evals.mcq import MCQ_METHODS, load_mcq
+
+            if args.method not in MCQ_METHODS:
+                raise BenchError(f"--method {args.method} does not answer multiple-choice questions; use "
+                                 f"{' or '.join(MCQ_METHODS)}")
+            items = load_mcq(args.bench)
+        elif args.bench_format == "vqau":
+            if not args.videos:
+                raise BenchError("--bench-format vqau needs --videos DIR (the folder holding the videos)")
+            items = load_vqau(args.bench, args.videos, labels)
+        else:
+            items = load_bench(args.bench, labels)
+    except (BenchError, TaxonomyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
@@ -122,16 +158,21 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     index_config = IndexConfig(expression_backend=args.expression_backend,
                                voice_backend=None if args.no_voice_emotion else "voice8")
-    settings = {"abstain_below": args.abstain_below, "fusion": args.fusion,
+    settings = {"abstain_below": args.abstain_below, "fusion": args.fusion, "labels": labels,
                 **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
     config.update(index_config=index_config.model_dump(), settings=settings)
     ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,
                         index_config=index_config, settings=settings)
-    done = _predict_all(items, args, ctx, out / "predictions.jsonl", log)
-    from evals.evaluate import evaluate, moment_detr_predictions
     from tools.text import load_text_encoder
 
-    metrics = evaluate(items, done, load_text_encoder(model=None))
+    if args.bench_format == "mcq":
+        return _finish_mcq(items, args, ctx, out, log, config)
+    done = _predict_all(items, args, lambda it: predict(args.method, it.id, it.video_path(args.bench), it.query, ctx),
+                        lambda it, err: Prediction(id=it.id, method=args.method, moments=[], wall_s=0.0, error=err),
+                        Prediction, out / "predictions.jsonl", log)
+    from evals.evaluate import evaluate, moment_detr_predictions
+
+    metrics = evaluate(items, done, load_text_encoder(model=None), labels=labels)
     config["models"] = {**next((p.models for p in done.values() if p.models), {}),
                         "metrics_text_encoder": "all-MiniLM-L6-v2"}
     (out / "config.json").write_text(json.dumps(config, indent=2))
@@ -141,6 +182,32 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
     loc, emo = metrics["localization"], metrics["emotion"]
     print(f"{args.method}: " + ", ".join(f"{k}={v}" for k, v in loc.items()) +
           f", emotion acc={emo['accuracy']} macro-F1={emo['macro_f1']} (n={emo['n']})")
+    from evals.report import length_table
+
+    table = length_table(metrics)
+    (out / "results.md").write_text(table + "\n")
+    print(table)
+    return 0
+
+
+def _finish_mcq(items, args, ctx: MethodContext, out: Path, log: logging.Logger, config: dict) -> int:
+    """Predict, score and report a multiple-choice bench (``evals.mcq``)."""
+    from evals.mcq import McqPrediction, evaluate_mcq, predict_mcq
+    from tools.text import load_text_encoder
+
+    done = _predict_all(items, args, lambda it: predict_mcq(args.method, it, it.video_path(args.bench), ctx),
+                        lambda it, err: McqPrediction(id=it.id, method=args.method, option=None, wall_s=0.0, error=err),
+                        McqPrediction, out / "predictions.jsonl", log)
+    metrics = evaluate_mcq(items, done, load_text_encoder(model=None))
+    (out / "config.json").write_text(json.dumps(config, indent=2))
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    trace = metrics["trace"]
+    table = "\n".join(["| metric | value |", "|---|---|", f"| accuracy | {metrics['accuracy']} |",
+                       f"| traces scored | {metrics['n_traces_scored']} |",
+                       *[f"| {k} | {v} |" for k, v in trace.items()]])
+    (out / "results.md").write_text(table + "\n")
+    print(f"{args.method}: accuracy={metrics['accuracy']} ({metrics['n_items']} questions)")
+    print(table)
     return 0
 
 

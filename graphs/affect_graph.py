@@ -3,7 +3,9 @@ clip verification -> emotion reasoning -> rationale generation, with verificatio
 
     START -> intent_interpreter -> candidate_localizer -> verifier
     verifier --(too few survive, rounds left)--> candidate_localizer
-    verifier --(otherwise)--> emotion_reasoner -> rationale_writer -> END
+    verifier --(otherwise)--> emotion_reasoner -> rationale_writer
+    rationale_writer --(answer options given)--> option_chooser -> END
+    rationale_writer --(otherwise)--> END
 
 The graph is compiled once per process (``compiled_graph``). Run dependencies (the video index, the
 LLM, settings) are its ``context_schema``, ``agents.state.RunContext``, passed per run:
@@ -18,7 +20,7 @@ from typing import Literal, NamedTuple
 
 from langgraph.graph import END, START, StateGraph
 
-from agents import emotion, intent, localizer, rationale, verifier
+from agents import choice, emotion, intent, localizer, rationale, verifier
 from agents.state import AffectState, RunContext
 
 
@@ -36,6 +38,7 @@ NODES: tuple[Node, ...] = (
     Node("verifier", verifier.verify_candidates, verifier.describe),
     Node("emotion_reasoner", emotion.reason_emotions, emotion.describe),
     Node("rationale_writer", rationale.write_rationales, rationale.describe),
+    Node("option_chooser", choice.choose_option, choice.describe),
 )
 NODE_NAMES = tuple(n.name for n in NODES)
 
@@ -43,6 +46,11 @@ NODE_NAMES = tuple(n.name for n in NODES)
 def after_verifier(state: AffectState) -> Literal["candidate_localizer", "emotion_reasoner"]:
     """Conditional edge: back to the localizer when the verifier asked for another round."""
     return "candidate_localizer" if state.get("requery") else "emotion_reasoner"
+
+
+def after_rationale(state: AffectState) -> Literal["option_chooser", "__end__"]:
+    """Conditional edge: a multiple-choice question goes on to the option chooser."""
+    return "option_chooser" if state.get("options") else END
 
 
 def describe_step(node: str, update: dict) -> str:
@@ -61,7 +69,8 @@ def build_graph():
     g.add_edge("candidate_localizer", "verifier")
     g.add_conditional_edges("verifier", after_verifier, ["candidate_localizer", "emotion_reasoner"])
     g.add_edge("emotion_reasoner", "rationale_writer")
-    g.add_edge("rationale_writer", END)
+    g.add_conditional_edges("rationale_writer", after_rationale, ["option_chooser", END])
+    g.add_edge("option_chooser", END)
     return g.compile()
 
 

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.llm import LLM, FallbackLLM, load_llm
-from agents.schema import Answer, TraceStep
+from agents.schema import Answer, Choice, TraceStep
 from agents.state import RunContext, RunSettings
+from agents.taxonomy import load_taxonomy
 from graphs.affect_graph import compiled_graph, describe_step
 from indexing.build import open_index
 from memory.store import IndexConfig, VideoIndex
@@ -17,6 +18,8 @@ from tools.media import video_warnings
 from tools.transcript import transcript_warnings
 
 MAX_QUERY_CHARS = 2000
+#: Answer options of a multiple-choice question at most (Social-IQ 2.0 has 4, HumanSense up to 5).
+MAX_OPTIONS = 10
 """Longest question accepted (characters); the text encoder reads only its first 256 tokens anyway."""
 
 
@@ -46,13 +49,34 @@ def check_query(query: str) -> str:
     return query.strip()
 
 
-def run_graph(query: str, ctx: RunContext,
-              on_step: Callable[[TraceStep], None] | None = None) -> tuple[dict, list[TraceStep]]:
-    """Stream the compiled graph on ``query`` with ``ctx``; returns (final state, one trace step per node run)."""
+def check_options(options: list[str] | None) -> list[str]:
+    """Answer options stripped of surrounding whitespace (empty: not a multiple-choice question).
+
+    Raises:
+        QueryError: fewer than 2 or more than ``MAX_OPTIONS`` options, an empty one, or one longer than
+            ``MAX_QUERY_CHARS``.
+    """
+    options = [o.strip() for o in options or []]
+    if not options:
+        return []
+    if not 2 <= len(options) <= MAX_OPTIONS:
+        raise QueryError(f"--options needs 2 to {MAX_OPTIONS} answer options; got {len(options)}")
+    for i, o in enumerate(options):
+        if not o or len(o) > MAX_QUERY_CHARS:
+            raise QueryError(f"answer option {i + 1} is {'empty' if not o else f'{len(o)} characters long'}; "
+                             f"give each option as 1 to {MAX_QUERY_CHARS} characters")
+    return options
+
+
+def run_graph(query: str, ctx: RunContext, on_step: Callable[[TraceStep], None] | None = None,
+              options: list[str] | None = None) -> tuple[dict, list[TraceStep]]:
+    """Stream the compiled graph on ``query`` (and answer ``options``, for a multiple-choice question) with
+    ``ctx``; returns (final state, one trace step per node run)."""
     t0 = time.perf_counter()
     trace: list[TraceStep] = []
     state: dict = {}
-    for mode, chunk in compiled_graph().stream({"query": query}, context=ctx, stream_mode=["updates", "values"]):
+    start = {"query": query, **({"options": list(options)} if options else {})}
+    for mode, chunk in compiled_graph().stream(start, context=ctx, stream_mode=["updates", "values"]):
         if mode == "values":
             state = chunk
             continue
@@ -85,7 +109,7 @@ def status_message(state: dict, settings: RunSettings) -> str:
 def run_query(video: str | os.PathLike, query: str, index_config: IndexConfig | None = None,
               settings: RunSettings | None = None, llm: str = "offline", cache_dir: str | None = None,
               progress=None, llm_kwargs: dict | None = None,
-              on_step: Callable[[TraceStep], None] | None = None) -> QueryResult:
+              on_step: Callable[[TraceStep], None] | None = None, options: list[str] | None = None) -> QueryResult:
     """Answer ``query`` about ``video``; the answer with the index it came from.
 
     Args:
@@ -99,12 +123,15 @@ def run_query(video: str | os.PathLike, query: str, index_config: IndexConfig | 
         llm_kwargs: extra arguments for ``litellm.completion``.
         on_step: called with each graph step as it finishes (LangGraph streaming); all steps are
             also returned in ``Answer.trace``.
+        options: answer options of a multiple-choice question: the answer then also holds the chosen
+            option and its reasoning trace (``Answer.choice``, ``agents.choice``).
 
     Raises:
-        QueryError: empty query, or one longer than ``MAX_QUERY_CHARS``.
+        QueryError: empty query, or one longer than ``MAX_QUERY_CHARS``; options as ``check_options``.
         tools.media.VideoError: unusable video.
     """
     query = check_query(query)
+    options = check_options(options)
     cfg = index_config or IndexConfig()
     settings = settings or RunSettings()
     t0 = time.perf_counter()
@@ -113,7 +140,7 @@ def run_query(video: str | os.PathLike, query: str, index_config: IndexConfig | 
     reasoner = load_llm(llm, **(llm_kwargs or {}))
     ctx = RunContext(index=index, llm=reasoner, settings=settings)
     t1 = time.perf_counter()
-    state, trace = run_graph(query, ctx, on_step)
+    state, trace = run_graph(query, ctx, on_step, options)
     timings = {**{f"index_{k}": round(v, 3) for k, v in index.timings_s.items()},
                "index_total": round(t_index, 3), "graph": round(time.perf_counter() - t1, 3),
                "total": round(time.perf_counter() - t0, 3)}
@@ -126,6 +153,10 @@ def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunCont
     verified = state.get("verified", [])
     return Answer(
         video=str(video), query=query, duration_s=round(index.info.duration_s, 3), intent=state["intent"],
+        labels=load_taxonomy(ctx.settings.labels).name,
+        options=state.get("options", []),
+        choice=(Choice(**state["choice"].model_dump(), text=state["options"][state["choice"].option])
+                if state.get("choice") else None),
         moments=state.get("moments", []), message=status_message(state, ctx.settings),
         warnings=video_warnings(index.info) + transcript_warnings(index.transcript),
         rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
@@ -143,6 +174,7 @@ def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunCont
 def answer_query(video: str | os.PathLike, query: str, index_config: IndexConfig | None = None,
                  settings: RunSettings | None = None, llm: str = "offline", cache_dir: str | None = None,
                  progress=None, llm_kwargs: dict | None = None,
-                 on_step: Callable[[TraceStep], None] | None = None) -> Answer:
+                 on_step: Callable[[TraceStep], None] | None = None, options: list[str] | None = None) -> Answer:
     """``run_query(...).answer``: the ``Answer`` alone (same arguments and errors)."""
-    return run_query(video, query, index_config, settings, llm, cache_dir, progress, llm_kwargs, on_step).answer
+    return run_query(video, query, index_config, settings, llm, cache_dir, progress, llm_kwargs, on_step,
+                     options).answer

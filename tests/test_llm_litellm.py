@@ -25,7 +25,8 @@ MODEL = "openai/gpt-4o-mini"
 def _task(messages) -> str:
     system = messages[0]["content"]
     for key, marker in (("interpret_intent", "You interpret"), ("refine_query", "Too few candidate"),
-                        ("judge_emotion", "Decide the AffectNet-8"), ("write_rationale", "Explain why")):
+                        ("judge_emotion", "Decide the AffectNet-8"), ("write_rationale", "Explain why"),
+                        ("choose_option", "Answer a multiple-choice")):
         if system.startswith(marker):
             return key
     raise AssertionError(system[:80])
@@ -41,6 +42,11 @@ def _good_reply(task: str, inputs: dict) -> str:
         start, end = inputs["span"]
         return "```json\n" + json.dumps({"emotion": "surprise", "confidence": 0.7, "start_s": start,
                                          "end_s": end}) + "\n```"
+    if task == "choose_option":
+        ev = inputs["evidence"][0]
+        return json.dumps({"option": len(inputs["options"]) - 1 if inputs["question"].endswith("?") else 99,
+                           "steps": [{"modality": ev["modality"], "text": ev["detail"], "evidence_ids": [ev["id"]]},
+                                     {"modality": "n/a", "text": "so the last option", "external_knowledge": True}]})
     ev = inputs["evidence"][0]
     return json.dumps({"summary": f"mocked rationale citing {ev['id']}",
                        "steps": [{"modality": ev["modality"], "text": ev["detail"], "evidence_ids": [ev["id"]]}]})
@@ -79,6 +85,26 @@ def test_llm_flag_takes_the_same_graph_path(mocked_litellm, cache_root, tmp_path
         assert m.emotion == "surprise" and m.confidence == pytest.approx(0.7)
         assert m.rationale.startswith("mocked rationale citing ")
         assert m.rationale.split()[-1] in {e.id for e in m.evidence}
+
+
+def test_a_multiple_choice_answer_comes_from_the_llm_and_an_invalid_option_falls_back(mocked_litellm, cache_root,
+                                                                                       tmp_path, capsys):
+    calls, _ = mocked_litellm
+    out = tmp_path / "a.json"
+    options = ["They boo", "They leave", "They laugh and smile"]
+    assert main([str(SAMPLE), "how does the audience react?", "--options", *options, "--llm", MODEL,
+                 "--json", str(out), "--cache-dir", str(cache_root), "--quiet"]) == 0, capsys.readouterr().err
+    answer = Answer.model_validate_json(out.read_text())
+    assert answer.options == options and answer.llm_fallbacks == []
+    assert (answer.choice.option, answer.choice.text) == (2, "They laugh and smile")
+    assert [(s.modality, s.external_knowledge) for s in answer.choice.steps][1] == ("n/a", True)
+    assert calls[-1] == "choose_option"
+    # a reply naming option 99 of 3 fails validation, is repaired once, then the offline chooser answers
+    assert main([str(SAMPLE), "how does the audience react (no question mark)", "--options", *options, "--llm", MODEL,
+                 "--json", str(out), "--cache-dir", str(cache_root), "--quiet"]) == 0
+    answer = Answer.model_validate_json(out.read_text())
+    assert any(f.startswith("choose_option") for f in answer.llm_fallbacks)
+    assert calls[-2:] == ["choose_option", "choose_option"] and answer.choice.text in options
 
 
 def test_invalid_llm_output_is_repaired_once_then_falls_back(mocked_litellm, cache_root, tmp_path, capsys):

@@ -127,7 +127,9 @@ def test_r1_and_map_equal_moment_detr_definitions_and_joint_needs_the_right_emot
     assert loc["Joint"] == 0.5  # q1 and q4: q2's top-1 overlaps fear but says sadness, q3's misses
     by_length = ours["by_moment_length"]  # q1 (10 s), q2 (4 s), q4 (4 s) short; q3 (40 s) long
     assert by_length["short"]["n"] == 3 and by_length["short"]["Joint"] == pytest.approx(2 / 3, abs=1e-4)
-    assert by_length["long"] == {"n": 1, "R1@0.5": 0.0, "mIoU": pytest.approx(0.4444, abs=1e-4), "Joint": 0.0}
+    assert by_length["long"] == {"n": 1, "R1@0.3": 1.0, "R1@0.5": 0.0, "R1@0.7": 0.0,
+                                 "mIoU": pytest.approx(0.4444, abs=1e-4), "mAP": pytest.approx(0.35, abs=1e-4),
+                                 "Joint": 0.0, "Accuracy": 1.0}  # matched at tIoU 0.44 >= 0.3, emotion right
 
 
 def test_calibration_scores_known_values():
