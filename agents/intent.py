@@ -51,7 +51,8 @@ INTERPRET_INTENT = LLMTask(
         "You interpret a vague question about the people in a video. Give the AffectNet-8 emotions the "
         "question is about (most likely first; empty if it asks about no emotion), the people it names, "
         "the kinds of evidence that would answer it (speech, facial_expression, gaze, gesture, voice, "
-        "group) and a short plain-language description of the moment to search for."
+        "group), a short plain-language description of the moment to search for, and target_labels: the "
+        "labels of answer_labels (name: description) the question is about, most likely first."
     ),
     schema=Intent,
     offline=offline_intent,
@@ -59,12 +60,24 @@ INTERPRET_INTENT = LLMTask(
 
 
 def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
-    """Ask the LLM for the query's ``Intent``, then name what it asks for in the answer's label set
-    (``Taxonomy.asked_labels``: a label named by its words, e.g. "proud" -> Pride, sets the AffectNet-8
-    targets); returns ``intent``, ``search_text`` and ``round`` = 0."""
+    """Ask the LLM for the query's ``Intent``, then name what it asks for in the answer's label set: the
+    labels a hosted model chose from the set's descriptions, else ``Taxonomy.asked_labels`` (a label named
+    by its words, e.g. "proud" -> Pride, sets the AffectNet-8 targets); returns ``intent``,
+    ``search_text`` and ``round`` = 0."""
+    taxonomy = load_taxonomy(runtime.context.settings.labels)
     intent = runtime.context.llm.structured(
-        INTERPRET_INTENT, {"query": state["query"], "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS)})
-    labels, targets = load_taxonomy(runtime.context.settings.labels).asked_labels(state["query"], intent.target_emotions)
+        INTERPRET_INTENT, {"query": state["query"], "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS),
+                           "answer_labels": {lab.name: lab.description for lab in taxonomy.labels}})
+    chosen = []  # labels a hosted model picked from their descriptions (the offline reasoner leaves none)
+    for name in intent.target_labels:
+        try:
+            chosen.append(taxonomy.canonical(name))
+        except KeyError:
+            continue
+    if chosen:
+        labels, targets = list(dict.fromkeys(chosen)), intent.target_emotions or taxonomy.support(chosen)
+    else:
+        labels, targets = taxonomy.asked_labels(state["query"], intent.target_emotions)
     intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels})
     return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0}
 

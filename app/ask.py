@@ -98,6 +98,12 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                         "(the FER2013 mini-Xception as shipped, no contempt) or hsemotion (HSEmotion "
                         "EfficientNet-B0 AffectNet-8; fetch it first: affectseek models --fetch hsemotion-enet-b0-8)")
     g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
+    g.add_argument("--caption-model", metavar="LITELLM_ID",
+                   help="caption keyframes with a vision-language model at index time (e.g. openai/gpt-4o-mini, "
+                        "ollama/llava; sends downscaled frames to it) so that scene words such as 'on a beach' can "
+                        "be searched; off by default (no network)")
+    g.add_argument("--caption-every", dest="caption_every_s", type=number(0, 3600, lo_open=True),
+                   help="with --caption-model: one keyframe per shot, and one at least every N seconds (default 10)")
     p.add_argument("--options", nargs="+", metavar="OPTION",
                    help="answer a multiple-choice question (Social-IQ 2.0 / Social Genome style): give 2-10 "
                         "options after the query; the answer adds the chosen option and a reasoning trace whose "

@@ -50,6 +50,8 @@ class Settings(BaseSettings):
     device: str = Field("cpu", description="cpu or cuda")
     expression_backend: Literal["face8", "fer", "hsemotion"] = "face8"
     no_voice_emotion: bool = False
+    caption_model: str | None = Field(None, description="litellm vision model that captions keyframes at index time")
+    caption_every_s: float = Field(10.0, gt=0, le=3600, description="a captioned keyframe at least every N s of a shot")
     # verification
     verify_fps: float = Field(4.0, gt=0, le=30, description="frame rate of the verifier on candidates")
     min_support: float = Field(0.3, ge=0, le=1)
@@ -79,7 +81,8 @@ class Settings(BaseSettings):
             openclip_checkpoint=self.openclip_checkpoint, asr_backend=self.asr_backend, asr_model=self.asr_model,
             asr_batch_size=self.asr_batch_size,
             language=self.language, use_audio=not self.no_audio, device=self.device,
-            expression_backend=self.expression_backend, voice_backend=None if self.no_voice_emotion else "voice8")
+            expression_backend=self.expression_backend, voice_backend=None if self.no_voice_emotion else "voice8",
+            caption_model=self.caption_model, caption_every_s=self.caption_every_s)
 
     def run_settings(self) -> RunSettings:
         """Search and verification knobs (``agents.state.RunSettings``)."""

@@ -34,9 +34,10 @@ from memory.store import (
     save_index,
 )
 from tools.asr import SAMPLE_RATE
+from tools.captions import CaptionError, KeyframeCaptioner, caption_times
 from tools.engine import FrameObservation, load_engine
 from tools.events import SocialEvent, expression_changes, gaze_and_pointing_events
-from tools.media import VideoError, VideoInfo, probe
+from tools.media import VideoError, VideoInfo, iter_frames, probe
 from tools.prosody import prosody
 from tools.schema import Transcript
 from tools.social import SpeechTurn, social_frames, speaker_of
@@ -122,6 +123,30 @@ def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSu
     return utterances, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
 
+def caption_keyframes(info: VideoInfo, cuts: list[float], cfg: IndexConfig, progress
+                      ) -> tuple[KeyframeCaptioner, list[tuple[float, str]]]:
+    """(the captioner with its counts, (keyframe time, caption) pairs) for ``cfg.caption_model``
+    (``tools.captions``); keyframes that fail are skipped.
+
+    Raises:
+        CaptionError: no keyframe could be captioned (the model is unreachable or answers nothing).
+    """
+    captioner = KeyframeCaptioner(cfg.caption_model)
+    times = caption_times(info.duration_s, cuts, cfg.caption_every_s)
+    task = progress.add_task("caption", total=len(times))
+    captions = []
+    for t in times:
+        frame = next(iter_frames(info.path, fps=1.0, start_s=t, end_s=t + 1.0), None)
+        text = captioner.caption(frame[1]) if frame is not None else None
+        if text:
+            captions.append((t, text))
+        progress.update(task, advance=1)
+    if times and not captions:
+        raise CaptionError(f"--caption-model {cfg.caption_model}: no keyframe could be captioned "
+                           f"({captioner.failures} of {captioner.calls} calls failed; last: {captioner.last_error})")
+    return captioner, captions
+
+
 def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float],
                 overlap: bool | None = None) -> None:
     """Build the index of ``info`` into the staging directory ``out`` (see the module doc); adds the
@@ -159,9 +184,14 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps)
     voice = load_voice_emotion(cfg.voice_backend) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
+    captioner, captions = None, []
+    if cfg.caption_model:
+        t_cap = time.perf_counter()
+        captioner, captions = caption_keyframes(info, visual.cuts, cfg, progress)
+        timings["caption"] = time.perf_counter() - t_cap
     task = progress.add_task("embed", total=len(windows))
     affect = visual.affect
-    clips = make_clips(windows, affect, transcript, events, audio, voice)
+    clips = make_clips(windows, affect, transcript, events, audio, voice, captions, cfg.caption_every_s)
     vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
     text_enc = load_text_encoder(model=None, device=cfg.device)
     records = IndexRecords(clips=clips, transcript=transcript, affect=affect, tracks=visual.tracks, cuts=visual.cuts,
@@ -172,5 +202,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     timings["embed"] = time.perf_counter() - t
     models = {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": engine.detector.name,
               "expression": engine.classifier.name, "asr": transcript.model,
-              "voice": voice.name if voice is not None else "none"}
+              "voice": voice.name if voice is not None else "none",
+              **({"captions": f"{captioner.model}: {len(captions)} keyframes captioned, {captioner.failures} failed, "
+                              f"cost ${captioner.cost_usd:.4f}"} if captioner is not None else {})}
     save_index(out, records, info, cfg, models, timings, ckpt.resumed)

@@ -2,8 +2,9 @@
 
 A clip is a time window (default 4 s every 2 s, the VQAU setting). Each gets the mean AffectNet-8
 expression of the faces seen in it, the recognised words, the vocal emotion over those words
-(``tools.voice_emotion``), up to three social events, and a plain-words descriptor that the text-side
-embedder indexes (with a CLIP embedder: the mean of the clip's frame vectors instead).
+(``tools.voice_emotion``), what it sounds like beyond words (music, noise, a swell; ``tools.sound``), up
+to three social events, and a plain-words descriptor that the text-side embedder indexes (with a CLIP
+embedder: the mean of the clip's frame vectors instead).
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import numpy as np
 
 from memory.store import Clip
 from tools.asr import SAMPLE_RATE
+from tools.captions import scene_of
 from tools.events import SocialEvent
 from tools.lexicon import EMOTION_DESCRIPTIONS
 from tools.schema import AFFECTNET8, FrameFaces, Transcript
+from tools.sound import describe_sound, sound_stats
 
 
 def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tuple[float, float]]:
@@ -36,9 +39,11 @@ def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tu
         start += stride_s
 
 
-def describe_clip(expression: dict[str, float], max_faces: int, speech: str, events: list[str] = ()) -> str:
-    """Descriptor text of a clip: what faces showed, what was said and the social events, in plain words."""
-    parts = []
+def describe_clip(expression: dict[str, float], max_faces: int, speech: str, events: list[str] = (),
+                  sound: str | None = None, scene: str | None = None) -> str:
+    """Descriptor text of a clip: its keyframe's caption (``scene``), what faces showed, what was said,
+    what else was heard (``sound``, from ``tools.sound.describe_sound``) and the social events, in plain words."""
+    parts = [f"scene: {scene}"] if scene else []
     if max_faces:
         ranked = sorted(expression.items(), key=lambda kv: -kv[1])[:2]
         top = ranked[0][0]
@@ -48,6 +53,8 @@ def describe_clip(expression: dict[str, float], max_faces: int, speech: str, eve
     else:
         parts.append("no face visible")
     parts.append(f'someone says: "{speech}"' if speech else "no speech")
+    if sound:
+        parts.append(f"sound: {sound}")
     parts.extend(events)
     return "; ".join(parts)
 
@@ -64,8 +71,12 @@ def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float,
 
 
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,
-               events: list[SocialEvent], audio: np.ndarray, voice) -> list[Clip]:
-    """One ``Clip`` per window (seconds), ids ``c<i>``; ``voice`` is a voice-emotion model or None."""
+               events: list[SocialEvent], audio: np.ndarray, voice, captions: list[tuple[float, str]] = (),
+               caption_every_s: float = 10.0) -> list[Clip]:
+    """One ``Clip`` per window (seconds), ids ``c<i>``; ``voice`` is a voice-emotion model or None; an
+    empty ``audio`` (``--no-audio``) gives no sound; ``captions`` are (keyframe time, caption) pairs
+    (``tools.captions``)."""
+    regions = transcript.speech_regions or [(s.start_s, s.end_s) for s in transcript.segments]
     clips = []
     for i, (s, e) in enumerate(windows):
         frames = [fr for fr in affect if s <= fr.t < e]
@@ -75,9 +86,12 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
                 for lab in AFFECTNET8}
         speech = " ".join(w.text for w in transcript.words_between(s, e))
         ev_text = [ev.detail for ev in events if ev.start_s < e and ev.end_s >= s][:3]
-        clips.append(Clip(id=f"c{i}", start_s=s, end_s=e, descriptor=describe_clip(expr, n_max, speech, ev_text),
+        sound = sound_stats(audio, SAMPLE_RATE, s, e, regions) if len(audio) else None
+        scene = scene_of(s, e, list(captions), caption_every_s)
+        clips.append(Clip(id=f"c{i}", start_s=s, end_s=e,
+                          descriptor=describe_clip(expr, n_max, speech, ev_text, describe_sound(sound), scene),
                           max_faces=n_max, expression=expr, speech=speech,
-                          voice=clip_voice(voice, audio, transcript, s, e)))
+                          voice=clip_voice(voice, audio, transcript, s, e), sound=sound, scene=scene))
     return clips
 
 

@@ -52,8 +52,8 @@ def merge_transcripts(parts: list[tuple[float, Transcript]], duration_s: float) 
     """Join chunk transcripts (each with its offset in seconds) into one, renumbering segment ids.
 
     Times are shifted by each chunk's offset; ids follow the single-pass scheme ``s<i>`` and ``w<i>.<j>``.
-    The language is the one most chunks detected; speech and untranscribed seconds add up; rejected
-    segments are kept, shifted.
+    The language is the one most chunks detected; speech and untranscribed seconds add up; speech regions
+    and rejected segments are kept, shifted.
     """
     segments: list[TranscriptSegment] = []
     rejected = [r.model_copy(update={"start_s": round(r.start_s + offset, 3), "end_s": round(r.end_s + offset, 3)})
@@ -72,6 +72,8 @@ def merge_transcripts(parts: list[tuple[float, Transcript]], duration_s: float) 
     notes = list(dict.fromkeys(n for _, tr in parts for n in tr.notes))
     return Transcript(language=language, duration_s=duration_s, model=model, segments=segments, notes=notes,
                       speech_s=round(sum(tr.speech_s for _, tr in parts), 3),
+                      speech_regions=[(round(a + offset, 3), round(b + offset, 3))
+                                      for offset, tr in parts for a, b in tr.speech_regions],
                       untranscribed_s=round(sum(tr.untranscribed_s for _, tr in parts), 3),
                       rejected=rejected, english_only=any(tr.english_only for _, tr in parts))
 

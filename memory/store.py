@@ -27,9 +27,10 @@ from tools.engine import PerceptionConfig
 from tools.events import SocialEvent
 from tools.media import VideoInfo
 from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
+from tools.sound import SoundStats
 from tools.tracks import TrackSummary, box_similarity
 
-INDEX_FORMAT = 8
+INDEX_FORMAT = 9
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 
@@ -54,6 +55,8 @@ class IndexConfig(BaseModel):
     expression_backend: str = "face8"
     voice_backend: str | None = "voice8"
     use_audio: bool = True
+    caption_model: str | None = Field(None, description="litellm vision model that captions keyframes (tools.captions)")
+    caption_every_s: float = Field(10.0, gt=0, description="a keyframe at least every this many seconds of a shot")
     device: str = "cpu"
 
     def perception(self) -> PerceptionConfig:
@@ -70,8 +73,10 @@ class IndexConfig(BaseModel):
         return load_clip_embedder("minilm", device=self.device)
 
     def key(self) -> str:
-        """Cache key (12 hex) of everything that changes the index's content."""
-        return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device"})})
+        """Cache key (12 hex) of everything that changes the index's content (the caption settings only
+        when a caption model is set)."""
+        unused = {"caption_model", "caption_every_s"} if self.caption_model is None else set()
+        return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device", *unused})})
 
 
 class Utterance(BaseModel):
@@ -99,6 +104,9 @@ class Clip(BaseModel):
     voice: dict[str, float] | None = Field(
         None, description="AffectNet-8 probabilities of the voice over the clip's recognised words (tools.voice_emotion); "
                           "None without speech")
+    sound: SoundStats | None = Field(None, description="quiet / speech / music / noise and loudness change "
+                                                       "(tools.sound); None without audio")
+    scene: str | None = Field(None, description="caption of the clip's keyframe (--caption-model; tools.captions)")
 
 
 @dataclass

@@ -34,8 +34,10 @@ def _task(messages) -> str:
 
 def _good_reply(task: str, inputs: dict) -> str:
     if task == "interpret_intent":
+        chosen = {"target_labels": ["pride"]} if "Pride" in inputs.get("answer_labels", {}) else {}
         return json.dumps({"target_emotions": ["surprise", "happiness"], "people": ["the audience"],
-                           "cues": ["facial_expression", "group"], "search_text": "the audience reacts with delight"})
+                           "cues": ["facial_expression", "group"], "search_text": "the audience reacts with delight",
+                           **chosen})
     if task == "refine_query":
         return json.dumps({"search_text": "people laughing", "reason": "mock re-query"})
     if task == "judge_emotion":
@@ -85,6 +87,16 @@ def test_llm_flag_takes_the_same_graph_path(mocked_litellm, cache_root, tmp_path
         assert m.emotion == "surprise" and m.confidence == pytest.approx(0.7)
         assert m.rationale.startswith("mocked rationale citing ")
         assert m.rationale.split()[-1] in {e.id for e in m.evidence}
+
+
+def test_an_llm_picks_answer_labels_from_their_descriptions(mocked_litellm, cache_root, tmp_path, capsys):
+    out = tmp_path / "a.json"
+    assert main([str(SAMPLE), "when do they beam about the result?", "--labels", "VQAU-13", "--llm", MODEL,
+                 "--json", str(out), "--cache-dir", str(cache_root), "--quiet"]) == 0, capsys.readouterr().err
+    answer = Answer.model_validate_json(out.read_text())
+    assert answer.labels == "VQAU-13" and answer.intent.target_labels == ["Pride"]
+    # the judge reads surprise, which Pride does not cover: the moment keeps surprise's own VQAU-13 name
+    assert answer.moments and {(m.affectnet8, m.emotion) for m in answer.moments} == {("surprise", "Surprise")}
 
 
 def test_a_multiple_choice_answer_comes_from_the_llm_and_an_invalid_option_falls_back(mocked_litellm, cache_root,

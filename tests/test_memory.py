@@ -99,6 +99,9 @@ def test_corrupted_index_is_rebuilt_not_used(tmp_path):
     (first.dir / "clips.json").write_text('{"truncated')  # a half-written file
     again = open_index(SAMPLE, IndexConfig(), tmp_path)
     assert again.built_now and [c.id for c in again.clips] == [c.id for c in first.clips]
+    # the sample is speech throughout (performer, then laughing audience): no clip is read as music or noise
+    assert {c.sound.kind for c in again.clips} == {"speech"} and not any("sound:" in c.descriptor for c in again.clips)
+    assert again.transcript.speech_regions and again.transcript.speech_regions[0][0] < 0.5
     assert open_index(SAMPLE, IndexConfig(), tmp_path).built_now is False
 
 

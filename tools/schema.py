@@ -125,6 +125,8 @@ class Transcript(BaseModel):
     segments: list[TranscriptSegment] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list, description="what the recogniser could not do, in words")
     speech_s: float = Field(0.0, ge=0.0, description="seconds of detected speech (Silero VAD)")
+    speech_regions: list[tuple[float, float]] = Field(
+        default_factory=list, description="the speech regions (start, end) in seconds that speech_s sums (Silero VAD)")
     untranscribed_s: float = Field(0.0, ge=0.0, description="seconds of detected speech without a kept segment")
     rejected: list[RejectedSegment] = Field(default_factory=list, description="segments the guards dropped")
     english_only: bool = Field(False, description="the recogniser reads English only")

@@ -232,12 +232,13 @@ def transcript_warnings(transcript: Transcript) -> list[str]:
 def guarded_transcript(raw: list[dict], speech: list[tuple[float, float]], duration_s: float, model: str,
                        language: str | None, guards: SpeechGuards | None = DEFAULT_GUARDS,
                        english_only: bool = False) -> Transcript:
-    """Transcript of decoded segments after ``screen_segments``, with the speech seconds (sum of the VAD
-    regions ``speech``, seconds) and the untranscribed seconds (speech no kept segment covers)."""
+    """Transcript of decoded segments after ``screen_segments``, with the VAD regions ``speech`` (seconds),
+    their sum and the untranscribed seconds (speech no kept segment covers)."""
     kept, rejected = screen_segments(raw, guards)
     out = _transcript(kept, duration_s, model, language)
     covered = _merge_spans([(float(s["start"]), float(s["end"])) for s in kept])
     out.speech_s = round(sum(b - a for a, b in speech), 3)
+    out.speech_regions = [(round(a, 3), round(b, 3)) for a, b in speech]
     out.untranscribed_s = round(_uncovered_s(speech, covered), 3)
     out.rejected, out.english_only = rejected, english_only
     return out
