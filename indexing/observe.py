@@ -5,7 +5,7 @@ on a span at a frame rate and stores the records per chunk of the index's clip s
 (``perception/<tool key>/<start>-<end>.json``, written atomically), so any caller that asks again for
 an overlapping span (a later candidate, re-query round or query, or ``affectseek inspect``) reads them back
 and the models are loaded only when some chunk is not stored yet. A stored chunk that does not parse
-is recomputed and overwritten, never used.
+is recomputed and overwritten, never used; chunks stored by an earlier ``OBSERVATION_VERSION`` are not read.
 """
 
 from __future__ import annotations
@@ -19,6 +19,10 @@ from memory.cache import read_json, write_json
 from memory.store import VideoIndex
 from tools.engine import FrameObservation, PerceptionEngine, load_engine
 from tools.media import iter_frames
+
+#: Version of what a stored chunk holds; raised when the engine's records change for the same models
+#: (2: gaze targets drop shared attention, ``tools.gaze.SHARED_ATTENTION_COS``).
+OBSERVATION_VERSION = 2
 
 
 def _tool_key(name: str) -> str:
@@ -43,7 +47,7 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
     count = count or (lambda _name, _n=1: None)
     engine = engine or load_engine(index.config.perception())
     cfg = index.config
-    key = _tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+gestures+gaze@{fps:g}fps")
+    key = _tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+gestures+gaze@{fps:g}fps+v{OBSERVATION_VERSION}")
     names_path = index.cache.dir / "perception" / key / "tools.json"
     stride, duration = cfg.clip_stride_s, index.info.duration_s
     out: list[tuple[FrameObservation, Path]] = []

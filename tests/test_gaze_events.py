@@ -66,3 +66,14 @@ def test_aversion_addressing_and_exclusion():
     assert ("addressed_by_speech", (1, 2)) in kinds and ("excluded", (3,)) in kinds
     assert ("excluded", (1,)) not in kinds and ("excluded", (2,)) not in kinds
     assert [e.id for e in ev] == [f"g{i}" for i in range(len(ev))]
+
+
+def test_neighbours_watching_the_same_way_share_attention_instead_of_looking_at_each_other():
+    # the sample's audience at 9.0 s (directions measured there): person 5 (right) and person 6 (left,
+    # further back) both look left toward the stage; the ray of 5 passes over 6
+    boxes = [Box(x0=0.58, y0=0.28, x1=0.71, y1=0.5), Box(x0=0.49, y0=0.17, x1=0.6, y1=0.38)]
+    assert [g.looking_at for g in who_looks_at_whom([(-1.453, 0.099), (-2.087, -0.06)], boxes, (640, 360))] == [None, None]
+    # the same ray with 6 turned toward 5 is a look at 6
+    assert who_looks_at_whom([(-1.453, 0.099), (1.2, 0.05)], boxes, (640, 360))[0].looking_at == 1
+    # 6 in profile (no mesh, no direction): the ray still names 6
+    assert who_looks_at_whom([(-1.453, 0.099), None], boxes, (640, 360))[0].looking_at == 1

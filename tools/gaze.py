@@ -12,8 +12,10 @@ widths); vertical = head pitch proxy (nose position between the eye line and the
 frontal 0.5). A face whose gaze is shorter than ``CAMERA_RADIUS`` looks at the camera (Ego4D
 looking-at-me). Otherwise the ray from between the eyes is cast over the other faces' boxes
 (``tools.gestures.pointing_target``). The same mesh gives lip activity (inner-lip gap), used to tell
-who is speaking. 2-D gaze cannot tell depth: people side by side who all watch
-something off-screen in the same direction can be read as looking at each other.
+who is speaking. 2-D gaze cannot tell depth, so a ray can pass over a neighbour who watches the same
+off-screen thing: when the face the ray reaches looks the same way (image-plane gaze directions within
+``SHARED_ATTENTION_COS``), the two share attention on something else and neither is said to look at the
+other (shared attention, Fan et al., 2018, "Inferring Shared Attention in Social Scene Videos", CVPR).
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ from tools.schema import Box
 
 #: Gaze vectors shorter than this count as looking at the camera.
 CAMERA_RADIUS = 0.15
+#: Gaze directions at least this aligned (cosine) mean shared attention, not one looking at the other
+#: (about 37 degrees apart or less; looking at someone usually points the gaze across theirs).
+SHARED_ATTENTION_COS = 0.8
 #: Nose position between eye line (0) and mouth (1) of a frontal face.
 FRONTAL_PITCH = 0.5
 R_OUT, R_IN, L_IN, L_OUT, NOSE, MOUTH_UP, MOUTH_LOW, IRIS_R, IRIS_L = 33, 133, 362, 263, 1, 13, 14, 468, 473
@@ -67,7 +72,8 @@ def gaze_from_landmarks(lm: np.ndarray) -> tuple[float, float]:
 
 def who_looks_at_whom(directions: list[tuple[float, float] | None], boxes: list[Box],
                       size: tuple[int, int]) -> list[Gaze]:
-    """``Gaze`` per face from its direction and all face boxes (normalized) in a frame of ``size`` (w, h)."""
+    """``Gaze`` per face from its direction and all face boxes (normalized) in a frame of ``size`` (w, h);
+    a ray reaching a face that looks the same way (``SHARED_ATTENTION_COS``) names no target."""
     w, h = size
     px = [np.array([b.x0 * w, b.y0 * h, b.x1 * w, b.y1 * h]) for b in boxes]
     out = []
@@ -82,8 +88,19 @@ def who_looks_at_whom(directions: list[tuple[float, float] | None], boxes: list[
             b = px[i]
             origin = np.array([(b[0] + b[2]) / 2, b[1] + 0.4 * (b[3] - b[1])])
             target = pointing_target(origin, v / np.linalg.norm(v), px, own=i)
+            if target is not None and _same_way(v, directions[target]):
+                target = None
         out.append(Gaze(direction=(round(d[0], 3), round(d[1], 3)), looking_at_camera=at_cam, looking_at=target))
     return out
+
+
+def _same_way(v: np.ndarray, other: tuple[float, float] | None) -> bool:
+    """Whether ``other`` (a gaze direction, not at the camera) points the way ``v`` does."""
+    if other is None:
+        return False
+    u = np.array(other)
+    n = float(np.linalg.norm(u))
+    return n >= CAMERA_RADIUS and float(v @ u) / (float(np.linalg.norm(v)) * n) >= SHARED_ATTENTION_COS
 
 
 class GazeEstimator(Protocol):
