@@ -14,7 +14,8 @@ Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-e
 (visual), the voice's emotion distribution (vocal), the speech's similarity to the emotion descriptions
 (verbal) and the intent prior, with weights and a confidence calibration fitted on composed benches of
 dev people the face and voice heads never saw (``evals.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
-or where the words are.
+or, for a question that names no emotion, around the gesture or gaze event that matches it best
+(``GESTURE_PAD_S``) or where the words are, whichever matches the question better.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ from tools.schema import AFFECTNET8
 FUSION_FILE = Path(__file__).with_name("fusion.json")
 #: A span edge this close to a shot cut (seconds) is moved onto the cut (a shot change bounds a moment).
 SNAP_S = 0.6
+#: Seconds added on each side of the gesture or gaze event that sets the span of a behaviour question
+#: (a gesture's preparation and retraction around its stroke; McNeill, 1992, "Hand and Mind").
+GESTURE_PAD_S = 1.0
 
 
 class Fusion(BaseModel):
@@ -126,7 +130,11 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     start, end = inputs["span"]
     shown = [f["t"] for f in visual.get("frames", []) if f.get("top") == label]
     step = float(visual.get("frame_step_s", 0.0))
-    if not targets and verbal.get("span"):  # a question about speech: the words set the span
+    behaviour = inputs.get("behaviour") or {}
+    if not targets and behaviour.get("span") and behaviour.get("match", 0.0) > verbal.get("query_similarity", 0.0):
+        # a question about behaviour: the gesture or gaze that matches it best sets the span
+        start, end = max(start, behaviour["span"][0] - GESTURE_PAD_S), min(end, behaviour["span"][1] + GESTURE_PAD_S)
+    elif not targets and verbal.get("span"):  # a question about speech: the words set the span
         start, end = max(start, verbal["span"][0]), min(end, verbal["span"][1])
     elif shown and step > 0:
         start, end = max(start, min(shown) - step / 2), min(end, max(shown) + step / 2)
@@ -159,7 +167,8 @@ def judge_inputs(cand: VerifiedCandidate, targets: list[str]) -> dict[str, Any]:
     """What the judge sees of one candidate: labels, target emotions, span and the verifier's observations."""
     obs = cand.observations
     return {"labels": list(AFFECTNET8), "target_emotions": targets, "span": [cand.start_s, cand.end_s],
-            "visual": obs.get("visual") or {}, "verbal": obs.get("verbal") or {}, "vocal": obs.get("vocal") or {}}
+            "visual": obs.get("visual") or {}, "verbal": obs.get("verbal") or {}, "vocal": obs.get("vocal") or {},
+            "behaviour": obs.get("behaviour") or {}}
 
 
 def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> EmotionJudgement:

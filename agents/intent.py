@@ -1,7 +1,9 @@
 """Intent interpreter: vague query -> target AffectNet-8 emotions, people, cues, search text.
 
 Offline (``offline_intent``): cosine similarity (all-MiniLM-L6-v2) between the query and the
-AffectNet-8 and cue descriptions of ``tools.lexicon``, plus person words.
+AffectNet-8 and cue descriptions of ``tools.lexicon``, plus person words. A question about behaviour
+("when does he point at someone?", "when does she look at him?": it names a gesture or gaze,
+``tools.lexicon.names_behaviour``) names no emotion unless one reaches ``BEHAVIOUR_ONLY_BELOW``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
-from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, PERSON_WORDS
+from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, PERSON_WORDS, names_behaviour
 from tools.schema import AFFECTNET8
 from tools.text_emotion import load_text_emotion
 
@@ -25,6 +27,9 @@ MIN_EMOTION_SIM = 0.25
 EMOTION_MARGIN = 0.04
 #: Cues at least this similar to the query are kept (the best one always is).
 MIN_CUE_SIM = 0.3
+#: Below this best emotion similarity, a query that names a gesture or gaze is about behaviour and names
+#: no emotion ("when is he angry?" reads 0.49, "when does he point at someone?" 0.30 for contempt).
+BEHAVIOUR_ONLY_BELOW = 0.4
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:
@@ -34,6 +39,8 @@ def offline_intent(inputs: dict[str, Any]) -> Intent:
     ranked = sorted(emotions, key=lambda k: -emotions[k])
     best = emotions[ranked[0]]
     targets = [k for k in ranked[:2] if emotions[k] >= max(MIN_EMOTION_SIM, best - EMOTION_MARGIN)]
+    if best < BEHAVIOUR_ONLY_BELOW and names_behaviour(query):
+        targets = []
     cue_ranked = sorted(cues, key=lambda k: -cues[k])
     chosen_cues = [c for c in cue_ranked if cues[c] >= MIN_CUE_SIM] or cue_ranked[:1]
     if targets and "facial_expression" not in chosen_cues:

@@ -5,8 +5,9 @@ cite evidence ids that exist in the moment's evidence; an answer that cites anyt
 and goes through the LLM's repair/fallback path.
 
 Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
-their ids; the summary leads with the first face observation showing the moment's emotion (else the
-first face observation) and quotes the utterance sharing most content words with the question (the
+their ids; the summary leads with the visual observation sharing most content words with the question
+(a gesture or gaze it names), then the first face observation showing the moment's emotion (else the
+first visual observation) and quotes the utterance sharing most content words with the question (the
 first on a tie).
 """
 
@@ -44,7 +45,10 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
         if items:
             parts = [f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)" for e in items]
             if modality == "visual":  # whole: a detail may hold "; " itself
-                lead = next((x for x in parts if f"shows {m['emotion']} " in x), parts[0])
+                query = inputs.get("query", "")
+                # the observation naming what the question asks (a gesture, a gaze) leads; else a face showing
+                # the moment's emotion; else the first
+                lead = max(parts, key=lambda x, q=query: (keyword_overlap(q, x), f"shows {m['emotion']} " in x))
             steps.append(RationaleStep(modality=modality, text="; ".join(parts),
                                        evidence_ids=[e["id"] for e in items]))
     said = [e for e in inputs["evidence"] if e["modality"] == "verbal"]

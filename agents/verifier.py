@@ -12,7 +12,11 @@ records. Support in [0, 1]:
   all-MiniLM-L6-v2, raised by literal content-word overlap), weighted 1.0 when the intent asks for
   speech and 0.6 otherwise;
 - vocal: the target emotions' probability in the clip's voice (``Clip.voice``, ``tools.voice_emotion``);
-- support = max(visual, weighted verbal, vocal).
+- behaviour, for a question that names no emotion: ``speech_match`` of the query and the clip's gesture
+  and social-event evidence texts ("person 4 points (point)", "person 1 and person 2 look at each
+  other"), weighted 1.0 when the intent asks for gestures or gaze and 0.6 otherwise (for a question
+  about a feeling, gestures are evidence but not support);
+- support = max(visual, weighted verbal, vocal, weighted behaviour).
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks the LLM for a refined
 search text and the graph (``graphs.affect_graph``) sends the search back to the localizer, at most
@@ -36,7 +40,7 @@ from memory.store import VideoIndex
 from tools.engine import FrameObservation
 from tools.events import social_timeline
 from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, keyword_overlap, speech_match
-from tools.social import SocialFrame, hand_owner, social_frames, speaker_of
+from tools.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, social_frames, speaker_of
 from tools.text import load_text_encoder
 from tools.text_emotion import load_text_emotion
 from tools.voice_emotion import valence_arousal
@@ -88,7 +92,8 @@ def _social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[Frame
     """Social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and
     looking-at-camera, as visual evidence citing the stored gaze or hand records."""
     where = {rec.id: path for fr, path in stored for rec in [*fr.gaze, *fr.hands]}
-    events = social_timeline(frames, index.transcript.segments, cand.start_s, cand.end_s, max_gap_s=1.5 * step)
+    events = [e for e in social_timeline(frames, index.transcript.segments, cand.start_s, cand.end_s, max_gap_s=1.5 * step)
+              if e.type not in GESTURE_EVENT_TYPES]  # gestures are cited by _gesture_evidence
     camera: dict[int, list] = {}
     for fr in frames:
         for tr, g in zip(fr.tracks, fr.gaze, strict=False):
@@ -222,6 +227,20 @@ def _vocal_evidence(index: VideoIndex, cand: Proposal) -> tuple[list[Evidence], 
     return evidence, obs
 
 
+def _behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidence]) -> tuple[float, dict]:
+    """(best ``speech_match`` of the query texts against gesture / social evidence texts, the observation
+    the emotion reasoner reads: that evidence's span (s), id and match); (0, {}) without any."""
+    if not evidence:
+        return 0.0, {}
+    enc = load_text_encoder(model=None, device=index.config.device)
+    q, d = enc.encode(texts), enc.encode([e.detail for e in evidence])
+    sims = (q @ d.T).max(axis=0)
+    scores = [speech_match(float(s), keyword_overlap(texts[0], e.detail)) for s, e in zip(sims, evidence, strict=True)]
+    best = int(np.argmax(scores))
+    e = evidence[best]
+    return scores[best], {"span": [e.start_s, e.end_s], "evidence_id": e.id, "match": round(scores[best], 4)}
+
+
 def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Score this round's candidates (returned under ``verified``); request a re-query when too few pass."""
     ctx = runtime.context
@@ -230,6 +249,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     targets = list(intent.target_emotions)
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
     w_verbal = 1.0 if "speech" in intent.cues else VERBAL_WEIGHT_OTHER
+    w_behaviour = 0.0 if targets else 1.0 if {"gesture", "gaze"} & set(intent.cues) else VERBAL_WEIGHT_OTHER
     done = {c.clip_id for c in state.get("verified", [])}
     out = []
     for cand in state.get("candidates", []):
@@ -239,21 +259,24 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         frames = social_frames([fr for fr, _ in stored], ctx.index.face_track)
         step = 1.0 / s.verify_fps
         v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, tools["face"], targets, step)
-        v_ev += _gesture_evidence(ctx.index, cand, stored, tools["social"], step)
-        v_ev += _social_evidence(ctx.index, cand, stored, frames, tools["social"], step)
+        b_ev = _gesture_evidence(ctx.index, cand, stored, tools["social"], step)
+        b_ev += _social_evidence(ctx.index, cand, stored, frames, tools["social"], step)
+        v_ev += b_ev
+        behaviour, b_obs = _behaviour_match(ctx.index, texts, b_ev)
         t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts, frames)
         a_ev, prosody = _vocal_evidence(ctx.index, cand)
         ve_ev, vocal, a_obs = _voice_emotion_evidence(ctx.index, cand, targets)
         a_obs["prosody"] = prosody
-        support = max(visual, w_verbal * verbal, vocal)
+        support = max(visual, w_verbal * verbal, vocal, w_behaviour * behaviour)
         accepted = support >= s.min_support
         reason = None if accepted else (
             f"support {support:.2f} < {s.min_support}: target-emotion face score {visual:.2f}, "
-            f"speech match {verbal:.2f}, target-emotion voice score {vocal:.2f}"
+            f"speech match {verbal:.2f}, target-emotion voice score {vocal:.2f}, gesture/gaze match {behaviour:.2f}"
             + ("" if any(fr.faces for fr, _ in stored) else ", no face seen"))
         out.append(VerifiedCandidate(
             **cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,
-            evidence=v_ev + t_ev + ve_ev + a_ev, observations={"visual": v_obs, "verbal": t_obs, "vocal": a_obs}))
+            evidence=v_ev + t_ev + ve_ev + a_ev,
+            observations={"visual": v_obs, "verbal": t_obs, "vocal": a_obs, "behaviour": b_obs}))
     verified = [*state.get("verified", []), *out]
     if sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery:
         return {"verified": out, "requery": True, **_refine(ctx, state, verified)}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.conftest import shared_media
@@ -77,3 +79,34 @@ def test_neighbours_watching_the_same_way_share_attention_instead_of_looking_at_
     assert who_looks_at_whom([(-1.453, 0.099), (1.2, 0.05)], boxes, (640, 360))[0].looking_at == 1
     # 6 in profile (no mesh, no direction): the ray still names 6
     assert who_looks_at_whom([(-1.453, 0.099), None], boxes, (640, 360))[0].looking_at == 1
+
+
+@pytest.mark.slow
+def test_pointing_question_on_the_sample_answers_with_the_performers_gestures(cache_root, tmp_path):
+    # hamilton_short.mp4 (watched): the performer speaks and gestures, pointing and showing an open palm,
+    # between 4 and 7.5 s
+    from agents.schema import Answer
+    from app.inspect import main as inspect_main
+    from tests.conftest import SAMPLE, run_cli
+
+    out = tmp_path / "a.json"
+    proc = run_cli(str(SAMPLE), "when does he point at someone?", "--json", str(out), "--cache-dir", str(cache_root),
+                   "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    answer = Answer.model_validate_json(out.read_text())
+    assert answer.intent.target_emotions == []  # a question about behaviour, not a feeling
+    top = answer.moments[0]
+    assert top.start_s < 7.5 and top.end_s > 4.0 and "points with the index finger" in top.rationale
+    timeline = tmp_path / "inspect.json"
+    assert inspect_main([str(SAMPLE), "--json", str(timeline), "--cache-dir", str(cache_root)]) == 0
+    gestures = {(e["type"]) for e in json.loads(timeline.read_text())["events"] if 4.0 <= e["start_s"] <= 7.5}
+    assert {"pointing", "open_palm"} <= gestures
+
+
+def test_a_question_naming_a_gesture_or_gaze_names_no_emotion_but_a_feeling_keeps_its_own():
+    from agents.intent import offline_intent
+
+    assert offline_intent({"query": "when does he point at someone?"}).target_emotions == []
+    assert offline_intent({"query": "when does she look at him?"}).target_emotions == []
+    assert offline_intent({"query": "when is he angry?"}).target_emotions[0] == "anger"
+    assert "contempt" in offline_intent({"query": "when does she look scornful?"}).target_emotions

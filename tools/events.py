@@ -25,7 +25,8 @@ from tools.social import SocialFrame, SpeechTurn, speaker_of
 from tools.tracks import TrackSummary
 
 EventType = Literal["mutual_gaze", "gaze_aversion", "one_sided_gaze", "pointing_at", "addressed_by_speech",
-                    "excluded", "expression_change"]
+                    "excluded", "expression_change", "pointing", "open_palm", "hand_over_mouth", "hand_over_face",
+                    "crossed_arms", "thumbs_up", "thumbs_down"]
 
 
 class SocialEvent(BaseModel):
@@ -107,7 +108,14 @@ def _merge(hits: list[RelationHit], frame_times: list[float], max_gap_s: float, 
                      "gaze_aversion": "person {0} looks away from person {1}'s gaze",
                      "addressed_by_speech": "person {0} speaks to person {1}",
                      "pointing_at": "person {0} points at person {1}",
-                     "excluded": "nobody looks at or speaks with person {0} while the others interact"}
+                     "excluded": "nobody looks at or speaks with person {0} while the others interact",
+                     "pointing": "person {0} points (at no one on screen)",
+                     "open_palm": "person {0} shows an open palm",
+                     "hand_over_mouth": "person {0} puts a hand over the mouth",
+                     "hand_over_face": "person {0} puts a hand over the face",
+                     "crossed_arms": "person {0} crosses the arms",
+                     "thumbs_up": "person {0} gives a thumbs up",
+                     "thumbs_down": "person {0} gives a thumbs down"}
             events.append(SocialEvent(
                 id=f"{prefix}{len(events)}", type=kind, participants=list(who), start_s=s0, end_s=s1,
                 confidence=round(min(1.0, len({t for t, _ in run}) / n_frames), 3), modality="visual",
@@ -129,7 +137,8 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
         min_excluded_s: shortest ``excluded`` run reported.
 
     Types produced: ``mutual_gaze``; ``one_sided_gaze``; ``gaze_aversion`` (A breaks mutual gaze with
-    B while B keeps looking at A); ``pointing_at``; ``addressed_by_speech`` (the speaker of a turn looks
+    B while B keeps looking at A); ``pointing_at``; the gestures of ``tools.social.GESTURE_EVENTS``
+    (``pointing`` at no one on screen, ``open_palm``, ``hand_over_mouth``, ...); ``addressed_by_speech`` (the speaker of a turn looks
     at B during it); ``excluded`` (B is on screen, nobody looks at B and B does not speak, while the
     others look at each other or speak, for at least ``min_excluded_s``).
     """
@@ -161,6 +170,8 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
         for p in fr.points:
             if p.pointer != p.target:
                 hits.append(RelationHit(t, "pointing_at", (p.pointer, p.target), p.record_id))
+        for g in fr.gestures:
+            hits.append(RelationHit(t, g.gesture, (g.person,), g.record_id))
         present = {tr for tr in tracks if tr is not None}
         looked_at = {b for b, _ in looks.values()}
         anyone_speaks = any(u.start_s <= t < u.end_s for u in turns)

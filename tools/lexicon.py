@@ -61,6 +61,21 @@ QUESTION_FRAME_WORDS = frozenset({"does", "did", "doing", "mention", "mentions",
                                 "talking", "tell", "tells", "speak", "speaks", "ask", "asks", "word", "words"})
 
 
+#: Words and phrases that name an observable behaviour (a gesture, a gaze); ``names_behaviour``.
+BEHAVIOUR_PHRASES = ("point", "points", "pointing", "pointed", "gesture", "gestures", "gesturing", "wave", "waves",
+                     "waving", "hand", "hands", "arm", "arms", "thumbs up", "thumbs down", "nod", "nods", "nodding",
+                     "shrug", "shrugs", "look at", "looks at", "looking at", "looked at", "stare", "stares",
+                     "staring", "glance", "glances", "eye contact", "gaze", "gazes")
+
+
+def names_behaviour(text: str) -> bool:
+    """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words."""
+    import re
+
+    t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    return any(re.search(rf"\b{re.escape(p)}\b", t) for p in BEHAVIOUR_PHRASES)
+
+
 def content_words(text: str) -> list[str]:
     """Lower-cased words of ``text`` minus English stop words (scikit-learn's list) and question-frame words."""
     import re

@@ -3,7 +3,7 @@
 Everything here is a pure function of typed records (``tools.engine.FrameObservation``) and a
 ``track_of`` function that names the person track of a face observation (the index supplies it):
 ``social_frames`` turns observations into ``SocialFrame`` records (track per face, gaze per face,
-pointing pairs), ``speaker_of`` picks the speaking track of a span from lip activity
+pointing pairs, the other gestures of tracked people), ``speaker_of`` picks the speaking track of a span from lip activity
 (``tools.gaze.lip_speaker``), and ``tools.events.gaze_and_pointing_events`` builds events from them.
 """
 
@@ -28,13 +28,32 @@ class Pointing(BaseModel):
     record_id: str
 
 
+class GestureHit(BaseModel):
+    """Track ``person`` makes ``gesture`` (an event type of ``GESTURE_EVENTS``) in one frame; ``record_id``
+    names the hand record."""
+
+    person: int
+    gesture: str
+    record_id: str
+
+
+#: Hand classes (``tools.gestures``) that become gesture events, by event type; a ``point`` whose target is
+#: a tracked face is ``pointing_at`` instead.
+GESTURE_EVENTS = {"point": "pointing", "palm": "open_palm", "hand_over_mouth": "hand_over_mouth",
+                  "hand_over_face": "hand_over_face", "crossed_arms": "crossed_arms", "like": "thumbs_up",
+                  "dislike": "thumbs_down"}
+GESTURE_EVENT_TYPES = frozenset(GESTURE_EVENTS.values())
+
+
 class SocialFrame(BaseModel):
-    """One frame as the social layer sees it: the track of each face (None: unknown), its gaze, pointing."""
+    """One frame as the social layer sees it: the track of each face (None: unknown), its gaze, pointing
+    at tracked people, and the other gestures of tracked people."""
 
     t: float
     tracks: list[int | None]
     gaze: list[Gaze]
     points: list[Pointing] = Field(default_factory=list)
+    gestures: list[GestureHit] = Field(default_factory=list)
 
 
 class SpeechTurn(BaseModel):
@@ -56,18 +75,23 @@ def hand_owner(frame: FrameFaces, hand: HandObservation, track_of: TrackOf) -> i
 
 
 def social_frames(observations, track_of: TrackOf) -> list[SocialFrame]:
-    """``SocialFrame`` per observation (``tools.engine.FrameObservation``: faces, gaze, hands); a pointing
-    hand counts when both its owner and the pointed-at face have tracks."""
+    """``SocialFrame`` per observation (``tools.engine.FrameObservation``: faces, gaze, hands); a hand
+    counts when its owner (``hand_owner``) has a track: pointing at a tracked face is a ``Pointing``, the
+    other classes of ``GESTURE_EVENTS`` (pointing elsewhere included) are ``GestureHit``s."""
     out = []
     for obs in observations:
         tracks = [track_of(f) for f in obs.faces]
-        points = []
+        points, gestures = [], []
         for h in obs.hands:
-            if h.gesture == "point" and h.target_box is not None and h.target_box < len(tracks):
-                owner, target = hand_owner(obs, h, track_of), tracks[h.target_box]
-                if owner is not None and target is not None:
-                    points.append(Pointing(pointer=owner, target=target, record_id=h.id))
-        out.append(SocialFrame(t=obs.t, tracks=tracks, gaze=list(obs.gaze), points=points))
+            owner = hand_owner(obs, h, track_of)
+            if owner is None or h.gesture not in GESTURE_EVENTS:
+                continue
+            target = tracks[h.target_box] if h.target_box is not None and h.target_box < len(tracks) else None
+            if h.gesture == "point" and target is not None:
+                points.append(Pointing(pointer=owner, target=target, record_id=h.id))
+            else:
+                gestures.append(GestureHit(person=owner, gesture=GESTURE_EVENTS[h.gesture], record_id=h.id))
+        out.append(SocialFrame(t=obs.t, tracks=tracks, gaze=list(obs.gaze), points=points, gestures=gestures))
     return out
 
 
