@@ -128,7 +128,7 @@ def moment_views(answer: Answer, video: Path) -> list[dict]:
                   if (src := _thumb(video, t))]
         steps = [{"modality": s.modality, "text": s.text, "cited": [{"id": i, "t": at[i]} for i in s.evidence_ids]}
                  for s in m.steps]
-        views.append({**m.model_dump(include={"start_s", "end_s", "emotion", "confidence", "rationale"}),
+        views.append({**m.model_dump(include={"start_s", "end_s", "emotion", "affectnet8", "confidence", "rationale"}),
                       "thumbs": thumbs, "steps": steps})
     return views
 

@@ -85,3 +85,15 @@ def test_evals_run_scores_the_mcq_bench_with_accuracy_and_trace_metrics(tmp_path
     assert eval_run.main(["--bench-format", "mcq", "--bench", str(BENCH), "--method", "clip_only",
                           "--out", str(tmp_path / "x")]) == 2
     assert "does not answer multiple-choice questions" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_report_shows_the_label_set_the_reading_and_the_chosen_option(tmp_path, cache_root):
+    from app.ask import main
+
+    html = tmp_path / "r.html"
+    assert main([str(SAMPLE), "how does the audience react?", "--options", "They laugh and smile", "They boo",
+                 "--labels", "VQAU-13", "--report", str(html), "--cache-dir", str(cache_root), "--quiet"]) == 0
+    page = html.read_text()
+    assert "labels VQAU-13" in page and "answer: They laugh and smile</b> (option 1 of 2)" in page
+    assert "<b>Joy</b> (read as happiness)" in page
