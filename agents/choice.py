@@ -24,6 +24,7 @@ import numpy as np
 from langgraph.runtime import Runtime
 
 from agents.llm import LLMTask
+from agents.rationale import check_known_ids
 from agents.schema import Moment, OptionChoice, ReasoningStep
 from agents.state import AffectState, RunContext
 
@@ -110,9 +111,7 @@ def check_choice(choice: OptionChoice, n_options: int, evidence_ids: set[str]) -
     if choice.option >= n_options:
         raise ValueError(f"option must be an index in 0..{n_options - 1}")
     for step in choice.steps:
-        missing = [i for i in step.evidence_ids if i not in evidence_ids]
-        if missing:
-            raise ValueError(f"step cites unknown evidence ids {missing}; known ids: {sorted(evidence_ids)}")
+        check_known_ids(step.evidence_ids, evidence_ids)
         if step.modality != "n/a" and not step.evidence_ids:
             raise ValueError(f"a {step.modality} step must cite the evidence it reads")
 

@@ -24,13 +24,18 @@ from agents.taxonomy import load_taxonomy
 from tools.lexicon import keyword_overlap
 
 
+def check_known_ids(cited: list[str], known: set[str]) -> None:
+    """Raise ``ValueError`` when ``cited`` names an evidence id that is not in ``known``."""
+    missing = [i for i in cited if i not in known]
+    if missing:
+        raise ValueError(f"step cites unknown evidence ids {missing}; known ids: {sorted(known)}")
+
+
 def check_citations(draft: RationaleDraft, evidence: list[Evidence]) -> None:
     """Raise ``ValueError`` when a step cites an evidence id not in ``evidence`` or cites nothing."""
     known = {e.id for e in evidence}
     for step in draft.steps:
-        missing = [i for i in step.evidence_ids if i not in known]
-        if missing:
-            raise ValueError(f"step cites unknown evidence ids {missing}; known ids: {sorted(known)}")
+        check_known_ids(step.evidence_ids, known)
         if not step.evidence_ids:
             raise ValueError("every step must cite at least one evidence id")
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from tools.schema import AFFECTNET8
+from tools.schema import AFFECTNET8, first_error
 
 #: The bundled taxonomies by name (``Taxonomy.name``) -> file in ``agents/taxonomies/``.
 TAXONOMY_DIR = Path(__file__).with_name("taxonomies")
@@ -149,9 +149,13 @@ def _read(path: Path) -> Taxonomy:
     except json.JSONDecodeError as exc:
         raise TaxonomyError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"]) or "file"
-        raise TaxonomyError(f"{path}: {where}: {err['msg']}") from exc
+        where, msg = first_error(exc, "file")
+        raise TaxonomyError(f"{path}: {where}: {msg}") from exc
+
+
+def _bundled(name: str) -> str | None:
+    """The bundled label set called ``name`` in any case (``vqau-13`` -> ``VQAU-13``), else None."""
+    return next((n for n in BUNDLED if n.lower() == name.lower()), None)
 
 
 def resolve_labels(name_or_path: str) -> str:
@@ -161,8 +165,8 @@ def resolve_labels(name_or_path: str) -> str:
     Raises:
         TaxonomyError: as ``load_taxonomy``.
     """
-    taxonomy = load_taxonomy(name_or_path)
-    return taxonomy.name if name_or_path.lower() in {n.lower() for n in BUNDLED} else name_or_path
+    load_taxonomy(name_or_path)
+    return _bundled(name_or_path) or name_or_path
 
 
 @functools.lru_cache(maxsize=16)
@@ -174,9 +178,8 @@ def load_taxonomy(name_or_path: str | os.PathLike = DEFAULT) -> Taxonomy:
         TaxonomyError: neither a bundled name nor a readable, valid file.
     """
     key = str(name_or_path)
-    for name, file in BUNDLED.items():
-        if key.lower() == name.lower():
-            return _read(TAXONOMY_DIR / file)
+    if (name := _bundled(key)) is not None:
+        return _read(TAXONOMY_DIR / BUNDLED[name])
     path = Path(key)
     if path.suffix.lower() == ".json" or path.exists():
         return _read(path)

@@ -249,7 +249,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     targets = list(intent.target_emotions)
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
     w_verbal = 1.0 if "speech" in intent.cues else VERBAL_WEIGHT_OTHER
-    w_behaviour = 0.0 if targets else 1.0 if {"gesture", "gaze"} & set(intent.cues) else VERBAL_WEIGHT_OTHER
+    w_behaviour = 1.0 if {"gesture", "gaze"} & set(intent.cues) else VERBAL_WEIGHT_OTHER
     done = {c.clip_id for c in state.get("verified", [])}
     out = []
     for cand in state.get("candidates", []):
@@ -262,7 +262,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         b_ev = _gesture_evidence(ctx.index, cand, stored, tools["social"], step)
         b_ev += _social_evidence(ctx.index, cand, stored, frames, tools["social"], step)
         v_ev += b_ev
-        behaviour, b_obs = _behaviour_match(ctx.index, texts, b_ev)
+        behaviour, b_obs = _behaviour_match(ctx.index, texts, b_ev) if not targets else (0.0, {})
         t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts, frames)
         a_ev, prosody = _vocal_evidence(ctx.index, cand)
         ve_ev, vocal, a_obs = _voice_emotion_evidence(ctx.index, cand, targets)
@@ -271,7 +271,8 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         accepted = support >= s.min_support
         reason = None if accepted else (
             f"support {support:.2f} < {s.min_support}: target-emotion face score {visual:.2f}, "
-            f"speech match {verbal:.2f}, target-emotion voice score {vocal:.2f}, gesture/gaze match {behaviour:.2f}"
+            f"speech match {verbal:.2f}, target-emotion voice score {vocal:.2f}"
+            + ("" if targets else f", gesture/gaze match {behaviour:.2f}")
             + ("" if any(fr.faces for fr, _ in stored) else ", no face seen"))
         out.append(VerifiedCandidate(
             **cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,

@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from agents.state import RunSettings
 from agents.taxonomy import resolve_labels
 from memory.store import IndexConfig
+from tools.schema import first_error
 
 _CONFIG_FILE: contextvars.ContextVar[Path | None] = contextvars.ContextVar("affectseek_config_file", default=None)
 
@@ -114,9 +115,8 @@ def load_settings(flags: dict[str, Any], config_file: str | os.PathLike | None =
     try:
         return Settings(**flags)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "settings"
-        raise SettingsError(f"{where}: {err['msg'].removeprefix('Value error, ')}") from exc
+        where, msg = first_error(exc, "settings")
+        raise SettingsError(f"{where}: {msg.removeprefix('Value error, ')}") from exc
     except ValueError as exc:  # TOML syntax errors (tomllib.TOMLDecodeError is a ValueError)
         raise SettingsError(f"config file {path}: {str(exc).splitlines()[0]}") from exc
     finally:

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from agents.taxonomy import DEFAULT, load_taxonomy
-from tools.schema import Modality, TimeSpan
+from tools.schema import Modality, TimeSpan, first_error
+
+Item = TypeVar("Item", bound=BaseModel)
 
 
 class BenchError(ValueError):
@@ -62,12 +66,14 @@ def canonical_emotions(item: BenchItem, labels: str, where: str) -> BenchItem:
     return item
 
 
-def load_bench(path: str | os.PathLike, labels: str = DEFAULT) -> list[BenchItem]:
-    """Read and validate a bench file whose emotions are labels of ``labels`` (``agents.taxonomy``).
+def load_items(path: str | os.PathLike, model: type[Item], check: Callable[[Item, str], None] | None = None,
+               ) -> list[Item]:
+    """Read a JSON Lines file of ``model`` items (each with an ``id``), validated with pydantic; blank
+    lines are skipped; ``check(item, "FILE:LINE")`` may refuse an item by raising ``BenchError``.
 
     Raises:
-        BenchError: the file is missing, a line is not JSON or not a valid item, an emotion is not in the
-            label set, or ids repeat.
+        BenchError: the file is missing or empty, a line is not JSON or not a valid item, ``check``
+            refuses one, or ids repeat; the message names the file and line.
     """
     p = Path(path)
     if not p.is_file():
@@ -77,14 +83,14 @@ def load_bench(path: str | os.PathLike, labels: str = DEFAULT) -> list[BenchItem
         if not line.strip():
             continue
         try:
-            item = BenchItem.model_validate(json.loads(line))
+            item = model.model_validate(json.loads(line))
         except json.JSONDecodeError as exc:
             raise BenchError(f"{p}:{n}: not JSON ({exc.msg})") from exc
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"]) or "item"
-            raise BenchError(f"{p}:{n}: {where}: {err['msg']}") from exc
-        canonical_emotions(item, labels, f"{p}:{n}")
+            where, msg = first_error(exc, "item")
+            raise BenchError(f"{p}:{n}: {where}: {msg}") from exc
+        if check is not None:
+            check(item, f"{p}:{n}")
         if item.id in seen:
             raise BenchError(f"{p}:{n}: duplicate id {item.id!r}")
         seen.add(item.id)
@@ -92,3 +98,12 @@ def load_bench(path: str | os.PathLike, labels: str = DEFAULT) -> list[BenchItem
     if not items:
         raise BenchError(f"{p}: no items")
     return items
+
+
+def load_bench(path: str | os.PathLike, labels: str = DEFAULT) -> list[BenchItem]:
+    """Read and validate a bench file whose emotions are labels of ``labels`` (``agents.taxonomy``).
+
+    Raises:
+        BenchError: as ``load_items``, or an emotion is not in the label set.
+    """
+    return load_items(path, BenchItem, lambda item, where: canonical_emotions(item, labels, where))

@@ -15,7 +15,6 @@ agent with ``--options``) and ``random`` (a seeded random option).
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import time
@@ -23,10 +22,10 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from agents.schema import ReasoningStep
-from evals.bench import BenchError
+from evals.bench import load_items
 from evals.metrics import emotion_word_overlap, rationale_similarity, trace_structure
 
 #: Methods that answer multiple-choice questions.
@@ -77,30 +76,9 @@ def load_mcq(path: str | os.PathLike) -> list[McqItem]:
     """Read and validate a multiple-choice bench (module doc).
 
     Raises:
-        BenchError: the file is missing, a line is not JSON or not a valid item, or ids repeat.
+        BenchError: as ``evals.bench.load_items``.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise BenchError(f"{p}: no such bench file")
-    items, seen = [], set()
-    for n, line in enumerate(p.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = McqItem.model_validate(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise BenchError(f"{p}:{n}: not JSON ({exc.msg})") from exc
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"]) or "item"
-            raise BenchError(f"{p}:{n}: {where}: {err['msg']}") from exc
-        if item.id in seen:
-            raise BenchError(f"{p}:{n}: duplicate id {item.id!r}")
-        seen.add(item.id)
-        items.append(item)
-    if not items:
-        raise BenchError(f"{p}: no items")
-    return items
+    return load_items(path, McqItem)
 
 
 def predict_mcq(method: str, item: McqItem, video: Path, ctx) -> McqPrediction:

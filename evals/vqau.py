@@ -32,6 +32,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evals.bench import BenchError, BenchItem, canonical_emotions
+from tools.schema import first_error
 
 #: File extensions taken for videos under ``--videos``.
 VIDEO_EXTENSIONS = (".mp4", ".mkv", ".webm", ".avi", ".mov", ".m4v")
@@ -131,8 +132,8 @@ def load_vqau(path: str | os.PathLike, videos: str | os.PathLike, labels: str = 
         try:
             item = BenchItem(id=rid, video=str(files[video]), query=_field(record, "query", where), moments=[moment])
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise BenchError(f"{where}: {'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from exc
+            field, msg = first_error(exc, "item")
+            raise BenchError(f"{where}: {field}: {msg}") from exc
         canonical_emotions(item, labels, where)
         if rid in seen:
             raise BenchError(f"{where}: duplicate id {rid!r}")

@@ -40,8 +40,14 @@ def pitch_track(audio: np.ndarray, sample_rate: int, frame_s: float = 0.04) -> n
     return np.array(out)
 
 
-def _dbfs(x: float) -> float:
-    return float(max(SILENCE_DBFS, 20.0 * np.log10(max(x, 1e-10))))
+def dbfs(amplitude: float) -> float:
+    """Level in dBFS of an amplitude (full scale = 1.0), clamped at ``SILENCE_DBFS``."""
+    return float(max(SILENCE_DBFS, 20.0 * np.log10(max(amplitude, 1e-10))))
+
+
+def rms_dbfs(samples: np.ndarray) -> float:
+    """RMS level in dBFS of ``samples`` (mono float, shape (n,)); ``SILENCE_DBFS`` when empty."""
+    return dbfs(float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))) if len(samples) else SILENCE_DBFS
 
 
 def prosody(audio: np.ndarray, sample_rate: int, transcript: Transcript, start_s: float, end_s: float,
@@ -54,13 +60,12 @@ def prosody(audio: np.ndarray, sample_rate: int, transcript: Transcript, start_s
     if end_s <= start_s:
         raise ValueError(f"empty span [{start_s}, {end_s})")
     seg = audio[int(start_s * sample_rate) : int(end_s * sample_rate)]
-    rms = float(np.sqrt(np.mean(seg.astype(np.float64) ** 2))) if len(seg) else 0.0
     peak = float(np.max(np.abs(seg))) if len(seg) else 0.0
     n_words = len(transcript.words_between(start_s, end_s))
     f0 = pitch_track(seg, sample_rate)
     voiced = len(f0) >= 5
     return ProsodyStats(
-        id=id, start_s=start_s, end_s=end_s, rms_dbfs=round(_dbfs(rms), 2), peak_dbfs=round(_dbfs(peak), 2),
+        id=id, start_s=start_s, end_s=end_s, rms_dbfs=round(rms_dbfs(seg), 2), peak_dbfs=round(dbfs(peak), 2),
         speech_rate_wps=round(n_words / (end_s - start_s), 3),
         pitch_median_hz=round(float(np.median(f0)), 1) if voiced else None,
         pitch_range_st=round(float(12 * np.log2(np.percentile(f0, 90) / np.percentile(f0, 10))), 2) if voiced else None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 #: AffectNet-8 expression labels in the order of the AffectNet paper (Mollahosseini et al., 2017,
 #: "AffectNet: A Database for Facial Expression, Valence, and Arousal Computing in the Wild").
@@ -26,6 +26,13 @@ AFFECTNET8: tuple[str, ...] = (
 
 Emotion = Literal["neutral", "happiness", "sadness", "surprise", "fear", "disgust", "anger", "contempt"]
 Modality = Literal["visual", "verbal", "vocal"]
+
+
+def first_error(exc: ValidationError, whole: str) -> tuple[str, str]:
+    """(where, message) of a pydantic error's first problem: the dotted field path (``whole`` when the
+    problem is the object itself, e.g. a model validator) and pydantic's message."""
+    err = exc.errors()[0]
+    return ".".join(str(x) for x in err["loc"]) or whole, err["msg"]
 
 
 class TimeSpan(BaseModel):

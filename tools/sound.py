@@ -4,7 +4,7 @@ A pure function of the waveform and the voice-activity regions the speech pass a
 VAD inside faster-whisper, ``Transcript.speech_regions``; Silero is trained to reject music and noise).
 Over one clip:
 
-- ``loudness_dbfs``: RMS level (dBFS, as ``tools.prosody``); below ``QUIET_DBFS`` the clip is quiet;
+- ``loudness_dbfs``: RMS level (dBFS, ``tools.prosody.rms_dbfs``); below ``QUIET_DBFS`` the clip is quiet;
 - ``speech_share``: the share of the clip inside speech regions; at least ``SPEECH_SHARE``: speech;
 - otherwise the sound outside speech is music when tonal, noise (applause, crowd, traffic) when not:
   its median spectral flatness over 100-4000 Hz (Wiener entropy, the geometric over the arithmetic mean
@@ -23,6 +23,8 @@ from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
+
+from tools.prosody import rms_dbfs
 
 QUIET_DBFS = -50.0
 SPEECH_SHARE = 0.5
@@ -43,17 +45,13 @@ class SoundStats(BaseModel):
     flatness: float | None = None
 
 
-def _dbfs(x: np.ndarray) -> float:
-    return float(max(-100.0, 20.0 * np.log10(max(float(np.sqrt(np.mean(x.astype(np.float64) ** 2))), 1e-10))))
-
-
 def band_flatness(audio: np.ndarray, sample_rate: int) -> np.ndarray:
     """Spectral flatness in ``BAND_HZ`` of each ``FRAME``-sample frame louder than ``QUIET_DBFS``
     (Hann window); shape (n_loud_frames,)."""
     if len(audio) < FRAME:
         return np.zeros(0)
     frames = audio[: len(audio) // FRAME * FRAME].reshape(-1, FRAME).astype(np.float64)
-    loud = np.array([_dbfs(f) >= QUIET_DBFS for f in frames])
+    loud = np.array([rms_dbfs(f) >= QUIET_DBFS for f in frames])
     if not loud.any():
         return np.zeros(0)
     power = np.abs(np.fft.rfft(frames[loud] * np.hanning(FRAME), axis=1)) ** 2 + 1e-12
@@ -74,9 +72,9 @@ def sound_stats(audio: np.ndarray, sample_rate: int, start_s: float, end_s: floa
         raise ValueError(f"empty span [{start_s}, {end_s})")
     a, b = int(start_s * sample_rate), int(end_s * sample_rate)
     seg = audio[a:b]
-    loudness = _dbfs(seg) if len(seg) else -100.0
+    loudness = rms_dbfs(seg)
     third = len(seg) // 3
-    change = _dbfs(seg[-third:]) - _dbfs(seg[:third]) if third >= FRAME else 0.0
+    change = rms_dbfs(seg[-third:]) - rms_dbfs(seg[:third]) if third >= FRAME else 0.0
     in_speech = np.zeros(len(seg), bool)
     for s, e in speech_regions:
         lo, hi = max(0, int(s * sample_rate) - a), min(len(seg), int(e * sample_rate) - a)
