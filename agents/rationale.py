@@ -91,7 +91,7 @@ def write_rationales(state: AffectState, runtime: Runtime[RunContext]) -> dict:
             WRITE_RATIONALE,
             {"query": state["query"],
              "moment": {**d.model_dump(include={"start_s", "end_s", "emotion", "confidence"}), "label": label},
-             "evidence": [e.model_dump(exclude={"ref", "track_id"}) for e in evidence]},
+             "evidence": [e.model_dump(exclude={"ref", "person"}) for e in evidence]},
             validate=lambda r, ev=evidence: check_citations(r, ev),
         )
         moments.append(Moment(start_s=d.start_s, end_s=d.end_s, emotion=label, affectnet8=d.emotion,

@@ -45,7 +45,8 @@ class Evidence(BaseModel):
     start_s: float
     end_s: float
     detail: str
-    track_id: int | None = None
+    person: int | None = Field(None, description="the person the evidence is about (a person id across shots, "
+                               "tools.tracks.reidentify); None: nobody in particular")
     ref: str
 
     @model_validator(mode="after")

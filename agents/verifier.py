@@ -73,16 +73,16 @@ def _gesture_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[Fram
         if h.gesture in kinds or len(evidence) >= MAX_GESTURE_EVIDENCE:
             continue
         kinds.add(h.gesture)
-        owner = hand_owner(fr, h, index.face_track)
+        owner = hand_owner(fr, h, index.face_person)
         who = f"person {owner}" if owner is not None else "someone"
         at = ""
         if h.target_box is not None and h.target_box < len(fr.faces):
             target = fr.faces[h.target_box]
-            tt = index.face_track(target)
+            tt = index.face_person(target)
             at = f" at person {tt}" if tt is not None else " at another face"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.g{len(evidence)}", modality="visual", tool=tool.split("|")[0], start_s=h.t,
-            end_s=round(min(cand.end_s, h.t + step), 3), track_id=owner,
+            end_s=round(min(cand.end_s, h.t + step), 3), person=owner,
             detail=f"{who} {SALIENT_GESTURES[h.gesture]}{at} ({h.gesture})", ref=index.cache.ref(path, h.id)))
     return evidence
 
@@ -106,14 +106,14 @@ def _social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[Frame
         evidence.append(Evidence(
             id=f"{cand.clip_id}.s{len(evidence)}", modality="visual",
             tool=tool.split("|")[0] if e.type == "pointing_at" else gaze_tool, start_s=e.start_s, end_s=round(min(cand.end_s, e.end_s + step), 3),
-            track_id=e.participants[0], detail=f"{e.detail} ({e.type}, {e.confidence:.0%} of frames)",
+            person=e.participants[0], detail=f"{e.detail} ({e.type}, {e.confidence:.0%} of frames)",
             ref=index.cache.ref(where[rid], rid)))
     for tr, gs in sorted(camera.items()):
         at = [g for g in gs if g.looking_at_camera]
         if len(at) * 2 > len(gs):
             evidence.append(Evidence(
                 id=f"{cand.clip_id}.c{tr}", modality="visual", tool=gaze_tool, start_s=cand.start_s, end_s=cand.end_s,
-                track_id=tr, detail=f"person {tr} looks at the camera in {len(at)} of {len(gs)} frames",
+                person=tr, detail=f"person {tr} looks at the camera in {len(at)} of {len(gs)} frames",
                 ref=index.cache.ref(where[at[0].id], at[0].id)))
     return evidence
 
@@ -150,11 +150,11 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
         label, p = f.top()
         cx, cy = (f.box.x0 + f.box.x1) / 2, (f.box.y0 + f.box.y1) / 2
         extra = f"; {'+'.join(targets)} {target_p(f):.2f}" if targets and label not in targets else ""
-        track = index.face_track(f)
-        who = f"person {track}'s face" if track is not None else "a face"
+        person = index.face_person(f)
+        who = f"person {person}'s face" if person is not None else "a face"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.v{n}", modality="visual", tool=tool, start_s=f.t,
-            end_s=round(min(cand.end_s, f.t + step), 3), track_id=track,
+            end_s=round(min(cand.end_s, f.t + step), 3), person=person,
             detail=f"{who} at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
             ref=index.cache.ref(where[f.id], f.id),
         ))
@@ -183,7 +183,7 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
         speaker = f"person {who}" if who is not None else "the speaker"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
-            end_s=ws[-1].end_s, track_id=who, detail=f'{speaker} says "{" ".join(w.text for w in ws)}"',
+            end_s=ws[-1].end_s, person=who, detail=f'{speaker} says "{" ".join(w.text for w in ws)}"',
             ref=index.ref("transcript.json", seg.id)))
     obs = {"text": said, "span": [evidence[0].start_s, evidence[-1].end_s],
            "emotion_distribution": load_text_emotion(index.config.device).distribution(said),
@@ -218,7 +218,7 @@ def _vocal_evidence(index: VideoIndex, cand: Proposal) -> tuple[list[Evidence], 
         who = f"person {u.speaker}'s" if u.speaker is not None else "the"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.a{len(evidence)}", modality="vocal", tool="prosody", start_s=p.start_s, end_s=p.end_s,
-            track_id=u.speaker,
+            person=u.speaker,
             detail=f"voice level {p.rms_dbfs:.1f} dBFS RMS (peak {p.peak_dbfs:.1f}), {p.speech_rate_wps:.1f} words/s"
                    + (f", pitch {p.pitch_median_hz:.0f} Hz over {p.pitch_range_st:.1f} semitones"
                       if p.pitch_median_hz is not None else "") + f" ({who} voice in this turn)",
@@ -256,7 +256,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         if cand.clip_id in done or cand.round != state.get("round", 0):
             continue
         stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count)
-        frames = social_frames([fr for fr, _ in stored], ctx.index.face_track)
+        frames = social_frames([fr for fr, _ in stored], ctx.index.face_person)
         step = 1.0 / s.verify_fps
         v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, tools["face"], targets, step)
         b_ev = _gesture_evidence(ctx.index, cand, stored, tools["social"], step)

@@ -98,6 +98,9 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                         "(the FER2013 mini-Xception as shipped, no contempt) or hsemotion (HSEmotion "
                         "EfficientNet-B0 AffectNet-8; fetch it first: affectseek models --fetch hsemotion-enet-b0-8)")
     g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
+    g.add_argument("--no-reid", action="store_true",
+                   help="keep each shot's person tracks apart (default: tracks of one face in different shots are "
+                        "re-identified as one person with dlib's face descriptor)")
     g.add_argument("--caption-model", metavar="LITELLM_ID",
                    help="caption keyframes with a vision-language model at index time (e.g. openai/gpt-4o-mini, "
                         "ollama/llava; sends downscaled frames to it) so that scene words such as 'on a beach' can "

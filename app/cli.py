@@ -61,6 +61,7 @@ def _models(argv: list[str], prog: str) -> int:
     import tools.faces
     import tools.gaze
     import tools.gestures
+    import tools.identity
     import tools.text
     import tools.voice_emotion
     from memory.store import IndexConfig
@@ -71,6 +72,7 @@ def _models(argv: list[str], prog: str) -> int:
             (tools.expression.EXPRESSION_CLASSIFIERS, perception.expression_backend),
             (tools.gaze.GAZE_ESTIMATORS, perception.gaze_backend),
             (tools.gestures.GESTURE_RECOGNIZERS, perception.gesture_backend),
+            (tools.identity.FACE_IDENTITIES, perception.identity_backend),
             (tools.asr.ASR_BACKENDS, cfg.asr_backend), (tools.voice_emotion.VOICE_EMOTION, cfg.voice_backend),
             (tools.text.TEXT_ENCODERS, "onnx"), (tools.embedders.CLIP_EMBEDDERS, cfg.embedder)]
     for registry, default in rows:

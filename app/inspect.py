@@ -49,7 +49,7 @@ def whole_video_events(index, fps: float) -> list:
     from tools.social import social_frames
 
     stored, _ = observe_span(index, fps, 0.0, index.info.duration_s)
-    frames = social_frames([fr for fr, _ in stored], index.face_track)
+    frames = social_frames([fr for fr, _ in stored], index.face_person)
     events = sorted(expression_changes(index.affect, index.tracks)
                     + social_timeline(frames, index.transcript.segments, 0.0, index.info.duration_s,
                                       max_gap_s=1.5 / fps),
@@ -68,12 +68,16 @@ def print_index(con, video: str, index, events: list) -> None:
               f"{', '.join(f'{c:.1f}' for c in index.cuts) or 'none'} s")
     if index.tracks:
         t = Table(title="person tracks (faces at the index frame rate)")
-        for col in ("track", "shot", "first s", "last s", "faces", "thumbnail"):
+        for col in ("track", "person", "shot", "first s", "last s", "faces", "thumbnail"):
             t.add_column(col)
         for tr in index.tracks:
-            t.add_row(str(tr.track_id), str(tr.shot), f"{tr.first_s:.1f}", f"{tr.last_s:.1f}",
-                      str(len(tr.observation_ids)), tr.thumbnail or "-")
+            t.add_row(str(tr.track_id), "-" if tr.person is None else str(tr.person), str(tr.shot),
+                      f"{tr.first_s:.1f}", f"{tr.last_s:.1f}", str(len(tr.observation_ids)), tr.thumbnail or "-")
         con.print(t)
+        people = {tr.person for tr in index.tracks if tr.person is not None}
+        if people:
+            con.print(f"{len(index.tracks)} tracks, {len(people)} people (tracks re-identified across shots by "
+                      "face identity)")
         con.print(f"thumbnails are under {safe(index.dir)}")
     else:
         con.print("no faces found: no person tracks")

@@ -93,21 +93,24 @@ def _span_style(start_s: float, end_s: float, d: float) -> str:
 
 
 def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
-    """The timeline's rows, top to bottom: the moments, one per person track (expression cells), the
+    """The timeline's rows, top to bottom: the moments, one per person (expression cells of its tracks), the
     index's social events, the moments' evidence, and the utterances; positions in % of the video."""
     d = answer.duration_s
     rows = [_row("moments", [_mark("band", f"{m.emotion} {m.confidence:.2f}", _span_style(m.start_s, m.end_s, d),
                                    m.start_s, f"moment-{i}") for i, m in enumerate(answer.moments)], "moments")]
     faces = {f.id: f for fr in index.affect for f in fr.faces}
     step = 1.0 / index.config.sample_fps
-    for tr in index.tracks:
+    people: dict[int, list[str]] = {}
+    for tr in index.tracks:  # one row per person: the tracks of one person across shots share it
+        people.setdefault(index.person_of(tr.track_id), []).extend(tr.observation_ids)
+    for person, observation_ids in people.items():
         cells = []
-        for f in (faces[oid] for oid in tr.observation_ids):
+        for f in sorted((faces[oid] for oid in observation_ids), key=lambda f: f.t):
             label, p = f.top()
-            cells.append(_mark("cell", f"person {tr.track_id} {f.t:.1f}s {label} {p:.2f}",
+            cells.append(_mark("cell", f"person {person} {f.t:.1f}s {label} {p:.2f}",
                                f"{_span_style(f.t, min(d, f.t + step), d)};background:{LABEL_COLOURS[label]};"
                                f"opacity:{max(0.15, p):.2f}"))
-        rows.append(_row(f"person {tr.track_id}", cells))
+        rows.append(_row(f"person {person}", cells))
     rows.append(_row("events", [_mark("mark", f"{e.type}: {e.detail}", f"left:{_pct(e.start_s, d)}%", e.start_s,
                                       f"event-{e.id}") for e in index.events]))
     rows.append(_row("evidence", [_mark("mark", e.detail, f"left:{_pct(e.start_s, d)}%;background:#0072B2", e.start_s,

@@ -51,6 +51,7 @@ class Settings(BaseSettings):
     device: str = Field("cpu", description="cpu or cuda")
     expression_backend: Literal["face8", "fer", "hsemotion"] = "face8"
     no_voice_emotion: bool = False
+    no_reid: bool = Field(False, description="keep person tracks per shot (no face re-identification)")
     caption_model: str | None = Field(None, description="litellm vision model that captions keyframes at index time")
     caption_every_s: float = Field(10.0, gt=0, le=3600, description="a captioned keyframe at least every N s of a shot")
     # verification
@@ -83,7 +84,7 @@ class Settings(BaseSettings):
             asr_batch_size=self.asr_batch_size,
             language=self.language, use_audio=not self.no_audio, device=self.device,
             expression_backend=self.expression_backend, voice_backend=None if self.no_voice_emotion else "voice8",
-            caption_model=self.caption_model, caption_every_s=self.caption_every_s)
+            identity_backend=None if self.no_reid else "dlib", caption_model=self.caption_model, caption_every_s=self.caption_every_s)
 
     def run_settings(self) -> RunSettings:
         """Search and verification knobs (``agents.state.RunSettings``)."""

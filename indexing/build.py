@@ -108,8 +108,10 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
 def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], transcript: Transcript,
                           audio: np.ndarray, sample_fps: float) -> tuple[list[Utterance], list[SocialEvent]]:
     """Utterances (speaker by lip activity, vocal cues) and the index-time social event timeline,
-    events numbered ``e<i>`` in time order; ``observed`` carries each face's track id."""
-    frames = social_frames(observed, lambda f: f.track_id)
+    events numbered ``e<i>`` in time order; ``observed`` carries each face's track id. People are named by
+    their person id across shots (``TrackSummary.person``; the track id without re-identification)."""
+    person = {t.track_id: t.person if t.person is not None else t.track_id for t in tracks}
+    frames = social_frames(observed, lambda f: person.get(f.track_id, f.track_id) if f.track_id is not None else None)
     utterances = []
     for i, seg in enumerate(transcript.segments):
         end = max(seg.end_s, seg.start_s + 1e-3)
@@ -203,6 +205,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     models = {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": engine.detector.name,
               "expression": engine.classifier.name, "asr": transcript.model,
               "voice": voice.name if voice is not None else "none",
+              "identity": engine.identity.name if cfg.identity_backend and visual.tracks else "none",
               **({"captions": f"{captioner.model}: {len(captions)} keyframes captioned, {captioner.failures} failed, "
                               f"cost ${captioner.cost_usd:.4f}"} if captioner is not None else {})}
     save_index(out, records, info, cfg, models, timings, ckpt.resumed)

@@ -30,7 +30,7 @@ from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcr
 from tools.sound import SoundStats
 from tools.tracks import TrackSummary, box_similarity
 
-INDEX_FORMAT = 9
+INDEX_FORMAT = 10
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 
@@ -53,6 +53,8 @@ class IndexConfig(BaseModel):
     language: str | None = None
     face_backend: str = "mediapipe"
     expression_backend: str = "face8"
+    identity_backend: str | None = Field("dlib", description="face identity model that re-identifies people "
+                                         "across shots (tools.identity); None: tracks stay per shot")
     voice_backend: str | None = "voice8"
     use_audio: bool = True
     caption_model: str | None = Field(None, description="litellm vision model that captions keyframes (tools.captions)")
@@ -61,7 +63,8 @@ class IndexConfig(BaseModel):
 
     def perception(self) -> PerceptionConfig:
         """The perception engine's config (``tools.engine``) this index config names."""
-        return PerceptionConfig(face_backend=self.face_backend, expression_backend=self.expression_backend)
+        return PerceptionConfig(face_backend=self.face_backend, expression_backend=self.expression_backend,
+                                identity_backend=self.identity_backend or "dlib")
 
     def clip_embedder(self):
         """The (cached) clip embedder this config names (``tools.embedders``)."""
@@ -87,7 +90,8 @@ class Utterance(BaseModel):
     segment_id: str
     start_s: float
     end_s: float
-    speaker: int | None = Field(None, description="track id, None when no face's lips moved enough")
+    speaker: int | None = Field(None, description="person id (TrackSummary.person; the track id without "
+                                "re-identification), None when no face's lips moved enough")
     prosody: ProsodyStats
 
 
@@ -162,6 +166,20 @@ class VideoIndex(StoredRecords):
     def face_track(self, face: FaceObservation) -> int | None:
         """Track id of a face observation made at any frame rate (``track_at`` of its time and box)."""
         return self.track_at(face.t, face.box)
+
+    @functools.cached_property
+    def _person(self) -> dict[int, int]:
+        return {t.track_id: t.person if t.person is not None else t.track_id for t in self.tracks}
+
+    def person_of(self, track_id: int | None) -> int | None:
+        """The person id of a track (``TrackSummary.person``: one id for the tracks of one person across
+        shots), or the track id itself in an index built without re-identification."""
+        return None if track_id is None else self._person.get(track_id, track_id)
+
+    def face_person(self, face: FaceObservation) -> int | None:
+        """Person id (``person_of``) of a face observation made at any frame rate; None when no track
+        matches it."""
+        return self.person_of(self.face_track(face))
 
     def track_at(self, t: float, box: Box, min_similarity: float = 0.3) -> int | None:
         """Track id of a face seen at ``t`` (s) in ``box``: the index-time face nearest in time (within

@@ -79,13 +79,13 @@ def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, e2e_cac
                     (record["gesture"] == "point" and "(pointing_at" in ev.detail)
             elif ev.modality == "visual":  # a face and its expression
                 assert record["t"] == pytest.approx(ev.start_s)
-                if ev.track_id is not None:
-                    assert f"person {ev.track_id}'s face" in ev.detail
+                if ev.person is not None:
+                    assert f"person {ev.person}'s face" in ev.detail
                 label = max(record["expression"], key=record["expression"].get)
                 assert f"shows {label}" in ev.detail
             elif ev.modality == "verbal":
                 assert record["start_s"] <= ev.start_s and ev.end_s <= record["end_s"]
-                speaker = f"person {ev.track_id}" if ev.track_id is not None else "the speaker"
+                speaker = f"person {ev.person}" if ev.person is not None else "the speaker"
                 assert ev.detail.startswith(f'{speaker} says "')
             elif ev.tool.startswith("voice8"):  # the clip's vocal emotion
                 label = max(record["voice"], key=record["voice"].get)
@@ -140,17 +140,19 @@ def test_help_explains_usage():
         assert flag in proc.stdout
 
 
-def test_rationales_name_only_tracks_that_exist(first_run, e2e_cache):
+def test_rationales_name_only_people_that_exist(first_run, e2e_cache):
     import re
 
     from memory.cache import read_json
 
     _, out = first_run
     answer = Answer.model_validate(load_json(out))
-    tracks = {t["track_id"] for t in read_json(next(e2e_cache.rglob("tracks.json")))["tracks"]}
+    tracks = read_json(next(e2e_cache.rglob("tracks.json")))["tracks"]
+    people = {t["person"] for t in tracks}
+    assert None not in people and len(people) < len(tracks)  # re-identified: some person has several tracks
     for m in answer.moments:
         text = " ".join([m.rationale, *(s.text for s in m.steps)])
         named = {int(n) for n in re.findall(r"person (\d+)", text)}
-        assert named <= tracks, (named, tracks)
-        assert {e.track_id for e in m.evidence if e.track_id is not None} <= tracks
+        assert named <= people, (named, people)
+        assert {e.person for e in m.evidence if e.person is not None} <= people
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from app.inspect import main as inspect_main
@@ -12,7 +13,7 @@ from memory.store import IndexConfig
 from tests.conftest import SAMPLE, shared_media
 from tools.events import expression_changes
 from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
-from tools.tracks import box_iou, box_similarity, link_tracks
+from tools.tracks import REID_MAX_DISTANCE, TrackSummary, box_iou, box_similarity, link_tracks, reidentify
 
 
 def _face(id_: str, t: float, x: float, label: str = "neutral") -> FaceObservation:
@@ -37,6 +38,30 @@ def test_linking_keeps_ids_and_splits_at_cuts_and_gaps():
     assert assign["late"] == 2
     tracks, assign = link_tracks(frames[:4], cuts=[2.0])
     assert assign["l1"] != assign["l2"] and [t.shot for t in tracks] == [0, 0, 1, 1]
+
+
+def _track(track_id: int, first_s: float, last_s: float) -> TrackSummary:
+    return TrackSummary(track_id=track_id, first_s=first_s, last_s=last_s, shot=0, observation_ids=[],
+                        mean_box=Box(x0=0.4, y0=0.2, x1=0.5, y1=0.4))
+
+
+def test_reidentify_joins_look_alikes_that_never_share_the_screen():
+    d = REID_MAX_DISTANCE
+    tracks = [_track(0, 0, 1), _track(1, 2, 3), _track(2, 2, 3), _track(3, 5, 6), _track(4, 8, 9)]
+    vecs = {0: [0.0, 0.0], 1: [0.5 * d, 0.0], 2: [0.3 * d, 0.0], 3: [0.6 * d, 0.0]}  # track 4: no descriptor
+    person = reidentify(tracks, {k: np.array(v) for k, v in vecs.items()})
+    # 1 and 2 share the screen (2-3 s), so they are two people although their faces are close; the
+    # closest allowed pairs merge first (1-3, then 0-2); 4 stays alone; ids follow first appearance
+    assert person == {0: 0, 2: 0, 1: 1, 3: 1, 4: 2}
+
+
+def test_reidentify_uses_complete_linkage():
+    d = REID_MAX_DISTANCE
+    # a chain of look-alikes 0 ~ 1 ~ 2 where 0 and 2 are too far apart: 0-1 join, 2 stays apart
+    tracks = [_track(0, 0, 1), _track(1, 2, 3), _track(2, 4, 5)]
+    vecs = {0: np.array([0.0]), 1: np.array([0.6 * d]), 2: np.array([1.5 * d])}
+    assert reidentify(tracks, vecs) == {0: 0, 1: 0, 2: 1}
+    assert reidentify(tracks, vecs, max_distance=0.1 * d) == {0: 0, 1: 1, 2: 2}
 
 
 def test_expression_change_event_at_the_switch():
@@ -67,6 +92,22 @@ def test_audience_shot_has_one_track_per_visible_face(cache_root):
     last = [t for t in index.tracks if t.first_s >= 8.0]
     assert len(last) == max(len(fr.faces) for fr in index.affect if fr.t >= 8.0) == 3
     assert len({t.track_id for t in last}) == 3 and len({t.shot for t in last}) == 1
+
+
+@pytest.mark.slow
+def test_the_performer_is_one_person_across_his_shots(cache_root):
+    # watched: the performer at the microphone in the wide shot (0-1 s, track 0) and in the medium shot
+    # (3-8 s, track 4); the 1-3 s close-up shows the pianist (track 2, a different man); the last shot
+    # shows three audience members (two women and a man)
+    index = open_index(SAMPLE, IndexConfig(), cache_root)
+    by_id = {t.track_id: t for t in index.tracks}
+    assert (by_id[0].shot, by_id[0].first_s) == (0, 0.0) and by_id[4].shot == 2 and by_id[4].first_s >= 3.0
+    assert by_id[0].person == by_id[4].person
+    others = [by_id[2]] + [t for t in index.tracks if t.first_s >= 8.0]
+    assert len({t.person for t in others}) == 4 and by_id[0].person not in {t.person for t in others}
+    assert index.manifest["models"]["identity"] == "dlib-face-resnet-v1"
+    plain = open_index(SAMPLE, IndexConfig(identity_backend=None), cache_root)
+    assert {t.person for t in plain.tracks} == {None}
 
 
 @pytest.mark.slow

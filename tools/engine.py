@@ -5,7 +5,8 @@ idea: loading apart from use) and loads its models lazily, on the first frame it
 caller whose results are all cached never loads a model. ``observe`` turns decoded frames into typed
 ``FrameObservation`` records: faces with their AffectNet-8 expression (``tools.faces``,
 ``tools.expression``), gaze and lip activity per face (``tools.gaze``) and, when asked, hands with
-gestures and body-pose crossed arms (``tools.gestures``). Indexing observes the whole video at 1 fps
+gestures and body-pose crossed arms (``tools.gestures``); ``describe`` gives face identity descriptors
+(``tools.identity``) for re-identifying people across shots. Indexing observes the whole video at 1 fps
 without hands; verification observes candidate clips at 4 fps with hands (``indexing.observe`` stores
 the records per chunk). Adding a frame-level model means one module with a registry and one field here.
 
@@ -32,6 +33,7 @@ from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
 from tools.gaze import Gaze, load_gaze_estimator
 from tools.gestures import HandObservation, load_gesture_recognizer
+from tools.identity import load_face_identity
 from tools.schema import AFFECTNET8, FaceObservation, FrameFaces
 
 
@@ -42,6 +44,7 @@ class PerceptionConfig(BaseModel, frozen=True):
     expression_backend: str = "face8"
     gaze_backend: str = "mediapipe"
     gesture_backend: str = "mediapipe"
+    identity_backend: str = "dlib"
 
 
 class FrameObservation(FrameFaces):
@@ -65,7 +68,8 @@ class PerceptionEngine:
 
     def __init__(self, config: PerceptionConfig) -> None:
         self.config = config
-        #: Seconds spent in each tool (``faces``, ``expression``, ``gaze``, ``gestures``) since creation.
+        #: Seconds spent in each tool (``faces``, ``expression``, ``gaze``, ``gestures``, ``identity``) since
+        #: creation.
         self.seconds: dict[str, float] = {}
         self._hands_thread = ThreadPoolExecutor(1, thread_name_prefix="gestures")
 
@@ -95,6 +99,15 @@ class PerceptionEngine:
     def gestures(self):
         """The hand-gesture recognizer (loaded on first access)."""
         return load_gesture_recognizer(self.config.gesture_backend)
+
+    @functools.cached_property
+    def identity(self):
+        """The face identity model (loaded on first access)."""
+        return load_face_identity(self.config.identity_backend)
+
+    def describe(self, frame: np.ndarray, boxes: list) -> np.ndarray:
+        """Identity descriptors (N, D) of the faces at ``boxes`` (normalized) in an RGB frame (H, W, 3)."""
+        return self._timed("identity", self.identity.describe, frame, boxes)
 
     def tool_names(self, hands: bool) -> dict[str, str]:
         """Names of the tools behind observations: ``face`` ("<detector>+<expression>") and ``social``

@@ -30,7 +30,8 @@ EventType = Literal["mutual_gaze", "gaze_aversion", "one_sided_gaze", "pointing_
 
 
 class SocialEvent(BaseModel):
-    """One typed event with its participants (track ids), span (s) and the observations behind it."""
+    """One typed event with its participants (person ids across shots, or track ids in an index without
+    re-identification), span (s) and the observations behind it."""
 
     id: str
     type: EventType
@@ -52,7 +53,8 @@ def smooth_track_expressions(obs_probs: np.ndarray, window: int = 3) -> np.ndarr
 
 def expression_changes(affect: list[FrameFaces], tracks: list[TrackSummary], window: int = 3,
                        min_hold: int = 2) -> list[SocialEvent]:
-    """``expression_change`` events per track, in time order.
+    """``expression_change`` events per track, in time order, naming the track's person
+    (``TrackSummary.person``, or the track id when tracks were not re-identified).
 
     The event spans from the last observation of the old label to the first of the new one; its
     confidence is the new label's smoothed probability there.
@@ -66,14 +68,15 @@ def expression_changes(affect: list[FrameFaces], tracks: list[TrackSummary], win
         probs = smooth_track_expressions(np.array([[o.expression[k] for k in AFFECTNET8] for o in obs]), window)
         labels = probs.argmax(axis=1)
         current = labels[0]
+        who = tr.person if tr.person is not None else tr.track_id
         for i in range(1, len(obs)):
             if labels[i] != current and all(labels[j] == labels[i] for j in range(i, min(len(obs), i + min_hold))) \
                     and i + min_hold <= len(obs):
                 events.append(SocialEvent(
-                    id=f"e{len(events)}", type="expression_change", participants=[tr.track_id],
+                    id=f"e{len(events)}", type="expression_change", participants=[who],
                     start_s=obs[i - 1].t, end_s=obs[i].t, confidence=round(float(probs[i, labels[i]]), 3),
                     modality="visual",
-                    detail=f"person {tr.track_id}: {AFFECTNET8[current]} -> {AFFECTNET8[labels[i]]}",
+                    detail=f"person {who}: {AFFECTNET8[current]} -> {AFFECTNET8[labels[i]]}",
                     observation_ids=[obs[i - 1].id, obs[i].id]))
                 current = labels[i]
     return sorted(events, key=lambda e: (e.start_s, e.participants))
@@ -81,7 +84,7 @@ def expression_changes(affect: list[FrameFaces], tracks: list[TrackSummary], win
 
 class RelationHit(NamedTuple):
     """One frame's evidence of a relation between tracks: at ``t`` seconds, ``type`` (an event type)
-    holds among ``participants`` (track ids, in the event's order), seen in record ``record_id``."""
+    holds among ``participants`` (person or track ids, in the event's order), seen in record ``record_id``."""
 
     t: float
     type: str

@@ -6,6 +6,12 @@ faces are matched to live tracks by the Hungarian algorithm (scipy's ``linear_su
 box similarity; unmatched faces start new tracks; a track ends after ``max_gap_s`` unseen or at a shot
 cut, so one id never spans two shots. Shot cuts are found by comparing HSV colour histograms of
 consecutive sampled frames (correlation below ``CUT_CORRELATION``).
+
+Tracks are then re-identified across shots (``reidentify``): tracks whose face identity descriptors
+(``tools.identity``) all lie within ``REID_MAX_DISTANCE`` of each other, and which are never on screen
+at the same time, become one person (agglomerative clustering with complete linkage and cannot-link
+constraints; Wagstaff et al., 2001, "Constrained K-means Clustering with Background Knowledge", for the
+cannot-link idea). Complete linkage keeps a chain of pairwise look-alikes from merging people.
 """
 
 from __future__ import annotations
@@ -19,6 +25,12 @@ from tools.schema import Box, FrameFaces
 
 #: Histogram correlation (-1..1) of consecutive sampled frames below which a shot cut is declared.
 CUT_CORRELATION = 0.6
+#: Largest Euclidean distance between two tracks' dlib face descriptors (every pair, complete linkage)
+#: for them to be one person: the largest value on a 0.01 grid whose false-accept rate on pairs of CK+
+#: dev subjects' faces with different expressions stays <= 0.1 % (``evals.reid``; results in
+#: ``evals/RESULTS.md``). Stricter than dlib's LFW threshold 0.6, because a false merge makes two
+#: people one.
+REID_MAX_DISTANCE = 0.46
 
 
 def frame_histogram(frame: np.ndarray) -> np.ndarray:
@@ -68,6 +80,8 @@ class TrackSummary(BaseModel):
     observation_ids: list[str]
     mean_box: Box
     thumbnail: str | None = Field(None, description="path of a face crop, relative to the index dir")
+    person: int | None = Field(None, description="person id across shots (``reidentify``); tracks of one "
+                               "person share it; None: not re-identified")
 
 
 @dataclass
@@ -128,3 +142,41 @@ def link_tracks(frames: list[FrameFaces], cuts: list[float], min_similarity: flo
                                    mean_box=Box(x0=boxes[0], y0=boxes[1], x1=boxes[2], y1=boxes[3])))
         assign.update({o.id: tr.track_id for o in tr.obs})
     return tracks, assign
+
+
+def reidentify(tracks: list[TrackSummary], descriptors: dict[int, np.ndarray],
+               max_distance: float = REID_MAX_DISTANCE) -> dict[int, int]:
+    """Person id per track id (see the module doc).
+
+    Args:
+        tracks: the tracks of one video.
+        descriptors: track id -> identity descriptor (D,) (``tools.identity``); a track without one
+            stays a person of its own.
+        max_distance: largest descriptor distance, over every pair of tracks of one person.
+
+    Returns:
+        track id -> person id; person ids count from 0 in order of first appearance.
+    """
+    n = len(tracks)
+    vecs = [descriptors.get(t.track_id) for t in tracks]
+    dist = np.full((n, n), np.inf)
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = tracks[i], tracks[j]
+            overlap = a.first_s <= b.last_s and b.first_s <= a.last_s  # on screen together: two people
+            if vecs[i] is not None and vecs[j] is not None and not overlap:
+                dist[i, j] = dist[j, i] = float(np.linalg.norm(vecs[i] - vecs[j]))
+    members = {i: [i] for i in range(n)}
+    while len(members) > 1:
+        k = int(np.argmin(dist))
+        x, y = divmod(k, n)
+        if not dist[x, y] <= max_distance:
+            break
+        # complete linkage: the merged cluster is as far from each other cluster as its farther half
+        # (inf, a cannot-link, stays inf)
+        dist[x] = dist[:, x] = np.maximum(dist[x], dist[y])
+        dist[x, x] = np.inf
+        dist[y] = dist[:, y] = np.inf
+        members[x] += members.pop(y)
+    clusters = sorted(members.values(), key=lambda c: min((tracks[i].first_s, tracks[i].track_id) for i in c))
+    return {tracks[i].track_id: person for person, c in enumerate(clusters) for i in c}

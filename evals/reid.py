@@ -1,0 +1,124 @@
+"""Re-identification across shots, measured: are two faces with different expressions the same person?
+
+    python -m evals.reid [--json evals/results/reid.json]
+
+Each CK+ image (``evals.data.assemble``; 118 subjects split by subject) is shown as the pipeline shows
+it (``evals.faces``: letterboxed into a 640x360 frame, the pipeline's face detector), and the identity
+model (``tools.identity``, dlib's face ResNet) describes the detected face. Pairs of faces from
+different CK+ sequences are scored (a sequence is one posed expression, so every pair shows two
+different expressions, as two shots of one person in a video usually do): same subject or not.
+
+The re-identifier's distance threshold (``tools.tracks.REID_MAX_DISTANCE``) is chosen on the dev
+subjects alone: the largest value on a 0.01 grid whose false-accept rate (different people called one)
+stays <= ``MAX_FAR`` (a false merge makes two people one, which is worse than a missed link). The test
+subjects report true-accept and false-accept rates at that threshold and at dlib's LFW threshold 0.6.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+MAX_FAR = 0.001
+GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(41))
+
+
+def _describe(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    import cv2
+
+    from evals.build_bench import letterbox
+    from evals.faces import FRAME_SIZE
+    from tools.faces import load_face_detector
+    from tools.identity import load_face_identity
+
+    det, ident = load_face_detector("mediapipe"), load_face_identity("dlib")
+    vecs, found = np.zeros((len(paths), 128), np.float32), np.zeros(len(paths), bool)
+    for i, p in enumerate(paths):
+        frame = letterbox(cv2.cvtColor(cv2.imread(p, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), FRAME_SIZE)
+        dets = det.detect(frame)
+        if dets:
+            vecs[i], found[i] = ident.describe(frame, [max(dets, key=lambda d: d[1])[0]])[0], True
+    return vecs, found
+
+
+def descriptors(root: Path | None = None) -> dict[str, np.ndarray]:
+    """CK+ identity descriptors (cached under ``<data>/crops/ckplus_identity.npz``): ``v`` (N, 128),
+    ``found``, ``person``, ``split``, ``sequence`` in manifest order.
+
+    Raises:
+        FileNotFoundError: CK+ was not assembled.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    from evals.data.assemble import default_root, load_manifest
+    from evals.heads import save_npz
+
+    root = root or default_root()
+    recs = load_manifest(root, "ckplus")
+    cache = root / "crops" / "ckplus_identity.npz"
+    if cache.is_file():
+        data = dict(np.load(cache))
+        if len(data["v"]) == len(recs):
+            return data
+    paths = [r["path"] for r in recs]
+    with ProcessPoolExecutor(2) as ex:
+        parts = list(ex.map(_describe, [paths[i : i + 250] for i in range(0, len(paths), 250)]))
+    data = {"v": np.concatenate([p[0] for p in parts]), "found": np.concatenate([p[1] for p in parts]),
+            "person": np.asarray([r["person"] for r in recs]), "split": np.asarray([r["split"] for r in recs]),
+            "sequence": np.asarray([Path(r["path"]).name[:8] for r in recs])}  # Sxxx_yyy
+    save_npz(cache, data, compressed=True)
+    return data
+
+
+def pair_distances(data: dict[str, np.ndarray], split: str) -> tuple[np.ndarray, np.ndarray]:
+    """Distances of all pairs of detected faces of ``split`` from different sequences, and whether each
+    pair is one subject."""
+    m = (data["split"] == split) & data["found"]
+    v, person, seq = data["v"][m], data["person"][m], data["sequence"][m]
+    iu = np.triu_indices(len(v), 1)
+    dist = np.linalg.norm(v[:, None] - v[None], axis=2)[iu]
+    same = (person[:, None] == person[None])[iu]
+    other_seq = (seq[:, None] != seq[None])[iu]
+    return dist[other_seq], same[other_seq]
+
+
+def rates(dist: np.ndarray, same: np.ndarray, t: float) -> dict[str, float]:
+    """True-accept rate (same person within ``t``) and false-accept rate (different people within ``t``)."""
+    return {"threshold": t, "TAR": round(float((dist[same] <= t).mean()), 4),
+            "FAR": round(float((dist[~same] <= t).mean()), 5)}
+
+
+def evaluate(root: Path | None = None) -> dict:
+    """Choose the threshold on dev (``MAX_FAR``) and report dev and test rates."""
+    data = descriptors(root)
+    dev = pair_distances(data, "dev")
+    chosen = max(t for t in GRID if rates(*dev, t)["FAR"] <= MAX_FAR)
+    out = {"max_far": MAX_FAR, "chosen_threshold": chosen}
+    for split, (dist, same) in (("dev", dev), ("test", pair_distances(data, "test"))):
+        out[split] = {"same_pairs": int(same.sum()), "different_pairs": int((~same).sum()),
+                      "faces_found": round(float(data["found"][data["split"] == split].mean()), 4),
+                      "at_chosen": rates(dist, same, chosen), "at_dlib_0.6": rates(dist, same, 0.6)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.reid", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", type=Path, default=None, help="write the result here")
+    args = ap.parse_args(argv)
+    try:
+        out = evaluate()
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(out, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
