@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
     log = _logger(out)
     config = {"method": args.method, "llm": args.llm if args.method == "graph" else None, "bench": str(args.bench),
               "n_items": len(items), "top_k": args.top_k, "seed": args.seed, "commit": _commit(),
-              "versions": library_versions(("affectseek", "torch", "faiss-cpu", "mediapipe", "keras",
+              "versions": library_versions(("affectseek", "torch", "faiss-cpu", "mediapipe",
                                             "faster-whisper", "sentence-transformers", "langgraph", "litellm")),
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     index_config = IndexConfig(expression_backend=args.expression_backend,

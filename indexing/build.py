@@ -179,8 +179,8 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     timings["visual_and_speech"] = time.perf_counter() - t
     spent = {k: v - seconds_before.get(k, 0.0) for k, v in engine.seconds.items()}
     timings["gaze_cuts"] = spent.get("gaze", 0.0) + timings.pop("cuts", 0.0)
-    timings["faces_expression"] = timings["decode_faces"] - sum(  # detection + expression + tracks
-        timings.get(k, 0.0) for k in ("decode", "gaze_cuts", "clip_frames"))
+    timings["faces_expression"] = timings["decode_faces"] - sum(  # detection + expression + track linking
+        timings.get(k, 0.0) for k in ("decode", "gaze_cuts", "clip_frames", "face_crops", "tracks"))
 
     t = time.perf_counter()
     utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps)

@@ -21,15 +21,18 @@ import numpy as np
 from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
 from tools.engine import FrameObservation, PerceptionEngine
+from tools.expression import box_in_crop, crop_face
 from tools.media import VideoInfo, iter_frames
-from tools.schema import FrameFaces
+from tools.schema import Box, FrameFaces
 from tools.tracks import TrackSummary, frame_histogram, is_cut, link_tracks, reidentify
 
 VISUAL_CHUNK_S = 60.0
 """Video seconds of sampled frames per checkpoint (60 s = 60 frames at the default 1 fps)."""
-REID_FACES = 3
+REID_FACES = 2
 """Faces per track whose identity descriptors are averaged (the mean of several views is steadier than
-the most confident one: on the sample the performer's two tracks are 0.39 apart with 3, 0.50 with 1)."""
+the most confident one: on the sample the performer's two tracks are 0.50 apart with 1 face, 0.43 with 2,
+0.39 with 3). Each descriptor costs ~75 ms on one core, so 2 keeps re-identification near 1/14 of the
+video's duration on cut-heavy footage (``benches/``)."""
 REID_MIN_FACE_PX = 32
 """Faces smaller than this (box height, pixels) get no identity descriptor: dlib's 150 px chip of a
 smaller face is mostly upsampling blur."""
@@ -76,11 +79,13 @@ def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: flo
                    timings: dict[str, float]) -> tuple[list[FrameObservation], list[float], dict[str, np.ndarray]]:
     """The engine's observations, shot cuts and (with a frame embedder) CLIP frame vectors of one chunk.
 
-    Returns (observations, cut times in seconds, arrays ``last_hist`` and, with a frame embedder,
+    Returns (observations, cut times in seconds, arrays ``last_hist``, ``crops`` / ``crops_ends`` (each face's
+    JPEG crop, ``face_jpeg``, in observation order, packed by ``pack_bytes``) and, with a frame embedder,
     ``frame_vecs`` of shape (n_frames, dim)). Adds the seconds spent decoding, on shot cuts and on CLIP
     frame embedding to ``timings`` (``decode``, ``cuts``, ``clip_frames``).
     """
     cuts: list[float] = []
+    crops: list[bytes] = []
     hist_box: list[np.ndarray | None] = [prev_hist]
     pending: list[np.ndarray] = []
     vecs: list[np.ndarray] = []
@@ -91,7 +96,10 @@ def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: flo
         pending.clear()
         _add(timings, "clip_frames", time.perf_counter() - t)
 
-    def on_frame(ts: float, frame: np.ndarray, _obs: FrameObservation) -> None:
+    def on_frame(ts: float, frame: np.ndarray, obs: FrameObservation) -> None:
+        t = time.perf_counter()
+        crops.extend(face_jpeg(frame, f.box) for f in obs.faces)
+        _add(timings, "face_crops", time.perf_counter() - t)
         t = time.perf_counter()
         hist = frame_histogram(frame)
         if is_cut(hist_box[0], hist):
@@ -109,39 +117,67 @@ def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: flo
     if pending:
         embed_pending()
     arrays = {"last_hist": hist_box[0]} if hist_box[0] is not None else {}
+    arrays.update(pack_bytes(crops, "crops"))
     if embedder.uses_frames:
         arrays["frame_vecs"] = np.concatenate(vecs) if vecs else np.zeros((0, 1), np.float32)
     return observed, cuts, arrays
 
 
-def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: list[TrackSummary], out: Path,
-                           engine: PerceptionEngine | None) -> list[TrackSummary]:
-    """Save a JPEG face crop per track (its most confident observation) under ``out/thumbs`` and, with an
-    ``engine``, re-identify tracks across shots: each track's identity descriptor is the mean over its
-    ``REID_FACES`` most confident faces of at least ``REID_MIN_FACE_PX`` pixels (``tools.identity``),
-    and ``tools.tracks.reidentify`` gives each track its ``person``."""
+THUMB_MARGIN = 0.25
+"""Margin (fraction of the face box side) of the face crops kept from the pass: thumbnails and identity."""
+
+
+def face_jpeg(frame: np.ndarray, box: Box) -> bytes:
+    """The face at ``box`` in an RGB frame as a JPEG crop (``crop_face`` with ``THUMB_MARGIN``)."""
     import cv2
 
-    from tools.expression import crop_face
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(crop_face(frame, box, THUMB_MARGIN), cv2.COLOR_RGB2BGR),
+                           [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return buf.tobytes() if ok else b""
+
+
+def pack_bytes(items: list[bytes], name: str) -> dict[str, np.ndarray]:
+    """Byte strings as two arrays for a checkpoint: ``name`` (all bytes, uint8) and ``<name>_ends`` (int64)."""
+    return {name: np.frombuffer(b"".join(items), np.uint8),
+            f"{name}_ends": np.cumsum([len(b) for b in items], dtype=np.int64)}
+
+
+def unpack_bytes(arrays: dict[str, np.ndarray], name: str) -> list[bytes]:
+    """The byte strings ``pack_bytes`` packed (empty when the arrays lack them)."""
+    if f"{name}_ends" not in arrays or not len(arrays[f"{name}_ends"]):
+        return []
+    data, ends = arrays[name].tobytes(), arrays[f"{name}_ends"].tolist()
+    return [data[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: list[TrackSummary], out: Path,
+                           engine: PerceptionEngine | None, crops: dict[str, bytes]) -> list[TrackSummary]:
+    """Save each track's most confident face crop (kept from the pass, ``face_jpeg``) as its thumbnail under
+    ``out/thumbs`` and, with an ``engine``, re-identify tracks across shots: each track's identity
+    descriptor is the mean over its ``REID_FACES`` most confident faces of at least ``REID_MIN_FACE_PX``
+    pixels (``tools.identity`` on the kept crops), and ``tools.tracks.reidentify`` gives each track its
+    ``person``."""
+    import cv2
 
     faces = {f.id: f for fr in affect for f in fr.faces}
     (out / "thumbs").mkdir(exist_ok=True)
     result, descriptors = [], {}
     for tr in tracks:
         ranked = sorted((faces[i] for i in tr.observation_ids), key=lambda f: -f.det_score)
-        sized = [f for f in ranked if (f.box.y1 - f.box.y0) * info.height >= REID_MIN_FACE_PX][:REID_FACES]
-        vecs, thumb = [], None
-        for f in [ranked[0], *(f for f in sized if f is not ranked[0])]:
-            frame = next((fr for _, fr in iter_frames(info.path, 10.0, f.t, f.t + 0.1)), None)
-            if frame is None:
-                continue
-            if f is ranked[0]:
-                thumb = f"thumbs/track_{tr.track_id}.jpg"
-                cv2.imwrite(str(out / thumb), cv2.cvtColor(crop_face(frame, f.box, 0.25), cv2.COLOR_RGB2BGR))
-            if engine is not None and f in sized:
-                vecs.append(engine.describe(frame, [f.box])[0])
-        if vecs:
-            descriptors[tr.track_id] = np.mean(vecs, axis=0)
+        thumb = None
+        if crops.get(ranked[0].id):
+            thumb = f"thumbs/track_{tr.track_id}.jpg"
+            (out / thumb).write_bytes(crops[ranked[0].id])
+        if engine is not None:
+            sized = [f for f in ranked if (f.box.y1 - f.box.y0) * info.height >= REID_MIN_FACE_PX
+                     and crops.get(f.id)][:REID_FACES]
+            vecs = []
+            for f in sized:
+                crop = cv2.cvtColor(cv2.imdecode(np.frombuffer(crops[f.id], np.uint8), cv2.IMREAD_COLOR),
+                                    cv2.COLOR_BGR2RGB)
+                vecs.append(engine.describe(crop, [box_in_crop((info.height, info.width), f.box, THUMB_MARGIN)])[0])
+            if vecs:
+                descriptors[tr.track_id] = np.mean(vecs, axis=0)
         result.append(tr.model_copy(update={"thumbnail": thumb}))
     if engine is None:
         return result
@@ -157,6 +193,7 @@ def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, e
     n_frames = max(1, int(info.duration_s * cfg.sample_fps) + 1)
     task = progress.add_task("decode + faces", total=n_frames)
     observed: list[FrameObservation] = []
+    crops: dict[str, bytes] = {}
     frame_vecs: list[np.ndarray] = []
     cuts: list[float] = []
     prev_hist: np.ndarray | None = None
@@ -175,6 +212,7 @@ def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, e
             ch_cuts = obj["cuts"]
             progress.update(task, advance=len(ch_obs))
         observed += ch_obs
+        crops.update(zip((f.id for fr in ch_obs for f in fr.faces), unpack_bytes(arrays, "crops"), strict=False))
         cuts += ch_cuts
         prev_hist = arrays.get("last_hist", prev_hist)
         if embedder.uses_frames and len(arrays.get("frame_vecs", ())):
@@ -184,7 +222,7 @@ def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, e
         for f in fr.faces:
             f.track_id = assign.get(f.id)
     t = time.perf_counter()
-    tracks = _thumbnails_and_people(info, observed, tracks, out, engine if cfg.identity_backend else None)
+    tracks = _thumbnails_and_people(info, observed, tracks, out, engine if cfg.identity_backend else None, crops)
     _add(timings, "tracks", time.perf_counter() - t)
     progress.update(task, completed=n_frames)
     vectors = None

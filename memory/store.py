@@ -203,7 +203,7 @@ class VideoIndex(StoredRecords):
 
 
 #: Libraries whose versions an index manifest records.
-INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "keras", "faster-whisper", "sentence-transformers",
+INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "faster-whisper", "sentence-transformers",
                    "open_clip_torch")
 
 

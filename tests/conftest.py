@@ -13,7 +13,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "samples" / "hamilton_short.mp4"
 
-os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")

