@@ -193,8 +193,8 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     """
     chosen = [c for c in verified if c.accepted]
     weak = not chosen
-    if weak:  # nothing passed: the best-supported candidates, said plainly to be weak
-        chosen = sorted(verified, key=lambda c: -c.support)[:top_k]
+    if weak:  # nothing passed: the best-supported candidates (not those nothing supports), said to be weak
+        chosen = sorted((c for c in verified if c.support > 0), key=lambda c: -c.support)[:top_k]
     chosen = [c for c in chosen if c.support >= abstain_below]
     drafts: list[MomentDraft] = []
     for cand in sorted(chosen, key=lambda c: c.start_s):

@@ -166,6 +166,18 @@ class TraceStep(BaseModel):
     decision: str
 
 
+class PersonGrounding(BaseModel):
+    """One phrase of the question resolved to people of the video."""
+
+    phrase: str = Field(description="the question's words for them, as the intent names them (tools.lexicon)")
+    persons: list[int] = Field(description="person ids (TrackSummary.person); empty: unresolved")
+    rule: str = Field(description="speaking | group | only_person | unresolved")
+    confidence: float = Field(ge=0, le=1)
+    detail: str = Field(description="what the rule saw, in words")
+    thumbnails: list[str] = Field(default_factory=list, description="a face crop per person (path relative to the "
+                                  "index directory)")
+
+
 class Answer(BaseModel):
     """The full answer to one query on one video (the ``--json`` output)."""
 
@@ -173,6 +185,8 @@ class Answer(BaseModel):
     query: str
     duration_s: float
     intent: Intent
+    people: list[PersonGrounding] = Field(default_factory=list, description="the people the question names, "
+                                          "grounded in the video (agents.grounding)")
     labels: str = Field("AffectNet-8", description="the label set of the moments' emotion (--labels)")
     moments: list[Moment]
     options: list[str] = Field(default_factory=list, description="answer options of a multiple-choice question "

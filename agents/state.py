@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, TypedDict
 
 from agents.llm import LLM
-from agents.schema import Intent, Moment, MomentDraft, OptionChoice, Proposal, VerifiedCandidate
+from agents.schema import Intent, Moment, MomentDraft, OptionChoice, PersonGrounding, Proposal, VerifiedCandidate
 from memory.store import VideoIndex
 
 
@@ -68,6 +68,7 @@ class AffectState(TypedDict, total=False):
 
     query: str
     intent: Intent
+    people: list[PersonGrounding]
     search_text: str
     round: int
     candidates: Annotated[list[Proposal], operator.add]

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from langgraph.runtime import Runtime
 
+from agents.grounding import grounded_persons
 from agents.llm import LLMTask
 from agents.schema import Evidence, Intent, Proposal, RefinedQuery, VerifiedCandidate
 from agents.state import AffectState, RunContext
@@ -119,14 +120,18 @@ def _social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[Frame
 
 
 def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
-                   targets: list[str], step: float) -> tuple[list[Evidence], float, dict]:
+                   targets: list[str], step: float, persons: set[int] | None = None) -> tuple[list[Evidence], float, dict]:
     """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence (those showing the target emotions
     most and, when the clip's faces mostly show another emotion, the one showing it most), the visual
     support, and a summary.
 
     ``step`` is the frame interval in seconds (1 / verify fps); an observation's evidence spans one step.
+    With ``persons`` (the question's grounded people, ``agents.grounding``) only their faces count.
     """
     frames = [fr for fr, _ in stored]
+    if persons:
+        frames = [fr.model_copy(update={"faces": [f for f in fr.faces if index.face_person(f) in persons]})
+                  for fr in frames]
     where = {f.id: path for fr, path in stored for f in fr.faces}
     faces = [f for fr in frames for f in fr.faces]
     if not faces:
@@ -241,6 +246,18 @@ def _behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidenc
     return scores[best], {"span": [e.start_s, e.end_s], "evidence_id": e.id, "match": round(scores[best], 4)}
 
 
+def _speech_of_others(index: VideoIndex, cand: Proposal, persons: set[int]) -> str:
+    """With grounded ``persons``: "person N, ..." when every utterance overlapping the candidate has a
+    known speaker and none of them is a grounded person (so the clip's words and voice say nothing about
+    those people); "" otherwise (no grounding, no speech, a grounded or an unknown speaker)."""
+    if not persons:
+        return ""
+    speakers = {u.speaker for u in index.utterances if u.start_s < cand.end_s and cand.start_s < u.end_s}
+    if not speakers or None in speakers or speakers & persons:
+        return ""
+    return ", ".join(f"person {p}" for p in sorted(speakers))
+
+
 def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Score this round's candidates (returned under ``verified``); request a re-query when too few pass."""
     ctx = runtime.context
@@ -251,6 +268,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     w_verbal = 1.0 if "speech" in intent.cues else VERBAL_WEIGHT_OTHER
     w_behaviour = 1.0 if {"gesture", "gaze"} & set(intent.cues) else VERBAL_WEIGHT_OTHER
     done = {c.clip_id for c in state.get("verified", [])}
+    persons = grounded_persons(state.get("people", []))
     out = []
     for cand in state.get("candidates", []):
         if cand.clip_id in done or cand.round != state.get("round", 0):
@@ -258,7 +276,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count)
         frames = social_frames([fr for fr, _ in stored], ctx.index.face_person)
         step = 1.0 / s.verify_fps
-        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, tools["face"], targets, step)
+        v_ev, visual, v_obs = _face_evidence(ctx.index, cand, stored, tools["face"], targets, step, persons)
         b_ev = _gesture_evidence(ctx.index, cand, stored, tools["social"], step)
         b_ev += _social_evidence(ctx.index, cand, stored, frames, tools["social"], step)
         v_ev += b_ev
@@ -267,13 +285,20 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         a_ev, prosody = _vocal_evidence(ctx.index, cand)
         ve_ev, vocal, a_obs = _voice_emotion_evidence(ctx.index, cand, targets)
         a_obs["prosody"] = prosody
+        others = _speech_of_others(ctx.index, cand, persons)
+        if others:  # the question's people do not speak here: the clip's words and voice are someone else's
+            verbal, vocal, t_ev, ve_ev, a_ev = 0.0, 0.0, [], [], []
+            t_obs, a_obs = {"speakers": others}, {"speakers": others}
         support = max(visual, w_verbal * verbal, vocal, w_behaviour * behaviour)
         accepted = support >= s.min_support
         reason = None if accepted else (
             f"support {support:.2f} < {s.min_support}: target-emotion face score {visual:.2f}, "
             f"speech match {verbal:.2f}, target-emotion voice score {vocal:.2f}"
             + ("" if targets else f", gesture/gaze match {behaviour:.2f}")
-            + ("" if any(fr.faces for fr, _ in stored) else ", no face seen"))
+            + (f", speech by {others} only" if others else "")
+            + ("" if any(fr.faces for fr, _ in stored) else ", no face seen")
+            + (f", no face of {', '.join(f'person {p}' for p in sorted(persons))} seen"
+               if persons and not v_obs.get("n_faces") and any(fr.faces for fr, _ in stored) else ""))
         out.append(VerifiedCandidate(
             **cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,
             evidence=v_ev + t_ev + ve_ev + a_ev,

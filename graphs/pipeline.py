@@ -153,6 +153,7 @@ def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunCont
     verified = state.get("verified", [])
     return Answer(
         video=str(video), query=query, duration_s=round(index.info.duration_s, 3), intent=state["intent"],
+        people=state.get("people", []),
         labels=load_taxonomy(ctx.settings.labels).name,
         options=state.get("options", []),
         choice=(Choice(**state["choice"].model_dump(), text=state["options"][state["choice"].option])

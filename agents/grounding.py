@@ -1,0 +1,116 @@
+"""Person grounding: the people a question names ("the speaker", "the audience", "she") resolved to person
+ids of the index (``TrackSummary.person``: one id for the tracks of one person across shots), each with
+the rule that chose them and a confidence in [0, 1].
+
+Offline rules, from what the index observed (no appearance model is needed):
+
+- **speaking** ("the speaker", "the performer"): the person with the most speaking time (utterances
+  whose speaker is that person by lip activity, ``memory.store.Utterance.speaker``); confidence = that
+  person's share of all utterance time (unattributed speech counts against it);
+- **group** ("the audience", "the crowd", "people", "everyone", "they"): the people who never speak and
+  are seen in frames with at least ``GROUP_MIN_FACES`` faces; confidence = the mean share of their face
+  observations made in such frames;
+- **only person** ("she", "he", "a woman", "a man", ...): nothing offline tells a woman from a man, so
+  such a word is grounded only when one person fills most of the screen time (at least
+  ``ONLY_PERSON_MIN_SHARE`` of all face observations; e.g. a talking head); confidence = that share;
+  otherwise it stays unresolved and the answer says so.
+
+Words for nobody in particular ("someone", "anyone") are not grounded. The verifier then reads faces of
+the grounded people only when the grounding's confidence reaches ``GROUNDED_MIN_CONFIDENCE``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from agents.schema import PersonGrounding
+from memory.store import VideoIndex
+
+#: Faces on screen at once from which a frame shows a group (an audience, a crowd).
+GROUP_MIN_FACES = 3
+#: Share of all face observations one person must hold for "she"/"he" to mean that person offline.
+ONLY_PERSON_MIN_SHARE = 0.6
+#: Groundings at least this confident steer the verifier to those people's faces (more likely than not).
+GROUNDED_MIN_CONFIDENCE = 0.5
+
+SPEAKING = ("the speaker", "the performer")
+GROUP = ("the audience", "people", "everyone", "a group")
+ONLY_PERSON = ("a woman", "a man", "a girl", "a boy")
+
+
+def _observations(index: VideoIndex) -> tuple[Counter, Counter]:
+    """Face observations per person, and those made in frames with ``GROUP_MIN_FACES`` or more faces."""
+    track = {oid: t.track_id for t in index.tracks for oid in t.observation_ids}
+    seen, in_group = Counter(), Counter()
+    for fr in index.affect:
+        for p in (index.person_of(track[f.id]) for f in fr.faces if f.id in track):
+            seen[p] += 1
+            if len(fr.faces) >= GROUP_MIN_FACES:
+                in_group[p] += 1
+    return seen, in_group
+
+
+def _thumbnails(index: VideoIndex, persons: list[int]) -> list[str]:
+    out = []
+    for p in persons:
+        thumb = next((t.thumbnail for t in index.tracks if index.person_of(t.track_id) == p and t.thumbnail), None)
+        if thumb:
+            out.append(thumb)
+    return out
+
+
+def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
+    """The grounding of one intent people phrase (``tools.lexicon.PERSON_WORDS`` values), or None for a
+    phrase that names nobody in particular."""
+    if phrase not in (*SPEAKING, *GROUP, *ONLY_PERSON):
+        return None
+    seen, in_group = _observations(index)
+    spoken: Counter = Counter()
+    total_speech = 0.0
+    for u in index.utterances:
+        total_speech += u.end_s - u.start_s
+        if u.speaker is not None:
+            spoken[u.speaker] += u.end_s - u.start_s
+    if phrase in SPEAKING:
+        if not spoken:
+            return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
+                                   detail="no utterance has a speaker (no face's lips moved with the speech)")
+        who, secs = spoken.most_common(1)[0]
+        conf = secs / total_speech if total_speech else 0.0
+        return PersonGrounding(phrase=phrase, persons=[who], rule="speaking", confidence=round(conf, 3),
+                               detail=f"person {who} speaks {secs:.1f} of {total_speech:.1f} s of speech",
+                               thumbnails=_thumbnails(index, [who]))
+    if phrase in GROUP:
+        group = sorted(p for p in in_group if p not in spoken)
+        if not group:
+            return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
+                                   detail=f"no frame shows {GROUP_MIN_FACES} or more faces of people who do not speak")
+        conf = sum(in_group[p] / seen[p] for p in group) / len(group)
+        return PersonGrounding(phrase=phrase, persons=group, rule="group", confidence=round(conf, 3),
+                               detail=f"people who never speak, seen with {GROUP_MIN_FACES}+ faces on screen",
+                               thumbnails=_thumbnails(index, group))
+    total = sum(seen.values())
+    if total:
+        who, n = seen.most_common(1)[0]
+        if n / total >= ONLY_PERSON_MIN_SHARE:
+            return PersonGrounding(phrase=phrase, persons=[who], rule="only_person", confidence=round(n / total, 3),
+                                   detail=f"person {who} holds {n} of {total} face observations",
+                                   thumbnails=_thumbnails(index, [who]))
+    return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
+                           detail="several people share the screen and nothing offline tells a woman from a man "
+                                  "(an LLM with vision is not wired to this yet)")
+
+
+def ground_people(phrases: list[str], index: VideoIndex) -> list[PersonGrounding]:
+    """Groundings of the intent's people phrases that name somebody in particular (see the module doc)."""
+    out = []
+    for phrase in dict.fromkeys(phrases):
+        g = ground_phrase(phrase, index)
+        if g is not None:
+            out.append(g)
+    return out
+
+
+def grounded_persons(groundings: list[PersonGrounding]) -> set[int]:
+    """The people the verifier should read: those of groundings at least ``GROUNDED_MIN_CONFIDENCE``."""
+    return {p for g in groundings if g.confidence >= GROUNDED_MIN_CONFIDENCE for p in g.persons}

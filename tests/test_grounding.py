@@ -1,0 +1,60 @@
+"""Person grounding on real media: "the audience", "the speaker", "she" resolved to people of the index."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.grounding import GROUNDED_MIN_CONFIDENCE, ground_people, grounded_persons
+from indexing.build import open_index
+from memory.store import IndexConfig
+from tests.conftest import SAMPLE, shared_media
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def sample_index(cache_root):
+    return open_index(SAMPLE, IndexConfig(), cache_root)
+
+
+def test_the_audience_is_the_people_of_the_crowd_shot(sample_index):
+    # watched: 8-10 s shows three audience members laughing (tracks 5, 6, 7), who never speak
+    [g] = ground_people(["the audience"], sample_index)
+    audience = {sample_index.person_of(t.track_id) for t in sample_index.tracks if t.first_s >= 8.0}
+    assert g.rule == "group" and set(g.persons) == audience and len(audience) == 3
+    assert g.confidence >= GROUNDED_MIN_CONFIDENCE and len(g.thumbnails) == 3
+    assert grounded_persons([g]) == audience
+
+
+def test_the_speaker_is_the_performer(sample_index):
+    # the performer speaks 0-8 s (lip activity gives him the utterances); he is tracks 0 and 4
+    [g] = ground_people(["the speaker"], sample_index)
+    performer = sample_index.person_of(4)
+    assert g.rule == "speaking" and g.persons == [performer] == [sample_index.person_of(0)]
+    assert 0 < g.confidence <= 1
+
+
+def test_she_stays_unresolved_among_several_people(sample_index):
+    [g] = ground_people(["a woman"], sample_index)
+    assert g.rule == "unresolved" and g.persons == [] and g.confidence == 0.0
+    assert "tells a woman from a man" in g.detail
+    assert grounded_persons([g]) == set()
+    assert ground_people(["anyone"], sample_index) == []
+
+
+def test_she_is_the_only_person_of_a_talking_head(cache_root):
+    index = open_index(shared_media("WDA_KatieHill_000.mp4"), IndexConfig(), cache_root)
+    [g] = ground_people(["a woman"], index)
+    assert g.rule == "only_person" and g.persons == [index.person_of(index.tracks[0].track_id)]
+    assert g.confidence == 1.0
+
+
+def test_the_verifier_reads_only_the_grounded_peoples_faces(cache_root, sample_index):
+    from graphs.pipeline import answer_query
+
+    answer = answer_query(SAMPLE, "when does the audience enjoy the show?", cache_dir=cache_root)
+    [g] = answer.people
+    assert g.phrase == "the audience" and g.rule == "group"
+    faces = [e for m in answer.moments for e in m.evidence if e.modality == "visual" and "'s face" in e.detail]
+    assert faces and {e.person for e in faces} <= set(g.persons)
+    assert any("the audience -> person" in step.decision for step in answer.trace if step.node == "intent_interpreter")
