@@ -131,7 +131,7 @@ def _remake(dst: Path, *, picture=None, size=None, keep=None, rotation=None, aud
     return dst
 
 
-def _answer(video: Path, tmp_path: Path, query: str = "when does the audience enjoy the show?", *extra: str):
+def _answer(video: Path, tmp_path: Path, query: str = "when does someone enjoy the show?", *extra: str):
     from agents.schema import Answer
 
     out = tmp_path / "answer.json"

@@ -22,7 +22,7 @@ from tests.conftest import REPO, load_json, run_cli
 pytestmark = pytest.mark.slow
 INJECTION = REPO / "tests" / "data" / "prompt_injection.mp4"
 CONTROL = REPO / "tests" / "data" / "speech_control.mp4"
-QUERY = "when does the audience enjoy the show?"
+QUERY = "when does someone enjoy the show?"  # names nobody in particular: no person grounding
 
 
 def _answer(video, cache_root, tmp_path, *extra: str) -> Answer:

@@ -92,7 +92,7 @@ def test_report_shows_the_label_set_the_reading_and_the_chosen_option(tmp_path, 
     from app.ask import main
 
     html = tmp_path / "r.html"
-    assert main([str(SAMPLE), "how does the audience react?", "--options", "They laugh and smile", "They boo",
+    assert main([str(SAMPLE), "when does someone react with joy?", "--options", "They laugh and smile", "They boo",
                  "--labels", "VQAU-13", "--report", str(html), "--cache-dir", str(cache_root), "--quiet"]) == 0
     page = html.read_text()
     assert "labels VQAU-13" in page and "answer: They laugh and smile</b> (option 1 of 2)" in page
