@@ -43,6 +43,8 @@ h1{font-size:20px} .meta{color:#555}
 .ev{cursor:pointer;color:#0645ad;text-decoration:underline}
 .legend span{display:inline-block;padding:1px 6px;margin-right:4px;color:#fff;font-size:12px}
 video{max-width:480px;display:block;margin:8px 0}
+.row.grounded{background:#fff4d6} .row.grounded .label{font-weight:bold;color:#222}
+.people img{height:56px;margin-right:4px;vertical-align:middle}
 """
 
 SCRIPT = """
@@ -93,7 +95,8 @@ def _span_style(start_s: float, end_s: float, d: float) -> str:
 
 
 def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
-    """The timeline's rows, top to bottom: the moments, one per person (expression cells of its tracks), the
+    """The timeline's rows, top to bottom: the moments, one per person (expression cells of its tracks;
+    highlighted for the people the question names, ``Answer.people``), the
     index's social events, the moments' evidence, and the utterances; positions in % of the video."""
     d = answer.duration_s
     rows = [_row("moments", [_mark("band", f"{m.emotion} {m.confidence:.2f}", _span_style(m.start_s, m.end_s, d),
@@ -101,6 +104,7 @@ def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
     faces = {f.id: f for fr in index.affect for f in fr.faces}
     step = 1.0 / index.config.sample_fps
     people: dict[int, list[str]] = {}
+    grounded = {p for g in answer.people for p in g.persons}
     for tr in index.tracks:  # one row per person: the tracks of one person across shots share it
         people.setdefault(index.person_of(tr.track_id), []).extend(tr.observation_ids)
     for person, observation_ids in people.items():
@@ -110,7 +114,7 @@ def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
             cells.append(_mark("cell", f"person {person} {f.t:.1f}s {label} {p:.2f}",
                                f"{_span_style(f.t, min(d, f.t + step), d)};background:{LABEL_COLOURS[label]};"
                                f"opacity:{max(0.15, p):.2f}"))
-        rows.append(_row(f"person {person}", cells))
+        rows.append(_row(f"person {person}", cells, "grounded" if person in grounded else ""))
     rows.append(_row("events", [_mark("mark", f"{e.type}: {e.detail}", f"left:{_pct(e.start_s, d)}%", e.start_s,
                                       f"event-{e.id}") for e in index.events]))
     rows.append(_row("evidence", [_mark("mark", e.detail, f"left:{_pct(e.start_s, d)}%;background:#0072B2", e.start_s,
@@ -136,6 +140,21 @@ def moment_views(answer: Answer, video: Path) -> list[dict]:
     return views
 
 
+def people_views(answer: Answer, index: VideoIndex) -> list[dict]:
+    """Per grounded phrase: the words, who it resolved to, rule, confidence, detail and the people's face
+    thumbnails (data URIs read from the index's ``thumbs/``)."""
+    views = []
+    for g in answer.people:
+        thumbs = []
+        for rel in g.thumbnails:
+            path = index.dir / rel
+            if path.is_file():
+                thumbs.append("data:image/jpeg;base64," + base64.b64encode(path.read_bytes()).decode())
+        views.append({"phrase": g.phrase, "who": ", ".join(f"person {p}" for p in g.persons) or "unresolved",
+                      "rule": g.rule, "confidence": g.confidence, "detail": g.detail, "thumbs": thumbs})
+    return views
+
+
 @functools.cache
 def _template():
     from jinja2 import Environment, PackageLoader, select_autoescape
@@ -156,7 +175,7 @@ def render_report(answer: Answer, index: VideoIndex, out: str | os.PathLike) -> 
     doc = _template().render(
         answer=answer, video_name=video.name, video_src=quote(video.name),
         beside=video.parent == out.resolve().parent, colours=LABEL_COLOURS, style=STYLE, script=SCRIPT,
-        rows=timeline_rows(answer, index), moments=moment_views(answer, video),
+        rows=timeline_rows(answer, index), moments=moment_views(answer, video), people=people_views(answer, index),
         answer_json=json_for_script(answer.model_dump(mode="json")))
     write_output(out, doc.encode())
     return out

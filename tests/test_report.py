@@ -92,3 +92,14 @@ def test_report_of_a_hostile_file_name_still_runs_its_script(tmp_path, cache_roo
     assert errors == [] and scripts == 2
     assert embedded["video"].endswith(name) and embedded["moments"] == answer["moments"]
     assert t == pytest.approx(answer["moments"][0]["start_s"], abs=0.05)
+
+
+def test_report_names_the_questions_person_with_a_thumbnail_and_highlights_the_row(report):
+    answer = json.loads((report / "a.json").read_text())
+    [g] = answer["people"]
+    assert g["phrase"] == "the performer" and g["rule"] == "speaking" and g["thumbnails"]
+    page = (report / "r.html").read_text()
+    person = g["persons"][0]
+    assert f"<b>the performer</b> -> person {person} (speaking" in page
+    assert page.count('<img src="data:image/jpeg;base64,') >= 1 and 'alt="the performer"' in page
+    assert f'<div class="row grounded"><div class="label">person {person}</div>' in page
