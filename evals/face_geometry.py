@@ -238,21 +238,14 @@ def per_person(grid=(0.001, 0.01, 0.1, 1.0)) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
-    import json
-    import sys
     from pathlib import Path
+
+    from evals.command import report
 
     ap = argparse.ArgumentParser(prog="python -m evals.face_geometry", description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path, default=None, help="write the tables here")
     args = ap.parse_args(argv)
-    try:
-        out = {"heads": compare_heads(), "per_person": per_person()}
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=1) + "\n")
-    return 0
+    return report(lambda: {"heads": compare_heads(), "per_person": per_person()}, args.json, echo=False)
 
 
 if __name__ == "__main__":

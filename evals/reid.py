@@ -17,11 +17,12 @@ subjects report true-accept and false-accept rates at that threshold and at dlib
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from evals.command import report
 
 MAX_FAR = 0.001
 GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(41))
@@ -108,16 +109,7 @@ def evaluate(root: Path | None = None) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.reid", description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
-    args = ap.parse_args(argv)
-    try:
-        out = evaluate()
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(out, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=1) + "\n")
-    return 0
+    return report(evaluate, ap.parse_args(argv).json)
 
 
 if __name__ == "__main__":

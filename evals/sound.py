@@ -9,12 +9,12 @@ file; silence counts as right when the clip is read as quiet. Prints accuracy an
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from evals.command import report
 from tools.media import VideoError, load_audio
 from tools.sound import sound_stats
 
@@ -59,15 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dir", help="folder with speech/, music/, silence/ (noise/) subfolders")
     p.add_argument("--json", help="write the result here")
     args = p.parse_args(argv)
-    try:
-        result = measure(Path(args.dir))
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(result, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-    return 0
+    return report(lambda: measure(Path(args.dir)), args.json, indent=2)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evals.command import report
 from evals.data.assemble import default_root, in_fusion_fold, load_manifest
 from evals.heads import fit_linear_head, save_head, save_npz
 from tools.heads import LinearHead
@@ -90,15 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="leave out the fusion fold's actors (a head for fitting the fusion; evals.fit_fusion)")
     ap.add_argument("--c", type=float, default=None, help="use this C instead of choosing it by cross-validation")
     args = ap.parse_args(argv)
-    try:
-        report = train(args.out, args.data, args.without_fusion_fold, args.c)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(report, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
-    return 0
+    return report(lambda: train(args.out, args.data, args.without_fusion_fold, args.c), args.json)
 
 
 if __name__ == "__main__":
