@@ -40,10 +40,9 @@ ONLY_PERSON = ("a woman", "a man", "a girl", "a boy")
 
 def _observations(index: VideoIndex) -> tuple[Counter, Counter]:
     """Face observations per person, and those made in frames with ``GROUP_MIN_FACES`` or more faces."""
-    track = {oid: t.track_id for t in index.tracks for oid in t.observation_ids}
     seen, in_group = Counter(), Counter()
     for fr in index.affect:
-        for p in (index.person_of(track[f.id]) for f in fr.faces if f.id in track):
+        for p in (index.person_of(f.track_id) for f in fr.faces if f.track_id is not None):
             seen[p] += 1
             if len(fr.faces) >= GROUP_MIN_FACES:
                 in_group[p] += 1

@@ -110,7 +110,7 @@ def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSu
     """Utterances (speaker by lip activity, vocal cues) and the index-time social event timeline,
     events numbered ``e<i>`` in time order; ``observed`` carries each face's track id. People are named by
     their person id across shots (``TrackSummary.person``; the track id without re-identification)."""
-    person = {t.track_id: t.person if t.person is not None else t.track_id for t in tracks}
+    person = {t.track_id: t.person_id for t in tracks}
     frames = social_frames(observed, lambda f: person.get(f.track_id, f.track_id) if f.track_id is not None else None)
     utterances = []
     for i, seg in enumerate(transcript.segments):

@@ -169,7 +169,7 @@ class VideoIndex(StoredRecords):
 
     @functools.cached_property
     def _person(self) -> dict[int, int]:
-        return {t.track_id: t.person if t.person is not None else t.track_id for t in self.tracks}
+        return {t.track_id: t.person_id for t in self.tracks}
 
     def person_of(self, track_id: int | None) -> int | None:
         """The person id of a track (``TrackSummary.person``: one id for the tracks of one person across

@@ -68,7 +68,7 @@ def expression_changes(affect: list[FrameFaces], tracks: list[TrackSummary], win
         probs = smooth_track_expressions(np.array([[o.expression[k] for k in AFFECTNET8] for o in obs]), window)
         labels = probs.argmax(axis=1)
         current = labels[0]
-        who = tr.person if tr.person is not None else tr.track_id
+        who = tr.person_id
         for i in range(1, len(obs)):
             if labels[i] != current and all(labels[j] == labels[i] for j in range(i, min(len(obs), i + min_hold))) \
                     and i + min_hold <= len(obs):

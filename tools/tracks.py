@@ -83,6 +83,11 @@ class TrackSummary(BaseModel):
     person: int | None = Field(None, description="person id across shots (``reidentify``); tracks of one "
                                "person share it; None: not re-identified")
 
+    @property
+    def person_id(self) -> int:
+        """The id that names this track's person: ``person``, or the track id without re-identification."""
+        return self.person if self.person is not None else self.track_id
+
 
 @dataclass
 class _Live:
