@@ -96,6 +96,5 @@ def describe(update: dict) -> str:
     """The trace line of this node: the interpreted intent."""
     i = update["intent"]
     asked = f" labels={i.target_labels}" if i.target_labels and i.target_labels != i.target_emotions else ""
-    grounded = "".join(f"; {g.phrase} -> " + (", ".join(f"person {p}" for p in g.persons) or "unresolved")
-                       + f" ({g.rule}, {g.confidence:.2f})" for g in update.get("people", []))
+    grounded = "".join(f"; {g.phrase} -> {g.who} ({g.rule}, {g.confidence:.2f})" for g in update.get("people", []))
     return f"emotions={i.target_emotions or ['any']}{asked} people={i.people} cues={i.cues}{grounded}"

@@ -166,6 +166,11 @@ class TraceStep(BaseModel):
     decision: str
 
 
+def persons_text(persons) -> str:
+    """Person ids in words, in order: "person 3, person 4" ("" for none)."""
+    return ", ".join(f"person {p}" for p in sorted(persons))
+
+
 class PersonGrounding(BaseModel):
     """One phrase of the question resolved to people of the video."""
 
@@ -176,6 +181,11 @@ class PersonGrounding(BaseModel):
     detail: str = Field(description="what the rule saw, in words")
     thumbnails: list[str] = Field(default_factory=list, description="a face crop per person (path relative to the "
                                   "index directory)")
+
+    @property
+    def who(self) -> str:
+        """The people it resolved to in words ("person 3, person 4"), or "unresolved"."""
+        return persons_text(self.persons) or "unresolved"
 
 
 class Answer(BaseModel):

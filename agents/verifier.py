@@ -34,7 +34,7 @@ from langgraph.runtime import Runtime
 
 from agents.grounding import grounded_persons
 from agents.llm import LLMTask
-from agents.schema import Evidence, Intent, Proposal, RefinedQuery, VerifiedCandidate
+from agents.schema import Evidence, Intent, Proposal, RefinedQuery, VerifiedCandidate, persons_text
 from agents.state import AffectState, RunContext
 from indexing.observe import observe_span
 from memory.store import VideoIndex
@@ -255,7 +255,7 @@ def _speech_of_others(index: VideoIndex, cand: Proposal, persons: set[int]) -> s
     speakers = {u.speaker for u in index.utterances if u.start_s < cand.end_s and cand.start_s < u.end_s}
     if not speakers or None in speakers or speakers & persons:
         return ""
-    return ", ".join(f"person {p}" for p in sorted(speakers))
+    return persons_text(speakers)
 
 
 def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
@@ -291,14 +291,14 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
             t_obs, a_obs = {"speakers": others}, {"speakers": others}
         support = max(visual, w_verbal * verbal, vocal, w_behaviour * behaviour)
         accepted = support >= s.min_support
+        seen_faces = any(fr.faces for fr, _ in stored)
         reason = None if accepted else (
             f"support {support:.2f} < {s.min_support}: target-emotion face score {visual:.2f}, "
             f"speech match {verbal:.2f}, target-emotion voice score {vocal:.2f}"
             + ("" if targets else f", gesture/gaze match {behaviour:.2f}")
             + (f", speech by {others} only" if others else "")
-            + ("" if any(fr.faces for fr, _ in stored) else ", no face seen")
-            + (f", no face of {', '.join(f'person {p}' for p in sorted(persons))} seen"
-               if persons and not v_obs.get("n_faces") and any(fr.faces for fr, _ in stored) else ""))
+            + ("" if seen_faces else ", no face seen")
+            + (f", no face of {persons_text(persons)} seen" if persons and seen_faces and not v_obs.get("n_faces") else ""))
         out.append(VerifiedCandidate(
             **cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,
             evidence=v_ev + t_ev + ve_ev + a_ev,

@@ -153,8 +153,7 @@ def print_answer(answer, console) -> None:
     console.print(safe(f"intent: emotions={intent.target_emotions or ['any']}{asked} people={intent.people or ['-']} "
                        f"cues={intent.cues}  | embedder={answer.embedder} llm={answer.llm} rounds={answer.rounds}"))
     for g in answer.people:
-        who = ", ".join(f"person {p}" for p in g.persons) or "unresolved"
-        console.print(safe(f"people: {g.phrase} -> {who} ({g.rule}, confidence {g.confidence:.2f}: {g.detail})"))
+        console.print(safe(f"people: {g.phrase} -> {g.who} ({g.rule}, confidence {g.confidence:.2f}: {g.detail})"))
     if not answer.moments:
         console.print(f"[yellow]{safe(answer.message)}[/yellow]")
         return

@@ -150,7 +150,7 @@ def people_views(answer: Answer, index: VideoIndex) -> list[dict]:
             path = index.dir / rel
             if path.is_file():
                 thumbs.append("data:image/jpeg;base64," + base64.b64encode(path.read_bytes()).decode())
-        views.append({"phrase": g.phrase, "who": ", ".join(f"person {p}" for p in g.persons) or "unresolved",
+        views.append({"phrase": g.phrase, "who": g.who,
                       "rule": g.rule, "confidence": g.confidence, "detail": g.detail, "thumbs": thumbs})
     return views
 
