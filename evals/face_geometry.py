@@ -117,29 +117,19 @@ def au_features(lm: np.ndarray) -> np.ndarray:
 
 
 def _fit_mesh(paths: list[str]) -> np.ndarray:
-    """Landmarks (N, 478, 2) in crop pixels for images ``paths`` (NaN where no face or no mesh)."""
-    import cv2
-    import mediapipe as mp
+    """Landmarks (N, 478, 2) in crop pixels for images ``paths`` (NaN where no face or no mesh), fitted as
+    the gaze tool fits them (``tools.gaze.MediaPipeGaze.landmarks``)."""
+    from evals.faces import shown_face
+    from tools.faces import load_face_detector
+    from tools.gaze import load_gaze_estimator
 
-    from evals.build_bench import letterbox
-    from evals.faces import FRAME_SIZE
-    from tools.expression import crop_face
-    from tools.faces import load_face_detector, native_stderr_silenced
-
-    det = load_face_detector("mediapipe")
-    with native_stderr_silenced():
-        mesh = mp.solutions.face_mesh.FaceMesh(static_image_mode=True, max_num_faces=1, refine_landmarks=True,
-                                               min_detection_confidence=0.5)
+    det, mesh = load_face_detector("mediapipe"), load_gaze_estimator("mediapipe")
     out = np.full((len(paths), 478, 2), np.nan, np.float32)
     for i, p in enumerate(paths):
-        frame = letterbox(cv2.cvtColor(cv2.imread(p, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), FRAME_SIZE)
-        dets = det.detect(frame)
-        if not dets:
-            continue
-        crop = np.ascontiguousarray(crop_face(frame, max(dets, key=lambda d: d[1])[0], margin=0.3))
-        res = mesh.process(crop)
-        if res.multi_face_landmarks and len(res.multi_face_landmarks[0].landmark) >= 478:
-            out[i] = [[q.x * crop.shape[1], q.y * crop.shape[0]] for q in res.multi_face_landmarks[0].landmark]
+        frame, box, _ = shown_face(p, det)
+        lm = mesh.landmarks(frame, box) if box is not None else None
+        if lm is not None:
+            out[i] = lm
     return out
 
 

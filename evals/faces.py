@@ -27,28 +27,32 @@ from tools.schema import AFFECTNET8, Box
 FRAME_SIZE = (640, 360)
 
 
-def _crop_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def shown_face(path: str, detector) -> tuple[np.ndarray, Box | None, tuple[int, int]]:
+    """A labelled image as a composed bench shows it: (the RGB frame letterboxed to ``FRAME_SIZE``, the
+    detector's most confident face box in it or None, the image's own (height, width))."""
     import cv2
 
     from evals.build_bench import letterbox
+
+    rgb = cv2.cvtColor(cv2.imread(path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    frame = letterbox(rgb, FRAME_SIZE)
+    dets = detector.detect(frame)
+    return frame, (max(dets, key=lambda d: d[1])[0] if dets else None), rgb.shape[:2]
+
+
+def _crop_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
     from tools.expression import gray_crop
     from tools.faces import load_face_detector
 
     det = load_face_detector("mediapipe")
     crops, found = [], []
     for p in paths:
-        rgb = cv2.cvtColor(cv2.imread(p, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
-        frame = letterbox(rgb, FRAME_SIZE)
-        dets = det.detect(frame)
-        if dets:
-            box = max(dets, key=lambda d: d[1])[0]
-            found.append(True)
-        else:  # the whole image as shown: its square in the letterboxed frame
-            h, w = rgb.shape[:2]
+        frame, box, (h, w) = shown_face(p, det)
+        found.append(box is not None)
+        if box is None:  # the whole image as shown: its square in the letterboxed frame
             s = min(FRAME_SIZE[0] / w, FRAME_SIZE[1] / h)
             bw, bh = w * s / FRAME_SIZE[0], h * s / FRAME_SIZE[1]
             box = Box(x0=0.5 - bw / 2, y0=0.5 - bh / 2, x1=0.5 + bw / 2, y1=0.5 + bh / 2)
-            found.append(False)
         crops.append(gray_crop(frame, box))
     return np.stack(crops), np.asarray(found)
 

@@ -29,20 +29,16 @@ GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(41))
 
 
 def _describe(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    import cv2
-
-    from evals.build_bench import letterbox
-    from evals.faces import FRAME_SIZE
+    from evals.faces import shown_face
     from tools.faces import load_face_detector
     from tools.identity import load_face_identity
 
     det, ident = load_face_detector("mediapipe"), load_face_identity("dlib")
     vecs, found = np.zeros((len(paths), 128), np.float32), np.zeros(len(paths), bool)
     for i, p in enumerate(paths):
-        frame = letterbox(cv2.cvtColor(cv2.imread(p, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), FRAME_SIZE)
-        dets = det.detect(frame)
-        if dets:
-            vecs[i], found[i] = ident.describe(frame, [max(dets, key=lambda d: d[1])[0]])[0], True
+        frame, box, _ = shown_face(p, det)
+        if box is not None:
+            vecs[i], found[i] = ident.describe(frame, [box])[0], True
     return vecs, found
 
 

@@ -123,16 +123,23 @@ class MediaPipeGaze:
                                                          refine_landmarks=True, min_detection_confidence=min_score)
             self._mesh.process(np.zeros((64, 64, 3), np.uint8))
 
+    def landmarks(self, frame: np.ndarray, box: Box) -> np.ndarray | None:
+        """The 478 face-mesh landmarks (478, 2) of the face at ``box`` in an RGB frame, in pixels of its
+        crop (``crop_face`` with margin 0.3); None when the mesh does not fit (e.g. a profile face)."""
+        crop = np.ascontiguousarray(crop_face(frame, box, margin=0.3))
+        res = self._mesh.process(crop)
+        if not res.multi_face_landmarks or len(res.multi_face_landmarks[0].landmark) < 478:
+            return None
+        return np.array([[p.x * crop.shape[1], p.y * crop.shape[0]] for p in res.multi_face_landmarks[0].landmark])
+
     def estimate(self, frame: np.ndarray, boxes: list[Box]) -> list[Gaze]:
         dirs, mouths = [], []
         for box in boxes:
-            crop = np.ascontiguousarray(crop_face(frame, box, margin=0.3))
-            res = self._mesh.process(crop)
-            if not res.multi_face_landmarks or len(res.multi_face_landmarks[0].landmark) < 478:
+            lm = self.landmarks(frame, box)
+            if lm is None:
                 dirs.append(None)
                 mouths.append(None)
                 continue
-            lm = np.array([[p.x * crop.shape[1], p.y * crop.shape[0]] for p in res.multi_face_landmarks[0].landmark])
             dirs.append(gaze_from_landmarks(lm))
             mouths.append(round(mouth_opening(lm), 4))
         gazes = who_looks_at_whom(dirs, boxes, (frame.shape[1], frame.shape[0]))
