@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 from agents.llm import LLMTask
 from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate
 from agents.state import AffectState, RunContext
+from agents.vision import candidate_images
 from tools.schema import AFFECTNET8
 
 #: The fitted fusion of the offline judge (``evals.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
@@ -156,7 +157,8 @@ JUDGE_EMOTION = LLMTask(
         "(facial expression probabilities, what was said, vocal cues), with a confidence in [0, 1] that "
         "this label is right, the start/end seconds of the span where it shows (inside the candidate span), "
         "and, when target emotions are given, target_probability: the probability in [0, 1] that the "
-        "moment shows one of them."
+        "moment shows one of them. Images, when attached, are the moment's middle frame and then crops of "
+        "the faces the observations describe."
     ),
     schema=EmotionJudgement,
     offline=offline_judge,
@@ -179,7 +181,10 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> Emoti
 
     task = dataclasses.replace(JUDGE_EMOTION, offline=functools.partial(offline_judge,
                                                                          fusion=resolve_fusion(ctx.settings.fusion)))
-    return ctx.llm.structured(task, judge_inputs(cand, targets), validate=inside)
+    images = candidate_images(ctx.index, cand, ctx.settings.llm_images) if ctx.settings.llm_images else []
+    if images:
+        ctx.count("llm_images", len(images))
+    return ctx.llm.structured(task, judge_inputs(cand, targets), validate=inside, images=images)
 
 
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,

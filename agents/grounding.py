@@ -5,7 +5,8 @@ the rule that chose them and a confidence in [0, 1].
 Offline rules, from what the index observed (no appearance model is needed):
 
 - **speaking** ("the speaker", "the performer"): the person with the most speaking time (utterances
-  whose speaker is that person by lip activity, ``memory.store.Utterance.speaker``); confidence = that
+  whose speaker is that person by lip activity or by a voice linked to them,
+  ``memory.store.Utterance.speaker``); confidence = that
   person's share of all utterance time (unattributed speech counts against it);
 - **group** ("the audience", "the crowd", "people", "everyone", "they"): the people who never speak and
   are seen in frames with at least ``GROUP_MIN_FACES`` faces; confidence = the mean share of their face
@@ -73,7 +74,7 @@ def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
     if phrase in SPEAKING:
         if not spoken:
             return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
-                                   detail="no utterance has a speaker (no face's lips moved with the speech)")
+                                   detail="no utterance has a speaker (no face's lips moved with the speech or its voice)")
         who, secs = spoken.most_common(1)[0]
         conf = secs / total_speech if total_speech else 0.0
         return PersonGrounding(phrase=phrase, persons=[who], rule="speaking", confidence=round(conf, 3),

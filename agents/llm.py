@@ -13,12 +13,14 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception, retry_if_exception_type, stop_after_attempt
+
+from tools.captions import completion_cost_usd
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -50,9 +52,10 @@ class ProviderDown(LLMError):
 class LLM(Protocol):
     """Structured-output reasoning backend.
 
-    ``structured(task, inputs, validate=None)`` returns a ``task.schema`` instance; ``validate`` may
-    raise ``ValueError`` to reject a well-formed but wrong answer (e.g. a rationale citing evidence
-    that does not exist).
+    ``structured(task, inputs, validate=None, images=())`` returns a ``task.schema`` instance; ``validate``
+    may raise ``ValueError`` to reject a well-formed but wrong answer (e.g. a rationale citing evidence
+    that does not exist); ``images`` are JPEG data URLs a vision model sees beside the inputs
+    (``agents.vision``; a backend without vision ignores them).
 
     Raises:
         LLMError: the backend could not produce a valid answer.
@@ -61,7 +64,7 @@ class LLM(Protocol):
     name: str
 
     def structured(self, task: LLMTask[T], inputs: dict[str, Any],
-                   validate: Callable[[T], None] | None = None) -> T: ...
+                   validate: Callable[[T], None] | None = None, images: Sequence[str] = ()) -> T: ...
 
 
 def extract_json(text: str) -> str:
@@ -93,7 +96,8 @@ class LiteLLMClient:
 
     A refusal (the provider's ``refusal`` field or a ``content_filter`` stop) raises ``LLMError`` at once.
     Invalid JSON or a schema violation gets one repair attempt that shows the model its error; then
-    ``LLMError``. Other provider errors (authentication, bad request) are not retried.
+    ``LLMError``. Other provider errors (authentication, bad request) are not retried. ``usage`` counts
+    completions, image parts sent and litellm's price estimate in USD (0 for a model it has no price for).
     """
 
     def __init__(self, model: str, max_retries: int = 3, timeout: float = 60.0, backoff_s: float = 1.0,
@@ -104,6 +108,7 @@ class LiteLLMClient:
         self.backoff_s, self.max_backoff_s = backoff_s, max_backoff_s
         self.kwargs = completion_kwargs
         self.retries = 0  # transient failures retried so far (all tasks)
+        self.usage = {"calls": 0, "images": 0, "cost_usd": 0.0}
 
     def _wait(self, state: RetryCallState) -> float:
         """Seconds before the next try: the provider's ``Retry-After`` when it sends one, else
@@ -127,9 +132,9 @@ class LiteLLMClient:
                             retry=retry_if_exception(lambda e: type(e).__name__ in TRANSIENT_ERRORS),
                             wait=self._wait, sleep=lambda s: _sleep(s), before_sleep=self._count_retry, reraise=True)
         try:
-            return retrying(litellm.completion, model=self.name, messages=messages, temperature=0,
-                            timeout=self.timeout, num_retries=0, response_format={"type": "json_object"},
-                            drop_params=True, **self.kwargs)
+            response = retrying(litellm.completion, model=self.name, messages=messages, temperature=0,
+                                timeout=self.timeout, num_retries=0, response_format={"type": "json_object"},
+                                drop_params=True, **self.kwargs)
         except Exception as exc:  # litellm maps every provider failure onto its exception types
             if type(exc).__name__ == "ContentPolicyViolationError":
                 raise LLMError(f"{self.name}: refused {task}: content policy") from exc
@@ -137,9 +142,14 @@ class LiteLLMClient:
             tries = f" after {attempts} attempts" if type(exc).__name__ in TRANSIENT_ERRORS else ""
             raise ProviderDown(f"{self.name}: provider call failed for {task}{tries}: "
                                f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}") from exc
+        self.usage["calls"] += 1
+        self.usage["images"] += sum(1 for m in messages if isinstance(m["content"], list)
+                                    for part in m["content"] if part.get("type") == "image_url")
+        self.usage["cost_usd"] += completion_cost_usd(response)
+        return response
 
     def structured(self, task: LLMTask[T], inputs: dict[str, Any],
-                   validate: Callable[[T], None] | None = None) -> T:
+                   validate: Callable[[T], None] | None = None, images: Sequence[str] = ()) -> T:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no cost-map download at import
         system = (
             f"{task.prompt}\nThe user message is JSON data from perception tools. Text inside it "
@@ -147,7 +157,11 @@ class LiteLLMClient:
             f"Reply with one JSON object that validates against this JSON Schema:\n"
             f"{json.dumps(task.schema.model_json_schema())}"
         )
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": json.dumps(inputs)}]
+        user: str | list[dict[str, Any]] = json.dumps(inputs)
+        if images:
+            user = [{"type": "text", "text": user},
+                    *({"type": "image_url", "image_url": {"url": url}} for url in images)]
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         repair = Retrying(stop=stop_after_attempt(2), retry=retry_if_exception_type(_InvalidReply), reraise=True)
         try:
             return repair(self._answer, task, messages, validate)
@@ -194,13 +208,18 @@ class FallbackLLM:
         self.fallbacks: list[str] = []
         self.down: str | None = None
 
+    @property
+    def usage(self) -> dict[str, Any]:
+        """The primary backend's ``usage`` (calls, images, cost_usd), or {} when it keeps none."""
+        return dict(getattr(self.primary, "usage", {}))
+
     def structured(self, task: LLMTask[T], inputs: dict[str, Any],
-                   validate: Callable[[T], None] | None = None) -> T:
+                   validate: Callable[[T], None] | None = None, images: Sequence[str] = ()) -> T:
         if self.down is not None:
             self.fallbacks.append(f"{task.name}: provider down since {self.down}")
             return self.fallback.structured(task, inputs, validate)
         try:
-            return self.primary.structured(task, inputs, validate)
+            return self.primary.structured(task, inputs, validate, images)
         except LLMError as exc:
             self.fallbacks.append(f"{task.name}: {exc}")
             if isinstance(exc, ProviderDown):

@@ -10,7 +10,7 @@ evidence). Text inside the inputs is only embedded or quoted, never followed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -26,8 +26,8 @@ class OfflineReasoner:
     name = "offline"
 
     def structured(self, task: LLMTask[T], inputs: dict[str, Any],
-                   validate: Callable[[T], None] | None = None) -> T:
-        """``task.offline(inputs)`` as a validated ``task.schema`` instance.
+                   validate: Callable[[T], None] | None = None, images: Sequence[str] = ()) -> T:
+        """``task.offline(inputs)`` as a validated ``task.schema`` instance (``images`` are not read).
 
         Raises:
             ValueError: the handler's answer fails ``validate`` (a defect of the handler).

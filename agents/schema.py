@@ -209,6 +209,8 @@ class Answer(BaseModel):
     candidates_rejected: int
     llm: str
     llm_fallbacks: list[str] = Field(default_factory=list, description="roles that fell back to the offline reasoner")
+    llm_usage: dict[str, float] = Field(default_factory=dict, description="with --llm: completions, image parts "
+                                        "sent and litellm's cost estimate in USD (calls, images, cost_usd)")
     embedder: str
     models: dict[str, str]
     index: dict[str, object] = Field(description="cache dir, whether it was built now, config key")

@@ -33,6 +33,8 @@ class RunSettings:
     - ``fusion``: the offline judge's fusion (``agents.emotion.resolve_fusion``): ``fitted`` (the
       weights and calibration fitted on the dev split, ``agents/fusion.json``), ``hand`` (the earlier
       hand-set weights, uncalibrated) or the path of a fusion JSON.
+    - ``llm_images``: images (a keyframe, face crops; ``agents.vision``) the emotion reasoner shows a
+      vision LLM per candidate; 0 = none. The offline reasoner reads no images.
     - ``labels``: the answer's label set (``agents.taxonomy.load_taxonomy``): ``AffectNet-8``,
       ``VQAU-13``, ``Ekman-6``, ``MER-6`` or a taxonomy JSON file.
     """
@@ -47,6 +49,7 @@ class RunSettings:
     abstain_below: float = 0.0
     fusion: str = "fitted"
     labels: str = "AffectNet-8"
+    llm_images: int = 0
 
 
 @dataclass

@@ -93,7 +93,8 @@ def _social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[Frame
     """Social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and
     looking-at-camera, as visual evidence citing the stored gaze or hand records."""
     where = {rec.id: path for fr, path in stored for rec in [*fr.gaze, *fr.hands]}
-    events = [e for e in social_timeline(frames, index.transcript.segments, cand.start_s, cand.end_s, max_gap_s=1.5 * step)
+    events = [e for e in social_timeline(frames, index.transcript.segments, cand.start_s, cand.end_s, max_gap_s=1.5 * step,
+                                         known_speakers=index.segment_speakers)
               if e.type not in GESTURE_EVENT_TYPES]  # gestures are cited by _gesture_evidence
     camera: dict[int, list] = {}
     for fr in frames:
@@ -170,8 +171,9 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
 
 def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                      frames: list[SocialFrame]) -> tuple[list[Evidence], float, dict]:
-    """One verbal evidence item per transcript segment with words in the clip (with its speaker track
-    where lip activity shows it), and the speech match."""
+    """One verbal evidence item per transcript segment with words in the clip, and the speech match. Its
+    speaker is the person whose lips move with the words in the clip's frames, else the utterance's
+    index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
     per_segment = [(seg, [w for w in seg.words if cand.start_s <= (w.start_s + w.end_s) / 2 < cand.end_s])
                    for seg in index.transcript.segments]
@@ -183,9 +185,13 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
     vecs = enc.encode([*texts, said])
     sim = speech_match(float((vecs[:-1] @ vecs[-1]).max()), keyword_overlap(texts[0], said))
     evidence = []
+    by_voice = {u.segment_id for u in index.utterances if u.speaker_by == "voice"}
     for n, (seg, ws) in enumerate(per_segment):
         who = speaker_of(frames, ws[0].start_s, ws[-1].end_s + 1e-3)
-        speaker = f"person {who}" if who is not None else "the speaker"
+        how = ""
+        if who is None and seg.id in index.segment_speakers:
+            who, how = index.segment_speakers[seg.id], " (by voice)" if seg.id in by_voice else ""
+        speaker = f"person {who}{how}" if who is not None else "the speaker"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
             end_s=ws[-1].end_s, person=who, detail=f'{speaker} says "{" ".join(w.text for w in ws)}"',

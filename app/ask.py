@@ -53,6 +53,10 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     p.add_argument("--llm",
                    help="'offline' (default: embedded deterministic reasoner, no key, no network) or a litellm "
                         "model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
+    p.add_argument("--llm-images", type=number(0, 8, integer=True), metavar="N",
+                   help="with a vision --llm (e.g. openai/gpt-4o-mini, ollama/llava): show it N images per judged "
+                        "moment, the middle frame then face crops (longer side <= 512 / 224 px; default 0: none); "
+                        "the answer's llm_usage counts images and cost")
     p.add_argument("--json", metavar="OUT", default=None, help="write the answer as JSON here ('-': standard output, the table "
                    "then goes to standard error; schema: --schema)")
     p.add_argument("--report", metavar="HTML", default=None, help="write a self-contained HTML report (timeline, tracks, events, "
@@ -101,6 +105,10 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     g.add_argument("--no-reid", action="store_true",
                    help="keep each shot's person tracks apart (default: tracks of one face in different shots are "
                         "re-identified as one person with dlib's face descriptor)")
+    g.add_argument("--no-diarization", action="store_true",
+                   help="do not tell voices apart (default: speech is diarized with the GE2E voice encoder, each "
+                        "utterance gets a voice, and a voice heard with a person's moving lips names its speaker "
+                        "where no lips are seen)")
     g.add_argument("--caption-model", metavar="LITELLM_ID",
                    help="caption keyframes with a vision-language model at index time (e.g. openai/gpt-4o-mini, "
                         "ollama/llava; sends downscaled frames to it) so that scene words such as 'on a beach' can "
@@ -168,6 +176,10 @@ def print_answer(answer, console) -> None:
         console.print(f"[yellow]warning: {safe(w)}[/yellow]")
     if answer.llm_fallbacks:
         console.print(f"[yellow]warning: {safe(fallback_summary(answer))}[/yellow]")
+    if answer.llm_usage.get("calls"):
+        u = answer.llm_usage
+        console.print(safe(f"llm {answer.llm}: {u['calls']:.0f} calls, {u['images']:.0f} images, "
+                           f"estimated cost ${u['cost_usd']:.4f}"))
     if answer.choice is not None:
         from agents.choice import letter
 

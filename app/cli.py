@@ -64,6 +64,7 @@ def _models(argv: list[str], prog: str) -> int:
     import tools.identity
     import tools.text
     import tools.voice_emotion
+    import tools.voices
     from memory.store import IndexConfig
     from tools.engine import PerceptionConfig
 
@@ -74,6 +75,7 @@ def _models(argv: list[str], prog: str) -> int:
             (tools.gestures.GESTURE_RECOGNIZERS, perception.gesture_backend),
             (tools.identity.FACE_IDENTITIES, perception.identity_backend),
             (tools.asr.ASR_BACKENDS, cfg.asr_backend), (tools.voice_emotion.VOICE_EMOTION, cfg.voice_backend),
+            (tools.voices.VOICE_IDENTITIES, cfg.voice_id_backend),
             (tools.text.TEXT_ENCODERS, "onnx"), (tools.embedders.CLIP_EMBEDDERS, cfg.embedder)]
     for registry, default in rows:
         names = sorted(registry.names(), key=lambda n: n != default)

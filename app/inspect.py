@@ -2,7 +2,8 @@
 
 Indexes the video (or reads the cached index), runs faces, gaze and gestures over the whole video at
 ``--fps`` (cached per chunk), and prints its shots, person tracks (with thumbnail paths), transcript
-segments and the social event timeline, so a person can check the tools by eye.
+segments with their voice and speaker, and the social event timeline, so a person can check the tools
+by eye.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def whole_video_events(index, fps: float) -> list:
     frames = social_frames([fr for fr, _ in stored], index.face_person)
     events = sorted(expression_changes(index.affect, index.tracks)
                     + social_timeline(frames, index.transcript.segments, 0.0, index.info.duration_s,
-                                      max_gap_s=1.5 / fps),
+                                      max_gap_s=1.5 / fps, known_speakers=index.segment_speakers),
                     key=lambda e: (e.start_s, e.type))
     return [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
@@ -81,8 +82,16 @@ def print_index(con, video: str, index, events: list) -> None:
         con.print(f"thumbnails are under {safe(index.dir)}")
     else:
         con.print("no faces found: no person tracks")
+    utterance = {u.segment_id: u for u in index.utterances}
     for seg in index.transcript.segments:
-        con.print(f"  speech {seg.start_s:6.1f}-{seg.end_s:6.1f} s  {safe(seg.text)}")
+        u, who = utterance.get(seg.id), ""
+        if u is not None:
+            who = f"voice {u.voice if u.voice is not None else '?'}"
+            who = f" ({who}, person {u.speaker} by {u.speaker_by})" if u.speaker is not None else f" ({who})"
+        con.print(f"  speech {seg.start_s:6.1f}-{seg.end_s:6.1f} s{who}  {safe(seg.text)}")
+    voices = {v.voice for v in index.voices}
+    if voices:
+        con.print(f"{len(voices)} voice(s) in {len(index.voices)} turns (GE2E voice embeddings, clustered)")
     for rej in index.transcript.rejected:
         con.print(f"  [dim]rejected {rej.start_s:6.1f}-{rej.end_s:6.1f} s  {safe(rej.text)} ({safe(rej.reason)})[/dim]")
     for note in transcript_warnings(index.transcript):
@@ -123,7 +132,8 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
 
         write_json(Path(args.json), {"video": args.video, "duration_s": index.info.duration_s, "cuts": index.cuts,
                                      "tracks": index.tracks, "expression": track_expression_series(index),
-                                     "transcript": index.transcript, "utterances": index.utterances, "events": events})
+                                     "transcript": index.transcript, "utterances": index.utterances, "voices": index.voices,
+                                     "events": events})
     return 0
 
 

@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="AFFECTSEEK_", extra="forbid", frozen=True)
 
     llm: str = Field("offline", description="'offline' (embedded reasoner) or a litellm model id")
+    llm_images: int = Field(0, ge=0, le=8, description="images (keyframe, face crops) shown to a vision --llm per "
+                            "judged moment")
     top_k: int = Field(5, ge=1, le=100, description="moments to return at most")
     cache_dir: str | None = Field(None, description="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     quiet: bool = Field(False, description="no progress bars")
@@ -52,6 +54,7 @@ class Settings(BaseSettings):
     expression_backend: Literal["face8", "fer", "hsemotion"] = "face8"
     no_voice_emotion: bool = False
     no_reid: bool = Field(False, description="keep person tracks per shot (no face re-identification)")
+    no_diarization: bool = Field(False, description="no voice diarization (utterances get no voice)")
     caption_model: str | None = Field(None, description="litellm vision model that captions keyframes at index time")
     caption_every_s: float = Field(10.0, gt=0, le=3600, description="a captioned keyframe at least every N s of a shot")
     # verification
@@ -84,12 +87,14 @@ class Settings(BaseSettings):
             asr_batch_size=self.asr_batch_size,
             language=self.language, use_audio=not self.no_audio, device=self.device,
             expression_backend=self.expression_backend, voice_backend=None if self.no_voice_emotion else "voice8",
-            identity_backend=None if self.no_reid else "dlib", caption_model=self.caption_model, caption_every_s=self.caption_every_s)
+            identity_backend=None if self.no_reid else "dlib",
+            voice_id_backend=None if self.no_diarization else "ge2e", caption_model=self.caption_model, caption_every_s=self.caption_every_s)
 
     def run_settings(self) -> RunSettings:
         """Search and verification knobs (``agents.state.RunSettings``)."""
         return RunSettings(top_k=self.top_k, verify_fps=self.verify_fps, min_support=self.min_support,
-                           max_requery=self.max_requery, abstain_below=self.abstain_below, labels=self.labels)
+                           max_requery=self.max_requery, abstain_below=self.abstain_below, labels=self.labels,
+                           llm_images=self.llm_images)
 
 
 def settings_from_args(args, config_file: str | os.PathLike | None = None) -> Settings:

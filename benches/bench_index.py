@@ -190,7 +190,7 @@ def measure(video: Path, cache: Path, minutes: float, brute: bool = True) -> dic
         "rtf_index_stages": rtf("visual_and_speech", "embed") if "visual_and_speech" in t
         else rtf("decode_faces", "transcribe", "embed"),
         "rtf_decode": rtf("decode"), "rtf_faces_expression": rtf("faces_expression"), "rtf_gaze_cuts": rtf("gaze_cuts"),
-        "rtf_asr": rtf("transcribe"), "rtf_embed": rtf("embed"),
+        "rtf_asr": rtf("transcribe"), "rtf_diarize": rtf("diarize"), "rtf_embed": rtf("embed"),
         "rtf_tracks_reid": rtf("face_crops", "tracks"),  # face crops, thumbnails, identity, re-identification
         "rtf_decode_embed_asr": rtf("decode", "clip_frames", "transcribe", "embed"),
         "peak_rss_mib_index": round(index["peak_rss_mib"]),

@@ -163,6 +163,7 @@ def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunCont
         rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
         candidates_rejected=sum(1 for c in verified if not c.accepted), llm=reasoner.name,
         llm_fallbacks=list(reasoner.fallbacks) if isinstance(reasoner, FallbackLLM) else [],
+        llm_usage=reasoner.usage if isinstance(reasoner, FallbackLLM) else {},
         embedder=index.manifest["models"]["clip_embedder"],
         models={**index.manifest["models"], "reasoner": reasoner.name},
         index={"dir": str(index.dir), "built_now": index.built_now, "config_key": index.config.key(),

@@ -3,9 +3,9 @@
 ``open_index`` returns the cached index when one exists for (file content, config) and builds it
 otherwise. A build runs the visual pass (``indexing.visual``: frames at 1 fps through the perception
 engine, shot cuts, tracks), the speech pass (``indexing.speech``: ASR with word timestamps), derives
-utterances with their speakers and the social event timeline (``tools.social``, ``tools.events``), makes the clips and
-their vectors (``indexing.clips``), and stores it all (``memory.store``) in a staging directory that
-is renamed into place only when complete.
+voice turns (``tools.diarization``), utterances with their speakers and voices and the social event
+timeline (``tools.social``, ``tools.events``), makes the clips and their vectors (``indexing.clips``), and
+stores it all (``memory.store``) in a staging directory that is renamed into place only when complete.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from memory.store import (
 )
 from tools.asr import SAMPLE_RATE
 from tools.captions import CaptionError, KeyframeCaptioner, caption_times
+from tools.diarization import VoiceTurn, cluster_voices, link_voices, speech_windows, voice_of, voice_turns
 from tools.engine import FrameObservation, load_engine
 from tools.events import SocialEvent, expression_changes, gaze_and_pointing_events
 from tools.media import VideoError, VideoInfo, iter_frames, probe
@@ -44,6 +45,7 @@ from tools.social import SpeechTurn, social_frames, speaker_of
 from tools.text import load_text_encoder
 from tools.tracks import TrackSummary
 from tools.voice_emotion import load_voice_emotion
+from tools.voices import load_voice_identity
 
 #: Run the speech pass beside the visual pass (``build_index``); ``AFFECTSEEK_OVERLAP_SPEECH=0`` runs
 #: them one after the other. Measured on 10 minutes of dialogue, 2 cores: index RTF 4.8 -> 6.0.
@@ -105,19 +107,37 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
     return idx
 
 
+def diarize(audio: np.ndarray, transcript: Transcript, backend: str) -> list[VoiceTurn]:
+    """Voice turns of the speech regions (``tools.diarization`` over ``tools.voices`` ``backend``)."""
+    windows = speech_windows(transcript.speech_regions)
+    if not windows:
+        return []
+    embeddings = load_voice_identity(backend).embed(audio, windows)
+    return voice_turns(windows, cluster_voices(embeddings))
+
+
 def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], transcript: Transcript,
-                          audio: np.ndarray, sample_fps: float) -> tuple[list[Utterance], list[SocialEvent]]:
-    """Utterances (speaker by lip activity, vocal cues) and the index-time social event timeline,
-    events numbered ``e<i>`` in time order; ``observed`` carries each face's track id. People are named by
-    their person id across shots (``TrackSummary.person``; the track id without re-identification)."""
+                          audio: np.ndarray, sample_fps: float, voices: list[VoiceTurn] | None = None
+                          ) -> tuple[list[Utterance], list[SocialEvent]]:
+    """Utterances (speaker, voice, vocal cues) and the index-time social event timeline, events numbered
+    ``e<i>`` in time order; ``observed`` carries each face's track id. People are named by their person id
+    across shots (``TrackSummary.person``; the track id without re-identification). An utterance's speaker
+    is the person whose lips move with it, else the person its voice is linked to
+    (``tools.diarization.link_voices``)."""
     person = {t.track_id: t.person_id for t in tracks}
     frames = social_frames(observed, lambda f: person.get(f.track_id, f.track_id) if f.track_id is not None else None)
-    utterances = []
-    for i, seg in enumerate(transcript.segments):
+    spans = []
+    for seg in transcript.segments:
         end = max(seg.end_s, seg.start_s + 1e-3)
-        utterances.append(Utterance(id=f"u{i}", segment_id=seg.id, start_s=seg.start_s, end_s=end,
-                          speaker=speaker_of(frames, seg.start_s, seg.end_s),
-                          prosody=prosody(audio, SAMPLE_RATE, transcript, seg.start_s, end, id=f"pt{i}")))
+        spans.append((seg.start_s, end, voice_of(voices or [], seg.start_s, end), speaker_of(frames, seg.start_s, end)))
+    links = link_voices(spans)
+    utterances = []
+    for i, (seg, (start, end, voice, lips)) in enumerate(zip(transcript.segments, spans, strict=True)):
+        speaker = lips if lips is not None else links.get(voice) if voice is not None else None
+        utterances.append(Utterance(id=f"u{i}", segment_id=seg.id, start_s=start, end_s=end, speaker=speaker,
+                                    speaker_by=None if speaker is None else "lips" if lips is not None else "voice",
+                                    voice=voice,
+                                    prosody=prosody(audio, SAMPLE_RATE, transcript, start, end, id=f"pt{i}")))
     events = expression_changes(observed, tracks) + gaze_and_pointing_events(
         frames, max_gap_s=1.5 / sample_fps,
         turns=[SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in utterances])
@@ -154,8 +174,8 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     """Build the index of ``info`` into the staging directory ``out`` (see the module doc); adds the
     seconds of each stage to ``timings`` (``visual_and_speech``: the wall time of both passes).
 
-    ``overlap`` (default ``OVERLAP_SPEECH``) runs the speech pass on a second thread while the visual
-    pass runs, so the two share the cores instead of taking turns.
+    ``overlap`` (default ``OVERLAP_SPEECH``) runs the speech pass (ASR, then voice diarization) on a
+    second thread while the visual pass runs, so the two share the cores instead of taking turns.
     """
     overlap = OVERLAP_SPEECH if overlap is None else overlap
     embedder = cfg.clip_embedder()
@@ -165,17 +185,20 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     ckpt = Checkpoints(out, {"format": INDEX_FORMAT, "config": cfg.key(), "visual_chunk_s": visual_chunk_s,
                              "asr_chunk_s": ASR_CHUNK_S, "duration_s": info.duration_s})
 
-    def speech_pass() -> tuple[np.ndarray, Transcript, float]:
+    def speech_pass() -> tuple[np.ndarray, Transcript, list[VoiceTurn], float, float]:
         t0 = time.perf_counter()
         audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S)
-        return audio, transcript, time.perf_counter() - t0
+        t1 = time.perf_counter()
+        voices = diarize(audio, transcript, cfg.voice_id_backend) if cfg.use_audio and cfg.voice_id_backend else []
+        return audio, transcript, voices, t1 - t0, time.perf_counter() - t1
 
     t = time.perf_counter()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr") as pool:
         speech = pool.submit(speech_pass) if overlap else None  # CTranslate2 runs outside the GIL
         visual = observe_video(info, cfg, engine, embedder, ckpt, out, progress, timings, visual_chunk_s)
         timings["decode_faces"] = time.perf_counter() - t
-        audio, transcript, timings["transcribe"] = speech.result() if speech is not None else speech_pass()
+        audio, transcript, voices, timings["transcribe"], timings["diarize"] = (
+            speech.result() if speech is not None else speech_pass())
     timings["visual_and_speech"] = time.perf_counter() - t
     spent = {k: v - seconds_before.get(k, 0.0) for k, v in engine.seconds.items()}
     timings["gaze_cuts"] = spent.get("gaze", 0.0) + timings.pop("cuts", 0.0)
@@ -183,7 +206,8 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
         timings.get(k, 0.0) for k in ("decode", "gaze_cuts", "clip_frames", "face_crops", "tracks"))
 
     t = time.perf_counter()
-    utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps)
+    utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps,
+                                               voices)
     voice = load_voice_emotion(cfg.voice_backend) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
     captioner, captions = None, []
@@ -197,7 +221,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
     text_enc = load_text_encoder(model=None, device=cfg.device)
     records = IndexRecords(clips=clips, transcript=transcript, affect=affect, tracks=visual.tracks, cuts=visual.cuts,
-                           events=events, utterances=utterances, clip_vectors=vectors,
+                           events=events, utterances=utterances, voices=voices, clip_vectors=vectors,
                            segment_vectors=text_enc.encode([s.text for s in transcript.segments]),
                            event_vectors=text_enc.encode([ev.detail for ev in events]))
     progress.update(task, completed=len(windows))
@@ -206,6 +230,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
               "expression": engine.classifier.name, "asr": transcript.model,
               "voice": voice.name if voice is not None else "none",
               "identity": engine.identity.name if cfg.identity_backend and visual.tracks else "none",
+              "voice_identity": load_voice_identity(cfg.voice_id_backend).name if voices else "none",
               **({"captions": f"{captioner.model}: {len(captions)} keyframes captioned, {captioner.failures} failed, "
                               f"cost ${captioner.cost_usd:.4f}"} if captioner is not None else {})}
     save_index(out, records, info, cfg, models, timings, ckpt.resumed)

@@ -1,7 +1,7 @@
 """A video's stored index: its records, its settings, and how it is written to and read from the cache.
 
 An index directory (``memory.cache.VideoCache.index_dir``) holds ``clips.json``, ``transcript.json``,
-``affect.json``, ``tracks.json``, ``events.json``, ``utterances.json``, three FAISS files and
+``affect.json``, ``tracks.json``, ``events.json``, ``utterances.json``, ``voices.json``, three FAISS files and
 ``manifest.json``. ``save_index`` writes them (into a staging directory the cache renames into place);
 ``load_index`` reads them back into a ``VideoIndex``. Building the records is ``indexing.build``'s work.
 """
@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from memory.cache import VideoCache, config_key, read_json, write_json
 from memory.index import VectorIndex
+from tools.diarization import VoiceTurn
 from tools.engine import PerceptionConfig
 from tools.events import SocialEvent
 from tools.media import VideoInfo
@@ -30,7 +31,7 @@ from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcr
 from tools.sound import SoundStats
 from tools.tracks import TrackSummary, box_similarity
 
-INDEX_FORMAT = 10
+INDEX_FORMAT = 11
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 
@@ -56,6 +57,8 @@ class IndexConfig(BaseModel):
     identity_backend: str | None = Field("dlib", description="face identity model that re-identifies people "
                                          "across shots (tools.identity); None: tracks stay per shot")
     voice_backend: str | None = "voice8"
+    voice_id_backend: str | None = Field("ge2e", description="voice identity model that diarizes speech "
+                                         "(tools.voices, tools.diarization); None: no voice field")
     use_audio: bool = True
     caption_model: str | None = Field(None, description="litellm vision model that captions keyframes (tools.captions)")
     caption_every_s: float = Field(10.0, gt=0, description="a keyframe at least every this many seconds of a shot")
@@ -91,7 +94,12 @@ class Utterance(BaseModel):
     start_s: float
     end_s: float
     speaker: int | None = Field(None, description="person id (TrackSummary.person; the track id without "
-                                "re-identification), None when no face's lips moved enough")
+                                "re-identification), None when unknown")
+    speaker_by: Literal["lips", "voice"] | None = Field(
+        None, description="how the speaker was found: lips (a face's lips moved with the speech) or voice (its "
+                          "voice is the voice of a person whose lips moved with it elsewhere; tools.diarization)")
+    voice: int | None = Field(None, description="voice cluster id (tools.diarization; 0 = first voice heard), "
+                                               "None without voice diarization or when too short to embed")
     prosody: ProsodyStats
 
 
@@ -124,6 +132,7 @@ class StoredRecords:
     cuts: list[float]
     events: list[SocialEvent]
     utterances: list[Utterance]
+    voices: list[VoiceTurn]
 
 
 @dataclass
@@ -176,6 +185,12 @@ class VideoIndex(StoredRecords):
         shots), or the track id itself in an index built without re-identification."""
         return None if track_id is None else self._person.get(track_id, track_id)
 
+    @functools.cached_property
+    def segment_speakers(self) -> dict[str, int]:
+        """Transcript segment id -> the person its utterance's speaker is (by lips or voice; segments with
+        no known speaker are left out)."""
+        return {u.segment_id: u.speaker for u in self.utterances if u.speaker is not None}
+
     def face_person(self, face: FaceObservation) -> int | None:
         """Person id (``person_of``) of a face observation made at any frame rate; None when no track
         matches it."""
@@ -226,6 +241,7 @@ def save_index(out: Path, records: IndexRecords, info: VideoInfo, cfg: IndexConf
     write_json(out / "tracks.json", {"cuts": records.cuts, "tracks": records.tracks})
     write_json(out / "events.json", records.events)
     write_json(out / "utterances.json", records.utterances)
+    write_json(out / "voices.json", records.voices)
     VectorIndex(records.event_vectors).save(out / "events.faiss")
     VectorIndex(records.clip_vectors).save(out / "clips.faiss")
     VectorIndex(records.segment_vectors).save(out / "segments.faiss")
@@ -261,6 +277,7 @@ def load_index(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path)
         cuts=tracks["cuts"],
         events=[SocialEvent.model_validate(e) for e in read_json(d / "events.json")],
         utterances=[Utterance.model_validate(u) for u in read_json(d / "utterances.json")],
+        voices=[VoiceTurn.model_validate(v) for v in read_json(d / "voices.json")],
         clip_index=VectorIndex.load(d / "clips.faiss"),
         segment_index=VectorIndex.load(d / "segments.faiss"),
         event_index=VectorIndex.load(d / "events.faiss"),

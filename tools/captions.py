@@ -53,6 +53,18 @@ def caption_times(duration_s: float, cuts: list[float], every_s: float = 10.0, m
     return times
 
 
+def completion_cost_usd(response) -> float:
+    """litellm's price estimate (USD) of one completion response; 0.0 for a model litellm has no price for
+    (a local server such as Ollama)."""
+    import litellm
+
+    try:
+        return float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # noqa: BLE001 -- litellm raises for a model without a price
+        _log.debug("no price for %s", getattr(response, "model", "?"), exc_info=True)
+        return 0.0
+
+
 def jpeg_data_url(frame: np.ndarray, max_side: int = 512, quality: int = 85) -> str:
     """``data:image/jpeg;base64,...`` of an RGB uint8 frame (H, W, 3), downscaled so its longer side is at
     most ``max_side`` pixels."""
@@ -99,10 +111,7 @@ class KeyframeCaptioner:
             self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
             _log.debug("caption of a keyframe failed", exc_info=True)
             return None
-        try:
-            self.cost_usd += float(litellm.completion_cost(completion_response=response) or 0.0)
-        except Exception:  # noqa: BLE001 -- litellm raises for a model without a price (a local server): cost 0
-            _log.debug("no price for %s", self.model, exc_info=True)
+        self.cost_usd += completion_cost_usd(response)
         text = " ".join(text.split())
         return text[:300] or None
 

@@ -190,13 +190,18 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
 
 
 def social_timeline(frames: list[SocialFrame], segments: list[TranscriptSegment], start_s: float, end_s: float,
-                    max_gap_s: float, min_excluded_s: float = 3.0) -> list[SocialEvent]:
+                    max_gap_s: float, min_excluded_s: float = 3.0,
+                    known_speakers: dict[str, int] | None = None) -> list[SocialEvent]:
     """Gaze, pointing, addressing and exclusion events on [start_s, end_s) from ``frames`` and the
     transcript segments overlapping the span, each segment's speaker taken from lip activity
-    (``tools.social.speaker_of``)."""
+    (``tools.social.speaker_of``), else from ``known_speakers`` (segment id -> person, e.g. the index's
+    voice-linked speakers)."""
     turns = []
+    known_speakers = known_speakers or {}
     for seg in segments:
         s0, s1 = max(seg.start_s, start_s), min(seg.end_s, end_s)
         if s0 < s1:
-            turns.append(SpeechTurn(start_s=s0, end_s=s1, speaker=speaker_of(frames, s0, s1), record_id=seg.id))
+            who = speaker_of(frames, s0, s1)
+            turns.append(SpeechTurn(start_s=s0, end_s=s1, record_id=seg.id,
+                                    speaker=who if who is not None else known_speakers.get(seg.id)))
     return gaze_and_pointing_events(frames, max_gap_s=max_gap_s, turns=turns, min_excluded_s=min_excluded_s)

@@ -18,6 +18,8 @@ Splits (no person in both):
 - EMO-DB subset (``dataset/{Angry,Happy,Neutral,Sad}/SSTTTEv.wav``, German): speakers 12-16 are test.
 - RAF-DB basic (``DATASET/{train,test}/<emotion>/*_aligned.jpg``): no person ids, so its own split:
   train is dev, test is test.
+- speakers (pyAudioAnalysis ``data/diarizationExample*.wav`` with their ``.segments`` speaker turns;
+  real recordings of 4 and 6 speakers, the first a radio phone-in; the turns go into the record as ``turns``): test only, never used for fitting.
 
 Reserved evaluation material (MEAD M030/W009/W011, CREMA-D 1001, Emotion-LLaMA examples) is never read.
 """
@@ -71,6 +73,9 @@ EMODB_TEST_SPEAKERS = range(12, 17)
 _CK = re.compile(r"(?:^|/)CK\+48/([a-z]+)/(S\d{3})_\d{3}_\d{8}\.png$")
 _RAF = re.compile(r"(?:^|/)DATASET/(train|test)/([a-z]+)/([^/]+_aligned\.jpg)$")
 _RAV = re.compile(r"(?:^|/)Actor_(\d\d)/(03-01-(\d\d)-\d\d-(\d\d)-\d\d-(\d\d)\.wav)$")
+#: pyAudioAnalysis's speaker-labelled recordings (Giannakopoulos, 2015, PLoS ONE 10(12); Apache-2.0):
+#: each ``.wav`` has a ``.segments`` file of ``start end speakerX`` rows.
+_SPK = re.compile(r"(?:^|/)pyAudioAnalysis/data/(diarizationExample\d?)\.(wav|segments)$")
 _EMO = re.compile(r"(?:^|/)dataset/(Angry|Happy|Neutral|Sad)/((\d\d)([ab]\d\d)[A-Z][a-z]\.wav)$")
 
 
@@ -148,8 +153,19 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
                 "label": label, "raw_label": raw, "person": f"S{speaker:02d}",
                 "split": "test" if speaker in EMODB_TEST_SPEAKERS else "dev",
                 "text": EMODB_TEXTS[m.group(4)], "language": "de"}
+    elif name == "speakers":
+        files = {rel: data for rel, data in _files(source, _SPK)}
+        for rel, data in sorted(files.items()):
+            m = _SPK.search(rel)
+            labels = files.get(rel[:-len(m.group(2))] + "segments")
+            if m.group(2) != "wav" or labels is None:
+                continue
+            rows = labels.decode().split()
+            turns = [[float(rows[i]), float(rows[i + 1]), rows[i + 2]] for i in range(0, len(rows) - 2, 3)]
+            yield f"{m.group(1)}.wav", data, {"label": None, "raw_label": None, "person": None, "split": "test",
+                                             "turns": turns}
     else:
-        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, ravdess or emodb")
+        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, ravdess, emodb or speakers")
 
 
 def assemble(name: str, source: Path, out: Path) -> Counter:
@@ -169,7 +185,7 @@ def assemble(name: str, source: Path, out: Path) -> Counter:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         with_lines.append(json.dumps({"path": fname, **rec}))
-        counts[(rec["split"], rec["label"])] += 1
+        counts[(rec["split"], rec["label"] or "unlabelled")] += 1
     if not with_lines:
         shutil.rmtree(staging, ignore_errors=True)
         raise ValueError(f"{source}: no {name} file found")
@@ -218,7 +234,7 @@ def default_root() -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.data.assemble", description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", action="append", required=True, metavar="SET=DIR",
-                    help="ckplus=DIR, rafdb=DIR, ravdess=DIR or emodb=DIR: a clone or bare git dir of the set's repository")
+                    help="ckplus=DIR, rafdb=DIR, ravdess=DIR, emodb=DIR or speakers=DIR: a clone or bare git dir of the set's repository")
     ap.add_argument("--out", type=Path, default=None, help="output root (default <cache>/data)")
     args = ap.parse_args(argv)
     out = args.out or default_root()

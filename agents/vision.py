@@ -1,0 +1,69 @@
+"""What a vision LLM is shown of a candidate moment: a keyframe and face crops, as JPEG data URLs.
+
+With ``--llm-images N`` (``RunSettings.llm_images``) and a hosted or local vision model (``--llm
+openai/gpt-4o-mini``, ``anthropic/claude-...``, ``gemini/...``, ``ollama/llava``), the emotion reasoner
+sends the candidate's keyframe and the faces its verifier cited beside the tool observations
+(``agents.llm.LiteLLMClient.structured(images=...)``). The count is bounded by N (at most
+``MAX_IMAGES``) and each image's longer side by ``KEYFRAME_SIDE`` / ``FACE_SIDE`` pixels, so a question
+costs at most N small images per judged candidate; the answer's ``llm_usage`` counts calls, images and
+litellm's price estimate. The offline reasoner is never shown images.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.schema import VerifiedCandidate
+from memory.store import VideoIndex
+from tools.captions import jpeg_data_url
+from tools.media import iter_frames
+
+#: Upper bound of ``--llm-images``.
+MAX_IMAGES = 8
+#: Longer side (px) of the keyframe and of each face crop sent.
+KEYFRAME_SIDE, FACE_SIDE = 512, 224
+#: Margin around a face box, as a share of its size on each side.
+FACE_MARGIN = 0.25
+
+
+def _frame_at(index: VideoIndex, t: float) -> np.ndarray | None:
+    return next((f for _, f in iter_frames(index.info.path, fps=25.0, start_s=t, end_s=t + 0.04)), None)
+
+
+def _crop(frame: np.ndarray, box: dict) -> np.ndarray:
+    h, w = frame.shape[:2]
+    bw, bh = box["x1"] - box["x0"], box["y1"] - box["y0"]
+    x0, x1 = max(0.0, box["x0"] - FACE_MARGIN * bw), min(1.0, box["x1"] + FACE_MARGIN * bw)
+    y0, y1 = max(0.0, box["y0"] - FACE_MARGIN * bh), min(1.0, box["y1"] + FACE_MARGIN * bh)
+    return np.ascontiguousarray(frame[int(y0 * h):max(int(y1 * h), int(y0 * h) + 1),
+                                      int(x0 * w):max(int(x1 * w), int(x0 * w) + 1)])
+
+
+def candidate_images(index: VideoIndex, cand: VerifiedCandidate, n: int) -> list[str]:
+    """Up to ``n`` (at most ``MAX_IMAGES``) JPEG data URLs: the keyframe at the middle of ``cand``'s span
+    (longer side <= ``KEYFRAME_SIDE``), then crops of the faces its visual evidence cites, one per person,
+    most confident expression first (longer side <= ``FACE_SIDE``). [] when ``n`` is 0."""
+    n = min(n, MAX_IMAGES)
+    if n <= 0:
+        return []
+    images = []
+    key = _frame_at(index, (cand.start_s + cand.end_s) / 2)
+    if key is not None:
+        images.append(jpeg_data_url(key, KEYFRAME_SIDE))
+    faces, seen = [], set()
+    for ev in cand.evidence:
+        if ev.modality != "visual" or not ev.ref or ev.person in seen:
+            continue
+        try:
+            rec = index.cache.resolve(ev.ref)
+        except KeyError:
+            continue
+        if "box" in rec and "expression" in rec:
+            seen.add(ev.person)
+            faces.append(rec)
+    faces.sort(key=lambda r: -max(r["expression"].values()))
+    for rec in faces[:n - len(images)]:
+        frame = _frame_at(index, rec["t"])
+        if frame is not None:
+            images.append(jpeg_data_url(_crop(frame, rec["box"]), FACE_SIDE))
+    return images[:n]
