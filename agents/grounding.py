@@ -18,13 +18,23 @@ Offline rules, from what the index observed (no appearance model is needed):
 
 Words for nobody in particular ("someone", "anyone") are not grounded. The verifier then reads faces of
 the grounded people only when the grounding's confidence reaches ``GROUNDED_MIN_CONFIDENCE``.
+
+With a vision LLM (``--llm`` and ``--llm-images N``), a phrase these rules leave unresolved, or one they
+have no rule for (a hosted intent model may name "the woman in red", "the older man"), is shown to the
+model with one face thumbnail per person (the N people with most screen time; ``GROUND_PERSON``); its
+choice, validated against the people shown, is rule **vision** with the model's confidence.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
+from pydantic import BaseModel, Field
+
+from agents.llm import LLM, LLMTask
 from agents.schema import PersonGrounding
+from agents.vision import MAX_IMAGES, thumbnail_url
 from memory.store import VideoIndex
 
 #: Faces on screen at once from which a frame shows a group (an audience, a crowd).
@@ -37,6 +47,31 @@ GROUNDED_MIN_CONFIDENCE = 0.5
 SPEAKING = ("the speaker", "the performer")
 GROUP = ("the audience", "people", "everyone", "a group")
 ONLY_PERSON = ("a woman", "a man", "a girl", "a boy")
+#: Phrases for nobody in particular: never grounded.
+NOBODY = ("anyone", "the camera wearer")
+
+
+class VisionGrounding(BaseModel):
+    """A vision model's choice of the people a phrase names, among those shown."""
+
+    persons: list[int] = Field(description="person ids from `people` that the phrase names; empty: none of them")
+    confidence: float = Field(ge=0, le=1, description="probability that the choice is right")
+    reason: str = Field("", description="what in the images decided it, in a few words")
+
+
+def _offline_vision(_inputs: dict[str, Any]) -> VisionGrounding:
+    return VisionGrounding(persons=[], confidence=0.0, reason="no vision model")
+
+
+GROUND_PERSON = LLMTask(
+    name="ground_person",
+    prompt=("Decide which of the people of a video a phrase from a question names (e.g. 'a woman', 'the man in "
+            "red', 'the older one'). `people` lists them with their screen time and speaking time; the images "
+            "are one face per person, in the same order. Answer with the person ids the phrase names (empty "
+            "when none fits) and your confidence."),
+    schema=VisionGrounding,
+    offline=_offline_vision,
+)
 
 
 def _observations(index: VideoIndex) -> tuple[Counter, Counter]:
@@ -98,14 +133,56 @@ def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
                                    thumbnails=_thumbnails(index, [who]))
     return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
                            detail="several people share the screen and nothing offline tells a woman from a man "
-                                  "(an LLM with vision is not wired to this yet)")
+                                  "(a vision LLM can: --llm MODEL --llm-images N)")
 
 
-def ground_people(phrases: list[str], index: VideoIndex) -> list[PersonGrounding]:
-    """Groundings of the intent's people phrases that name somebody in particular (see the module doc)."""
+def ground_by_vision(phrase: str, index: VideoIndex, llm: LLM, images: int) -> PersonGrounding | None:
+    """``GROUND_PERSON`` asked of ``llm`` with one face thumbnail of each of the (at most ``images``) people
+    with the most screen time; None when there is nobody to show or the model chooses no one."""
+    seen, _ = _observations(index)
+    spoken: Counter = Counter()
+    for u in index.utterances:
+        if u.speaker is not None:
+            spoken[u.speaker] += u.end_s - u.start_s
+    shown, urls = [], []
+    for p, _n in seen.most_common():
+        thumbs = _thumbnails(index, [p])
+        url = thumbnail_url(index, thumbs[0]) if thumbs else None
+        if url is not None:
+            shown.append(p)
+            urls.append(url)
+        if len(shown) == min(images, MAX_IMAGES):
+            break
+    if not shown:
+        return None
+    total = sum(seen.values())
+    people = [{"person": p, "screen_share": round(seen[p] / total, 3), "speaking_s": round(spoken[p], 1)}
+              for p in shown]
+
+    def among_shown(v: VisionGrounding) -> None:
+        if not set(v.persons) <= set(shown):
+            raise ValueError(f"persons must be among {shown}")
+
+    v = llm.structured(GROUND_PERSON, {"phrase": phrase, "people": people}, validate=among_shown, images=urls)
+    if not v.persons:
+        return None
+    return PersonGrounding(phrase=phrase, persons=sorted(set(v.persons)), rule="vision",
+                           confidence=round(v.confidence, 3),
+                           detail=f"{getattr(llm, 'name', 'llm')} chose among {len(shown)} face thumbnails"
+                                  + (f": {v.reason}" if v.reason else ""),
+                           thumbnails=_thumbnails(index, sorted(set(v.persons))))
+
+
+def ground_people(phrases: list[str], index: VideoIndex, llm: LLM | None = None,
+                  images: int = 0) -> list[PersonGrounding]:
+    """Groundings of the intent's people phrases that name somebody in particular (see the module doc);
+    with ``llm`` and ``images`` > 0, phrases the rules leave unresolved or have no rule for are asked of
+    the vision model (``ground_by_vision``)."""
     out = []
     for phrase in dict.fromkeys(phrases):
         g = ground_phrase(phrase, index)
+        if llm is not None and images > 0 and phrase not in NOBODY and (g is None or g.rule == "unresolved"):
+            g = ground_by_vision(phrase, index, llm, images) or g
         if g is not None:
             out.append(g)
     return out

@@ -89,7 +89,8 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         labels, targets = taxonomy.asked_labels(state["query"], intent.target_emotions)
     intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels})
     return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0,
-            "people": ground_people(intent.people, runtime.context.index)}
+            "people": ground_people(intent.people, runtime.context.index, runtime.context.llm,
+                                    runtime.context.settings.llm_images)}
 
 
 def describe(update: dict) -> str:

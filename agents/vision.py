@@ -1,4 +1,5 @@
-"""What a vision LLM is shown of a candidate moment: a keyframe and face crops, as JPEG data URLs.
+"""What a vision LLM is shown: a candidate moment's keyframe and face crops, or one face per person, as
+JPEG data URLs.
 
 With ``--llm-images N`` (``RunSettings.llm_images``) and a hosted or local vision model (``--llm
 openai/gpt-4o-mini``, ``anthropic/claude-...``, ``gemini/...``, ``ollama/llava``), the emotion reasoner
@@ -6,7 +7,9 @@ sends the candidate's keyframe and the faces its verifier cited beside the tool 
 (``agents.llm.LiteLLMClient.structured(images=...)``). The count is bounded by N (at most
 ``MAX_IMAGES``) and each image's longer side by ``KEYFRAME_SIDE`` / ``FACE_SIDE`` pixels, so a question
 costs at most N small images per judged candidate; the answer's ``llm_usage`` counts calls, images and
-litellm's price estimate. The offline reasoner is never shown images.
+litellm's price estimate. With the same setting, people a question names by appearance ("the woman",
+"the one in red") that the offline rules cannot resolve are grounded by showing the model one face
+thumbnail per person (``thumbnail_url``; ``agents.grounding``). The offline reasoner is never shown images.
 """
 
 from __future__ import annotations
@@ -37,6 +40,18 @@ def _crop(frame: np.ndarray, box: dict) -> np.ndarray:
     y0, y1 = max(0.0, box["y0"] - FACE_MARGIN * bh), min(1.0, box["y1"] + FACE_MARGIN * bh)
     return np.ascontiguousarray(frame[int(y0 * h):max(int(y1 * h), int(y0 * h) + 1),
                                       int(x0 * w):max(int(x1 * w), int(x0 * w) + 1)])
+
+
+def thumbnail_url(index: VideoIndex, thumbnail: str) -> str | None:
+    """JPEG data URL (longer side <= ``FACE_SIDE``) of a track thumbnail (path relative to the index
+    directory); None when the file is missing or unreadable."""
+    from PIL import Image
+
+    try:
+        with Image.open(index.dir / thumbnail) as img:
+            return jpeg_data_url(np.asarray(img.convert("RGB")), FACE_SIDE)
+    except OSError:
+        return None
 
 
 def candidate_images(index: VideoIndex, cand: VerifiedCandidate, n: int) -> list[str]:

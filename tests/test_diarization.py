@@ -38,6 +38,11 @@ def test_a_woman_a_radio_speaker_and_the_woman_again_are_two_voices():
     first, middle, last = voice_of(turns, 0.5, 3.5), voice_of(turns, 7.0, 13.0), voice_of(turns, 18.0, 20.0)
     assert first == last != middle
     assert first is not None and middle is not None
+    # a long video clusters an evenly spaced subset and gives every window the nearest voice: same voices
+    windows = speech_windows(speech_regions(audio))
+    embeddings = load_voice_identity("ge2e").embed(audio, windows)
+    full, subset = cluster_voices(embeddings), cluster_voices(embeddings, max_windows=len(windows) // 2)
+    assert len(windows) >= 16 and (full == subset).all()
 
 
 def test_one_speaker_is_one_voice():

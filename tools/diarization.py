@@ -29,6 +29,10 @@ MIN_REGION_S = 0.5
 #: Cosine distance at which voice clusters stop merging; chosen on RAVDESS and EMO-DB dev speakers
 #: (lowest mean DER over composed conversations; ``python -m evals.diarization``, evals/RESULTS.md).
 VOICE_MAX_DISTANCE = 0.4
+#: At most this many windows are clustered (about an hour of continuous speech; the clustering's memory
+#: grows with the square): past it, an evenly spaced subset is clustered and every window joins the voice
+#: whose mean embedding is nearest.
+MAX_CLUSTERED_WINDOWS = 4000
 #: A voice is linked to a person when lip activity gives that person at least this share of the
 #: voice's lip-attributed speech time.
 LINK_MIN_SHARE = 0.6
@@ -62,16 +66,23 @@ def speech_windows(regions: list[tuple[float, float]], window_s: float = WINDOW_
     return out
 
 
-def cluster_voices(embeddings: np.ndarray, max_distance: float = VOICE_MAX_DISTANCE) -> np.ndarray:
+def cluster_voices(embeddings: np.ndarray, max_distance: float = VOICE_MAX_DISTANCE,
+                   max_windows: int = MAX_CLUSTERED_WINDOWS) -> np.ndarray:
     """Voice labels (N,) int for (N, D) unit embeddings: average-linkage clusters on cosine distance, cut
-    at ``max_distance``, numbered by first appearance (row order)."""
+    at ``max_distance``, numbered by first appearance (row order). Past ``max_windows`` rows an evenly
+    spaced subset is clustered and each row takes the label of the nearest cluster mean (cosine)."""
     n = len(embeddings)
     if n < 2:
         return np.zeros(n, int)
     from sklearn.cluster import AgglomerativeClustering
 
+    subset = np.linspace(0, n - 1, min(n, max_windows)).round().astype(int)
     raw = AgglomerativeClustering(n_clusters=None, distance_threshold=max_distance, metric="cosine",
-                                  linkage="average").fit_predict(embeddings)
+                                  linkage="average").fit_predict(embeddings[subset])
+    if len(subset) < n:
+        means = np.stack([embeddings[subset[raw == c]].mean(0) for c in range(raw.max() + 1)])
+        means /= np.linalg.norm(means, axis=1, keepdims=True)
+        raw = (embeddings @ means.T).argmax(1)
     order = {c: i for i, c in enumerate(dict.fromkeys(raw.tolist()))}
     return np.asarray([order[c] for c in raw], int)
 

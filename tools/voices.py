@@ -20,6 +20,10 @@ from tools.registry import BackendUnavailableError, Registry
 SAMPLE_RATE = 16_000
 #: Mel frames per second of the GE2E front end (10 ms hop, Resemblyzer's ``hparams``).
 FRAMES_PER_S = 100
+#: The mel spectrogram is computed over stretches of about this many seconds of windows (plus a margin),
+#: so memory stays flat on long videos (a whole hour's STFT took ~700 MiB).
+MEL_CHUNK_S = 60.0
+_MARGIN_S = 0.5
 
 
 class VoiceIdentity(Protocol):
@@ -34,7 +38,8 @@ class VoiceIdentity(Protocol):
 class GE2EVoiceIdentity:
     """Resemblyzer's GE2E encoder (see the module doc), run in torch on the CPU.
 
-    Windows of equal length run as one batch; the mel spectrogram of the whole signal is computed once.
+    Windows of equal length run as one batch; the mel spectrogram is computed once per stretch of about
+    ``MEL_CHUNK_S`` seconds (frames inside a stretch equal those of the whole signal's spectrogram).
 
     Raises:
         BackendUnavailableError: ``resemblyzer`` (or its ``librosa`` / ``webrtcvad`` imports) is missing.
@@ -55,20 +60,29 @@ class GE2EVoiceIdentity:
         import torch
 
         out = np.zeros((len(windows), 256), np.float32)
-        if not windows:
-            return out
-        mel = self._mel(np.asarray(audio, np.float32))
-        spans = [(max(0, round(a * FRAMES_PER_S)), min(len(mel), round(b * FRAMES_PER_S))) for a, b in windows]
-        by_len: dict[int, list[int]] = {}
-        for i, (a, b) in enumerate(spans):
-            if b - a >= 2:
-                by_len.setdefault(b - a, []).append(i)
-        with torch.inference_mode():
-            for n, rows in by_len.items():
-                for k in range(0, len(rows), 256):
-                    batch = rows[k:k + 256]
-                    x = torch.from_numpy(np.stack([mel[spans[i][0]:spans[i][0] + n] for i in batch]))
-                    out[batch] = self._encoder(x).numpy()
+        audio = np.asarray(audio, np.float32)
+        hop = SAMPLE_RATE // FRAMES_PER_S
+        order = sorted(range(len(windows)), key=lambda i: windows[i][0])
+        while order:
+            first = windows[order[0]][0]
+            group = [i for i in order if windows[i][0] < first + MEL_CHUNK_S]
+            order = order[len(group):]
+            # a stretch starting on the frame grid: its frames are the whole signal's frames from `f0` on
+            f0 = max(0, int((first - _MARGIN_S) * FRAMES_PER_S))
+            last = max(windows[i][1] for i in group) + _MARGIN_S
+            mel = self._mel(audio[f0 * hop:int(last * SAMPLE_RATE)])
+            spans = {i: (max(0, round(windows[i][0] * FRAMES_PER_S) - f0),
+                         min(len(mel), round(windows[i][1] * FRAMES_PER_S) - f0)) for i in group}
+            by_len: dict[int, list[int]] = {}
+            for i, (a, b) in spans.items():
+                if b - a >= 2:
+                    by_len.setdefault(b - a, []).append(i)
+            with torch.inference_mode():
+                for n, rows in by_len.items():
+                    for k in range(0, len(rows), 256):
+                        batch = rows[k:k + 256]
+                        x = torch.from_numpy(np.stack([mel[spans[i][0]:spans[i][0] + n] for i in batch]))
+                        out[batch] = self._encoder(x).numpy()
         return out
 
 
