@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agents.llm import LLM, LLMTask
-from agents.schema import PersonGrounding
+from agents.schema import PersonGrounding, persons_text
 from agents.vision import MAX_IMAGES, thumbnail_url
 from memory.store import VideoIndex
 
@@ -186,6 +186,18 @@ def ground_people(phrases: list[str], index: VideoIndex, llm: LLM | None = None,
         if g is not None:
             out.append(g)
     return out
+
+
+def speech_of_others(index: VideoIndex, start_s: float, end_s: float, persons: set[int]) -> str:
+    """With grounded ``persons``: "person N, ..." when every utterance overlapping [start_s, end_s) has a
+    known speaker and none of them is a grounded person (so the span's words and voice say nothing about
+    those people); "" otherwise (no grounding, no speech, a grounded or an unknown speaker)."""
+    if not persons:
+        return ""
+    speakers = {u.speaker for u in index.utterances if u.start_s < end_s and start_s < u.end_s}
+    if not speakers or None in speakers or speakers & persons:
+        return ""
+    return persons_text(speakers)
 
 
 def grounded_persons(groundings: list[PersonGrounding]) -> set[int]:

@@ -12,8 +12,11 @@ earlier rounds are not proposed again.
 
 from __future__ import annotations
 
+import bisect
+
 from langgraph.runtime import Runtime
 
+from agents.grounding import grounded_persons, speech_of_others
 from agents.schema import Proposal
 from agents.state import AffectState, RunContext
 from memory.store import VideoIndex
@@ -27,17 +30,36 @@ BOTH_BONUS = 0.05
 FACE_WEIGHT, VOICE_WEIGHT = 0.6, 0.4
 
 
-def affect_scores(index: VideoIndex, targets: list[str]) -> dict[str, float]:
+def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | frozenset = frozenset()
+                  ) -> dict[str, float]:
     """Per clip id, how strongly the index-time pass perceived ``targets`` there, in [0, 1]: the summed
     probability of the target emotions in the clip's mean face expression and in its voice
     (``Clip.voice``), weighted ``FACE_WEIGHT``/``VOICE_WEIGHT``; a clip with only one of the two uses
-    it alone; a clip with neither gets no score."""
+    it alone; a clip with neither gets no score.
+
+    With grounded ``persons`` (``agents.grounding``) the face part reads only their faces (the 1 fps
+    observations in the clip), and the voice part is left out where all the clip's speech is known to
+    be other people's (``agents.grounding.speech_of_others``), as the verifier does."""
+    mine: dict[str, list[float]] = {}
+    if persons:
+        clips = sorted(index.clips, key=lambda c: c.start_s)
+        starts = [c.start_s for c in clips]
+        for fr in index.affect:
+            p = [sum(f.expression.get(t, 0.0) for t in targets) for f in fr.faces
+                 if f.track_id is not None and index.person_of(f.track_id) in persons]
+            i = bisect.bisect_right(starts, fr.t) - 1
+            while p and i >= 0 and starts[i] > fr.t - 2 * index.config.clip_len_s:
+                if fr.t < clips[i].end_s:
+                    mine.setdefault(clips[i].id, []).extend(p)
+                i -= 1
     out = {}
     for clip in index.clips:
         parts = []
-        if clip.max_faces:
+        if persons and clip.id in mine:
+            parts.append((FACE_WEIGHT, sum(mine[clip.id]) / len(mine[clip.id])))
+        elif clip.max_faces and not persons:
             parts.append((FACE_WEIGHT, sum(clip.expression.get(t, 0.0) for t in targets)))
-        if clip.voice:
+        if clip.voice and not speech_of_others(index, clip.start_s, clip.end_s, set(persons)):
             parts.append((VOICE_WEIGHT, sum(clip.voice.get(t, 0.0) for t in targets)))
         if parts:
             out[clip.id] = sum(w * x for w, x in parts) / sum(w for w, _ in parts)
@@ -115,7 +137,7 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
     found = {"clips": search_clips(index, texts, k), "transcript": search_transcript(index, state["search_text"], k),
              "events": search_events(index, state["search_text"], k)}
     targets = list(state["intent"].target_emotions)
-    affect = affect_scores(index, targets) if targets else {}
+    affect = affect_scores(index, targets, grounded_persons(state.get("people", []))) if targets else {}
     ranked = []
     for clip in index.clips:
         hits = {name: scores[clip.id] for name, scores in found.items() if clip.id in scores}

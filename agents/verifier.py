@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from langgraph.runtime import Runtime
 
-from agents.grounding import grounded_persons
+from agents.grounding import grounded_persons, speech_of_others
 from agents.llm import LLMTask
 from agents.schema import Evidence, Intent, Proposal, RefinedQuery, VerifiedCandidate, persons_text
 from agents.state import AffectState, RunContext
@@ -252,18 +252,6 @@ def _behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidenc
     return scores[best], {"span": [e.start_s, e.end_s], "evidence_id": e.id, "match": round(scores[best], 4)}
 
 
-def _speech_of_others(index: VideoIndex, cand: Proposal, persons: set[int]) -> str:
-    """With grounded ``persons``: "person N, ..." when every utterance overlapping the candidate has a
-    known speaker and none of them is a grounded person (so the clip's words and voice say nothing about
-    those people); "" otherwise (no grounding, no speech, a grounded or an unknown speaker)."""
-    if not persons:
-        return ""
-    speakers = {u.speaker for u in index.utterances if u.start_s < cand.end_s and cand.start_s < u.end_s}
-    if not speakers or None in speakers or speakers & persons:
-        return ""
-    return persons_text(speakers)
-
-
 def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Score this round's candidates (returned under ``verified``); request a re-query when too few pass."""
     ctx = runtime.context
@@ -291,7 +279,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         a_ev, prosody = _vocal_evidence(ctx.index, cand)
         ve_ev, vocal, a_obs = _voice_emotion_evidence(ctx.index, cand, targets)
         a_obs["prosody"] = prosody
-        others = _speech_of_others(ctx.index, cand, persons)
+        others = speech_of_others(ctx.index, cand.start_s, cand.end_s, persons)
         if others:  # the question's people do not speak here: the clip's words and voice are someone else's
             verbal, vocal, t_ev, ve_ev, a_ev = 0.0, 0.0, [], [], []
             t_obs, a_obs = {"speakers": others}, {"speakers": others}

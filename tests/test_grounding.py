@@ -58,3 +58,16 @@ def test_the_verifier_reads_only_the_grounded_peoples_faces(cache_root, sample_i
     faces = [e for m in answer.moments for e in m.evidence if e.modality == "visual" and "'s face" in e.detail]
     assert faces and {e.person for e in faces} <= set(g.persons)
     assert any("the audience -> person" in step.decision for step in answer.trace if step.node == "intent_interpreter")
+
+
+def test_the_localizer_reads_only_the_grounded_peoples_faces(sample_index):
+    from agents.localizer import affect_scores
+
+    [g] = ground_people(["the audience"], sample_index)
+    everyone = affect_scores(sample_index, ["happiness"])
+    audience = affect_scores(sample_index, ["happiness"], grounded_persons([g]))
+    # every clip has faces; the audience is seen only in the last shot (8-10 s), and the performer's
+    # speech elsewhere is his (lips or voice), so no other clip keeps a face or voice score
+    assert set(everyone) == {c.id for c in sample_index.clips}
+    assert set(audience) == {c.id for c in sample_index.clips if c.end_s > 8.0}
+    assert all(0.0 <= s <= 1.0 for s in audience.values())
