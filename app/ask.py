@@ -55,8 +55,9 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                         "model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
     p.add_argument("--llm-images", type=number(0, 8, integer=True), metavar="N",
                    help="with a vision --llm (e.g. openai/gpt-4o-mini, ollama/llava): show it N images per judged "
-                        "moment, the middle frame then face crops (longer side <= 512 / 224 px; default 0: none); "
-                        "the answer's llm_usage counts images and cost")
+                        "moment, the middle frame then face crops (longer side <= 512 / 224 px), and one face per "
+                        "person (N people at most) to ground people named by appearance ('the woman in red'); "
+                        "default 0: none; the answer's llm_usage counts images and cost")
     p.add_argument("--json", metavar="OUT", default=None, help="write the answer as JSON here ('-': standard output, the table "
                    "then goes to standard error; schema: --schema)")
     p.add_argument("--report", metavar="HTML", default=None, help="write a self-contained HTML report (timeline, tracks, events, "

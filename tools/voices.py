@@ -11,6 +11,7 @@ clusters the embeddings into voices; the distance it cuts at is chosen on labell
 
 from __future__ import annotations
 
+import bisect
 from typing import Protocol
 
 import numpy as np
@@ -63,10 +64,12 @@ class GE2EVoiceIdentity:
         audio = np.asarray(audio, np.float32)
         hop = SAMPLE_RATE // FRAMES_PER_S
         order = sorted(range(len(windows)), key=lambda i: windows[i][0])
-        while order:
-            first = windows[order[0]][0]
-            group = [i for i in order if windows[i][0] < first + MEL_CHUNK_S]
-            order = order[len(group):]
+        starts = [windows[i][0] for i in order]
+        pos = 0
+        while pos < len(order):
+            first = starts[pos]
+            end = bisect.bisect_left(starts, first + MEL_CHUNK_S, lo=pos + 1)
+            group, pos = order[pos:end], end
             # a stretch starting on the frame grid: its frames are the whole signal's frames from `f0` on
             f0 = max(0, int((first - _MARGIN_S) * FRAMES_PER_S))
             last = max(windows[i][1] for i in group) + _MARGIN_S
