@@ -85,6 +85,17 @@ def _observations(index: VideoIndex) -> tuple[Counter, Counter]:
     return seen, in_group
 
 
+def _speaking_time(index: VideoIndex) -> tuple[Counter, float]:
+    """Seconds of utterances per known speaker, and the seconds of all utterances."""
+    spoken: Counter = Counter()
+    total = 0.0
+    for u in index.utterances:
+        total += u.end_s - u.start_s
+        if u.speaker is not None:
+            spoken[u.speaker] += u.end_s - u.start_s
+    return spoken, total
+
+
 def _thumbnails(index: VideoIndex, persons: list[int]) -> list[str]:
     out = []
     for p in persons:
@@ -100,12 +111,7 @@ def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
     if phrase not in (*SPEAKING, *GROUP, *ONLY_PERSON):
         return None
     seen, in_group = _observations(index)
-    spoken: Counter = Counter()
-    total_speech = 0.0
-    for u in index.utterances:
-        total_speech += u.end_s - u.start_s
-        if u.speaker is not None:
-            spoken[u.speaker] += u.end_s - u.start_s
+    spoken, total_speech = _speaking_time(index)
     if phrase in SPEAKING:
         if not spoken:
             return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
@@ -140,10 +146,7 @@ def ground_by_vision(phrase: str, index: VideoIndex, llm: LLM, images: int) -> P
     """``GROUND_PERSON`` asked of ``llm`` with one face thumbnail of each of the (at most ``images``) people
     with the most screen time; None when there is nobody to show or the model chooses no one."""
     seen, _ = _observations(index)
-    spoken: Counter = Counter()
-    for u in index.utterances:
-        if u.speaker is not None:
-            spoken[u.speaker] += u.end_s - u.start_s
+    spoken, _ = _speaking_time(index)
     shown, urls = [], []
     for p, _n in seen.most_common():
         thumbs = _thumbnails(index, [p])

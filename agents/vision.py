@@ -17,29 +17,21 @@ from __future__ import annotations
 import numpy as np
 
 from agents.schema import VerifiedCandidate
+from indexing.visual import THUMB_MARGIN
 from memory.store import VideoIndex
 from tools.captions import jpeg_data_url
+from tools.expression import crop_face
 from tools.media import iter_frames
+from tools.schema import Box
 
 #: Upper bound of ``--llm-images``.
 MAX_IMAGES = 8
 #: Longer side (px) of the keyframe and of each face crop sent.
 KEYFRAME_SIDE, FACE_SIDE = 512, 224
-#: Margin around a face box, as a share of its size on each side.
-FACE_MARGIN = 0.25
 
 
 def _frame_at(index: VideoIndex, t: float) -> np.ndarray | None:
     return next((f for _, f in iter_frames(index.info.path, fps=25.0, start_s=t, end_s=t + 0.04)), None)
-
-
-def _crop(frame: np.ndarray, box: dict) -> np.ndarray:
-    h, w = frame.shape[:2]
-    bw, bh = box["x1"] - box["x0"], box["y1"] - box["y0"]
-    x0, x1 = max(0.0, box["x0"] - FACE_MARGIN * bw), min(1.0, box["x1"] + FACE_MARGIN * bw)
-    y0, y1 = max(0.0, box["y0"] - FACE_MARGIN * bh), min(1.0, box["y1"] + FACE_MARGIN * bh)
-    return np.ascontiguousarray(frame[int(y0 * h):max(int(y1 * h), int(y0 * h) + 1),
-                                      int(x0 * w):max(int(x1 * w), int(x0 * w) + 1)])
 
 
 def thumbnail_url(index: VideoIndex, thumbnail: str) -> str | None:
@@ -80,5 +72,6 @@ def candidate_images(index: VideoIndex, cand: VerifiedCandidate, n: int) -> list
     for rec in faces[:n - len(images)]:
         frame = _frame_at(index, rec["t"])
         if frame is not None:
-            images.append(jpeg_data_url(_crop(frame, rec["box"]), FACE_SIDE))
+            crop = crop_face(frame, Box.model_validate(rec["box"]), THUMB_MARGIN)  # as the index's thumbnails
+            images.append(jpeg_data_url(np.ascontiguousarray(crop), FACE_SIDE))
     return images[:n]
