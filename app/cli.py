@@ -37,7 +37,7 @@ def _models(argv: list[str], prog: str) -> int:
     fetch one (``--fetch NAME``: the only command that downloads a model)."""
     import argparse
 
-    from tools.fetch import PINNED_MODELS, FetchError, fetch_model, pinned_model, pinned_path
+    from tools.fetch import PINNED_MODELS, FetchError, fetch_model, fetched, pinned_model
 
     p = argparse.ArgumentParser(prog=prog, description="List each tool's registered backends (default first) and "
                                 "the models a user with internet can fetch; --fetch downloads one, checksum-pinned.")
@@ -82,7 +82,7 @@ def _models(argv: list[str], prog: str) -> int:
         print(f"{registry.tool:<14} " + ", ".join(f"{n} (default)" if n == default else n for n in names))
     print("\nfetchable (affectseek models --fetch NAME):")
     for m in PINNED_MODELS.values():
-        state = "fetched" if pinned_path(m).is_file() else "not fetched"
+        state = "fetched" if fetched(m) else "not fetched"
         print(f"  {m.name:<22} {state}: {m.about}; {m.licence}")
     return 0
 

@@ -88,7 +88,8 @@ def print_index(con, video: str, index, events: list) -> None:
         if u is not None:
             who = f"voice {u.voice if u.voice is not None else '?'}"
             who = f" ({who}, person {u.speaker} by {u.speaker_by})" if u.speaker is not None else f" ({who})"
-        con.print(f"  speech {seg.start_s:6.1f}-{seg.end_s:6.1f} s{who}  {safe(seg.text)}")
+        translated = f" [English translation of {seg.translated_from} speech]" if seg.translated_from else ""
+        con.print(f"  speech {seg.start_s:6.1f}-{seg.end_s:6.1f} s{who}{translated}  {safe(seg.text)}")
     voices = {v.voice for v in index.voices}
     if voices:
         con.print(f"{len(voices)} voice(s) in {len(index.voices)} turns (GE2E voice embeddings, clustered)")

@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     asr_backend: Literal["faster-whisper", "whisperx"] = "faster-whisper"
     asr_model: str | None = Field(None, description="Whisper model dir or id")
     asr_batch_size: int = Field(0, ge=0, le=64, description="0: sequential decoding; N: batched (faster)")
+    asr_task: Literal["transcribe", "translate"] = Field(
+        "transcribe", description="transcribe (the spoken language) or translate (English text; multilingual model)")
     language: str | None = Field(None, description="force the speech language (e.g. en)")
     no_audio: bool = Field(False, description="answer from the picture alone")
     device: str = Field("cpu", description="cpu or cuda")
@@ -84,7 +86,7 @@ class Settings(BaseSettings):
             clip_len_s=self.clip_len, clip_stride_s=self.clip_stride, sample_fps=self.fps,
             embedder="openclip" if self.openclip_checkpoint else "minilm", openclip_model=self.openclip_model,
             openclip_checkpoint=self.openclip_checkpoint, asr_backend=self.asr_backend, asr_model=self.asr_model,
-            asr_batch_size=self.asr_batch_size,
+            asr_batch_size=self.asr_batch_size, asr_task=self.asr_task,
             language=self.language, use_audio=not self.no_audio, device=self.device,
             expression_backend=self.expression_backend, voice_backend=None if self.no_voice_emotion else "voice8",
             identity_backend=None if self.no_reid else "dlib",

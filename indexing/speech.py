@@ -65,7 +65,8 @@ def merge_transcripts(parts: list[tuple[float, Transcript]], duration_s: float) 
                           end_s=round(w.end_s + offset, 3), probability=w.probability)
                      for j, w in enumerate(seg.words)]
             segments.append(TranscriptSegment(id=f"s{i}", start_s=round(seg.start_s + offset, 3),
-                                              end_s=round(seg.end_s + offset, 3), text=seg.text, words=words))
+                                              end_s=round(seg.end_s + offset, 3), text=seg.text, words=words,
+                                              translated_from=seg.translated_from))
     langs = [tr.language for _, tr in parts if tr.language and tr.segments]
     language = max(set(langs), key=langs.count) if langs else None
     model = parts[0][1].model if parts else "none"
@@ -103,7 +104,7 @@ def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progr
         saved = ckpt.load(name)
         if saved is None:
             asr = asr or load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language,
-                                  batch_size=cfg.asr_batch_size)
+                                  batch_size=cfg.asr_batch_size, task=cfg.asr_task)
             part = asr.transcribe(audio[a:b])
             ckpt.save(name, part)
         else:

