@@ -114,6 +114,9 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                    help="do not tell voices apart (default: speech is diarized with the GE2E voice encoder, each "
                         "utterance gets a voice, and a voice heard with a person's moving lips names its speaker "
                         "where no lips are seen)")
+    g.add_argument("--no-index-gestures", action="store_true",
+                   help="no hand and pose models at index time (faster indexing; gestures are then seen only on the "
+                        "verifier's candidate clips, so the localizer cannot search them)")
     g.add_argument("--caption-model", metavar="LITELLM_ID",
                    help="caption keyframes with a vision-language model at index time (e.g. openai/gpt-4o-mini, "
                         "ollama/llava; sends downscaled frames to it) so that scene words such as 'on a beach' can "

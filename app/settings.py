@@ -57,6 +57,7 @@ class Settings(BaseSettings):
     no_voice_emotion: bool = False
     no_reid: bool = Field(False, description="keep person tracks per shot (no face re-identification)")
     no_diarization: bool = Field(False, description="no voice diarization (utterances get no voice)")
+    no_index_gestures: bool = Field(False, description="no hands/pose at index time (gestures only on candidates)")
     caption_model: str | None = Field(None, description="litellm vision model that captions keyframes at index time")
     caption_every_s: float = Field(10.0, gt=0, le=3600, description="a captioned keyframe at least every N s of a shot")
     # verification
@@ -90,7 +91,7 @@ class Settings(BaseSettings):
             language=self.language, use_audio=not self.no_audio, device=self.device,
             expression_backend=self.expression_backend, voice_backend=None if self.no_voice_emotion else "voice8",
             identity_backend=None if self.no_reid else "dlib",
-            voice_id_backend=None if self.no_diarization else "ge2e", caption_model=self.caption_model, caption_every_s=self.caption_every_s)
+            voice_id_backend=None if self.no_diarization else "ge2e", index_gestures=not self.no_index_gestures, caption_model=self.caption_model, caption_every_s=self.caption_every_s)
 
     def run_settings(self) -> RunSettings:
         """Search and verification knobs (``agents.state.RunSettings``)."""

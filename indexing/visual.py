@@ -2,7 +2,8 @@
 
 ``observe_video`` decodes the video at the index frame rate (default 1 fps) in checkpointed chunks of
 ``chunk_s`` seconds; each frame goes through the perception engine (``tools.engine``: faces +
-AffectNet-8 expression, gaze and lip activity; no hands at index time), the shot-cut detector
+AffectNet-8 expression, gaze and lip activity, and hands with gestures and body pose unless
+``IndexConfig.index_gestures`` is off), the shot-cut detector
 (``tools.tracks.is_cut`` on colour histograms) and, with a CLIP embedder, the image encoder. Faces are
 then linked into tracks within shots (``tools.tracks.link_tracks``), each track gets a thumbnail, and
 tracks are re-identified across shots by face identity descriptors (``tools.tracks.reidentify``).
@@ -113,7 +114,7 @@ def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: flo
         advance(1)
 
     frames = _timed(iter_frames(info.path, cfg.sample_fps, start_s, end_s), timings, "decode")
-    observed = engine.observe(frames, "a", hands=False, first_number=first_number, on_frame=on_frame)
+    observed = engine.observe(frames, "a", hands=cfg.index_gestures, first_number=first_number, on_frame=on_frame)
     if pending:
         embed_pending()
     arrays = {"last_hist": hist_box[0]} if hist_box[0] is not None else {}

@@ -63,6 +63,8 @@ class IndexConfig(BaseModel):
     voice_id_backend: str | None = Field("ge2e", description="voice identity model that diarizes speech "
                                          "(tools.voices, tools.diarization); None: no voice field")
     use_audio: bool = True
+    index_gestures: bool = Field(True, description="hands and body pose in the index's frame-rate pass, so the "
+                                 "whole-video event timeline the localizer searches has gestures; False: gaze only")
     caption_model: str | None = Field(None, description="litellm vision model that captions keyframes (tools.captions)")
     caption_every_s: float = Field(10.0, gt=0, description="a keyframe at least every this many seconds of a shot")
     device: str = "cpu"

@@ -203,7 +203,14 @@ def test_localizer_searches_the_event_timeline(cache_root):
     from tools.text import load_text_encoder
 
     show = open_index(SAMPLE, IndexConfig(), cache_root)
-    assert show.events == [] and search_events(show, "someone looks at someone", k=3) == {}  # nobody looks at anybody
+    # the index's 1 fps pass (hands and pose included): no gaze between people (nobody looks at anybody), and
+    # the performer's gestures (watched: pointing and open palm between 4 and 7.5 s) are in the timeline
+    assert not [e for e in show.events if "gaze" in e.type]
+    gestures = [e for e in show.events if e.type in ("pointing", "open_palm")]
+    assert {"pointing", "open_palm"} <= {e.type for e in gestures}
+    assert all(4.0 <= e.start_s <= e.end_s <= 7.5 for e in gestures)
+    pointing = search_events(show, "someone points with the index finger", k=1)
+    assert pointing and all(c.start_s < 7.5 and c.end_s > 4.0 for c in show.clips if c.id in pointing)
     # two tracks of the performer's shot looking at each other at 4.0-5.0 s (the event layer's own output)
     frames = [SocialFrame(t=t, tracks=[4, 8], gaze=[Gaze(id=f"a{t}", looking_at=1), Gaze(id=f"b{t}", looking_at=0)])
               for t in (4.0, 4.5, 5.0)]

@@ -7,7 +7,7 @@ caller whose results are all cached never loads a model. ``observe`` turns decod
 ``tools.expression``), gaze and lip activity per face (``tools.gaze``) and, when asked, hands with
 gestures and body-pose crossed arms (``tools.gestures``); ``describe`` gives face identity descriptors
 (``tools.identity``) for re-identifying people across shots. Indexing observes the whole video at 1 fps
-without hands; verification observes candidate clips at 4 fps with hands (``indexing.observe`` stores
+(with hands unless ``IndexConfig.index_gestures`` is off); verification observes candidate clips at 4 fps with hands (``indexing.observe`` stores
 the records per chunk). Adding a frame-level model means one module with a registry and one field here.
 
 With hands, the gesture models (MediaPipe Hands and Pose, the slowest tools) run on a second thread

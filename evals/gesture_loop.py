@@ -1,0 +1,91 @@
+"""Gesture questions on a long video: does the index-time gesture timeline help the localizer?
+
+    python -m evals.gesture_loop [--workdir DIR] [--json FILE]
+
+The video is the benchmark's dialogue unit (``benches/bench_index.py``: real speech under the pictures
+of the two shared clips, hamilton then KatieHill, repeated) looped to about 11 minutes. The only
+labelled gestures are the performer's in the bundled sample (watched: he points and shows an open palm
+between 4 and 7.5 s of ``samples/hamilton_short.mp4``, ``evals/RESULTS.md`` section 10), so every copy
+of those seconds is a labelled pointing span; other people's gestures (the KatieHill speaker's hands)
+are not labelled, so only the pointing question is scored.
+
+The same code answers "when does the performer point at someone?" over two indexes of the video: with
+hands and pose in the 1 fps index pass (the default) and without (``--no-index-gestures``: gestures only
+on the verifier's candidates). Scored: whether the top moment overlaps a pointing span and the share
+of the returned moments (at most 5) that do; the time to open each index (its build, when not cached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+QUERY = "when does the performer point at someone?"
+#: The performer's pointing and open palm in ``samples/hamilton_short.mp4`` (seconds, watched).
+POINTING_S = (4.0, 7.5)
+
+
+def pointing_spans(unit_s: float, duration_s: float) -> list[tuple[float, float]]:
+    """Every copy of ``POINTING_S`` in the looped video (seconds): the unit shows the hamilton frames
+    then the KatieHill frames as ``iter_frames(src, 25)`` yields them, each written at 1/25 s, repeated
+    to the unit's length; the unit is then looped."""
+    from benches.bench_index import MEDIA
+    from tools.media import iter_frames
+
+    times = [t for t, _ in iter_frames(MEDIA / "hamilton_short.mp4", 25)]
+    n_other = sum(1 for _ in iter_frames(MEDIA / "WDA_KatieHill_000.mp4", 25))
+    inside = [i for i, t in enumerate(times) if POINTING_S[0] <= t <= POINTING_S[1]]
+    lo_off, hi_off, period = inside[0] / 25, (inside[-1] + 1) / 25, (len(times) + n_other) / 25
+    spans = []
+    for r in range(int(duration_s // unit_s) + 1):
+        for k in range(int(unit_s // period) + 1):
+            s0 = r * unit_s + k * period
+            lo, hi = s0 + lo_off, min(s0 + hi_off, (r + 1) * unit_s, duration_s)
+            if lo < hi:
+                spans.append((round(lo, 3), round(hi, 3)))
+    return spans
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(REPO))
+    from benches.bench_index import dialogue_video, loop_video
+    from graphs.pipeline import run_query
+    from memory.store import IndexConfig
+    from tools.media import probe
+
+    ap = argparse.ArgumentParser(prog="python -m evals.gesture_loop", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workdir", type=Path, default=None, help="keep the video and caches here (default: temporary)")
+    ap.add_argument("--json", type=Path, default=None, help="write the result here")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.workdir or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        base, video = work / "base.mp4", work / "v10.mp4"
+        if not video.is_file():
+            loop_video(dialogue_video(base), video, 600)
+        unit_s, duration_s = probe(base).duration_s, probe(video).duration_s
+        spans = pointing_spans(unit_s, duration_s)
+        result = {"query": QUERY, "duration_s": round(duration_s, 1), "pointing_spans": len(spans)}
+        for name, gestures in (("index gestures (default)", True), ("--no-index-gestures", False)):
+            cache = work / ("cache-gestures" if gestures else "cache-nogestures")
+            answer = run_query(str(video), QUERY, index_config=IndexConfig(index_gestures=gestures),
+                               cache_dir=str(cache)).answer
+            hits = [any(m.start_s < hi and m.end_s > lo for lo, hi in spans) for m in answer.moments[:5]]
+            result[name] = {"moments": [[m.start_s, m.end_s] for m in answer.moments],
+                            "top_hit": bool(hits and hits[0]),
+                            "share_of_moments_hit": round(sum(hits) / max(1, len(hits)), 2),
+                            "index_s": answer.timings_s.get("index_total")}  # a cached index: its load time
+            print(name, result[name], file=sys.stderr, flush=True)
+    text = json.dumps(result, indent=2)
+    if args.json:
+        args.json.write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
