@@ -509,3 +509,14 @@ def test_a_default_cold_run_opens_no_network_connection_and_writes_only_cache_an
         assert connects == []
     else:
         pytest.skip("strace not installed: native connections unchecked (apt-get install strace; CI installs it)")
+
+
+def test_translation_with_the_english_only_model_is_one_clear_line(tmp_path):
+    """--asr-task translate needs a multilingual model; the offline default reads English only."""
+    proc = run_cli(str(SAMPLE), "when is he happy?", "--asr-task", "translate", "--cache-dir", str(tmp_path / "cache"),
+                   "--quiet")
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+    assert "reads English only" in lines[0] and "whisper-base" in lines[0]
+    assert not list((tmp_path / "cache").glob("*/index-*"))  # no index committed (finished chunks stay to resume)

@@ -66,7 +66,8 @@ class Registry(Generic[T]):
 
         Raises:
             UnknownBackendError: ``name`` is not registered.
-            BackendUnavailableError: the loader failed (missing package or weights).
+            BackendUnavailableError: the loader failed (missing package or weights, a file that is not the
+                model, an option the model cannot take).
         """
         if name not in self._loaders:
             raise UnknownBackendError(f"unknown {self.tool} backend {name!r}; choose one of {self.names()}")
@@ -75,6 +76,6 @@ class Registry(Generic[T]):
             if key not in self._cache:
                 try:
                     self._cache[key] = self._loaders[name](**opts)
-                except (ImportError, OSError) as exc:
+                except (ImportError, OSError, ValueError) as exc:  # ValueError: weights or options it cannot take
                     raise BackendUnavailableError(f"{self.tool} backend {name!r} cannot load: {exc}") from exc
             return self._cache[key]
