@@ -171,8 +171,8 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
 
 def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                      frames: list[SocialFrame]) -> tuple[list[Evidence], float, dict]:
-    """One verbal evidence item per transcript segment with words in the clip, and the speech match. Its
-    speaker is the person whose lips move with the words in the clip's frames, else the utterance's
+    """One verbal evidence item per transcript segment with words in the clip, each with the emotion its
+    words read as (``tools.text_emotion``: words8), and the speech match. Its speaker is the person whose lips move with the words in the clip's frames, else the utterance's
     index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
     per_segment = [(seg, [w for w in seg.words if cand.start_s <= (w.start_s + w.end_s) / 2 < cand.end_s])
@@ -186,7 +186,11 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
     sim = speech_match(float((vecs[:-1] @ vecs[-1]).max()), keyword_overlap(texts[0], said))
     evidence = []
     by_voice = {u.segment_id for u in index.utterances if u.speaker_by == "voice"}
+    words_emotion = load_text_emotion(index.config.device)
     for n, (seg, ws) in enumerate(per_segment):
+        text = " ".join(w.text for w in ws)
+        read = words_emotion.distribution(text)
+        label = max(read, key=read.__getitem__)
         who = speaker_of(frames, ws[0].start_s, ws[-1].end_s + 1e-3)
         how = ""
         if who is None and seg.id in index.segment_speakers:
@@ -195,7 +199,7 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
         says = f"says (spoken in {seg.translated_from}; Whisper's English translation)" if seg.translated_from else "says"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
-            end_s=ws[-1].end_s, person=who, detail=f'{speaker} {says} "{" ".join(w.text for w in ws)}"',
+            end_s=ws[-1].end_s, person=who, detail=f'{speaker} {says} "{text}" (words read as {label}, p={read[label]:.2f})',
             ref=index.ref("transcript.json", seg.id)))
     obs = {"text": said, "span": [evidence[0].start_s, evidence[-1].end_s],
            "emotion_distribution": load_text_emotion(index.config.device).distribution(said),

@@ -86,3 +86,32 @@ def test_composed_bench_puts_each_emotion_on_its_shot(tmp_path):
     spans = sorted((i["moments"][0]["start_s"], i["moments"][0]["end_s"]) for i in items)
     assert spans[0][0] == 0.0 and abs(spans[-1][1] - duration) < 0.2 and 20 < duration < 45
     assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))  # shots back to back
+
+
+def test_words8_reads_spoken_feelings_and_gives_contempt_nothing():
+    from tools.text_emotion import load_text_emotion
+
+    words = load_text_emotion()
+    assert words.name.startswith("words8-head:")
+    sad = words.distribution("I miss her so much, I just want to cry.")
+    angry = words.distribution("Get out of my house right now! I can't stand you!")
+    assert set(sad) == set(AFFECTNET8) and sum(sad.values()) == pytest.approx(1.0, abs=1e-3)
+    assert max(sad, key=sad.get) == "sadness"
+    assert max(angry, key=angry.get) == "anger"
+    assert sad["contempt"] < 0.01  # MELD has no contempt: the words never vote for it
+
+
+def test_words8_reads_meld_test_utterances_far_better_than_the_lexicon_scorer():
+    from evals.train_text import meld_features, scores
+    from tools.heads import LinearHead
+    from tools.text_emotion import WORDS8_HEAD, load_text_emotion
+
+    d = meld_features(_assembled("meld"))
+    test = d["fold"] == "test"
+    head = scores(d["y"][test], LinearHead.load(WORDS8_HEAD).probs(d["x"][test]).argmax(1))
+    sample = np.flatnonzero(test)[::10]  # every tenth test utterance: 261, enough to separate the two
+    lexicon = load_text_emotion()
+    lex = [max(p, key=p.get) for p in map(lexicon.lexicon_distribution, d["text"][sample].tolist())]
+    lex_scores = scores(d["y"][sample], np.asarray([AFFECTNET8.index(k) for k in lex]))
+    assert head["weighted_f1"] >= 0.45  # measured 0.515 (evals/results/words_test.json)
+    assert head["weighted_f1"] > lex_scores["weighted_f1"] + 0.15

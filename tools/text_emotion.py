@@ -1,27 +1,41 @@
-"""Emotion and cue scores of a text by sentence-embedding similarity to ``tools.lexicon`` phrases.
+"""What a text says about feelings: emotion and cue scores of a question, emotion of spoken words.
 
-A zero-shot text classifier in the style of embedding-similarity labelling (e.g. Yin et al., 2019,
-zero-shot text classification benchmarks): each label's score is the highest cosine similarity
-(all-MiniLM-L6-v2) between the text and the label's descriptions.
+``similarities`` (the intent interpreter's reading of a question): a zero-shot text classifier in the
+style of embedding-similarity labelling (e.g. Yin et al., 2019, zero-shot text classification
+benchmarks): each label's score is the highest cosine similarity (all-MiniLM-L6-v2) between the text
+and the label's descriptions in ``tools.lexicon``.
+
+``distribution`` (the emotion of what someone says, the verbal modality): the words8 head
+(``WORDS8_HEAD``), a logistic regression over the same sentence vectors trained on MELD's spoken
+utterances (``evals.train_text``; model card ``tools/models/WORDS8.md``): on MELD test, weighted F1
+0.515 and macro-F1 0.377 where the similarity scorer reaches 0.204 / 0.183 (``evals/results/words_test.json``).
+Without the head file it falls back to the similarity scorer (``lexicon_distribution``).
 """
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import numpy as np
 
+from tools.heads import LinearHead
 from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS
 from tools.schema import AFFECTNET8
 from tools.text import TextEncoder, load_text_encoder
 
+#: The words8 head: AffectNet-8 probabilities of an utterance from its sentence vector (contempt ~0, MELD has none).
+WORDS8_HEAD = Path(__file__).parent / "models" / "words8_head.npz"
 
-class LexiconTextEmotion:
-    """Scores texts against the AffectNet-8 and cue descriptions with ``encoder``."""
 
-    def __init__(self, encoder: TextEncoder) -> None:
+class TextEmotion:
+    """Scores texts against the AffectNet-8 and cue descriptions with ``encoder``, and reads the emotion of
+    spoken words with the words8 head over the same encoder when ``head`` exists (see the module doc)."""
+
+    def __init__(self, encoder: TextEncoder, head: str | Path | None = WORDS8_HEAD) -> None:
         self.encoder = encoder
-        self.name = f"lexicon-similarity:{encoder.name}"
+        self._head = LinearHead.load(head) if head is not None and Path(head).is_file() else None
+        self.name = (f"words8-head:{Path(head).name}+" if self._head else "") + f"lexicon-similarity:{encoder.name}"
         self._emo = {k: encoder.encode(v) for k, v in EMOTION_DESCRIPTIONS.items()}
         self._cue = {k: encoder.encode(v) for k, v in CUE_DESCRIPTIONS.items()}
 
@@ -31,7 +45,15 @@ class LexiconTextEmotion:
         return ({k: float((v @ q).max()) for k, v in self._emo.items()},
                 {k: float((v @ q).max()) for k, v in self._cue.items()})
 
-    def distribution(self, text: str, temperature: float = 0.05) -> dict[str, float]:
+    def distribution(self, text: str) -> dict[str, float]:
+        """AffectNet-8 probabilities of what ``text`` (someone's words) expresses: the words8 head, or
+        ``lexicon_distribution`` without it."""
+        if self._head is None:
+            return self.lexicon_distribution(text)
+        p = self._head.probs(self.encoder.encode([text])[0])[0]
+        return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, p, strict=True)}
+
+    def lexicon_distribution(self, text: str, temperature: float = 0.05) -> dict[str, float]:
         """Softmax over AffectNet-8 of the emotion similarities (``temperature`` in cosine units)."""
         emotions, _ = self.similarities(text)
         from scipy.special import softmax
@@ -41,6 +63,6 @@ class LexiconTextEmotion:
 
 
 @functools.lru_cache(maxsize=4)
-def load_text_emotion(device: str = "cpu") -> LexiconTextEmotion:
-    """The cached lexicon scorer on the default text encoder."""
-    return LexiconTextEmotion(load_text_encoder(model=None, device=device))
+def load_text_emotion(device: str = "cpu") -> TextEmotion:
+    """The cached scorer on the default text encoder, with the words8 head when its file is present."""
+    return TextEmotion(load_text_encoder(model=None, device=device))

@@ -1,7 +1,7 @@
 """Assemble the labelled face and speech sets the project measures itself on, split by person.
 
     python -m evals.data.assemble --source ckplus=DIR --source rafdb=DIR --source ravdess=DIR \
-        --source emodb=DIR [--out DIR]
+        --source emodb=DIR --source meld=DIR [--out DIR]
 
 Each ``DIR`` is a clone (work tree) or a bare git directory of the public repository that holds the
 set (``evals/data/SOURCES.md`` names them, with licences and label origins). Nothing is downloaded:
@@ -18,6 +18,11 @@ Splits (no person in both):
 - EMO-DB subset (``dataset/{Angry,Happy,Neutral,Sad}/SSTTTEv.wav``, German): speakers 12-16 are test.
 - RAF-DB basic (``DATASET/{train,test}/<emotion>/*_aligned.jpg``): no person ids, so its own split:
   train is dev, test is test.
+- MELD text (``data/MELD/{train,dev,test}_sent_emo.csv``: utterances of the TV series Friends, each with
+  the majority label of three annotators who watched the clip; Poria et al., 2019, ACL): the dataset's own
+  split, since its main speakers appear in every part (no person split is possible): train and dev are
+  dev (``fold`` "train" / "val"), test is test. One record per utterance, its words in ``text`` and in a
+  ``.txt`` file; ``person`` is the speaker's name.
 - speakers (pyAudioAnalysis ``data/diarizationExample*.wav`` with their ``.segments`` speaker turns;
   real recordings of 4 and 6 speakers, the first a radio phone-in; the turns go into the record as ``turns``): test only, never used for fitting.
 
@@ -76,6 +81,10 @@ _RAV = re.compile(r"(?:^|/)Actor_(\d\d)/(03-01-(\d\d)-\d\d-(\d\d)-\d\d-(\d\d)\.w
 #: pyAudioAnalysis's speaker-labelled recordings (Giannakopoulos, 2015, PLoS ONE 10(12); Apache-2.0):
 #: each ``.wav`` has a ``.segments`` file of ``start end speakerX`` rows.
 _SPK = re.compile(r"(?:^|/)pyAudioAnalysis/data/(diarizationExample\d?)\.(wav|segments)$")
+_MELD = re.compile(r"(?:^|/)data/MELD/(train|dev|test)_sent_emo\.csv$")
+#: MELD's seven labels -> AffectNet-8 (joy is happiness; MELD has no contempt).
+MELD_LABELS = {"neutral": "neutral", "joy": "happiness", "sadness": "sadness", "surprise": "surprise",
+               "fear": "fear", "disgust": "disgust", "anger": "anger"}
 _EMO = re.compile(r"(?:^|/)dataset/(Angry|Happy|Neutral|Sad)/((\d\d)([ab]\d\d)[A-Z][a-z]\.wav)$")
 
 
@@ -153,6 +162,17 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
                 "label": label, "raw_label": raw, "person": f"S{speaker:02d}",
                 "split": "test" if speaker in EMODB_TEST_SPEAKERS else "dev",
                 "text": EMODB_TEXTS[m.group(4)], "language": "de"}
+    elif name == "meld":
+        import csv
+
+        for rel, data in _files(source, _MELD):
+            part = _MELD.search(rel).group(1)
+            for row in csv.DictReader(io.StringIO(data.decode("utf-8"))):
+                raw = row["Emotion"].strip()
+                yield f"{part}/{row['Dialogue_ID']}_{row['Utterance_ID']}.txt", row["Utterance"].encode(), {
+                    "label": MELD_LABELS[raw], "raw_label": raw, "person": row["Speaker"],
+                    "split": "test" if part == "test" else "dev", "fold": {"dev": "val"}.get(part, part),
+                    "text": row["Utterance"], "language": "en"}
     elif name == "speakers":
         files = {rel: data for rel, data in _files(source, _SPK)}
         for rel, data in sorted(files.items()):
@@ -165,7 +185,7 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
             yield f"{m.group(1)}.wav", data, {"label": None, "raw_label": None, "person": None, "split": "test",
                                              "turns": turns}
     else:
-        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, ravdess, emodb or speakers")
+        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, ravdess, emodb, meld or speakers")
 
 
 def assemble(name: str, source: Path, out: Path) -> Counter:
@@ -234,7 +254,7 @@ def default_root() -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.data.assemble", description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", action="append", required=True, metavar="SET=DIR",
-                    help="ckplus=DIR, rafdb=DIR, ravdess=DIR, emodb=DIR or speakers=DIR: a clone or bare git dir of the set's repository")
+                    help="ckplus=DIR, rafdb=DIR, ravdess=DIR, emodb=DIR, meld=DIR or speakers=DIR: a clone or bare git dir of the set's repository")
     ap.add_argument("--out", type=Path, default=None, help="output root (default <cache>/data)")
     args = ap.parse_args(argv)
     out = args.out or default_root()
