@@ -5,14 +5,15 @@ observations. When the verifier accepted none, the best-supported candidates are
 the answer says that support is weak (``weak``): an answer is empty only when nothing was checked or
 the user set ``RunSettings.abstain_below``. Span edges within ``SNAP_S`` of a shot cut move onto it.
 Judged spans of the same emotion that overlap are merged into one moment (union of the spans, the
-higher confidence). Moments judged to show a target emotion of the intent rank before the others;
+higher confidence); a span judged twice with different emotions (two clips snapped to the same cuts, tIoU
+>= ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label. Moments judged to show a target emotion of the intent rank before the others;
 within each group by support x the judged probability of the asked emotions (support x confidence
 when the query names none or the judge gave no such probability), best first. The label says what the
 moment shows; the ranking says how strongly it shows what was asked.
 
 Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-expression distribution
-(visual), the voice's emotion distribution (vocal), the speech's similarity to the emotion descriptions
-(verbal) and the intent prior, with weights and a confidence calibration fitted on composed benches of
+(visual), the voice's emotion distribution (vocal), the emotion of the words (verbal: words8,
+``tools.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on composed benches of
 dev people the face and voice heads never saw (``evals.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
 or, for a question that names no emotion, around the gesture or gaze event that matches it best
 (``GESTURE_PAD_S``) or where the words are, whichever matches the question better.
@@ -36,7 +37,7 @@ from agents.llm import LLMTask
 from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images
-from tools.schema import AFFECTNET8
+from tools.schema import AFFECTNET8, temporal_iou
 
 #: The fitted fusion of the offline judge (``evals.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
 FUSION_FILE = Path(__file__).with_name("fusion.json")
@@ -45,6 +46,9 @@ SNAP_S = 0.6
 #: Seconds added on each side of the gesture or gaze event that sets the span of a behaviour question
 #: (a gesture's preparation and retraction around its stroke; McNeill, 1992, "Hand and Mind").
 GESTURE_PAD_S = 1.0
+#: Two judged spans at least this close (tIoU) are one moment: beyond the strictest threshold the benchmarks
+#: score (R1@0.7), any evaluation would count them as the same span.
+SAME_MOMENT_TIOU = 0.9
 
 
 class Fusion(BaseModel):
@@ -208,8 +212,8 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
         j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
         asked = j.target_probability if targets and j.target_probability is not None else j.confidence
         score = cand.support * asked
-        prev = drafts[-1] if drafts else None
-        if prev and prev.emotion == j.emotion and j.start_s <= prev.end_s:
+        prev = next((d for d in drafts if d.emotion == j.emotion and j.start_s <= d.end_s), None)
+        if prev:  # overlaps an earlier span of the same emotion (spans come in start order)
             prev.end_s = max(prev.end_s, j.end_s)
             prev.confidence = max(prev.confidence, j.confidence)
             prev.score = max(prev.score, score)
@@ -218,7 +222,11 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
             drafts.append(MomentDraft(start_s=j.start_s, end_s=j.end_s, emotion=j.emotion, confidence=j.confidence,
                                       score=score, evidence=list(cand.evidence)))
     drafts.sort(key=lambda d: (targets and d.emotion not in targets, -d.score))
-    return drafts[:top_k], weak and bool(drafts)
+    kept: list[MomentDraft] = []
+    for d in drafts:  # one reading per moment: a span judged twice keeps its better-ranked label
+        if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU for k in kept):
+            kept.append(d)
+    return kept[:top_k], weak and bool(kept)
 
 
 def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:

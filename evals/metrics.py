@@ -33,20 +33,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tools.schema import AFFECTNET8
+from tools.schema import AFFECTNET8, temporal_iou
 
 Span = tuple[float, float]
 #: tIoU thresholds of the mAP (QVHighlights): 0.50, 0.55, ..., 0.95.
 MAP_THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
 #: Similarity above which a predicted step counts as matching a reference step (Similarity-NumSteps).
 STEP_MATCH_TAU = 0.5
-
-
-def temporal_iou(a: Span, b: Span) -> float:
-    """Temporal IoU of spans ``a`` and ``b`` given as (start_s, end_s); 0 for disjoint or empty spans."""
-    inter = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
-    union = max(a[1], b[1]) - min(a[0], b[0])
-    return inter / union if union > 0 and inter > 0 else 0.0
 
 
 def recall_at_1(top1: Span | None, truths: Sequence[Span], threshold: float) -> float:

@@ -50,3 +50,35 @@ def test_the_fusion_fold_holds_dev_people_only():
     raf = [in_fusion_fold("rafdb", {"split": "dev", "person": None, "path": f"train/x/train_{i:05d}_aligned.jpg"})
            for i in range(2000)]
     assert 0.05 < sum(raf) / len(raf) < 0.15
+
+
+
+def _draft(judged: dict[str, tuple[str, float, float, float]], cuts: list[float]) -> list[tuple[float, float, str]]:
+    """``draft_moments`` over accepted candidates named in ``judged`` (clip -> emotion, start, end, support),
+    each judged to its own span, asked about happiness."""
+    from agents.emotion import draft_moments
+    from agents.schema import EmotionJudgement, VerifiedCandidate
+
+    cands = [VerifiedCandidate(clip_id=c, start_s=s0 - 1, end_s=s1 + 1, retrieval_score=0.5, source="clips",
+                               support=sup, accepted=True) for c, (_, s0, s1, sup) in judged.items()]
+
+    def judge(c: VerifiedCandidate) -> EmotionJudgement:
+        emotion, start, end, _ = judged[c.clip_id]
+        return EmotionJudgement(emotion=emotion, confidence=0.6, start_s=start, end_s=end, target_probability=0.6)
+
+    drafts, weak = draft_moments(cands, ["happiness"], cuts, top_k=5, abstain_below=0.0, judge_fn=judge)
+    assert not weak
+    return [(d.start_s, d.end_s, d.emotion) for d in drafts]
+
+
+def test_a_span_judged_twice_with_different_emotions_is_one_moment():
+    """Two clips whose judged spans snap to the same shot cuts (seen on an 11-minute loop: 102-104 s listed
+    twice, once per emotion) make one moment with the better-ranked label."""
+    assert _draft({"c1": ("surprise", 102.0, 104.0, 0.5), "c2": ("happiness", 102.0, 104.05, 0.9)},
+                  cuts=[102.0, 104.0]) == [(102.0, 104.0, "happiness")]
+
+
+def test_overlapping_spans_of_one_emotion_merge_even_with_another_reading_between_them():
+    got = _draft({"c0": ("happiness", 100.0, 102.5, 0.3), "c1": ("surprise", 102.2, 103.0, 0.5),
+                  "c2": ("happiness", 102.4, 104.0, 0.9)}, cuts=[])
+    assert got == [(100.0, 104.0, "happiness"), (102.2, 103.0, "surprise")]

@@ -48,6 +48,13 @@ class TimeSpan(BaseModel):
         return self
 
 
+def temporal_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Temporal IoU (tIoU) of spans ``a`` and ``b`` given as (start_s, end_s); 0 for disjoint or empty spans."""
+    inter = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
+    union = max(a[1], b[1]) - min(a[0], b[0])
+    return inter / union if union > 0 and inter > 0 else 0.0
+
+
 class Box(BaseModel):
     """Axis-aligned box in normalized image coordinates: x0 <= x1, y0 <= y1, all in [0, 1]."""
 
