@@ -16,6 +16,14 @@ Offline rules, from what the index observed (no appearance model is needed):
   ``ONLY_PERSON_MIN_SHARE`` of all face observations; e.g. a talking head); confidence = that share;
   otherwise it stays unresolved and the answer says so.
 
+- **position** ("the one on the left", "the woman on the right", "the man in the middle";
+  ``tools.lexicon.person_phrases``): within each shot, in the sampled frames showing two or more faces
+  (three for "the middle"), the person whose face is leftmost / rightmost / the middle one by its centre;
+  per shot the person who holds that place in the largest share of the frames they share with others
+  (then in the most frames), kept when that share is at least ``POSITION_MIN_SHARE``. The phrase means
+  one person per such shot, since "on the left" is said of a picture. Confidence = the mean of those
+  shares. Nothing offline checks "woman" or "man" in such a phrase.
+
 Words for nobody in particular ("someone", "anyone") are not grounded. The verifier then reads faces of
 the grounded people only when the grounding's confidence reaches ``GROUNDED_MIN_CONFIDENCE``.
 
@@ -41,6 +49,10 @@ from memory.store import VideoIndex
 GROUP_MIN_FACES = 3
 #: Share of all face observations one person must hold for "she"/"he" to mean that person offline.
 ONLY_PERSON_MIN_SHARE = 0.6
+#: Share of the frames a person shares with others in which they hold the named place, for "on the left" to mean them.
+POSITION_MIN_SHARE = 0.5
+#: Phrase suffix -> screen place (``tools.lexicon.POSITIONS`` values).
+PLACES = {"on the left": "left", "on the right": "right", "in the middle": "middle"}
 #: Groundings at least this confident steer the verifier to those people's faces (more likely than not).
 GROUNDED_MIN_CONFIDENCE = 0.5
 
@@ -105,9 +117,49 @@ def _thumbnails(index: VideoIndex, persons: list[int]) -> list[str]:
     return out
 
 
+def ground_position(phrase: str, place: str, index: VideoIndex) -> PersonGrounding:
+    """The **position** rule (module doc) for ``place`` "left", "right" or "middle"."""
+    shot_of = {t.track_id: t.shot for t in index.tracks}
+    held: dict[int, Counter] = {}  # shot -> person -> frames in which they hold the place
+    shared: dict[int, Counter] = {}  # shot -> person -> frames they share with other faces
+    span: dict[int, list[float]] = {}
+    for fr in index.affect:
+        faces = sorted((f for f in fr.faces if f.track_id is not None), key=lambda f: f.box.x0 + f.box.x1)
+        if len(faces) < (3 if place == "middle" else 2) or (place == "middle" and len(faces) % 2 == 0):
+            continue
+        shot = shot_of[faces[0].track_id]
+        at = {"left": faces[0], "right": faces[-1], "middle": faces[len(faces) // 2]}[place]
+        held.setdefault(shot, Counter())[index.person_of(at.track_id)] += 1
+        for f in faces:
+            shared.setdefault(shot, Counter())[index.person_of(f.track_id)] += 1
+        lo_hi = span.setdefault(shot, [fr.t, fr.t])
+        lo_hi[1] = fr.t
+    chosen, shares, parts = [], [], []
+    for shot, votes in sorted(held.items()):
+        who = max(votes, key=lambda p, v=votes, s=shared[shot]: (v[p] / s[p], v[p]))  # most consistently there
+        n = votes[who]
+        share = n / shared[shot][who]
+        if share >= POSITION_MIN_SHARE and who not in chosen:
+            chosen.append(who)
+            shares.append(share)
+            lo, hi = span[shot]
+            when = f"{lo:.0f}-{hi:.0f} s" if round(hi) > round(lo) else f"{lo:.0f} s"
+            parts.append(f"person {who} at {when} ({n} of {shared[shot][who]} frames with others)")
+    what = {"left": "leftmost", "right": "rightmost", "middle": "middle"}[place]
+    if not chosen:
+        return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
+                               detail=f"no shot shows a person who is mostly the {what} of several faces")
+    return PersonGrounding(phrase=phrase, persons=chosen, rule="position", confidence=round(sum(shares) / len(shares), 3),
+                           detail=f"the {what} face where several share the screen: " + "; ".join(parts),
+                           thumbnails=_thumbnails(index, chosen))
+
+
 def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
-    """The grounding of one intent people phrase (``tools.lexicon.PERSON_WORDS`` values), or None for a
-    phrase that names nobody in particular."""
+    """The grounding of one intent people phrase (``tools.lexicon.person_phrases``), or None for a phrase
+    that names nobody in particular."""
+    place = next((PLACES[k] for k in PLACES if phrase.endswith(" " + k)), None)
+    if place is not None:
+        return ground_position(phrase, place, index)
     if phrase not in (*SPEAKING, *GROUP, *ONLY_PERSON):
         return None
     seen, in_group = _observations(index)

@@ -1,14 +1,14 @@
 """Intent interpreter: vague query -> target AffectNet-8 emotions, people, cues, search text.
 
 Offline (``offline_intent``): cosine similarity (all-MiniLM-L6-v2) between the query and the
-AffectNet-8 and cue descriptions of ``tools.lexicon``, plus person words. A question about behaviour
+AffectNet-8 and cue descriptions of ``tools.lexicon``, plus the people it names (``tools.lexicon.person_phrases``:
+person words, with a screen position when one follows a person noun). A question about behaviour
 ("when does he point at someone?", "when does she look at him?": it names a gesture or gaze,
 ``tools.lexicon.names_behaviour``) names no emotion unless one reaches ``BEHAVIOUR_ONLY_BELOW``.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -18,7 +18,7 @@ from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
-from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, PERSON_WORDS, names_behaviour
+from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, names_behaviour, person_phrases
 from tools.schema import AFFECTNET8
 from tools.text_emotion import load_text_emotion
 
@@ -46,8 +46,7 @@ def offline_intent(inputs: dict[str, Any]) -> Intent:
     chosen_cues = [c for c in cue_ranked if cues[c] >= MIN_CUE_SIM] or cue_ranked[:1]
     if targets and "facial_expression" not in chosen_cues:
         chosen_cues.append("facial_expression")
-    words = re.findall(r"[a-z']+", query.lower())
-    people = list(dict.fromkeys(PERSON_WORDS[w] for w in words if w in PERSON_WORDS))
+    people = person_phrases(query)
     described = [EMOTION_DESCRIPTIONS[e][0] for e in targets]
     return Intent(target_emotions=targets, people=people, cues=chosen_cues,
                   search_text="; ".join([query, *described]))

@@ -71,3 +71,36 @@ def test_the_localizer_reads_only_the_grounded_peoples_faces(sample_index):
     assert set(everyone) == {c.id for c in sample_index.clips}
     assert set(audience) == {c.id for c in sample_index.clips if c.end_s > 8.0}
     assert all(0.0 <= s <= 1.0 for s in audience.values())
+
+
+def test_a_place_on_screen_names_one_person_per_shot(sample_index):
+    # watched, 8-10 s: three audience members side by side; the man in the middle (track 6) laughs with his
+    # hand at his chin, the woman on the right (track 5) beside him, a woman on the left (track 7) at 9 s
+    who = sample_index.person_of
+    [middle] = ground_people(["a man in the middle"], sample_index)
+    assert middle.rule == "position" and middle.persons == [who(6)] and middle.confidence >= GROUNDED_MIN_CONFIDENCE
+    [right] = ground_people(["a woman on the right"], sample_index)
+    assert who(5) in right.persons and who(6) not in right.persons
+    [left] = ground_people(["the person on the left"], sample_index)
+    assert who(7) in left.persons and who(5) not in left.persons
+    assert len(left.persons) == len({t.shot for t in sample_index.tracks if t.person in left.persons})  # one per shot
+
+
+def test_positions_are_read_only_after_a_person_noun():
+    from tools.lexicon import person_phrases
+
+    assert person_phrases("when does the woman on the right laugh?") == ["a woman on the right"]
+    assert person_phrases("when does the one in the middle smile at him?") == ["the person in the middle", "a man"]
+    assert person_phrases("when does she feel left out?") == ["a woman"]
+    assert person_phrases("what happens in the middle of the show?") == []
+
+
+def test_the_verifier_reads_the_face_of_the_person_a_place_names(cache_root, sample_index):
+    from graphs.pipeline import answer_query
+
+    answer = answer_query(SAMPLE, "when does the man in the middle laugh?", cache_dir=cache_root)
+    [g] = answer.people
+    assert g.rule == "position" and g.persons == [sample_index.person_of(6)]
+    assert answer.moments and 8.0 <= answer.moments[0].start_s < 10.0
+    faces = [e for m in answer.moments for e in m.evidence if e.modality == "visual" and "'s face" in e.detail]
+    assert faces and {e.person for e in faces} == set(g.persons)

@@ -9,6 +9,8 @@ situations commonly used as elicitors in affective computing, plus everyday idio
 
 from __future__ import annotations
 
+import re
+
 EMOTION_DESCRIPTIONS: dict[str, list[str]] = {
     "neutral": ["calm, composed, neutral face", "speaking evenly, matter-of-fact, no strong feeling",
                 "listening attentively with a relaxed face"],
@@ -56,6 +58,32 @@ PERSON_WORDS: dict[str, str] = {
     "somebody": "anyone", "everyone": "everyone", "people": "people", "i": "the camera wearer",
 }
 
+#: Where on screen a question places a person ("the one on the left"): word -> the phrase's position.
+POSITIONS = {"left": "on the left", "right": "on the right", "middle": "in the middle", "centre": "in the middle",
+             "center": "in the middle"}
+#: Nouns a position can follow ("the woman on the right"); others ("the middle of the show") place no person.
+POSITIONED_NOUNS = ("one", "person", "woman", "man", "guy", "girl", "boy", "lady", "gentleman", "kid", "child")
+_POSITIONED = re.compile(rf"\b({'|'.join(POSITIONED_NOUNS)})\s+(?:(?:who is|who's|sitting|standing|seated)\s+)?"
+                         r"(?:on the (left|right)|in the (middle|centre|center))\b")
+
+
+def person_phrases(text: str) -> list[str]:
+    """The people ``text`` names, as the values of ``PERSON_WORDS`` ("she" -> "a woman"), with a position
+    when one follows a person noun ("the woman on the right" -> "a woman on the right", "the one in the
+    middle" -> "the person in the middle"); first mention order, no repeats."""
+    t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    phrases, placed = [], set()
+    for m in _POSITIONED.finditer(t):
+        noun = m.group(1)
+        role = PERSON_WORDS.get(noun, "the person")
+        phrases.append((m.start(), f"{role if role.startswith('a ') else 'the person'} {POSITIONS[m.group(2) or m.group(3)]}"))
+        placed.add(m.start(1))
+    for m in re.finditer(r"[a-z']+", t):
+        if m.group() in PERSON_WORDS and m.start() not in placed:
+            phrases.append((m.start(), PERSON_WORDS[m.group()]))
+    return list(dict.fromkeys(p for _, p in sorted(phrases)))
+
+
 #: Words that frame a question rather than carry its content ("when *does* she *mention* X").
 QUESTION_FRAME_WORDS = frozenset({"does", "did", "doing", "mention", "mentions", "mentioned", "say", "says", "said", "talk", "talks",
                                 "talking", "tell", "tells", "speak", "speaks", "ask", "asks", "word", "words"})
@@ -70,16 +98,12 @@ BEHAVIOUR_PHRASES = ("point", "points", "pointing", "pointed", "gesture", "gestu
 
 def names_behaviour(text: str) -> bool:
     """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words."""
-    import re
-
     t = " ".join(re.findall(r"[a-z']+", text.lower()))
     return any(re.search(rf"\b{re.escape(p)}\b", t) for p in BEHAVIOUR_PHRASES)
 
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words of ``text`` minus English stop words (scikit-learn's list) and question-frame words."""
-    import re
-
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     words = re.findall(r"[a-z0-9']+", text.lower())
