@@ -59,15 +59,28 @@ def describe_clip(expression: dict[str, float], max_faces: int, speech: str, eve
     return "; ".join(parts)
 
 
-def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float, end_s: float) -> dict[str, float] | None:
-    """Vocal AffectNet-8 distribution over the recognised words of [start_s, end_s) (from the first
-    word's start to the last word's end, so silence and music around them are not read); None without
-    a voice model, or with no words or too little speech."""
-    words = transcript.words_between(start_s, end_s) if model is not None else []
-    if not words:
+def voice_span(transcript: Transcript, start_s: float, end_s: float, by: str = "speech") -> tuple[float, float] | None:
+    """The stretch of [start_s, end_s) the voice is read over: from the first to the last moment of speech
+    in it. ``by="speech"``: the voice-activity regions (Silero VAD, ``Transcript.speech_regions``; the
+    recogniser's words when it recorded none), which do not depend on what the recogniser made of the
+    words, so a voice in a language it cannot read, or a segment its guards dropped, is still read;
+    ``by="words"``: the recognised words only (the reading before, kept for ``evals.voice_span``). None
+    when there is no speech in the window."""
+    if by == "speech" and transcript.speech_regions:
+        inside = [(max(a, start_s), min(b, end_s)) for a, b in transcript.speech_regions if a < end_s and b > start_s]
+        return (inside[0][0], inside[-1][1]) if inside else None
+    words = transcript.words_between(start_s, end_s)
+    return (max(start_s, words[0].start_s), min(end_s, words[-1].end_s)) if words else None
+
+
+def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float, end_s: float,
+               by: str = "speech") -> dict[str, float] | None:
+    """Vocal AffectNet-8 distribution over the speech of [start_s, end_s) (``voice_span``, so silence and
+    music around it are not read); None without a voice model, or with no or too little speech."""
+    span = voice_span(transcript, start_s, end_s, by) if model is not None else None
+    if span is None:
         return None
-    a, b = max(start_s, words[0].start_s), min(end_s, words[-1].end_s)
-    return model.distribution(audio[int(a * SAMPLE_RATE) : int(b * SAMPLE_RATE)], SAMPLE_RATE)
+    return model.distribution(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE)
 
 
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,

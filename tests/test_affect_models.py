@@ -115,3 +115,21 @@ def test_words8_reads_meld_test_utterances_far_better_than_the_lexicon_scorer():
     lex_scores = scores(d["y"][sample], np.asarray([AFFECTNET8.index(k) for k in lex]))
     assert head["weighted_f1"] >= 0.45  # measured 0.515 (evals/results/words_test.json)
     assert head["weighted_f1"] > lex_scores["weighted_f1"] + 0.15
+
+
+def test_a_voice_the_recogniser_cannot_read_is_still_read_over_its_speech():
+    """The German half of the licence reading: the offline English-only recogniser keeps no words there
+    (its guards drop invented English), yet the index reads the voice over the detected speech."""
+    from indexing.clips import clip_voice, voice_span
+    from tools.asr import load_asr
+    from tools.media import load_audio
+    from tools.voice_emotion import load_voice_emotion
+
+    audio = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)
+    transcript = load_asr("faster-whisper").transcribe(audio)
+    german = (30.0, 60.0)  # tests/data/README.md: the German reading
+    assert voice_span(transcript, *german, by="words") is None
+    start, end = voice_span(transcript, *german)
+    assert german[0] <= start < end <= german[1] and end - start > 5.0
+    read = clip_voice(load_voice_emotion(), audio, transcript, *german)
+    assert read is not None and sum(read.values()) == pytest.approx(1.0, abs=1e-3)
