@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from evals.data.assemble import load_manifest
 from tools.heads import HEAD_ARRAYS
 
 
@@ -36,3 +38,23 @@ def save_npz(path: Path, arrays: dict[str, np.ndarray], compressed: bool = False
 def save_head(path: Path, head: dict[str, np.ndarray]) -> None:
     """Write a head's ``HEAD_ARRAYS`` atomically."""
     save_npz(path, {k: head[k] for k in HEAD_ARRAYS})
+
+
+def cached_set_features(root: Path, name: str, cache_name: str,
+                        compute: Callable[[list[dict]], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """``compute(records)`` over every record of the assembled set ``name`` (arrays with one row per record,
+    ``y`` among them), cached in ``<root>/crops/<cache_name>.npz`` and computed again when the set's size
+    changed.
+
+    Raises:
+        FileNotFoundError: the set was not assembled.
+    """
+    recs = load_manifest(root, name)
+    cache = root / "crops" / f"{cache_name}.npz"
+    if cache.is_file():
+        d = dict(np.load(cache))
+        if len(d["y"]) == len(recs):
+            return d
+    d = compute(recs)
+    save_npz(cache, d, compressed=True)
+    return d

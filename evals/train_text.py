@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from evals.command import report
-from evals.data.assemble import default_root, load_manifest
-from evals.heads import fit_linear_head, save_head, save_npz
+from evals.data.assemble import default_root
+from evals.heads import cached_set_features, fit_linear_head, save_head
 from tools.heads import LinearHead
 from tools.schema import AFFECTNET8
 from tools.text_emotion import WORDS8_HEAD, load_text_emotion
@@ -35,18 +35,13 @@ def meld_features(root: Path | None = None) -> dict[str, np.ndarray]:
     every MELD utterance (cached)."""
     from tools.text import load_text_encoder
 
-    root = root or default_root()
-    cache = root / "crops" / "meld_text.npz"
-    recs = load_manifest(root, "meld")
-    if cache.is_file():
-        d = dict(np.load(cache))
-        if len(d["y"]) == len(recs):
-            return d
-    d = {"x": load_text_encoder(model=None).encode([r["text"] for r in recs]).astype(np.float32),
-         "y": np.asarray([AFFECTNET8.index(r["label"]) for r in recs]),
-         "fold": np.asarray([r.get("fold", r["split"]) for r in recs]), "text": np.asarray([r["text"] for r in recs])}
-    save_npz(cache, d, compressed=True)
-    return d
+    def compute(recs: list[dict]) -> dict[str, np.ndarray]:
+        return {"x": load_text_encoder(model=None).encode([r["text"] for r in recs]).astype(np.float32),
+                "y": np.asarray([AFFECTNET8.index(r["label"]) for r in recs]),
+                "fold": np.asarray([r.get("fold", r["split"]) for r in recs]),
+                "text": np.asarray([r["text"] for r in recs])}
+
+    return cached_set_features(root or default_root(), "meld", "meld_text", compute)
 
 
 def fit_head(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, np.ndarray]:

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from evals.command import report
-from evals.data.assemble import default_root, in_fusion_fold, load_manifest
-from evals.heads import fit_linear_head, save_head, save_npz
+from evals.data.assemble import default_root, in_fusion_fold
+from evals.heads import cached_set_features, fit_linear_head, save_head
 from tools.heads import LinearHead
 from tools.schema import AFFECTNET8
 from tools.voice_emotion import VOICE8_HEAD, VoiceEmotion, voice_features
@@ -33,18 +33,13 @@ def ravdess_features(root: Path | None = None) -> dict[str, np.ndarray]:
     """``x`` (N, 252) features, ``y`` AffectNet-8 index, ``actor`` (int), ``split`` of every RAVDESS clip (cached)."""
     from tools.media import load_audio
 
-    root = root or default_root()
-    cache = root / "crops" / "ravdess_voice.npz"
-    recs = load_manifest(root, "ravdess")
-    if cache.is_file():
-        d = dict(np.load(cache))
-        if len(d["y"]) == len(recs):
-            return d
-    x = np.stack([voice_features(load_audio(r["path"], 16_000)) for r in recs])
-    d = {"x": x, "y": np.asarray([AFFECTNET8.index(r["label"]) for r in recs]),
-         "actor": np.asarray([int(r["person"][1:]) for r in recs]), "split": np.asarray([r["split"] for r in recs])}
-    save_npz(cache, d, compressed=True)
-    return d
+    def compute(recs: list[dict]) -> dict[str, np.ndarray]:
+        return {"x": np.stack([voice_features(load_audio(r["path"], 16_000)) for r in recs]),
+                "y": np.asarray([AFFECTNET8.index(r["label"]) for r in recs]),
+                "actor": np.asarray([int(r["person"][1:]) for r in recs]),
+                "split": np.asarray([r["split"] for r in recs])}
+
+    return cached_set_features(root or default_root(), "ravdess", "ravdess_voice", compute)
 
 
 def fit_head(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, np.ndarray]:
