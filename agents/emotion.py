@@ -5,16 +5,16 @@ observations. When the verifier accepted none, the best-supported candidates are
 the answer says that support is weak (``weak``): an answer is empty only when nothing was checked or
 the user set ``RunSettings.abstain_below``. Span edges within ``SNAP_S`` of a shot cut move onto it.
 Judged spans of the same emotion that overlap are merged into one moment (union of the spans, the
-higher confidence); a span judged twice with different emotions (two clips snapped to the same cuts, tIoU
->= ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label. Moments judged to show a target emotion of the intent rank before the others;
-within each group by support x the judged probability of the asked emotions (support x confidence
+higher confidence); a span judged twice with different emotions (two clips snapped to the same cuts,
+tIoU >= ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label. Moments judged to show a
+target emotion of the intent rank before the others; within each group by support x the judged probability of the asked emotions (support x confidence
 when the query names none or the judge gave no such probability), best first. The label says what the
 moment shows; the ranking says how strongly it shows what was asked.
 
 Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-expression distribution
 (visual), the voice's emotion distribution (vocal), the emotion of the words (verbal: words8,
-``tools.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on composed benches of
-dev people the face and voice heads never saw (``evals.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
+``tools.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on
+composed benches of dev people the face and voice heads never saw (``evals.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
 or, for a question that names no emotion, around the gesture or gaze event that matches it best
 (``GESTURE_PAD_S``) or where the words are, whichever matches the question better.
 """

@@ -172,8 +172,8 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
 def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                      frames: list[SocialFrame]) -> tuple[list[Evidence], float, dict]:
     """One verbal evidence item per transcript segment with words in the clip, each with the emotion its
-    words read as (``tools.text_emotion``: words8), and the speech match. Its speaker is the person whose lips move with the words in the clip's frames, else the utterance's
-    index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
+    words read as (``tools.text_emotion``: words8), and the speech match. Its speaker is the person whose
+    lips move with the words in the clip's frames, else the utterance's index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
     per_segment = [(seg, [w for w in seg.words if cand.start_s <= (w.start_s + w.end_s) / 2 < cand.end_s])
                    for seg in index.transcript.segments]
@@ -202,7 +202,7 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
             end_s=ws[-1].end_s, person=who, detail=f'{speaker} {says} "{text}" (words read as {label}, p={read[label]:.2f})',
             ref=index.ref("transcript.json", seg.id)))
     obs = {"text": said, "span": [evidence[0].start_s, evidence[-1].end_s],
-           "emotion_distribution": load_text_emotion(index.config.device).distribution(said),
+           "emotion_distribution": words_emotion.distribution(said),
            "query_similarity": round(sim, 3)}
     return evidence, sim, obs
 

@@ -1,13 +1,15 @@
 """The index build's clips: overlapping windows, what each showed and said, and their vectors.
 
 A clip is a time window (default 4 s every 2 s, the VQAU setting). Each gets the mean AffectNet-8
-expression of the faces seen in it, the recognised words, the vocal emotion over those words
+expression of the faces seen in it, the recognised words, the vocal emotion over its detected speech
 (``tools.voice_emotion``), what it sounds like beyond words (music, noise, a swell; ``tools.sound``), up
 to three social events, and a plain-words descriptor that the text-side embedder indexes (with a CLIP
 embedder: the mean of the clip's frame vectors instead).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import numpy as np
 
@@ -59,7 +61,8 @@ def describe_clip(expression: dict[str, float], max_faces: int, speech: str, eve
     return "; ".join(parts)
 
 
-def voice_span(transcript: Transcript, start_s: float, end_s: float, by: str = "speech") -> tuple[float, float] | None:
+def voice_span(transcript: Transcript, start_s: float, end_s: float,
+               by: Literal["speech", "words"] = "speech") -> tuple[float, float] | None:
     """The stretch of [start_s, end_s) the voice is read over: from the first to the last moment of speech
     in it. ``by="speech"``: the voice-activity regions (Silero VAD, ``Transcript.speech_regions``; the
     recogniser's words when it recorded none), which do not depend on what the recogniser made of the
@@ -74,7 +77,7 @@ def voice_span(transcript: Transcript, start_s: float, end_s: float, by: str = "
 
 
 def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float, end_s: float,
-               by: str = "speech") -> dict[str, float] | None:
+               by: Literal["speech", "words"] = "speech") -> dict[str, float] | None:
     """Vocal AffectNet-8 distribution over the speech of [start_s, end_s) (``voice_span``, so silence and
     music around it are not read); None without a voice model, or with no or too little speech."""
     span = voice_span(transcript, start_s, end_s, by) if model is not None else None

@@ -121,8 +121,8 @@ class Clip(BaseModel):
     expression: dict[str, float] = Field(description="mean AffectNet-8 probabilities over faces seen")
     speech: str
     voice: dict[str, float] | None = Field(
-        None, description="AffectNet-8 probabilities of the voice over the clip's recognised words (tools.voice_emotion); "
-                          "None without speech")
+        None, description="AffectNet-8 probabilities of the voice over the clip's detected speech (indexing.clips.voice_span; "
+                          "tools.voice_emotion); None without speech")
     sound: SoundStats | None = Field(None, description="quiet / speech / music / noise and loudness change "
                                                        "(tools.sound); None without audio")
     scene: str | None = Field(None, description="caption of the clip's keyframe (--caption-model; tools.captions)")
