@@ -222,8 +222,14 @@ def main() -> int:
     p.add_argument("--brute-force-minutes", type=float, nargs="*", default=None,
                    help="lengths to run the every-frame baseline on (default: all; none: skip it)")
     p.add_argument("--out", type=Path, default=REPO / "benches" / "results.json")
-    p.add_argument("--workdir", type=Path, default=None, help="where the long videos and caches go (default: tmp)")
+    p.add_argument("--workdir", type=Path, default=None,
+                   help="where the long videos and caches go, made when missing (default: tmp)")
     args = p.parse_args()
+    if args.workdir is not None:
+        try:
+            args.workdir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            p.error(f"--workdir {args.workdir}: {exc.strerror}")
     rows = []
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for name in args.bases:
