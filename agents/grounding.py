@@ -44,6 +44,7 @@ from agents.llm import LLM, LLMTask
 from agents.schema import PersonGrounding, persons_text
 from agents.vision import MAX_IMAGES, thumbnail_url
 from memory.store import VideoIndex
+from tools.lexicon import POSITIONS
 
 #: Faces on screen at once from which a frame shows a group (an audience, a crowd).
 GROUP_MIN_FACES = 3
@@ -51,8 +52,6 @@ GROUP_MIN_FACES = 3
 ONLY_PERSON_MIN_SHARE = 0.6
 #: Share of the frames a person shares with others in which they hold the named place, for "on the left" to mean them.
 POSITION_MIN_SHARE = 0.5
-#: Phrase suffix -> screen place (``tools.lexicon.POSITIONS`` values).
-PLACES = {"on the left": "left", "on the right": "right", "in the middle": "middle"}
 #: Groundings at least this confident steer the verifier to those people's faces (more likely than not).
 GROUNDED_MIN_CONFIDENCE = 0.5
 
@@ -157,7 +156,7 @@ def ground_position(phrase: str, place: str, index: VideoIndex) -> PersonGroundi
 def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
     """The grounding of one intent people phrase (``tools.lexicon.person_phrases``), or None for a phrase
     that names nobody in particular."""
-    place = next((PLACES[k] for k in PLACES if phrase.endswith(" " + k)), None)
+    place = next((w for w, suffix in POSITIONS.items() if phrase.endswith(" " + suffix)), None)
     if place is not None:
         return ground_position(phrase, place, index)
     if phrase not in (*SPEAKING, *GROUP, *ONLY_PERSON):

@@ -173,23 +173,23 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                      frames: list[SocialFrame]) -> tuple[list[Evidence], float, dict]:
     """One verbal evidence item per transcript segment with words in the clip, each with the emotion its
     words read as (``tools.text_emotion``: words8), and the speech match. Its speaker is the person whose
-    lips move with the words in the clip's frames, else the utterance's index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
+    lips move with the words in the clip's frames, else the utterance's index-time speaker (lips in the
+    1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
     per_segment = [(seg, [w for w in seg.words if cand.start_s <= (w.start_s + w.end_s) / 2 < cand.end_s])
                    for seg in index.transcript.segments]
     per_segment = [(seg, ws) for seg, ws in per_segment if ws]
     if not per_segment:
         return [], 0.0, {}
-    said = " ".join(w.text for _, ws in per_segment for w in ws)
-    enc = load_text_encoder(model=None, device=index.config.device)
-    vecs = enc.encode([*texts, said])
-    sim = speech_match(float((vecs[:-1] @ vecs[-1]).max()), keyword_overlap(texts[0], said))
+    spoken = [" ".join(w.text for w in ws) for _, ws in per_segment]
+    said = " ".join(spoken)
+    words_emotion = load_text_emotion(index.config.device)
+    vecs = words_emotion.encoder.encode([*texts, said, *spoken])  # one encoding pass for match and emotion
+    sim = speech_match(float((vecs[: len(texts)] @ vecs[len(texts)]).max()), keyword_overlap(texts[0], said))
+    said_read, *reads = words_emotion.read(vecs[len(texts):])
     evidence = []
     by_voice = {u.segment_id for u in index.utterances if u.speaker_by == "voice"}
-    words_emotion = load_text_emotion(index.config.device)
-    for n, (seg, ws) in enumerate(per_segment):
-        text = " ".join(w.text for w in ws)
-        read = words_emotion.distribution(text)
+    for n, ((seg, ws), text, read) in enumerate(zip(per_segment, spoken, reads, strict=True)):
         label = max(read, key=read.__getitem__)
         who = speaker_of(frames, ws[0].start_s, ws[-1].end_s + 1e-3)
         how = ""
@@ -202,7 +202,7 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
             end_s=ws[-1].end_s, person=who, detail=f'{speaker} {says} "{text}" (words read as {label}, p={read[label]:.2f})',
             ref=index.ref("transcript.json", seg.id)))
     obs = {"text": said, "span": [evidence[0].start_s, evidence[-1].end_s],
-           "emotion_distribution": words_emotion.distribution(said),
+           "emotion_distribution": said_read,
            "query_similarity": round(sim, 3)}
     return evidence, sim, obs
 

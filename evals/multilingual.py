@@ -76,11 +76,9 @@ def evaluate(records: list[dict], settings: list[str] | None = None) -> dict:
         transcripts = [asr.transcribe(a) for a in audio]
         seconds = time.perf_counter() - t0
         texts = [" ".join(s.text for s in tr.segments).strip() for tr in transcripts]
-        found = 0
-        for r, text in zip(records, texts, strict=True):
-            if text:
-                sims = queries @ enc.encode([text])[0]
-                found += codes[int(np.argmax(sims))] == _sentence(r)
+        kept = [(r, t) for r, t in zip(records, texts, strict=True) if t]
+        best = (enc.encode([t for _, t in kept]) @ queries.T).argmax(axis=1) if kept else []
+        found = sum(codes[int(b)] == _sentence(r) for (r, _), b in zip(kept, best, strict=True))
         langs = [tr.language for tr in transcripts]
         row = {
             "utterances": len(records),
@@ -113,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                 **evaluate(records, args.setting)}
 
     return report(compute, args.json, indent=2, ensure_ascii=False)
+
 
 if __name__ == "__main__":
     sys.exit(main())

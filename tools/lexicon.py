@@ -58,7 +58,8 @@ PERSON_WORDS: dict[str, str] = {
     "somebody": "anyone", "everyone": "everyone", "people": "people", "i": "the camera wearer",
 }
 
-#: Where on screen a question places a person ("the one on the left"): word -> the phrase's position.
+#: Where on screen a question places a person ("the one on the left"): word -> the phrase's position (the
+#: first word of each phrase names the place: left, right, middle).
 POSITIONS = {"left": "on the left", "right": "on the right", "middle": "in the middle", "centre": "in the middle",
              "center": "in the middle"}
 #: Nouns a position can follow ("the woman on the right"); others ("the middle of the show") place no person.
@@ -74,9 +75,8 @@ def person_phrases(text: str) -> list[str]:
     t = " ".join(re.findall(r"[a-z']+", text.lower()))
     phrases, placed = [], set()
     for m in _POSITIONED.finditer(t):
-        noun = m.group(1)
-        role = PERSON_WORDS.get(noun, "the person")
-        phrases.append((m.start(), f"{role if role.startswith('a ') else 'the person'} {POSITIONS[m.group(2) or m.group(3)]}"))
+        role = PERSON_WORDS.get(m.group(1), "the person")
+        phrases.append((m.start(), f"{role} {POSITIONS[m.group(2) or m.group(3)]}"))
         placed.add(m.start(1))
     for m in re.finditer(r"[a-z']+", t):
         if m.group() in PERSON_WORDS and m.start() not in placed:

@@ -48,18 +48,27 @@ class TextEmotion:
     def distribution(self, text: str) -> dict[str, float]:
         """AffectNet-8 probabilities of what ``text`` (someone's words) expresses: the words8 head, or
         ``lexicon_distribution`` without it."""
+        return self.read(self.encoder.encode([text]))[0]
+
+    def read(self, vectors: np.ndarray) -> list[dict[str, float]]:
+        """``distribution`` of each sentence vector (N, D) of ``encoder``, for a caller that has them already."""
         if self._head is None:
-            return self.lexicon_distribution(text)
-        p = self._head.probs(self.encoder.encode([text])[0])[0]
-        return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, p, strict=True)}
+            return [self._lexicon(q) for q in vectors]
+        return [_rounded(p) for p in self._head.probs(vectors)]
 
     def lexicon_distribution(self, text: str, temperature: float = 0.05) -> dict[str, float]:
         """Softmax over AffectNet-8 of the emotion similarities (``temperature`` in cosine units)."""
-        emotions, _ = self.similarities(text)
+        return self._lexicon(self.encoder.encode([text])[0], temperature)
+
+    def _lexicon(self, q: np.ndarray, temperature: float = 0.05) -> dict[str, float]:
         from scipy.special import softmax
 
-        p = softmax(np.array([emotions[k] for k in AFFECTNET8]) / temperature)
-        return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, p, strict=True)}
+        return _rounded(softmax(np.array([(self._emo[k] @ q).max() for k in AFFECTNET8]) / temperature))
+
+
+def _rounded(p: np.ndarray) -> dict[str, float]:
+    """AffectNet-8 probabilities (8,) as {label: probability rounded to 4 decimals}."""
+    return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, p, strict=True)}
 
 
 @functools.lru_cache(maxsize=4)
