@@ -13,6 +13,9 @@ are joined into dialogues of about ``DIALOGUE_S`` seconds, alternating speakers,
 - English dialogues: word error rate (``jiwer``, lower-cased, punctuation removed) of the kept words
   against the spoken sentences; the warning must not fire.
 
+The report also scores the default guards without ``SpeechGuards.island_gap_s`` (a fragment alone among
+rejected segments is kept), so that rule's share is seen.
+
 ``--fit`` (dev split only) picks ``min_word_probability``, ``min_avg_logprob`` and the joint pair of
 ``tools.transcript.SpeechGuards`` from a grid: fewest invented German words per minute while the English word
 error rate rises by at most ``MAX_WER_RISE`` and no segment of the real English recordings
@@ -235,6 +238,10 @@ def main(argv: list[str] | None = None) -> int:
               "with_guards": score(decoded, guards), "guards": guards.__dict__,
               "real_english_without_guards": real_english_score(english_real, None),
               "real_english_with_guards": real_english_score(english_real, guards)}
+    if guards.island_gap_s is not None:  # ablation: what rejecting fragments alone among rejected ones adds
+        alone = replace(guards, island_gap_s=None)
+        report["with_guards_without_island_rule"] = score(decoded, alone)
+        report["real_english_with_guards_without_island_rule"] = real_english_score(english_real, alone)
     if args.fit:
         chosen, grid = fit(decoded, english_real)
         report["fitted_guards"], report["grid"] = chosen.__dict__, grid

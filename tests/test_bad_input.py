@@ -215,6 +215,12 @@ def test_german_speech_is_flagged_and_no_invented_words_are_quoted(tmp_path):
     assert "warning: speech in an unsupported language" in proc.stdout
     assert answer.moments  # the picture still answers
     assert not [e for m in answer.moments for e in m.evidence if e.modality == "verbal"]
+    # a fluent invented sentence passes the per-segment guards here; beside its rejected neighbours it goes too
+    from indexing.build import open_index
+    from memory.store import IndexConfig
+
+    tr = open_index(video, IndexConfig(), tmp_path / "cache").transcript
+    assert not tr.segments and any(r.reason == "alone among rejected segments" for r in tr.rejected)
 
 
 def test_path_with_spaces_and_unicode(tmp_path):

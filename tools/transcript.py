@@ -63,6 +63,12 @@ class SpeechGuards:
             so many consecutive segments with the same words are rejected together.
         joint_avg_logprob, joint_word_probability: a segment below both (a doubtful window and doubtful
             words together) is rejected.
+        island_gap_s: a segment that passes every guard but whose neighbours in the same stretch of speech
+            (the segments before and after it, each at most this many seconds away; at least one of them)
+            all failed is rejected too: a fluent fragment alone among rejected ones is what an English-only
+            model makes of speech in another language (``evals/RESULTS.md``, section 20). None: off.
+            2 s is faster-whisper's ``VadOptions.min_silence_duration_ms``: a shorter pause does not end a
+            stretch of speech there either.
     """
 
     min_avg_logprob: float = -1.0
@@ -72,6 +78,7 @@ class SpeechGuards:
     max_repeats: int = 3
     joint_avg_logprob: float = -0.7
     joint_word_probability: float = 0.55
+    island_gap_s: float | None = 2.0
 
 
 #: Guards on by default; ``None`` in their place keeps every segment (the baseline in ``evals.asr``).
@@ -79,17 +86,19 @@ DEFAULT_GUARDS = SpeechGuards()
 #: Guards of the batched decoder (``tools.asr.FasterWhisperASR(batch_size=N)``), fitted the same way on
 #: its own dev decodes (``python -m evals.asr --split dev --batched 8 --fit``): it decodes at temperature
 #: 0 only and scores windows differently, so Whisper's -1.0 log-probability lets through what the
-#: temperature fallback would have re-decoded; -0.6 with a mean word probability of 0.45 does not.
+#: temperature fallback would have re-decoded; -0.6 with a mean word probability of 0.45 does not. The
+#: island rule is off: it was measured for the default decoder only.
 BATCHED_GUARDS = SpeechGuards(min_avg_logprob=-0.6, min_word_probability=0.45, joint_avg_logprob=float("-inf"),
-                              joint_word_probability=0.0)
+                              joint_word_probability=0.0, island_gap_s=None)
 #: Guards of translation (``FasterWhisperASR(task="translate")``): Whisper's own thresholds and the
 #: repetition guard, without the joint pair. The joint pair was fitted to catch an English-only model
 #: inventing English over speech it cannot read; a translation's tokens score lower by nature. On the
 #: dev speakers of ``python -m evals.multilingual`` the default guards left 115 of 167 translated German
 #: sentences without text (in a sample of twelve, all eight rejections were the joint pair's, of faithful
 #: renderings such as "What are the types that stand under the table?"); these guards leave 12, and the
-#: English search finds 0.83 of the sentences instead of 0.31.
-TRANSLATE_GUARDS = SpeechGuards(joint_avg_logprob=float("-inf"), joint_word_probability=0.0)
+#: English search finds 0.83 of the sentences instead of 0.31. No island rule (measured for English-only
+#: decoding only).
+TRANSLATE_GUARDS = SpeechGuards(joint_avg_logprob=float("-inf"), joint_word_probability=0.0, island_gap_s=None)
 
 _TOKEN = re.compile(r"[\w']+")
 
@@ -157,8 +166,28 @@ def screen_segments(raw_segments: list[dict], guards: SpeechGuards | None = DEFA
         else:
             kept.extend(passed[i:j])
         i = j
+    if guards.island_gap_s is not None:
+        kept = _reject_islands(kept, rejected, guards.island_gap_s, reject)
     rejected.sort(key=lambda r: r.start_s)
     return kept, rejected
+
+
+def _reject_islands(kept: list[dict], rejected: list[RejectedSegment], gap_s: float, reject) -> list[dict]:
+    """``kept`` without the segments alone among rejected ones (``SpeechGuards.island_gap_s``), which go to
+    ``reject``; segments rejected for having no words do not count as neighbours."""
+    timeline = sorted([(float(seg["start"]), float(seg["end"]), k) for k, seg in enumerate(kept)]
+                      + [(r.start_s, r.end_s, None) for r in rejected if r.reason != "no words"])
+    islands = set()
+    for i, (start, end, k) in enumerate(timeline):
+        if k is None:
+            continue
+        near = [n for n in (timeline[i - 1] if i else None, timeline[i + 1] if i + 1 < len(timeline) else None)
+                if n is not None and (start - n[1] <= gap_s if n[0] < start else n[0] - end <= gap_s)]
+        if near and all(n[2] is None for n in near):
+            islands.add(k)
+    for k in sorted(islands):
+        reject(kept[k], "alone among rejected segments")
+    return [seg for k, seg in enumerate(kept) if k not in islands]
 
 
 def segment_failure(seg: dict, guards: SpeechGuards) -> str | None:
