@@ -2,7 +2,7 @@
 ids of the index (``TrackSummary.person``: one id for the tracks of one person across shots), each with
 the rule that chose them and a confidence in [0, 1].
 
-Offline rules, from what the index observed (no appearance model is needed):
+Offline rules, from what the index observed:
 
 - **speaking** ("the speaker", "the performer"): the person with the most speaking time (utterances
   whose speaker is that person by lip activity or by a voice linked to them,
@@ -11,8 +11,13 @@ Offline rules, from what the index observed (no appearance model is needed):
 - **group** ("the audience", "the crowd", "people", "everyone", "they"): the people who never speak and
   are seen in frames with at least ``GROUP_MIN_FACES`` faces; confidence = the mean share of their face
   observations made in such frames;
-- **only person** ("she", "he", "a woman", "a man", ...): nothing offline tells a woman from a man, so
-  such a word is grounded only when one person fills most of the screen time (at least
+- **appearance** ("she", "the man", "the older woman", "a young man", "the kid"): the people whose faces
+  the appearance heads (``tools.appearance``: annotated gender and age group from the tracks' identity
+  descriptors, trained on UTKFace) read as the phrase says with probability at least
+  ``APPEARANCE_MIN_P`` (for "an older man": P(man) x P(40 or older)); every such person, since "she" in
+  a question may be any of them; confidence = the mean of their probabilities;
+- **only person** ("she", "he", "a woman", "a man", ...), when no face was read (no identity backend, or
+  every face too small): one person who fills most of the screen time (at least
   ``ONLY_PERSON_MIN_SHARE`` of all face observations; e.g. a talking head); confidence = that share;
   otherwise it stays unresolved and the answer says so.
 
@@ -22,7 +27,7 @@ Offline rules, from what the index observed (no appearance model is needed):
   per shot the person who holds that place in the largest share of the frames they share with others
   (then in the most frames), kept when that share is at least ``POSITION_MIN_SHARE``. The phrase means
   one person per such shot, since "on the left" is said of a picture. Confidence = the mean of those
-  shares. Nothing offline checks "woman" or "man" in such a phrase.
+  shares. "woman" or "man" in such a phrase is not checked against the appearance heads.
 
 Words for nobody in particular ("someone", "anyone") are not grounded. The verifier then reads faces of
 the grounded people only when the grounding's confidence reaches ``GROUNDED_MIN_CONFIDENCE``.
@@ -44,12 +49,15 @@ from agents.llm import LLM, LLMTask
 from agents.schema import PersonGrounding, persons_text
 from agents.vision import MAX_IMAGES, thumbnail_url
 from memory.store import VideoIndex
-from tools.lexicon import POSITIONS
+from tools.appearance import Appearance
+from tools.lexicon import AGE_ADJECTIVES, PERSON_WORDS, POSITIONED_NOUNS, POSITIONS, person_phrases
 
 #: Faces on screen at once from which a frame shows a group (an audience, a crowd).
 GROUP_MIN_FACES = 3
 #: Share of all face observations one person must hold for "she"/"he" to mean that person offline.
 ONLY_PERSON_MIN_SHARE = 0.6
+#: Probability of what a phrase says of a person's appearance ("a woman", "an older man") for it to name them.
+APPEARANCE_MIN_P = 0.5
 #: Share of the frames a person shares with others in which they hold the named place, for "on the left" to mean them.
 POSITION_MIN_SHARE = 0.5
 #: Groundings at least this confident steer the verifier to those people's faces (more likely than not).
@@ -58,6 +66,13 @@ GROUNDED_MIN_CONFIDENCE = 0.5
 SPEAKING = ("the speaker", "the performer")
 GROUP = ("the audience", "people", "everyone", "a group")
 ONLY_PERSON = ("a woman", "a man", "a girl", "a boy")
+#: Phrase -> (gender in ``tools.appearance.GENDERS`` or None, age word of ``tools.appearance.AGE_WORDS`` or None).
+APPEARANCE_PHRASES: dict[str, tuple[str | None, str | None]] = {
+    "a woman": ("woman", None), "a girl": ("woman", None), "a man": ("man", None), "a boy": ("man", None),
+    "a child": (None, "child"), "an older woman": ("woman", "older"), "an older man": ("man", "older"),
+    "an older person": (None, "older"), "a young woman": ("woman", "young"), "a young man": ("man", "young"),
+    "a young person": (None, "young"),
+}
 #: Phrases for nobody in particular: never grounded.
 NOBODY = ("anyone", "the camera wearer")
 
@@ -116,6 +131,43 @@ def _thumbnails(index: VideoIndex, persons: list[int]) -> list[str]:
     return out
 
 
+def person_appearances(index: VideoIndex) -> dict[int, Appearance]:
+    """Each person's appearance reading, combined over their tracks (``Appearance.combine``); people with no
+    read face are absent."""
+    per: dict[int, list[Appearance]] = {}
+    for t in index.tracks:
+        if t.appearance is not None:
+            per.setdefault(index.person_of(t.track_id), []).append(t.appearance)
+    return {p: Appearance.combine(r) for p, r in sorted(per.items())}
+
+
+def _described(gender: str | None, age: str | None) -> str:
+    who = {"woman": "a woman", "man": "a man", None: "a person"}[gender]
+    return {None: who, "older": f"{who} of 40 or older", "young": f"{who} under 40", "child": "a child or teenager"}[age]
+
+
+def ground_appearance(phrase: str, index: VideoIndex) -> PersonGrounding | None:
+    """The **appearance** rule (module doc) for a phrase of ``APPEARANCE_PHRASES``; None when no person's
+    face was read (the caller falls back to the only-person rule)."""
+    gender, age = APPEARANCE_PHRASES[phrase]
+    readings = person_appearances(index)
+    if not readings:
+        return None
+    score = {p: (a.p_gender(gender) if gender else 1.0) * (a.p_age(age) if age else 1.0) for p, a in readings.items()}
+    chosen = [p for p, v in score.items() if v >= APPEARANCE_MIN_P]
+    what = _described(gender, age)
+    if not chosen:
+        read = "; ".join(f"person {p} {readings[p].text}" for p in readings)
+        return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
+                               detail=f"nobody's face reads as {what}: {read}")
+    others = [p for p in readings if p not in chosen]
+    return PersonGrounding(phrase=phrase, persons=chosen, rule="appearance",
+                           confidence=round(sum(score[p] for p in chosen) / len(chosen), 3),
+                           detail=f"faces read as {what}: " + ", ".join(f"person {p} ({score[p]:.2f})" for p in chosen)
+                                  + ("; not: " + ", ".join(f"person {p} ({score[p]:.2f})" for p in others) if others else ""),
+                           thumbnails=_thumbnails(index, chosen))
+
+
 def ground_position(phrase: str, place: str, index: VideoIndex) -> PersonGrounding:
     """The **position** rule (module doc) for ``place`` "left", "right" or "middle"."""
     shot_of = {t.track_id: t.shot for t in index.tracks}
@@ -159,8 +211,13 @@ def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
     place = next((w for w, suffix in POSITIONS.items() if phrase.endswith(" " + suffix)), None)
     if place is not None:
         return ground_position(phrase, place, index)
-    if phrase not in (*SPEAKING, *GROUP, *ONLY_PERSON):
+    if phrase not in (*SPEAKING, *GROUP, *APPEARANCE_PHRASES):
         return None
+    if phrase in APPEARANCE_PHRASES:
+        g = ground_appearance(phrase, index)
+        if g is not None or phrase not in ONLY_PERSON:
+            return g or PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
+                                        detail="no face was large enough to read its age")
     seen, in_group = _observations(index)
     spoken, total_speech = _speaking_time(index)
     if phrase in SPEAKING:
@@ -189,7 +246,7 @@ def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
                                    detail=f"person {who} holds {n} of {total} face observations",
                                    thumbnails=_thumbnails(index, [who]))
     return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
-                           detail="several people share the screen and nothing offline tells a woman from a man "
+                           detail="several people share the screen and no face was large enough to read "
                                   "(a vision LLM can: --llm MODEL --llm-images N)")
 
 
@@ -227,13 +284,30 @@ def ground_by_vision(phrase: str, index: VideoIndex, llm: LLM, images: int) -> P
                            thumbnails=_thumbnails(index, sorted(set(v.persons))))
 
 
+#: Words a people phrase may hold and still be read by the offline rules ("the older man", "she").
+_PHRASE_WORDS = frozenset({"the", "a", "an", "on", "in", *PERSON_WORDS, *AGE_ADJECTIVES, *POSITIONED_NOUNS, *POSITIONS})
+
+
+def canonical_phrase(phrase: str) -> str:
+    """A people phrase in the offline rules' words: itself when it is one already, else the single phrase
+    ``tools.lexicon.person_phrases`` reads from it when every word of it is a person, age or place word (a
+    hosted intent model's "the older man" -> "an older man", "She" -> "a woman"); a phrase with other
+    words ("the man in red") is returned as it is."""
+    words = phrase.lower().split()
+    if phrase in PERSON_WORDS.values() or not words or not set(words) <= _PHRASE_WORDS:
+        return phrase
+    found = person_phrases(phrase)
+    return found[0] if len(found) == 1 else phrase
+
+
 def ground_people(phrases: list[str], index: VideoIndex, llm: LLM | None = None,
                   images: int = 0) -> list[PersonGrounding]:
-    """Groundings of the intent's people phrases that name somebody in particular (see the module doc);
-    with ``llm`` and ``images`` > 0, phrases the rules leave unresolved or have no rule for are asked of
-    the vision model (``ground_by_vision``)."""
+    """Groundings of the intent's people phrases that name somebody in particular (see the module doc;
+    phrases in other words are first put in the rules' words, ``canonical_phrase``); with ``llm`` and
+    ``images`` > 0, phrases the rules leave unresolved or have no rule for are asked of the vision model
+    (``ground_by_vision``)."""
     out = []
-    for phrase in dict.fromkeys(phrases):
+    for phrase in dict.fromkeys(canonical_phrase(p) for p in phrases):
         g = ground_phrase(phrase, index)
         if llm is not None and images > 0 and phrase not in NOBODY and (g is None or g.rule == "unresolved"):
             g = ground_by_vision(phrase, index, llm, images) or g

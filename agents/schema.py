@@ -176,7 +176,7 @@ class PersonGrounding(BaseModel):
 
     phrase: str = Field(description="the question's words for them, as the intent names them (tools.lexicon)")
     persons: list[int] = Field(description="person ids (TrackSummary.person); empty: unresolved")
-    rule: str = Field(description="speaking | group | only_person | position | vision | unresolved")
+    rule: str = Field(description="speaking | group | appearance | only_person | position | vision | unresolved")
     confidence: float = Field(ge=0, le=1)
     detail: str = Field(description="what the rule saw, in words")
     thumbnails: list[str] = Field(default_factory=list, description="a face crop per person (path relative to the "

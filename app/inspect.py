@@ -69,11 +69,12 @@ def print_index(con, video: str, index, events: list) -> None:
               f"{', '.join(f'{c:.1f}' for c in index.cuts) or 'none'} s")
     if index.tracks:
         t = Table(title="person tracks (faces at the index frame rate)")
-        for col in ("track", "person", "shot", "first s", "last s", "faces", "thumbnail"):
+        for col in ("track", "person", "shot", "first s", "last s", "faces", "appearance", "thumbnail"):
             t.add_column(col)
         for tr in index.tracks:
             t.add_row(str(tr.track_id), "-" if tr.person is None else str(tr.person), str(tr.shot),
-                      f"{tr.first_s:.1f}", f"{tr.last_s:.1f}", str(len(tr.observation_ids)), tr.thumbnail or "-")
+                      f"{tr.first_s:.1f}", f"{tr.last_s:.1f}", str(len(tr.observation_ids)),
+                      tr.appearance.text.removeprefix("read as ") if tr.appearance else "-", tr.thumbnail or "-")
         con.print(t)
         people = {tr.person for tr in index.tracks if tr.person is not None}
         if people:

@@ -12,18 +12,24 @@ from tools.heads import HEAD_ARRAYS
 
 
 def fit_linear_head(x: np.ndarray, y: np.ndarray, c: float, sample_weight: np.ndarray | None = None,
-                    class_weight: str | None = None, max_iter: int = 300) -> dict[str, np.ndarray]:
+                    class_weight: str | None = None, max_iter: int = 300, n_classes: int = 8) -> dict[str, np.ndarray]:
     """Standardise ``x`` (N, D) and fit scikit-learn's multinomial logistic regression (L2, inverse
-    strength ``c``) on AffectNet-8 indices ``y``; returns the head arrays. A class absent from ``y``
-    gets a zero weight row and intercept -30 (probability ~0)."""
+    strength ``c``) on class indices ``y`` in [0, ``n_classes``) (AffectNet-8 indices by default); returns
+    the head arrays (``coef`` (n_classes, D)). A class absent from ``y`` gets a zero weight row and
+    intercept -30 (probability ~0). With two classes the binary fit's weights go to class 1's row and
+    class 0's row stays zero, so the head's softmax equals the fitted sigmoid."""
     from sklearn.linear_model import LogisticRegression
 
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
     lr = LogisticRegression(C=c, max_iter=max_iter, class_weight=class_weight)
     lr.fit((x - mean) / scale, y, sample_weight=sample_weight)
-    coef = np.zeros((8, x.shape[1]), np.float32)
-    intercept = np.full(8, -30.0, np.float32)
-    coef[lr.classes_], intercept[lr.classes_] = lr.coef_, lr.intercept_
+    coef = np.zeros((n_classes, x.shape[1]), np.float32)
+    intercept = np.full(n_classes, -30.0, np.float32)
+    if len(lr.classes_) == 2:
+        intercept[lr.classes_] = 0.0
+        coef[lr.classes_[1]], intercept[lr.classes_[1]] = lr.coef_[0], lr.intercept_[0]
+    else:
+        coef[lr.classes_], intercept[lr.classes_] = lr.coef_, lr.intercept_
     return {"mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "coef": coef, "intercept": intercept}
 
 

@@ -156,8 +156,8 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
     """Save each track's most confident face crop (kept from the pass, ``face_jpeg``) as its thumbnail under
     ``out/thumbs`` and, with an ``engine``, re-identify tracks across shots: each track's identity
     descriptor is the mean over its ``REID_FACES`` most confident faces of at least ``REID_MIN_FACE_PX``
-    pixels (``tools.identity`` on the kept crops), and ``tools.tracks.reidentify`` gives each track its
-    ``person``."""
+    pixels (``tools.identity`` on the kept crops), read as ``TrackSummary.appearance`` (``tools.appearance``),
+    and ``tools.tracks.reidentify`` gives each track its ``person``."""
     import cv2
 
     faces = {f.id: f for fr in affect for f in fr.faces}
@@ -179,6 +179,7 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
                 vecs.append(engine.describe(crop, [box_in_crop((info.height, info.width), f.box, THUMB_MARGIN)])[0])
             if vecs:
                 descriptors[tr.track_id] = np.mean(vecs, axis=0)
+                tr = tr.model_copy(update={"appearance": engine.appearance(np.stack(vecs))})
         result.append(tr.model_copy(update={"thumbnail": thumb}))
     if engine is None:
         return result

@@ -6,7 +6,8 @@ caller whose results are all cached never loads a model. ``observe`` turns decod
 ``FrameObservation`` records: faces with their AffectNet-8 expression (``tools.faces``,
 ``tools.expression``), gaze and lip activity per face (``tools.gaze``) and, when asked, hands with
 gestures and body-pose crossed arms (``tools.gestures``); ``describe`` gives face identity descriptors
-(``tools.identity``) for re-identifying people across shots. Indexing observes the whole video at 1 fps
+(``tools.identity``) for re-identifying people across shots, and ``appearance`` reads them as annotated
+gender and age group (``tools.appearance``). Indexing observes the whole video at 1 fps
 (with hands unless ``IndexConfig.index_gestures`` is off); verification observes candidate clips at 4 fps with hands (``indexing.observe`` stores
 the records per chunk). Adding a frame-level model means one module with a registry and one field here.
 
@@ -30,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from pydantic import BaseModel, Field
 
+from tools.appearance import Appearance, load_appearance_reader
 from tools.expression import load_expression_classifier
 from tools.faces import load_face_detector
 from tools.gaze import Gaze, load_gaze_estimator
@@ -109,6 +111,14 @@ class PerceptionEngine:
     def describe(self, frame: np.ndarray, boxes: list) -> np.ndarray:
         """Identity descriptors (N, D) of the faces at ``boxes`` (normalized) in an RGB frame (H, W, 3)."""
         return self._timed("identity", self.identity.describe, frame, boxes)
+
+    def appearance(self, descriptors: np.ndarray) -> Appearance | None:
+        """Annotated gender and age group of one person's or track's faces from their identity descriptors
+        (N, 128) (``tools.appearance``); None when the identity backend is not the dlib model the heads were
+        trained on."""
+        if self.config.identity_backend != "dlib":
+            return None
+        return load_appearance_reader().read(descriptors)
 
     def tool_names(self, hands: bool) -> dict[str, str]:
         """Names of the tools behind observations: ``face`` ("<detector>+<expression>") and ``social``

@@ -1,7 +1,10 @@
-"""Small linear heads trained here (``evals/train_face.py``, ``evals/train_voice.py``), read at run time.
+"""Small linear heads trained here (``evals/train_face.py``, ``evals/train_voice.py``, ``evals/train_text.py``,
+``evals/train_appearance.py``), read at run time.
 
 A head is four arrays in an ``.npz``: ``mean`` and ``scale`` (D,) standardise the input, ``coef``
-(8, D) and ``intercept`` (8,) give AffectNet-8 logits (rows in ``tools.schema.AFFECTNET8`` order).
+(K, D) and ``intercept`` (K,) give the logits of K classes: AffectNet-8 for the emotion heads (rows in
+``tools.schema.AFFECTNET8`` order), the classes of ``tools.appearance`` for the appearance heads. One file
+may hold several heads, each's arrays named with a prefix (``gender_mean``, ...).
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ class LinearHead:
         self._a = {k: np.asarray(arrays[k], np.float32) for k in HEAD_ARRAYS}
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> LinearHead:
-        """Read a head file.
+    def load(cls, path: str | os.PathLike, prefix: str = "") -> LinearHead:
+        """Read a head file (the arrays named ``prefix`` + ``HEAD_ARRAYS``).
 
         Raises:
             FileNotFoundError: ``path`` does not exist.
@@ -36,10 +39,10 @@ class LinearHead:
         if not path.is_file():
             raise FileNotFoundError(f"head not found at {path}")
         with np.load(path) as h:
-            return cls(h)
+            return cls({k: h[prefix + k] for k in HEAD_ARRAYS})
 
     def probs(self, x: np.ndarray) -> np.ndarray:
-        """Probabilities (N, 8) for feature rows ``x`` (N, D) (a single row (D,) is taken as N = 1)."""
+        """Probabilities (N, K) for feature rows ``x`` (N, D) (a single row (D,) is taken as N = 1)."""
         from scipy.special import softmax
 
         a = self._a

@@ -53,7 +53,8 @@ CUE_MODALITY: dict[str, str] = {
 #: Words that name a person in a query; mapped to a role description.
 PERSON_WORDS: dict[str, str] = {
     "she": "a woman", "her": "a woman", "woman": "a woman", "girl": "a girl", "he": "a man", "him": "a man",
-    "his": "a man", "man": "a man", "boy": "a boy", "they": "a group", "audience": "the audience",
+    "his": "a man", "man": "a man", "boy": "a boy", "lady": "a woman", "guy": "a man", "gentleman": "a man",
+    "kid": "a child", "child": "a child", "they": "a group", "audience": "the audience",
     "crowd": "the audience", "performer": "the performer", "speaker": "the speaker", "someone": "anyone",
     "somebody": "anyone", "everyone": "everyone", "people": "people", "i": "the camera wearer",
 }
@@ -67,17 +68,29 @@ POSITIONED_NOUNS = ("one", "person", "woman", "man", "guy", "girl", "boy", "lady
 _POSITIONED = re.compile(rf"\b({'|'.join(POSITIONED_NOUNS)})\s+(?:(?:who is|who's|sitting|standing|seated)\s+)?"
                          r"(?:on the (left|right)|in the (middle|centre|center))\b")
 
+#: Age words before a person noun ("the older man", "a young woman") -> the age word of the phrase.
+AGE_ADJECTIVES = {"older": "older", "old": "older", "elderly": "older", "young": "young", "younger": "young"}
+_AGED = re.compile(rf"\b({'|'.join(AGE_ADJECTIVES)})\s+({'|'.join(POSITIONED_NOUNS)})\b")
+
 
 def person_phrases(text: str) -> list[str]:
     """The people ``text`` names, as the values of ``PERSON_WORDS`` ("she" -> "a woman"), with a position
     when one follows a person noun ("the woman on the right" -> "a woman on the right", "the one in the
-    middle" -> "the person in the middle"); first mention order, no repeats."""
+    middle" -> "the person in the middle") and an age when an age word precedes one ("the older man" ->
+    "an older man", "the young one" -> "a young person"); first mention order, no repeats."""
     t = " ".join(re.findall(r"[a-z']+", text.lower()))
     phrases, placed = [], set()
     for m in _POSITIONED.finditer(t):
         role = PERSON_WORDS.get(m.group(1), "the person")
         phrases.append((m.start(), f"{role} {POSITIONS[m.group(2) or m.group(3)]}"))
         placed.add(m.start(1))
+    for m in _AGED.finditer(t):
+        if m.start(2) in placed:
+            continue
+        noun = PERSON_WORDS.get(m.group(2), "a person").split()[-1]
+        age = AGE_ADJECTIVES[m.group(1)]
+        phrases.append((m.start(), f"{'an' if age == 'older' else 'a'} {age} {'person' if noun == 'child' else noun}"))
+        placed.add(m.start(2))
     for m in re.finditer(r"[a-z']+", t):
         if m.group() in PERSON_WORDS and m.start() not in placed:
             phrases.append((m.start(), PERSON_WORDS[m.group()]))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel, Field
 
+from tools.appearance import Appearance
 from tools.schema import Box, FrameFaces
 
 #: Histogram correlation (-1..1) of consecutive sampled frames below which a shot cut is declared.
@@ -82,6 +83,9 @@ class TrackSummary(BaseModel):
     thumbnail: str | None = Field(None, description="path of a face crop, relative to the index dir")
     person: int | None = Field(None, description="person id across shots (``reidentify``); tracks of one "
                                "person share it; None: not re-identified")
+    appearance: Appearance | None = Field(None, description="annotated gender and age group read from the "
+                                          "track's identity descriptors (``tools.appearance``); None: no face "
+                                          "large enough was described")
 
     @property
     def person_id(self) -> int:

@@ -1,7 +1,7 @@
 """Assemble the labelled face and speech sets the project measures itself on, split by person.
 
     python -m evals.data.assemble --source ckplus=DIR --source rafdb=DIR --source ravdess=DIR \
-        --source emodb=DIR --source meld=DIR [--out DIR]
+        --source emodb=DIR --source meld=DIR --source utkface=DIR [--out DIR]
 
 Each ``DIR`` is a clone (work tree) or a bare git directory of the public repository that holds the
 set (``evals/data/SOURCES.md`` names them, with licences and label origins). Nothing is downloaded:
@@ -23,6 +23,13 @@ Splits (no person in both):
   split, since its main speakers appear in every part (no person split is possible): train and dev are
   dev (``fold`` "train" / "val"), test is test. One record per utterance, its words in ``text`` and in a
   ``.txt`` file; ``person`` is the speaker's name.
+- UTKFace, its aligned and cropped faces of part 1 (``crop_part1/A_G_R_YYYYMMDDHHMMSSmmm.jpg.chip.jpg``: age A in
+  years, gender G 0 male / 1 female, race R, collection time; Zhang, Song and Qi, 2017, CVPR): one face per
+  image, for the appearance head (``evals.train_appearance``), not for emotion. UTKFace has no person ids,
+  so images are grouped by the hour they were collected (``group``, the time stamp's first 10 digits;
+  images of one crawl, such as several photos of one person, stay together) and a group whose CRC-32 % 5
+  == 0 is test. ``label`` is None; ``raw_label`` is the annotated gender ("female" / "male"), ``age`` the
+  annotated age.
 - speakers (pyAudioAnalysis ``data/diarizationExample*.wav`` with their ``.segments`` speaker turns;
   real recordings of 4 and 6 speakers, the first a radio phone-in; the turns go into the record as ``turns``): test only, never used for fitting.
 
@@ -85,6 +92,7 @@ _MELD = re.compile(r"(?:^|/)data/MELD/(train|dev|test)_sent_emo\.csv$")
 #: MELD's seven labels -> AffectNet-8 (joy is happiness; MELD has no contempt).
 MELD_LABELS = {"neutral": "neutral", "joy": "happiness", "sadness": "sadness", "surprise": "surprise",
                "fear": "fear", "disgust": "disgust", "anger": "anger"}
+_UTK = re.compile(r"(?:^|/)crop_part1/((\d+)_([01])_\d_((\d{10})\d{7})\.jpg\.chip\.jpg)$")
 _EMO = re.compile(r"(?:^|/)dataset/(Angry|Happy|Neutral|Sad)/((\d\d)([ab]\d\d)[A-Z][a-z]\.wav)$")
 
 
@@ -173,6 +181,13 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
                     "label": MELD_LABELS[raw], "raw_label": raw, "person": row["Speaker"],
                     "split": "test" if part == "test" else "dev", "fold": {"dev": "val"}.get(part, part),
                     "text": row["Utterance"], "language": "en"}
+    elif name == "utkface":
+        for rel, data in _files(source, _UTK):
+            m = _UTK.search(rel)
+            group = m.group(5)
+            yield m.group(1), data, {"label": None, "raw_label": "female" if m.group(3) == "1" else "male",
+                                     "age": int(m.group(2)), "person": None, "group": group,
+                                     "split": "test" if zlib.crc32(group.encode()) % 5 == 0 else "dev"}
     elif name == "speakers":
         files = {rel: data for rel, data in _files(source, _SPK)}
         for rel, data in sorted(files.items()):
@@ -185,7 +200,7 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
             yield f"{m.group(1)}.wav", data, {"label": None, "raw_label": None, "person": None, "split": "test",
                                              "turns": turns}
     else:
-        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, ravdess, emodb, meld or speakers")
+        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, ravdess, emodb, meld, utkface or speakers")
 
 
 def assemble(name: str, source: Path, out: Path) -> Counter:
@@ -205,7 +220,7 @@ def assemble(name: str, source: Path, out: Path) -> Counter:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         with_lines.append(json.dumps({"path": fname, **rec}))
-        counts[(rec["split"], rec["label"] or "unlabelled")] += 1
+        counts[(rec["split"], rec["label"] or rec["raw_label"] or "unlabelled")] += 1
     if not with_lines:
         shutil.rmtree(staging, ignore_errors=True)
         raise ValueError(f"{source}: no {name} file found")
@@ -254,7 +269,7 @@ def default_root() -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.data.assemble", description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", action="append", required=True, metavar="SET=DIR",
-                    help="ckplus=DIR, rafdb=DIR, ravdess=DIR, emodb=DIR, meld=DIR or speakers=DIR: a clone or bare git dir of the set's repository")
+                    help="ckplus=DIR, rafdb=DIR, ravdess=DIR, emodb=DIR, meld=DIR, utkface=DIR or speakers=DIR: a clone or bare git dir of the set's repository")
     ap.add_argument("--out", type=Path, default=None, help="output root (default <cache>/data)")
     args = ap.parse_args(argv)
     out = args.out or default_root()
