@@ -31,7 +31,7 @@ from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcr
 from tools.sound import SoundStats
 from tools.tracks import TrackSummary, box_similarity
 
-INDEX_FORMAT = 13
+INDEX_FORMAT = 14
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 

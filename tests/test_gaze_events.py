@@ -70,6 +70,18 @@ def test_aversion_addressing_and_exclusion():
     assert [e.id for e in ev] == [f"g{i}" for i in range(len(ev))]
 
 
+def test_one_person_alone_on_screen_is_never_excluded():
+    def fr(t):
+        return SocialFrame(t=t, tracks=[4], gaze=[Gaze(id=f"g{t}", looking_at=None)])
+
+    frames = [fr(t / 2) for t in range(12)]
+    # speech of no known speaker (a still picture over speech: no lips move), or of someone off screen
+    for turn in (SpeechTurn(start_s=0.0, end_s=6.0, speaker=None, record_id="s0"),
+                 SpeechTurn(start_s=0.0, end_s=6.0, speaker=8, record_id="s0")):
+        ev = gaze_and_pointing_events(frames, max_gap_s=0.6, turns=[turn], min_excluded_s=3.0)
+        assert not [e for e in ev if e.type == "excluded"]
+
+
 def test_neighbours_watching_the_same_way_share_attention_instead_of_looking_at_each_other():
     # the sample's audience at 9.0 s (directions measured there): person 5 (right) and person 6 (left,
     # further back) both look left toward the stage; the ray of 5 passes over 6

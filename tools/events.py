@@ -142,8 +142,9 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
     Types produced: ``mutual_gaze``; ``one_sided_gaze``; ``gaze_aversion`` (A breaks mutual gaze with
     B while B keeps looking at A); ``pointing_at``; the gestures of ``tools.social.GESTURE_EVENTS``
     (``pointing`` at no one on screen, ``open_palm``, ``hand_over_mouth``, ...); ``addressed_by_speech`` (the speaker of a turn looks
-    at B during it); ``excluded`` (B is on screen, nobody looks at B and B does not speak, while the
-    others look at each other or speak, for at least ``min_excluded_s``).
+    at B during it); ``excluded`` (B is on screen with at least one other person, nobody looks at B and B
+    does not speak, while the others look at each other or speak, for at least ``min_excluded_s``; a
+    person alone on screen is never excluded, whoever speaks off screen).
     """
     turns = turns or []
     hits: list[RelationHit] = []
@@ -179,8 +180,9 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
         looked_at = {b for b, _ in looks.values()}
         anyone_speaks = any(u.start_s <= t < u.end_s for u in turns)
         for x in present:
-            others_interact = any(a != x and b != x for a, (b, _) in looks.items()) or \
-                bool(speaking - {x}) or (anyone_speaks and not speaking)
+            # "the others" must be on screen: alone, x is watching or listening, not left out
+            others_interact = len(present) > 1 and (any(a != x and b != x for a, (b, _) in looks.items()) or
+                                                    bool(speaking - {x}) or (anyone_speaks and not speaking))
             if x not in looked_at and x not in speaking and others_interact and x in gaze_id:
                 hits.append(RelationHit(t, "excluded", (x,), gaze_id[x]))
         prev_looks = {a: b for a, (b, _) in looks.items()}
