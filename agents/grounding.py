@@ -26,8 +26,10 @@ Offline rules, from what the index observed:
   (three for "the middle"), the person whose face is leftmost / rightmost / the middle one by its centre;
   per shot the person who holds that place in the largest share of the frames they share with others
   (then in the most frames), kept when that share is at least ``POSITION_MIN_SHARE``. The phrase means
-  one person per such shot, since "on the left" is said of a picture. Confidence = the mean of those
-  shares. "woman" or "man" in such a phrase is not checked against the appearance heads.
+  one person per such shot, since "on the left" is said of a picture. Faces under
+  ``POSITION_MIN_SIZE_RATIO`` of the frame's largest face (a blurred face behind a close-up) take no
+  place. A person noun with an appearance ("the woman on the right") drops a shot whose person at that
+  place the appearance heads read otherwise. Confidence = the mean of those shares.
 
 Words for nobody in particular ("someone", "anyone") are not grounded. The verifier then reads faces of
 the grounded people only when the grounding's confidence reaches ``GROUNDED_MIN_CONFIDENCE``.
@@ -60,6 +62,10 @@ ONLY_PERSON_MIN_SHARE = 0.6
 APPEARANCE_MIN_P = 0.5
 #: Share of the frames a person shares with others in which they hold the named place, for "on the left" to mean them.
 POSITION_MIN_SHARE = 0.5
+#: Faces smaller than this share of the largest face in a frame (box height) take no place in it: a blurred
+#: face in the background of a close-up is not "the one on the left" (on the sample's 1 s close-up the
+#: background face is 0.33 of the pianist's; the audience's faces at 8-9 s are 0.77-0.95 of each other).
+POSITION_MIN_SIZE_RATIO = 0.5
 #: Groundings at least this confident steer the verifier to those people's faces (more likely than not).
 GROUNDED_MIN_CONFIDENCE = 0.5
 
@@ -168,14 +174,29 @@ def ground_appearance(phrase: str, index: VideoIndex) -> PersonGrounding | None:
                            thumbnails=_thumbnails(index, chosen))
 
 
-def ground_position(phrase: str, place: str, index: VideoIndex) -> PersonGrounding:
-    """The **position** rule (module doc) for ``place`` "left", "right" or "middle"."""
+def _mismatched(role: str, index: VideoIndex) -> set[int]:
+    """People whose appearance reading says they are not ``role`` ("a woman", ...; ``APPEARANCE_PHRASES``),
+    i.e. give it probability below ``APPEARANCE_MIN_P``; people with no reading are never among them."""
+    if role not in APPEARANCE_PHRASES:
+        return set()
+    gender, age = APPEARANCE_PHRASES[role]
+    return {p for p, a in person_appearances(index).items()
+            if (a.p_gender(gender) if gender else 1.0) * (a.p_age(age) if age else 1.0) < APPEARANCE_MIN_P}
+
+
+def ground_position(phrase: str, place: str, index: VideoIndex, role: str = "the person") -> PersonGrounding:
+    """The **position** rule (module doc) for ``place`` "left", "right" or "middle"; ``role`` is the phrase's
+    person noun ("a woman"): a shot whose person at the place reads otherwise (``_mismatched``) names nobody."""
     shot_of = {t.track_id: t.shot for t in index.tracks}
     held: dict[int, Counter] = {}  # shot -> person -> frames in which they hold the place
     shared: dict[int, Counter] = {}  # shot -> person -> frames they share with other faces
     span: dict[int, list[float]] = {}
+    mismatched = _mismatched(role, index)
     for fr in index.affect:
-        faces = sorted((f for f in fr.faces if f.track_id is not None), key=lambda f: f.box.x0 + f.box.x1)
+        tracked = [f for f in fr.faces if f.track_id is not None]
+        largest = max((f.box.y1 - f.box.y0 for f in tracked), default=0.0)
+        faces = sorted((f for f in tracked if f.box.y1 - f.box.y0 >= POSITION_MIN_SIZE_RATIO * largest),
+                       key=lambda f: f.box.x0 + f.box.x1)
         if len(faces) < (3 if place == "middle" else 2) or (place == "middle" and len(faces) % 2 == 0):
             continue
         shot = shot_of[faces[0].track_id]
@@ -185,12 +206,14 @@ def ground_position(phrase: str, place: str, index: VideoIndex) -> PersonGroundi
             shared.setdefault(shot, Counter())[index.person_of(f.track_id)] += 1
         lo_hi = span.setdefault(shot, [fr.t, fr.t])
         lo_hi[1] = fr.t
-    chosen, shares, parts = [], [], []
+    chosen, shares, parts, otherwise = [], [], [], []
     for shot, votes in sorted(held.items()):
         who = max(votes, key=lambda p, v=votes, s=shared[shot]: (v[p] / s[p], v[p]))  # most consistently there
         n = votes[who]
         share = n / shared[shot][who]
-        if share >= POSITION_MIN_SHARE and who not in chosen:
+        if who in mismatched:
+            otherwise.append(who)
+        elif share >= POSITION_MIN_SHARE and who not in chosen:
             chosen.append(who)
             shares.append(share)
             lo, hi = span[shot]
@@ -198,8 +221,10 @@ def ground_position(phrase: str, place: str, index: VideoIndex) -> PersonGroundi
             parts.append(f"person {who} at {when} ({n} of {shared[shot][who]} frames with others)")
     what = {"left": "leftmost", "right": "rightmost", "middle": "middle"}[place]
     if not chosen:
+        but = (f"; the {what} face reads otherwise than {role}: " + ", ".join(f"person {p}" for p in otherwise)
+               if otherwise else "")
         return PersonGrounding(phrase=phrase, persons=[], rule="unresolved", confidence=0.0,
-                               detail=f"no shot shows a person who is mostly the {what} of several faces")
+                               detail=f"no shot shows {role} who is mostly the {what} of several faces{but}")
     return PersonGrounding(phrase=phrase, persons=chosen, rule="position", confidence=round(sum(shares) / len(shares), 3),
                            detail=f"the {what} face where several share the screen: " + "; ".join(parts),
                            thumbnails=_thumbnails(index, chosen))
@@ -210,7 +235,7 @@ def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
     that names nobody in particular."""
     place = next((w for w, suffix in POSITIONS.items() if phrase.endswith(" " + suffix)), None)
     if place is not None:
-        return ground_position(phrase, place, index)
+        return ground_position(phrase, place, index, role=phrase.removesuffix(" " + POSITIONS[place]))
     if phrase not in (*SPEAKING, *GROUP, *APPEARANCE_PHRASES):
         return None
     if phrase in APPEARANCE_PHRASES:
