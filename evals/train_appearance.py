@@ -14,7 +14,7 @@ Split: UTKFace has no person ids; the assembler groups images by collection hour
 groups in test. C is chosen from ``C_GRID`` on the dev groups whose CRC-32 % 4 == 0 after fitting on the
 other dev groups (gender: accuracy; age: accuracy over ``AGE_GROUPS``), the heads are refitted on all of
 dev, then scored once on test: accuracy overall and on adults (18+), per age group, and for the age words
-the grounding uses ("older": 40+).
+the grounding uses ("older": 40+), and per UTKFace's annotated race (a check of error rates across groups).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.command import report
-from evals.data.assemble import default_root
+from evals.data.assemble import UTKFACE_RACES, default_root, load_manifest
 from evals.heads import cached_set_features, fit_linear_head, save_npz
 from tools.appearance import AGE_GROUPS, AGE_WORDS, APPEARANCE_HEAD, GENDERS, AppearanceReader, age_group
 from tools.heads import HEAD_ARRAYS
@@ -111,6 +111,11 @@ def train(out: Path, root: Path | None = None) -> dict:
     adult = age >= 18
     older = np.isin(ya, [AGE_GROUPS.index(k) for k in AGE_WORDS["older"]])
     p_older = a[:, [AGE_GROUPS.index(k) for k in AGE_WORDS["older"]]].sum(1)
+    race = np.asarray([r["race"] for r in load_manifest(root or default_root(), "utkface")])[te]  # same order
+    by_race = {r: {"n_adults": int((adult & (race == r)).sum()),
+                   "gender_accuracy_adults": round(float((g.argmax(1) == yg)[adult & (race == r)].mean()), 4),
+                   "age_group_accuracy": round(float((a.argmax(1) == ya)[race == r].mean()), 4)}
+               for r in UTKFACE_RACES}
     return {
         "data": "UTKFace part 1 (Zhang, Song and Qi, 2017); split by collection hour; C chosen on dev groups",
         "grid": grid, "C": chosen, "n_dev": int(dev.sum()), "n_test": int(te.sum()),
@@ -127,6 +132,7 @@ def train(out: Path, root: Path | None = None) -> dict:
                                      for i, k in enumerate(AGE_GROUPS)},
                 "older_40_plus": {"precision": round(float(older[p_older >= 0.5].mean()), 4),
                                   "recall": round(float((p_older >= 0.5)[older].mean()), 4)}},
+        "by_annotated_race": by_race,
     }
 
 

@@ -29,7 +29,7 @@ Splits (no person in both):
   so images are grouped by the hour they were collected (``group``, the time stamp's first 10 digits;
   images of one crawl, such as several photos of one person, stay together) and a group whose CRC-32 % 5
   == 0 is test. ``label`` is None; ``raw_label`` is the annotated gender ("female" / "male"), ``age`` the
-  annotated age.
+  annotated age, ``race`` the annotated race (used only to report accuracy per group).
 - speakers (pyAudioAnalysis ``data/diarizationExample*.wav`` with their ``.segments`` speaker turns;
   real recordings of 4 and 6 speakers, the first a radio phone-in; the turns go into the record as ``turns``): test only, never used for fitting.
 
@@ -92,7 +92,9 @@ _MELD = re.compile(r"(?:^|/)data/MELD/(train|dev|test)_sent_emo\.csv$")
 #: MELD's seven labels -> AffectNet-8 (joy is happiness; MELD has no contempt).
 MELD_LABELS = {"neutral": "neutral", "joy": "happiness", "sadness": "sadness", "surprise": "surprise",
                "fear": "fear", "disgust": "disgust", "anger": "anger"}
-_UTK = re.compile(r"(?:^|/)crop_part1/((\d+)_([01])_\d_((\d{10})\d{7})\.jpg\.chip\.jpg)$")
+_UTK = re.compile(r"(?:^|/)crop_part1/((\d+)_([01])_(\d)_((\d{10})\d{7})\.jpg\.chip\.jpg)$")
+#: UTKFace's race field (its dataset page): 0-4.
+UTKFACE_RACES = ("White", "Black", "Asian", "Indian", "Others")
 _EMO = re.compile(r"(?:^|/)dataset/(Angry|Happy|Neutral|Sad)/((\d\d)([ab]\d\d)[A-Z][a-z]\.wav)$")
 
 
@@ -184,9 +186,10 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
     elif name == "utkface":
         for rel, data in _files(source, _UTK):
             m = _UTK.search(rel)
-            group = m.group(5)
+            group = m.group(6)
             yield m.group(1), data, {"label": None, "raw_label": "female" if m.group(3) == "1" else "male",
-                                     "age": int(m.group(2)), "person": None, "group": group,
+                                     "age": int(m.group(2)), "race": UTKFACE_RACES[int(m.group(4))],
+                                     "person": None, "group": group,
                                      "split": "test" if zlib.crc32(group.encode()) % 5 == 0 else "dev"}
     elif name == "speakers":
         files = {rel: data for rel, data in _files(source, _SPK)}
