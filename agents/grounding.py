@@ -147,6 +147,13 @@ def person_appearances(index: VideoIndex) -> dict[int, Appearance]:
     return {p: Appearance.combine(r) for p, r in sorted(per.items())}
 
 
+def _phrase_probability(reading: Appearance, phrase: str) -> float:
+    """Probability that a person with ``reading`` is what ``phrase`` of ``APPEARANCE_PHRASES`` says: P(gender)
+    x P(age word), each factor 1 when the phrase leaves it open."""
+    gender, age = APPEARANCE_PHRASES[phrase]
+    return (reading.p_gender(gender) if gender else 1.0) * (reading.p_age(age) if age else 1.0)
+
+
 def _described(gender: str | None, age: str | None) -> str:
     who = {"woman": "a woman", "man": "a man", None: "a person"}[gender]
     return {None: who, "older": f"{who} of 40 or older", "young": f"{who} under 40", "child": "a child or teenager"}[age]
@@ -159,7 +166,7 @@ def ground_appearance(phrase: str, index: VideoIndex) -> PersonGrounding | None:
     readings = person_appearances(index)
     if not readings:
         return None
-    score = {p: (a.p_gender(gender) if gender else 1.0) * (a.p_age(age) if age else 1.0) for p, a in readings.items()}
+    score = {p: _phrase_probability(a, phrase) for p, a in readings.items()}
     chosen = [p for p, v in score.items() if v >= APPEARANCE_MIN_P]
     what = _described(gender, age)
     if not chosen:
@@ -179,9 +186,7 @@ def _mismatched(role: str, index: VideoIndex) -> set[int]:
     i.e. give it probability below ``APPEARANCE_MIN_P``; people with no reading are never among them."""
     if role not in APPEARANCE_PHRASES:
         return set()
-    gender, age = APPEARANCE_PHRASES[role]
-    return {p for p, a in person_appearances(index).items()
-            if (a.p_gender(gender) if gender else 1.0) * (a.p_age(age) if age else 1.0) < APPEARANCE_MIN_P}
+    return {p for p, a in person_appearances(index).items() if _phrase_probability(a, role) < APPEARANCE_MIN_P}
 
 
 def ground_position(phrase: str, place: str, index: VideoIndex, role: str = "the person") -> PersonGrounding:

@@ -61,8 +61,8 @@ def _describe_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def utkface_features(root: Path | None = None, workers: int = 2) -> dict[str, np.ndarray]:
-    """``x`` (N, 128) dlib descriptors, ``found`` (a face was detected), ``gender`` (index in ``GENDERS``),
-    ``age`` (years), ``split``, ``group`` of every UTKFace record (cached)."""
+    """``x`` (N, 128) dlib descriptors, ``found`` (a face was detected), ``y`` (annotated gender, index in
+    ``GENDERS``), ``age`` (years), ``split``, ``group`` of every UTKFace record, in manifest order (cached)."""
 
     def compute(recs: list[dict]) -> dict[str, np.ndarray]:
         paths = [r["path"] for r in recs]

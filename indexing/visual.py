@@ -165,10 +165,10 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
     result, descriptors = [], {}
     for tr in tracks:
         ranked = sorted((faces[i] for i in tr.observation_ids), key=lambda f: -f.det_score)
-        thumb = None
+        update: dict = {"thumbnail": None}
         if crops.get(ranked[0].id):
-            thumb = f"thumbs/track_{tr.track_id}.jpg"
-            (out / thumb).write_bytes(crops[ranked[0].id])
+            update["thumbnail"] = f"thumbs/track_{tr.track_id}.jpg"
+            (out / update["thumbnail"]).write_bytes(crops[ranked[0].id])
         if engine is not None:
             sized = [f for f in ranked if (f.box.y1 - f.box.y0) * info.height >= REID_MIN_FACE_PX
                      and crops.get(f.id)][:REID_FACES]
@@ -179,8 +179,8 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
                 vecs.append(engine.describe(crop, [box_in_crop((info.height, info.width), f.box, THUMB_MARGIN)])[0])
             if vecs:
                 descriptors[tr.track_id] = np.mean(vecs, axis=0)
-                tr = tr.model_copy(update={"appearance": engine.appearance(np.stack(vecs))})
-        result.append(tr.model_copy(update={"thumbnail": thumb}))
+                update["appearance"] = engine.appearance(np.stack(vecs))
+        result.append(tr.model_copy(update=update))
     if engine is None:
         return result
     person = reidentify(result, descriptors)

@@ -101,6 +101,8 @@ BATCHED_GUARDS = SpeechGuards(min_avg_logprob=-0.6, min_word_probability=0.45, j
 TRANSLATE_GUARDS = SpeechGuards(joint_avg_logprob=float("-inf"), joint_word_probability=0.0, island_gap_s=None)
 
 _TOKEN = re.compile(r"[\w']+")
+#: ``segment_failure``'s reason for a segment without a word (silence decoded as punctuation).
+NO_WORDS = "no words"
 
 
 def _repeated_ngram(text: str, times: int) -> str | None:
@@ -176,7 +178,7 @@ def _reject_islands(kept: list[dict], rejected: list[RejectedSegment], gap_s: fl
     """``kept`` without the segments alone among rejected ones (``SpeechGuards.island_gap_s``), which go to
     ``reject``; segments rejected for having no words do not count as neighbours."""
     timeline = sorted([(float(seg["start"]), float(seg["end"]), k) for k, seg in enumerate(kept)]
-                      + [(r.start_s, r.end_s, None) for r in rejected if r.reason != "no words"])
+                      + [(r.start_s, r.end_s, None) for r in rejected if r.reason != NO_WORDS])
     islands = set()
     for i, (start, end, k) in enumerate(timeline):
         if k is None:
@@ -198,7 +200,7 @@ def segment_failure(seg: dict, guards: SpeechGuards) -> str | None:
     wp = float(np.mean(probs)) if probs else None  # mean word probability
     text = str(seg["text"]).strip()
     if not _TOKEN.search(text):
-        return "no words"
+        return NO_WORDS
     if lp is not None and nsp is not None and nsp > guards.max_no_speech_prob and lp < guards.min_avg_logprob:
         return f"no speech probability {nsp:.2f} > {guards.max_no_speech_prob}"
     if lp is not None and lp < guards.min_avg_logprob:
