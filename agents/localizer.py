@@ -21,7 +21,7 @@ from agents.schema import Proposal
 from agents.state import AffectState, RunContext
 from memory.store import VideoIndex
 from tools.lexicon import keyword_overlap, speech_match
-from tools.text import load_text_encoder
+from tools.text import load_text_encoder, load_transcript_encoder
 
 #: Added to a clip's score for each search beyond the first that found it.
 BOTH_BONUS = 0.05
@@ -93,12 +93,13 @@ def _spread(index: VideoIndex, best: dict[str, float], start_s: float, end_s: fl
 def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     """Best speech-match score per clip id of the transcript segments that overlap the clip.
 
-    Segments come from the FAISS top ``k`` by embedding and from a scan for literal content-word
-    matches; each scores ``speech_match(cosine, keyword overlap)``.
+    Segments come from the FAISS top ``k`` by embedding (the index's transcript encoder,
+    ``tools.text.load_transcript_encoder``) and from a scan for literal content-word matches; each scores
+    ``speech_match(cosine, keyword overlap)``.
     """
     if len(index.segment_index) == 0:
         return {}
-    enc = load_text_encoder(model=None, device=index.config.device)
+    enc = load_transcript_encoder(index.config.transcript_encoder, device=index.config.device)
     q = enc.encode([text])
     scores, ids = index.segment_index.search(q, k)
     cosines = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0}

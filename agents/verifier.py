@@ -8,8 +8,8 @@ speakers) and vocal cues from the index, and turns all of it into ``Evidence`` t
 records. Support in [0, 1]:
 
 - visual: mean over frames with faces of the highest probability any face gives the target emotions;
-- verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with
-  all-MiniLM-L6-v2, raised by literal content-word overlap), weighted 1.0 when the intent asks for
+- verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with the
+  index's transcript encoder, all-MiniLM-L6-v2 by default, raised by literal content-word overlap), weighted 1.0 when the intent asks for
   speech and 0.6 otherwise;
 - vocal: the target emotions' probability in the clip's voice (``Clip.voice``, ``tools.voice_emotion``);
 - behaviour, for a question that names no emotion: ``speech_match`` of the query and the clip's gesture
@@ -42,7 +42,7 @@ from tools.engine import FrameObservation
 from tools.events import social_timeline
 from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, keyword_overlap, speech_match
 from tools.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, social_frames, speaker_of
-from tools.text import load_text_encoder
+from tools.text import load_text_encoder, load_transcript_encoder
 from tools.text_emotion import load_text_emotion
 from tools.voice_emotion import valence_arousal
 
@@ -185,7 +185,9 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
     said = " ".join(spoken)
     words_emotion = load_text_emotion(index.config.device)
     vecs = words_emotion.encoder.encode([*texts, said, *spoken])  # one encoding pass for match and emotion
-    sim = speech_match(float((vecs[: len(texts)] @ vecs[len(texts)]).max()), keyword_overlap(texts[0], said))
+    match = vecs[: len(texts) + 1] if index.config.transcript_encoder == "minilm" else (
+        load_transcript_encoder(index.config.transcript_encoder).encode([*texts, said]))
+    sim = speech_match(float((match[: len(texts)] @ match[len(texts)]).max()), keyword_overlap(texts[0], said))
     said_read, *reads = words_emotion.read(vecs[len(texts):])
     evidence = []
     by_voice = {u.segment_id for u in index.utterances if u.speaker_by == "voice"}

@@ -18,6 +18,7 @@ EXAMPLES = """examples:
   affectseek ask meeting.mp4 "when does she feel left out?" --json answer.json --top-k 3
   affectseek ask talk.mp4 "when is he nervous?" --llm openai/gpt-4o-mini
   affectseek ask talk.mp4 "when is he nervous?" --openclip-checkpoint laion2b_s34b_b79k --openclip-model ViT-B-32
+  affectseek ask talk_de.mp4 "when does she talk about the contract?" --asr-model whisper-base
   AFFECTSEEK_TOP_K=3 affectseek ask talk.mp4 "when is he nervous?" --config affectseek.toml
   affectseek ask --schema > answer.schema.json
 (python -m agents.run takes the same arguments)
@@ -88,6 +89,11 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                         "about 4x faster ASR on dialogue, but words can be lost at chunk edges (default 0: "
                         "sequential decoding with Whisper's temperature fallback)")
     g.add_argument("--language", help="force the speech language (e.g. en); default: detect")
+    g.add_argument("--transcript-encoder", choices=["auto", "minilm", "use-multilingual"],
+                   help="sentence encoder that searches what was said: minilm (all-MiniLM-L6-v2, English) or "
+                        "use-multilingual (multilingual Universal Sentence Encoder: English questions find speech "
+                        "transcribed in 15 other languages). Default auto: use-multilingual when a multilingual "
+                        "--asr-model transcribes, else minilm")
     g.add_argument("--no-audio", action="store_true", help="answer from the picture alone (no ASR, no vocal cues)")
     g.add_argument("--device", help="cpu (default) or cuda (CLIP, ASR and text encoder)")
     v = p.add_argument_group("verification")

@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     asr_task: Literal["transcribe", "translate"] = Field(
         "transcribe", description="transcribe (the spoken language) or translate (English text; multilingual model)")
     language: str | None = Field(None, description="force the speech language (e.g. en)")
+    transcript_encoder: Literal["auto", "minilm", "use-multilingual"] = Field(
+        "auto", description="sentence encoder of what was said; auto: use-multilingual when a multilingual "
+                            "asr_model transcribes, else minilm")
     no_audio: bool = Field(False, description="answer from the picture alone")
     device: str = Field("cpu", description="cpu or cuda")
     expression_backend: Literal["face8", "fer", "hsemotion"] = "face8"
@@ -88,10 +91,21 @@ class Settings(BaseSettings):
             embedder="openclip" if self.openclip_checkpoint else "minilm", openclip_model=self.openclip_model,
             openclip_checkpoint=self.openclip_checkpoint, asr_backend=self.asr_backend, asr_model=self.asr_model,
             asr_batch_size=self.asr_batch_size, asr_task=self.asr_task,
-            language=self.language, use_audio=not self.no_audio, device=self.device,
+            language=self.language, transcript_encoder=self.resolved_transcript_encoder(),
+            use_audio=not self.no_audio, device=self.device,
             expression_backend=self.expression_backend, voice_backend=None if self.no_voice_emotion else "voice8",
             identity_backend=None if self.no_reid else "dlib",
             voice_id_backend=None if self.no_diarization else "ge2e", index_gestures=not self.no_index_gestures, caption_model=self.caption_model, caption_every_s=self.caption_every_s)
+
+    def resolved_transcript_encoder(self) -> str:
+        """``transcript_encoder`` with ``auto`` decided: ``use-multilingual`` when a multilingual Whisper
+        (an ``asr_model`` whose name does not end in ``.en``) writes the spoken language (task transcribe,
+        language not forced to English), else ``minilm``."""
+        if self.transcript_encoder != "auto":
+            return self.transcript_encoder
+        multilingual = self.asr_model is not None and not self.asr_model.rstrip("/\\").endswith(".en")
+        spoken = self.asr_task == "transcribe" and self.language not in ("en", "english")
+        return "use-multilingual" if multilingual and spoken and not self.no_audio else "minilm"
 
     def run_settings(self) -> RunSettings:
         """Search and verification knobs (``agents.state.RunSettings``)."""

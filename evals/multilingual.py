@@ -13,9 +13,10 @@ Material: the EMO-DB German sentences of one speaker split (``evals.data.assembl
 
 For each, the share of utterances whose speech is flagged (``tools.transcript.speech_warning``), the
 language detected, and **English search**: each utterance's kept text is compared with English renderings
-of the ten EMO-DB sentences (``EMODB_EN``, written for this evaluation from the German) by the pipeline's
-text encoder (all-MiniLM-L6-v2, cosine); it counts as found when the rendering of its own sentence is the
-most similar of the ten (chance 0.1). That is what an English question about what was said can reach.
+of the ten EMO-DB sentences (``EMODB_EN``, written for this evaluation from the German) by each transcript
+encoder the pipeline offers (``tools.text.TRANSCRIPT_ENCODERS``: all-MiniLM-L6-v2, English; the multilingual
+Universal Sentence Encoder; cosine); it counts as found when the rendering of its own sentence is the most
+similar of the ten (chance 0.1). That is what an English question about what was said can reach.
 """
 
 from __future__ import annotations
@@ -61,11 +62,11 @@ def evaluate(records: list[dict], settings: list[str] | None = None) -> dict:
     import jiwer
 
     from tools.media import load_audio
-    from tools.text import load_text_encoder
+    from tools.text import TRANSCRIPT_ENCODERS, load_transcript_encoder
 
-    enc = load_text_encoder(model=None)
     codes = sorted(EMODB_EN)
-    queries = enc.encode([EMODB_EN[c] for c in codes])
+    encoders = {name: load_transcript_encoder(name) for name in TRANSCRIPT_ENCODERS}
+    queries = {name: enc.encode([EMODB_EN[c] for c in codes]) for name, enc in encoders.items()}
     audio = [load_audio(Path(r["path"]), SAMPLE_RATE).astype(np.float32) for r in records]
     out = {}
     for name, (model, task) in SETTINGS.items():
@@ -77,15 +78,18 @@ def evaluate(records: list[dict], settings: list[str] | None = None) -> dict:
         seconds = time.perf_counter() - t0
         texts = [" ".join(s.text for s in tr.segments).strip() for tr in transcripts]
         kept = [(r, t) for r, t in zip(records, texts, strict=True) if t]
-        best = (enc.encode([t for _, t in kept]) @ queries.T).argmax(axis=1) if kept else []
-        found = sum(codes[int(b)] == _sentence(r) for (r, _), b in zip(kept, best, strict=True))
+        found = {}
+        for enc_name, enc in encoders.items():
+            best = (enc.encode([t for _, t in kept]) @ queries[enc_name].T).argmax(axis=1) if kept else []
+            hits = sum(codes[int(b)] == _sentence(r) for (r, _), b in zip(kept, best, strict=True))
+            found[enc_name] = round(hits / len(records), 3)
         langs = [tr.language for tr in transcripts]
         row = {
             "utterances": len(records),
             "with_text": sum(bool(t) for t in texts),
             "warned": sum(speech_warning(tr) is not None for tr in transcripts),
             "detected_de": sum(lang == "de" for lang in langs),
-            "english_search_found": round(found / len(records), 3),
+            "english_search_found": found,
             "decode_rtf": round(sum(len(a) for a in audio) / SAMPLE_RATE / seconds, 2),
             "examples": [{"spoken": r["text"], "text": t} for r, t in list(zip(records, texts, strict=True))[:5]],
         }

@@ -42,7 +42,7 @@ from tools.media import VideoError, VideoInfo, iter_frames, probe
 from tools.prosody import prosody
 from tools.schema import Transcript
 from tools.social import SpeechTurn, social_frames, speaker_of
-from tools.text import load_text_encoder
+from tools.text import load_text_encoder, load_transcript_encoder
 from tools.tracks import TrackSummary
 from tools.voice_emotion import load_voice_emotion
 from tools.voices import load_voice_identity
@@ -220,13 +220,15 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     clips = make_clips(windows, affect, transcript, events, audio, voice, captions, cfg.caption_every_s)
     vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
     text_enc = load_text_encoder(model=None, device=cfg.device)
+    speech_enc = load_transcript_encoder(cfg.transcript_encoder, device=cfg.device)
     records = IndexRecords(clips=clips, transcript=transcript, affect=affect, tracks=visual.tracks, cuts=visual.cuts,
                            events=events, utterances=utterances, voices=voices, clip_vectors=vectors,
-                           segment_vectors=text_enc.encode([s.text for s in transcript.segments]),
+                           segment_vectors=speech_enc.encode([s.text for s in transcript.segments]),
                            event_vectors=text_enc.encode([ev.detail for ev in events]))
     progress.update(task, completed=len(windows))
     timings["embed"] = time.perf_counter() - t
-    models = {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "faces": engine.detector.name,
+    models = {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "transcript_encoder": speech_enc.name,
+              "faces": engine.detector.name,
               "expression": engine.classifier.name, "asr": transcript.model,
               "voice": voice.name if voice is not None else "none",
               "identity": engine.identity.name if cfg.identity_backend and visual.tracks else "none",

@@ -55,6 +55,9 @@ class IndexConfig(BaseModel):
         "transcribe", description="transcribe: text in the spoken language; translate: Whisper's English "
                                   "translation (multilingual models)")
     language: str | None = None
+    transcript_encoder: Literal["minilm", "use-multilingual"] = Field(
+        "minilm", description="sentence encoder of the transcript segments and the questions searched against them "
+                              "(tools.text.load_transcript_encoder): minilm (English) or use-multilingual")
     face_backend: str = "mediapipe"
     expression_backend: str = "face8"
     identity_backend: str | None = Field("dlib", description="face identity model that re-identifies people "
@@ -85,10 +88,11 @@ class IndexConfig(BaseModel):
 
     def key(self) -> str:
         """Cache key (12 hex) of everything that changes the index's content (the caption settings only
-        when a caption model is set, the ASR task only when it is not the default, so indexes built
-        before the option existed keep their key)."""
+        when a caption model is set, the ASR task and the transcript encoder only when they are not the
+        default, so indexes built before those options existed keep their key)."""
         unused = {"caption_model", "caption_every_s"} if self.caption_model is None else set()
         unused |= {"asr_task"} if self.asr_task == "transcribe" else set()
+        unused |= {"transcript_encoder"} if self.transcript_encoder == "minilm" else set()
         return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device", *unused})})
 
 

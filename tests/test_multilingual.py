@@ -60,15 +60,30 @@ def test_translation_lets_an_english_question_find_german_speech(german_video, t
                (e.detail for e in m.evidence if e.modality == "verbal"))  # never passed off as the words spoken
 
 
-def test_multilingual_transcription_keeps_the_german_words_and_says_english_questions_match_them_poorly(
+def test_multilingual_transcription_keeps_the_german_words_and_english_questions_find_them(
         german_video, tmp_path, monkeypatch):
     from indexing.build import open_index
     from memory.store import IndexConfig
 
-    answer = _ask(german_video, tmp_path, monkeypatch, "when does someone talk about the software?")
-    assert any("--asr-task translate" in w and "(de)" in w for w in answer.warnings)
-    assert not [w for w in answer.warnings if "unsupported language" in w]
-    index = open_index(german_video, IndexConfig(asr_model="whisper-base"), tmp_path / "cache")  # built by the run
+    # no --transcript-encoder: a multilingual model transcribing picks the multilingual sentence encoder
+    answer = _ask(german_video, tmp_path, monkeypatch, "when is the right to use it granted?")
+    assert not [w for w in answer.warnings if "unsupported language" in w or "match these words poorly" in w]
+    top = answer.moments[0]
+    said = [e.detail for e in top.evidence if e.modality == "verbal"]
+    # "Dies umfasst insbesondere das Recht, die Software zu verwenden" opens the video (0-6 s); with the English
+    # encoder the top moment was "Kopien" at 12-13 s. The German words are quoted, not a translation.
+    assert top.start_s < 3.0
+    assert any("Recht" in d and "verwenden" in d for d in said) and not any("translation" in d for d in said)
+    cfg = IndexConfig(asr_model="whisper-base", transcript_encoder="use-multilingual")
+    index = open_index(german_video, cfg, tmp_path / "cache")  # built by the run
     text = " ".join(s.text for s in index.transcript.segments)
     assert index.transcript.language == "de" and "Software" in text and "verkaufen" in text
     assert all(s.translated_from is None for s in index.transcript.segments)
+
+
+def test_the_english_encoder_on_german_words_says_english_questions_match_them_poorly(
+        german_video, tmp_path, monkeypatch):
+    answer = _ask(german_video, tmp_path, monkeypatch, "when does someone talk about the software?",
+                  "--transcript-encoder", "minilm")
+    assert any("(de)" in w and "--transcript-encoder use-multilingual" in w and "--asr-task translate" in w
+               for w in answer.warnings)

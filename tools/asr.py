@@ -172,10 +172,6 @@ class FasterWhisperASR:
         if self.task == "translate" and language not in (None, "en"):
             for seg in out.segments:
                 seg.translated_from = language
-        if self.task == "transcribe" and language not in (None, "en") and out.segments:
-            out.notes.append(f"speech transcribed in its language ({language}): the offline text embedder is "
-                             "English, so English questions match these words poorly; --asr-task translate "
-                             "gives English text")
         return out
 
 
