@@ -99,7 +99,7 @@ def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     """
     if len(index.segment_index) == 0:
         return {}
-    enc = load_transcript_encoder(index.config.transcript_encoder, device=index.config.device)
+    enc = load_transcript_encoder(index.transcript_encoder, device=index.config.device)
     q = enc.encode([text])
     scores, ids = index.segment_index.search(q, k)
     cosines = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0}

@@ -185,8 +185,8 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
     said = " ".join(spoken)
     words_emotion = load_text_emotion(index.config.device)
     vecs = words_emotion.encoder.encode([*texts, said, *spoken])  # one encoding pass for match and emotion
-    match = vecs[: len(texts) + 1] if index.config.transcript_encoder == "minilm" else (
-        load_transcript_encoder(index.config.transcript_encoder).encode([*texts, said]))
+    match = vecs[: len(texts) + 1] if index.transcript_encoder == "minilm" else (
+        load_transcript_encoder(index.transcript_encoder).encode([*texts, said]))
     sim = speech_match(float((match[: len(texts)] @ match[len(texts)]).max()), keyword_overlap(texts[0], said))
     said_read, *reads = words_emotion.read(vecs[len(texts):])
     evidence = []

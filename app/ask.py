@@ -91,9 +91,9 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     g.add_argument("--language", help="force the speech language (e.g. en); default: detect")
     g.add_argument("--transcript-encoder", choices=["auto", "minilm", "use-multilingual"],
                    help="sentence encoder that searches what was said: minilm (all-MiniLM-L6-v2, English) or "
-                        "use-multilingual (multilingual Universal Sentence Encoder: English questions find speech "
-                        "transcribed in 15 other languages). Default auto: use-multilingual when a multilingual "
-                        "--asr-model transcribes, else minilm")
+                        "use-multilingual (multilingual Universal Sentence Encoder, 16 languages: English questions "
+                        "find speech transcribed in German, Spanish, Japanese, ...). Default auto: use-multilingual "
+                        "when a multilingual --asr-model transcribes speech other than English, else minilm")
     g.add_argument("--no-audio", action="store_true", help="answer from the picture alone (no ASR, no vocal cues)")
     g.add_argument("--device", help="cpu (default) or cuda (CLIP, ASR and text encoder)")
     v = p.add_argument_group("verification")

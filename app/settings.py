@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     language: str | None = Field(None, description="force the speech language (e.g. en)")
     transcript_encoder: Literal["auto", "minilm", "use-multilingual"] = Field(
         "auto", description="sentence encoder of what was said; auto: use-multilingual when a multilingual "
-                            "asr_model transcribes, else minilm")
+                            "asr_model transcribes speech other than English, else minilm")
     no_audio: bool = Field(False, description="answer from the picture alone")
     device: str = Field("cpu", description="cpu or cuda")
     expression_backend: Literal["face8", "fer", "hsemotion"] = "face8"
@@ -98,14 +98,15 @@ class Settings(BaseSettings):
             voice_id_backend=None if self.no_diarization else "ge2e", index_gestures=not self.no_index_gestures, caption_model=self.caption_model, caption_every_s=self.caption_every_s)
 
     def resolved_transcript_encoder(self) -> str:
-        """``transcript_encoder`` with ``auto`` decided: ``use-multilingual`` when a multilingual Whisper
-        (an ``asr_model`` whose name does not end in ``.en``) writes the spoken language (task transcribe,
-        language not forced to English), else ``minilm``."""
+        """The index's ``transcript_encoder``: ``auto`` (decided by the transcript's language,
+        ``tools.text.transcript_encoder_for``) when a multilingual Whisper (an ``asr_model`` whose name does
+        not end in ``.en``) writes the spoken language (task transcribe, language not forced to English),
+        else ``minilm``; an explicit choice as it is."""
         if self.transcript_encoder != "auto":
             return self.transcript_encoder
         multilingual = self.asr_model is not None and not self.asr_model.rstrip("/\\").endswith(".en")
         spoken = self.asr_task == "transcribe" and self.language not in ("en", "english")
-        return "use-multilingual" if multilingual and spoken and not self.no_audio else "minilm"
+        return "auto" if multilingual and spoken and not self.no_audio else "minilm"
 
     def run_settings(self) -> RunSettings:
         """Search and verification knobs (``agents.state.RunSettings``)."""

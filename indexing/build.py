@@ -42,7 +42,7 @@ from tools.media import VideoError, VideoInfo, iter_frames, probe
 from tools.prosody import prosody
 from tools.schema import Transcript
 from tools.social import SpeechTurn, social_frames, speaker_of
-from tools.text import load_text_encoder, load_transcript_encoder
+from tools.text import load_text_encoder, load_transcript_encoder, transcript_encoder_for
 from tools.tracks import TrackSummary
 from tools.voice_emotion import load_voice_emotion
 from tools.voices import load_voice_identity
@@ -220,7 +220,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     clips = make_clips(windows, affect, transcript, events, audio, voice, captions, cfg.caption_every_s)
     vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
     text_enc = load_text_encoder(model=None, device=cfg.device)
-    speech_enc = load_transcript_encoder(cfg.transcript_encoder, device=cfg.device)
+    speech_enc = load_transcript_encoder(transcript_encoder_for(cfg.transcript_encoder, transcript), device=cfg.device)
     records = IndexRecords(clips=clips, transcript=transcript, affect=affect, tracks=visual.tracks, cuts=visual.cuts,
                            events=events, utterances=utterances, voices=voices, clip_vectors=vectors,
                            segment_vectors=speech_enc.encode([s.text for s in transcript.segments]),

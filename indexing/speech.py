@@ -16,7 +16,7 @@ from memory.store import IndexConfig
 from tools.asr import SAMPLE_RATE, load_asr
 from tools.media import VideoInfo, load_audio
 from tools.schema import Transcript, TranscriptSegment, Word
-from tools.text import transcript_encoder_note
+from tools.text import spoken_language, transcript_encoder_for, transcript_encoder_note
 
 ASR_CHUNK_S = 300.0
 """Audio seconds per transcription chunk; each cut is moved to the quietest point before it."""
@@ -113,9 +113,8 @@ def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progr
         parts.append((a / SAMPLE_RATE, part))
         progress.update(task, advance=1)
     transcript = merge_transcripts(parts, len(audio) / SAMPLE_RATE)
-    if transcript.segments and not any(s.translated_from for s in transcript.segments):
-        note = transcript_encoder_note(transcript.language, cfg.transcript_encoder)
-        transcript.notes.extend([note] if note else [])
+    note = transcript_encoder_note(spoken_language(transcript), transcript_encoder_for(cfg.transcript_encoder, transcript))
+    transcript.notes.extend([note] if note else [])
     if invalid_s:
         transcript.notes.append(
             f"the audio track has {invalid_s:.1f} s of invalid samples (NaN or infinite): "

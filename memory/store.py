@@ -29,6 +29,7 @@ from tools.events import SocialEvent
 from tools.media import VideoInfo
 from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
 from tools.sound import SoundStats
+from tools.text import transcript_encoder_for
 from tools.tracks import TrackSummary, box_similarity
 
 INDEX_FORMAT = 14
@@ -55,9 +56,10 @@ class IndexConfig(BaseModel):
         "transcribe", description="transcribe: text in the spoken language; translate: Whisper's English "
                                   "translation (multilingual models)")
     language: str | None = None
-    transcript_encoder: Literal["minilm", "use-multilingual"] = Field(
+    transcript_encoder: Literal["minilm", "use-multilingual", "auto"] = Field(
         "minilm", description="sentence encoder of the transcript segments and the questions searched against them "
-                              "(tools.text.load_transcript_encoder): minilm (English) or use-multilingual")
+                              "(tools.text.load_transcript_encoder): minilm (English), use-multilingual, or auto: "
+                              "use-multilingual when the transcript is not in English (tools.text.transcript_encoder_for)")
     face_backend: str = "mediapipe"
     expression_backend: str = "face8"
     identity_backend: str | None = Field("dlib", description="face identity model that re-identifies people "
@@ -178,6 +180,13 @@ class VideoIndex(StoredRecords):
     def ref(self, filename: str, record_id: str) -> str:
         """Evidence reference to record ``record_id`` in this index's file ``filename``."""
         return self.cache.ref(self.dir / filename, record_id)
+
+    @functools.cached_property
+    def transcript_encoder(self) -> str:
+        """The ``tools.text.TRANSCRIPT_ENCODERS`` name that embedded this index's transcript segments (the
+        config's choice, ``auto`` decided by the transcript's language); questions searched against them
+        must use it too."""
+        return transcript_encoder_for(self.config.transcript_encoder, self.transcript)
 
     @functools.cached_property
     def _times(self) -> list[float]:

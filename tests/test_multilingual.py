@@ -20,19 +20,24 @@ pytestmark = pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
                                 reason="whisper-base not fetched (affectseek models --fetch whisper-base)")
 
 
-@pytest.fixture(scope="module")
-def german_video(tmp_path_factory) -> Path:
+def _reading(start_s: int, folder: Path) -> Path:
+    """18 s of ``multilingual.mp3`` from ``start_s`` under the sample's picture played twice."""
     from tools.media import VideoWriter, iter_frames, load_audio
 
-    german = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)[42 * 16_000:60 * 16_000]
+    speech = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)[start_s * 16_000:(start_s + 18) * 16_000]
     frames = list(iter_frames(SAMPLE, 10.0))
     h, w = frames[0][1].shape[:2]
-    path = tmp_path_factory.mktemp("de") / "de.mp4"
+    path = folder / "reading.mp4"
     with VideoWriter(path, (w, h), fps=10) as out:
         for _, rgb in itertools.islice(itertools.cycle(frames), 180):
             out.add_frame(rgb)
-        out.add_audio(german)
+        out.add_audio(speech)
     return path
+
+
+@pytest.fixture(scope="module")
+def german_video(tmp_path_factory) -> Path:
+    return _reading(42, tmp_path_factory.mktemp("de"))
 
 
 def _ask(video: Path, tmp_path: Path, monkeypatch, query: str, *extra: str):
@@ -74,8 +79,10 @@ def test_multilingual_transcription_keeps_the_german_words_and_english_questions
     # encoder the top moment was "Kopien" at 12-13 s. The German words are quoted, not a translation.
     assert top.start_s < 3.0
     assert any("Recht" in d and "verwenden" in d for d in said) and not any("translation" in d for d in said)
-    cfg = IndexConfig(asr_model="whisper-base", transcript_encoder="use-multilingual")
+    cfg = IndexConfig(asr_model="whisper-base", transcript_encoder="auto")
     index = open_index(german_video, cfg, tmp_path / "cache")  # built by the run
+    assert index.transcript_encoder == "use-multilingual"
+    assert index.manifest["models"]["transcript_encoder"] == "universal-sentence-encoder-multilingual-3"
     text = " ".join(s.text for s in index.transcript.segments)
     assert index.transcript.language == "de" and "Software" in text and "verkaufen" in text
     assert all(s.translated_from is None for s in index.transcript.segments)
@@ -87,3 +94,15 @@ def test_the_english_encoder_on_german_words_says_english_questions_match_them_p
                   "--transcript-encoder", "minilm")
     assert any("(de)" in w and "--transcript-encoder use-multilingual" in w and "--asr-task translate" in w
                for w in answer.warnings)
+
+
+def test_english_speech_read_by_the_multilingual_model_keeps_the_english_encoder(tmp_path, monkeypatch):
+    from indexing.build import open_index
+    from memory.store import IndexConfig
+
+    english = _reading(2, tmp_path)  # the licence read in English
+    answer = _ask(english, tmp_path, monkeypatch, "when does someone talk about the software?")
+    assert not [w for w in answer.warnings if "match these words poorly" in w]
+    index = open_index(english, IndexConfig(asr_model="whisper-base", transcript_encoder="auto"), tmp_path / "cache")
+    assert index.transcript.language == "en" and index.transcript.segments
+    assert index.transcript_encoder == "minilm" and index.manifest["models"]["transcript_encoder"] == "all-MiniLM-L6-v2"

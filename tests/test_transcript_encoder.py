@@ -15,7 +15,8 @@ from evals.data.assemble import EMODB_TEXTS
 from evals.multilingual import EMODB_EN
 from memory.store import IndexConfig
 from tools.registry import UnknownBackendError
-from tools.text import load_transcript_encoder, transcript_encoder_note
+from tools.schema import Transcript, TranscriptSegment
+from tools.text import load_transcript_encoder, transcript_encoder_for, transcript_encoder_note
 
 CODES = sorted(EMODB_EN)
 
@@ -46,15 +47,28 @@ def test_an_unknown_transcript_encoder_is_refused_by_name():
 
 @pytest.mark.parametrize(("settings", "encoder"), [
     ({}, "minilm"),                                                       # offline English-only Whisper
-    ({"asr_model": "whisper-base"}, "use-multilingual"),                 # multilingual Whisper writing German
+    ({"asr_model": "whisper-base"}, "auto"),                             # multilingual Whisper: by the language heard
     ({"asr_model": "whisper-base", "asr_task": "translate"}, "minilm"),   # English text
     ({"asr_model": "whisper-base", "language": "en"}, "minilm"),
     ({"asr_model": "/models/small.en/"}, "minilm"),
     ({"asr_model": "whisper-base", "transcript_encoder": "minilm"}, "minilm"),
     ({"transcript_encoder": "use-multilingual"}, "use-multilingual"),
 ])
-def test_auto_picks_the_multilingual_encoder_when_a_multilingual_whisper_transcribes(settings, encoder):
+def test_settings_leave_the_choice_to_the_language_heard_when_a_multilingual_whisper_transcribes(settings, encoder):
     assert Settings(**settings).index_config().transcript_encoder == encoder
+
+
+def test_auto_keeps_english_speech_on_the_english_encoder():
+    def transcript(language: str, translated: bool = False) -> Transcript:
+        seg = TranscriptSegment(id="s0", start_s=0.0, end_s=1.0, text="Hallo",
+                                translated_from="de" if translated else None)
+        return Transcript(language=language, duration_s=1.0, model="whisper-base", segments=[seg])
+
+    assert transcript_encoder_for("auto", transcript("de")) == "use-multilingual"
+    assert transcript_encoder_for("auto", transcript("en")) == "minilm"
+    assert transcript_encoder_for("auto", transcript("de", translated=True)) == "minilm"  # Whisper's English
+    assert transcript_encoder_for("auto", Transcript(language="de", duration_s=1.0, model="m")) == "minilm"
+    assert transcript_encoder_for("minilm", transcript("de")) == "minilm"
 
 
 def test_the_default_encoder_keeps_the_cache_key_of_indexes_built_before_the_option():

