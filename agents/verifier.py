@@ -42,7 +42,7 @@ from tools.engine import FrameObservation
 from tools.events import social_timeline
 from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, keyword_overlap, speech_match
 from tools.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, social_frames, speaker_of
-from tools.text import load_text_encoder, load_transcript_encoder
+from tools.text import load_text_encoder
 from tools.text_emotion import load_text_emotion
 from tools.voice_emotion import valence_arousal
 
@@ -172,7 +172,7 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
 def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                      frames: list[SocialFrame]) -> tuple[list[Evidence], float, dict]:
     """One verbal evidence item per transcript segment with words in the clip, each with the emotion its
-    words read as (``tools.text_emotion``: words8), and the speech match. Its speaker is the person whose
+    words read as (``tools.text_emotion``: words8 over the index's transcript encoder), and the speech match. Its speaker is the person whose
     lips move with the words in the clip's frames, else the utterance's index-time speaker (lips in the
     1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
@@ -183,11 +183,9 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
         return [], 0.0, {}
     spoken = [" ".join(w.text for w in ws) for _, ws in per_segment]
     said = " ".join(spoken)
-    words_emotion = load_text_emotion(index.config.device)
+    words_emotion = load_text_emotion(index.config.device, index.transcript_encoder)
     vecs = words_emotion.encoder.encode([*texts, said, *spoken])  # one encoding pass for match and emotion
-    match = vecs[: len(texts) + 1] if index.transcript_encoder == "minilm" else (
-        load_transcript_encoder(index.transcript_encoder).encode([*texts, said]))
-    sim = speech_match(float((match[: len(texts)] @ match[len(texts)]).max()), keyword_overlap(texts[0], said))
+    sim = speech_match(float((vecs[: len(texts)] @ vecs[len(texts)]).max()), keyword_overlap(texts[0], said))
     said_read, *reads = words_emotion.read(vecs[len(texts):])
     evidence = []
     by_voice = {u.segment_id for u in index.utterances if u.speaker_by == "voice"}

@@ -1,6 +1,6 @@
 """Train the words' emotion head (``tools.text_emotion.WORDS8_HEAD``) on MELD's spoken utterances.
 
-    python -m evals.train_text [--out tools/models/words8_head.npz] [--json report.json]
+    python -m evals.train_text [--encoder minilm|use-multilingual] [--out HEAD.npz] [--json report.json]
 
 Data: MELD text (``evals.data.assemble --source meld=DIR``; Poria et al., 2019, ACL): 13,708 utterances
 of the TV series Friends, each with the majority label of three annotators, seven classes (MELD has no
@@ -10,6 +10,11 @@ split is possible): C is chosen from ``C_GRID`` by macro-F1 on MELD dev after fi
 head is refitted on train + dev, then scored once on MELD test (2,610 utterances): accuracy, weighted F1
 (MELD's own metric), macro-F1 and per class, beside the zero-shot lexicon scorer it replaces
 (``TextEmotion.lexicon_distribution``) on the same utterances.
+
+``--encoder use-multilingual`` trains the same head over the multilingual Universal Sentence Encoder's
+vectors (512-d; ``tools.text.MultilingualUSEEncoder``; cached under ``meld_text_use``) and writes
+``WORDS8_USE_HEAD``: English training text, read in any of the encoder's languages (``evals.xed`` measures
+that on subtitles in other languages).
 """
 
 from __future__ import annotations
@@ -25,23 +30,28 @@ from evals.data.assemble import default_root
 from evals.heads import cached_set_features, fit_linear_head, save_head
 from tools.heads import LinearHead
 from tools.schema import AFFECTNET8
-from tools.text_emotion import WORDS8_HEAD, load_text_emotion
+from tools.text_emotion import WORDS8_HEAD, WORDS8_USE_HEAD, load_text_emotion
 
 C_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
 
 
-def meld_features(root: Path | None = None) -> dict[str, np.ndarray]:
-    """``x`` (N, 384) sentence vectors, ``y`` AffectNet-8 index, ``fold`` (train / val / test) and ``text`` of
+#: Head file and feature cache name of each encoder (``tools.text.TRANSCRIPT_ENCODERS``).
+ENCODER_FILES = {"minilm": (WORDS8_HEAD, "meld_text"), "use-multilingual": (WORDS8_USE_HEAD, "meld_text_use")}
+
+
+def meld_features(root: Path | None = None, encoder: str = "minilm") -> dict[str, np.ndarray]:
+    """``x`` (N, D) sentence vectors of ``encoder`` (``tools.text.load_transcript_encoder``; D 384 for
+    minilm, 512 for use-multilingual), ``y`` AffectNet-8 index, ``fold`` (train / val / test) and ``text`` of
     every MELD utterance (cached)."""
-    from tools.text import load_text_encoder
+    from tools.text import load_transcript_encoder
 
     def compute(recs: list[dict]) -> dict[str, np.ndarray]:
-        return {"x": load_text_encoder(model=None).encode([r["text"] for r in recs]).astype(np.float32),
+        return {"x": load_transcript_encoder(encoder).encode([r["text"] for r in recs]).astype(np.float32),
                 "y": np.asarray([AFFECTNET8.index(r["label"]) for r in recs]),
                 "fold": np.asarray([r.get("fold", r["split"]) for r in recs]),
                 "text": np.asarray([r["text"] for r in recs])}
 
-    return cached_set_features(root or default_root(), "meld", "meld_text", compute)
+    return cached_set_features(root or default_root(), "meld", ENCODER_FILES[encoder][1], compute)
 
 
 def fit_head(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, np.ndarray]:
@@ -60,12 +70,12 @@ def scores(y: np.ndarray, pred: np.ndarray) -> dict:
             "per_class": {AFFECTNET8[c]: round(float((pred[y == c] == c).mean()), 4) for c in classes}}
 
 
-def train(out: Path, root: Path | None = None) -> dict:
+def train(out: Path, root: Path | None = None, encoder: str = "minilm") -> dict:
     """Choose C on MELD dev, refit on train + dev, write ``out``; returns the report with the test scores of
     the head and of the lexicon scorer."""
     from sklearn.metrics import f1_score
 
-    d = meld_features(root)
+    d = meld_features(root, encoder)
     tr, va, te = d["fold"] == "train", d["fold"] == "val", d["fold"] == "test"
     grid = []
     for c in C_GRID:
@@ -79,7 +89,8 @@ def train(out: Path, root: Path | None = None) -> dict:
     yt = d["y"][te]
     lexicon = load_text_emotion()
     lex = np.asarray([[p[k] for k in AFFECTNET8] for p in map(lexicon.lexicon_distribution, d["text"][te].tolist())])
-    return {"data": "MELD text (Poria et al., 2019); fit on train + dev, C chosen on dev", "grid": grid, "C": best,
+    return {"data": "MELD text (Poria et al., 2019); fit on train + dev, C chosen on dev", "encoder": encoder,
+            "grid": grid, "C": best,
             "n_fit": int(dev.sum()), "n_test": int(te.sum()),
             "majority_class_accuracy": round(float((yt == np.bincount(d["y"][dev]).argmax()).mean()), 4),
             "words8": scores(yt, head.probs(d["x"][te]).argmax(1)),
@@ -88,11 +99,13 @@ def train(out: Path, root: Path | None = None) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.train_text", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=WORDS8_HEAD)
+    ap.add_argument("--encoder", choices=sorted(ENCODER_FILES), default="minilm",
+                    help="sentence encoder the head reads (default minilm)")
+    ap.add_argument("--out", type=Path, default=None, help="head file (default: the shipped one of --encoder)")
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None, help="write the report here too")
     args = ap.parse_args(argv)
-    return report(lambda: train(args.out, args.data), args.json)
+    return report(lambda: train(args.out or ENCODER_FILES[args.encoder][0], args.data, args.encoder), args.json)
 
 
 if __name__ == "__main__":

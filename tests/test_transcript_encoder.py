@@ -88,3 +88,20 @@ def test_the_user_is_told_when_english_questions_cannot_reach_the_words():
     assert "--transcript-encoder use-multilingual" in transcript_encoder_note("de", "minilm")
     uncovered = transcript_encoder_note("hi", "use-multilingual")
     assert "(hi" not in uncovered and "hi, a language the multilingual text encoder was not trained on" in uncovered
+
+
+def test_the_multilingual_words_head_reads_feelings_in_other_languages():
+    from tools.text_emotion import load_text_emotion
+
+    multilingual, english = load_text_emotion(encoder="use-multilingual"), load_text_emotion()
+    assert "words8_use_head" in multilingual.name and "words8_head" in english.name
+
+    def top(scorer, text: str) -> str:
+        reading = scorer.distribution(text)
+        return max(reading, key=reading.__getitem__)
+
+    said = {"Ich bin so glücklich, das ist wunderbar!": "happiness",
+            "Mein Hund ist gestorben, ich bin so traurig.": "sadness",
+            "¡Qué asco, esto huele horrible!": "disgust"}
+    assert {text: top(multilingual, text) for text in said} == said
+    assert top(english, "Ich bin so glücklich, das ist wunderbar!") != "happiness"  # MiniLM's head reads anger
