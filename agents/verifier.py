@@ -9,8 +9,8 @@ records. Support in [0, 1]:
 
 - visual: mean over frames with faces of the highest probability any face gives the target emotions;
 - verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with the
-  index's transcript encoder, all-MiniLM-L6-v2 by default, raised by literal content-word overlap), weighted 1.0 when the intent asks for
-  speech and 0.6 otherwise;
+  index's transcript encoder, all-MiniLM-L6-v2 for English, raised by literal content-word overlap),
+  weighted 1.0 when the intent asks for speech and 0.6 otherwise;
 - vocal: the target emotions' probability in the clip's voice (``Clip.voice``, ``tools.voice_emotion``);
 - behaviour, for a question that names no emotion: ``speech_match`` of the query and the clip's gesture
   and social-event evidence texts ("person 4 points (point)", "person 1 and person 2 look at each
@@ -172,9 +172,9 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
 def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                      frames: list[SocialFrame]) -> tuple[list[Evidence], float, dict]:
     """One verbal evidence item per transcript segment with words in the clip, each with the emotion its
-    words read as (``tools.text_emotion``: words8 over the index's transcript encoder), and the speech match. Its speaker is the person whose
-    lips move with the words in the clip's frames, else the utterance's index-time speaker (lips in the
-    1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
+    words read as (``tools.text_emotion``: words8 over the index's transcript encoder), and the speech
+    match. Its speaker is the person whose lips move with the words in the clip's frames, else the
+    utterance's index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
     per_segment = [(seg, [w for w in seg.words if cand.start_s <= (w.start_s + w.end_s) / 2 < cand.end_s])
                    for seg in index.transcript.segments]
