@@ -7,7 +7,7 @@
     affectseek report RUN_DIR [RUN_DIR ...]                          one results table from eval runs
     affectseek bench [--minutes 10 30]                               speed benchmark (a source checkout)
     affectseek draw [--png out.png] [--mermaid]                      the agent graph's picture
-    affectseek models [--fetch NAME]                                 model backends; fetch a pinned model
+    affectseek models [--fetch NAME] [--cache-dir DIR]               model backends; fetch a pinned model
 
 ``affectseek COMMAND --help`` explains each. Exit codes are the command's own (0 done, 2 bad input,
 1 internal failure, 130 interrupted).
@@ -43,7 +43,13 @@ def _models(argv: list[str], prog: str) -> int:
                                 "the models a user with internet can fetch; --fetch downloads one, checksum-pinned.")
     p.add_argument("--fetch", metavar="NAME", help=f"download a pinned model into the cache ({', '.join(PINNED_MODELS)})")
     p.add_argument("--url", help="download from this address instead (a mirror); the pinned checksum still applies")
+    p.add_argument("--cache-dir", help="cache root whose models/ folder to list or fetch into, as `affectseek ask "
+                   "--cache-dir` reads it (default $AFFECTSEEK_CACHE or ~/.cache/affectseek; $AFFECTSEEK_MODEL_CACHE "
+                   "names the models folder itself)")
     args = p.parse_args(argv)
+    from tools.runtime import configure_runtime
+
+    configure_runtime(args.cache_dir)
     if args.fetch:
         from rich.progress import Progress
 

@@ -49,6 +49,19 @@ def test_models_lists_the_registered_backends_with_their_defaults():
     assert "not fetched" in lines["hsemotion-enet-b0-8"]  # listed with how to fetch it, never fetched silently
 
 
+def test_models_and_ask_read_the_models_folder_of_the_same_cache_dir(tmp_path, monkeypatch):
+    monkeypatch.delenv("AFFECTSEEK_MODEL_CACHE", raising=False)  # CI sets it; this test is about --cache-dir
+    monkeypatch.delenv("AFFECTSEEK_CACHE", raising=False)
+    listed = affectseek("models", "--cache-dir", str(tmp_path))
+    assert listed.returncode == 0, listed.stderr
+    assert "not fetched" in next(line for line in listed.stdout.splitlines() if line.strip().startswith("whisper-base"))
+    asked = affectseek("ask", str(SAMPLE), "when does she laugh?", "--asr-model", "whisper-base", "--cache-dir",
+                       str(tmp_path), "--quiet")
+    assert asked.returncode != 0 and "Traceback" not in asked.stderr
+    error = asked.stderr.strip().splitlines()[-1]
+    assert f"not fetched in {tmp_path / 'models'}" in error and "affectseek models --fetch whisper-base" in error
+
+
 @pytest.mark.slow
 def test_settings_come_from_the_file_then_the_environment_then_the_flags(tmp_path, cache_root):
     config = tmp_path / "affectseek.toml"

@@ -23,7 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
-from tools.registry import Registry
+from tools.registry import Registry, model_cache_dir
 from tools.schema import Transcript
 from tools.transcript import BATCHED_GUARDS, DEFAULT_GUARDS, TRANSLATE_GUARDS, SpeechGuards, guarded_transcript
 
@@ -52,8 +52,9 @@ def resolve_whisper_model(model: str | None) -> str:
         return default_whisper_model_dir()
     if model in PINNED_MODELS:
         if not fetched(PINNED_MODELS[model]):
-            raise FileNotFoundError(f"ASR model {model!r} is not fetched: run `affectseek models --fetch {model}` "
-                                    "once (checksum-pinned)")
+            raise FileNotFoundError(f"ASR model {model!r} is not fetched in {model_cache_dir()}: run `affectseek models "
+                                    f"--fetch {model}` once with the same cache (--cache-dir, $AFFECTSEEK_CACHE or "
+                                    "$AFFECTSEEK_MODEL_CACHE; checksum-pinned)")
         return str(pinned_path(PINNED_MODELS[model]))
     return model
 
