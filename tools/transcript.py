@@ -259,8 +259,9 @@ def speech_warning(transcript: Transcript) -> str | None:
     rejected = f", {len(transcript.rejected)} recognised segment(s) rejected as unreliable" if transcript.rejected else ""
     return (f"speech in an unsupported language or unreadable speech: {unread:.0f} s of {transcript.speech_s:.0f} s "
             f"not transcribed{rejected}; {hint}for other languages use --asr-model whisper-base (a multilingual "
-            "Whisper: `affectseek models --fetch whisper-base`) or another multilingual Whisper model, and "
-            "--asr-task translate to search the speech in English")
+            "Whisper: `affectseek models --fetch whisper-base`) or another multilingual Whisper model: English "
+            "questions then search its transcript with a multilingual sentence encoder (--asr-task translate "
+            "gives Whisper's English text instead)")
 
 
 def transcript_warnings(transcript: Transcript) -> list[str]:
