@@ -30,13 +30,13 @@ from evals.data.assemble import default_root
 from evals.heads import cached_set_features, fit_linear_head, save_head
 from tools.heads import LinearHead
 from tools.schema import AFFECTNET8
-from tools.text_emotion import WORDS8_HEAD, WORDS8_USE_HEAD, load_text_emotion
+from tools.text_emotion import WORDS8_HEADS, load_text_emotion
 
 C_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
 
 
-#: Head file and feature cache name of each encoder (``tools.text.TRANSCRIPT_ENCODERS``).
-ENCODER_FILES = {"minilm": (WORDS8_HEAD, "meld_text"), "use-multilingual": (WORDS8_USE_HEAD, "meld_text_use")}
+#: Feature cache name of each encoder (its head file: ``tools.text_emotion.WORDS8_HEADS``).
+FEATURE_CACHES = {"minilm": "meld_text", "use-multilingual": "meld_text_use"}
 
 
 def meld_features(root: Path | None = None, encoder: str = "minilm") -> dict[str, np.ndarray]:
@@ -51,7 +51,7 @@ def meld_features(root: Path | None = None, encoder: str = "minilm") -> dict[str
                 "fold": np.asarray([r.get("fold", r["split"]) for r in recs]),
                 "text": np.asarray([r["text"] for r in recs])}
 
-    return cached_set_features(root or default_root(), "meld", ENCODER_FILES[encoder][1], compute)
+    return cached_set_features(root or default_root(), "meld", FEATURE_CACHES[encoder], compute)
 
 
 def fit_head(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, np.ndarray]:
@@ -99,13 +99,13 @@ def train(out: Path, root: Path | None = None, encoder: str = "minilm") -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.train_text", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--encoder", choices=sorted(ENCODER_FILES), default="minilm",
+    ap.add_argument("--encoder", choices=sorted(WORDS8_HEADS), default="minilm",
                     help="sentence encoder the head reads (default minilm)")
     ap.add_argument("--out", type=Path, default=None, help="head file (default: the shipped one of --encoder)")
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None, help="write the report here too")
     args = ap.parse_args(argv)
-    return report(lambda: train(args.out or ENCODER_FILES[args.encoder][0], args.data, args.encoder), args.json)
+    return report(lambda: train(args.out or WORDS8_HEADS[args.encoder], args.data, args.encoder), args.json)
 
 
 if __name__ == "__main__":

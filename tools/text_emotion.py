@@ -34,6 +34,8 @@ from tools.text import TextEncoder, load_transcript_encoder
 WORDS8_HEAD = Path(__file__).parent / "models" / "words8_head.npz"
 #: The same head over the multilingual USE's vectors (``tools.text.MultilingualUSEEncoder``).
 WORDS8_USE_HEAD = Path(__file__).parent / "models" / "words8_use_head.npz"
+#: The words8 head of each transcript encoder (``tools.text.TRANSCRIPT_ENCODERS``).
+WORDS8_HEADS = {"minilm": WORDS8_HEAD, "use-multilingual": WORDS8_USE_HEAD}
 
 
 class TextEmotion:
@@ -87,5 +89,4 @@ def load_text_emotion(device: str = "cpu", encoder: str = "minilm") -> TextEmoti
     Raises:
         tools.registry.UnknownBackendError, tools.registry.BackendUnavailableError: as ``load_transcript_encoder``.
     """
-    head = WORDS8_USE_HEAD if encoder == "use-multilingual" else WORDS8_HEAD
-    return TextEmotion(load_transcript_encoder(encoder, device=device), head=head)
+    return TextEmotion(load_transcript_encoder(encoder, device=device), head=WORDS8_HEADS.get(encoder))
