@@ -18,7 +18,7 @@ from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
-from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, names_behaviour, person_phrases
+from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, emotion_phrase, names_behaviour, person_phrases
 from tools.schema import AFFECTNET8
 from tools.text_emotion import load_text_emotion
 
@@ -36,7 +36,9 @@ BEHAVIOUR_ONLY_BELOW = 0.4
 def offline_intent(inputs: dict[str, Any]) -> Intent:
     """The offline reasoner's intent (see the module doc)."""
     query = inputs["query"]
-    emotions, cues = load_text_emotion().similarities(query)
+    scorer = load_text_emotion()
+    emotions, _ = scorer.similarities(emotion_phrase(query))
+    _, cues = scorer.similarities(query)
     ranked = sorted(emotions, key=lambda k: -emotions[k])
     best = emotions[ranked[0]]
     targets = [k for k in ranked[:2] if emotions[k] >= max(MIN_EMOTION_SIM, best - EMOTION_MARGIN)]

@@ -97,6 +97,30 @@ def person_phrases(text: str) -> list[str]:
     return list(dict.fromkeys(p for _, p in sorted(phrases)))
 
 
+#: A question's opening ("when does", "at what point is"): a wh-phrase and its auxiliary; ``emotion_phrase``.
+_QUESTION_OPENING = re.compile(r"^(?:when|where|at what (?:point|moment|time)|in which (?:part|moment|scene)|how often)\s+"
+                               r"(?:does|do|did|is|are|was|were|will|would|can|could|might)\b\s*")
+#: Words that name a person without saying anything of them ("she", "the woman", "someone's"); ``emotion_phrase``.
+_PERSON_REFERENCE = re.compile(
+    r"\b(?:(?:(?:the|a|an|that|this)\s+)?(?:" + "|".join(sorted((w for w in PERSON_WORDS if w not in ("i", "her", "him", "his")),
+                                                               key=len, reverse=True))
+    + r"|person|themselves|himself|herself)|(?:the|that|this)\s+one)(?:'s)?"
+    r"(?:\s+(?:on the (?:left|right)|in the (?:middle|centre|center)))?\b")
+
+
+def emotion_phrase(text: str) -> str:
+    """What a question says of the feeling it asks about: ``text`` lower-cased without its opening ("when
+    does", "when is") and without the words that only name people ("she", "the woman", "someone's"); e.g.
+    "When does she feel left out?" -> "feel left out". The AffectNet-8 descriptions of ``EMOTION_DESCRIPTIONS``
+    are such predicates, and the frame and person words otherwise weigh in the similarity (descriptions that
+    mention "someone" gain on every question that does). Returns ``text`` unchanged when nothing would remain.
+    """
+    t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
+    t = _PERSON_REFERENCE.sub(" ", _QUESTION_OPENING.sub("", t))
+    t = " ".join(t.split())
+    return t or text
+
+
 #: Words that frame a question rather than carry its content ("when *does* she *mention* X").
 QUESTION_FRAME_WORDS = frozenset({"does", "did", "doing", "mention", "mentions", "mentioned", "say", "says", "said", "talk", "talks",
                                 "talking", "tell", "tells", "speak", "speaks", "ask", "asks", "word", "words"})

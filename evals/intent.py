@@ -1,0 +1,114 @@
+"""Reading the emotion a question asks about: the offline intent interpreter on labelled questions.
+
+    python -m evals.intent [--split dev|test] [--json FILE]
+
+Material: ``evals/data/questions.jsonl``, 96 vague questions about a video, 12 per AffectNet-8 emotion,
+each labelled with the emotion it asks about ("when does she feel left out?" -> sadness), written before
+the interpreter changes they were used to measure. They are split per emotion by a seeded shuffle
+(``split``): 6 dev and 6 test questions of each emotion. The composed benches' query wording is read as
+well (dev: ``evals.build_bench.TEMPLATES``; test: ``evals.composed.TEST_TEMPLATES``, 2 per emotion), since
+those are the questions whose answers sections 4-5 of ``evals/RESULTS.md`` score.
+
+Scores, per question set: **top-1** (the interpreter's first target emotion is the label), **hit** (the
+label is among its targets, at most two) and **none** (it names no emotion), overall and per emotion,
+with the confusions (label -> first target) of the misses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from evals.command import report
+from tools.schema import AFFECTNET8
+
+QUESTIONS = Path(__file__).parent / "data" / "questions.jsonl"
+#: Questions of each emotion that go to the test split (the rest are dev).
+TEST_PER_EMOTION = 6
+
+
+def split(split_name: str, path: Path = QUESTIONS) -> list[tuple[str, str]]:
+    """(question, AffectNet-8 label) of one split of ``path``: per emotion, the first ``TEST_PER_EMOTION``
+    of a shuffle seeded by the emotion's name are test, the rest dev.
+
+    Raises:
+        ValueError: ``split_name`` is not dev or test, or a line names an unknown emotion.
+    """
+    if split_name not in ("dev", "test"):
+        raise ValueError(f"unknown split {split_name!r} (dev or test)")
+    by_emotion: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            record = json.loads(line)
+            if record["emotion"] not in by_emotion:
+                raise ValueError(f"{path}:{n}: unknown emotion {record['emotion']!r}")
+            by_emotion[record["emotion"]].append(record["query"])
+    out = []
+    for emotion, questions in by_emotion.items():
+        order = random.Random(f"questions-{emotion}").sample(questions, len(questions))
+        chosen = order[:TEST_PER_EMOTION] if split_name == "test" else order[TEST_PER_EMOTION:]
+        out += [(q, emotion) for q in chosen]
+    return out
+
+
+def composed_wording(split_name: str) -> list[tuple[str, str]]:
+    """(question, label) of the composed benches' query templates of ``split_name``."""
+    from evals.build_bench import TEMPLATES
+    from evals.composed import TEST_TEMPLATES
+
+    templates = TEST_TEMPLATES if split_name == "test" else TEMPLATES
+    return [(q, emotion) for emotion, qs in templates.items() for q in qs]
+
+
+def score(questions: list[tuple[str, str]], targets_of: Callable[[str], list[str]]) -> dict:
+    """top-1, hit and none (module doc) of ``targets_of`` (question -> target emotions, most likely
+    first) over ``questions``; per emotion and the misses' confusions."""
+    rows = [(q, label, targets_of(q)) for q, label in questions]
+
+    def rates(subset: list) -> dict:
+        n = len(subset)
+        return {"n": n, "top1": round(sum(bool(t) and t[0] == lab for _, lab, t in subset) / n, 3),
+                "hit": round(sum(lab in t for _, lab, t in subset) / n, 3),
+                "none": round(sum(not t for _, _, t in subset) / n, 3)}
+
+    return {**rates(rows),
+            "per_emotion": {e: rates([r for r in rows if r[1] == e])["top1"] for e in AFFECTNET8
+                            if any(r[1] == e for r in rows)},
+            "misses": [{"query": q, "label": lab, "targets": t} for q, lab, t in rows if not t or t[0] != lab]}
+
+
+def offline_targets(query: str) -> list[str]:
+    """The target emotions of the offline intent interpreter (``agents.intent.offline_intent``)."""
+    from agents.intent import offline_intent
+
+    return list(offline_intent({"query": query}).target_emotions)
+
+
+def evaluate(split_name: str) -> dict:
+    """``score`` of the offline interpreter on the split's questions and on the composed wording."""
+    return {"questions": score(split(split_name), offline_targets),
+            "composed_wording": score(composed_wording(split_name), offline_targets)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.intent", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", choices=("dev", "test"), default="dev", help="questions to read (default dev)")
+    ap.add_argument("--json", type=Path, default=None, help="write the scores here")
+    args = ap.parse_args(argv)
+
+    def run() -> dict:
+        result = {"split": args.split, "material": str(QUESTIONS.name), **evaluate(args.split)}
+        for name in ("questions", "composed_wording"):
+            r = result[name]
+            print(f"{name}: n={r['n']} top1={r['top1']} hit={r['hit']} none={r['none']}", file=sys.stderr)
+        return result
+
+    return report(run, args.json, indent=2)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
