@@ -9,7 +9,8 @@ the interpreter changes they were used to measure. They are split per emotion by
 well (dev: ``evals.build_bench.TEMPLATES``; test: ``evals.composed.TEST_TEMPLATES``, 2 per emotion), since
 those are the questions whose answers sections 4-5 of ``evals/RESULTS.md`` score.
 
-Scores, per question set: **top-1** (the interpreter's first target emotion is the label), **hit** (the
+Readings (``READINGS``): the shipped one, from the question's emotion phrase (``tools.lexicon.emotion_phrase``),
+and the whole question, as before. Scores, per question set: **top-1** (the interpreter's first target emotion is the label), **hit** (the
 label is among its targets, at most two) and **none** (it names no emotion), overall and per emotion,
 with the confusions (label -> first target) of the misses.
 """
@@ -81,17 +82,23 @@ def score(questions: list[tuple[str, str]], targets_of: Callable[[str], list[str
             "misses": [{"query": q, "label": lab, "targets": t} for q, lab, t in rows if not t or t[0] != lab]}
 
 
-def offline_targets(query: str) -> list[str]:
-    """The target emotions of the offline intent interpreter (``agents.intent.offline_intent``)."""
-    from agents.intent import offline_intent
-
-    return list(offline_intent({"query": query}).target_emotions)
+#: The readings compared: the shipped one (the question's emotion phrase) and the whole question (before).
+READINGS = ("emotion_phrase", "whole_question")
 
 
 def evaluate(split_name: str) -> dict:
-    """``score`` of the offline interpreter on the split's questions and on the composed wording."""
-    return {"questions": score(split(split_name), offline_targets),
-            "composed_wording": score(composed_wording(split_name), offline_targets)}
+    """``score`` of each reading in ``READINGS`` of the offline interpreter (``agents.intent.asked_emotions``)
+    on the split's questions and on the composed wording."""
+    from agents.intent import asked_emotions
+
+    out = {}
+    for reading in READINGS:
+        def targets(query: str, whole: bool = reading == "whole_question") -> list[str]:
+            return asked_emotions(query, whole_question=whole)
+
+        out[reading] = {"questions": score(split(split_name), targets),
+                        "composed_wording": score(composed_wording(split_name), targets)}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,9 +109,11 @@ def main(argv: list[str] | None = None) -> int:
 
     def run() -> dict:
         result = {"split": args.split, "material": str(QUESTIONS.name), **evaluate(args.split)}
-        for name in ("questions", "composed_wording"):
-            r = result[name]
-            print(f"{name}: n={r['n']} top1={r['top1']} hit={r['hit']} none={r['none']}", file=sys.stderr)
+        for reading in READINGS:
+            for name in ("questions", "composed_wording"):
+                r = result[reading][name]
+                print(f"{reading:15s} {name:17s} n={r['n']} top1={r['top1']} hit={r['hit']} none={r['none']}",
+                      file=sys.stderr)
         return result
 
     return report(run, args.json, indent=2)

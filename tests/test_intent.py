@@ -1,0 +1,66 @@
+"""The offline intent interpreter's reading of the emotion a question asks about (``agents.intent``,
+``tools.lexicon.emotion_phrase``) and its measurement on labelled questions (``evals.intent``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from evals.intent import QUESTIONS, composed_wording, evaluate, score, split
+from tools.lexicon import emotion_phrase
+from tools.schema import AFFECTNET8
+
+
+@pytest.mark.parametrize(("question", "phrase"), [
+    ("When does she feel left out?", "feel left out"),
+    ("when does someone's jaw drop?", "jaw drop"),
+    ("when does the woman on the right laugh?", "laugh"),
+    ("when do they have a great time?", "have a great time"),
+    ("when does somebody look down their nose at something?", "look down their nose at something"),
+    ("when does no one laugh?", "no one laugh"),
+    ("when is he?", "when is he?"),
+])
+def test_emotion_phrase_keeps_what_a_question_says_of_the_feeling(question, phrase):
+    assert emotion_phrase(question) == phrase
+
+
+def test_questions_split_into_disjoint_halves_with_six_of_each_emotion():
+    dev, test = split("dev"), split("test")
+    assert len(dev) == len(test) == 48
+    assert not {q for q, _ in dev} & {q for q, _ in test}
+    assert Counter(label for _, label in dev) == Counter(label for _, label in test) == Counter(
+        {e: 6 for e in AFFECTNET8})
+    assert len(QUESTIONS.read_text().splitlines()) == 96
+    with pytest.raises(ValueError, match="unknown split"):
+        split("train")
+
+
+def test_score_counts_first_target_hits_and_unread_questions():
+    questions = [("a", "anger"), ("b", "fear"), ("c", "fear"), ("d", "neutral")]
+    answers = {"a": ["anger"], "b": ["surprise", "fear"], "c": [], "d": ["happiness"]}
+    s = score(questions, answers.__getitem__)
+    assert (s["n"], s["top1"], s["hit"], s["none"]) == (4, 0.25, 0.5, 0.25)
+    assert s["per_emotion"] == {"neutral": 0.0, "fear": 0.0, "anger": 1.0}
+    assert [m["query"] for m in s["misses"]] == ["b", "c", "d"]
+
+
+def test_the_offline_interpreter_reads_the_dev_questions_it_was_developed_on():
+    """The dev half (evals/RESULTS.md, the intent section): 37 of 48 first targets right with the question's
+    opening and person words left out of the emotion reading (34 with the whole question), and all 16 of the
+    dev bench wording."""
+    result = evaluate("dev")
+    phrase, whole = result["emotion_phrase"], result["whole_question"]
+    assert phrase["questions"]["top1"] >= 0.75 > whole["questions"]["top1"]
+    assert phrase["composed_wording"]["top1"] == whole["composed_wording"]["top1"] == 1.0
+    assert phrase["questions"]["none"] < whole["questions"]["none"]
+    assert len(composed_wording("dev")) == 16
+
+
+def test_a_question_is_read_by_its_feeling_not_by_the_people_it_names():
+    from agents.intent import offline_intent
+
+    assert offline_intent({"query": "when does she stay level-headed?"}).target_emotions[0] == "neutral"
+    assert offline_intent({"query": "when does the woman look defeated?"}).target_emotions[0] == "sadness"
+    intent = offline_intent({"query": "when does the audience enjoy the show?"})
+    assert intent.target_emotions[0] == "happiness" and "group" in intent.cues and "the audience" in intent.people
