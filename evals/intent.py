@@ -10,14 +10,15 @@ well (dev: ``evals.build_bench.TEMPLATES``; test: ``evals.composed.TEST_TEMPLATE
 those are the questions whose answers sections 4-5 of ``evals/RESULTS.md`` score.
 
 Readings (``READINGS``): the shipped one, from the question's emotion phrase (``tools.lexicon.emotion_phrase``),
-and the whole question, as before. Scores, per question set: **top-1** (the interpreter's first target emotion is the label), **hit** (the
-label is among its targets, at most two) and **none** (it names no emotion), overall and per emotion,
-with the confusions (label -> first target) of the misses.
+and the whole question, as before. Scores, per question set: **top-1** (the interpreter's first target
+emotion is the label), **hit** (the label is among its targets, at most two) and **none** (it names no
+emotion), overall and per emotion, with the misses (question, label, targets).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import sys
@@ -67,7 +68,7 @@ def composed_wording(split_name: str) -> list[tuple[str, str]]:
 
 def score(questions: list[tuple[str, str]], targets_of: Callable[[str], list[str]]) -> dict:
     """top-1, hit and none (module doc) of ``targets_of`` (question -> target emotions, most likely
-    first) over ``questions``; per emotion and the misses' confusions."""
+    first) over ``questions``, with top-1 per emotion and the misses."""
     rows = [(q, label, targets_of(q)) for q, label in questions]
 
     def rates(subset: list) -> dict:
@@ -93,9 +94,7 @@ def evaluate(split_name: str) -> dict:
 
     out = {}
     for reading in READINGS:
-        def targets(query: str, whole: bool = reading == "whole_question") -> list[str]:
-            return asked_emotions(query, whole_question=whole)
-
+        targets = functools.partial(asked_emotions, whole_question=reading == "whole_question")
         out[reading] = {"questions": score(split(split_name), targets),
                         "composed_wording": score(composed_wording(split_name), targets)}
     return out

@@ -100,12 +100,12 @@ def person_phrases(text: str) -> list[str]:
 #: A question's opening ("when does", "at what point is"): a wh-phrase and its auxiliary; ``emotion_phrase``.
 _QUESTION_OPENING = re.compile(r"^(?:when|where|at what (?:point|moment|time)|in which (?:part|moment|scene)|how often)\s+"
                                r"(?:does|do|did|is|are|was|were|will|would|can|could|might)\b\s*")
-#: Words that name a person without saying anything of them ("she", "the woman", "someone's"); ``emotion_phrase``.
+#: Words that name a person without saying anything of them ("she", "the woman", "someone's"; not the object
+#: and possessive "her", "him", "his", which belong to phrases such as "roll her eyes"); ``emotion_phrase``.
+_NAMING_ONLY = sorted((w for w in PERSON_WORDS if w not in ("i", "her", "him", "his")), key=len, reverse=True)
 _PERSON_REFERENCE = re.compile(
-    r"\b(?:(?:(?:the|a|an|that|this)\s+)?(?:" + "|".join(sorted((w for w in PERSON_WORDS if w not in ("i", "her", "him", "his")),
-                                                               key=len, reverse=True))
-    + r"|person|themselves|himself|herself)|(?:the|that|this)\s+one)(?:'s)?"
-    r"(?:\s+(?:on the (?:left|right)|in the (?:middle|centre|center)))?\b")
+    r"\b(?:(?:(?:the|a|an|that|this)\s+)?(?:" + "|".join(_NAMING_ONLY) + r"|person|themselves|himself|herself)"
+    r"|(?:the|that|this)\s+one)(?:'s)?(?:\s+(?:on the (?:left|right)|in the (?:middle|centre|center)))?\b")
 
 
 def emotion_phrase(text: str) -> str:
