@@ -17,7 +17,8 @@ RAF-DB (CK+48 has no neutral). RAVDESS has no contempt, so contempt shots carry 
 Queries are vague (the emotion implied, not named): the dev split draws them from
 ``evals.build_bench.TEMPLATES`` and the test split from ``TEST_TEMPLATES``, wording written before any
 tuning and never used in development, so the offline intent interpreter is measured on phrasings it
-was not adjusted to. Writes
+was not adjusted to. ``--wording questions`` draws them instead from the split's half of the labelled
+questions of ``evals.intent`` (six phrasings per emotion), over the same videos. Writes
 ``DIR/videos/*.mp4`` and ``DIR/bench.jsonl`` in the bench format of ``evals/README.md``.
 """
 
@@ -88,12 +89,30 @@ def _pools(split: str, root: Path) -> tuple[dict[str, list[str]], dict[str, list
     return faces, voices
 
 
-def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None) -> Path:
-    """Write ``videos`` composed videos and their bench items; returns the bench file."""
+def question_templates(split: str) -> dict[str, list[str]]:
+    """The labelled questions of ``evals.intent`` (``evals/data/questions.jsonl``) of ``split`` (the fusion
+    fold takes the dev half) as query wording: emotion -> its 6 questions."""
+    from evals.intent import split as question_split
+
+    out: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
+    for question, emotion in question_split("test" if split == "test" else "dev"):
+        out[emotion].append(question)
+    return out
+
+
+def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None,
+          wording: str = "templates") -> Path:
+    """Write ``videos`` composed videos and their bench items; returns the bench file. ``wording``: the
+    queries come from the split's two phrasings per emotion (``templates``: ``TEMPLATES`` / ``TEST_TEMPLATES``)
+    or from its half of the labelled questions (``questions``: ``question_templates``, six per emotion); the
+    videos are the same either way."""
     root = root or default_root()
     rng = random.Random(f"{split}-{form}-{seed}")
     queries = random.Random(f"queries-{split}-{form}-{seed}")
-    templates = TEST_TEMPLATES if split == "test" else TEMPLATES
+    if wording == "questions":
+        templates = question_templates(split)
+    else:
+        templates = TEST_TEMPLATES if split == "test" else TEMPLATES
     faces, voices = _pools(split, root)
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     lines = []
@@ -128,13 +147,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--form", choices=["joined", "long"], default="joined")
     ap.add_argument("--videos", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--wording", choices=["templates", "questions"], default="templates",
+                    help="query wording: the split's two phrasings per emotion (default), or its half of the "
+                         "labelled questions of evals/data/questions.jsonl (six per emotion; evals.intent)")
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     if args.videos < 1:
         ap.error("--videos must be >= 1")
     try:
-        bench = build(args.split, args.form, args.out, args.videos, args.seed, args.data)
+        bench = build(args.split, args.form, args.out, args.videos, args.seed, args.data, args.wording)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
