@@ -86,6 +86,12 @@ def test_composed_bench_puts_each_emotion_on_its_shot(tmp_path):
     spans = sorted((i["moments"][0]["start_s"], i["moments"][0]["end_s"]) for i in items)
     assert spans[0][0] == 0.0 and abs(spans[-1][1] - duration) < 0.2 and 20 < duration < 45
     assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))  # shots back to back
+    asked = composed.build("dev", "joined", tmp_path / "questions", videos=1, root=root, wording="questions")
+    asked_items = [__import__("json").loads(line) for line in asked.read_text().splitlines()]
+    dev_questions = composed.question_templates("dev")
+    assert [i["moments"] for i in asked_items] == [i["moments"] for i in items]
+    assert all(i["query"] in dev_questions[i["id"].split("-")[-1]] for i in asked_items)
+    assert (tmp_path / "questions" / items[0]["video"]).read_bytes() == (tmp_path / items[0]["video"]).read_bytes()
 
 
 def test_words8_reads_spoken_feelings_and_gives_contempt_nothing():

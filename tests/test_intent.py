@@ -36,6 +36,15 @@ def test_questions_split_into_disjoint_halves_with_six_of_each_emotion():
         split("train")
 
 
+def test_composed_benches_can_ask_with_the_labelled_questions_of_their_split():
+    from evals.composed import question_templates
+
+    for split_name, fold in (("dev", "dev"), ("fusion", "dev"), ("test", "test")):
+        templates = question_templates(split_name)
+        assert sorted(templates) == sorted(AFFECTNET8) and all(len(qs) == 6 for qs in templates.values())
+        assert {(q, e) for e, qs in templates.items() for q in qs} == set(split(fold))
+
+
 def test_score_counts_first_target_hits_and_unread_questions():
     questions = [("a", "anger"), ("b", "fear"), ("c", "fear"), ("d", "neutral")]
     answers = {"a": ["anger"], "b": ["surprise", "fear"], "c": [], "d": ["happiness"]}
