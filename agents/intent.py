@@ -22,7 +22,14 @@ from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
-from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, emotion_phrase, names_behaviour, person_phrases
+from tools.lexicon import (
+    CUE_DESCRIPTIONS,
+    EMOTION_DESCRIPTIONS,
+    emotion_phrase,
+    named_emotions,
+    names_behaviour,
+    person_phrases,
+)
 from tools.schema import AFFECTNET8
 from tools.text_emotion import load_text_emotion
 
@@ -32,17 +39,26 @@ MIN_EMOTION_SIM = 0.25
 EMOTION_MARGIN = 0.04
 #: Cues at least this similar to the query are kept (the best one always is).
 MIN_CUE_SIM = 0.3
+#: Added to the similarity of an emotion that a word of the question names (``tools.lexicon.named_emotions``:
+#: "livid" -> anger), chosen on the dev questions of ``evals.intent`` (0.05-0.5 tried; ``evals/RESULTS.md`` section 23).
+WORD_BONUS = 0.2
 #: Below this best emotion similarity, a query that names a gesture or gaze is about behaviour and names
 #: no emotion ("when is he angry?" reads 0.49, "when does he point at someone?" 0.30 for contempt).
 BEHAVIOUR_ONLY_BELOW = 0.4
 
 
-def asked_emotions(query: str, whole_question: bool = False) -> list[str]:
+def asked_emotions(query: str, whole_question: bool = False, words: bool = True) -> list[str]:
     """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none
-    reaches ``MIN_EMOTION_SIM``, or for a question about behaviour below ``BEHAVIOUR_ONLY_BELOW``), read from
-    ``tools.lexicon.emotion_phrase(query)``; ``whole_question=True`` reads the whole question instead (the
-    reading before, kept for the ablation of ``evals.intent``)."""
-    emotions, _ = load_text_emotion().similarities(query if whole_question else emotion_phrase(query))
+    reaches ``MIN_EMOTION_SIM``, or for a question about behaviour below ``BEHAVIOUR_ONLY_BELOW``): the
+    similarity of ``tools.lexicon.emotion_phrase(query)`` to each emotion's descriptions, plus ``WORD_BONUS``
+    for each emotion a word of that phrase names (``tools.lexicon.named_emotions``). For the ablations of
+    ``evals.intent``: ``words=False`` leaves the named words out, ``whole_question=True`` reads the whole
+    question without them (the reading before both)."""
+    phrase = query if whole_question else emotion_phrase(query)
+    emotions, _ = load_text_emotion().similarities(phrase)
+    if words and not whole_question:
+        for emotion in named_emotions(phrase):
+            emotions[emotion] += WORD_BONUS
     ranked = sorted(emotions, key=lambda k: -emotions[k])
     best = emotions[ranked[0]]
     if best < BEHAVIOUR_ONLY_BELOW and names_behaviour(query):

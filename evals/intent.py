@@ -9,8 +9,9 @@ the interpreter changes they were used to measure. They are split per emotion by
 well (dev: ``evals.build_bench.TEMPLATES``; test: ``evals.composed.TEST_TEMPLATES``, 2 per emotion), since
 those are the questions whose answers sections 4-5 of ``evals/RESULTS.md`` score.
 
-Readings (``READINGS``): the shipped one, from the question's emotion phrase (``tools.lexicon.emotion_phrase``),
-and the whole question, as before. Scores, per question set: **top-1** (the interpreter's first target
+Readings (``READINGS``): the shipped one, the question's emotion phrase (``tools.lexicon.emotion_phrase``)
+with the emotions its words name (``tools.lexicon.named_emotions``, Open English WordNet); the phrase alone;
+and the whole question, the first reading. Scores, per question set: **top-1** (the interpreter's first target
 emotion is the label), **hit** (the label is among its targets, at most two) and **none** (it names no
 emotion), overall and per emotion, with the misses (question, label, targets).
 """
@@ -83,8 +84,9 @@ def score(questions: list[tuple[str, str]], targets_of: Callable[[str], list[str
             "misses": [{"query": q, "label": lab, "targets": t} for q, lab, t in rows if not t or t[0] != lab]}
 
 
-#: The readings compared: the shipped one (the question's emotion phrase) and the whole question (before).
-READINGS = ("emotion_phrase", "whole_question")
+#: The readings compared -> the arguments of ``agents.intent.asked_emotions``: the shipped one (the question's
+#: emotion phrase with the emotion words it names), the phrase alone, and the whole question (the first reading).
+READINGS = {"phrase_and_words": {}, "emotion_phrase": {"words": False}, "whole_question": {"whole_question": True}}
 
 
 def evaluate(split_name: str) -> dict:
@@ -93,8 +95,8 @@ def evaluate(split_name: str) -> dict:
     from agents.intent import asked_emotions
 
     out = {}
-    for reading in READINGS:
-        targets = functools.partial(asked_emotions, whole_question=reading == "whole_question")
+    for reading, arguments in READINGS.items():
+        targets = functools.partial(asked_emotions, **arguments)
         out[reading] = {"questions": score(split(split_name), targets),
                         "composed_wording": score(composed_wording(split_name), targets)}
     return out
@@ -111,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         for reading in READINGS:
             for name in ("questions", "composed_wording"):
                 r = result[reading][name]
-                print(f"{reading:15s} {name:17s} n={r['n']} top1={r['top1']} hit={r['hit']} none={r['none']}",
+                print(f"{reading:16s} {name:17s} n={r['n']} top1={r['top1']} hit={r['hit']} none={r['none']}",
                       file=sys.stderr)
         return result
 

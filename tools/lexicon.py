@@ -9,7 +9,10 @@ situations commonly used as elicitors in affective computing, plus everyday idio
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from pathlib import Path
 
 EMOTION_DESCRIPTIONS: dict[str, list[str]] = {
     "neutral": ["calm, composed, neutral face", "speaking evenly, matter-of-fact, no strong feeling",
@@ -119,6 +122,46 @@ def emotion_phrase(text: str) -> str:
     t = _PERSON_REFERENCE.sub(" ", _QUESTION_OPENING.sub("", t))
     t = " ".join(t.split())
     return t or text
+
+
+#: Words that name a feeling, with the AffectNet-8 emotion each names: drawn from Open English WordNet (CC BY 4.0,
+#: derived from Princeton WordNet) by ``evals.build_emotion_words`` after WordNet-Affect; ``named_emotions``.
+EMOTION_WORDS = Path(__file__).parent / "data" / "emotion_words.json"
+#: Inflections tried for a word not listed as it is: (ending, replacement), "terrified" -> "terrify".
+_INFLECTIONS = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"), ("ied", "y"),
+                ("ies", "y"), ("ly", ""))
+
+
+@functools.cache
+def emotion_words() -> dict[str, str]:
+    """word or phrase (lower case) -> the AffectNet-8 emotion it names, from ``EMOTION_WORDS`` (1,091 words).
+
+    Raises:
+        FileNotFoundError: ``EMOTION_WORDS`` is missing (build it with ``python -m evals.build_emotion_words``).
+    """
+    return json.loads(EMOTION_WORDS.read_text(encoding="utf-8"))["words"]
+
+
+def named_emotions(phrase: str) -> list[str]:
+    """The AffectNet-8 emotions that words of ``phrase`` name in ``emotion_words`` ("seem livid" -> anger;
+    "jumpy" -> fear), in order of first mention: phrases of three, two, then single words, a single word also
+    without a common inflection ("terrified" -> "terrify")."""
+    tokens = phrase.lower().split()
+    found: list[tuple[int, str]] = []
+    taken: set[int] = set()
+    words = emotion_words()
+    for n in (3, 2, 1):
+        for i in range(len(tokens) - n + 1):
+            if taken & set(range(i, i + n)):
+                continue
+            gram = " ".join(tokens[i:i + n])
+            forms = [gram] + ([gram[:-len(end)] + rep for end, rep in _INFLECTIONS
+                               if gram.endswith(end) and len(gram) > len(end) + 2] if n == 1 else [])
+            emotion = next((words[f] for f in forms if f in words), None)
+            if emotion:
+                found.append((i, emotion))
+                taken |= set(range(i, i + n))
+    return list(dict.fromkeys(e for _, e in sorted(found)))
 
 
 #: Words that frame a question rather than carry its content ("when *does* she *mention* X").

@@ -98,7 +98,7 @@ UTKFACE_RACES = ("White", "Black", "Asian", "Indian", "Others")
 _EMO = re.compile(r"(?:^|/)dataset/(Angry|Happy|Neutral|Sad)/((\d\d)([ab]\d\d)[A-Z][a-z]\.wav)$")
 
 
-def _files(source: Path, pattern: re.Pattern) -> Iterator[tuple[str, bytes]]:
+def repository_files(source: Path, pattern: re.Pattern) -> Iterator[tuple[str, bytes]]:
     """(repository path, bytes) of every file under ``source`` whose path matches ``pattern``.
 
     ``source`` is a work tree or a bare git directory (then read at HEAD with ``git archive``).
@@ -131,7 +131,7 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
     """(file name in the set, bytes, manifest record without ``path``) for set ``name``."""
     if name == "ckplus":
         seen = set()
-        for rel, data in _files(source, _CK):
+        for rel, data in repository_files(source, _CK):
             m = _CK.search(rel)
             fname = Path(rel).name
             if m.group(1) not in CKPLUS_LABELS or fname in seen:  # some repos hold CK+48 twice
@@ -143,7 +143,7 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
                 "split": "test" if int(subject[1:]) % 3 == 0 else "dev"}
     elif name == "rafdb":
         seen = set()
-        for rel, data in _files(source, _RAF):
+        for rel, data in repository_files(source, _RAF):
             m = _RAF.search(rel)
             key = (m.group(1), m.group(3))
             if m.group(2) not in RAFDB_LABELS or key in seen:
@@ -153,7 +153,7 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
                 "label": RAFDB_LABELS[m.group(2)], "raw_label": m.group(2), "person": None,
                 "split": "dev" if m.group(1) == "train" else "test"}
     elif name == "ravdess":
-        for rel, data in _files(source, _RAV):
+        for rel, data in repository_files(source, _RAV):
             m = _RAV.search(rel)
             actor, code = int(m.group(5)), m.group(3)
             raw, label = RAVDESS_LABELS[code]
@@ -162,7 +162,7 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
                 "split": "test" if actor in RAVDESS_TEST_ACTORS else "dev",
                 "text": RAVDESS_TEXTS[m.group(4)], "language": "en"}
     elif name == "emodb":
-        for rel, data in _files(source, _EMO):
+        for rel, data in repository_files(source, _EMO):
             m = _EMO.search(rel)
             if m.group(4) not in EMODB_TEXTS:
                 continue
@@ -175,7 +175,7 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
     elif name == "meld":
         import csv
 
-        for rel, data in _files(source, _MELD):
+        for rel, data in repository_files(source, _MELD):
             part = _MELD.search(rel).group(1)
             for row in csv.DictReader(io.StringIO(data.decode("utf-8"))):
                 raw = row["Emotion"].strip()
@@ -184,7 +184,7 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
                     "split": "test" if part == "test" else "dev", "fold": {"dev": "val"}.get(part, part),
                     "text": row["Utterance"], "language": "en"}
     elif name == "utkface":
-        for rel, data in _files(source, _UTK):
+        for rel, data in repository_files(source, _UTK):
             m = _UTK.search(rel)
             group = m.group(6)
             yield m.group(1), data, {"label": None, "raw_label": "female" if m.group(3) == "1" else "male",
@@ -192,7 +192,7 @@ def _records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
                                      "person": None, "group": group,
                                      "split": "test" if zlib.crc32(group.encode()) % 5 == 0 else "dev"}
     elif name == "speakers":
-        files = {rel: data for rel, data in _files(source, _SPK)}
+        files = {rel: data for rel, data in repository_files(source, _SPK)}
         for rel, data in sorted(files.items()):
             m = _SPK.search(rel)
             labels = files.get(rel[:-len(m.group(2))] + "segments")
