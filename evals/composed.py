@@ -100,19 +100,23 @@ def question_templates(split: str) -> dict[str, list[str]]:
     return out
 
 
+def query_templates(split: str, wording: str = "templates") -> dict[str, list[str]]:
+    """The query wording of a split's benches, emotion -> phrasings: its two phrasings per emotion
+    (``templates``: ``TEST_TEMPLATES`` for test, ``evals.build_bench.TEMPLATES`` otherwise) or its half of the
+    labelled questions (``questions``: ``question_templates``, six per emotion)."""
+    if wording == "questions":
+        return question_templates(split)
+    return TEST_TEMPLATES if split == "test" else TEMPLATES
+
+
 def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None,
           wording: str = "templates") -> Path:
-    """Write ``videos`` composed videos and their bench items; returns the bench file. ``wording``: the
-    queries come from the split's two phrasings per emotion (``templates``: ``TEMPLATES`` / ``TEST_TEMPLATES``)
-    or from its half of the labelled questions (``questions``: ``question_templates``, six per emotion); the
-    videos are the same either way."""
+    """Write ``videos`` composed videos and their bench items; returns the bench file. The queries are drawn
+    from ``query_templates(split, wording)``; the videos are the same whatever the wording."""
     root = root or default_root()
     rng = random.Random(f"{split}-{form}-{seed}")
     queries = random.Random(f"queries-{split}-{form}-{seed}")
-    if wording == "questions":
-        templates = question_templates(split)
-    else:
-        templates = TEST_TEMPLATES if split == "test" else TEMPLATES
+    templates = query_templates(split, wording)
     faces, voices = _pools(split, root)
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     lines = []

@@ -59,12 +59,11 @@ def split(split_name: str, path: Path = QUESTIONS) -> list[tuple[str, str]]:
 
 
 def composed_wording(split_name: str) -> list[tuple[str, str]]:
-    """(question, label) of the composed benches' query templates of ``split_name``."""
-    from evals.build_bench import TEMPLATES
-    from evals.composed import TEST_TEMPLATES
+    """(question, label) of the composed benches' query templates of ``split_name``
+    (``evals.composed.query_templates``)."""
+    from evals.composed import query_templates
 
-    templates = TEST_TEMPLATES if split_name == "test" else TEMPLATES
-    return [(q, emotion) for emotion, qs in templates.items() for q in qs]
+    return [(q, emotion) for emotion, qs in query_templates(split_name).items() for q in qs]
 
 
 def score(questions: list[tuple[str, str]], targets_of: Callable[[str], list[str]]) -> dict:
