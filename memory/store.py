@@ -32,7 +32,7 @@ from tools.sound import SoundStats
 from tools.text import transcript_encoder_for
 from tools.tracks import TrackSummary, box_similarity
 
-INDEX_FORMAT = 14
+INDEX_FORMAT = 15
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 

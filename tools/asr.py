@@ -12,7 +12,10 @@ Backends:
   directory, with Whisper's own word timestamps (whisperX's wav2vec2 alignment downloads a model at
   run time, so it is not used).
 
-Decoded segments become a ``Transcript`` through ``tools.transcript`` (guards, utterances, warnings).
+Decoding is reproducible: temperature 0 only (beam search), without Whisper's temperature fallback,
+which samples (the same file could give other segments from one run to the next; ``evals/RESULTS.md``
+section 8). Word times are then refined against the audio's energy (``tools.word_times``), and decoded
+segments become a ``Transcript`` through ``tools.transcript`` (guards, utterances, warnings).
 """
 
 from __future__ import annotations
@@ -25,7 +28,15 @@ import numpy as np
 
 from tools.registry import Registry, model_cache_dir
 from tools.schema import Transcript
-from tools.transcript import BATCHED_GUARDS, DEFAULT_GUARDS, TRANSLATE_GUARDS, SpeechGuards, guarded_transcript
+from tools.transcript import (
+    BATCHED_GUARDS,
+    DEFAULT_GUARDS,
+    FALLBACK_GUARDS,
+    TRANSLATE_GUARDS,
+    SpeechGuards,
+    guarded_transcript,
+)
+from tools.word_times import refine_segments
 
 SAMPLE_RATE = 16_000
 
@@ -73,7 +84,8 @@ def default_whisper_model_dir() -> str:
 
 
 class FasterWhisperASR:
-    """faster-whisper with ``word_timestamps=True``, Silero VAD filtering and hallucination guards.
+    """faster-whisper with ``word_timestamps=True``, Silero VAD filtering, hallucination guards and word
+    times refined against the audio (``tools.word_times``).
 
     Segments that fail ``guards`` (``tools.transcript.screen_segments``) are dropped from the transcript and listed in
     ``Transcript.rejected``; speech that no kept segment covers is counted in ``untranscribed_s``.
@@ -85,9 +97,11 @@ class FasterWhisperASR:
         compute_type: CTranslate2 compute type (``int8`` on CPU, ``float16`` on CUDA).
         language: force a language code, or None to detect it.
         guards: hallucination guards; None keeps every decoded segment.
-        greedy: decode at temperature 0 only, without Whisper's temperature fallback (which re-decodes
-            a window up to five times when its log-probability or compression ratio fails the
-            thresholds: costly on speech the model cannot read, and the guards drop such windows anyway).
+        fallback: use Whisper's temperature fallback (re-decode a window at temperatures 0.2-1.0, by
+            sampling, when its log-probability or compression ratio fails the thresholds), under
+            ``FALLBACK_GUARDS`` when ``guards`` is the default. Off by default: sampling makes two decodes of
+            the same audio differ, and it costs up to five decodes of a window the guards drop anyway;
+            decoding at temperature 0 only is reproducible on one CPU (``evals/RESULTS.md`` section 8).
         batch_size: above 0, decode the voice-activity chunks ``batch_size`` at a time with
             faster-whisper's ``BatchedInferencePipeline`` (temperature 0 only, timestamps kept) under
             ``BATCHED_GUARDS`` when ``guards`` is the default: about 4x faster on dialogue, fewer
@@ -103,7 +117,7 @@ class FasterWhisperASR:
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
-                 greedy: bool = False, batch_size: int = 0, task: str = "transcribe") -> None:
+                 fallback: bool = False, batch_size: int = 0, task: str = "transcribe") -> None:
         from faster_whisper import WhisperModel
 
         if task not in ("transcribe", "translate"):
@@ -116,7 +130,9 @@ class FasterWhisperASR:
             guards = BATCHED_GUARDS
         elif task == "translate" and guards is DEFAULT_GUARDS:
             guards = TRANSLATE_GUARDS
-        self.language, self.guards, self.greedy, self.batch_size = language, guards, greedy, batch_size
+        elif fallback and guards is DEFAULT_GUARDS:
+            guards = FALLBACK_GUARDS
+        self.language, self.guards, self.fallback, self.batch_size = language, guards, fallback, batch_size
         self.task = task
         self._model = WhisperModel(
             path, device=device, compute_type=compute_type or ("float16" if device == "cuda" else "int8"),
@@ -144,7 +160,7 @@ class FasterWhisperASR:
                 audio, word_timestamps=True, vad_filter=True, language=self.language, condition_on_previous_text=False,
                 batch_size=self.batch_size, without_timestamps=False, task=self.task)
         else:
-            extra = {"temperature": 0.0} if self.greedy else {}
+            extra = {} if self.fallback else {"temperature": 0.0}
             segments, info = self._model.transcribe(
                 audio, word_timestamps=True, vad_filter=True, language=self.language,
                 condition_on_previous_text=False, task=self.task, **extra)
@@ -168,6 +184,7 @@ class FasterWhisperASR:
 
     def transcribe(self, audio: np.ndarray) -> Transcript:
         raw, speech, language = self.decode(audio)
+        raw = refine_segments(raw, audio, SAMPLE_RATE)
         out = guarded_transcript(raw, speech, len(audio) / SAMPLE_RATE, self.name, language, self.guards,
                                  english_only=self.english_only)
         if self.task == "translate" and language not in (None, "en"):
@@ -207,6 +224,7 @@ class WhisperXASR:
              "words": s.get("words") or [{"word": s["text"], "start": s["start"], "end": s["end"]}]}
             for s in result["segments"]
         ]
+        raw = refine_segments(raw, audio, SAMPLE_RATE)
         return guarded_transcript(raw, [], duration, self.name, result.get("language"), self.guards)
 
 
@@ -215,9 +233,9 @@ ASR_BACKENDS: Registry[ASRBackend] = Registry("asr")
 
 @ASR_BACKENDS.register("faster-whisper")
 def _load_faster_whisper(model: str | None = None, device: str = "cpu", language: str | None = None,
-                         guards: SpeechGuards | None = DEFAULT_GUARDS, greedy: bool = False,
+                         guards: SpeechGuards | None = DEFAULT_GUARDS, fallback: bool = False,
                          batch_size: int = 0, task: str = "transcribe") -> ASRBackend:
-    return FasterWhisperASR(model=model, device=device, language=language, guards=guards, greedy=greedy,
+    return FasterWhisperASR(model=model, device=device, language=language, guards=guards, fallback=fallback,
                             batch_size=batch_size, task=task)
 
 
