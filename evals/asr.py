@@ -18,7 +18,7 @@ rejected segments is kept), so that rule's share is seen.
 
 ``--fit`` (dev split only) picks ``min_word_probability``, ``min_avg_logprob`` and the joint pair of
 ``tools.transcript.SpeechGuards`` from a grid: fewest invented German words per minute while the English word
-error rate rises by at most ``MAX_WER_RISE`` and no segment of the real English recordings
+error rate rises by at most ``MAX_WER_RISE`` and at most ``MAX_REAL_WORD_LOSS`` of the words of the real English recordings
 (``REAL_ENGLISH`` and ``--real-english`` files: talks, a news report, a licence read aloud) is rejected.
 
 RAVDESS has two sentences, so its dialogues repeat them: Whisper then often decodes a 30-50 s stretch
@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import random
 import re
 import sys
@@ -65,10 +66,15 @@ REAL_ENGLISH = [
     (REPO.parent / "shared" / "media" / "RD_Radio31_000.wav", None, None),
 ]
 MAX_WER_RISE = 0.005
+#: Share of the real English recordings' decoded words a fitted guard may reject (0.005: two of their
+#: ~560 words; decoding at temperature 0 makes a one-word "If..." where silero-vad's test.wav is cut off
+#: mid-sentence, with a mean word probability of 0.29, which no useful joint guard keeps).
+MAX_REAL_WORD_LOSS = 0.005
 WORD_PROB_GRID = (0.0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
-LOGPROB_GRID = (-1.0, -0.8, -0.6)
+LOGPROB_GRID = (-1.0, -0.8, -0.6, -0.55)
 #: (joint_avg_logprob, joint_word_probability); (-inf, 0) switches the joint guard off
-JOINT_GRID = ((float("-inf"), 0.0),) + tuple(itertools.product((-0.7, -0.8, -0.85, -0.9), (0.5, 0.55, 0.6, 0.65)))
+JOINT_GRID = ((float("-inf"), 0.0),) + tuple(itertools.product((-0.55, -0.6, -0.7, -0.8, -0.85, -0.9),
+                                                                (0.5, 0.55, 0.6, 0.65, 0.7, 0.75)))
 
 
 def dialogues(records: list[dict], seconds: float = DIALOGUE_S, seed: int = 0) -> list[tuple[np.ndarray, str]]:
@@ -102,6 +108,16 @@ def dialogues(records: list[dict], seconds: float = DIALOGUE_S, seed: int = 0) -
             out.append((np.concatenate(parts), " ".join(texts)))
             parts, texts, length = [], [], 0.0
     return out
+
+
+def platform_note() -> dict:
+    """The CPU a decode ran on and the CTranslate2 instruction set it was told to use (int8 kernels differ
+    between instruction sets, so decodes can too)."""
+    import platform
+
+    model = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                  if ln.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").is_file() else ""
+    return {"machine": platform.machine(), "cpu": model, "ct2_isa": os.environ.get("CT2_FORCE_CPU_ISA", "auto")}
 
 
 def _norm(text: str) -> str:
@@ -167,6 +183,7 @@ def real_english_score(decoded: list[tuple], guards: SpeechGuards | None) -> dic
     for name, raw, speech, seconds, ref in decoded:
         tr = guarded_transcript(raw, speech, seconds, "eval", None, guards, english_only=True)
         row = {"segments": len(raw), "rejected": [f"{r.text} ({r.reason})" for r in tr.rejected],
+               "rejected_words": sum(len(r.text.split()) for r in tr.rejected),
                "warned": speech_warning(tr) is not None}
         if ref:
             row["wer"] = round(float(jiwer.wer(_norm(ref), _norm(" ".join(x.text for x in tr.segments)))), 4)
@@ -175,8 +192,8 @@ def real_english_score(decoded: list[tuple], guards: SpeechGuards | None) -> dic
 
 
 def fit(decoded: list, english: list[tuple]) -> tuple[SpeechGuards, list[dict]]:
-    """The grid setting with the fewest invented German words per minute among those that reject no
-    segment of the real English recordings and keep the English dialogues' WER within ``MAX_WER_RISE``
+    """The grid setting with the fewest invented German words per minute among those that reject at most
+    ``MAX_REAL_WORD_LOSS`` of the real English recordings' words and keep the English dialogues' WER within ``MAX_WER_RISE``
     of decoding without guards (if none does, the one with the lowest English WER); also every grid row."""
     base = score(decoded, None)["en"]["wer"]
     rows = []
@@ -186,9 +203,11 @@ def fit(decoded: list, english: list[tuple]) -> tuple[SpeechGuards, list[dict]]:
         real = real_english_score(english, g)
         rows.append({"min_word_probability": wp, "min_avg_logprob": lp, "joint_avg_logprob": jlp,
                      "joint_word_probability": jwp, **score(decoded, g),
-                     "real_english_rejected": sum(len(r["rejected"]) for r in real.values())})
-    ok = [r for r in rows if r["en"]["wer"] <= base + MAX_WER_RISE and r["real_english_rejected"] == 0] or [
-        min(rows, key=lambda r: (r["real_english_rejected"], r["en"]["wer"]))]
+                     "real_english_rejected": sum(len(r["rejected"]) for r in real.values()),
+                     "real_english_rejected_words": sum(r["rejected_words"] for r in real.values())})
+    allowed = MAX_REAL_WORD_LOSS * sum(len(seg["words"]) for _, raw, *_ in english for seg in raw)
+    ok = [r for r in rows if r["en"]["wer"] <= base + MAX_WER_RISE and r["real_english_rejected_words"] <= allowed] or [
+        min(rows, key=lambda r: (r["real_english_rejected_words"], r["en"]["wer"]))]
     best = min(ok, key=lambda r: (r["de"]["invented_words_per_min"], r["en"]["wer"]))
     return replace(DEFAULT_GUARDS, min_word_probability=best["min_word_probability"],
                    min_avg_logprob=best["min_avg_logprob"], joint_avg_logprob=best["joint_avg_logprob"],
@@ -202,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fit", action="store_true", help="choose the guard thresholds on this split (dev only)")
     ap.add_argument("--json", type=Path, default=None, help="write the metrics here")
     ap.add_argument("--max-dialogues", type=int, default=30, help="dialogues per language at most (default 30)")
-    ap.add_argument("--greedy", action="store_true", help="decode at temperature 0 only (no temperature fallback)")
+    ap.add_argument("--fallback", action="store_true",
+                    help="decode with Whisper's temperature fallback (samples; the default decodes at temperature 0 only)")
     ap.add_argument("--batched", type=int, default=0, metavar="N",
                     help="decode N voice-activity chunks at a time (faster-whisper's batched pipeline; 0: off)")
     ap.add_argument("--real-english", type=Path, action="append", default=[], metavar="FILE",
@@ -217,8 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    asr = load_asr("faster-whisper", greedy=args.greedy, batch_size=args.batched)
-    decoder = "_greedy" if args.greedy else f"_batched{args.batched}" if args.batched else ""
+    asr = load_asr("faster-whisper", fallback=args.fallback, batch_size=args.batched)
+    decoder = "_fallback" if args.fallback else f"_batched{args.batched}" if args.batched else "_t0"
     cache = root / "crops" / f"asr_decoded_{args.split}_{args.max_dialogues}{decoder}.json"
     decoded = json.loads(cache.read_text()) if cache.is_file() else []
     if not decoded:
@@ -233,9 +253,9 @@ def main(argv: list[str] | None = None) -> int:
         cache.write_text(json.dumps(decoded))
     english_real = real_english(asr, args.real_english)
     guards = asr.guards  # the decoder's own (``tools.transcript.BATCHED_GUARDS`` for --batched)
-    report = {"split": args.split, "model": asr.name, "decoder": decoder.strip("_") or "default",
+    report = {"split": args.split, "model": asr.name, "decoder": decoder.strip("_"),
               "without_guards": score(decoded, None),
-              "with_guards": score(decoded, guards), "guards": guards.__dict__,
+              "with_guards": score(decoded, guards), "guards": guards.__dict__, "platform": platform_note(),
               "real_english_without_guards": real_english_score(english_real, None),
               "real_english_with_guards": real_english_score(english_real, guards)}
     if guards.island_gap_s is not None:  # ablation: what rejecting fragments alone among rejected ones adds
