@@ -233,3 +233,23 @@ def test_repetition_guard_names_the_repeated_words():
                                          "Dogs are sitting by the door."]  # two speakers may say the same
     assert "'the rest of' repeated" in rejected[0].reason
     assert [r.reason for r in rejected[1:]] == ["the same words in 3 segments in a row"] * 3
+
+
+def test_word_times_move_onto_the_voiced_stretches_they_name():
+    """Three bursts of noise (the "words") between silences, with decoded times that drift as Whisper's do:
+    into the pause before, onto a pause, across a pause. Each word lands on its own burst, in order."""
+    from tools.word_times import refine_words
+
+    rng = np.random.default_rng(0)
+    sr = 16_000
+    audio = rng.normal(0, 1e-4, 4 * sr).astype(np.float32)  # a quiet floor, 80 dB under the bursts
+    bursts = [(0.5, 1.0), (1.5, 1.8), (2.6, 3.0)]
+    for a, b in bursts:
+        audio[int(a * sr):int(b * sr)] += rng.normal(0, 0.3, int(b * sr) - int(a * sr)).astype(np.float32)
+    decoded = [(0.3, 1.2), (1.9, 2.1), (2.1, 3.2)]  # starts early; lies in a pause; spans a pause
+    refined = refine_words(decoded, audio, sr)
+    for (a, b), (c, d) in zip(refined, bursts, strict=True):
+        assert a == pytest.approx(c, abs=0.02) and b == pytest.approx(d, abs=0.02)
+    # without a pause in sight (steady noise), nothing can be told from the energy: the times stay
+    steady = rng.normal(0, 0.3, 4 * sr).astype(np.float32)
+    assert refine_words(decoded, steady, sr) == decoded
