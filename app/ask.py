@@ -95,7 +95,9 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                         "find speech transcribed in German, Spanish, Japanese, ...). Default auto: use-multilingual "
                         "when a multilingual --asr-model transcribes speech other than English, else minilm")
     g.add_argument("--no-audio", action="store_true", help="answer from the picture alone (no ASR, no vocal cues)")
-    g.add_argument("--device", help="cpu (default) or cuda (CLIP, ASR and text encoder)")
+    g.add_argument("--device", help="cpu (default), cuda or cuda:N: where the torch and ONNX models run (CLIP, ASR, "
+                   "text encoders, expression, voice identity); the mediapipe face, gaze and hand models and dlib's "
+                   "face identity stay on the CPU. Without a usable GPU: one error line, exit 2")
     v = p.add_argument_group("verification")
     v.add_argument("--verify-fps", type=number(0, 30, lo_open=True), help="frame rate of the verifier on candidates (default 4)")
     v.add_argument("--min-support", type=number(0, 1), help="reject candidates scoring below this (0-1; default 0.3)")
@@ -227,6 +229,12 @@ def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
     except SettingsError as exc:
         return _fail(f"error: {exc}", 2)
     configure_runtime(settings.cache_dir)  # the cache root may come from a flag, the environment or the file
+    from tools.runtime import DeviceError
+
+    try:
+        settings.check_device()  # a missing GPU is one line now, not a traceback once the models load
+    except DeviceError as exc:
+        return _fail(f"error: {exc}", 2)
     from rich.console import Console
 
     err = Console(stderr=True)
@@ -239,8 +247,10 @@ def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
 
 def _check_outputs(args) -> str | None:
     """An error line when ``--json`` or ``--report`` points into a folder that cannot be written."""
+    from memory.cache import writes_through
+
     for flag, target in (("--json", args.json), ("--report", args.report)):
-        if target and target != "-" and not _writable_dir(Path(target).parent):
+        if target and not writes_through(target) and not _writable_dir(Path(target).parent):
             return f"error: {flag} {target}: its folder does not exist or cannot be written"
     return None
 
@@ -251,7 +261,7 @@ def _run(args, settings, err) -> int:
 
     from app.report import render_report
     from graphs.pipeline import QueryError, run_query
-    from memory.cache import OutputError, write_output
+    from memory.cache import OutputError, write_output, writes_to_stdout
     from tools.media import VideoError
     from tools.registry import BackendUnavailableError
 
@@ -284,7 +294,8 @@ def _run(args, settings, err) -> int:
             write_output(args.json, answer.model_dump_json(indent=2).encode())
         except OutputError as exc:
             return _fail(f"error: {exc}", 1)
-    print_answer(answer, Console(stderr=args.json == "-"))
+    # the table goes to standard error when an output went to standard output ('-', /dev/stdout, a link to it)
+    print_answer(answer, Console(stderr=writes_to_stdout(args.json) or writes_to_stdout(args.report)))
     return 0
 
 

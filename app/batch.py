@@ -165,7 +165,8 @@ def build_parser(prog: str = "affectseek batch") -> argparse.ArgumentParser:
     s.add_argument("--llm", default=argparse.SUPPRESS, help="offline (default) or a litellm model id")
     s.add_argument("--top-k", type=number(1, 100, integer=True), default=argparse.SUPPRESS, help="moments per answer (default 5)")
     s.add_argument("--no-audio", action="store_true", default=argparse.SUPPRESS, help="index without the audio track")
-    s.add_argument("--device", default=argparse.SUPPRESS, help="cpu (default) or cuda")
+    s.add_argument("--device", default=argparse.SUPPRESS, help="cpu (default), cuda or cuda:N (a missing GPU is an "
+                   "error before any video is read, exit 2)")
     s.add_argument("--cache-dir", default=argparse.SUPPRESS, help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     s.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bar or summary table")
     return p
@@ -225,6 +226,14 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     try:
         settings = settings_from_args(args, args.config)
     except SettingsError as exc:
+        err.print(f"error: {safe(exc)}")
+        return 2
+    from tools.runtime import DeviceError
+
+    try:  # here, before any worker starts; a remote Ray cluster's GPUs are not this machine's to check
+        if args.ray in (None, "local"):
+            settings.check_device()
+    except DeviceError as exc:
         err.print(f"error: {safe(exc)}")
         return 2
     queries = _read_queries(args, err)

@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from agents.state import RunSettings
 from agents.taxonomy import resolve_labels
 from memory.store import IndexConfig
+from tools.runtime import DEVICE_PATTERN, check_device
 from tools.schema import first_error
 
 _CONFIG_FILE: contextvars.ContextVar[Path | None] = contextvars.ContextVar("affectseek_config_file", default=None)
@@ -55,7 +56,8 @@ class Settings(BaseSettings):
         "auto", description="sentence encoder of what was said; auto: use-multilingual when a multilingual "
                             "asr_model transcribes speech other than English, else minilm")
     no_audio: bool = Field(False, description="answer from the picture alone")
-    device: str = Field("cpu", description="cpu or cuda")
+    device: str = Field("cpu", description="cpu, cuda or cuda:N: where the torch and ONNX models run (the "
+                        "mediapipe and dlib models stay on the CPU)")
     expression_backend: Literal["face8", "fer", "hsemotion"] = "face8"
     no_voice_emotion: bool = False
     no_reid: bool = Field(False, description="keep person tracks per shot (no face re-identification)")
@@ -75,6 +77,23 @@ class Settings(BaseSettings):
     @classmethod
     def _known_labels(cls, v: str) -> str:
         return resolve_labels(v)  # a TaxonomyError (ValueError) becomes a one-line SettingsError
+
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, v: str) -> str:
+        if not DEVICE_PATTERN.fullmatch(v):
+            raise ValueError(f"{v!r} is not a device: use cpu, cuda or cuda:N")
+        return v
+
+    def check_device(self) -> None:
+        """Check that ``device`` can run the models these settings load (``tools.runtime.check_device``:
+        torch always, onnxruntime for ``expression_backend`` hsemotion, CTranslate2 unless ``no_audio``);
+        nothing is imported for ``cpu``.
+
+        Raises:
+            tools.runtime.DeviceError: CUDA was asked for and is not available (one line, for the user).
+        """
+        check_device(self.device, onnx=self.expression_backend == "hsemotion", ctranslate2=not self.no_audio)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,

@@ -28,7 +28,7 @@ from evals.methods import METHODS, MethodContext, Prediction, predict
 from memory.jsonl import JsonlLog
 from memory.store import IndexConfig, library_versions
 from tools.argtypes import number
-from tools.runtime import configure_runtime
+from tools.runtime import DeviceError, check_device, configure_runtime
 
 
 def _commit() -> str | None:
@@ -66,6 +66,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--top-k", type=number(1, 100, integer=True), default=5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache-dir", help="affectseek cache root")
+    p.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N: where the torch and ONNX models "
+                   "run (a missing GPU is an error before the run starts, exit 2)")
     a = p.add_argument_group("ablation (what each component adds)")
     a.add_argument("--expression-backend", default="face8", choices=["face8", "fer", "hsemotion"],
                    help="facial expression model used by the index and the verifier (default face8)")
@@ -118,8 +120,13 @@ def _predict_all(items, args, predict_one: Callable, failed: Callable, model: ty
 
 def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> int:
     """Run the command; returns the exit code."""
-    configure_runtime()
     args = build_parser(prog).parse_args(argv)
+    configure_runtime(args.cache_dir)  # before anything imports a native library (numba reads its cache folder once)
+    try:
+        check_device(args.device, onnx=args.expression_backend == "hsemotion", ctranslate2=True)
+    except DeviceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     from agents.taxonomy import TaxonomyError, resolve_labels
     from evals.vqau import load_vqau
 
@@ -157,7 +164,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
                                             "faster-whisper", "sentence-transformers", "langgraph", "litellm")),
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     index_config = IndexConfig(expression_backend=args.expression_backend,
-                               voice_backend=None if args.no_voice_emotion else "voice8")
+                               voice_backend=None if args.no_voice_emotion else "voice8", device=args.device)
     settings = {"abstain_below": args.abstain_below, "fusion": args.fusion, "labels": labels,
                 **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
     config.update(index_config=index_config.model_dump(), settings=settings)

@@ -14,6 +14,7 @@ from agents.taxonomy import load_taxonomy
 from graphs.affect_graph import compiled_graph, describe_step
 from indexing.build import open_index
 from memory.store import IndexConfig, VideoIndex
+from tools.engine import device_notes
 from tools.media import video_warnings
 from tools.transcript import transcript_warnings
 
@@ -159,7 +160,8 @@ def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunCont
         choice=(Choice(**state["choice"].model_dump(), text=state["options"][state["choice"].option])
                 if state.get("choice") else None),
         moments=state.get("moments", []), message=status_message(state, ctx.settings),
-        warnings=video_warnings(index.info) + transcript_warnings(index.transcript),
+        warnings=video_warnings(index.info) + transcript_warnings(index.transcript)
+        + device_notes(index.config.perception()),
         rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
         candidates_rejected=sum(1 for c in verified if not c.accepted), llm=reasoner.name,
         llm_fallbacks=list(reasoner.fallbacks) if isinstance(reasoner, FallbackLLM) else [],

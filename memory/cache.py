@@ -71,21 +71,51 @@ class OutputError(OSError):
     """An output the user named cannot be written (the message says which and why, in one line)."""
 
 
+def writes_to_stdout(target: str | os.PathLike | None) -> bool:
+    """Whether the user-named output ``target`` is this process's standard output: ``-``, or a path that
+    is the same open file as file descriptor 1 (``/dev/stdout``, ``/proc/self/fd/1``, a symbolic link to
+    one of them, as some wrappers make). False for None and for anything that cannot be looked at."""
+    if target is None:
+        return False
+    if str(target) == "-":
+        return True
+    try:
+        return os.path.samestat(os.stat(target), os.fstat(1))
+    except (OSError, ValueError):
+        return False
+
+
+def writes_through(target: str | os.PathLike) -> bool:
+    """Whether ``write_output`` writes into ``target`` as it is instead of replacing it: ``-``, a symbolic
+    link (followed, kept), or an existing path that is neither a regular file nor a folder (a character
+    device such as /dev/stdout, a FIFO, a socket)."""
+    if str(target) == "-":
+        return True
+    path = Path(target)
+    try:
+        return path.is_symlink() or (path.exists() and not path.is_file() and not path.is_dir())
+    except OSError:
+        return False
+
+
 def write_output(target: str | os.PathLike, data: bytes) -> None:
-    """Write a user-named output: ``-`` is standard output; a regular file (or a new path) is replaced
-    atomically and gets the usual permissions (0666 less the umask); anything else that exists (a
-    device such as /dev/stdout, a FIFO, a symlink) is written through, never replaced.
+    """Write a user-named output. Standard output (``-``, or a path that is it: ``writes_to_stdout``) gets
+    the bytes through ``sys.stdout``, so they keep their place among what else the process prints; a
+    symbolic link, a FIFO or a device (``writes_through``) is opened for writing and written into, the link
+    followed and kept; a regular file (or a new path) is replaced atomically (temporary file in the same
+    folder, then ``os.replace``) and gets the usual permissions (0666 less the umask).
 
     Raises:
         OutputError: the path cannot be written (missing or read-only directory, full disk, ...).
     """
-    if str(target) == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
     path = Path(target)
     try:
-        if path.is_symlink() or (path.exists() and not path.is_file()):
+        if writes_to_stdout(target):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+            return
+        if writes_through(path):
             with open(path, "wb") as f:  # follows the link / writes into the device or pipe
                 f.write(data)
             return
@@ -96,7 +126,8 @@ def write_output(target: str | os.PathLike, data: bytes) -> None:
         os.umask(umask)
         os.chmod(path, 0o666 & ~umask)
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        where = "standard output" if str(target) == "-" else path
+        raise OutputError(f"cannot write {where}: {exc.strerror or exc}") from exc
 
 
 def write_json(path: Path, obj: Any) -> None:

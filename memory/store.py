@@ -72,12 +72,13 @@ class IndexConfig(BaseModel):
                                  "whole-video event timeline the localizer searches has gestures; False: gaze only")
     caption_model: str | None = Field(None, description="litellm vision model that captions keyframes (tools.captions)")
     caption_every_s: float = Field(10.0, gt=0, description="a keyframe at least every this many seconds of a shot")
-    device: str = "cpu"
+    device: str = Field("cpu", description="cpu, cuda or cuda:N: where the torch and ONNX models run (CLIP, ASR, "
+                        "text encoders, expression, voice identity); not part of the cache key")
 
     def perception(self) -> PerceptionConfig:
-        """The perception engine's config (``tools.engine``) this index config names."""
+        """The perception engine's config (``tools.engine``) this index config names, on its ``device``."""
         return PerceptionConfig(face_backend=self.face_backend, expression_backend=self.expression_backend,
-                                identity_backend=self.identity_backend or "dlib")
+                                identity_backend=self.identity_backend or "dlib", device=self.device)
 
     def clip_embedder(self):
         """The (cached) clip embedder this config names (``tools.embedders``)."""

@@ -18,6 +18,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 # the tests use many throw-away caches: they share one folder of model exports (the MiniLM ONNX export)
 os.environ.setdefault("AFFECTSEEK_MODEL_CACHE", str(Path.home() / ".cache" / "affectseek" / "models"))
+# tests that run librosa in this process (no entry point, so no configure_runtime) keep numba's cache out of
+# the environment too; numba reads the variable when it is first imported. Commands run by ``run_module`` do
+# not inherit it: their configure_runtime puts numba's cache under their --cache-dir.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "affectseek" / "tmp" / "numba"))
+_OWN_ENV = {"NUMBA_CACHE_DIR"}
+
+
+def command_env(**extra: str) -> dict[str, str]:
+    """The environment of a command a test runs: this process's, less what conftest set for this process
+    alone (``NUMBA_CACHE_DIR``), with ``PYTHONWARNINGS=ignore`` and ``extra``."""
+    return {**{k: v for k, v in os.environ.items() if k not in _OWN_ENV}, "PYTHONWARNINGS": "ignore", **extra}
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +56,7 @@ def shared_media(name: str) -> Path:
 def run_module(module: str, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     """Run ``python -m MODULE ARGS`` in the repository; returns the completed process (text mode)."""
     return subprocess.run([sys.executable, "-m", module, *args], check=False, cwd=REPO, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                          timeout=timeout, env=command_env())
 
 
 def run_cli(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:

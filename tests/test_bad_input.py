@@ -242,6 +242,35 @@ def test_numeric_options_reject_non_finite_and_absurd_values_naming_the_option(o
     assert not (tmp_path / "cache").exists()  # refused before any work
 
 
+def _torch_sees_cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+@pytest.mark.parametrize("command", ["agents.run", "ask", "batch", "eval"])
+def test_cuda_asked_for_without_cuda_is_one_error_line_before_any_work(command, tmp_path):
+    """``--device cuda`` on a machine without CUDA: one ``error:`` line, exit 2, nothing in the cache (the
+    check runs right after the settings are read, before a model or the video is touched)."""
+    if _torch_sees_cuda():
+        pytest.skip("torch sees a CUDA device here: --device cuda is usable")
+    cache = tmp_path / "cache"
+    common = ("--device", "cuda", "--cache-dir", str(cache))
+    if command == "agents.run":
+        proc = run_cli(str(SAMPLE), "when is she happy?", *common)
+    elif command == "ask":
+        proc = run_module("app.cli", "ask", str(SAMPLE), "when is she happy?", *common)
+    elif command == "batch":
+        proc = run_module("app.cli", "batch", str(SAMPLE.parent), "--query", "when is she happy?", "--out",
+                          str(tmp_path / "out"), *common)
+        assert not (tmp_path / "out").exists()
+    else:
+        proc = run_module("app.cli", "eval", "--bench", str(tmp_path / "bench.jsonl"), "--method", "graph", "--out",
+                          str(tmp_path / "run"), *common)
+        assert not (tmp_path / "run").exists()
+    _assert_clean_error(proc, cache, "CUDA is not available")
+
+
 def test_batch_rejects_a_negative_worker_count(tmp_path):
     proc = run_module("app.batch", str(tmp_path), "--query", "q", "--workers", "-1")
     assert proc.returncode == 2 and "argument --workers: must be an integer in [1, 64]" in proc.stderr
@@ -497,7 +526,8 @@ def test_a_default_cold_run_opens_no_network_connection_and_writes_only_cache_an
         "sys.addaudithook(audit)\n"
         "sys.argv = ['agents.run'] + sys.argv[1:]\n"
         "runpy.run_module('agents.run', run_name='__main__')\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AFFECTSEEK_", "ORT_", "MPLCONFIGDIR", "KERAS_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("AFFECTSEEK_", "ORT_", "MPLCONFIGDIR", "KERAS_", "NUMBA_CACHE_DIR"))}
     env.update(HOME=str(home), TMPDIR=str(tmp), PYTHONWARNINGS="ignore")
     trace = tmp_path / "strace.log"
     cmd = [sys.executable, str(hook), str(SAMPLE), "when is she happy?", "--cache-dir", str(cache), "--json", str(out),

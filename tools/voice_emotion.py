@@ -9,6 +9,11 @@ Head: standardisation + multinomial logistic regression trained on RAVDESS speec
 (``evals/train_voice.py``; model card ``tools/models/VOICE8.md``); RAVDESS has no contempt, so it
 gets probability ~0. Arousal and valence are the expectations of ``CIRCUMPLEX`` under the
 distribution.
+
+Devices: everything here is numpy on the CPU (the feature extractor is faster-whisper's numpy one, the head
+a linear model of 252 inputs: microseconds per clip, nothing a GPU would speed up). The loader takes
+``device`` like the other models' loaders, so a torch or ONNX backend registered here would get it;
+``voice8`` ignores it.
 """
 
 from __future__ import annotations
@@ -107,10 +112,16 @@ VOICE_EMOTION: Registry[VoiceEmotion] = Registry("voice emotion")
 
 
 @VOICE_EMOTION.register("voice8")
-def _load_voice8(head: str | None = None) -> VoiceEmotion:
-    return VoiceEmotion(head or VOICE8_HEAD)
+def _load_voice8(head: str | None = None, device: str = "cpu") -> VoiceEmotion:
+    return VoiceEmotion(head or VOICE8_HEAD)  # numpy on the CPU whatever ``device`` says (module doc)
 
 
 def load_voice_emotion(name: str = "voice8", **opts: object) -> VoiceEmotion:
-    """Return the cached vocal emotion model ``name`` (see ``VOICE_EMOTION.names()``)."""
+    """Return the cached vocal emotion model ``name`` (see ``VOICE_EMOTION.names()``); ``opts`` go to its
+    loader (``head=PATH``; ``device="cpu"|"cuda"|"cuda:N"``, which ``voice8``, numpy on the CPU, ignores).
+
+    Raises:
+        tools.registry.UnknownBackendError, tools.registry.BackendUnavailableError: unknown backend, or its
+            head file is missing.
+    """
     return VOICE_EMOTION.load(name, **opts)

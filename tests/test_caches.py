@@ -1,0 +1,177 @@
+"""Caches a run can trust: a derived model file cut short is made again (``tools.derived``), library caches
+stay out of the environment (``tools.runtime.configure_runtime``), and an output named through a link to
+standard output reaches it (``memory.cache.write_output``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tests.conftest import REPO, SAMPLE, command_env, run_cli
+from tools.derived import check_derived, manifest_path, record_derived
+
+QUERY = "when is she happy?"
+TEXTS = ["she laughs at the joke", "the audience claps", "he is nervous before the talk"]
+
+
+def test_manifest_tells_a_whole_file_from_a_missing_cut_short_or_changed_one(tmp_path):
+    f = tmp_path / "model.onnx"
+    f.write_bytes(os.urandom(4096))
+    assert check_derived(f) == "unrecorded"
+    manifest = record_derived(f)
+    assert json.loads(manifest_path(f).read_text()) == manifest and manifest["size"] == 4096
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.onnx", "model.onnx.manifest.json"]  # no temp file
+    assert check_derived(f) == "ok"
+    f.write_bytes(os.urandom(4096))  # same size, other bytes
+    assert check_derived(f) == "mismatch"
+    record_derived(f)
+    os.truncate(f, 2048)
+    assert check_derived(f) == "mismatch"
+    manifest_path(f).write_text("{not json")
+    assert check_derived(f) == "unrecorded"
+    f.unlink()
+    assert check_derived(f) == "missing"
+
+
+def _private_models(dst: Path) -> Path:
+    """A model folder of the test's own (the shared one, ``AFFECTSEEK_MODEL_CACHE``, is never cut short): the
+    shared MiniLM export and its manifest copied in when they are there (saves an export), else empty."""
+    from tools.registry import model_cache_dir
+
+    dst.mkdir(parents=True, exist_ok=True)
+    for onnx in model_cache_dir().glob("all-MiniLM-L6-v2-*.onnx"):
+        if check_derived(onnx) in ("ok", "unrecorded"):
+            shutil.copy2(onnx, dst / onnx.name)
+            if manifest_path(onnx).is_file():
+                shutil.copy2(manifest_path(onnx), manifest_path(dst / onnx.name))
+    return dst
+
+
+def test_a_cut_short_onnx_export_is_made_again_with_the_same_embeddings(tmp_path):
+    from tools.text import OnnxSentenceEncoder
+
+    models = _private_models(tmp_path / "models")
+    first = OnnxSentenceEncoder(cache_dir=models)  # exports when nothing was copied; records the manifest
+    before, size = first.encode(TEXTS), first.path.stat().st_size
+    assert check_derived(first.path) == "ok"
+    os.truncate(first.path, size // 2)  # what a full disk or an interrupted copy leaves
+    again = OnnxSentenceEncoder(cache_dir=models)
+    assert again.path == first.path and again.path.stat().st_size == size and check_derived(again.path) == "ok"
+    np.testing.assert_allclose(again.encode(TEXTS), before, atol=1e-5)
+    assert sorted(p.name for p in models.iterdir()) == [first.path.name, manifest_path(first.path).name]
+
+
+def test_output_named_as_standard_output_keeps_its_place_when_stdout_is_a_file(tmp_path):
+    """``--json`` through a link to /proc/self/fd/1 with standard output redirected to a file: the bytes go
+    through the process's own standard output, not a second handle that would truncate and overwrite it."""
+    link, captured = tmp_path / "out.json", tmp_path / "stdout.txt"
+    link.symlink_to("/proc/self/fd/1")
+    code = ("import sys\nfrom memory.cache import write_output, writes_to_stdout\n"
+            "print('before', flush=True)\n"
+            f"assert writes_to_stdout({str(link)!r})\n"
+            f"write_output({str(link)!r}, b'{{\"a\": 1}}\\n')\n"
+            "print('after')\n")
+    with captured.open("wb") as out:
+        subprocess.run([sys.executable, "-c", code], cwd=REPO, stdout=out, check=True)
+    assert captured.read_text() == 'before\n{"a": 1}\nafter\n'
+    assert link.is_symlink()
+
+
+def _snapshot(roots: list[Path]) -> dict[str, tuple[int, int] | None]:
+    """Every path under ``roots``: (mtime in ns, size) of each file or link, None for each folder."""
+    seen: dict[str, tuple[int, int] | None] = {}
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            seen[folder] = None
+            for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+                path = os.path.join(folder, name)
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                seen[path] = (st.st_mtime_ns, st.st_size)
+    return seen
+
+
+@pytest.fixture(scope="module")
+def cold_run(tmp_path_factory):
+    """One run on the sample with a fresh cache, with what the environment held before and after it.
+
+    The environment is ``sys.prefix`` (the virtual environment the CLI runs in) and the folder of the
+    librosa package (numba compiled librosa's kernels into its ``__pycache__`` before ``NUMBA_CACHE_DIR``).
+    Python's own bytecode is left out (``PYTHONDONTWRITEBYTECODE=1`` for this run): it is not a library
+    cache, and the project's modules are installed editable, so theirs lands in the repository.
+    """
+    root = tmp_path_factory.mktemp("cold")
+    cache, out = root / "cache", root / "answer.json"
+    spec = importlib.util.find_spec("librosa")  # not imported: that would load numba here
+    roots = [Path(sys.prefix)]
+    if spec is not None and spec.origin and not Path(spec.origin).is_relative_to(sys.prefix):
+        roots.append(Path(spec.origin).parent)
+    before = _snapshot(roots)
+    proc = subprocess.run([sys.executable, "-m", "agents.run", str(SAMPLE), QUERY, "--cache-dir", str(cache),
+                           "--json", str(out), "--quiet"], cwd=REPO, capture_output=True, text=True, timeout=900,
+                          check=False, env=command_env(PYTHONDONTWRITEBYTECODE="1"))
+    after = _snapshot(roots)
+    return SimpleNamespace(proc=proc, cache=cache, out=out, before=before, after=after)
+
+
+@pytest.mark.slow
+def test_a_cold_run_writes_nothing_inside_the_environment(cold_run):
+    """Files under the virtual environment and librosa's folder created or changed by the run: none (a
+    concurrent ``pip install`` into the same environment would show up here too). numba's cache is in
+    ``<cache>/tmp/numba`` instead."""
+    assert cold_run.proc.returncode == 0, cold_run.proc.stderr
+    changed = sorted(p for p, st in cold_run.after.items() if p not in cold_run.before or cold_run.before[p] != st)
+    assert changed == []
+    assert list((cold_run.cache / "tmp" / "numba").rglob("*.nbi")), "numba's cache index is not under the cache"
+
+
+def _moments(answer: dict) -> list:
+    return [(m["start_s"], m["end_s"], m["emotion"], m["confidence"], m["rationale"]) for m in answer["moments"]]
+
+
+@pytest.mark.slow
+def test_the_answer_is_the_same_after_the_text_model_export_is_cut_short(cold_run, tmp_path):
+    """The cold run's index, a model folder of this test's own holding the MiniLM export cut to half its
+    size: the run makes the export again (no "InvalidProtobuf") and answers as before."""
+    assert cold_run.proc.returncode == 0, cold_run.proc.stderr
+    models = _private_models(tmp_path / "models")
+    exports = list(models.glob("*.onnx"))
+    if not exports:
+        pytest.skip("no MiniLM export in the shared model folder to cut short")
+    size = exports[0].stat().st_size
+    os.truncate(exports[0], size // 2)
+    out = tmp_path / "answer.json"
+    proc = subprocess.run([sys.executable, "-m", "agents.run", str(SAMPLE), QUERY, "--cache-dir", str(cold_run.cache),
+                           "--json", str(out), "--quiet"], cwd=REPO, capture_output=True, text=True, timeout=900,
+                          check=False, env=command_env(AFFECTSEEK_MODEL_CACHE=str(models)))
+    assert proc.returncode == 0, proc.stderr
+    assert exports[0].stat().st_size == size and check_derived(exports[0]) == "ok"
+    before, after = json.loads(cold_run.out.read_text()), json.loads(out.read_text())
+    assert after["moments"] and _moments(after) == _moments(before)
+    assert after["intent"] == before["intent"] and after["people"] == before["people"]
+
+
+@pytest.mark.slow
+def test_json_through_a_link_to_standard_output_reaches_it(cold_run, tmp_path):
+    """``--json LINK`` where LINK -> /proc/self/fd/1 (as wrappers make for stdout): standard output holds the
+    answer's JSON alone (the table goes to standard error, as with ``--json -``) and the link is kept."""
+    assert cold_run.proc.returncode == 0, cold_run.proc.stderr
+    link = tmp_path / "out.json"
+    link.symlink_to("/proc/self/fd/1")
+    proc = run_cli(str(SAMPLE), QUERY, "--cache-dir", str(cold_run.cache), "--json", str(link), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["query"] == QUERY and _moments(answer) == _moments(json.loads(cold_run.out.read_text()))
+    assert "start-end" in proc.stderr  # the table
+    assert link.is_symlink()
