@@ -107,12 +107,12 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
     return idx
 
 
-def diarize(audio: np.ndarray, transcript: Transcript, backend: str) -> list[VoiceTurn]:
-    """Voice turns of the speech regions (``tools.diarization`` over ``tools.voices`` ``backend``)."""
+def diarize(audio: np.ndarray, transcript: Transcript, backend: str, device: str = "cpu") -> list[VoiceTurn]:
+    """Voice turns of the speech regions (``tools.diarization`` over ``tools.voices`` ``backend`` on ``device``)."""
     windows = speech_windows(transcript.speech_regions)
     if not windows:
         return []
-    embeddings = load_voice_identity(backend).embed(audio, windows)
+    embeddings = load_voice_identity(backend, device=device).embed(audio, windows)
     return voice_turns(windows, cluster_voices(embeddings))
 
 
@@ -189,7 +189,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
         t0 = time.perf_counter()
         audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S)
         t1 = time.perf_counter()
-        voices = diarize(audio, transcript, cfg.voice_id_backend) if cfg.use_audio and cfg.voice_id_backend else []
+        voices = diarize(audio, transcript, cfg.voice_id_backend, cfg.device) if cfg.use_audio and cfg.voice_id_backend else []
         return audio, transcript, voices, t1 - t0, time.perf_counter() - t1
 
     t = time.perf_counter()
@@ -232,7 +232,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
               "expression": engine.classifier.name, "asr": transcript.model,
               "voice": voice.name if voice is not None else "none",
               "identity": engine.identity.name if cfg.identity_backend and visual.tracks else "none",
-              "voice_identity": load_voice_identity(cfg.voice_id_backend).name if voices else "none",
+              "voice_identity": load_voice_identity(cfg.voice_id_backend, device=cfg.device).name if voices else "none",
               **({"captions": f"{captioner.model}: {len(captions)} keyframes captioned, {captioner.failures} failed, "
                               f"cost ${captioner.cost_usd:.4f}"} if captioner is not None else {})}
     save_index(out, records, info, cfg, models, timings, ckpt.resumed)
