@@ -140,6 +140,7 @@ ix.open_index(sys.argv[1], IndexConfig(), sys.argv[2])
 """
 
 
+@pytest.mark.asr
 def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatch):
     import subprocess
     import sys
@@ -182,6 +183,7 @@ _INDEX_FILES = ("clips.json", "transcript.json", "affect.json", "tracks.json", "
 
 
 @pytest.mark.slow
+@pytest.mark.asr
 def test_the_same_video_indexed_twice_from_empty_caches_gives_the_same_index_and_answer(tmp_path):
     """Decoding at temperature 0 and a build whose passes join in a fixed order: two cold runs of the same
     command (separate processes, empty caches) store byte-identical index files and give the same answer."""

@@ -16,8 +16,9 @@ import pytest
 from tests.conftest import REPO, SAMPLE, run_cli
 from tools.fetch import PINNED_MODELS, fetched
 
-pytestmark = pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
-                                reason="whisper-base not fetched (affectseek models --fetch whisper-base)")
+pytestmark = [pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
+                                 reason="whisper-base not fetched (affectseek models --fetch whisper-base)"),
+              pytest.mark.asr]
 
 
 def _reading(start_s: int, folder: Path) -> Path:

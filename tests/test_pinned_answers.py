@@ -38,7 +38,7 @@ import pytest
 from graphs.pipeline import answer_query
 from tests.conftest import SAMPLE, shared_media
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.asr]  # the answers rest on the transcript too
 
 PINNED = {
     # no candidate reaches the support threshold on the audience's faces (the model reads their laughter as

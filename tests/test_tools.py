@@ -16,6 +16,7 @@ from tools.registry import UnknownBackendError
 from tools.schema import AFFECTNET8
 
 
+@pytest.mark.asr
 def test_asr_words_of_a_known_speech_with_timestamps():
     # jfk.flac: "And so my fellow Americans, ask not what your country can do for you, ..."
     audio = load_audio(shared_media("jfk.flac"))
@@ -43,6 +44,7 @@ def test_asr_words_of_a_known_speech_with_timestamps():
     assert first["not"].start_s == pytest.approx(4.03, abs=0.1)
 
 
+@pytest.mark.asr
 def test_asr_words_fall_inside_the_speech_of_a_talking_head():
     # WDA_KatieHill_000.mp4: she speaks from 0.0 to about 7.7 s about new member orientation
     path = shared_media("WDA_KatieHill_000.mp4")
@@ -151,6 +153,7 @@ def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
     assert runs[1].split()[0] == runs[0].split()[0] != "0"  # same number of moments, at least one
 
 
+@pytest.mark.asr
 def test_speech_splits_into_utterances_at_pauses():
     from tools.transcript import split_utterances
 
@@ -183,6 +186,7 @@ MIT_PERMISSION = (
     "notice and this permission notice shall be included in all copies or substantial portions of the software.")
 
 
+@pytest.mark.asr
 def test_english_only_model_invents_little_over_german_speech_and_says_so():
     import re
 
@@ -212,6 +216,7 @@ def test_english_only_model_invents_little_over_german_speech_and_says_so():
     assert warning and "English-only" in warning and "--asr-model" in warning
 
 
+@pytest.mark.asr
 def test_guards_keep_every_word_of_clean_english_speech():
     from tools.transcript import speech_warning
 
@@ -253,3 +258,23 @@ def test_word_times_move_onto_the_voiced_stretches_they_name():
     # without a pause in sight (steady noise), nothing can be told from the energy: the times stay
     steady = rng.normal(0, 0.3, 4 * sr).astype(np.float32)
     assert refine_words(decoded, steady, sr) == decoded
+
+
+def test_a_fluent_segment_alone_among_rejected_ones_is_rejected_too():
+    """The island rule (``SpeechGuards.island_gap_s``): a segment that passes every guard but whose
+    neighbours within 2 s all failed goes with them; with a kept neighbour, or farther away, it stays."""
+    from tools.transcript import DEFAULT_GUARDS, screen_segments
+
+    def seg(start, text, logprob):
+        return {"start": start, "end": start + 1.5, "text": text, "avg_logprob": logprob, "no_speech_prob": 0.1,
+                "words": [{"word": w, "start": start, "end": start + 1.5, "probability": 0.9} for w in text.split()]}
+
+    doubtful, fluent = -1.4, -0.2  # under and over Whisper's log-probability threshold (-1.0)
+    kept, rejected = screen_segments([seg(0.0, "so ja nein", doubtful), seg(2.0, "a fine sentence", fluent),
+                                      seg(4.0, "und dann", doubtful)], DEFAULT_GUARDS)
+    assert kept == [] and [r.reason for r in rejected][1] == "alone among rejected segments"
+    kept, _ = screen_segments([seg(0.0, "so ja nein", doubtful), seg(2.0, "a fine sentence", fluent),
+                               seg(4.0, "and it goes on", fluent)], DEFAULT_GUARDS)
+    assert [k["text"] for k in kept] == ["a fine sentence", "and it goes on"]
+    kept, _ = screen_segments([seg(0.0, "so ja nein", doubtful), seg(5.0, "a fine sentence", fluent)], DEFAULT_GUARDS)
+    assert [k["text"] for k in kept] == ["a fine sentence"]
