@@ -16,9 +16,8 @@ import pytest
 from tests.conftest import REPO, SAMPLE, run_cli
 from tools.fetch import PINNED_MODELS, fetched
 
-pytestmark = [pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
-                                 reason="whisper-base not fetched (affectseek models --fetch whisper-base)"),
-              pytest.mark.asr]
+pytestmark = pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
+                                reason="whisper-base not fetched (affectseek models --fetch whisper-base)")
 
 
 def _reading(start_s: int, folder: Path) -> Path:
