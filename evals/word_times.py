@@ -11,10 +11,11 @@ hand-verified phone segmentation; ``evals/data/SOURCES.md``). Split by speaker: 
 Each utterance is decoded with the default ASR (``tools.asr``, temperature 0); decoded words are matched to
 the reference words by their spelling (``difflib`` on lower-cased tokens), and for each matched word the
 absolute start and end errors are taken, of Whisper's own times and of the refined ones. Reported: mean and
-median absolute error, the share of edges within 0.1 s and 0.2 s, over all word edges and separately over the
+median absolute error (no interval for the median), the share of edges within 0.1 s and 0.2 s, over all word edges and separately over the
 edges that border a pause (``_at``: an utterance's first start and last end, and edges next to a reference gap
 of at least ``PAUSE_S``) and those between two words spoken without one (``_between``), each with a 95 %
-bootstrap interval over utterances (``scipy.stats.bootstrap``, percentile method, 2,000 resamples, seed 0).
+bootstrap interval over speakers (a speaker's sentences are not independent; ``scipy.stats.bootstrap``,
+percentile method, 2,000 resamples, seed 0).
 """
 
 from __future__ import annotations
@@ -82,14 +83,16 @@ def errors(pairs: list[tuple[dict, dict]], start_key: str, end_key: str, ref: li
     return errs[mask == at_pause]
 
 
-def summary(per_utterance: list[np.ndarray], seed: int = 0) -> dict:
+def summary(per_speaker: dict[str, list[np.ndarray]], seed: int = 0) -> dict:
     """Mean and median absolute error (s) and the share of edges within 0.1 / 0.2 s over every word edge
-    (start and end) of ``per_utterance`` ((N_i, 2) arrays), with 95 % bootstrap intervals over utterances."""
+    of ``per_speaker`` (speaker -> that speaker's utterances' error arrays), with 95 % bootstrap intervals
+    over speakers for all but the median."""
     from scipy.stats import bootstrap
 
-    rows = [e.ravel() for e in per_utterance if e.size]
+    rows = [np.concatenate([e.ravel() for e in arrays]) for arrays in per_speaker.values()]
+    rows = [r for r in rows if r.size]
     edges = np.concatenate(rows) if rows else np.zeros(0)
-    out: dict = {"utterances": len(rows), "edges": int(edges.size), "median_abs_error_s": round(float(np.median(edges)), 3)}
+    out: dict = {"speakers": len(rows), "edges": int(edges.size), "median_abs_error_s": round(float(np.median(edges)), 3)}
     sizes = np.array([len(r) for r in rows], np.float64)
     for name, value in (("mean_abs_error_s", lambda r: r), ("within_0.1s", lambda r: r <= 0.1),
                         ("within_0.2s", lambda r: r <= 0.2)):
@@ -116,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     records = [json.loads(line) for line in manifest.read_text().splitlines() if line.strip()]
     records = [r for r in records if args.split == "all" or split_of(r) == args.split]
     asr = load_asr("faster-whisper")
-    edges: dict[str, list[np.ndarray]] = {f"{k}{p}": [] for k in ("whisper", "refined") for p in ("", "_at", "_between")}
+    edges: dict[str, dict[str, list[np.ndarray]]] = {f"{k}{p}": {} for k in ("whisper", "refined")
+                                                      for p in ("", "_at", "_between")}
     decoded = matched = 0
     for r in records:
         audio = load_audio(args.data / r["audio"], SAMPLE_RATE)
@@ -125,9 +129,10 @@ def main(argv: list[str] | None = None) -> int:
         pairs = matched_words(hyp, r["words"])
         decoded, matched = decoded + len(hyp), matched + len(pairs)
         for key, (start, end) in (("whisper", ("whisper_start", "whisper_end")), ("refined", ("start", "end"))):
-            edges[key].append(errors(pairs, start, end))
+            edges[key].setdefault(r["speaker"], []).append(errors(pairs, start, end))
             for at_pause in (True, False):
-                edges[f"{key}_{'at' if at_pause else 'between'}"].append(errors(pairs, start, end, r["words"], at_pause))
+                edges[f"{key}_{'at' if at_pause else 'between'}"].setdefault(r["speaker"], []).append(
+                    errors(pairs, start, end, r["words"], at_pause))
     report = {"split": args.split, "utterances": len(records), "speakers": len({r["speaker"] for r in records}),
               "reference_words": sum(len(r["words"]) for r in records), "decoded_words": decoded,
               "matched_words": matched, "asr": asr.name,

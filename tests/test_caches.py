@@ -109,7 +109,8 @@ def cold_run(tmp_path_factory):
     The environment is ``sys.prefix`` (the virtual environment the CLI runs in) and the folder of the
     librosa package (numba compiled librosa's kernels into its ``__pycache__`` before ``NUMBA_CACHE_DIR``).
     Python's own bytecode is left out (``PYTHONDONTWRITEBYTECODE=1`` for this run): it is not a library
-    cache, and the project's modules are installed editable, so theirs lands in the repository.
+    cache, and the CLI runs from the repository (the working directory comes first on the path), whether the
+    project is installed editable (``make``) or not (CI).
     """
     root = tmp_path_factory.mktemp("cold")
     cache, out = root / "cache", root / "answer.json"

@@ -278,3 +278,25 @@ def test_a_fluent_segment_alone_among_rejected_ones_is_rejected_too():
     assert [k["text"] for k in kept] == ["a fine sentence", "and it goes on"]
     kept, _ = screen_segments([seg(0.0, "so ja nein", doubtful), seg(5.0, "a fine sentence", fluent)], DEFAULT_GUARDS)
     assert [k["text"] for k in kept] == ["a fine sentence"]
+
+
+def test_a_word_beside_its_voiced_stretch_keeps_its_length():
+    """A word decoded in the pause before (or after) a stretch of speech is moved into it whole, not
+    squeezed to nothing at its edge; the stretch's other word keeps its own part."""
+    from tools.word_times import refine_words
+
+    rng = np.random.default_rng(1)
+    sr = 16_000
+    audio = rng.normal(0, 1e-4, 2 * sr).astype(np.float32)
+    audio[int(0.5 * sr):int(1.0 * sr)] += rng.normal(0, 0.3, int(0.5 * sr)).astype(np.float32)
+    (first, second) = refine_words([(0.1, 0.2), (0.6, 0.8)], audio, sr)
+    assert first[0] == pytest.approx(0.5, abs=0.02) and first[1] - first[0] >= 0.08
+    assert second[0] >= first[1] and second[1] == pytest.approx(1.0, abs=0.02)
+    [(a, b)] = refine_words([(1.4, 1.5)], audio, sr)  # after the stretch, 0.4 s away
+    assert b == pytest.approx(1.0, abs=0.02) and b - a == pytest.approx(0.1, abs=0.02)
+
+
+def test_torch_device_names_become_ctranslate2_device_and_index():
+    from tools.asr import ct2_device
+
+    assert ct2_device("cpu") == ("cpu", 0) and ct2_device("cuda") == ("cuda", 0) and ct2_device("cuda:1") == ("cuda", 1)

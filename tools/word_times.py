@@ -18,9 +18,10 @@ where speech is. Here:
    they overlap; among overlapping runs, the one covering more of the word): a dynamic programme over
    the words, each with the runs within ``MAX_SHIFT_S`` of it. A word with no run that near keeps its
    times.
-3. **Placement.** Within its run a word keeps Whisper's times clipped to the run; the first word of a
-   run starts where the run starts and the last ends where it ends, when that moves it by at most
-   ``MAX_SHIFT_S`` (Whisper drops fillers such as "um", which a longer stretch may hold).
+3. **Placement.** A word that overlaps its run keeps Whisper's times clipped to the run; a word beside
+   it (at most ``MAX_SHIFT_S`` away) is moved into it, keeping its length. The first word of a run starts
+   where the run starts and the last ends where it ends, when Whisper's edge was within ``MAX_SHIFT_S`` of
+   the run's (Whisper drops fillers such as "um", which a longer stretch may hold).
 
 The error this leaves, measured against forced-aligned word times, is in ``evals/RESULTS.md`` (section 24).
 """
@@ -46,7 +47,7 @@ MIN_PAUSE_S = 0.1
 MIN_RUN_S = 0.05
 """Voiced runs shorter than this (seconds) are clicks or breaths, not words."""
 MAX_SHIFT_S = 0.5
-"""A word moves to a run at most this far from Whisper's span, and its edges move at most this far (seconds)."""
+"""A word goes to a run at most this far from Whisper's span, and snaps to the run's edge from at most this far (seconds)."""
 
 
 def frame_db(audio: np.ndarray, sample_rate: int) -> np.ndarray:
@@ -145,11 +146,17 @@ def refine_words(words: list[tuple[float, float]], audio: np.ndarray, sample_rat
     for j, (c, d) in enumerate(runs):
         members = [i for i, r in enumerate(which) if r == j]
         for k, i in enumerate(members):
-            a, b = words[i]
-            a, b = min(max(a, c), d), max(min(b, d), c)
-            if k == 0 and abs(a - c) <= MAX_SHIFT_S:
+            a0, b0 = words[i]
+            length = min(b0 - a0, d - c)
+            if b0 <= c:  # beside the run, before it: moved in, keeping its length
+                a, b = c, c + length
+            elif a0 >= d:  # after it
+                a, b = d - length, d
+            else:  # overlapping: clipped to it
+                a, b = max(a0, c), min(b0, d)
+            if k == 0 and abs(a0 - c) <= MAX_SHIFT_S:
                 a = c
-            if k == len(members) - 1 and abs(d - b) <= MAX_SHIFT_S:
+            if k == len(members) - 1 and abs(d - b0) <= MAX_SHIFT_S:
                 b = d
             out[i] = (a, max(a, b))
     for i in range(1, len(out)):  # in order, no overlap: a word that starts early trims the one before
