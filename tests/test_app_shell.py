@@ -15,7 +15,7 @@ import pytest
 
 from agents.schema import Answer
 from memory.jsonl import JsonlLog, dict_record
-from tests.conftest import REPO, SAMPLE, load_json
+from tests.conftest import REPO, SAMPLE, copy_default_models, load_json
 
 
 def affectseek(*args: str, env: dict | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -54,7 +54,9 @@ def test_models_and_ask_read_the_models_folder_of_the_same_cache_dir(tmp_path, m
     monkeypatch.delenv("AFFECTSEEK_CACHE", raising=False)
     listed = affectseek("models", "--cache-dir", str(tmp_path))
     assert listed.returncode == 0, listed.stderr
-    assert "not fetched" in next(line for line in listed.stdout.splitlines() if line.strip().startswith("whisper-base"))
+    rows = {line.split()[0]: line for line in listed.stdout.splitlines() if line.startswith("  ")}
+    assert "not fetched:" in rows["whisper-base"] and "not fetched, default:" in rows["fer-mini-xception"]
+    copy_default_models(tmp_path / "models")  # as `affectseek models --fetch defaults --cache-dir` leaves it
     asked = affectseek("ask", str(SAMPLE), "when does she laugh?", "--asr-model", "whisper-base", "--cache-dir",
                        str(tmp_path), "--quiet")
     assert asked.returncode != 0 and "Traceback" not in asked.stderr

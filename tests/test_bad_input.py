@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, SAMPLE, run_cli, run_module
+from tests.conftest import REPO, SAMPLE, copy_default_models, run_cli, run_module
 
 pytestmark = pytest.mark.slow
 
@@ -506,7 +506,8 @@ def test_ctrl_c_while_native_notices_are_silenced_still_prints_interrupted(tmp_p
 
 
 def test_a_default_cold_run_opens_no_network_connection_and_writes_only_cache_and_outputs(tmp_path):
-    """Empty HOME and TMPDIR, --cache-dir set, no shared model folder: a cold run must leave HOME and TMPDIR
+    """Empty HOME and TMPDIR, --cache-dir set, no shared model folder (the cache holds only the fetched default
+    weights, as ``affectseek models --fetch defaults --cache-dir`` leaves it): a cold run must leave HOME and TMPDIR
     empty, write only under the cache and to --json, and connect to nothing but local (AF_UNIX) sockets:
     Python sockets are watched by an audit hook, native ones (onnxruntime's telemetry uploader) by strace."""
     import json
@@ -518,6 +519,7 @@ def test_a_default_cold_run_opens_no_network_connection_and_writes_only_cache_an
     home, tmp, cache, out = tmp_path / "home", tmp_path / "tmp", tmp_path / "cache", tmp_path / "answer.json"
     home.mkdir()
     tmp.mkdir()
+    copy_default_models(cache / "models")
     hook = tmp_path / "hooked.py"
     hook.write_text(
         "import runpy, sys\n"

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tests.conftest import REPO, SAMPLE, command_env, run_cli
+from tests.conftest import REPO, SAMPLE, command_env, copy_default_models, run_cli
 from tools.derived import check_derived, manifest_path, record_derived
 
 QUERY = "when is she happy?"
@@ -44,10 +44,10 @@ def test_manifest_tells_a_whole_file_from_a_missing_cut_short_or_changed_one(tmp
 
 def _private_models(dst: Path) -> Path:
     """A model folder of the test's own (the shared one, ``AFFECTSEEK_MODEL_CACHE``, is never cut short): the
-    shared MiniLM export and its manifest copied in when they are there (saves an export), else empty."""
+    fetched default weights, and the shared MiniLM export and its manifest when they are there (saves an export)."""
     from tools.registry import model_cache_dir
 
-    dst.mkdir(parents=True, exist_ok=True)
+    copy_default_models(dst)
     for onnx in model_cache_dir().glob("all-MiniLM-L6-v2-*.onnx"):
         if check_derived(onnx) in ("ok", "unrecorded"):
             shutil.copy2(onnx, dst / onnx.name)
@@ -67,7 +67,8 @@ def test_a_cut_short_onnx_export_is_made_again_with_the_same_embeddings(tmp_path
     again = OnnxSentenceEncoder(cache_dir=models)
     assert again.path == first.path and again.path.stat().st_size == size and check_derived(again.path) == "ok"
     np.testing.assert_allclose(again.encode(TEXTS), before, atol=1e-5)
-    assert sorted(p.name for p in models.iterdir()) == [first.path.name, manifest_path(first.path).name]
+    assert sorted(p.name for p in models.iterdir() if p.name != "pinned") == [first.path.name,
+                                                                           manifest_path(first.path).name]
 
 
 def test_output_named_as_standard_output_keeps_its_place_when_stdout_is_a_file(tmp_path):

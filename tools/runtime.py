@@ -144,12 +144,7 @@ def check_device(device: str, onnx: bool = False, ctranslate2: bool = False) -> 
     if index >= torch.cuda.device_count():
         raise DeviceError(f"device {device}: torch sees {torch.cuda.device_count()} CUDA device(s)")
     if onnx:
-        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # before onnxruntime starts (module doc)
-        import onnxruntime
-
-        if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
-            raise DeviceError(f"device {device}: onnxruntime {onnxruntime.__version__} has no CUDAExecutionProvider "
-                              "(install onnxruntime-gpu, or run with --device cpu)")
+        onnx_providers(device)
     if ctranslate2:
         try:
             import ctranslate2 as ct2
@@ -158,3 +153,38 @@ def check_device(device: str, onnx: bool = False, ctranslate2: bool = False) -> 
         if ct2.get_cuda_device_count() <= index:
             raise DeviceError(f"device {device}: CTranslate2 {ct2.__version__} (speech recognition) sees "
                               f"{ct2.get_cuda_device_count()} CUDA device(s); run with --device cpu")
+
+
+def torch_device(device: str):
+    """The ``torch.device`` a model loader puts its weights on: ``cpu``, ``cuda`` or ``cuda:N``.
+
+    Raises:
+        DeviceError: CUDA was asked for and torch sees no CUDA device, or torch does not know the name.
+    """
+    import torch
+
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise DeviceError(f"device {device!r}: torch sees no CUDA device")
+    try:
+        return torch.device(device)
+    except RuntimeError as exc:
+        raise DeviceError(f"device {device!r}: {exc}") from exc
+
+
+def onnx_providers(device: str) -> list:
+    """onnxruntime execution providers for ``device``: ``["CPUExecutionProvider"]`` on ``cpu``; on ``cuda``
+    / ``cuda:N`` the CUDA provider (device N) first and the CPU one for any operator it lacks.
+
+    Raises:
+        DeviceError: a GPU was asked for and this onnxruntime has no ``CUDAExecutionProvider`` (the CPU-only
+            ``onnxruntime`` wheel; ``onnxruntime-gpu`` has it).
+    """
+    if device == "cpu":
+        return ["CPUExecutionProvider"]
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # before onnxruntime starts (module doc)
+    import onnxruntime as ort
+
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        raise DeviceError(f"device {device}: onnxruntime {ort.__version__} has no CUDAExecutionProvider "
+                          "(install onnxruntime-gpu, or run with --device cpu)")
+    return [("CUDAExecutionProvider", {"device_id": int(str(device).partition(":")[2] or 0)}), "CPUExecutionProvider"]

@@ -2,13 +2,13 @@
 
 Default backend ``ge2e``: the GE2E speaker encoder (Wan et al., 2018, "Generalized End-to-End Loss for
 Speaker Verification", ICASSP) with the weights Resemblyzer's authors trained on LibriSpeech, VoxCeleb 1
-and 2 (``resemblyzer`` 0.1.4, ``pretrained.pt``, Apache-2.0), converted once to
-``tools/models/ge2e_voice_encoder.npz`` and shipped with this package (data card
-``tools/models/WEIGHTS.md``): nothing is downloaded and ``resemblyzer`` is not needed. The network runs
+and 2 (``resemblyzer`` 0.1.4, ``pretrained.pt``, Apache-2.0), taken unchanged from Resemblyzer's wheel
+into the model cache by ``affectseek models --fetch defaults`` (``tools.fetch``, SHA-256 pinned; data card
+``tools/models/WEIGHTS.md``): runs download nothing and ``resemblyzer`` is not installed. The network runs
 in torch here (``GE2EEncoder``): a 3-layer LSTM of 256 units over 40-band mel frames of 25 ms every
 10 ms at 16 kHz, the last layer's final hidden state through a 256 x 256 linear layer, ReLU and L2
 normalisation: a 256-d unit vector per 1.6 s partial utterance, equal to Resemblyzer's own embeddings
-to float precision (``tests/test_shipped_weights.py``). ``tools.diarization`` clusters the embeddings into
+to float precision (``tests/test_default_weights.py``). ``tools.diarization`` clusters the embeddings into
 voices; the distance it cuts at is chosen on labelled speech here (``evals.diarization``).
 """
 
@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import bisect
 import os
-import zipfile
+import pickle
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from tools.registry import BackendUnavailableError, Registry
+from tools.runtime import torch_device
 
 SAMPLE_RATE = 16_000
 #: Mel frames per second of the GE2E front end (10 ms hop, Resemblyzer's ``hparams``).
@@ -31,8 +32,8 @@ FRAMES_PER_S = 100
 N_FFT, HOP, N_MELS = 400, 160, 40
 #: LSTM width and depth, and embedding size, of the encoder.
 HIDDEN, LAYERS, EMBEDDING = 256, 3, 256
-#: The shipped encoder weights (see the module doc): torch state-dict names -> float32 arrays.
-GE2E_WEIGHTS = Path(__file__).parent / "models" / "ge2e_voice_encoder.npz"
+#: The default encoder weights: Resemblyzer 0.1.4's ``pretrained.pt``, a fetched model (``tools.fetch``).
+GE2E_MODEL, GE2E_FILE = "ge2e-resemblyzer", "pretrained.pt"
 #: The mel spectrogram is computed over stretches of about this many seconds of windows (plus a margin),
 #: so memory stays flat on long videos (a whole hour's STFT took ~700 MiB).
 MEL_CHUNK_S = 60.0
@@ -73,47 +74,50 @@ class GE2EEncoder:
     and returns (N, 256) float32 unit vectors as a numpy array on the CPU.
 
     Args:
-        weights: ``.npz`` of the torch parameters ``lstm.{weight_ih,weight_hh,bias_ih,bias_hh}_l{0,1,2}``
-            and ``linear.{weight,bias}`` (default: the shipped ``GE2E_WEIGHTS``).
+        weights: a torch checkpoint as Resemblyzer saved it (``{"model_state": state_dict, ...}``) or a bare
+            state dict, holding ``lstm.{weight_ih,weight_hh,bias_ih,bias_hh}_l{0,1,2}`` and
+            ``linear.{weight,bias}``; the GE2E loss's ``similarity_weight`` / ``similarity_bias`` are not part
+            of the encoder and are left out. Read with ``torch.load(weights_only=True)``: tensors only, no
+            code runs. Default: Resemblyzer's ``pretrained.pt``, fetched (``GE2E_MODEL``).
         device: torch device to run on, ``"cpu"`` or ``"cuda"`` (``"cuda:1"``, ...).
 
     Raises:
-        FileNotFoundError: ``weights`` does not exist.
-        ValueError: the file is not such an ``.npz`` (a tensor missing, extra or of another shape), or
-            ``device`` is CUDA and torch sees no CUDA device.
+        FileNotFoundError: ``weights`` does not exist, or it is None and Resemblyzer's file is not fetched
+            (the message names the command).
+        ValueError: the file is not such a checkpoint (not a torch file, or an encoder tensor missing, extra
+            or of another shape), or ``device`` is CUDA and torch sees no CUDA device.
     """
 
-    def __init__(self, weights: str | os.PathLike = GE2E_WEIGHTS, device: str = "cpu") -> None:
+    def __init__(self, weights: str | os.PathLike | None = None, device: str = "cpu") -> None:
         import torch
 
-        path = Path(weights)
+        from tools.fetch import default_file
+
+        path = default_file(GE2E_MODEL, GE2E_FILE) if weights is None else Path(weights)
         if not path.is_file():
-            raise FileNotFoundError(f"GE2E voice encoder weights not found: {path} (the affectseek package ships "
-                                    f"tools/models/{GE2E_WEIGHTS.name}; reinstall the package)")
-        if str(device).startswith("cuda") and not torch.cuda.is_available():
-            raise ValueError(f"device {device!r}: torch sees no CUDA device")
+            raise FileNotFoundError(f"GE2E voice encoder weights not found: {path}")
         try:
-            with np.load(path) as z:
-                arrays = {k: z[k] for k in z.files}
-        except (OSError, ValueError, zipfile.BadZipFile) as exc:
-            raise ValueError(f"{path}: not an .npz file ({exc})") from exc
+            checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+        except (RuntimeError, OSError, EOFError, pickle.UnpicklingError) as exc:
+            raise ValueError(f"{path}: not a torch checkpoint ({str(exc).splitlines()[0]})") from exc
+        state = checkpoint.get("model_state", checkpoint) if isinstance(checkpoint, dict) else None
+        if not isinstance(state, dict):
+            raise ValueError(f"{path}: not GE2E encoder weights (no state dict)")  # noqa: TRY004  (a bad file, not a bad call)
+        tensors = {k: v for k, v in state.items() if k not in ("similarity_weight", "similarity_bias")}
         self._lstm = torch.nn.LSTM(N_MELS, HIDDEN, num_layers=LAYERS, batch_first=True)
         self._linear = torch.nn.Linear(HIDDEN, EMBEDDING)
         parts = {"lstm.": self._lstm, "linear.": self._linear}
-        extra = [k for k in arrays if not k.startswith(tuple(parts))]
+        extra = [k for k in tensors if not k.startswith(tuple(parts))]
         if extra:
             raise ValueError(f"{path}: not GE2E encoder weights (unexpected tensors {extra})")
         for prefix, module in parts.items():
-            state = {k[len(prefix):]: torch.from_numpy(np.asarray(v, np.float32))
-                     for k, v in arrays.items() if k.startswith(prefix)}
+            state = {k[len(prefix):]: torch.as_tensor(v, dtype=torch.float32)
+                     for k, v in tensors.items() if k.startswith(prefix)}
             try:
                 module.load_state_dict(state, strict=True)
             except RuntimeError as exc:
                 raise ValueError(f"{path}: not GE2E encoder weights ({exc})") from exc
-        try:
-            self.device = torch.device(device)
-        except RuntimeError as exc:
-            raise ValueError(f"device {device!r}: {exc}") from exc
+        self.device = torch_device(device)
         for module in parts.values():
             module.to(self.device).eval()
 
@@ -137,7 +141,7 @@ class GE2EVoiceIdentity:
 
     Args:
         device: torch device of the encoder, ``"cpu"`` (default) or ``"cuda"``.
-        weights: the encoder ``.npz`` (default: the shipped ``GE2E_WEIGHTS``).
+        weights: the encoder's torch checkpoint (default: Resemblyzer's, fetched; see ``GE2EEncoder``).
 
     Raises:
         BackendUnavailableError: librosa (the mel front end) is not installed.
@@ -149,7 +153,7 @@ class GE2EVoiceIdentity:
             import librosa  # noqa: F401  (the front end; imported here so a missing one fails at load)
         except ImportError as exc:
             raise BackendUnavailableError("voice identity backend 'ge2e' needs librosa (pip install librosa)") from exc
-        self._encoder = GE2EEncoder(GE2E_WEIGHTS if weights is None else weights, device)
+        self._encoder = GE2EEncoder(weights, device)
         # the embeddings are Resemblyzer's (same weights, same front end): the name caches are keyed on is kept
         self.name = "resemblyzer-ge2e"
 

