@@ -1,4 +1,5 @@
-"""The ``LLM`` protocol every role talks to, its litellm implementation, and the fallback wrapper.
+"""The ``LLM`` protocol every role talks to, the embedded offline reasoner, its litellm implementation,
+and the fallback wrapper.
 
 A role asks for structured output: ``llm.structured(task, inputs)`` returns an instance of the
 ``LLMTask``'s pydantic schema. ``inputs`` is JSON data built from tool observations; transcript text
@@ -227,10 +228,34 @@ class FallbackLLM:
             return self.fallback.structured(task, inputs, validate)
 
 
+class OfflineReasoner:
+    """The embedded offline reasoner: deterministic, no network, the default ``LLM``.
+
+    It answers every ``LLMTask`` from the same JSON inputs a hosted model gets, with the task's own offline
+    handler, written beside the task's prompt in its role module (``agents.intent.offline_intent``: sentence-
+    embedding similarity to the emotion and cue descriptions; ``agents.verifier.offline_refine``: alternative
+    descriptions; ``agents.emotion.offline_judge``: weighted fusion of face, voice, words and the intent
+    prior; ``agents.rationale.offline_rationale``: sentences built only from the given evidence; and the
+    choice and grounding tasks likewise). Text inside the inputs is only embedded or quoted, never followed.
+    """
+
+    name = "offline"
+
+    def structured(self, task: LLMTask[T], inputs: dict[str, Any],
+                   validate: Callable[[T], None] | None = None, images: Sequence[str] = ()) -> T:
+        """``task.offline(inputs)`` as a validated ``task.schema`` instance (``images`` are not read).
+
+        Raises:
+            ValueError: the handler's answer fails ``validate`` (a defect of the handler).
+        """
+        out = task.schema.model_validate(task.offline(inputs).model_dump())
+        if validate is not None:
+            validate(out)
+        return out
+
+
 def load_llm(spec: str = "offline", **kwargs: Any) -> LLM:
     """``offline`` -> the embedded reasoner; anything else -> a litellm model id that falls back to it."""
-    from agents.offline import OfflineReasoner
-
     offline = OfflineReasoner()
     if spec == "offline":
         return offline

@@ -51,7 +51,8 @@ def answer_name(video_key: str, query: str) -> str:
 
 
 def process_video(video: str, video_key: str, queries: list[str], settings: Settings, out_dir: str) -> list[dict]:
-    """Answer ``queries`` about one video; the unit of work of a worker or a Ray task.
+    """Answer ``queries`` about one video, its index opened once (``graphs.pipeline.open_index``, then
+    ``ask`` per query); the unit of work of a worker or a Ray task.
 
     Returns one record per query: ``{"video", "query", "status": "ok", "answer": <file>, "moments":
     [[start_s, end_s, emotion, confidence], ...], "seconds"}`` or ``{..., "status": "error", "error":
@@ -60,18 +61,23 @@ def process_video(video: str, video_key: str, queries: list[str], settings: Sett
     from tools.runtime import configure_runtime
 
     configure_runtime(settings.cache_dir)  # before the imports below load any native library
-    from graphs.pipeline import QueryError, answer_query
+    from agents.llm import load_llm
+    from graphs.pipeline import QueryError, ask, open_index
     from memory.cache import atomic_write_bytes
     from tools.media import VideoError
     from tools.registry import BackendUnavailableError
 
     cfg, knobs = settings.index_config(), settings.run_settings()
     records = []
+    index = reasoner = None
     for i, query in enumerate(queries):
         t = time.perf_counter()
         base = {"video": video_key, "query": query}
         try:
-            answer = answer_query(video, query, cfg, knobs, settings.llm, settings.cache_dir)
+            if index is None:  # opened once, for the first query; the others ask the same index
+                index, reasoner = open_index(video, cfg, settings.cache_dir), load_llm(settings.llm)
+            answer = ask(index, query, knobs, reasoner)
+            answer.video = str(video)
         except (VideoError, QueryError, BackendUnavailableError) as exc:
             records.append({**base, "status": "error", "error": str(exc).splitlines()[0]})
             if isinstance(exc, VideoError):  # the same video fails the same way for every query

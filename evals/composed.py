@@ -34,6 +34,7 @@ import numpy as np
 
 from evals.build_bench import TEMPLATES, letterbox
 from evals.data.assemble import default_root, in_fusion_fold, load_manifest
+from evals.questions import split as question_split
 from tools.media import VideoWriter, load_audio
 from tools.schema import AFFECTNET8
 
@@ -92,8 +93,6 @@ def _pools(split: str, root: Path) -> tuple[dict[str, list[str]], dict[str, list
 def question_templates(split: str) -> dict[str, list[str]]:
     """The labelled questions of ``evals.intent`` (``evals/data/questions.jsonl``) of ``split`` (the fusion
     fold takes the dev half) as query wording: emotion -> its 6 questions."""
-    from evals.intent import split as question_split
-
     out: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
     for question, emotion in question_split("test" if split == "test" else "dev"):
         out[emotion].append(question)

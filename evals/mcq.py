@@ -95,10 +95,9 @@ def predict_mcq(method: str, item: McqItem, video: Path, ctx) -> McqPrediction:
         option, steps = rng.randrange(len(item.options)), []
     else:
         from evals.methods import run_settings
-        from graphs.pipeline import answer_query
+        from graphs.pipeline import ask
 
-        answer = answer_query(video, item.question, ctx.index_config, llm=ctx.llm, cache_dir=ctx.cache_dir,
-                              settings=run_settings(ctx), options=item.options)
+        answer = ask(ctx.index(video), item.question, run_settings(ctx), ctx.llm, options=item.options)
         option, steps = answer.choice.option, answer.choice.steps
     return McqPrediction(id=item.id, method=method, option=option, steps=steps,
                          wall_s=round(time.perf_counter() - t0, 3))

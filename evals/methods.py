@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +25,7 @@ from agents.schema import RationaleStep
 from agents.taxonomy import DEFAULT, load_taxonomy
 from indexing.build import open_index
 from indexing.clips import clip_windows
-from memory.store import IndexConfig
+from memory.store import IndexConfig, VideoIndex
 from tools.media import probe
 
 METHODS = ("graph", "clip_only", "uniform", "random")
@@ -66,6 +66,14 @@ class MethodContext:
     cache_dir: str | None = None
     index_config: IndexConfig | None = None
     settings: dict | None = None
+    _open: tuple = field(default=(), repr=False, compare=False)
+
+    def index(self, video: str | Path) -> VideoIndex:
+        """The index of ``video`` for this run's config, opened once while consecutive items ask about the
+        same video (a bench lists a video's questions together); only the last video's index is kept."""
+        if not self._open or self._open[0] != str(video):
+            self._open = (str(video), open_index(video, self.index_config or IndexConfig(), self.cache_dir))
+        return self._open[1]
 
 
 def _labels(ctx: MethodContext) -> str:
@@ -84,11 +92,10 @@ def emotion_prior(query: str, labels: str = DEFAULT) -> str:
 
 
 def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
-    from graphs.pipeline import answer_query
+    from graphs.pipeline import ask
     from memory.cache import VideoCache
 
-    a = answer_query(video, query, ctx.index_config, llm=ctx.llm, cache_dir=ctx.cache_dir,
-                     settings=run_settings(ctx))
+    a = ask(ctx.index(video), query, run_settings(ctx), ctx.llm)
     vdir = Path(a.index["dir"]).parent
     cache = VideoCache(vdir.parent, vdir.name)
     out = []
@@ -117,7 +124,7 @@ def run_settings(ctx: MethodContext):
 def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
     from agents.localizer import search_clips
 
-    index = open_index(video, ctx.index_config or IndexConfig(), ctx.cache_dir)
+    index = ctx.index(video)
     scores = search_clips(index, [query], ctx.top_k)
     by_id = {c.id: c for c in index.clips}
     prior = emotion_prior(query, _labels(ctx))

@@ -1,4 +1,14 @@
-"""One call from a video and a query to an ``Answer``: open (or build) the index, run the graph."""
+"""From a video and a question to an ``Answer``: open (or build) the index once, then ask it questions.
+
+The Python API (encode once, ask many)::
+
+    from graphs.pipeline import ask, open_index
+    index = open_index("meeting.mp4")                 # built on first use, then read from the cache
+    answer = ask(index, "when does she feel left out?")
+    other = ask(index, "when does he point at someone?")   # the same index, not read again
+
+``run_query`` does both for one question (what ``affectseek ask`` runs).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +22,7 @@ from agents.schema import Answer, Choice, TraceStep
 from agents.state import RunContext, RunSettings
 from agents.taxonomy import load_taxonomy
 from graphs.affect_graph import compiled_graph, describe_step
-from indexing.build import open_index
+from indexing.build import open_index as _open_index
 from memory.store import IndexConfig, VideoIndex
 from tools.engine import device_notes
 from tools.media import video_warnings
@@ -107,21 +117,36 @@ def status_message(state: dict, settings: RunSettings) -> str:
             "or speech matching the query)")
 
 
-def run_query(video: str | os.PathLike, query: str, index_config: IndexConfig | None = None,
-              settings: RunSettings | None = None, llm: str = "offline", cache_dir: str | None = None,
-              progress=None, llm_kwargs: dict | None = None,
-              on_step: Callable[[TraceStep], None] | None = None, options: list[str] | None = None) -> QueryResult:
-    """Answer ``query`` about ``video``; the answer with the index it came from.
+def open_index(video: str | os.PathLike, config: IndexConfig | None = None, cache_dir: str | os.PathLike | None = None,
+               progress=None) -> VideoIndex:
+    """The index of ``video`` for ``config`` (default ``IndexConfig()``: the offline defaults), built and
+    cached on first use, read from the cache after (``indexing.build.open_index``); ask it any number of
+    questions with ``ask``.
 
     Args:
-        video: path of a video file with an audio track (or ``index_config.use_audio=False``).
-        query: the question, in any wording.
-        index_config: how to index (clip length/stride, frame rate, models); defaults offline.
-        settings: search and verification knobs.
-        llm: ``offline`` or a litellm model id (falls back to offline per role on failure).
+        video: path of a video file with an audio track (or ``config.use_audio=False``).
+        config: how to index (clip length/stride, frame rate, models).
         cache_dir: cache root; default ``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``.
         progress: a ``rich.progress.Progress`` for indexing stages, or None.
-        llm_kwargs: extra arguments for ``litellm.completion``.
+
+    Raises:
+        tools.media.VideoError: unusable video.
+    """
+    return _open_index(video, config or IndexConfig(), cache_dir, progress)
+
+
+def ask(index: VideoIndex, query: str, settings: RunSettings | None = None, llm: str | LLM = "offline",
+        llm_kwargs: dict | None = None, on_step: Callable[[TraceStep], None] | None = None,
+        options: list[str] | None = None) -> Answer:
+    """Answer ``query`` from an open ``index`` (``open_index``); the index is not read again.
+
+    Args:
+        index: the video's index.
+        query: the question, in any wording.
+        settings: search and verification knobs (default ``RunSettings()``).
+        llm: ``offline``, a litellm model id (falls back to offline per role on failure), or an ``LLM``
+            already loaded (``agents.llm.load_llm``) to share between questions.
+        llm_kwargs: extra arguments for ``litellm.completion`` (when ``llm`` is a model id).
         on_step: called with each graph step as it finishes (LangGraph streaming); all steps are
             also returned in ``Answer.trace``.
         options: answer options of a multiple-choice question: the answer then also holds the chosen
@@ -129,23 +154,40 @@ def run_query(video: str | os.PathLike, query: str, index_config: IndexConfig | 
 
     Raises:
         QueryError: empty query, or one longer than ``MAX_QUERY_CHARS``; options as ``check_options``.
+    """
+    query = check_query(query)
+    options = check_options(options)
+    reasoner = load_llm(llm, **(llm_kwargs or {})) if isinstance(llm, str) else llm
+    ctx = RunContext(index=index, llm=reasoner, settings=settings or RunSettings())
+    t0 = time.perf_counter()
+    state, trace = run_graph(query, ctx, on_step, options)
+    timings = {**{f"index_{k}": round(v, 3) for k, v in index.timings_s.items()},
+               "graph": round(time.perf_counter() - t0, 3)}
+    return _answer(index.info.path, query, state, trace, ctx, reasoner, timings)
+
+
+def run_query(video: str | os.PathLike, query: str, index_config: IndexConfig | None = None,
+              settings: RunSettings | None = None, llm: str = "offline", cache_dir: str | None = None,
+              progress=None, llm_kwargs: dict | None = None,
+              on_step: Callable[[TraceStep], None] | None = None, options: list[str] | None = None) -> QueryResult:
+    """Answer one ``query`` about ``video`` (``open_index`` then ``ask``); the answer with the index it
+    came from. Arguments as those two take them.
+
+    Raises:
+        QueryError: empty query, or one longer than ``MAX_QUERY_CHARS``; options as ``check_options``.
         tools.media.VideoError: unusable video.
     """
     query = check_query(query)
     options = check_options(options)
-    cfg = index_config or IndexConfig()
-    settings = settings or RunSettings()
     t0 = time.perf_counter()
-    index = open_index(video, cfg, cache_dir, progress)
+    index = open_index(video, index_config, cache_dir, progress)
     t_index = time.perf_counter() - t0
-    reasoner = load_llm(llm, **(llm_kwargs or {}))
-    ctx = RunContext(index=index, llm=reasoner, settings=settings)
-    t1 = time.perf_counter()
-    state, trace = run_graph(query, ctx, on_step, options)
-    timings = {**{f"index_{k}": round(v, 3) for k, v in index.timings_s.items()},
-               "index_total": round(t_index, 3), "graph": round(time.perf_counter() - t1, 3),
-               "total": round(time.perf_counter() - t0, 3)}
-    return QueryResult(_answer(video, query, state, trace, ctx, reasoner, timings), index)
+    answer = ask(index, query, settings, llm, llm_kwargs, on_step, options)
+    answer.video = str(video)
+    graph_s = answer.timings_s.pop("graph")
+    answer.timings_s = {**answer.timings_s, "index_total": round(t_index, 3), "graph": graph_s,
+                        "total": round(time.perf_counter() - t0, 3)}
+    return QueryResult(answer, index)
 
 
 def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunContext, reasoner: LLM,

@@ -41,7 +41,7 @@ def test_langgraph_json_graph_runs_from_plain_context(cache_root):
 
 def _offline_rationale(query: str, emotion: str, confidence: float, evidence: list[dict]):
     """The offline reasoner's rationale draft for a 0-6 s moment with ``evidence`` records."""
-    from agents.offline import OfflineReasoner
+    from agents.llm import OfflineReasoner
     from agents.rationale import WRITE_RATIONALE
 
     moment = {"start_s": 0.0, "end_s": 6.0, "emotion": emotion, "confidence": confidence}

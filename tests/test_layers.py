@@ -41,3 +41,40 @@ def test_no_module_imports_a_layer_above_its_own():
 def test_the_layer_test_sees_every_package():
     found = {p.parent.name for p in REPO.glob("*/__init__.py")} - {"tests", "benches"}
     assert found == set(LAYERS)
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports (any ``import``, also inside functions; ``from M import N``
+    counts M, and M.N when that is a module)."""
+    modules = {}
+    for layer in LAYERS:
+        for path in (REPO / layer).rglob("*.py"):
+            name = ".".join(path.relative_to(REPO).with_suffix("").parts)
+            modules[name.removesuffix(".__init__")] = path
+    graph = {}
+    for name, path in modules.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                targets |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def test_no_import_circle():
+    """No module reaches itself through imports (a circle hides an order both ends depend on)."""
+    graph = _module_graph()
+    circles = set()
+    for start in graph:
+        stack, seen = [(start, (start,))], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start:
+                    circles.add(" -> ".join(sorted(path)))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, (*path, nxt)))
+    assert circles == set()

@@ -172,8 +172,7 @@ def test_a_refusal_is_not_retried_and_falls_back(monkeypatch):
         return real(*args, mock_response=refusal, **kwargs)
 
     monkeypatch.setattr(litellm, "completion", completion)
-    from agents.llm import FallbackLLM
-    from agents.offline import OfflineReasoner
+    from agents.llm import FallbackLLM, OfflineReasoner
 
     llm = FallbackLLM(LiteLLMClient(MODEL), OfflineReasoner())
     intent = llm.structured(INTERPRET_INTENT, {"query": "when does the audience enjoy the show?"})

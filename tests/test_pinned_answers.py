@@ -90,3 +90,24 @@ def test_each_rationale_leads_with_a_face_showing_its_own_emotion(cache_root):
         faces = [e.detail for e in m.evidence if e.modality == "visual" and e.tool.startswith("mediapipe")]
         assert any(f"shows {m.emotion} (" in d for d in faces)
         assert m.rationale.split(": ", 1)[1].split(" (p=")[0].endswith(f"shows {m.emotion}")
+
+
+def test_the_python_api_asks_one_index_two_questions_and_reads_it_once(cache_root, monkeypatch):
+    """``open_index`` then ``ask`` twice: the index is read from the cache once (or built, then read once),
+    and each answer is the pinned one, as ``affectseek ask`` gives it."""
+    import indexing.build
+    import memory.store
+    from graphs.pipeline import ask, open_index
+
+    reads = []
+    for module in (memory.store, indexing.build):
+        real = module.load_index
+        monkeypatch.setattr(module, "load_index", lambda *a, _real=real, **k: reads.append(a[-1]) or _real(*a, **k))
+    index = open_index(SAMPLE, cache_dir=cache_root)
+    assert len(reads) == 1
+    first, second = sorted(PINNED)[:2]
+    for query in (first, second):
+        answer = ask(index, query)
+        assert [(round(m.start_s, 3), round(m.end_s, 3), m.emotion) for m in answer.moments] == PINNED[query]
+        assert answer.video == str(SAMPLE) and answer.index["dir"] == str(index.dir)
+    assert len(reads) == 1

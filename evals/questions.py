@@ -1,0 +1,40 @@
+"""The labelled questions (``evals/data/questions.jsonl``): 96 vague questions about a video, 12 per
+AffectNet-8 emotion, each labelled with the emotion it asks about, and their dev/test split by question.
+``evals.intent`` scores the intent interpreter on them; ``evals.composed`` can word its benches' queries
+with them."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from tools.schema import AFFECTNET8
+
+QUESTIONS = Path(__file__).parent / "data" / "questions.jsonl"
+#: Questions of each emotion that go to the test split (the rest are dev).
+TEST_PER_EMOTION = 6
+
+
+def split(split_name: str, path: Path = QUESTIONS) -> list[tuple[str, str]]:
+    """(question, AffectNet-8 label) of one split of ``path``: per emotion, the first ``TEST_PER_EMOTION``
+    of a shuffle seeded by the emotion's name are test, the rest dev.
+
+    Raises:
+        ValueError: ``split_name`` is not dev or test, or a line names an unknown emotion.
+    """
+    if split_name not in ("dev", "test"):
+        raise ValueError(f"unknown split {split_name!r} (dev or test)")
+    by_emotion: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            record = json.loads(line)
+            if record["emotion"] not in by_emotion:
+                raise ValueError(f"{path}:{n}: unknown emotion {record['emotion']!r}")
+            by_emotion[record["emotion"]].append(record["query"])
+    out = []
+    for emotion, questions in by_emotion.items():
+        order = random.Random(f"questions-{emotion}").sample(questions, len(questions))
+        chosen = order[:TEST_PER_EMOTION] if split_name == "test" else order[TEST_PER_EMOTION:]
+        out += [(q, emotion) for q in chosen]
+    return out
