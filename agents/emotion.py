@@ -14,7 +14,7 @@ moment shows; the ranking says how strongly it shows what was asked.
 Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-expression distribution
 (visual), the voice's emotion distribution (vocal), the emotion of the words (verbal: words8,
 ``tools.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on
-composed benches of dev people the face and voice heads never saw (``evals.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
+composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
 or, for a question that names no emotion, around the gesture or gaze event that matches it best
 (``GESTURE_PAD_S``) or where the words are, whichever matches the question better.
 """
@@ -39,7 +39,7 @@ from agents.state import AffectState, RunContext
 from agents.vision import candidate_images
 from tools.schema import AFFECTNET8, temporal_iou
 
-#: The fitted fusion of the offline judge (``evals.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
+#: The fitted fusion of the offline judge (``studies.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
 FUSION_FILE = Path(__file__).with_name("fusion.json")
 #: A span edge this close to a shot cut (seconds) is moved onto the cut (a shot change bounds a moment).
 SNAP_S = 0.6
@@ -198,7 +198,7 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     ``judge_fn``, snap spans to ``cuts`` (s), merge overlapping same-emotion spans and rank (module doc).
 
     Returns (at most ``top_k`` drafts, best first; weak). A pure function of its inputs, so a fit can
-    replay it (``evals.fit_fusion``).
+    replay it (``studies.fit_fusion``).
     """
     chosen = [c for c in verified if c.accepted]
     weak = not chosen

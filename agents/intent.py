@@ -8,7 +8,7 @@ noun). A question about behaviour ("when does he point at someone?", "when does 
 a gesture or gaze, ``tools.lexicon.names_behaviour``) names no emotion unless one reaches
 ``BEHAVIOUR_ONLY_BELOW``. A word of the phrase that names a feeling in Open English WordNet
 (``tools.lexicon.named_emotions``: "livid" -> anger) adds ``WORD_BONUS`` to that emotion. On labelled
-questions (``evals.intent``, ``evals/RESULTS.md`` section 23) this names the asked emotion first for 58 of 64
+questions (``studies.intent``, ``evals/RESULTS.md`` section 23) this names the asked emotion first for 58 of 64
 dev and 52 of 64 held-out test questions, where the whole question's similarity did for 50 and 46.
 """
 
@@ -41,7 +41,7 @@ EMOTION_MARGIN = 0.04
 #: Cues at least this similar to the query are kept (the best one always is).
 MIN_CUE_SIM = 0.3
 #: Added to the similarity of an emotion that a word of the question names (``tools.lexicon.named_emotions``:
-#: "livid" -> anger), chosen on the dev questions of ``evals.intent`` (0.05-0.5 tried; ``evals/RESULTS.md`` section 23).
+#: "livid" -> anger), chosen on the dev questions of ``studies.intent`` (0.05-0.5 tried; ``evals/RESULTS.md`` section 23).
 WORD_BONUS = 0.2
 #: Below this best emotion similarity, a query that names a gesture or gaze is about behaviour and names
 #: no emotion ("when is he angry?" reads 0.49, "when does he point at someone?" 0.30 for contempt).
@@ -53,7 +53,7 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True)
     reaches ``MIN_EMOTION_SIM``, or for a question about behaviour below ``BEHAVIOUR_ONLY_BELOW``): the
     similarity of ``tools.lexicon.emotion_phrase(query)`` to each emotion's descriptions, plus ``WORD_BONUS``
     for each emotion a word of that phrase names (``tools.lexicon.named_emotions``). For the ablations of
-    ``evals.intent``: ``words=False`` leaves the named words out, ``whole_question=True`` reads the whole
+    ``studies.intent``: ``words=False`` leaves the named words out, ``whole_question=True`` reads the whole
     question without them (the reading before both)."""
     phrase = query if whole_question else emotion_phrase(query)
     emotions, _ = load_text_emotion().similarities(phrase)

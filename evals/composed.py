@@ -18,7 +18,7 @@ Queries are vague (the emotion implied, not named): the dev split draws them fro
 ``evals.build_bench.TEMPLATES`` and the test split from ``TEST_TEMPLATES``, wording written before any
 tuning and never used in development, so the offline intent interpreter is measured on phrasings it
 was not adjusted to. ``--wording questions`` draws them instead from the split's half of the labelled
-questions of ``evals.intent`` (six phrasings per emotion), over the same videos. Writes
+questions of ``studies.intent`` (six phrasings per emotion), over the same videos. Writes
 ``DIR/videos/*.mp4`` and ``DIR/bench.jsonl`` in the bench format of ``evals/README.md``.
 """
 
@@ -91,7 +91,7 @@ def _pools(split: str, root: Path) -> tuple[dict[str, list[str]], dict[str, list
 
 
 def question_templates(split: str) -> dict[str, list[str]]:
-    """The labelled questions of ``evals.intent`` (``evals/data/questions.jsonl``) of ``split`` (the fusion
+    """The labelled questions of ``studies.intent`` (``evals/data/questions.jsonl``) of ``split`` (the fusion
     fold takes the dev half) as query wording: emotion -> its 6 questions."""
     out: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
     for question, emotion in question_split("test" if split == "test" else "dev"):
@@ -146,13 +146,13 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", choices=["dev", "test", "fusion"], required=True,
                     help="people of the dev or test split; fusion: the dev split's fusion fold (people held out of "
-                         "the heads trained with --without-fusion-fold, for evals.fit_fusion)")
+                         "the heads trained with --without-fusion-fold, for studies.fit_fusion)")
     ap.add_argument("--form", choices=["joined", "long"], default="joined")
     ap.add_argument("--videos", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--wording", choices=["templates", "questions"], default="templates",
                     help="query wording: the split's two phrasings per emotion (default), or its half of the "
-                         "labelled questions of evals/data/questions.jsonl (six per emotion; evals.intent)")
+                         "labelled questions of evals/data/questions.jsonl (six per emotion; studies.intent)")
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)

@@ -1,12 +1,18 @@
-"""Score a run's predictions against a bench (metrics in ``evals.metrics``, sources there)."""
+"""Score a run's predictions against a bench of moments (metrics in ``evals.metrics``, sources there), and
+the ``jsonl`` bench format (``evals.formats``) that ``evals.run`` reads by default."""
 
 from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 from agents.taxonomy import load_taxonomy
-from evals.bench import BenchItem
-from evals.methods import Prediction
+from evals.bench import BenchItem, load_bench
+from evals.formats import BenchFormat, register_format
+from evals.methods import Prediction, predict
 from evals.metrics import (
     best_iou,
     calibration_scores,
@@ -125,3 +131,36 @@ def moment_detr_predictions(items: list[BenchItem], predictions: dict[str, Predi
         windows = [[m.start_s, m.end_s, m.score] for m in pred.moments] if pred else []
         out.append({"qid": item.id, "query": item.query, "vid": item.video, "pred_relevant_windows": windows})
     return out
+
+
+def _write_moments(items: list[BenchItem], predictions: dict[str, Prediction], metrics: dict, out: Path) -> str:
+    """Write ``moment_detr_predictions.jsonl`` into ``out``; the results table by moment length."""
+    from evals.report import length_table
+
+    (out / "moment_detr_predictions.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in moment_detr_predictions(items, predictions)))
+    return length_table(metrics)
+
+
+def _summary(method: str, metrics: dict) -> str:
+    loc, emo = metrics["localization"], metrics["emotion"]
+    return (f"{method}: " + ", ".join(f"{k}={v}" for k, v in loc.items())
+            + f", emotion acc={emo['accuracy']} macro-F1={emo['macro_f1']} (n={emo['n']})")
+
+
+def moment_format(name: str, help: str, default_labels: str, load: Callable) -> BenchFormat:
+    """A bench format of ``BenchItem``s (moments with emotions): predicted by ``evals.methods.predict``,
+    scored by ``evaluate``, written with Moment-DETR predictions and the table by moment length; ``load``
+    as ``BenchFormat.load``."""
+    return BenchFormat(
+        name=name, help=help, default_labels=default_labels, load=load,
+        predict=lambda method, item, video, ctx: predict(method, item.id, video, item.query, ctx),
+        failed=lambda method, item, error: Prediction(id=item.id, method=method, moments=[], wall_s=0.0, error=error),
+        prediction=Prediction,
+        score=lambda items, done, encoder, labels: evaluate(items, done, encoder, labels=labels),
+        write=_write_moments, summary=_summary)
+
+
+register_format(moment_format(
+    "jsonl", "one item per line, video paths relative to the bench (default)", "AffectNet-8",
+    lambda args, labels: load_bench(args.bench, labels)))

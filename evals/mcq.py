@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from agents.schema import ReasoningStep
 from evals.bench import load_items
+from evals.formats import BenchFormat, register_format
 from evals.metrics import emotion_word_overlap, rationale_similarity, trace_structure
 
 #: Methods that answer multiple-choice questions.
@@ -128,3 +129,20 @@ def evaluate_mcq(items: list[McqItem], predictions: dict[str, McqPrediction], en
             "n_traces_scored": len(next(iter(traces.values()), [])),
             "per_item": [{"id": i.id, "answer": i.answer,
                           "predicted": predictions[i.id].option if i.id in predictions else None} for i in items]}
+
+
+def _write(items: list[McqItem], predictions: dict[str, McqPrediction], metrics: dict, out: Path) -> str:
+    """The results table of a multiple-choice run (accuracy and the trace metrics)."""
+    trace = metrics["trace"]
+    return "\n".join(["| metric | value |", "|---|---|", f"| accuracy | {metrics['accuracy']} |",
+                      f"| traces scored | {metrics['n_traces_scored']} |",
+                      *[f"| {k} | {v} |" for k, v in trace.items()]])
+
+
+register_format(BenchFormat(
+    name="mcq", help="multiple-choice questions with options and an optional reference trace",
+    default_labels="AffectNet-8", load=lambda args, labels: load_mcq(args.bench), predict=predict_mcq,
+    failed=lambda method, item, error: McqPrediction(id=item.id, method=method, option=None, wall_s=0.0, error=error),
+    prediction=McqPrediction, score=lambda items, done, encoder, labels: evaluate_mcq(items, done, encoder),
+    write=_write, summary=lambda method, m: f"{method}: accuracy={m['accuracy']} ({m['n_items']} questions)",
+    methods=MCQ_METHODS))

@@ -1,6 +1,6 @@
 """The labelled questions (``evals/data/questions.jsonl``): 96 vague questions about a video, 12 per
 AffectNet-8 emotion, each labelled with the emotion it asks about, and their dev/test split by question.
-``evals.intent`` scores the intent interpreter on them; ``evals.composed`` can word its benches' queries
+``studies.intent`` scores the intent interpreter on them; ``evals.composed`` can word its benches' queries
 with them."""
 
 from __future__ import annotations

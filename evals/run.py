@@ -23,8 +23,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from evals.bench import BenchError, load_bench
-from evals.methods import METHODS, MethodContext, Prediction, predict
+from evals.bench import BenchError
+from evals.formats import BenchFormat, load_formats
+from evals.methods import METHODS, MethodContext, Prediction
 from memory.jsonl import JsonlLog
 from memory.store import IndexConfig, library_versions
 from tools.argtypes import number
@@ -45,16 +46,15 @@ def read_predictions(path: Path, model: type[BaseModel] = Prediction) -> dict[st
     return {p.id: p for p in JsonlLog(path).read(model.model_validate_json)}
 
 
-def build_parser(prog: str) -> argparse.ArgumentParser:
-    """The command's parser."""
+def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None) -> argparse.ArgumentParser:
+    """The command's parser; ``--bench-format`` offers ``formats`` (default: every registered one)."""
+    formats = formats or load_formats()
     p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", required=True, help="bench file: our .jsonl, or VQAU-Bench records with "
                    "--bench-format vqau (formats: evals/README.md)")
-    p.add_argument("--bench-format", choices=["jsonl", "vqau", "mcq"], default="jsonl",
-                   help="jsonl (default: one item per line, video paths relative to the bench), vqau "
-                        "(VQAU-Bench query-clip records, a JSON list or JSON Lines; videos found under --videos) "
-                        "or mcq (multiple-choice questions with options and an optional reference trace; "
-                        "methods graph and random)")
+    p.add_argument("--bench-format", choices=sorted(formats), default="jsonl",
+                   help="; ".join(f"{f.name}: {f.help}" + (f" (methods {', '.join(f.methods)})" if f.methods else "")
+                                  for f in formats.values()))
     p.add_argument("--videos", metavar="DIR", help="folder holding the bench's videos as <video id>.<ext> "
                    "(searched recursively; --bench-format vqau)")
     p.add_argument("--labels", metavar="NAME|FILE", default=None,
@@ -120,7 +120,8 @@ def _predict_all(items, args, predict_one: Callable, failed: Callable, model: ty
 
 def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> int:
     """Run the command; returns the exit code."""
-    args = build_parser(prog).parse_args(argv)
+    formats = load_formats()
+    args = build_parser(prog, formats).parse_args(argv)
     configure_runtime(args.cache_dir)  # before anything imports a native library (numba reads its cache folder once)
     try:
         check_device(args.device, onnx=args.expression_backend == "hsemotion", ctranslate2=True)
@@ -128,23 +129,14 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
         print(f"error: {exc}", file=sys.stderr)
         return 2
     from agents.taxonomy import TaxonomyError, resolve_labels
-    from evals.vqau import load_vqau
 
+    fmt = formats[args.bench_format]
     try:
-        labels = resolve_labels(args.labels or ("VQAU-13" if args.bench_format == "vqau" else "AffectNet-8"))
-        if args.bench_format == "mcq":
-            from evals.mcq import MCQ_METHODS, load_mcq
-
-            if args.method not in MCQ_METHODS:
-                raise BenchError(f"--method {args.method} does not answer multiple-choice questions; use "
-                                 f"{' or '.join(MCQ_METHODS)}")
-            items = load_mcq(args.bench)
-        elif args.bench_format == "vqau":
-            if not args.videos:
-                raise BenchError("--bench-format vqau needs --videos DIR (the folder holding the videos)")
-            items = load_vqau(args.bench, args.videos, labels)
-        else:
-            items = load_bench(args.bench, labels)
+        labels = resolve_labels(args.labels or fmt.default_labels)
+        if fmt.methods is not None and args.method not in fmt.methods:
+            raise BenchError(f"--method {args.method} does not answer --bench-format {fmt.name} benches; use "
+                             f"{' or '.join(fmt.methods)}")
+        items = fmt.load(args, labels)
     except (BenchError, TaxonomyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -159,7 +151,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
     out.mkdir(parents=True, exist_ok=True)
     log = _logger(out)
     config = {"method": args.method, "llm": args.llm if args.method == "graph" else None, "bench": str(args.bench),
-              "n_items": len(items), "top_k": args.top_k, "seed": args.seed, "commit": _commit(),
+              "bench_format": fmt.name, "n_items": len(items), "top_k": args.top_k, "seed": args.seed,
+              "commit": _commit(),
               "versions": library_versions(("affectseek", "torch", "faiss-cpu", "mediapipe",
                                             "faster-whisper", "sentence-transformers", "langgraph", "litellm")),
               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -172,48 +165,17 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
                         index_config=index_config, settings=settings)
     from tools.text import load_text_encoder
 
-    if args.bench_format == "mcq":
-        return _finish_mcq(items, args, ctx, out, log, config)
-    done = _predict_all(items, args, lambda it: predict(args.method, it.id, it.video_path(args.bench), it.query, ctx),
-                        lambda it, err: Prediction(id=it.id, method=args.method, moments=[], wall_s=0.0, error=err),
-                        Prediction, out / "predictions.jsonl", log)
-    from evals.evaluate import evaluate, moment_detr_predictions
-
-    metrics = evaluate(items, done, load_text_encoder(model=None), labels=labels)
-    config["models"] = {**next((p.models for p in done.values() if p.models), {}),
-                        "metrics_text_encoder": "all-MiniLM-L6-v2"}
+    done = _predict_all(items, args, lambda it: fmt.predict(args.method, it, it.video_path(args.bench), ctx),
+                        lambda it, err: fmt.failed(args.method, it, err), fmt.prediction,
+                        out / "predictions.jsonl", log)
+    metrics = fmt.score(items, done, load_text_encoder(model=None), labels)
+    models = next((p.models for p in done.values() if getattr(p, "models", None)), {})
+    config["models"] = {**models, "metrics_text_encoder": "all-MiniLM-L6-v2"}
     (out / "config.json").write_text(json.dumps(config, indent=2))
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-    (out / "moment_detr_predictions.jsonl").write_text(
-        "".join(json.dumps(r) + "\n" for r in moment_detr_predictions(items, done)))
-    loc, emo = metrics["localization"], metrics["emotion"]
-    print(f"{args.method}: " + ", ".join(f"{k}={v}" for k, v in loc.items()) +
-          f", emotion acc={emo['accuracy']} macro-F1={emo['macro_f1']} (n={emo['n']})")
-    from evals.report import length_table
-
-    table = length_table(metrics)
+    table = fmt.write(items, done, metrics, out)
     (out / "results.md").write_text(table + "\n")
-    print(table)
-    return 0
-
-
-def _finish_mcq(items, args, ctx: MethodContext, out: Path, log: logging.Logger, config: dict) -> int:
-    """Predict, score and report a multiple-choice bench (``evals.mcq``)."""
-    from evals.mcq import McqPrediction, evaluate_mcq, predict_mcq
-    from tools.text import load_text_encoder
-
-    done = _predict_all(items, args, lambda it: predict_mcq(args.method, it, it.video_path(args.bench), ctx),
-                        lambda it, err: McqPrediction(id=it.id, method=args.method, option=None, wall_s=0.0, error=err),
-                        McqPrediction, out / "predictions.jsonl", log)
-    metrics = evaluate_mcq(items, done, load_text_encoder(model=None))
-    (out / "config.json").write_text(json.dumps(config, indent=2))
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-    trace = metrics["trace"]
-    table = "\n".join(["| metric | value |", "|---|---|", f"| accuracy | {metrics['accuracy']} |",
-                       f"| traces scored | {metrics['n_traces_scored']} |",
-                       *[f"| {k} | {v} |" for k, v in trace.items()]])
-    (out / "results.md").write_text(table + "\n")
-    print(f"{args.method}: accuracy={metrics['accuracy']} ({metrics['n_items']} questions)")
+    print(fmt.summary(args.method, metrics))
     print(table)
     return 0
 

@@ -32,6 +32,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from evals.bench import BenchError, BenchItem, canonical_emotions
+from evals.evaluate import moment_format
+from evals.formats import register_format
 from tools.schema import first_error
 
 #: File extensions taken for videos under ``--videos``.
@@ -142,3 +144,15 @@ def load_vqau(path: str | os.PathLike, videos: str | os.PathLike, labels: str = 
     if not items:
         raise BenchError(f"{p}: no records")
     return items
+
+
+def _load(args, labels: str) -> list[BenchItem]:
+    """``load_vqau`` of ``--bench`` and ``--videos`` (``evals.run``'s arguments)."""
+    if not args.videos:
+        raise BenchError("--bench-format vqau needs --videos DIR (the folder holding the videos)")
+    return load_vqau(args.bench, args.videos, labels)
+
+
+register_format(moment_format(
+    "vqau", "VQAU-Bench query-clip records, a JSON list or JSON Lines; videos found under --videos", "VQAU-13",
+    _load))

@@ -67,7 +67,7 @@ def voice_span(transcript: Transcript, start_s: float, end_s: float,
     in it. ``by="speech"``: the voice-activity regions (Silero VAD, ``Transcript.speech_regions``; the
     recogniser's words when it recorded none), which do not depend on what the recogniser made of the
     words, so a voice in a language it cannot read, or a segment its guards dropped, is still read;
-    ``by="words"``: the recognised words only (the reading before, kept for ``evals.voice_span``). None
+    ``by="words"``: the recognised words only (the reading before, kept for ``studies.voice_span``). None
     when there is no speech in the window."""
     if by == "speech" and transcript.speech_regions:
         inside = [(max(a, start_s), min(b, end_s)) for a, b in transcript.speech_regions if a < end_s and b > start_s]

@@ -38,7 +38,7 @@ def test_angry_voice_raises_arousal_over_the_same_speakers_neutral():
 
 
 def test_face8_gives_contempt_to_posed_contempt_faces_and_sums_to_one():
-    from evals.faces import face_crops
+    from studies.faces import face_crops
     from tools.expression import load_expression_classifier
 
     root = _assembled("ckplus")
@@ -108,7 +108,7 @@ def test_words8_reads_spoken_feelings_and_gives_contempt_nothing():
 
 
 def test_words8_reads_meld_test_utterances_far_better_than_the_lexicon_scorer():
-    from evals.train_text import meld_features, scores
+    from studies.train_text import meld_features, scores
     from tools.heads import LinearHead
     from tools.text_emotion import WORDS8_HEAD, load_text_emotion
 

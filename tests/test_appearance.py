@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 def test_held_out_utkface_adults_are_read_as_annotated():
     from evals.data.assemble import load_manifest
-    from evals.train_appearance import _describe_batch
+    from studies.train_appearance import _describe_batch
 
     recs = load_manifest(_assembled("utkface"), "utkface", split="test")
     adults = sorted((r for r in recs if 20 <= r["age"] < 80), key=lambda r: zlib.crc32(r["path"].encode()))[:60]

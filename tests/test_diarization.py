@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evals.sound import speech_regions
 from indexing.build import open_index
 from memory.store import IndexConfig
+from studies.sound import speech_regions
 from tests.conftest import SAMPLE, shared_media
 from tools.diarization import (
     VOICE_MAX_DISTANCE,
@@ -85,7 +85,7 @@ def test_the_performers_speech_off_screen_is_his_by_voice(cache_root):
 
 def test_the_labelled_real_recordings_score_as_reported():
     from evals.data.assemble import load_manifest
-    from evals.diarization import Case
+    from studies.diarization import Case
     from tests.test_affect_models import _assembled
 
     root = _assembled("speakers")

@@ -123,3 +123,35 @@ def test_dataset_file_name_readers(tmp_path):
     (tmp_path / "bad.csv").write_text("dia0_utt3.mp4,bored\n")
     with pytest.raises(ValueError, match=r"bad.csv:1: unknown emotion label 'bored'"):
         build_bench.read_csv(tmp_path, tmp_path / "bad.csv")
+
+
+def test_a_new_bench_format_is_one_registration(tmp_path, monkeypatch, capsys):
+    """A CSV bench (id, video, query, start_s, end_s, emotion per row) registered from outside the harness:
+    ``evals.run`` offers it and scores it like the JSON Lines bench, with no change to ``evals.run``."""
+    import csv
+
+    from evals.bench import BenchItem
+    from evals.evaluate import moment_format
+    from evals.formats import FORMATS, register_format
+
+    dev = load_bench(shared_file("bench/dev.jsonl"))
+    bench = tmp_path / "dev.csv"
+    with bench.open("w", newline="") as f:
+        rows = csv.writer(f)
+        for i in dev:
+            m = i.moments[0]
+            rows.writerow([i.id, str(i.video_path(shared_file("bench/dev.jsonl"))), i.query, m.start_s, m.end_s, m.emotion])
+
+    def load(args, labels):
+        with open(args.bench, newline="") as f:
+            return [BenchItem(id=r[0], video=r[1], query=r[2], moments=[
+                {"start_s": float(r[3]), "end_s": float(r[4]), "emotion": r[5]}]) for r in csv.reader(f)]
+
+    monkeypatch.setitem(FORMATS, "csv", None)  # removed again after the test
+    register_format(moment_format("csv", "id, video, query, start_s, end_s, emotion per row", "AffectNet-8", load))
+    out = tmp_path / "run"
+    assert eval_run.main(["--bench-format", "csv", "--bench", str(bench), "--method", "random", "--out", str(out)]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["n_items"] == len(dev) == 3 and json.loads((out / "config.json").read_text())["bench_format"] == "csv"
+    assert metrics["n_predicted"] == 3 and "| all |" in (out / "results.md").read_text()
+    capsys.readouterr()

@@ -1,4 +1,4 @@
-"""The emotion reasoner's fitted fusion (``agents/fusion.json``, ``evals.fit_fusion``)."""
+"""The emotion reasoner's fitted fusion (``agents/fusion.json``, ``studies.fit_fusion``)."""
 
 from __future__ import annotations
 

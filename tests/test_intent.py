@@ -1,5 +1,5 @@
 """The offline intent interpreter's reading of the emotion a question asks about (``agents.intent``,
-``tools.lexicon.emotion_phrase``) and its measurement on labelled questions (``evals.intent``)."""
+``tools.lexicon.emotion_phrase``) and its measurement on labelled questions (``studies.intent``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from evals.intent import QUESTIONS, composed_wording, evaluate, score, split
+from studies.intent import QUESTIONS, composed_wording, evaluate, score, split
 from tools.lexicon import emotion_phrase, emotion_words, named_emotions
 from tools.schema import AFFECTNET8
 
@@ -94,11 +94,11 @@ def test_a_named_feeling_word_decides_between_close_readings():
 
 
 def test_emotion_words_follow_wordnet_links_from_the_feeling_roots():
-    """The propagation of ``evals.build_emotion_words`` on a small WordNet of its own: each root of ROOTS,
+    """The propagation of ``studies.build_emotion_words`` on a small WordNet of its own: each root of ROOTS,
     a hyponym of anger, an adjective derived from it, a satellite of that adjective, and a word with many
     senses of which one is linked."""
-    from evals.build_emotion_words import MAX_SENSES, ROOTS
-    from evals.build_emotion_words import emotion_words as build
+    from studies.build_emotion_words import MAX_SENSES, ROOTS
+    from studies.build_emotion_words import emotion_words as build
 
     synsets = {root: {"members": [word]} for roots in ROOTS.values() for root, word in roots}
     anger = ROOTS["anger"][0][0]

@@ -1,4 +1,5 @@
-"""The package layers import only downward: tools <- memory <- indexing <- agents <- graphs <- evals <- app.
+"""The package layers import only downward: tools <- memory <- indexing <- agents <- graphs <- evals <- app
+<- studies (the training and measurement scripts of a source checkout, not installed).
 
 Every ``import`` and ``from ... import`` in every module counts, including those inside functions.
 The one exception is ``agents/run.py``, the shim that keeps the documented ``python -m agents.run``
@@ -11,7 +12,7 @@ import ast
 
 from tests.conftest import REPO
 
-LAYERS = ("tools", "memory", "indexing", "agents", "graphs", "evals", "app")
+LAYERS = ("tools", "memory", "indexing", "agents", "graphs", "evals", "app", "studies")
 SHIMS = {"agents/run.py": {"app.ask"}}
 
 
@@ -78,3 +79,15 @@ def test_no_import_circle():
                     seen.add(nxt)
                     stack.append((nxt, (*path, nxt)))
     assert circles == set()
+
+
+def test_the_installed_packages_hold_no_study_or_training_script():
+    """``pyproject.toml`` installs the layers up to ``app``; ``studies`` (training, fitting, measurements) stays
+    in the source tree, and no installed module is a training or study script."""
+    import re
+
+    found = re.search(r"\[tool\.setuptools\.packages\.find\]\ninclude = \[([^]]*)\]", (REPO / "pyproject.toml").read_text())
+    include = re.findall(r'"([^"]+)"', found.group(1))
+    assert {p.rstrip("*") for p in include} == set(LAYERS[:-1])
+    installed = [p for layer in LAYERS[:-1] for p in (REPO / layer).rglob("*.py")]
+    assert not [p.name for p in installed if p.name.startswith(("train_", "fit_"))]

@@ -84,7 +84,7 @@ def test_evals_run_scores_the_mcq_bench_with_accuracy_and_trace_metrics(tmp_path
     assert "| accuracy |" in (out / "results.md").read_text()
     assert eval_run.main(["--bench-format", "mcq", "--bench", str(BENCH), "--method", "clip_only",
                           "--out", str(tmp_path / "x")]) == 2
-    assert "does not answer multiple-choice questions" in capsys.readouterr().err
+    assert "--method clip_only does not answer --bench-format mcq benches; use graph or random" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evals.sound import speech_regions
+from studies.sound import speech_regions
 from tests.conftest import shared_media
 from tools.media import load_audio
 from tools.sound import SoundStats, band_flatness, describe_sound, sound_stats

@@ -2,7 +2,7 @@
 (``tools.text.load_transcript_encoder``), how ``auto`` picks it, and what the user is told.
 
 The German sentences are EMO-DB's ten (Burkhardt et al., 2005; ``evals.data.assemble.EMODB_TEXTS``), the
-English questions their renderings written for ``evals.multilingual``.
+English questions their renderings written for ``studies.multilingual``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from app.settings import Settings
 from evals.data.assemble import EMODB_TEXTS
-from evals.multilingual import EMODB_EN
 from memory.store import IndexConfig
+from studies.multilingual import EMODB_EN
 from tools.registry import UnknownBackendError
 from tools.schema import Transcript, TranscriptSegment
 from tools.text import load_transcript_encoder, transcript_encoder_for, transcript_encoder_note

@@ -4,7 +4,7 @@
 Two linear heads (``tools.heads.LinearHead``, file ``APPEARANCE_HEAD``) over the 128-d dlib face
 descriptors the index already computes for re-identification (``tools.identity``), trained on UTKFace's
 annotated gender and age (Zhang, Song and Qi, 2017, "Age Progression/Regression by Conditional Adversarial
-Autoencoder", CVPR) by ``evals.train_appearance``; accuracy and limits in ``tools/models/APPEARANCE.md``.
+Autoencoder", CVPR) by ``studies.train_appearance``; accuracy and limits in ``tools/models/APPEARANCE.md``.
 The gender head reads the binary gender UTKFace's annotators gave a face, not anyone's gender identity;
 answers therefore say "read as a woman" with its probability.
 """

@@ -27,7 +27,7 @@ WINDOW_S, HOP_S = 1.6, 0.8
 #: Speech regions shorter than this are not embedded (too little voice to tell speakers apart).
 MIN_REGION_S = 0.5
 #: Cosine distance at which voice clusters stop merging; chosen on RAVDESS and EMO-DB dev speakers
-#: (lowest mean DER over composed conversations; ``python -m evals.diarization``, evals/RESULTS.md).
+#: (lowest mean DER over composed conversations; ``python -m studies.diarization``, evals/RESULTS.md).
 VOICE_MAX_DISTANCE = 0.4
 #: At most this many windows are clustered (about an hour of continuous speech; the clustering's memory
 #: grows with the square): past it, an evenly spaced subset is clustered and every window joins the voice

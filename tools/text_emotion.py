@@ -7,14 +7,14 @@ and the label's descriptions in ``tools.lexicon``.
 
 ``distribution`` (the emotion of what someone says, the verbal modality): the words8 head
 (``WORDS8_HEAD``), a logistic regression over the same sentence vectors trained on MELD's spoken
-utterances (``evals.train_text``; model card ``tools/models/WORDS8.md``): on MELD test, weighted F1
+utterances (``studies.train_text``; model card ``tools/models/WORDS8.md``): on MELD test, weighted F1
 0.515 and macro-F1 0.377 where the similarity scorer reaches 0.204 / 0.183 (``evals/results/words_test.json``).
 Without the head file it falls back to the similarity scorer (``lexicon_distribution``).
 
 Words in other languages: ``load_text_emotion(encoder="use-multilingual")`` reads them with the words8 head
 refitted over the multilingual Universal Sentence Encoder (``WORDS8_USE_HEAD``; same MELD data and split):
 weighted F1 0.517 on MELD test (English), and on emotion-annotated film subtitles in other languages (XED,
-labels projected from English; ``evals.xed``) six-class accuracy 0.21-0.35 where the English head over
+labels projected from English; ``studies.xed``) six-class accuracy 0.21-0.35 where the English head over
 MiniLM reads 0.16-0.24 (chance 0.17).
 """
 

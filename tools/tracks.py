@@ -28,7 +28,7 @@ from tools.schema import Box, FrameFaces
 CUT_CORRELATION = 0.6
 #: Largest Euclidean distance between two tracks' dlib face descriptors (every pair, complete linkage)
 #: for them to be one person: the largest value on a 0.01 grid whose false-accept rate on pairs of CK+
-#: dev subjects' faces with different expressions stays <= 0.1 % (``evals.reid``; results in
+#: dev subjects' faces with different expressions stays <= 0.1 % (``studies.reid``; results in
 #: ``evals/RESULTS.md``). Stricter than dlib's LFW threshold 0.6, because a false merge makes two
 #: people one.
 REID_MAX_DISTANCE = 0.46

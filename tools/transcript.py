@@ -2,7 +2,7 @@
 
 A decoder (``tools.asr``) yields raw segments with word timestamps and per-window scores. Here they
 are screened by ``SpeechGuards`` (Whisper's own thresholds plus repetition and a joint log-probability
-and word-probability guard, fitted in ``evals.asr``), split into utterances at pauses, and measured
+and word-probability guard, fitted in ``studies.asr``), split into utterances at pauses, and measured
 against the voice-activity regions, so speech that was not transcribed can be counted and warned about.
 """
 
@@ -49,7 +49,7 @@ class SpeechGuards:
     model, singing, noise). The first three are Whisper's own decoding thresholds (Radford et al., 2022,
     section 4.5; ``logprob_threshold``, ``compression_ratio_threshold`` and ``no_speech_threshold`` in
     openai/whisper and faster-whisper), applied here after decoding. ``min_word_probability`` (0: off)
-    and the joint pair were chosen on the dev split by ``python -m evals.asr --fit``: the fewest invented
+    and the joint pair were chosen on the dev split by ``python -m studies.asr --fit``: the fewest invented
     words on EMO-DB German speakers 03-11 while at most 0.5 % of the words of seven real English recordings
     are rejected and the WER of RAVDESS English dialogues (actors 1-18) does not rise (``evals/RESULTS.md``,
     section 8), for the default decoder (temperature 0) and, separately, for the temperature fallback. ``max_repeats`` follows Whisper's looping failure (the same phrase three or more times).
@@ -82,19 +82,19 @@ class SpeechGuards:
 
 
 #: Guards on by default, for decoding at temperature 0 only (``tools.asr``), fitted on its dev decodes
-#: (``python -m evals.asr --split dev --fit``, ``evals/RESULTS.md`` section 8): the joint pair at -0.55 with
+#: (``python -m studies.asr --split dev --fit``, ``evals/RESULTS.md`` section 8): the joint pair at -0.55 with
 #: a mean word probability of 0.7. The grid's best, 0.75, keeps a real news segment (-0.57, 0.75) by a
 #: thousandth; 0.7 leaves it a margin another CPU's decode will not cross. The dev split is indifferent to a
 #: mean word probability floor anywhere from 0 to 0.55 (same invented words, same WER); 0.5 sits under every
 #: real English segment (lowest 0.58, but for the cut-off "If...") and rejects a fluent invented segment
 #: (0.39) that AVX2's kernels keep over the German half of ``tests/data/multilingual.mp3``. ``None`` in their
-#: place keeps every segment (the baseline in ``evals.asr``).
+#: place keeps every segment (the baseline in ``studies.asr``).
 DEFAULT_GUARDS = SpeechGuards(min_word_probability=0.5, joint_avg_logprob=-0.55, joint_word_probability=0.7)
 #: Guards of the decoder with Whisper's temperature fallback (``FasterWhisperASR(fallback=True)``), fitted on
-#: its dev decodes (``python -m evals.asr --split dev --fallback --fit``; ``evals/RESULTS.md`` section 8).
+#: its dev decodes (``python -m studies.asr --split dev --fallback --fit``; ``evals/RESULTS.md`` section 8).
 FALLBACK_GUARDS = SpeechGuards(joint_avg_logprob=-0.7, joint_word_probability=0.55)
 #: Guards of the batched decoder (``tools.asr.FasterWhisperASR(batch_size=N)``), fitted the same way on
-#: its own dev decodes (``python -m evals.asr --split dev --batched 8 --fit``): it decodes at temperature
+#: its own dev decodes (``python -m studies.asr --split dev --batched 8 --fit``): it decodes at temperature
 #: 0 only and scores windows differently, so Whisper's -1.0 log-probability lets through what the
 #: temperature fallback would have re-decoded; -0.6 with a mean word probability of 0.45 does not. The
 #: island rule is off: it was measured for the default decoder only.
@@ -103,7 +103,7 @@ BATCHED_GUARDS = SpeechGuards(min_avg_logprob=-0.6, min_word_probability=0.45, j
 #: Guards of translation (``FasterWhisperASR(task="translate")``): Whisper's own thresholds and the
 #: repetition guard, without the joint pair. The joint pair was fitted to catch an English-only model
 #: inventing English over speech it cannot read; a translation's tokens score lower by nature. On the
-#: dev speakers of ``python -m evals.multilingual`` the default guards left 115 of 167 translated German
+#: dev speakers of ``python -m studies.multilingual`` the default guards left 115 of 167 translated German
 #: sentences without text (in a sample of twelve, all eight rejections were the joint pair's, of faithful
 #: renderings such as "What are the types that stand under the table?"); these guards leave 12, and the
 #: English search finds 0.83 of the sentences instead of 0.31. No island rule (measured for English-only
@@ -252,7 +252,7 @@ def _merge_spans(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
 
 
 #: Warn when at least this much detected speech (seconds) and this share of it went untranscribed.
-#: Dev split of ``python -m evals.asr``: German dialogues leave 0.69-1.0 of their speech untranscribed,
+#: Dev split of ``python -m studies.asr``: German dialogues leave 0.69-1.0 of their speech untranscribed,
 #: real English recordings under 0.05 and RAVDESS English dialogues 0.03-0.32, except those whose
 #: repeated sentences Whisper collapsed into one rejected segment (0.55-0.97).
 UNREAD_MIN_S = 3.0

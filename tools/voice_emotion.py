@@ -6,7 +6,7 @@ by mean, standard deviation and mean absolute frame-to-frame change per band, pl
 (F0 from ``tools.prosody.pitch_track``: log median, 10-90th percentile range and IQR in semitones,
 voiced share; RMS level mean, spread and 90th percentile in dB; active share; spectral tilt).
 Head: standardisation + multinomial logistic regression trained on RAVDESS speech actors 1-18
-(``evals/train_voice.py``; model card ``tools/models/VOICE8.md``); RAVDESS has no contempt, so it
+(``studies/train_voice.py``; model card ``tools/models/VOICE8.md``); RAVDESS has no contempt, so it
 gets probability ~0. Arousal and valence are the expectations of ``CIRCUMPLEX`` under the
 distribution.
 

@@ -9,7 +9,7 @@ in torch here (``GE2EEncoder``): a 3-layer LSTM of 256 units over 40-band mel fr
 10 ms at 16 kHz, the last layer's final hidden state through a 256 x 256 linear layer, ReLU and L2
 normalisation: a 256-d unit vector per 1.6 s partial utterance, equal to Resemblyzer's own embeddings
 to float precision (``tests/test_default_weights.py``). ``tools.diarization`` clusters the embeddings into
-voices; the distance it cuts at is chosen on labelled speech here (``evals.diarization``).
+voices; the distance it cuts at is chosen on labelled speech here (``studies.diarization``).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ Splits (no person in both):
   ``.txt`` file; ``person`` is the speaker's name.
 - UTKFace, its aligned and cropped faces of part 1 (``crop_part1/A_G_R_YYYYMMDDHHMMSSmmm.jpg.chip.jpg``: age A in
   years, gender G 0 male / 1 female, race R, collection time; Zhang, Song and Qi, 2017, CVPR): one face per
-  image, for the appearance head (``evals.train_appearance``), not for emotion. UTKFace has no person ids,
+  image, for the appearance head (``studies.train_appearance``), not for emotion. UTKFace has no person ids,
   so images are grouped by the hour they were collected (``group``, the time stamp's first 10 digits;
   images of one crawl, such as several photos of one person, stay together) and a group whose CRC-32 % 5
   == 0 is test. ``label`` is None; ``raw_label`` is the annotated gender ("female" / "male"), ``age`` the
@@ -248,7 +248,7 @@ def load_manifest(root: Path, name: str, split: str | None = None) -> list[dict]
 
 def in_fusion_fold(name: str, record: dict) -> bool:
     """Whether a dev ``record`` of set ``name`` belongs to the fusion fold: dev people held out of the
-    face and voice heads' training when the emotion reasoner's fusion is fitted (``evals.fit_fusion``), so
+    face and voice heads' training when the emotion reasoner's fusion is fitted (``studies.fit_fusion``), so
     that the fit sees the heads as they behave on people they were not trained on.
 
     CK+ dev subjects with number % 3 == 1 (the face head's validation subjects), RAVDESS actors with

@@ -23,7 +23,7 @@ run bench-test-joined test-graph-novoice --method graph --no-voice-emotion
 run bench-test-joined test-graph-aw0 --method graph --affect-weight 0
 for m in graph clip_only uniform random; do run bench-test-long long-$m --method $m; done
 run bench-test-long long-graph-prev --method graph "${PREV[@]}"
-$PY -m evals.faces --per-clip "$RUNS/bench-test-joined/bench.jsonl" --cache-dir "$CACHE" --json "$RUNS/per_clip_faces.json"
-$PY -m evals.per_emotion "$RUNS/bench-test-joined/bench.jsonl" "$RUNS"/test-graph "$RUNS"/test-clip_only \
+$PY -m studies.faces --per-clip "$RUNS/bench-test-joined/bench.jsonl" --cache-dir "$CACHE" --json "$RUNS/per_clip_faces.json"
+$PY -m studies.per_emotion "$RUNS/bench-test-joined/bench.jsonl" "$RUNS"/test-graph "$RUNS"/test-clip_only \
     "$RUNS"/test-uniform "$RUNS"/test-random "$RUNS"/test-graph-prev > "$RUNS/per_emotion_test.md"
 $PY -m evals.report "$RUNS"/dev-* "$RUNS"/test-* "$RUNS"/long-* --out "$RUNS/report"

@@ -1,12 +1,12 @@
 """Face-mesh geometry as action-unit evidence, and a per-person baseline: measured on the dev split.
 
-    python -m evals.face_geometry [--json evals/results/face_geometry_dev.json]
+    python -m studies.face_geometry [--json evals/results/face_geometry_dev.json]
 
 Whether distances between face-mesh landmarks that FACS ties to action units add to the face head
 (``tools.expression.Face8``), and whether reading a face relative to the person's own typical face
 helps. Dev split only (the face head's validation part: CK+ dev subjects with number % 3 == 1, a seeded
 10 % of RAF-DB train); the test splits are not read. Each labelled image is shown as the pipeline shows
-it (``evals.faces``), and the mesh is fitted to the crop the gaze tool reads (``tools.gaze``: the
+it (``studies.faces``), and the mesh is fitted to the crop the gaze tool reads (``tools.gaze``: the
 detector's box + 30 % margin); landmarks are cached under ``<data>/crops/<set>_mesh.npz``.
 
 Features (``au_features``): distances between MediaPipe face-mesh landmarks (Kartynnik et al., 2019)
@@ -119,7 +119,7 @@ def au_features(lm: np.ndarray) -> np.ndarray:
 def _fit_mesh(paths: list[str]) -> np.ndarray:
     """Landmarks (N, 478, 2) in crop pixels for images ``paths`` (NaN where no face or no mesh), fitted as
     the gaze tool fits them (``tools.gaze.MediaPipeGaze.landmarks``)."""
-    from evals.faces import shown_face
+    from studies.faces import shown_face
     from tools.faces import load_face_detector
     from tools.gaze import load_gaze_estimator
 
@@ -142,7 +142,7 @@ def mesh_landmarks(name: str, root=None, workers: int = 2) -> np.ndarray:
     from concurrent.futures import ProcessPoolExecutor
 
     from evals.data.assemble import default_root, load_manifest
-    from evals.heads import save_npz
+    from studies.heads import save_npz
 
     root = root or default_root()
     cache = root / "crops" / f"{name}_mesh.npz"
@@ -165,9 +165,9 @@ def _with_missing(g: np.ndarray) -> np.ndarray:
 
 def compare_heads(c_grid=(0.001, 0.003, 0.01), geo_grid=(0.01, 0.1, 1.0)) -> list[dict]:
     """Validation accuracy (CK+ and RAF-DB parts of the dev validation split) of heads trained on the rest
-    of the dev split as ``evals.train_face`` trains them, on face8 features, geometry alone, or both."""
-    from evals.faces import face_crops
-    from evals.train_face import _accuracy, dev_features, fit_head
+    of the dev split as ``studies.train_face`` trains them, on face8 features, geometry alone, or both."""
+    from studies.faces import face_crops
+    from studies.train_face import _accuracy, dev_features, fit_head
     from tools.expression import Face8
 
     face8 = Face8(head=None)
@@ -195,7 +195,7 @@ def per_person(grid=(0.001, 0.01, 0.1, 1.0)) -> list[dict]:
     subtracted from the features (face8 features of the crop, geometry, both), best C of ``grid``."""
     from sklearn.linear_model import LogisticRegression
 
-    from evals.faces import face_crops
+    from studies.faces import face_crops
     from tools.expression import Face8
 
     d = face_crops("ckplus")
@@ -230,9 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     from pathlib import Path
 
-    from evals.command import report
+    from studies.command import report
 
-    ap = argparse.ArgumentParser(prog="python -m evals.face_geometry", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.face_geometry", description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path, default=None, help="write the tables here")
     args = ap.parse_args(argv)
     return report(lambda: {"heads": compare_heads(), "per_person": per_person()}, args.json, echo=False)

@@ -1,5 +1,5 @@
-"""The shared ending of the measurement commands (``evals.reid``, ``evals.face_geometry``, ``evals.sound``,
-``evals.train_voice``, ``evals.multilingual``, ``evals.gesture_loop``, ...): compute, print the result as JSON, write it to ``--json``; a labelled set that
+"""The shared ending of the measurement commands (``studies.reid``, ``studies.face_geometry``, ``studies.sound``,
+``studies.train_voice``, ``studies.multilingual``, ``studies.gesture_loop``, ...): compute, print the result as JSON, write it to ``--json``; a labelled set that
 was not assembled is one line on stderr and exit status 2."""
 
 from __future__ import annotations

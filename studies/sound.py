@@ -1,4 +1,4 @@
-"""Measure ``tools.sound`` on labelled clips: ``python -m evals.sound DIR [--json OUT]``.
+"""Measure ``tools.sound`` on labelled clips: ``python -m studies.sound DIR [--json OUT]``.
 
 ``DIR`` holds one folder per class, ``speech/``, ``music/``, ``silence/`` (and optionally ``noise/``), of
 audio files (any format FFmpeg reads). Each file is decoded at 16 kHz, its speech regions found by the
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.command import report
+from studies.command import report
 from tools.media import VideoError, load_audio
 from tools.sound import sound_stats
 
@@ -54,7 +54,7 @@ def measure(root: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evals.sound", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m studies.sound", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="folder with speech/, music/, silence/ (noise/) subfolders")
     p.add_argument("--json", help="write the result here")

@@ -1,10 +1,10 @@
 """Temporal smoothing along a track, measured on consecutive real video frames of one face.
 
-    python -m evals.track_smoothing [--json evals/results/track_smoothing.json]
+    python -m studies.track_smoothing [--json evals/results/track_smoothing.json]
 
 CK+48 keeps three consecutive frames of each posed sequence (``Sxxx_yyy_zzzzzzzz.png``: subject,
 sequence, frame number; 327 sequences), a face tracked over three video frames. Each frame is read as
-the pipeline reads it (``evals.faces.face_crops``: the detector's crop), and the per-frame
+the pipeline reads it (``studies.faces.face_crops``: the detector's crop), and the per-frame
 AffectNet-8 reading is compared with the reading smoothed along the sequence by the same centred
 moving average the pipeline applies to tracks (``tools.events.smooth_track_expressions``, window 3),
 per frame and per sequence (mean of the three readings), for face8 and fer, on the dev subjects (to
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.command import report
 from evals.data.assemble import default_root, load_manifest
-from evals.faces import face_crops
+from studies.command import report
+from studies.faces import face_crops
 from tools.events import smooth_track_expressions
 
 _SEQ = re.compile(r"(S\d{3}_\d{3})_(\d{8})\.png$")
@@ -69,7 +69,7 @@ def evaluate(root: Path | None = None, backends: tuple[str, ...] = ("face8", "fe
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evals.track_smoothing", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m studies.track_smoothing", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", help="write the result here")
     args = p.parse_args(argv)

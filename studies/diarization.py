@@ -1,6 +1,6 @@
 """Measure voice diarization (``tools.diarization`` over ``tools.voices``) and choose its threshold.
 
-    python -m evals.diarization [--conversations 40] [--json OUT]
+    python -m studies.diarization [--conversations 40] [--json OUT]
 
 Data (``evals.data.assemble``; sources and licences in ``evals/data/SOURCES.md``):
 - composed conversations of 2-5 speakers from labelled speech, split by speaker: RAVDESS actors 1-18
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.command import report
 from evals.data.assemble import default_root, load_manifest
-from evals.sound import speech_regions
+from studies.command import report
+from studies.sound import speech_regions
 from tools.diarization import VOICE_MAX_DISTANCE, cluster_voices, speech_windows, voice_turns
 from tools.media import load_audio
 from tools.voices import SAMPLE_RATE, load_voice_identity
@@ -155,7 +155,7 @@ def evaluate(conversations: int = 40, root: Path | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evals.diarization", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m studies.diarization", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--conversations", type=int, default=40, help="composed conversations per set and split")
     p.add_argument("--json", help="write the result here")

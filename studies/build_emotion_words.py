@@ -1,6 +1,6 @@
 """The emotion words of the offline question reader, drawn from Open English WordNet.
 
-    python -m evals.build_emotion_words --wordnet DIR [--out tools/data/emotion_words.json]
+    python -m studies.build_emotion_words --wordnet DIR [--out tools/data/emotion_words.json]
 
 ``DIR`` is a clone or bare git directory of github.com/globalwordnet/english-wordnet (Open English WordNet:
 CC BY 4.0, derived from Princeton WordNet under the WordNet licence); its YAML sources are read
@@ -14,7 +14,7 @@ sense links derivation, participle, pertainym and also-see to adjectives and ver
 "fright" -> "frighten" -> "frightened"), and from a head adjective to its similar satellites ("angry" ->
 "livid"). A word keeps a label when all its labelled synsets agree, it has at most ``MAX_SENSES`` senses in
 WordNet (a word such as "take", reached through one sense of dozens, says nothing of a feeling) and it is not
-an English stop word. ``MAX_SENSES`` was chosen on the dev questions of ``evals.intent`` (``evals/RESULTS.md``
+an English stop word. ``MAX_SENSES`` was chosen on the dev questions of ``studies.intent`` (``evals/RESULTS.md``
 section 23).
 """
 
@@ -133,7 +133,7 @@ def _commit(wordnet: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.build_emotion_words", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.build_emotion_words", description=__doc__.split("\n\n")[0])
     ap.add_argument("--wordnet", type=Path, required=True,
                     help="a clone or bare git directory of github.com/globalwordnet/english-wordnet")
     ap.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "tools" / "data" / "emotion_words.json")
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     record = {"source": f"Open English WordNet (github.com/globalwordnet/english-wordnet, commit {_commit(args.wordnet)})",
               "licence": "CC BY 4.0 (Open English WordNet) and the WordNet licence (Princeton WordNet)",
-              "method": "evals.build_emotion_words", "words": words}
+              "method": "studies.build_emotion_words", "words": words}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=0, sort_keys=True) + "\n")
     print(f"wrote {len(words)} words to {args.out}: {dict(collections.Counter(words.values()))}")

@@ -1,6 +1,6 @@
 """Per-emotion R1@0.5 and empty answers of finished runs, as a Markdown table.
 
-    python -m evals.per_emotion BENCH.jsonl runs/A [runs/B ...]
+    python -m studies.per_emotion BENCH.jsonl runs/A [runs/B ...]
 
 Reads each run's ``metrics.json`` (per-item top-1 tIoU) and ``predictions.jsonl``; an item's emotion
 is that of its first ground-truth moment. Rows: AffectNet-8 emotions present in the bench, then all.
@@ -42,7 +42,7 @@ def table(bench: str, runs: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2:
-        print("usage: python -m evals.per_emotion BENCH.jsonl RUN_DIR [RUN_DIR ...]", file=sys.stderr)
+        print("usage: python -m studies.per_emotion BENCH.jsonl RUN_DIR [RUN_DIR ...]", file=sys.stderr)
         return 2
     try:
         print(table(args[0], args[1:]))

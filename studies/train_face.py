@@ -1,11 +1,11 @@
 """Train the AffectNet-8 face head (``tools.expression.Face8``) on labelled faces, split by person.
 
-    python -m evals.train_face [--out tools/models/face8_head.npz]
+    python -m studies.train_face [--out tools/models/face8_head.npz]
 
 Data (``evals.data.assemble``; sources and licences in ``evals/data/SOURCES.md``), dev split only:
 RAF-DB basic train (12,271 aligned in-the-wild faces, 7 classes) and CK+ subjects whose number is not
 divisible by 3 (684 posed faces, 7 classes including contempt). Faces are cropped as the pipeline
-crops them (``evals.faces.face_crops``). The test splits (RAF-DB test, CK+ subjects divisible by 3)
+crops them (``studies.faces.face_crops``). The test splits (RAF-DB test, CK+ subjects divisible by 3)
 are never read here.
 
 Features: fer's FER2013 mini-Xception (Arriaga et al., 2017) run frozen on the crop and on its mirror
@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import default_root, in_fusion_fold, load_manifest
-from evals.faces import face_crops
-from evals.heads import fit_linear_head, save_head
+from studies.faces import face_crops
+from studies.heads import fit_linear_head, save_head
 from tools.expression import FACE8_HEAD, Face8
 
 C_GRID = (0.001, 0.003, 0.01)
@@ -97,11 +97,11 @@ def train(out: Path, seed: int = 0, without_fusion_fold: bool = False, c_fixed: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.train_face", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.train_face", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=FACE8_HEAD)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--without-fusion-fold", action="store_true",
-                    help="leave out the fusion fold's faces (a head for fitting the fusion; evals.fit_fusion)")
+                    help="leave out the fusion fold's faces (a head for fitting the fusion; studies.fit_fusion)")
     ap.add_argument("--c", type=float, default=None, help="use this C instead of choosing it (with the flag above: "
                     "the shipped head's C, since the fold holds the validation subjects)")
     args = ap.parse_args(argv)

@@ -1,7 +1,7 @@
 """Non-English speech: what the offline English-only recogniser, a multilingual Whisper transcribing,
 and the same model translating into English give a user who asks in English.
 
-    python -m evals.multilingual [--split dev|test] [--json FILE]
+    python -m studies.multilingual [--split dev|test] [--json FILE]
 
 Material: the EMO-DB German sentences of one speaker split (``evals.data.assemble``; Burkhardt et al.,
 2005), each utterance decoded alone. Three settings:
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.asr import _norm
-from evals.command import report
 from evals.data.assemble import EMODB_TEXTS, default_root, load_manifest
+from studies.asr import _norm
+from studies.command import report
 from tools.asr import SAMPLE_RATE, FasterWhisperASR
 from tools.transcript import speech_warning
 
@@ -101,7 +101,7 @@ def evaluate(records: list[dict], settings: list[str] | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.multilingual", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.multilingual", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--split", choices=("dev", "test"), default="dev", help="speaker split (default dev)")
     ap.add_argument("--json", type=Path, default=None, help="write the metrics here")

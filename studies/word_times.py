@@ -1,6 +1,6 @@
 """How far the transcript's word times are from hand-labelled ones, before and after ``tools.word_times``.
 
-    python -m evals.word_times --data DIR [--split dev|test|all] [--json FILE]
+    python -m studies.word_times --data DIR [--split dev|test|all] [--json FILE]
 
 ``DIR`` holds ``manifest.jsonl``: one utterance per line, ``{"audio": <path relative to DIR>, "words": [{"word",
 "start", "end"}...] (seconds), "speaker"}``. The material measured here is the TIMIT corpus sample that NLTK
@@ -105,7 +105,7 @@ def summary(per_speaker: dict[str, list[np.ndarray]], seed: int = 0) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.word_times", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.word_times", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, required=True, help="folder with manifest.jsonl and the audio it names")
     ap.add_argument("--split", choices=("dev", "test", "all"), default="dev", help="speaker split (default dev)")
     ap.add_argument("--json", type=Path, default=None, help="write the report here")

@@ -1,7 +1,7 @@
 """Speech recognition on real dialogue: invented words on speech the model cannot read, word error rate
 on English, and the unread-speech warning, with and without the hallucination guards.
 
-    python -m evals.asr [--split dev|test] [--fit] [--json FILE]
+    python -m studies.asr [--split dev|test] [--fit] [--json FILE]
 
 Material (``evals.data.assemble``): EMO-DB German sentences (Burkhardt et al., 2005) and RAVDESS English
 statements (Livingstone & Russo, 2018), both with the spoken sentence known. Utterances of one split
@@ -215,7 +215,7 @@ def fit(decoded: list, english: list[tuple]) -> tuple[SpeechGuards, list[dict]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.asr", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.asr", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--split", choices=("dev", "test"), default="dev", help="person split to use (default dev)")
     ap.add_argument("--fit", action="store_true", help="choose the guard thresholds on this split (dev only)")

@@ -1,6 +1,6 @@
 """Reading the emotion a question asks about: the offline intent interpreter on labelled questions.
 
-    python -m evals.intent [--split dev|test] [--json FILE]
+    python -m studies.intent [--split dev|test] [--json FILE]
 
 Material: ``evals/data/questions.jsonl``, 96 vague questions about a video, 12 per AffectNet-8 emotion,
 each labelled with the emotion it asks about ("when does she feel left out?" -> sadness), written before
@@ -24,8 +24,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from evals.command import report
 from evals.questions import QUESTIONS, split
+from studies.command import report
 from tools.schema import AFFECTNET8
 
 
@@ -73,7 +73,7 @@ def evaluate(split_name: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.intent", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.intent", description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=("dev", "test"), default="dev", help="questions to read (default dev)")
     ap.add_argument("--json", type=Path, default=None, help="write the scores here")
     args = ap.parse_args(argv)

@@ -1,6 +1,6 @@
 """Labelled face images as the pipeline sees them, and per-image expression accuracy.
 
-    python -m evals.faces [--backend fer --backend face8] [--data DIR] [--json out.json]
+    python -m studies.faces [--backend fer --backend face8] [--data DIR] [--json out.json]
 
 Each labelled image (``evals.data.assemble``: CK+ split by subject, RAF-DB by its own split) is shown
 the way a composed bench video shows it (``evals.build_bench.letterbox`` into a 640x360 frame), the
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
-from evals.heads import save_npz
+from studies.heads import save_npz
 from tools.schema import AFFECTNET8, Box
 
 FRAME_SIZE = (640, 360)
@@ -129,7 +129,7 @@ def per_clip_accuracy(bench: str, backend: str, cache_dir: str | None = None) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.faces", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.faces", description=__doc__.split("\n\n")[0])
     ap.add_argument("--backend", action="append", help="expression backend(s) (default: fer and face8)")
     ap.add_argument("--set", action="append", help="sets (default: ckplus and rafdb)")
     ap.add_argument("--split", default="test", choices=["dev", "test"])

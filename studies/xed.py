@@ -1,6 +1,6 @@
 """Reading the emotion of words in other languages: the words8 heads on emotion-annotated film subtitles.
 
-    python -m evals.xed --xed DIR [--split dev|test] [--json FILE]
+    python -m studies.xed --xed DIR [--split dev|test] [--json FILE]
 
 Material: XED (Öhman et al., 2020, "XED: A Multilingual Dataset for Sentiment Analysis and Emotion
 Detection", COLING; CC BY 4.0; a checkout of github.com/Helsinki-NLP/XED as ``DIR``): film subtitle lines
@@ -16,7 +16,7 @@ is reported in both as the reference of what a head trained on MELD reads in sub
 
 Readers (``tools.text_emotion.load_text_emotion``): words8 over all-MiniLM-L6-v2 (the English default) and
 words8 over the multilingual Universal Sentence Encoder, both trained on MELD's English dialogue
-(``evals.train_text``). Scores: accuracy and macro-F1 over the six classes, the prediction being the most
+(``studies.train_text``). Scores: accuracy and macro-F1 over the six classes, the prediction being the most
 probable of the six (chance 1/6).
 """
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.command import report
+from studies.command import report
 from tools.schema import AFFECTNET8
 
 #: XED's label numbers (its README: emotions in alphabetical order) -> AffectNet-8, for the six they share.
@@ -79,7 +79,7 @@ def evaluate(xed: Path, languages: tuple[str, ...]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.xed", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.xed", description=__doc__.split("\n\n")[0])
     ap.add_argument("--xed", type=Path, required=True, help="a checkout of github.com/Helsinki-NLP/XED")
     ap.add_argument("--split", choices=sorted(LANGUAGES), default="dev", help="languages to read (default dev)")
     ap.add_argument("--json", type=Path, default=None, help="write the metrics here")

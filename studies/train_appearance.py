@@ -1,11 +1,11 @@
 """Train the appearance heads (``tools.appearance.APPEARANCE_HEAD``): annotated gender and age group from the
 dlib face descriptor the index computes per track.
 
-    python -m evals.train_appearance [--out tools/models/appearance_head.npz] [--json report.json]
+    python -m studies.train_appearance [--out tools/models/appearance_head.npz] [--json report.json]
 
 Data: UTKFace part 1 (``evals.data.assemble --source utkface=DIR``; Zhang, Song and Qi, 2017): 9,777
 in-the-wild face crops with annotated age (years) and gender (female / male). Each image is shown as a
-composed bench shows a still (letterboxed into a 640 x 360 frame, ``evals.faces.shown_face``), its face is
+composed bench shows a still (letterboxed into a 640 x 360 frame, ``studies.faces.shown_face``), its face is
 found by the pipeline's detector and described exactly as the index describes a track's face (the kept
 JPEG crop with ``indexing.visual.THUMB_MARGIN``, dlib's 5-point alignment and face ResNet); images with no
 detected face are left out. Features are cached under ``<data>/crops/utkface_dlib.npz``.
@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.command import report
 from evals.data.assemble import UTKFACE_RACES, default_root, load_manifest
-from evals.heads import cached_set_features, fit_linear_head, save_npz
+from studies.command import report
+from studies.heads import cached_set_features, fit_linear_head, save_npz
 from tools.appearance import AGE_GROUPS, AGE_WORDS, APPEARANCE_HEAD, GENDERS, AppearanceReader, age_group
 from tools.heads import HEAD_ARRAYS
 
@@ -39,8 +39,8 @@ C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0)
 def _describe_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
     import cv2
 
-    from evals.faces import shown_face
     from indexing.visual import THUMB_MARGIN, face_jpeg
+    from studies.faces import shown_face
     from tools.expression import box_in_crop
     from tools.faces import load_face_detector
     from tools.identity import load_face_identity
@@ -137,7 +137,7 @@ def train(out: Path, root: Path | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.train_appearance", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.train_appearance", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=APPEARANCE_HEAD)
     ap.add_argument("--data", type=Path, default=None, help="root of the assembled sets (default <cache>/data)")
     ap.add_argument("--json", type=Path, default=None, help="write the report here too")

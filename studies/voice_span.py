@@ -1,6 +1,6 @@
 """Where the index reads a clip's voice: over the recognised words, or over the detected speech?
 
-    python -m evals.voice_span [--split test] [--json FILE]
+    python -m studies.voice_span [--split test] [--json FILE]
 
 Each labelled speech clip of RAVDESS (English) and EMO-DB (German) of ``--split`` goes through the
 index's own recogniser (the offline English-only Whisper with the default guards) and its voice
@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evals.command import report
 from evals.data.assemble import default_root, load_manifest
+from studies.command import report
 
 
 def measure(split: str = "test") -> dict:
@@ -51,7 +51,7 @@ def measure(split: str = "test") -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.voice_span", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.voice_span", description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=("dev", "test"), default="test")
     ap.add_argument("--json", default=None, help="write the result here too")
     args = ap.parse_args(argv)

@@ -1,6 +1,6 @@
 """Train the vocal emotion head (``tools.voice_emotion``) on RAVDESS speech, split by actor.
 
-    python -m evals.train_voice [--out tools/models/voice8_head.npz] [--json report.json]
+    python -m studies.train_voice [--out tools/models/voice8_head.npz] [--json report.json]
 
 Data: RAVDESS speech (``evals.data.assemble``; Livingstone & Russo, 2018, CC BY-NC-SA 4.0), 1,440
 clips of 24 actors, labels from the file names; calm is read as neutral. Dev = actors 1-18 (1,080
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.command import report
 from evals.data.assemble import default_root, in_fusion_fold
-from evals.heads import cached_set_features, fit_linear_head, save_head
+from studies.command import report
+from studies.heads import cached_set_features, fit_linear_head, save_head
 from tools.heads import LinearHead
 from tools.schema import AFFECTNET8
 from tools.voice_emotion import VOICE8_HEAD, VoiceEmotion, voice_features
@@ -43,7 +43,7 @@ def ravdess_features(root: Path | None = None) -> dict[str, np.ndarray]:
 
 
 def fit_head(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, np.ndarray]:
-    """Class-balanced multinomial logistic regression over standardised features (``evals.heads``)."""
+    """Class-balanced multinomial logistic regression over standardised features (``studies.heads``)."""
     return fit_linear_head(x, y, c, class_weight="balanced", max_iter=2000)
 
 
@@ -78,12 +78,12 @@ def train(out: Path, root: Path | None = None, without_fusion_fold: bool = False
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.train_voice", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.train_voice", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=VOICE8_HEAD)
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None, help="write the report here too")
     ap.add_argument("--without-fusion-fold", action="store_true",
-                    help="leave out the fusion fold's actors (a head for fitting the fusion; evals.fit_fusion)")
+                    help="leave out the fusion fold's actors (a head for fitting the fusion; studies.fit_fusion)")
     ap.add_argument("--c", type=float, default=None, help="use this C instead of choosing it by cross-validation")
     args = ap.parse_args(argv)
     return report(lambda: train(args.out, args.data, args.without_fusion_fold, args.c), args.json)

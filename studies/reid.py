@@ -1,9 +1,9 @@
 """Re-identification across shots, measured: are two faces with different expressions the same person?
 
-    python -m evals.reid [--json evals/results/reid.json]
+    python -m studies.reid [--json evals/results/reid.json]
 
 Each CK+ image (``evals.data.assemble``; 118 subjects split by subject) is shown as the pipeline shows
-it (``evals.faces``: letterboxed into a 640x360 frame, the pipeline's face detector), and the identity
+it (``studies.faces``: letterboxed into a 640x360 frame, the pipeline's face detector), and the identity
 model (``tools.identity``, dlib's face ResNet) describes the detected face. Pairs of faces from
 different CK+ sequences are scored (a sequence is one posed expression, so every pair shows two
 different expressions, as two shots of one person in a video usually do): same subject or not.
@@ -22,14 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.command import report
+from studies.command import report
 
 MAX_FAR = 0.001
 GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(41))
 
 
 def _describe(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    from evals.faces import shown_face
+    from studies.faces import shown_face
     from tools.faces import load_face_detector
     from tools.identity import load_face_identity
 
@@ -52,7 +52,7 @@ def descriptors(root: Path | None = None) -> dict[str, np.ndarray]:
     from concurrent.futures import ProcessPoolExecutor
 
     from evals.data.assemble import default_root, load_manifest
-    from evals.heads import save_npz
+    from studies.heads import save_npz
 
     root = root or default_root()
     recs = load_manifest(root, "ckplus")
@@ -103,7 +103,7 @@ def evaluate(root: Path | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.reid", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.reid", description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     return report(evaluate, ap.parse_args(argv).json)
 

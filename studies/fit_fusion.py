@@ -1,12 +1,12 @@
 """Fit the offline judge's fusion weights and its confidence calibration on dev benches.
 
-    python -m evals.train_face --without-fusion-fold --c 0.001 --out H/face8_fold.npz    # heads without the fold
-    python -m evals.train_voice --without-fusion-fold --c 0.03 --out H/voice8_fold.npz
+    python -m studies.train_face --without-fusion-fold --c 0.001 --out H/face8_fold.npz    # heads without the fold
+    python -m studies.train_voice --without-fusion-fold --c 0.03 --out H/voice8_fold.npz
     python -m evals.composed --split fusion --form joined --videos 16 --out B              # the fold's people
-    python -m evals.fit_fusion collect --bench B/bench.jsonl --out R/fold.jsonl \
+    python -m studies.fit_fusion collect --bench B/bench.jsonl --out R/fold.jsonl \
         --face-head H/face8_fold.npz --voice-head H/voice8_fold.npz --cache-dir C
-    python -m evals.fit_fusion fit R/fold.jsonl [more.jsonl ...] --out agents/fusion.json
-    python -m evals.fit_fusion score R/test.jsonl --fusion agents/fusion.json             # report only, once
+    python -m studies.fit_fusion fit R/fold.jsonl [more.jsonl ...] --out agents/fusion.json
+    python -m studies.fit_fusion score R/test.jsonl --fusion agents/fusion.json             # report only, once
 
 Why the fold: the face and voice heads were trained on the dev split's people, so on dev benches they
 are nearly always right (label accuracy of judged candidates 0.92 on dev, 0.64 on test), and weights
@@ -115,7 +115,7 @@ def load_records(paths: list[str]) -> list[dict]:
     records = []
     for path in paths:
         if not Path(path).is_file():
-            raise FileNotFoundError(f"{path}: no such records file (python -m evals.fit_fusion collect)")
+            raise FileNotFoundError(f"{path}: no such records file (python -m studies.fit_fusion collect)")
         for r in JsonlLog(path).read(dict_record(RECORD_KEYS)):
             records.append({**r, "verified": [VerifiedCandidate.model_validate(c) for c in r["verified"]]})
     return records
@@ -201,7 +201,7 @@ def _summary(m: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (module doc); returns the exit code."""
-    p = argparse.ArgumentParser(prog="python -m evals.fit_fusion", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="python -m studies.fit_fusion", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect", help="run the graph on a bench and keep the emotion reasoner's inputs")
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"fusion": fusion.model_dump(), **_summary(replay(records, fusion))}, indent=2))
         return 0
     fusion, rows = fit(records, args.step, args.verbal)
-    fusion = fusion.model_copy(update={"source": f"evals.fit_fusion fit on {', '.join(args.records)} (step "
+    fusion = fusion.model_copy(update={"source": f"studies.fit_fusion fit on {', '.join(args.records)} (step "
                                                  f"{args.step}, verbal fixed at {args.verbal}); composed benches of the dev "
                                                  "split's people only"})
     args.out.write_text(fusion.model_dump_json(indent=2) + "\n")

@@ -1,6 +1,6 @@
 """Gesture questions on a long video: does the index-time gesture timeline help the localizer?
 
-    python -m evals.gesture_loop [--workdir DIR] [--json FILE]
+    python -m studies.gesture_loop [--workdir DIR] [--json FILE]
 
 The video is the benchmark's dialogue unit (``benches/bench_index.py``: real speech under the pictures
 of the two shared clips, hamilton then KatieHill, repeated) looped to about 11 minutes. The only
@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evals.command import report
+from studies.command import report
 
 REPO = Path(__file__).resolve().parents[1]
 QUERY = "when does the performer point at someone?"
@@ -80,7 +80,7 @@ def measure(work: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(REPO))
-    ap = argparse.ArgumentParser(prog="python -m evals.gesture_loop", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.gesture_loop", description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, default=None, help="keep the video and caches here (default: temporary)")
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)

@@ -1,6 +1,6 @@
 """Train the words' emotion head (``tools.text_emotion.WORDS8_HEAD``) on MELD's spoken utterances.
 
-    python -m evals.train_text [--encoder minilm|use-multilingual] [--out HEAD.npz] [--json report.json]
+    python -m studies.train_text [--encoder minilm|use-multilingual] [--out HEAD.npz] [--json report.json]
 
 Data: MELD text (``evals.data.assemble --source meld=DIR``; Poria et al., 2019, ACL): 13,708 utterances
 of the TV series Friends, each with the majority label of three annotators, seven classes (MELD has no
@@ -13,7 +13,7 @@ head is refitted on train + dev, then scored once on MELD test (2,610 utterances
 
 ``--encoder use-multilingual`` trains the same head over the multilingual Universal Sentence Encoder's
 vectors (512-d; ``tools.text.MultilingualUSEEncoder``; cached under ``meld_text_use``) and writes
-``WORDS8_USE_HEAD``: English training text, read in any of the encoder's languages (``evals.xed`` measures
+``WORDS8_USE_HEAD``: English training text, read in any of the encoder's languages (``studies.xed`` measures
 that on subtitles in other languages).
 """
 
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.command import report
 from evals.data.assemble import default_root
-from evals.heads import cached_set_features, fit_linear_head, save_head
+from studies.command import report
+from studies.heads import cached_set_features, fit_linear_head, save_head
 from tools.heads import LinearHead
 from tools.schema import AFFECTNET8
 from tools.text_emotion import WORDS8_HEADS, load_text_emotion
@@ -55,7 +55,7 @@ def meld_features(root: Path | None = None, encoder: str = "minilm") -> dict[str
 
 
 def fit_head(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, np.ndarray]:
-    """Class-balanced multinomial logistic regression over standardised sentence vectors (``evals.heads``)."""
+    """Class-balanced multinomial logistic regression over standardised sentence vectors (``studies.heads``)."""
     return fit_linear_head(x, y, c, class_weight="balanced", max_iter=3000)
 
 
@@ -98,7 +98,7 @@ def train(out: Path, root: Path | None = None, encoder: str = "minilm") -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.train_text", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m studies.train_text", description=__doc__.split("\n\n")[0])
     ap.add_argument("--encoder", choices=sorted(WORDS8_HEADS), default="minilm",
                     help="sentence encoder the head reads (default minilm)")
     ap.add_argument("--out", type=Path, default=None, help="head file (default: the shipped one of --encoder)")
