@@ -34,7 +34,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from agents.llm import LLMTask
-from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate
+from agents.schema import EmotionJudgement, MomentDraft, Observations, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images
 from tools.schema import AFFECTNET8, temporal_iou
@@ -108,16 +108,28 @@ def snap_to_cuts(start_s: float, end_s: float, cuts: list[float], lo: float, hi:
     return (s, e) if e > s else (start_s, end_s)
 
 
+def observed(inputs: dict[str, Any]) -> Observations:
+    """The judge inputs' observations (``judge_inputs``: the JSON ``Observations.judge_view`` gave) as typed
+    records again; a modality missing from ``inputs`` is empty.
+
+    Raises:
+        pydantic.ValidationError: a modality is not shaped as ``agents.schema.Observations`` says.
+    """
+    return Observations.model_validate({k: inputs.get(k) or {} for k in ("visual", "verbal", "vocal", "behaviour")})
+
+
+def _vector(dist: dict[str, float] | None) -> np.ndarray:
+    """An AffectNet-8 distribution as a vector in ``AFFECTNET8`` order (absent labels 0)."""
+    return np.array([(dist or {}).get(k, 0.0) for k in AFFECTNET8])
+
+
 def fuse(inputs: dict[str, Any], fusion: Fusion) -> np.ndarray:
     """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs."""
     targets = inputs.get("target_emotions") or []
-    visual = inputs.get("visual") or {}
-    vocal = (inputs.get("vocal") or {}).get("voice_distribution") or {}
-    v = np.array([visual.get("expression_mean", {}).get(k, 0.0) for k in AFFECTNET8])
-    a = np.array([vocal.get(k, 0.0) for k in AFFECTNET8])
-    t = np.array([(inputs.get("verbal") or {}).get("emotion_distribution", {}).get(k, 0.0) for k in AFFECTNET8])
+    obs = observed(inputs)
     prior = np.array([1.0 if k in targets else 0.0 for k in AFFECTNET8])
-    parts = [(fusion.visual, v), (fusion.vocal, a), (fusion.verbal, t), (fusion.prior, prior)]
+    parts = [(fusion.visual, _vector(obs.visual.expression_mean)), (fusion.vocal, _vector(obs.vocal.voice_distribution)),
+             (fusion.verbal, _vector(obs.verbal.emotion_distribution)), (fusion.prior, prior)]
     parts = [(w, x) for w, x in parts if w > 0 and x.sum() > 0]
     if not parts:
         return np.eye(len(AFFECTNET8))[0]
@@ -128,23 +140,22 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     """The offline reasoner's judgement (see the module doc); ``fusion`` defaults to ``load_fusion()``."""
     fusion = fusion or load_fusion()
     targets = inputs.get("target_emotions") or []
-    visual = inputs.get("visual") or {}
-    verbal = inputs.get("verbal") or {}
+    obs = observed(inputs)
+    verbal, behaviour = obs.verbal, obs.behaviour
     fused = fuse(inputs, fusion)
     label = AFFECTNET8[int(fused.argmax())]
     start, end = inputs["span"]
-    shown = [f["t"] for f in visual.get("frames", []) if f.get("top") == label]
-    step = float(visual.get("frame_step_s", 0.0))
-    behaviour = inputs.get("behaviour") or {}
-    if not targets and behaviour.get("span") and behaviour.get("match", 0.0) > verbal.get("query_similarity", 0.0):
+    shown = [f.t for f in obs.visual.frames if f.top == label]
+    step = float(obs.visual.frame_step_s or 0.0)
+    if not targets and behaviour.span and (behaviour.match or 0.0) > (verbal.query_similarity or 0.0):
         # a question about behaviour: the gesture or gaze that matches it best sets the span
-        start, end = max(start, behaviour["span"][0] - GESTURE_PAD_S), min(end, behaviour["span"][1] + GESTURE_PAD_S)
-    elif not targets and verbal.get("span"):  # a question about speech: the words set the span
-        start, end = max(start, verbal["span"][0]), min(end, verbal["span"][1])
+        start, end = max(start, behaviour.span[0] - GESTURE_PAD_S), min(end, behaviour.span[1] + GESTURE_PAD_S)
+    elif not targets and verbal.span:  # a question about speech: the words set the span
+        start, end = max(start, verbal.span[0]), min(end, verbal.span[1])
     elif shown and step > 0:
         start, end = max(start, min(shown) - step / 2), min(end, max(shown) + step / 2)
-    elif verbal.get("span") and not shown:
-        start, end = max(start, verbal["span"][0]), min(end, verbal["span"][1])
+    elif verbal.span and not shown:
+        start, end = max(start, verbal.span[0]), min(end, verbal.span[1])
     lo, hi = inputs["span"]
     start, end = max(lo, round(start, 2)), min(hi, round(end, 2))  # rounding must not leave the span
     if end <= start:
@@ -171,10 +182,8 @@ JUDGE_EMOTION = LLMTask(
 
 def judge_inputs(cand: VerifiedCandidate, targets: list[str]) -> dict[str, Any]:
     """What the judge sees of one candidate: labels, target emotions, span and the verifier's observations."""
-    obs = cand.observations
     return {"labels": list(AFFECTNET8), "target_emotions": targets, "span": [cand.start_s, cand.end_s],
-            "visual": obs.get("visual") or {}, "verbal": obs.get("verbal") or {}, "vocal": obs.get("vocal") or {},
-            "behaviour": obs.get("behaviour") or {}}
+            **cand.observations.judge_view()}
 
 
 def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> EmotionJudgement:

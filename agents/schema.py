@@ -67,6 +67,72 @@ class Proposal(BaseModel):
     round: int = 0
 
 
+class FaceReading(BaseModel):
+    """One face the verifier read: time (s), its most probable AffectNet-8 label and that probability."""
+
+    t: float
+    top: str
+    p: float
+
+
+class VisualObservations(BaseModel):
+    """What the verifier's faces showed in a candidate: the mean AffectNet-8 distribution over its faces
+    (of the grounded people when the question names some), the most faces in one frame, the frame
+    interval (s) and each face's top label. Empty when no face was read."""
+
+    expression_mean: dict[str, float] = Field(default_factory=dict)
+    n_faces: int = 0
+    frame_step_s: float | None = None
+    frames: list[FaceReading] = Field(default_factory=list)
+
+
+class VerbalObservations(BaseModel):
+    """The candidate's words: the text said in it, its span (s), the emotion the words read as
+    (``tools.text_emotion``) and the match to the question; or, when only people other than the
+    question's speak there, who they are (``speakers``) and nothing else."""
+
+    text: str | None = None
+    span: list[float] | None = None
+    emotion_distribution: dict[str, float] | None = None
+    query_similarity: float | None = None
+    speakers: str | None = None
+
+
+class VocalObservations(BaseModel):
+    """The candidate's voice: the AffectNet-8 distribution the voice model read over its speech, its
+    arousal and valence (Russell's circumplex), the prosody of each overlapping utterance by id; or, as
+    for ``VerbalObservations``, only ``speakers``."""
+
+    voice_distribution: dict[str, float] | None = None
+    arousal: float | None = None
+    valence: float | None = None
+    prosody: dict[str, dict] | None = None
+    speakers: str | None = None
+
+
+class BehaviourObservations(BaseModel):
+    """The gesture or gaze evidence that best matches a behaviour question: its span (s), id and match."""
+
+    span: list[float] | None = None
+    evidence_id: str | None = None
+    match: float | None = None
+
+
+class Observations(BaseModel):
+    """The verifier's measurements of one candidate, by modality: what the emotion reasoner reads."""
+
+    visual: VisualObservations = Field(default_factory=VisualObservations)
+    verbal: VerbalObservations = Field(default_factory=VerbalObservations)
+    vocal: VocalObservations = Field(default_factory=VocalObservations)
+    behaviour: BehaviourObservations = Field(default_factory=BehaviourObservations)
+
+    def judge_view(self) -> dict[str, dict]:
+        """The JSON the emotion judge gets (``agents.emotion.judge_inputs``): each modality's fields that the
+        verifier set, so a modality it found nothing for is ``{}``."""
+        return {name: getattr(self, name).model_dump(exclude_unset=True)
+                for name in ("visual", "verbal", "vocal", "behaviour")}
+
+
 class VerifiedCandidate(Proposal):
     """A proposal after the verifier ran the perception tools on it."""
 
@@ -74,7 +140,8 @@ class VerifiedCandidate(Proposal):
     accepted: bool
     reject_reason: str | None = None
     evidence: list[Evidence] = Field(default_factory=list)
-    observations: dict = Field(default_factory=dict, description="verifier measurements the emotion reasoner reads")
+    observations: Observations = Field(default_factory=Observations,
+                                       description="verifier measurements the emotion reasoner reads")
 
 
 class MomentDraft(BaseModel):

@@ -34,7 +34,20 @@ from langgraph.runtime import Runtime
 
 from agents.grounding import grounded_persons, speech_of_others
 from agents.llm import LLMTask
-from agents.schema import Evidence, Intent, Proposal, RefinedQuery, VerifiedCandidate, persons_text
+from agents.schema import (
+    BehaviourObservations,
+    Evidence,
+    FaceReading,
+    Intent,
+    Observations,
+    Proposal,
+    RefinedQuery,
+    VerbalObservations,
+    VerifiedCandidate,
+    VisualObservations,
+    VocalObservations,
+    persons_text,
+)
 from agents.state import AffectState, RunContext
 from indexing.observe import observe_span
 from memory.store import VideoIndex
@@ -121,7 +134,8 @@ def _social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[Frame
 
 
 def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
-                   targets: list[str], step: float, persons: set[int] | None = None) -> tuple[list[Evidence], float, dict]:
+                   targets: list[str], step: float, persons: set[int] | None = None
+                   ) -> tuple[list[Evidence], float, VisualObservations]:
     """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence (those showing the target emotions
     most and, when the clip's faces mostly show another emotion, the one showing it most), the visual
     support, and a summary.
@@ -136,7 +150,7 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
     where = {f.id: path for fr, path in stored for f in fr.faces}
     faces = [f for fr in frames for f in fr.faces]
     if not faces:
-        return [], 0.0, {"expression_mean": {}, "frames": [], "n_faces": 0}
+        return [], 0.0, VisualObservations(expression_mean={}, frames=[], n_faces=0)
 
     def target_p(f) -> float:
         return sum(f.expression[e] for e in targets)
@@ -164,13 +178,14 @@ def _face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameOb
             detail=f"{who} at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
             ref=index.cache.ref(where[f.id], f.id),
         ))
-    obs = {"expression_mean": mean, "n_faces": max(len(fr.faces) for fr in frames), "frame_step_s": round(step, 3),
-           "frames": [{"t": f.t, "top": f.top()[0], "p": round(f.top()[1], 3)} for f in faces]}
+    obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames),
+                             frame_step_s=round(step, 3),
+                             frames=[FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3)) for f in faces])
     return evidence, visual, obs
 
 
 def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
-                     frames: list[SocialFrame]) -> tuple[list[Evidence], float, dict]:
+                     frames: list[SocialFrame]) -> tuple[list[Evidence], float, VerbalObservations]:
     """One verbal evidence item per transcript segment with words in the clip, each with the emotion its
     words read as (``tools.text_emotion``: words8 over the index's transcript encoder), and the speech
     match. Its speaker is the person whose lips move with the words in the clip's frames, else the
@@ -180,7 +195,7 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                    for seg in index.transcript.segments]
     per_segment = [(seg, ws) for seg, ws in per_segment if ws]
     if not per_segment:
-        return [], 0.0, {}
+        return [], 0.0, VerbalObservations()
     spoken = [" ".join(w.text for w in ws) for _, ws in per_segment]
     said = " ".join(spoken)
     words_emotion = load_text_emotion(index.config.device, index.transcript_encoder)
@@ -201,18 +216,18 @@ def _speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
             id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
             end_s=ws[-1].end_s, person=who, detail=f'{speaker} {says} "{text}" (words read as {label}, p={read[label]:.2f})',
             ref=index.ref("transcript.json", seg.id)))
-    obs = {"text": said, "span": [evidence[0].start_s, evidence[-1].end_s],
-           "emotion_distribution": said_read,
-           "query_similarity": round(sim, 3)}
+    obs = VerbalObservations(text=said, span=[evidence[0].start_s, evidence[-1].end_s],
+                             emotion_distribution=said_read, query_similarity=round(sim, 3))
     return evidence, sim, obs
 
 
-def _voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str]) -> tuple[list[Evidence], float, dict]:
+def _voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str]
+                            ) -> tuple[list[Evidence], float, VocalObservations]:
     """The clip's vocal emotion (``Clip.voice``) as vocal evidence citing clips.json, the vocal support
     (target emotions' probability) and the distribution for the emotion reasoner."""
     clip = next((c for c in index.clips if c.id == cand.clip_id), None)
     if clip is None or not clip.voice:
-        return [], 0.0, {}
+        return [], 0.0, VocalObservations()
     label = max(clip.voice, key=clip.voice.__getitem__)
     valence, arousal = valence_arousal(clip.voice)
     extra = f"; {'+'.join(targets)} {sum(clip.voice[t] for t in targets):.2f}" if targets and label not in targets else ""
@@ -221,7 +236,7 @@ def _voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str
                   detail=f"the voice sounds {label} (p={clip.voice[label]:.2f}{extra}; arousal {arousal:+.2f})",
                   ref=index.ref("clips.json", clip.id))
     support = sum(clip.voice[t] for t in targets) if targets else 0.0
-    return [ev], support, {"voice_distribution": clip.voice, "arousal": arousal, "valence": valence}
+    return [ev], support, VocalObservations(voice_distribution=clip.voice, arousal=arousal, valence=valence)
 
 
 def _vocal_evidence(index: VideoIndex, cand: Proposal) -> tuple[list[Evidence], dict]:
@@ -243,18 +258,19 @@ def _vocal_evidence(index: VideoIndex, cand: Proposal) -> tuple[list[Evidence], 
     return evidence, obs
 
 
-def _behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidence]) -> tuple[float, dict]:
+def _behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidence]
+                     ) -> tuple[float, BehaviourObservations]:
     """(best ``speech_match`` of the query texts against gesture / social evidence texts, the observation
-    the emotion reasoner reads: that evidence's span (s), id and match); (0, {}) without any."""
+    the emotion reasoner reads: that evidence's span (s), id and match); (0, nothing set) without any."""
     if not evidence:
-        return 0.0, {}
+        return 0.0, BehaviourObservations()
     enc = load_text_encoder(model=None, device=index.config.device)
     q, d = enc.encode(texts), enc.encode([e.detail for e in evidence])
     sims = (q @ d.T).max(axis=0)
     scores = [speech_match(float(s), keyword_overlap(texts[0], e.detail)) for s, e in zip(sims, evidence, strict=True)]
     best = int(np.argmax(scores))
     e = evidence[best]
-    return scores[best], {"span": [e.start_s, e.end_s], "evidence_id": e.id, "match": round(scores[best], 4)}
+    return scores[best], BehaviourObservations(span=[e.start_s, e.end_s], evidence_id=e.id, match=round(scores[best], 4))
 
 
 def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
@@ -279,15 +295,15 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         b_ev = _gesture_evidence(ctx.index, cand, stored, tools["social"], step)
         b_ev += _social_evidence(ctx.index, cand, stored, frames, tools["social"], step)
         v_ev += b_ev
-        behaviour, b_obs = _behaviour_match(ctx.index, texts, b_ev) if not targets else (0.0, {})
+        behaviour, b_obs = _behaviour_match(ctx.index, texts, b_ev) if not targets else (0.0, BehaviourObservations())
         t_ev, verbal, t_obs = _speech_evidence(ctx, cand, texts, frames)
         a_ev, prosody = _vocal_evidence(ctx.index, cand)
         ve_ev, vocal, a_obs = _voice_emotion_evidence(ctx.index, cand, targets)
-        a_obs["prosody"] = prosody
+        a_obs.prosody = prosody
         others = speech_of_others(ctx.index, cand.start_s, cand.end_s, persons)
         if others:  # the question's people do not speak here: the clip's words and voice are someone else's
             verbal, vocal, t_ev, ve_ev, a_ev = 0.0, 0.0, [], [], []
-            t_obs, a_obs = {"speakers": others}, {"speakers": others}
+            t_obs, a_obs = VerbalObservations(speakers=others), VocalObservations(speakers=others)
         support = max(visual, w_verbal * verbal, vocal, w_behaviour * behaviour)
         accepted = support >= s.min_support
         seen_faces = any(fr.faces for fr, _ in stored)
@@ -297,11 +313,11 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
             + ("" if targets else f", gesture/gaze match {behaviour:.2f}")
             + (f", speech by {others} only" if others else "")
             + ("" if seen_faces else ", no face seen")
-            + (f", no face of {persons_text(persons)} seen" if persons and seen_faces and not v_obs.get("n_faces") else ""))
+            + (f", no face of {persons_text(persons)} seen" if persons and seen_faces and not v_obs.n_faces else ""))
         out.append(VerifiedCandidate(
             **cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,
             evidence=v_ev + t_ev + ve_ev + a_ev,
-            observations={"visual": v_obs, "verbal": t_obs, "vocal": a_obs, "behaviour": b_obs}))
+            observations=Observations(visual=v_obs, verbal=t_obs, vocal=a_obs, behaviour=b_obs)))
     verified = [*state.get("verified", []), *out]
     if sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery:
         return {"verified": out, "requery": True, **_refine(ctx, state, verified)}

@@ -111,3 +111,29 @@ def test_the_python_api_asks_one_index_two_questions_and_reads_it_once(cache_roo
         assert [(round(m.start_s, 3), round(m.end_s, 3), m.emotion) for m in answer.moments] == PINNED[query]
         assert answer.video == str(SAMPLE) and answer.index["dir"] == str(index.dir)
     assert len(reads) == 1
+
+
+def test_the_judges_json_reads_back_as_the_verifiers_typed_observations(cache_root):
+    """Every candidate the verifier read on the sample: the JSON the emotion judge gets (a hosted model sees it
+    as text) parses back into the same typed ``Observations`` the offline judge reads, and the modalities the
+    verifier saw nothing for are empty objects."""
+    import json
+
+    from agents.emotion import judge_inputs, observed
+    from agents.llm import load_llm
+    from agents.schema import Observations
+    from agents.state import RunContext, RunSettings
+    from graphs.pipeline import open_index, run_graph
+
+    index = open_index(SAMPLE, cache_dir=cache_root)
+    ctx = RunContext(index=index, llm=load_llm("offline"), settings=RunSettings())
+    state, _ = run_graph("when does someone enjoy the show?", ctx)
+    verified = state["verified"]
+    assert verified and all(isinstance(c.observations, Observations) for c in verified)
+    for cand in verified:
+        inputs = json.loads(json.dumps(judge_inputs(cand, ["happiness"])))
+        assert observed(inputs) == cand.observations
+        assert set(inputs) == {"labels", "target_emotions", "span", "visual", "verbal", "vocal", "behaviour"}
+        assert inputs["behaviour"] == {}  # an emotion question: no gesture match is computed
+        faces = cand.observations.visual
+        assert faces.n_faces == 0 or abs(sum(faces.expression_mean.values()) - 1.0) < 1e-3
