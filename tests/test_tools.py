@@ -300,3 +300,29 @@ def test_torch_device_names_become_ctranslate2_device_and_index():
     from tools.asr import ct2_device
 
     assert ct2_device("cpu") == ("cpu", 0) and ct2_device("cuda") == ("cuda", 0) and ct2_device("cuda:1") == ("cuda", 1)
+
+
+def test_a_new_expression_backend_is_one_registry_entry(monkeypatch):
+    """A backend registered in ``tools.expression`` alone is offered by ``ask`` and ``eval``, accepted by the
+    settings (flags, variables, TOML) and loaded by the engine; an unregistered name is refused by the settings
+    with the registered names. The existing backends' names appear nowhere else in the commands."""
+    from app.ask import build_parser
+    from app.settings import SettingsError, load_settings
+    from evals.run import build_parser as eval_parser
+    from tools.engine import PerceptionConfig, PerceptionEngine
+    from tools.expression import EXPRESSION_CLASSIFIERS, FerMiniXception
+
+    monkeypatch.setattr(EXPRESSION_CLASSIFIERS, "_loaders", dict(EXPRESSION_CLASSIFIERS._loaders))
+    monkeypatch.setattr(EXPRESSION_CLASSIFIERS, "_about", dict(EXPRESSION_CLASSIFIERS._about))
+    monkeypatch.setattr(EXPRESSION_CLASSIFIERS, "_cache", {})
+    EXPRESSION_CLASSIFIERS.register("fer-again", about="fer once more")(lambda device="cpu": FerMiniXception(device=device))
+    for parser in (build_parser(), eval_parser("eval")):
+        flag = next(a for a in parser._actions if "--expression-backend" in a.option_strings)
+        assert "fer-again" in flag.choices and "fer-again: fer once more" in flag.help
+    assert load_settings({"expression_backend": "fer-again"}).expression_backend == "fer-again"
+    with pytest.raises(SettingsError, match=r"unknown expression backend 'nope'; choose one of \['face8', 'fer', 'fer-again'"):
+        load_settings({"expression_backend": "nope"})
+    engine = PerceptionEngine(PerceptionConfig(expression_backend="fer-again"))
+    assert engine.classifier.name == load_expression_classifier("fer").name
+    for module in ("app/ask.py", "app/settings.py", "evals/run.py"):
+        assert "hsemotion" not in (REPO / module).read_text()

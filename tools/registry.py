@@ -45,17 +45,47 @@ class Registry(Generic[T]):
     def __init__(self, tool: str) -> None:
         self.tool = tool
         self._loaders: dict[str, Callable[..., T]] = {}
+        self._about: dict[str, str] = {}
+        self._onnx: set[str] = set()
         self._cache: dict[tuple, T] = {}
         self._lock = threading.Lock()
 
-    def register(self, name: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
-        """Decorator that registers ``loader`` under ``name``."""
+    def register(self, name: str, about: str = "", onnx: bool = False) -> Callable[[Callable[..., T]], Callable[..., T]]:
+        """Decorator that registers ``loader`` under ``name``: ``about`` is the line ``--help`` shows for it,
+        ``onnx`` says that it runs an ONNX model (so ``--device cuda`` also needs onnxruntime's CUDA provider,
+        ``tools.runtime.check_device``)."""
 
         def deco(loader: Callable[..., T]) -> Callable[..., T]:
             self._loaders[name] = loader
+            self._about[name] = about
+            if onnx:
+                self._onnx.add(name)
             return loader
 
         return deco
+
+    def about(self, name: str) -> str:
+        """The description ``name`` was registered with ("" when none)."""
+        return self._about.get(name, "")
+
+    def runs_onnx(self, name: str) -> bool:
+        """Whether backend ``name`` runs an ONNX model (registered with ``onnx=True``)."""
+        return name in self._onnx
+
+    def check(self, name: str) -> str:
+        """``name`` when it is registered.
+
+        Raises:
+            UnknownBackendError: it is not (the message lists the registered names).
+        """
+        if name not in self._loaders:
+            raise UnknownBackendError(f"unknown {self.tool} backend {name!r}; choose one of {self.names()}")
+        return name
+
+    def help(self, default: str) -> str:
+        """One ``--help`` sentence naming each backend with its description, ``default`` marked."""
+        return "; ".join(f"{n}: {self.about(n) or 'registered backend'}" + (" (default)" if n == default else "")
+                         for n in sorted(self.names(), key=lambda n: n != default))
 
     def names(self) -> list[str]:
         """Registered backend names, sorted."""
@@ -69,8 +99,7 @@ class Registry(Generic[T]):
             BackendUnavailableError: the loader failed (missing package or weights, a file that is not the
                 model, an option the model cannot take).
         """
-        if name not in self._loaders:
-            raise UnknownBackendError(f"unknown {self.tool} backend {name!r}; choose one of {self.names()}")
+        self.check(name)
         key = (name, tuple(sorted((k, repr(v)) for k, v in opts.items())))
         with self._lock:
             if key not in self._cache:
