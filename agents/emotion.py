@@ -16,7 +16,8 @@ Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-e
 ``tools.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on
 composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
 or, for a question that names no emotion, around the gesture or gaze event that matches it best
-(``GESTURE_PAD_S``) or where the words are, whichever matches the question better.
+(``GESTURE_PAD_S``) or where the words are, whichever matches the question better. A judgement with no
+face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance).
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ SNAP_S = 0.6
 #: Seconds added on each side of the gesture or gaze event that sets the span of a behaviour question
 #: (a gesture's preparation and retraction around its stroke; McNeill, 1992, "Hand and Mind").
 GESTURE_PAD_S = 1.0
+#: The confidence of a judgement that rests on no observation (no face, voice or words read as an emotion in
+#: the span): chance among the eight AffectNet-8 labels. The fusion's calibration is fitted on judgements
+#: with observations; with none, the label is only the asked emotion (or neutral) and is right no more often
+#: than a guess, so its confidence is capped here.
+NO_OBSERVATION_CONFIDENCE = round(1 / len(AFFECTNET8), 3)
 #: Two judged spans at least this close (tIoU) are one moment: beyond the strictest threshold the benchmarks
 #: score (R1@0.7), any evaluation would count them as the same span.
 SAME_MOMENT_TIOU = 0.9
@@ -123,6 +129,13 @@ def _vector(dist: dict[str, float] | None) -> np.ndarray:
     return np.array([(dist or {}).get(k, 0.0) for k in AFFECTNET8])
 
 
+def read_nothing(obs: Observations) -> bool:
+    """Whether no face, voice or words were read as an emotion in the candidate (gestures, gaze and prosody
+    alone name no emotion)."""
+    return not any(_vector(d).sum() > 0 for d in (obs.visual.expression_mean, obs.vocal.voice_distribution,
+                                                   obs.verbal.emotion_distribution))
+
+
 def fuse(inputs: dict[str, Any], fusion: Fusion) -> np.ndarray:
     """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs."""
     targets = inputs.get("target_emotions") or []
@@ -161,7 +174,10 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     if end <= start:
         start, end = lo, hi
     target_p = float(sum(fused[AFFECTNET8.index(t)] for t in targets)) if targets else None
-    return EmotionJudgement(emotion=label, confidence=round(fusion.confidence(float(fused.max())), 3),
+    confidence = round(fusion.confidence(float(fused.max())), 3)
+    if read_nothing(obs):
+        confidence = min(confidence, NO_OBSERVATION_CONFIDENCE)  # nothing was read: no more than a guess
+    return EmotionJudgement(emotion=label, confidence=confidence,
                             start_s=start, end_s=end, target_probability=None if target_p is None else round(target_p, 3))
 
 
@@ -187,7 +203,8 @@ def judge_inputs(cand: VerifiedCandidate, targets: list[str]) -> dict[str, Any]:
 
 
 def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> EmotionJudgement:
-    """Ask the LLM for the emotion of ``cand``; the span is clamped to the candidate's clip."""
+    """Ask the LLM for the emotion of ``cand``; the span is clamped to the candidate's clip, and a judgement of a
+    candidate where nothing was read (``read_nothing``) gets at most ``NO_OBSERVATION_CONFIDENCE``."""
     def inside(j: EmotionJudgement) -> None:
         if not (cand.start_s - 1e-6 <= j.start_s < j.end_s <= cand.end_s + 1e-6):
             raise ValueError(f"span must lie inside [{cand.start_s}, {cand.end_s}] with start < end")
@@ -197,7 +214,10 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> Emoti
     images = candidate_images(ctx.index, cand, ctx.settings.llm_images) if ctx.settings.llm_images else []
     if images:
         ctx.count("llm_images", len(images))
-    return ctx.llm.structured(task, judge_inputs(cand, targets), validate=inside, images=images)
+    judgement = ctx.llm.structured(task, judge_inputs(cand, targets), validate=inside, images=images)
+    if read_nothing(cand.observations) and judgement.confidence > NO_OBSERVATION_CONFIDENCE:  # a hosted model's too
+        judgement = judgement.model_copy(update={"confidence": NO_OBSERVATION_CONFIDENCE})
+    return judgement
 
 
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,

@@ -559,3 +559,4 @@ def test_translation_with_the_english_only_model_is_one_clear_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
     assert "reads English only" in lines[0] and "whisper-base" in lines[0]
     assert not list((tmp_path / "cache").glob("*/index-*"))  # no index committed (finished chunks stay to resume)
+

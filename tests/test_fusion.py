@@ -82,3 +82,49 @@ def test_overlapping_spans_of_one_emotion_merge_even_with_another_reading_betwee
     got = _draft({"c0": ("happiness", 100.0, 102.5, 0.3), "c1": ("surprise", 102.2, 103.0, 0.5),
                   "c2": ("happiness", 102.4, 104.0, 0.9)}, cuts=[])
     assert got == [(100.0, 104.0, "happiness"), (102.2, 103.0, "surprise")]
+
+
+def test_a_judgement_with_nothing_observed_is_no_more_confident_than_chance():
+    """No face, voice or words read in the span (a gesture alone, or nothing): whatever the fusion, the
+    confidence is at most chance among the eight labels; one face read lifts the cap."""
+    from agents.emotion import NO_OBSERVATION_CONFIDENCE, offline_judge
+
+    assert NO_OBSERVATION_CONFIDENCE == 0.125
+    nothing = {"labels": [], "target_emotions": ["happiness"], "span": [0.0, 4.0], "visual": {}, "verbal": {},
+               "vocal": {"prosody": {}}, "behaviour": {"span": [1.0, 1.5], "evidence_id": "c0.g0", "match": 0.8}}
+    for fusion in (HAND_FUSION, None):  # the hand-set fusion (a prior weight) and the fitted one (none)
+        assert offline_judge(nothing, fusion).confidence <= NO_OBSERVATION_CONFIDENCE
+    seen = {**nothing, "visual": {"expression_mean": {"happiness": 0.9, "neutral": 0.1}, "n_faces": 1,
+                                  "frame_step_s": 0.25, "frames": [{"t": 1.0, "top": "happiness", "p": 0.9}]}}
+    judged = offline_judge(seen)
+    assert judged.emotion == "happiness" and judged.confidence > 0.5
+
+
+def test_the_reasoner_caps_any_judges_confidence_where_nothing_was_read():
+    """Through the emotion reasoner's ``judge``: a candidate with no face, voice or words read (its gesture
+    evidence alone) keeps at most chance confidence whether the offline judge or a model that answers 0.97
+    judged it; the same model's answer on a candidate with a face read keeps its 0.97."""
+    from agents.emotion import NO_OBSERVATION_CONFIDENCE, judge
+    from agents.llm import OfflineReasoner
+    from agents.schema import EmotionJudgement, Observations, VerifiedCandidate, VisualObservations
+    from agents.state import RunContext
+
+    class Sure:
+        """A reasoning backend that is sure of happiness, whatever it is shown."""
+
+        name = "sure"
+
+        def structured(self, task, inputs, validate=None, images=()):
+            out = EmotionJudgement(emotion="happiness", confidence=0.97, start_s=inputs["span"][0],
+                                   end_s=inputs["span"][1])
+            if validate is not None:
+                validate(out)
+            return out
+
+    bare = VerifiedCandidate(clip_id="c3", start_s=6.0, end_s=10.0, retrieval_score=0.5, source="events",
+                             support=0.4, accepted=True, observations=Observations())
+    face = bare.model_copy(update={"observations": Observations(visual=VisualObservations(
+        expression_mean={"happiness": 0.8, "neutral": 0.2}, n_faces=1, frame_step_s=0.25))})
+    for llm in (OfflineReasoner(), Sure()):
+        assert judge(RunContext(index=None, llm=llm), bare, ["happiness"]).confidence <= NO_OBSERVATION_CONFIDENCE
+    assert judge(RunContext(index=None, llm=Sure()), face, ["happiness"]).confidence == 0.97
