@@ -41,15 +41,26 @@ def _fail(message: str, code: int) -> int:
 
 def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     """The ``ask`` command's parser; flags left out are absent from the result (``UNSET``)."""
-    from tools.argtypes import number
-    from tools.expression import EXPRESSION_CLASSIFIERS
-
     p = argparse.ArgumentParser(
         prog=prog, argument_default=UNSET,
         description="Find the moments in a video that answer a vague social/affective question, with their "
                     "AffectNet-8 emotion and a rationale grounded in what the perception tools observed.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_input_flags(p)
+    g = p.add_argument_group("indexing")
+    _add_indexing_flags(g)
+    v = p.add_argument_group("verification")
+    _add_verification_flags(v)
+    _add_model_flags(g)  # the indexing group's, added after verification's: --help's usage line keeps this order
+    _add_output_flags(p)
+    return p
+
+
+def _add_input_flags(p: argparse.ArgumentParser) -> None:
+    """The video and the question, the LLM, where the answer is written, the cache and the settings file."""
+    from tools.argtypes import number
+
     p.add_argument("video", nargs="?", default=None, help="video file (any format FFmpeg reads) with an audio track")
     p.add_argument("query", nargs="?", default=None, help='the question, e.g. "when does she feel left out?"')
     p.add_argument("--llm",
@@ -68,7 +79,12 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     p.add_argument("--config", metavar="TOML", default=None, help="settings file (default $AFFECTSEEK_CONFIG); flags and "
                    "AFFECTSEEK_* variables override it")
-    g = p.add_argument_group("indexing")
+
+
+def _add_indexing_flags(g) -> None:
+    """The ``indexing`` group's clip, frame rate, CLIP, speech and device flags."""
+    from tools.argtypes import number
+
     g.add_argument("--clip-len", type=number(0, 600, lo_open=True), help="clip window in seconds (default 4)")
     g.add_argument("--clip-stride", type=number(0, 600, lo_open=True), help="clip stride in seconds (default 2)")
     g.add_argument("--fps", type=number(0, 30, lo_open=True), help="frames per second sampled at indexing (default 1)")
@@ -99,7 +115,12 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     g.add_argument("--device", help="cpu (default), cuda or cuda:N: where the torch and ONNX models run (CLIP, ASR, "
                    "text encoders, expression, voice identity); the mediapipe face, gaze and hand models and dlib's "
                    "face identity stay on the CPU. Without a usable GPU: one error line, exit 2")
-    v = p.add_argument_group("verification")
+
+
+def _add_verification_flags(v) -> None:
+    """The ``verification`` group: the verifier's frame rate, support thresholds, re-queries and label set."""
+    from tools.argtypes import number
+
     v.add_argument("--verify-fps", type=number(0, 30, lo_open=True), help="frame rate of the verifier on candidates (default 4)")
     v.add_argument("--min-support", type=number(0, 1), help="reject candidates scoring below this (0-1; default 0.3)")
     v.add_argument("--max-requery", type=number(0, 10, integer=True), help="re-query rounds when too few candidates survive (default 2)")
@@ -111,6 +132,14 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     v.add_argument("--abstain-below", type=number(0, 1),
                    help="return no moment whose support is below this (0-1; default 0: when no candidate reaches "
                         "--min-support the best ones are returned and the answer says support is weak)")
+
+
+def _add_model_flags(g) -> None:
+    """The ``indexing`` group's flags that choose or switch off perception models: expression, voice emotion,
+    re-identification, diarization, index-time gestures and keyframe captions."""
+    from tools.argtypes import number
+    from tools.expression import EXPRESSION_CLASSIFIERS
+
     g.add_argument("--expression-backend", choices=EXPRESSION_CLASSIFIERS.names(),
                    help="facial expression model: " + EXPRESSION_CLASSIFIERS.help("face8"))
     g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
@@ -130,6 +159,10 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                         "be searched; off by default (no network)")
     g.add_argument("--caption-every", dest="caption_every_s", type=number(0, 3600, lo_open=True),
                    help="with --caption-model: one keyframe per shot, and one at least every N seconds (default 10)")
+
+
+def _add_output_flags(p: argparse.ArgumentParser) -> None:
+    """Multiple-choice options, the answer's schema, the trace, progress bars and tracebacks."""
     p.add_argument("--options", nargs="+", metavar="OPTION",
                    help="answer a multiple-choice question (Social-IQ 2.0 / Social Genome style): give 2-10 "
                         "options after the query; the answer adds the chosen option and a reasoning trace whose "
@@ -139,7 +172,6 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                    help="print each graph step as it runs (node, time, decision); the JSON always holds the trace")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--debug", action="store_true", default=False, help="show tracebacks of internal errors")
-    return p
 
 
 def _writable_dir(folder: Path) -> bool:
@@ -147,65 +179,6 @@ def _writable_dir(folder: Path) -> bool:
 
     folder = folder if str(folder) else Path(".")
     return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
-
-
-def fmt_time(s: float) -> str:
-    """Seconds -> mm:ss.s"""
-    return f"{int(s // 60):02d}:{s % 60:04.1f}"
-
-
-def fallback_summary(answer) -> str:
-    """One line saying which roles the offline reasoner answered because ``--llm`` failed, and why first."""
-    tasks = list(dict.fromkeys(f.split(":", 1)[0] for f in answer.llm_fallbacks))
-    first = answer.llm_fallbacks[0].split(":", 1)[1].strip()
-    if any("provider down since" in f for f in answer.llm_fallbacks):
-        head = f"--llm {answer.llm} was unavailable; the offline reasoner answered instead"
-    else:
-        head = f"--llm {answer.llm} failed for {len(tasks)} role(s); the offline reasoner answered those"
-    return f"{head} ({', '.join(tasks)}); first failure: {first}"
-
-
-def print_answer(answer, console) -> None:
-    from rich.table import Table
-
-    from tools.terminal import markup_safe as safe
-
-    intent = answer.intent
-    console.print(f"[bold]{safe(answer.query)}[/bold]  ({safe(Path(answer.video).name)}, {answer.duration_s:.1f} s)")
-    asked = f" {answer.labels}={intent.target_labels}" if answer.labels != "AffectNet-8" else ""
-    console.print(safe(f"intent: emotions={intent.target_emotions or ['any']}{asked} people={intent.people or ['-']} "
-                       f"cues={intent.cues}  | embedder={answer.embedder} llm={answer.llm} rounds={answer.rounds}"))
-    for g in answer.people:
-        console.print(safe(f"people: {g.phrase} -> {g.who} ({g.rule}, confidence {g.confidence:.2f}: {g.detail})"))
-    if not answer.moments:
-        console.print(f"[yellow]{safe(answer.message)}[/yellow]")
-        return
-    table = Table(show_lines=False)
-    for col in ("#", "start-end", "emotion", "conf", "rationale"):
-        table.add_column(col, overflow="fold")
-    for i, m in enumerate(answer.moments, 1):
-        table.add_row(str(i), f"{fmt_time(m.start_s)}-{fmt_time(m.end_s)}", m.emotion, f"{m.confidence:.2f}",
-                      safe(m.rationale))
-    console.print(table)
-    for w in answer.warnings:
-        console.print(f"[yellow]warning: {safe(w)}[/yellow]")
-    if answer.llm_fallbacks:
-        console.print(f"[yellow]warning: {safe(fallback_summary(answer))}[/yellow]")
-    if answer.llm_usage.get("calls"):
-        u = answer.llm_usage
-        console.print(safe(f"llm {answer.llm}: {u['calls']:.0f} calls, {u['images']:.0f} images, "
-                           f"estimated cost ${u['cost_usd']:.4f}"))
-    if answer.choice is not None:
-        from agents.choice import letter
-
-        c = answer.choice
-        console.print(safe(f"answer: ({letter(c.option)}) {c.text}"), style="bold")
-        for step in c.steps:
-            flag = ", external knowledge" if step.external_knowledge else ""
-            cites = f" [{', '.join(step.evidence_ids)}]" if step.evidence_ids else ""
-            console.print(safe(f"  - {step.modality}{flag}: {step.text}{cites}"))
-    console.print(f"{safe(answer.message)}; {answer.candidates_considered} candidates checked, "
-                  f"{answer.candidates_rejected} rejected; total {answer.timings_s['total']:.1f} s")
 
 
 def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
@@ -259,6 +232,7 @@ def _run(args, settings, err) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from app.report import render_report
+    from app.table import print_answer
     from graphs.pipeline import QueryError, run_query
     from memory.cache import OutputError, write_output, writes_to_stdout
     from tools.media import VideoError

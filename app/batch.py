@@ -22,15 +22,10 @@ Exit codes: 0 every pair answered; 3 some pairs failed (see their ``error`` in r
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
-import os
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-from app.settings import Settings
+from app.batch_tasks import run_jobs
 from memory.jsonl import JsonlLog, dict_record
 from tools.argtypes import number
 
@@ -42,56 +37,6 @@ def find_videos(root: Path, recursive: bool = False) -> list[Path]:
     """Files under ``root`` whose extension is a video container's (``VIDEO_EXTENSIONS``), sorted."""
     pattern = "**/*" if recursive else "*"
     return sorted(p for p in root.glob(pattern) if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS)
-
-
-def answer_name(video_key: str, query: str) -> str:
-    """File name of one pair's answer: ``<video stem>-<12 hex of sha256(video key, query)>.json``."""
-    digest = hashlib.sha256(json.dumps([video_key, query]).encode()).hexdigest()[:12]
-    return f"{Path(video_key).stem}-{digest}.json"
-
-
-def process_video(video: str, video_key: str, queries: list[str], settings: Settings, out_dir: str) -> list[dict]:
-    """Answer ``queries`` about one video, its index opened once (``graphs.pipeline.open_index``, then
-    ``ask`` per query); the unit of work of a worker or a Ray task.
-
-    Returns one record per query: ``{"video", "query", "status": "ok", "answer": <file>, "moments":
-    [[start_s, end_s, emotion, confidence], ...], "seconds"}`` or ``{..., "status": "error", "error":
-    <one line>}``. Never raises for a bad video or query: the error is the record.
-    """
-    from tools.runtime import configure_runtime
-
-    configure_runtime(settings.cache_dir)  # before the imports below load any native library
-    from agents.llm import load_llm
-    from graphs.pipeline import QueryError, ask, open_index
-    from memory.cache import atomic_write_bytes
-    from tools.media import VideoError
-    from tools.registry import BackendUnavailableError
-
-    cfg, knobs = settings.index_config(), settings.run_settings()
-    records = []
-    index = reasoner = None
-    for i, query in enumerate(queries):
-        t = time.perf_counter()
-        base = {"video": video_key, "query": query}
-        try:
-            if index is None:  # opened once, for the first query; the others ask the same index
-                index, reasoner = open_index(video, cfg, settings.cache_dir), load_llm(settings.llm)
-            answer = ask(index, query, knobs, reasoner)
-            answer.video = str(video)
-        except (VideoError, QueryError, BackendUnavailableError) as exc:
-            records.append({**base, "status": "error", "error": str(exc).splitlines()[0]})
-            if isinstance(exc, VideoError):  # the same video fails the same way for every query
-                records += [{**records[-1], "query": q} for q in queries[i + 1:]]
-                break
-            continue
-        except Exception as exc:  # noqa: BLE001 -- one bad item must not stop a batch; the record says so
-            records.append({**base, "status": "error", "error": f"internal error: {type(exc).__name__}: {exc}"})
-            continue
-        name = answer_name(video_key, query)
-        atomic_write_bytes(Path(out_dir) / "answers" / name, answer.model_dump_json(indent=2).encode())
-        records.append({**base, "status": "ok", "answer": f"answers/{name}", "seconds": round(time.perf_counter() - t, 2),
-                        "moments": [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments]})
-    return records
 
 
 def read_results(path: Path) -> list[dict]:
@@ -110,46 +55,6 @@ def plan(videos: list[Path], root: Path, queries: list[str], done: list[dict],
         if todo:
             jobs.append((str(v), key, todo))
     return jobs
-
-
-def _local_pool(jobs, settings: Settings, out_dir: Path, workers: int) -> Iterator[list[dict]]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(process_video, path, key, qs, settings, str(out_dir)) for path, key, qs in jobs]
-        try:
-            for fut in as_completed(futures):
-                yield fut.result()
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-
-
-def _ray_pool(jobs, settings: Settings, out_dir: Path, address: str | None, cpus_per_task: float) -> Iterator[list[dict]]:
-    import ray
-
-    ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
-             **({} if address else {"num_cpus": os.cpu_count()}))
-    try:
-        task = ray.remote(num_cpus=cpus_per_task, max_retries=1)(process_video)
-        pending = [task.remote(path, key, qs, settings, str(out_dir)) for path, key, qs in jobs]
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(ready[0])
-    finally:
-        ray.shutdown()
-
-
-def default_workers() -> int:
-    """Workers that fit this machine: one per 2 CPU cores and per 2.5 GiB of available memory (at least 1)."""
-    cpus = os.cpu_count() or 1
-    try:
-        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
-    except (ValueError, OSError):
-        avail = 4.0
-    return max(1, min(cpus // 2, int(avail // 2.5)))
 
 
 def build_parser(prog: str = "affectseek batch") -> argparse.ArgumentParser:
@@ -252,7 +157,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     if done:
         err.print(f"resuming: {len(done)} pair(s) already in {safe(log.path)}, {sum(len(q) for *_, q in jobs)} to do")
     try:
-        _run_jobs(jobs, len(queries), settings, args, log, err)
+        run_jobs(jobs, len(queries), settings, args, log, err)
     except KeyboardInterrupt:
         err.print(f"interrupted: finished pairs are in {safe(log.path)}; rerun the same command to resume")
         return 130
@@ -262,24 +167,6 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
         _summary(results, Console())
     err.print(f"{len(results) - len(failed)} answered, {len(failed)} failed; results: {safe(log.path)}")
     return 3 if failed else 0
-
-
-def _run_jobs(jobs, n_queries: int, settings: Settings, args, log: JsonlLog, err) -> None:
-    """Run ``jobs`` on the local pool or Ray, appending each video's records to ``log`` as it finishes."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    workers = args.workers or default_workers()
-    if not args.ray and workers > 1:  # split the cores between workers instead of oversubscribing them
-        os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
-    pool = (_ray_pool(jobs, settings, args.out, None if args.ray == "local" else args.ray, args.ray_cpus_per_task)
-            if args.ray else _local_pool(jobs, settings, args.out, workers))
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err, disable=settings.quiet)
-    with progress:
-        task = progress.add_task(f"{len(jobs)} video(s), {n_queries} question(s)", total=sum(len(q) for *_, q in jobs))
-        for records in pool if jobs else ():
-            log.append(records)
-            progress.update(task, advance=len(records))
 
 
 def _summary(results: list[dict], console) -> None:

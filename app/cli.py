@@ -37,9 +37,21 @@ def _models(argv: list[str], prog: str) -> int:
     """Print each perception tool's registered backends (default first) and the fetchable models, or
     fetch one (``--fetch NAME``; ``--fetch defaults``: the models the default pipeline reads). This is the only
     command that downloads a model."""
+    args = _models_parser(prog).parse_args(argv)
+    from tools.runtime import configure_runtime
+
+    configure_runtime(args.cache_dir)
+    if args.fetch:
+        return _fetch_models(args.fetch, args.url, prog)
+    _list_models()
+    return 0
+
+
+def _models_parser(prog: str):
+    """The ``models`` command's ``argparse.ArgumentParser``."""
     import argparse
 
-    from tools.fetch import DEFAULT_MODELS, DEFAULTS, PINNED_MODELS, FetchError, fetch_model, fetched, pinned_model
+    from tools.pins import DEFAULT_MODELS, DEFAULTS, PINNED_MODELS
 
     p = argparse.ArgumentParser(prog=prog, description="List each tool's registered backends (default first) and "
                                 "the models that are fetched, checksum-pinned, into the cache. Run `--fetch defaults` "
@@ -53,25 +65,34 @@ def _models(argv: list[str], prog: str) -> int:
     p.add_argument("--cache-dir", help="cache root whose models/ folder to list or fetch into, as `affectseek ask "
                    "--cache-dir` reads it (default $AFFECTSEEK_CACHE or ~/.cache/affectseek; $AFFECTSEEK_MODEL_CACHE "
                    "names the models folder itself)")
-    args = p.parse_args(argv)
-    from tools.runtime import configure_runtime
+    return p
 
-    configure_runtime(args.cache_dir)
-    if args.fetch:
-        from rich.progress import Progress
 
-        try:
-            models = DEFAULT_MODELS if args.fetch == DEFAULTS else [pinned_model(args.fetch)]
-            if args.url and len(models) > 1:
-                raise FetchError(f"--url names one file; {DEFAULTS} are {len(models)} models")
-            with Progress(transient=True) as progress:
-                paths = [(m.name, fetch_model(m, args.url, progress=progress)) for m in models]
-        except FetchError as exc:
-            print(f"{prog}: {exc}", file=sys.stderr)
-            return 2
-        for name, path in paths:
-            print(f"{name}: {path} (checksum verified)")
-        return 0
+def _fetch_models(name: str, url: str | None, prog: str) -> int:
+    """``affectseek models --fetch NAME [--url URL]``: fetch ``name`` (or every default model for
+    ``defaults``) into the cache and print where each went; returns the exit code (2 on a ``FetchError``)."""
+    from rich.progress import Progress
+
+    from tools.fetch import FetchError, fetch_model, pinned_model
+    from tools.pins import DEFAULT_MODELS, DEFAULTS
+
+    try:
+        models = DEFAULT_MODELS if name == DEFAULTS else [pinned_model(name)]
+        if url and len(models) > 1:
+            raise FetchError(f"--url names one file; {DEFAULTS} are {len(models)} models")
+        with Progress(transient=True) as progress:
+            paths = [(m.name, fetch_model(m, url, progress=progress)) for m in models]
+    except FetchError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    for model_name, path in paths:
+        print(f"{model_name}: {path} (checksum verified)")
+    return 0
+
+
+def _list_models() -> None:
+    """Print each perception tool's registered backends (default first) and whether each pinned model is
+    fetched."""
     import tools.asr
     import tools.embedders
     import tools.expression
@@ -82,8 +103,10 @@ def _models(argv: list[str], prog: str) -> int:
     import tools.text
     import tools.voice_emotion
     import tools.voices
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
     from tools.engine import PerceptionConfig
+    from tools.fetch import fetched
+    from tools.pins import DEFAULTS, PINNED_MODELS
 
     cfg, perception = IndexConfig(), PerceptionConfig()
     rows = [(tools.faces.FACE_DETECTORS, perception.face_backend),
@@ -101,7 +124,6 @@ def _models(argv: list[str], prog: str) -> int:
     for m in PINNED_MODELS.values():
         state = ("fetched" if fetched(m) else "not fetched") + (", default" if m.default else "")
         print(f"  {m.name:<22} {state}: {m.about}; {m.licence}")
-    return 0
 
 
 #: Command -> (one-line description, what runs it: a module whose ``main(argv, prog)`` returns the exit

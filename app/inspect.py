@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
     from rich.console import Console
 
     from indexing.build import open_index
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
     from tools.media import VideoError, probe
     from tools.terminal import printable
 

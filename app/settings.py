@@ -18,7 +18,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from agents.state import RunSettings
 from agents.taxonomy import resolve_labels
-from memory.store import IndexConfig
+from memory.index_config import IndexConfig
 from tools.runtime import DEVICE_PATTERN, check_device
 from tools.schema import first_error
 
@@ -114,7 +114,7 @@ class Settings(BaseSettings):
         return init_settings, env_settings, *file_source
 
     def index_config(self) -> IndexConfig:
-        """How to index (``memory.store.IndexConfig``)."""
+        """How to index (``memory.index_config.IndexConfig``)."""
         return IndexConfig(
             clip_len_s=self.clip_len, clip_stride_s=self.clip_stride, sample_fps=self.fps,
             embedder="openclip" if self.openclip_checkpoint else "minilm", openclip_model=self.openclip_model,

@@ -100,7 +100,8 @@ def dialogue_video(dst: Path, size: tuple[int, int] = (640, 360), fps: int = 25,
     import numpy as np
 
     from evals.build_bench import letterbox
-    from tools.media import VideoWriter, iter_frames, load_audio
+    from tools.media import iter_frames, load_audio
+    from tools.video_out import VideoWriter
 
     gap = np.zeros(int(pause_s * 16_000), np.float32)
     speech = np.concatenate([x for f in SPEECH for x in (load_audio(f, 16_000), gap)])
@@ -122,7 +123,7 @@ def _child(mode: str, video: str, cache: str) -> None:
         result = _brute_force(video)
     elif mode == "index":
         from indexing.build import open_index
-        from memory.store import IndexConfig
+        from memory.index_config import IndexConfig
 
         idx = open_index(video, IndexConfig(), cache)
         result = {"timings": idx.manifest["timings_s"], "duration_s": idx.info.duration_s,
@@ -144,7 +145,7 @@ def _child(mode: str, video: str, cache: str) -> None:
 
 
 def _brute_force(video: str) -> dict:
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
     from tools.engine import load_engine
     from tools.media import iter_frames
 

@@ -58,6 +58,20 @@ def _score_rationale(pm, gm, encoder, rat: dict[str, list]) -> None:
 BUCKET_KEYS = ("R1@0.3", "R1@0.5", "R1@0.7", "mIoU", "mAP", "Joint", "Accuracy")
 
 
+def _score_localization(loc: dict[str, list], spans: list[tuple[float, float]], truths: list[tuple[float, float]],
+                        top1_emotion: str | None, true_emotions: list[str]) -> None:
+    """Append one item's localization scores to ``loc``: R1 at each of ``R1_THRESHOLDS``, mIoU, mAP and R5@0.5
+    of the predicted ``spans`` (seconds, best first) against the ground-truth ``truths``, and Joint (the top
+    span's emotion ``top1_emotion`` against ``true_emotions``)."""
+    top1 = spans[0] if spans else None
+    for t in R1_THRESHOLDS:
+        loc[f"R1@{t}"].append(recall_at_1(top1, truths, t))
+    loc["mIoU"].append(best_iou(top1, truths))
+    loc["mAP"].append(mean_average_precision(spans, truths))
+    loc["R5@0.5"].append(recall_at_k(spans, truths, 5, 0.5))
+    loc["Joint"].append(joint_at_1(top1, top1_emotion, truths, true_emotions))
+
+
 def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder=None,
              labels: str = "AffectNet-8") -> dict:
     """All metrics over ``items`` (an item without a prediction scores as an empty prediction): R1 at
@@ -80,13 +94,8 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
         spans = [(m.start_s, m.end_s) for m in pred.moments] if pred else []
         truths = [(m.start_s, m.end_s) for m in item.moments]
         top1 = spans[0] if spans else None
-        for t in R1_THRESHOLDS:
-            loc[f"R1@{t}"].append(recall_at_1(top1, truths, t))
-        loc["mIoU"].append(best_iou(top1, truths))
-        loc["mAP"].append(mean_average_precision(spans, truths))
-        loc["R5@0.5"].append(recall_at_k(spans, truths, 5, 0.5))
-        loc["Joint"].append(joint_at_1(top1, pred.moments[0].emotion if spans else None, truths,
-                                       [m.emotion for m in item.moments]))
+        _score_localization(loc, spans, truths, pred.moments[0].emotion if spans else None,
+                            [m.emotion for m in item.moments])
         bucket = None
         if truths:  # an item's bucket: the length of its first (main) ground-truth moment
             bucket = by_length.setdefault(length_bucket(truths[0]), {k: [] for k in BUCKET_KEYS})

@@ -25,7 +25,8 @@ from agents.schema import RationaleStep
 from agents.taxonomy import DEFAULT, load_taxonomy
 from indexing.build import open_index
 from indexing.clips import clip_windows
-from memory.store import IndexConfig, VideoIndex
+from memory.index_config import IndexConfig
+from memory.store import VideoIndex
 from tools.media import probe
 
 METHODS = ("graph", "clip_only", "uniform", "random")

@@ -26,8 +26,9 @@ from pydantic import BaseModel
 from evals.bench import BenchError
 from evals.formats import BenchFormat, load_formats
 from evals.methods import METHODS, MethodContext, Prediction
+from memory.index_config import IndexConfig
 from memory.jsonl import JsonlLog
-from memory.store import IndexConfig, library_versions
+from memory.store import library_versions
 from tools.argtypes import number
 from tools.expression import EXPRESSION_CLASSIFIERS
 from tools.runtime import DeviceError, check_device, configure_runtime

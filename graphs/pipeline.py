@@ -23,7 +23,8 @@ from agents.state import RunContext, RunSettings
 from agents.taxonomy import load_taxonomy
 from graphs.affect_graph import compiled_graph, describe_step
 from indexing.build import open_index as _open_index
-from memory.store import IndexConfig, VideoIndex
+from memory.index_config import IndexConfig
+from memory.store import VideoIndex
 from tools.engine import device_notes
 from tools.media import video_warnings
 from tools.transcript import transcript_warnings

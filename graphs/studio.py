@@ -20,7 +20,7 @@ from agents.llm import load_llm
 from agents.state import AffectState, RunContext
 from graphs.affect_graph import compiled_graph
 from indexing.build import open_index
-from memory.store import IndexConfig
+from memory.index_config import IndexConfig
 
 
 @dataclass(frozen=True)

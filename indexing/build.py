@@ -169,6 +169,25 @@ def caption_keyframes(info: VideoInfo, cuts: list[float], cfg: IndexConfig, prog
     return captioner, captions
 
 
+def _speech_pass(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress
+                 ) -> tuple[np.ndarray, Transcript, list[VoiceTurn], float, float]:
+    """The speech pass: (16 kHz audio, transcript, voice turns, seconds transcribing, seconds diarizing)."""
+    t0 = time.perf_counter()
+    audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S)
+    t1 = time.perf_counter()
+    voices = diarize(audio, transcript, cfg.voice_id_backend, cfg.device) if cfg.use_audio and cfg.voice_id_backend else []
+    return audio, transcript, voices, t1 - t0, time.perf_counter() - t1
+
+
+def _split_visual_timings(timings: dict[str, float], spent: dict[str, float]) -> None:
+    """Split the visual pass's wall time (``decode_faces``) in ``timings`` into gaze + shot cuts
+    (``gaze_cuts``) and detection + expression + track linking (``faces_expression``); ``spent``: the
+    engine's seconds per tool during the pass."""
+    timings["gaze_cuts"] = spent.get("gaze", 0.0) + timings.pop("cuts", 0.0)
+    timings["faces_expression"] = timings["decode_faces"] - sum(
+        timings.get(k, 0.0) for k in ("decode", "gaze_cuts", "clip_frames", "face_crops", "tracks"))
+
+
 def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float],
                 overlap: bool | None = None) -> None:
     """Build the index of ``info`` into the staging directory ``out`` (see the module doc); adds the
@@ -185,25 +204,15 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     ckpt = Checkpoints(out, {"format": INDEX_FORMAT, "config": cfg.key(), "visual_chunk_s": visual_chunk_s,
                              "asr_chunk_s": ASR_CHUNK_S, "duration_s": info.duration_s})
 
-    def speech_pass() -> tuple[np.ndarray, Transcript, list[VoiceTurn], float, float]:
-        t0 = time.perf_counter()
-        audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S)
-        t1 = time.perf_counter()
-        voices = diarize(audio, transcript, cfg.voice_id_backend, cfg.device) if cfg.use_audio and cfg.voice_id_backend else []
-        return audio, transcript, voices, t1 - t0, time.perf_counter() - t1
-
     t = time.perf_counter()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr") as pool:
-        speech = pool.submit(speech_pass) if overlap else None  # CTranslate2 runs outside the GIL
+        speech = pool.submit(_speech_pass, info, cfg, ckpt, progress) if overlap else None  # CTranslate2: no GIL
         visual = observe_video(info, cfg, engine, embedder, ckpt, out, progress, timings, visual_chunk_s)
         timings["decode_faces"] = time.perf_counter() - t
         audio, transcript, voices, timings["transcribe"], timings["diarize"] = (
-            speech.result() if speech is not None else speech_pass())
+            speech.result() if speech is not None else _speech_pass(info, cfg, ckpt, progress))
     timings["visual_and_speech"] = time.perf_counter() - t
-    spent = {k: v - seconds_before.get(k, 0.0) for k, v in engine.seconds.items()}
-    timings["gaze_cuts"] = spent.get("gaze", 0.0) + timings.pop("cuts", 0.0)
-    timings["faces_expression"] = timings["decode_faces"] - sum(  # detection + expression + track linking
-        timings.get(k, 0.0) for k in ("decode", "gaze_cuts", "clip_frames", "face_crops", "tracks"))
+    _split_visual_timings(timings, {k: v - seconds_before.get(k, 0.0) for k, v in engine.seconds.items()})
 
     t = time.perf_counter()
     utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps,

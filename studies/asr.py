@@ -24,7 +24,7 @@ error rate rises by at most ``MAX_WER_RISE`` and at most ``MAX_REAL_WORD_LOSS`` 
 RAVDESS has two sentences, so its dialogues repeat them: Whisper then often decodes a 30-50 s stretch
 as one segment of the two sentences, which the repetition guards reject (their timing is wrong, too);
 its English figures are a stress test of the guards, not a typical case. Decoding runs once per dialogue (cached under
-``<data>/crops/``); guards are applied to the decoded segments (``tools.transcript.guarded_transcript``).
+``<data>/crops/``); guards are applied to the decoded segments (``tools.utterances.guarded_transcript``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
 from tools.asr import SAMPLE_RATE, load_asr
-from tools.transcript import DEFAULT_GUARDS, SpeechGuards, guarded_transcript, speech_warning
+from tools.transcript import DEFAULT_GUARDS, SpeechGuards, speech_warning
+from tools.utterances import guarded_transcript
 
 DIALOGUE_S = 60.0
 REPO = Path(__file__).resolve().parents[1]

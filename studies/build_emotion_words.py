@@ -30,7 +30,7 @@ from pathlib import Path
 
 import yaml
 
-from evals.data.assemble import repository_files
+from evals.data.sources import repository_files
 
 #: AffectNet-8 emotion -> noun.feeling synsets (id, a member word that checks the id still means it).
 ROOTS: dict[str, list[tuple[str, str]]] = {

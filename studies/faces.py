@@ -110,7 +110,7 @@ def per_clip_accuracy(bench: str, backend: str, cache_dir: str | None = None) ->
     Returns ``{"n", "accuracy", "per_class": {label: acc}}``."""
     from evals.bench import load_bench
     from indexing.build import open_index
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
 
     hits: dict[str, list[bool]] = {}
     cfg = IndexConfig(expression_backend=backend)

@@ -78,7 +78,7 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
     from agents.state import RunContext, RunSettings
     from graphs.pipeline import run_graph
     from indexing.build import open_index
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
 
     items = load_bench(bench)
     shots: dict[str, list] = defaultdict(list)

@@ -55,7 +55,7 @@ def measure(work: Path) -> dict:
     """Build (or reuse) the looped video and both indexes under ``work`` and score ``QUERY`` (module doc)."""
     from benches.bench_index import dialogue_video, loop_video
     from graphs.pipeline import run_query
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
     from tools.media import probe
 
     work.mkdir(parents=True, exist_ok=True)

@@ -28,13 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.data.assemble import EMODB_TEXTS, default_root, load_manifest
+from evals.data.assemble import default_root, load_manifest
+from evals.data.sources import EMODB_TEXTS
 from studies.asr import _norm
 from studies.command import report
 from tools.asr import SAMPLE_RATE, FasterWhisperASR
 from tools.transcript import speech_warning
 
-#: English renderings of the ten EMO-DB sentences (``evals.data.assemble.EMODB_TEXTS``), written for this
+#: English renderings of the ten EMO-DB sentences (``evals.data.sources.EMODB_TEXTS``), written for this
 #: evaluation; only their meaning matters (they are search queries, not references for a score).
 EMODB_EN = {
     "a01": "The cloth is lying on the fridge.",

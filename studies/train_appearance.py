@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.data.assemble import UTKFACE_RACES, default_root, load_manifest
+from evals.data.assemble import default_root, load_manifest
+from evals.data.sources import UTKFACE_RACES
 from studies.command import report
 from studies.heads import cached_set_features, fit_linear_head, save_npz
 from tools.appearance import AGE_GROUPS, AGE_WORDS, APPEARANCE_HEAD, GENDERS, AppearanceReader, age_group

@@ -32,7 +32,7 @@ def test_held_out_utkface_adults_are_read_as_annotated():
 
 def test_tracks_of_the_sample_carry_the_appearance_of_who_is_seen(cache_root):
     from indexing.build import open_index
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
     from tests.conftest import SAMPLE
 
     index = open_index(SAMPLE, IndexConfig(), cache_root)

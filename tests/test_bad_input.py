@@ -88,7 +88,7 @@ def _remake(dst: Path, *, picture=None, size=None, keep=None, rotation=None, aud
     import av
     import numpy as np
 
-    from tools.media import mux_mono_audio
+    from tools.video_out import mux_mono_audio
 
     with av.open(str(src)) as inp, av.open(str(dst), "w") as out:
         vin = inp.streams.video[0]
@@ -218,7 +218,7 @@ def test_german_speech_is_flagged_and_no_invented_words_are_quoted(tmp_path):
     # nothing decoded from the German is kept, and each rejection says which guard dropped it (which guard
     # that is can depend on the CPU: with AVX2's kernels a "Bye bye." falls to the word-probability floor)
     from indexing.build import open_index
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
 
     tr = open_index(video, IndexConfig(), tmp_path / "cache").transcript
     assert not tr.segments and tr.rejected and all(r.reason for r in tr.rejected)
@@ -418,7 +418,8 @@ def test_audio_with_nan_samples_warns_that_speech_could_not_be_read(tmp_path):
     import av
     import numpy as np
 
-    from tools.media import load_audio, mux_mono_audio
+    from tools.media import load_audio
+    from tools.video_out import mux_mono_audio
 
     samples = load_audio(SAMPLE, 16_000)
     samples[: len(samples) // 2] = np.nan

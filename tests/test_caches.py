@@ -57,7 +57,7 @@ def _private_models(dst: Path) -> Path:
 
 
 def test_a_cut_short_onnx_export_is_made_again_with_the_same_embeddings(tmp_path):
-    from tools.text import OnnxSentenceEncoder
+    from tools.text_onnx import OnnxSentenceEncoder
 
     models = _private_models(tmp_path / "models")
     first = OnnxSentenceEncoder(cache_dir=models)  # exports when nothing was copied; records the manifest

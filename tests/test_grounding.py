@@ -7,7 +7,7 @@ import pytest
 
 from agents.grounding import GROUNDED_MIN_CONFIDENCE, ground_people, grounded_persons
 from indexing.build import open_index
-from memory.store import IndexConfig
+from memory.index_config import IndexConfig
 from tests.conftest import SAMPLE, shared_media
 
 pytestmark = pytest.mark.slow

@@ -91,3 +91,27 @@ def test_the_installed_packages_hold_no_study_or_training_script():
     assert {p.rstrip("*") for p in include} == set(LAYERS[:-1])
     installed = [p for layer in LAYERS[:-1] for p in (REPO / layer).rglob("*.py")]
     assert not [p.name for p in installed if p.name.startswith(("train_", "fit_"))]
+
+
+MAX_MODULE_LINES = 300
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_module_over_300_lines_no_function_over_60():
+    """Every module of the installed packages has at most ``MAX_MODULE_LINES`` lines (as ``wc -l`` counts them)
+    and every function or method in them at most ``MAX_FUNCTION_LINES`` (``def`` line to last line, decorators
+    excluded): a module or function that outgrows them is split along a seam, not exempted."""
+    too_long = []
+    for layer in LAYERS[:-1]:
+        for path in sorted((REPO / layer).rglob("*.py")):
+            rel = path.relative_to(REPO).as_posix()
+            text = path.read_text()
+            lines = text.count("\n")
+            if lines > MAX_MODULE_LINES:
+                too_long.append(f"{rel}: {lines} lines")
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    length = node.end_lineno - node.lineno + 1
+                    if length > MAX_FUNCTION_LINES:
+                        too_long.append(f"{rel}:{node.lineno} {node.name}: {length} lines")
+    assert too_long == []

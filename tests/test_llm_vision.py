@@ -115,7 +115,7 @@ def _intent_naming(phrase: str):
 
 def test_a_person_named_by_appearance_is_grounded_by_the_vision_model(loopback_llm, cache_root, tmp_path):
     from indexing.build import open_index
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
 
     index = open_index(SAMPLE, IndexConfig(), cache_root)
     OVERRIDES["interpret_intent"] = _intent_naming("the man in the dark suit")

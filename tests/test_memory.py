@@ -92,7 +92,7 @@ def _index_dirs(root):
 
 def test_corrupted_index_is_rebuilt_not_used(tmp_path):
     from indexing.build import open_index
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
 
     first = open_index(SAMPLE, IndexConfig(), tmp_path)
     assert first.built_now
@@ -109,7 +109,8 @@ def test_two_processes_indexing_the_same_video_do_not_collide(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys; sys.path.insert(0, '.'); from indexing.build import open_index; from memory.store import IndexConfig; "
+    code = ("import sys; sys.path.insert(0, '.'); from indexing.build import open_index; "
+            "from memory.index_config import IndexConfig; "
             f"i = open_index({str(SAMPLE)!r}, IndexConfig(), {str(tmp_path)!r}); print('built' if i.built_now else 'loaded')")
     from tests.conftest import REPO
 
@@ -127,7 +128,7 @@ import os, signal, sys
 sys.path.insert(0, '.')
 import indexing.build as ix
 from memory.checkpoint import Checkpoints
-from memory.store import IndexConfig
+from memory.index_config import IndexConfig
 ix.VISUAL_CHUNK_S, ix.ASR_CHUNK_S = 3.0, 4.0
 save, saved = Checkpoints.save, []
 def save_then_die(self, name, obj, **arrays):
@@ -146,7 +147,7 @@ def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatc
     import sys
 
     import indexing.build as ix
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
     from tests.conftest import REPO
 
     proc = subprocess.run([sys.executable, "-c", _KILL_AFTER_TWO_CHUNKS, str(SAMPLE), str(tmp_path / "a")], check=False,
@@ -230,7 +231,8 @@ def test_speech_pass_beside_the_visual_pass_builds_the_same_index(tmp_path):
     """The overlapped build (speech on a second thread) stores what the one-after-the-other build stores."""
     from indexing.build import build_index
     from memory.cache import VideoCache, file_sha256
-    from memory.store import IndexConfig, load_index
+    from memory.index_config import IndexConfig
+    from memory.store import load_index
 
     info, cfg = probe(SAMPLE), IndexConfig()
     built = {}

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, SAMPLE, run_cli
-from tools.fetch import PINNED_MODELS, fetched
+from tools.fetch import fetched
+from tools.pins import PINNED_MODELS
 
 pytestmark = pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
                                 reason="whisper-base not fetched (affectseek models --fetch whisper-base)")
@@ -22,7 +23,8 @@ pytestmark = pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
 
 def _reading(start_s: int, folder: Path) -> Path:
     """18 s of ``multilingual.mp3`` from ``start_s`` under the sample's picture played twice."""
-    from tools.media import VideoWriter, iter_frames, load_audio
+    from tools.media import iter_frames, load_audio
+    from tools.video_out import VideoWriter
 
     speech = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)[start_s * 16_000:(start_s + 18) * 16_000]
     frames = list(iter_frames(SAMPLE, 10.0))
@@ -68,7 +70,7 @@ def test_translation_lets_an_english_question_find_german_speech(german_video, t
 def test_multilingual_transcription_keeps_the_german_words_and_english_questions_find_them(
         german_video, tmp_path, monkeypatch):
     from indexing.build import open_index
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
 
     # no --transcript-encoder: a multilingual model transcribing picks the multilingual sentence encoder
     answer = _ask(german_video, tmp_path, monkeypatch, "when is the right to use it granted?")
@@ -98,7 +100,7 @@ def test_the_english_encoder_on_german_words_says_english_questions_match_them_p
 
 def test_english_speech_read_by_the_multilingual_model_keeps_the_english_encoder(tmp_path, monkeypatch):
     from indexing.build import open_index
-    from memory.store import IndexConfig
+    from memory.index_config import IndexConfig
 
     english = _reading(2, tmp_path)  # the licence read in English
     answer = _ask(english, tmp_path, monkeypatch, "when does someone talk about the software?")

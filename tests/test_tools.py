@@ -123,7 +123,8 @@ def test_pitch_of_synthetic_tones_and_noise():
 
 
 def test_onnx_text_encoder_matches_sentence_transformers(tmp_path):
-    from tools.text import OnnxSentenceEncoder, SentenceTransformerEncoder
+    from tools.text import SentenceTransformerEncoder
+    from tools.text_onnx import OnnxSentenceEncoder
 
     texts = ["she feels left out", "nobody looks at her while the others laugh", "the audience laughs",
              "and so my fellow Americans, ask not what your country can do for you " * 20]  # > 256 tokens
@@ -155,7 +156,7 @@ def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
 
 @pytest.mark.asr
 def test_speech_splits_into_utterances_at_pauses():
-    from tools.transcript import split_utterances
+    from tools.utterances import split_utterances
 
     words = [{"word": w, "start": s, "end": e} for w, s, e in
              [("yes.", 0.0, 0.3), ("fine", 0.5, 0.8), ("then", 0.85, 1.0), ("later", 1.8, 2.1)]]

@@ -9,7 +9,7 @@ import pytest
 
 from app.inspect import main as inspect_main
 from indexing.build import open_index
-from memory.store import IndexConfig
+from memory.index_config import IndexConfig
 from tests.conftest import SAMPLE, shared_media
 from tools.events import expression_changes
 from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces

@@ -1,7 +1,7 @@
 """Searching what was said across languages: the multilingual sentence encoder of transcripts
 (``tools.text.load_transcript_encoder``), how ``auto`` picks it, and what the user is told.
 
-The German sentences are EMO-DB's ten (Burkhardt et al., 2005; ``evals.data.assemble.EMODB_TEXTS``), the
+The German sentences are EMO-DB's ten (Burkhardt et al., 2005; ``evals.data.sources.EMODB_TEXTS``), the
 English questions their renderings written for ``studies.multilingual``.
 """
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from app.settings import Settings
-from evals.data.assemble import EMODB_TEXTS
-from memory.store import IndexConfig
+from evals.data.sources import EMODB_TEXTS
+from memory.index_config import IndexConfig
 from studies.multilingual import EMODB_EN
 from tools.registry import UnknownBackendError
 from tools.schema import Transcript, TranscriptSegment
@@ -73,7 +73,7 @@ def test_auto_keeps_english_speech_on_the_english_encoder():
 
 def test_the_default_encoder_keeps_the_cache_key_of_indexes_built_before_the_option():
     from memory.cache import config_key
-    from memory.store import INDEX_FORMAT
+    from memory.index_config import INDEX_FORMAT
 
     before = config_key({"format": INDEX_FORMAT, **IndexConfig().model_dump(exclude={"device", "transcript_encoder",
                                                                                       "caption_model", "caption_every_s",

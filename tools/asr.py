@@ -15,7 +15,8 @@ Backends:
 Decoding is reproducible: temperature 0 only (beam search), without Whisper's temperature fallback,
 which samples (the same file could give other segments from one run to the next; ``evals/RESULTS.md``
 section 8). Word times are then refined against the audio's energy (``tools.word_times``), and decoded
-segments become a ``Transcript`` through ``tools.transcript`` (guards, utterances, warnings).
+segments become a ``Transcript`` through ``tools.transcript`` (guards, warnings) and ``tools.utterances``
+(utterances).
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from tools.transcript import (
     FALLBACK_GUARDS,
     TRANSLATE_GUARDS,
     SpeechGuards,
-    guarded_transcript,
 )
+from tools.utterances import guarded_transcript
 from tools.word_times import refine_segments
 
 SAMPLE_RATE = 16_000
@@ -51,13 +52,14 @@ class ASRBackend(Protocol):
 
 def resolve_whisper_model(model: str | None) -> str:
     """The model directory or id faster-whisper loads for ``model``: None -> the offline default
-    (``default_whisper_model_dir``); the name of a fetchable model (``tools.fetch.PINNED_MODELS``, e.g.
+    (``default_whisper_model_dir``); the name of a fetchable model (``tools.pins.PINNED_MODELS``, e.g.
     ``whisper-base``) -> its folder in the model cache; anything else unchanged.
 
     Raises:
         FileNotFoundError: a fetchable model that has not been fetched (the message names the command).
     """
-    from tools.fetch import PINNED_MODELS, fetched, pinned_path
+    from tools.fetch import fetched, pinned_path
+    from tools.pins import PINNED_MODELS
 
     if model is None:
         return default_whisper_model_dir()

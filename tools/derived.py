@@ -1,7 +1,7 @@
 """Model files derived from shipped weights (``tools.registry.model_cache_dir``), checked before use.
 
 A backend that makes a file once and keeps it in the model cache (the ONNX export of all-MiniLM-L6-v2,
-``tools.text.export_onnx``) records the file's size and SHA-256 in a manifest beside it,
+``tools.text_onnx.export_onnx``) records the file's size and SHA-256 in a manifest beside it,
 ``<file>.manifest.json``, written atomically (temporary file, then ``os.replace``) after the file itself
 is in place. Before loading the file, ``check_derived`` compares it with its manifest, so a file cut short
 or changed between runs (a full disk, a copy interrupted, an editor) is made again instead of ending a run

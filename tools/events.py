@@ -20,6 +20,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 from pydantic import BaseModel, Field
 
+from tools.gaze import Gaze
 from tools.schema import AFFECTNET8, FrameFaces, Modality, TranscriptSegment
 from tools.social import SocialFrame, SpeechTurn, speaker_of
 from tools.tracks import TrackSummary
@@ -128,6 +129,17 @@ def _merge(hits: list[RelationHit], frame_times: list[float], max_gap_s: float, 
     return sorted(events, key=lambda e: (e.start_s, e.type))
 
 
+def _looks(tracks: list[int | None], gazes: list[Gaze]) -> dict[int, tuple[int, str]]:
+    """One frame's gaze between tracked faces: track -> (the track it looks at, the gaze record's id), for each
+    face with a track that looks at another face of another track."""
+    looks = {}
+    for i, g in enumerate(gazes):
+        if g.looking_at is not None and tracks[i] is not None and tracks[g.looking_at] is not None \
+                and tracks[i] != tracks[g.looking_at]:
+            looks[tracks[i]] = (tracks[g.looking_at], g.id)
+    return looks
+
+
 def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, prefix: str = "g",
                              turns: list[SpeechTurn] | None = None, min_excluded_s: float = 3.0) -> list[SocialEvent]:
     """Social events from time-ordered ``SocialFrame`` records (``tools.social``).
@@ -151,11 +163,7 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
     prev_looks: dict[int, int] = {}
     for fr in frames:
         t, tracks, gazes = fr.t, fr.tracks, fr.gaze
-        looks = {}
-        for i, g in enumerate(gazes):
-            if g.looking_at is not None and tracks[i] is not None and tracks[g.looking_at] is not None \
-                    and tracks[i] != tracks[g.looking_at]:
-                looks[tracks[i]] = (tracks[g.looking_at], g.id)
+        looks = _looks(tracks, gazes)
         gaze_id = {tr: g.id for tr, g in zip(tracks, gazes, strict=False) if tr is not None}
         for a, (b, rid) in looks.items():
             if looks.get(b, (None,))[0] == a:
