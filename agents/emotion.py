@@ -3,13 +3,8 @@
 The LLM (offline reasoner by default) judges each accepted candidate from the verifier's
 observations. When the verifier accepted none, the best-supported candidates are judged instead and
 the answer says that support is weak (``weak``): an answer is empty only when nothing was checked or
-the user set ``RunSettings.abstain_below``. Span edges within ``SNAP_S`` of a shot cut move onto it.
-Judged spans of the same emotion that overlap are merged into one moment (union of the spans, the
-higher confidence); a span judged twice with different emotions (two clips snapped to the same cuts,
-tIoU >= ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label. Moments judged to show a
-target emotion of the intent rank before the others; within each group by support x the judged probability of the asked emotions (support x confidence
-when the query names none or the judge gave no such probability), best first. The label says what the
-moment shows; the ranking says how strongly it shows what was asked.
+the user set ``RunSettings.abstain_below``. The judged spans become ranked moments in ``agents.moments``
+(``draft_moments``: on frame-accurate shot boundaries, at least ``MIN_MOMENT_S`` long, merged, ranked).
 
 Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-expression distribution
 (visual), the voice's emotion distribution (vocal), the emotion of the words (verbal: words8,
@@ -26,7 +21,6 @@ import dataclasses
 import functools
 import json
 import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +29,15 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from agents.llm import LLMTask
-from agents.schema import EmotionJudgement, MomentDraft, Observations, VerifiedCandidate
+from agents.moments import draft_moments
+from agents.schema import EmotionJudgement, Observations, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images
-from tools.schema import AFFECTNET8, temporal_iou
+from tools.schema import AFFECTNET8
+from tools.shots import refine_cut
 
 #: The fitted fusion of the offline judge (``studies.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
 FUSION_FILE = Path(__file__).with_name("fusion.json")
-#: A span edge this close to a shot cut (seconds) is moved onto the cut (a shot change bounds a moment).
-SNAP_S = 0.6
 #: Seconds added on each side of the gesture or gaze event that sets the span of a behaviour question
 #: (a gesture's preparation and retraction around its stroke; McNeill, 1992, "Hand and Mind").
 GESTURE_PAD_S = 1.0
@@ -52,11 +46,6 @@ GESTURE_PAD_S = 1.0
 #: with observations; with none, the label is only the asked emotion (or neutral) and is right no more often
 #: than a guess, so its confidence is capped here.
 NO_OBSERVATION_CONFIDENCE = round(1 / len(AFFECTNET8), 3)
-#: Two judged spans at least this close (tIoU) are one moment: beyond the strictest threshold the benchmarks
-#: score (R1@0.7), any evaluation would count them as the same span.
-SAME_MOMENT_TIOU = 0.9
-
-
 class Fusion(BaseModel):
     """Weights of the offline judge's late fusion and the calibration of its confidence.
 
@@ -101,17 +90,6 @@ def load_fusion(path: Path = FUSION_FILE) -> Fusion:
 def resolve_fusion(name: str) -> Fusion:
     """``fitted`` -> ``load_fusion()``; ``hand`` -> ``HAND_FUSION``; anything else -> ``load_fusion(name)``."""
     return {"fitted": load_fusion, "hand": lambda: HAND_FUSION}.get(name, lambda: load_fusion(Path(name)))()
-
-
-def snap_to_cuts(start_s: float, end_s: float, cuts: list[float], lo: float, hi: float) -> tuple[float, float]:
-    """Move each edge of [start_s, end_s) onto the nearest cut within ``SNAP_S``, kept inside [lo, hi]
-    and non-empty; cuts are times in seconds."""
-    def near(t: float) -> float:
-        best = min(cuts, key=lambda c: abs(c - t), default=None)
-        return best if best is not None and abs(best - t) <= SNAP_S and lo <= best <= hi else t
-
-    s, e = near(start_s), near(end_s)
-    return (s, e) if e > s else (start_s, end_s)
 
 
 def observed(inputs: dict[str, Any]) -> Observations:
@@ -220,50 +198,15 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> Emoti
     return judgement
 
 
-def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
-                  abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
-                  ) -> tuple[list[MomentDraft], bool]:
-    """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
-    ``judge_fn``, snap spans to ``cuts`` (s), merge overlapping same-emotion spans and rank (module doc).
-
-    Returns (at most ``top_k`` drafts, best first; weak). A pure function of its inputs, so a fit can
-    replay it (``studies.fit_fusion``).
-    """
-    chosen = [c for c in verified if c.accepted]
-    weak = not chosen
-    if weak:  # nothing passed: the best-supported candidates (not those nothing supports), said to be weak
-        chosen = sorted((c for c in verified if c.support > 0), key=lambda c: -c.support)[:top_k]
-    chosen = [c for c in chosen if c.support >= abstain_below]
-    drafts: list[MomentDraft] = []
-    for cand in sorted(chosen, key=lambda c: c.start_s):
-        j = judge_fn(cand)
-        span = snap_to_cuts(j.start_s, j.end_s, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)
-        j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
-        asked = j.target_probability if targets and j.target_probability is not None else j.confidence
-        score = cand.support * asked
-        prev = next((d for d in drafts if d.emotion == j.emotion and j.start_s <= d.end_s), None)
-        if prev:  # overlaps an earlier span of the same emotion (spans come in start order)
-            prev.end_s = max(prev.end_s, j.end_s)
-            prev.confidence = max(prev.confidence, j.confidence)
-            prev.score = max(prev.score, score)
-            prev.evidence += [e for e in cand.evidence if e.id not in {x.id for x in prev.evidence}]
-        else:
-            drafts.append(MomentDraft(start_s=j.start_s, end_s=j.end_s, emotion=j.emotion, confidence=j.confidence,
-                                      score=score, evidence=list(cand.evidence)))
-    drafts.sort(key=lambda d: (targets and d.emotion not in targets, -d.score))
-    kept: list[MomentDraft] = []
-    for d in drafts:  # one reading per moment: a span judged twice keeps its better-ranked label
-        if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU for k in kept):
-            kept.append(d)
-    return kept[:top_k], weak and bool(kept)
-
-
 def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Judge accepted candidates and merge them into ranked moment drafts (``moments`` = [])."""
     ctx = runtime.context
     targets = list(state["intent"].target_emotions)
-    drafts, weak = draft_moments(state.get("verified", []), targets, ctx.index.cuts, ctx.settings.top_k,
-                                 ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets))
+    interval = 1.0 / ctx.index.config.sample_fps
+    boundary = functools.cache(functools.partial(refine_cut, ctx.index.info.path, interval_s=interval))
+    drafts, weak = draft_moments(state.get("verified", []), targets, sorted(ctx.index.cuts), ctx.settings.top_k,
+                                 ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets),
+                                 boundary=boundary, reach_s=interval, duration_s=ctx.index.info.duration_s)
     return {"drafts": drafts, "weak": weak}
 
 

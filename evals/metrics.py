@@ -24,6 +24,9 @@ Sources:
   modality-sequence similarity above over visual/verbal/vocal/n/a), All Modality Steps (unique
   modalities both traces use), Visual / Verbal / Vocal / External Knowledge Steps and NumSteps (absolute
   difference between the two traces' counts of such steps; lower is closer).
+- Intervals: percentile bootstrap 95% intervals (Efron and Tibshirani, 1993) with ``scipy.stats.bootstrap``,
+  resampling whole groups (people, videos) when items of one group are not independent (the cluster
+  bootstrap; Field and Welsh, 2007).
 """
 
 from __future__ import annotations
@@ -231,3 +234,52 @@ def emotion_word_overlap(pred: str, ref: str) -> float | None:
 def grounding_score(cited: Sequence[str], observed: set[str]) -> float | None:
     """Share of cited evidence ids that are among the ``observed`` ones; None when nothing is cited."""
     return sum(c in observed for c in cited) / len(cited) if cited else None
+
+
+
+#: Bootstrap resamples of ``ratio_interval`` / ``bootstrap_interval``, and the seed that makes an interval the
+#: same run after run.
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+
+def ratio_interval(sums: Sequence[float], counts: Sequence[float], confidence: float = 0.95,
+                   n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``sum(sums) / sum(counts)`` resampling groups: ``sums[g]`` is group g's
+    total score (e.g. items right, seconds of error), ``counts[g]`` its number of items (the cluster bootstrap:
+    a group's items are not independent). Deterministic for a given ``seed``.
+
+    Returns (low, high); one group, or groups that all have the same ratio, give that ratio twice.
+
+    Raises:
+        ValueError: no groups, or ``sums`` and ``counts`` differ in length.
+    """
+    from scipy.stats import bootstrap
+
+    s, n = np.asarray(sums, dtype=np.float64), np.asarray(counts, dtype=np.float64)
+    if s.size == 0 or s.shape != n.shape:
+        raise ValueError(f"{s.size} group sums for {n.size} group counts")
+    if s.size < 2 or np.ptp(s / n) == 0:
+        return float(s.sum() / n.sum()), float(s.sum() / n.sum())
+    ci = bootstrap((s, n), lambda a, b, axis=-1: np.sum(a, axis=axis) / np.sum(b, axis=axis), paired=True,
+                   vectorized=True, confidence_level=confidence, n_resamples=n_resamples, method="percentile",
+                   random_state=seed).confidence_interval
+    return float(ci.low), float(ci.high)
+
+
+def bootstrap_interval(values: Sequence[float], groups: Sequence[str] | None = None, confidence: float = 0.95
+                       ) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` (per-item scores, e.g. 1/0 right), resampling
+    whole ``groups`` (one label per item: the person or video it comes from) when given, items otherwise
+    (``ratio_interval``).
+
+    Raises:
+        ValueError: ``values`` is empty, or ``groups`` is not one label per value.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    labels = list(range(x.size)) if groups is None else list(groups)
+    if x.size == 0 or len(labels) != x.size:
+        raise ValueError(f"{len(labels)} group labels for {x.size} values")
+    keys = list(dict.fromkeys(labels))
+    members = [[i for i, g in enumerate(labels) if g == k] for k in keys]
+    return ratio_interval([x[m].sum() for m in members], [len(m) for m in members], confidence)

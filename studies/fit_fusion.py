@@ -19,7 +19,7 @@ verifier's candidates with their observations, the intent's target emotions and 
 the bench's labels. A composed bench lists every labelled shot of a video as an item, so each judged
 candidate gets the label of the labelled moment of its video that covers most of it.
 
-``fit`` replays the emotion reasoner (``agents.emotion.draft_moments``, the code the graph runs) on the
+``fit`` replays the emotion reasoner (``agents.moments.draft_moments``, the code the graph runs) on the
 collected candidates for every weight vector on a grid (visual, vocal and prior in steps of ``--step``;
 the speech-content weight held at ``--verbal``, the hand-set 0.15, because the composed benches' words
 carry no emotion, so they cannot tell what words are worth). Each vector's confidence is calibrated by
@@ -45,7 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.emotion import HAND_FUSION, Fusion, draft_moments, fuse, judge_inputs, offline_judge
+from agents.emotion import HAND_FUSION, Fusion, fuse, judge_inputs, offline_judge
+from agents.moments import draft_moments
 from agents.schema import VerifiedCandidate
 from evals.bench import BenchError, load_bench
 from evals.metrics import calibration_scores, joint_at_1, recall_at_1, temporal_iou

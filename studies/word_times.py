@@ -14,7 +14,7 @@ absolute start and end errors are taken, of Whisper's own times and of the refin
 median absolute error (no interval for the median), the share of edges within 0.1 s and 0.2 s, over all word edges and separately over the
 edges that border a pause (``_at``: an utterance's first start and last end, and edges next to a reference gap
 of at least ``PAUSE_S``) and those between two words spoken without one (``_between``), each with a 95 %
-bootstrap interval over speakers (a speaker's sentences are not independent; ``scipy.stats.bootstrap``,
+bootstrap interval over speakers (a speaker's sentences are not independent; ``evals.metrics.ratio_interval``,
 percentile method, 2,000 resamples, seed 0).
 """
 
@@ -87,7 +87,7 @@ def summary(per_speaker: dict[str, list[np.ndarray]], seed: int = 0) -> dict:
     """Mean and median absolute error (s) and the share of edges within 0.1 / 0.2 s over every word edge
     of ``per_speaker`` (speaker -> that speaker's utterances' error arrays), with 95 % bootstrap intervals
     over speakers for all but the median."""
-    from scipy.stats import bootstrap
+    from evals.metrics import ratio_interval
 
     rows = [np.concatenate([e.ravel() for e in arrays]) for arrays in per_speaker.values()]
     rows = [r for r in rows if r.size]
@@ -97,10 +97,8 @@ def summary(per_speaker: dict[str, list[np.ndarray]], seed: int = 0) -> dict:
     for name, value in (("mean_abs_error_s", lambda r: r), ("within_0.1s", lambda r: r <= 0.1),
                         ("within_0.2s", lambda r: r <= 0.2)):
         sums = np.array([float(np.sum(value(r))) for r in rows])
-        ratio = lambda s, n, axis=-1: np.sum(s, axis=axis) / np.sum(n, axis=axis)
-        ci = bootstrap((sums, sizes), ratio, paired=True, vectorized=True, confidence_level=0.95, n_resamples=2000,
-                       method="percentile", random_state=seed).confidence_interval
-        out[name] = [round(float(sums.sum() / sizes.sum()), 3), round(float(ci.low), 3), round(float(ci.high), 3)]
+        low, high = ratio_interval(sums, sizes, n_resamples=2000, seed=seed)
+        out[name] = [round(float(sums.sum() / sizes.sum()), 3), round(low, 3), round(high, 3)]
     return out
 
 

@@ -66,7 +66,7 @@ def test_face8_reads_a_real_face_in_a_video_frame():
 
 
 def test_span_edges_snap_to_a_nearby_shot_cut_only():
-    from agents.emotion import snap_to_cuts
+    from agents.moments import snap_to_cuts
 
     assert snap_to_cuts(3.7, 7.9, [3.76, 7.56], 2.0, 10.0) == (3.76, 7.56)
     assert snap_to_cuts(3.0, 7.9, [4.0], 2.0, 10.0) == (3.0, 7.9)  # 1 s away: kept

@@ -56,7 +56,7 @@ def test_the_fusion_fold_holds_dev_people_only():
 def _draft(judged: dict[str, tuple[str, float, float, float]], cuts: list[float]) -> list[tuple[float, float, str]]:
     """``draft_moments`` over accepted candidates named in ``judged`` (clip -> emotion, start, end, support),
     each judged to its own span, asked about happiness."""
-    from agents.emotion import draft_moments
+    from agents.moments import draft_moments
     from agents.schema import EmotionJudgement, VerifiedCandidate
 
     cands = [VerifiedCandidate(clip_id=c, start_s=s0 - 1, end_s=s1 + 1, retrieval_score=0.5, source="clips",
@@ -79,9 +79,9 @@ def test_a_span_judged_twice_with_different_emotions_is_one_moment():
 
 
 def test_overlapping_spans_of_one_emotion_merge_even_with_another_reading_between_them():
-    got = _draft({"c0": ("happiness", 100.0, 102.5, 0.3), "c1": ("surprise", 102.2, 103.0, 0.5),
+    got = _draft({"c0": ("happiness", 100.0, 102.5, 0.3), "c1": ("surprise", 102.2, 103.4, 0.5),
                   "c2": ("happiness", 102.4, 104.0, 0.9)}, cuts=[])
-    assert got == [(100.0, 104.0, "happiness"), (102.2, 103.0, "surprise")]
+    assert got == [(100.0, 104.0, "happiness"), (102.2, 103.4, "surprise")]
 
 
 def test_a_judgement_with_nothing_observed_is_no_more_confident_than_chance():

@@ -142,3 +142,28 @@ def test_calibration_scores_known_values():
     assert got["n"] == 4 and got["accuracy"] == 0.25
     assert calibration_scores([], [])["ECE"] is None
     assert calibration_scores([1.0, 0.0], [True, False])["ECE"] == 0.0  # confidence 1.0 falls in the top bin
+
+
+def test_a_bootstrap_interval_of_a_share_matches_the_normal_approximation_and_repeats():
+    """56 of 96 right: the normal approximation gives 0.583 +- 1.96 sqrt(p (1 - p) / n) = [0.485, 0.682]; the
+    percentile bootstrap agrees within 0.02 and gives the same interval twice."""
+    from evals.metrics import bootstrap_interval
+
+    values = [1] * 56 + [0] * 40
+    low, high = bootstrap_interval(values)
+    assert low == pytest.approx(0.485, abs=0.02) and high == pytest.approx(0.682, abs=0.02)
+    assert bootstrap_interval(values) == (low, high)
+
+
+def test_resampling_people_widens_the_interval_when_a_persons_items_agree():
+    """Eight clips of four people, each person's two clips both right or both wrong: resampled by person the
+    interval is wider than resampled by clip, as four independent draws say less than eight."""
+    from evals.metrics import bootstrap_interval
+
+    values, people = [1, 1, 1, 1, 0, 0, 1, 1], ["a", "a", "b", "b", "c", "c", "d", "d"]
+    by_clip, by_person = bootstrap_interval(values), bootstrap_interval(values, groups=people)
+    assert by_person[1] - by_person[0] > by_clip[1] - by_clip[0]
+    assert by_person[0] <= 0.75 <= by_person[1]
+    assert bootstrap_interval([1, 1, 0], groups=["a", "a", "a"]) == (2 / 3, 2 / 3)  # one person: no spread to draw
+    with pytest.raises(ValueError):
+        bootstrap_interval([1, 0], groups=["a"])

@@ -29,6 +29,11 @@ says of the feeling (``tools.lexicon.emotion_phrase``) changed the talking-head 
 now names happiness (0.30) where the whole question stayed under the 0.25 floor, so the localizer's affect
 term proposes clips too, and the top moment is 0.11-7.61 s (the annotation says 0.0-7.7 s: tIoU 0.97, where
 0.0-6.0 s had 0.78); its emotion is happiness before and after, the annotation's neutral neither time.
+Frame-accurate shot boundaries (``tools.shots``, ``agents.moments``) moved every moment edge that lay on a
+shot change onto the frame where the new shot starts (the sample's hard cuts, read from its frames, are at
+0.667, 2.736 and 7.040 s): 1.001 -> 0.667, 3.003 -> 2.736 and 8.008 -> 7.04 (the index's 1 fps cuts), 2.88 ->
+2.736 (an edge 0.14 s after a cut), and the end of the second pointing 7.26 -> 7.04 (0.22 s into the audience's
+shot); labels, order and every other edge are unchanged, with either fusion.
 """
 
 from __future__ import annotations
@@ -43,11 +48,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.asr]  # the answers rest on the tran
 PINNED = {
     # no candidate reaches the support threshold on the audience's faces (the model reads their laughter as
     # neutral): a weak answer, the audience's shot alone (the speech beside it is the performer's, by voice)
-    "when does the audience enjoy the show?": [(8.008, 9.13, "neutral")],
-    "when does someone enjoy the show?": [(3.003, 5.86, "happiness"), (1.001, 3.003, "neutral")],
+    "when does the audience enjoy the show?": [(7.04, 9.13, "neutral")],
+    "when does someone enjoy the show?": [(2.736, 5.86, "happiness"), (0.667, 2.736, "neutral")],
     # a question about behaviour: spans around the pointing the verifier saw (4.5-4.8 s, 6.0-6.3 s)
-    "when does he point at someone?": [(3.003, 5.75, "happiness"), (4.0, 5.75, "surprise"), (6.0, 7.26, "surprise")],
-    "when is the performer most worked up?": [(2.88, 5.86, "happiness")],
+    "when does he point at someone?": [(2.736, 5.75, "happiness"), (4.0, 5.75, "surprise"), (6.0, 7.04, "surprise")],
+    "when is the performer most worked up?": [(2.736, 5.86, "happiness")],
 }
 #: The sample's answers with the hand-set fusion, as pinned before the fitted one (the pointing question
 #: re-pinned when gestures came to set the spans of behaviour questions, the audience and performer questions
@@ -55,8 +60,8 @@ PINNED = {
 #: the pointing question with the words8 head and again when "he" came to be grounded by appearance).
 PINNED_HAND = {
     "when does the audience enjoy the show?": [(6.0, 10.01, "happiness")],
-    "when does he point at someone?": [(3.003, 5.75, "happiness"), (4.0, 5.75, "surprise"), (6.0, 7.26, "surprise")],
-    "when is the performer most worked up?": [(2.88, 5.86, "happiness")],
+    "when does he point at someone?": [(2.736, 5.75, "happiness"), (4.0, 5.75, "surprise"), (6.0, 7.04, "surprise")],
+    "when is the performer most worked up?": [(2.736, 5.86, "happiness")],
 }
 #: The dev bench item on the other shared clip (its annotation says neutral; the answer is pinned as it is).
 PINNED_KATIE = {"when does she mention being new?": [(0.11, 7.61, "happiness")]}

@@ -1,0 +1,127 @@
+"""From judged candidates to ranked moments: spans on shot boundaries, at least a second long, merged, ranked.
+
+``draft_moments`` is the emotion reasoner's second half, a pure function of the judged candidates so a fit
+can replay it (``studies.fit_fusion``):
+
+- A span edge within ``SNAP_S`` of one of the index's coarse shot cuts (found at the sampling rate) or of
+  the shot's frame-accurate start (``tools.shots.refine_cut``, given as ``boundary``) moves onto that start:
+  a shot change bounds a moment, and the coarse cut lies up to one sampling interval after the real one.
+- A span shorter than ``MIN_MOMENT_S`` grows about its middle to that length, inside its own shot when the
+  shot is long enough, inside the video always: nobody marks a tenth of a second as a moment.
+- Judged spans of the same emotion that overlap are merged into one moment (union of the spans, the higher
+  confidence); a span judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
+  ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label.
+- Moments judged to show a target emotion of the intent rank before the others; within each group by
+  support x the judged probability of the asked emotions (support x confidence when the query names none or
+  the judge gave no such probability), best first. The label says what the moment shows; the ranking says
+  how strongly it shows what was asked.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+
+from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate
+from tools.schema import temporal_iou
+
+#: A span edge this close to a shot cut (seconds) is moved onto the shot's start (a shot change bounds a moment).
+SNAP_S = 0.6
+#: The shortest moment (seconds) an answer gives: about the shortest span annotators mark in moment-retrieval
+#: benchmarks, whose moments are whole seconds or more (QVHighlights' 2 s clips, Charades-STA's ~8 s average).
+MIN_MOMENT_S = 1.0
+#: Two judged spans at least this close (tIoU) are one moment: beyond the strictest threshold the benchmarks
+#: score (R1@0.7), any evaluation would count them as the same span.
+SAME_MOMENT_TIOU = 0.9
+
+
+def _coarse(c: float) -> float:
+    """The coarse cut itself (no frame-accurate refinement available)."""
+    return c
+
+
+def snap_to_cuts(start_s: float, end_s: float, cuts: list[float], lo: float, hi: float,
+                 boundary: Callable[[float], float] = _coarse, reach_s: float = 0.0) -> tuple[float, float]:
+    """Move each edge of [start_s, end_s) onto the start of a nearby shot; kept non-empty. Times in seconds.
+
+    ``cuts`` are the index's coarse cuts, ``boundary(c)`` the frame-accurate start of the shot cut ``c`` found
+    (the cut itself by default), which lies within ``reach_s`` (the sampling interval) before ``c``. An edge
+    moves onto ``boundary(c)`` for the cut in [lo, hi] nearest to it, measured to ``c`` or to its boundary,
+    whichever is nearer, when that is at most ``SNAP_S``: an edge at the coarse cut moves back to where the
+    shot really starts, and an edge just past a real boundary moves onto it.
+    """
+    def near(t: float) -> float:
+        found = [(min(abs(c - t), abs(b - t)), b) for c in cuts
+                 if lo <= c <= hi and c - reach_s - SNAP_S <= t <= c + SNAP_S for b in [boundary(c)]]
+        best = min(found, default=None)
+        return best[1] if best is not None and best[0] <= SNAP_S else t
+
+    s, e = near(start_s), near(end_s)
+    return (s, e) if e > s else (start_s, end_s)
+
+
+def at_least_a_moment(start_s: float, end_s: float, shot: tuple[float, float], duration_s: float
+                      ) -> tuple[float, float]:
+    """[start_s, end_s) grown about its middle to ``MIN_MOMENT_S`` when shorter, inside ``shot`` (its shot's
+    start and end, seconds) when that shot is at least that long, and inside [0, duration_s] always (a video
+    shorter than ``MIN_MOMENT_S`` gives the whole video). A span of the length or longer is returned as it is."""
+    if end_s - start_s >= MIN_MOMENT_S:
+        return start_s, end_s
+    lo, hi = shot if shot[1] - shot[0] >= MIN_MOMENT_S else (0.0, duration_s)
+    lo, hi = max(lo, 0.0), min(hi, duration_s)
+    if hi - lo <= MIN_MOMENT_S:
+        return round(lo, 3), round(hi, 3)
+    s = min(max((start_s + end_s - MIN_MOMENT_S) / 2, lo), hi - MIN_MOMENT_S)
+    return round(s, 3), round(s + MIN_MOMENT_S, 3)
+
+
+def shot_around(t: float, cuts: list[float], duration_s: float, boundary: Callable[[float], float] = _coarse
+                ) -> tuple[float, float]:
+    """The (start, end) seconds of the shot holding time ``t``, between the frame-accurate starts of the shots
+    the coarse ``cuts`` (sorted) found; the video's start and ``duration_s`` bound the first and last shot."""
+    i = bisect.bisect_right(cuts, t)
+    starts = [boundary(c) for c in cuts[max(0, i - 1):i + 2]]  # a refined start lies before its coarse cut
+    lo = next((b for b in reversed(starts) if b <= t), 0.0)
+    hi = next((b for b in starts if b > t), duration_s)
+    return lo, hi
+
+
+def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
+                  abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
+                  boundary: Callable[[float], float] = _coarse, reach_s: float = 0.0,
+                  duration_s: float = float("inf")) -> tuple[list[MomentDraft], bool]:
+    """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
+    ``judge_fn``, put spans on shot boundaries (``snap_to_cuts``: coarse ``cuts`` in seconds, sorted; ``boundary``
+    gives a cut's frame-accurate shot start, up to ``reach_s`` before it), give each at least ``MIN_MOMENT_S``
+    inside ``duration_s``, merge and rank (module doc).
+
+    Returns (at most ``top_k`` drafts, best first; weak).
+    """
+    chosen = [c for c in verified if c.accepted]
+    weak = not chosen
+    if weak:  # nothing passed: the best-supported candidates (not those nothing supports), said to be weak
+        chosen = sorted((c for c in verified if c.support > 0), key=lambda c: -c.support)[:top_k]
+    chosen = [c for c in chosen if c.support >= abstain_below]
+    drafts: list[MomentDraft] = []
+    for cand in sorted(chosen, key=lambda c: c.start_s):
+        j = judge_fn(cand)
+        span = snap_to_cuts(j.start_s, j.end_s, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S, boundary, reach_s)
+        span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s, boundary), duration_s)
+        j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
+        asked = j.target_probability if targets and j.target_probability is not None else j.confidence
+        score = cand.support * asked
+        prev = next((d for d in drafts if d.emotion == j.emotion and j.start_s <= d.end_s), None)
+        if prev:  # overlaps an earlier span of the same emotion (spans come in start order)
+            prev.start_s, prev.end_s = min(prev.start_s, j.start_s), max(prev.end_s, j.end_s)
+            prev.confidence = max(prev.confidence, j.confidence)
+            prev.score = max(prev.score, score)
+            prev.evidence += [e for e in cand.evidence if e.id not in {x.id for x in prev.evidence}]
+        else:
+            drafts.append(MomentDraft(start_s=j.start_s, end_s=j.end_s, emotion=j.emotion, confidence=j.confidence,
+                                      score=score, evidence=list(cand.evidence)))
+    drafts.sort(key=lambda d: (targets and d.emotion not in targets, -d.score))
+    kept: list[MomentDraft] = []
+    for d in drafts:  # one reading per moment: a span judged twice keeps its better-ranked label
+        if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU for k in kept):
+            kept.append(d)
+    return kept[:top_k], weak and bool(kept)

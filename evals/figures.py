@@ -1,0 +1,103 @@
+"""The README's table of measured figures, rendered from the committed result files.
+
+    python -m evals.figures        # prints the table that README.md carries under "Evaluation"
+
+Each row of ``FIGURES`` names a file in ``evals/results`` and reads its figure from it; a share of items
+(right / n) gets a 95 % percentile bootstrap interval (``evals.metrics.bootstrap_interval``: over items, or
+the interval the file itself stores where it resampled people or speakers). ``tests/test_readme_figures.py``
+checks that README.md shows exactly this table, so a README figure cannot drift from its file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from evals.metrics import bootstrap_interval
+
+RESULTS = Path(__file__).with_name("results")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One row: what was measured (``what``), on which data (``data``), from which result file (``file``, in
+    ``RESULTS``), and how its cell is read from the file's JSON (``cell``)."""
+
+    what: str
+    data: str
+    file: str
+    cell: Callable[[dict], str]
+
+
+def share(rate: float, n: int) -> str:
+    """``rate`` of ``n`` items as "0.604 [0.510, 0.698]": the 95 % bootstrap interval over the items (the
+    file gives the rate; right = rate x n, rounded)."""
+    right = round(rate * n)
+    low, high = bootstrap_interval([1.0] * right + [0.0] * (n - right))
+    return f"{right / n:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _stored(point_low_high: list[float]) -> str:
+    """A figure whose file stores [value, low, high]."""
+    value, low, high = point_low_high
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _recorded(d: dict) -> str:
+    face8, fer = d["methods"]["face8/mean"], d["methods"]["fer/mean"]
+    low, high = face8["ci95"]
+    return (f"{face8['right']} of {face8['n']}: {face8['accuracy']:.3f} [{low:.3f}, {high:.3f}] by person "
+            f"(fer {fer['right']} of {fer['n']})")
+
+
+#: Queries of the composed test benches (``evals/RESULTS.md`` sections 4 and 5): the joined form's 96, the
+#: long form's 8.
+JOINED_QUERIES, LONG_QUERIES = 96, 8
+
+FIGURES: tuple[Figure, ...] = (
+    Figure("facial expression per image, face8 (fer as shipped)", "CK+ test subjects, posed stills, 297 (read 4 times: now dev)",
+           "faces_test.json", lambda d: f"{share(d['face8']['ckplus']['accuracy'], d['face8']['ckplus']['n'])} "
+                                        f"(fer {d['fer']['ckplus']['accuracy']:.3f})"),
+    Figure("", "RAF-DB test, web stills, 3,068 (read 3 times: now dev)", "faces_test.json",
+           lambda d: f"{share(d['face8']['rafdb']['accuracy'], d['face8']['rafdb']['n'])} "
+                     f"(fer {d['fer']['rafdb']['accuracy']:.3f})"),
+    Figure("facial expression per **recorded** clip, face8, mean over the frames (fer)",
+           "20 clips of 11 people: MEAD, RAVDESS, web video (dev; section 25)", "recorded_faces_dev.json", _recorded),
+    Figure("voice emotion, 7 classes (chance 0.143)", "RAVDESS test actors, 360 utterances (read twice)", "voice_test.json",
+           lambda d: share(d["test_accuracy"], d["n_test"])),
+    Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 3 times: now dev)",
+           "intent_test.json", lambda d: f"{share(d['phrase_and_words']['questions']['top1'], 48)} "
+                                         f"({d['whole_question']['questions']['top1']:.3f})"),
+    Figure("top moment right, R1@0.5 (hand-set fusion)", "composed joined test form, 96 queries, commit a33ecb9 (read 35+ times: now dev)",
+           "fusion_test.json", lambda d: f"{share(d['test-graph-fold']['localization']['R1@0.5'], JOINED_QUERIES)} "
+                                         f"({d['test-graph-hand']['localization']['R1@0.5']:.3f})"),
+    Figure("right place and emotion, Joint (hand-set fusion)", "same", "fusion_test.json",
+           lambda d: f"{share(d['test-graph-fold']['localization']['Joint'], JOINED_QUERIES)} "
+                     f"({d['test-graph-hand']['localization']['Joint']:.3f})"),
+    Figure("top moment right, R1@0.5", "composed 5-minute needle test videos, 8 queries, commit a33ecb9 (read 15+ times: now dev)",
+           "fusion_test.json", lambda d: share(d["long-graph-fold"]["localization"]["R1@0.5"], LONG_QUERIES)),
+    Figure("word edges at a pause within 0.1 s of the hand labels, refined (Whisper's)",
+           "TIMIT test speakers, 190 edges, by speaker (read twice: now dev)", "word_times_test.json",
+           lambda d: f"{_stored(d['refined_at']['within_0.1s'])} ({d['whisper_at']['within_0.1s'][0]:.3f})"),
+)
+
+
+def table(figures: tuple[Figure, ...] = FIGURES) -> str:
+    """The markdown table of ``figures``: measure | data | figure [95 % interval] | result file."""
+    rows = ["| measure | data | figure [95 % interval] | result file |", "|---|---|---|---|"]
+    for f in figures:
+        d = json.loads((RESULTS / f.file).read_text())
+        rows.append(f"| {f.what} | {f.data} | {f.cell(d)} | `{f.file}` |")
+    return "\n".join(rows)
+
+
+def main() -> int:
+    print(table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

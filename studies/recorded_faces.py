@@ -1,0 +1,171 @@
+"""Facial expression over recorded video clips: how a clip's frame readings are pooled into one emotion.
+
+    python -m studies.recorded_faces --mirrors /work/.mirror [--json evals/results/recorded_faces_dev.json]
+
+The clips are the emotion-labelled recorded face videos reachable here (``evals/data/SOURCES.md``, "Recorded
+face video"), taken from the repository snapshots under ``--mirrors`` (``<owner>+<name>/repo``, bare git
+directories as the fetch tool leaves them): MEAD clips of two actors shipped by EAMM (a woman: fear and
+surprised; a man: happy), one RAVDESS clip shipped by FaceShot, and StyleTalk's style clips (recorded web
+video of several people, labelled by the repository's file names). Every clip is development data: the reserved clips (EAMM's sad, contempt and disgusted, MEAD
+actors M030, W009, W011) are not listed and never read.
+
+Each clip is decoded at the verifier's rate (4 fps); the perception engine (``tools.engine``) reads the
+largest face of each frame with each expression backend; the readings are pooled per clip by each method of
+``POOLING`` and the top label is compared with the clip's label.
+
+Pooling a (n_frames, 8) array of AffectNet-8 distributions into one (8,): an expression rises from neutral to
+an apex and falls again (onset, apex, offset; Valstar and Pantic, 2012, "Fully automatic recognition of the
+temporal phases of facial actions"), and a talking face passes through mouth shapes that read as other
+expressions on single frames, so the plain mean (``mean``, what the verifier and the index use) dilutes the
+apex. ``apex``: the mean over the most expressive ``APEX_SHARE`` of frames (expressiveness = 1 - P(neutral));
+``apex10`` / ``apex50``: other shares; ``peak``: the single most expressive frame. Reported per method: clips
+right, accuracy with a bootstrap 95% interval over people (``evals.metrics.bootstrap_interval``), and
+per-person accuracy, since one person's clips are not independent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from studies.command import report
+from tools.schema import AFFECTNET8
+
+#: (repository, path in it, label, person): every recorded clip used. Labels: EAMM's and StyleTalk's file
+#: names, RAVDESS's emotion code (08 = surprised).
+CLIPS = [
+    ("jixinya+EAMM", "test/video/fear.mp4", "fear", "mead-eamm-woman"),
+    ("jixinya+EAMM", "test/video/happy.mp4", "happiness", "mead-eamm-man"),
+    ("jixinya+EAMM", "test/video/surprised.mp4", "surprise", "mead-eamm-woman"),
+    ("open-mmlab+FaceShot", "demo/videos/01-01-08-02-01-01-19.mp4", "surprise", "ravdess-19"),
+    *[("FuxiVirtualHuman+styletalk", f"samples/style_clips/video/furious_talk1_clip{i}.mp4", "anger",
+       "styletalk-furious1") for i in (1, 2)],
+    *[("FuxiVirtualHuman+styletalk", f"samples/style_clips/video/furious_talk2_clip{i}.mp4", "anger",
+       "styletalk-furious2") for i in range(1, 8)],
+    *[("FuxiVirtualHuman+styletalk", f"samples/style_clips/video/happyenglish_clip{i}.mp4", "happiness",
+       "styletalk-happyenglish") for i in (1, 2)],
+    ("FuxiVirtualHuman+styletalk", "samples/style_clips/video/vscodehappy_clip1.mp4", "happiness",
+     "styletalk-vscodehappy"),
+    ("FuxiVirtualHuman+styletalk", "samples/style_clips/video/sad_emotion_clip1.mp4", "sadness", "styletalk-sademotion"),
+    ("FuxiVirtualHuman+styletalk", "samples/style_clips/video/sadfather_clip1.mp4", "sadness", "styletalk-sadfather"),
+    ("FuxiVirtualHuman+styletalk", "samples/style_clips/video/sadgirl_clip1.mp4", "sadness", "styletalk-sadgirl"),
+    ("FuxiVirtualHuman+styletalk", "samples/style_clips/video/surprisegirl_clip2.mp4", "surprise",
+     "styletalk-surprisegirl"),
+]
+#: Share of a span's frames, the most expressive ones, that the ``apex`` pooling averages.
+APEX_SHARE = 0.25
+NEUTRAL = AFFECTNET8.index("neutral")
+
+
+def _expressiveness(frames: np.ndarray) -> np.ndarray:
+    """1 - P(neutral) of each row of ``frames`` (n_frames, 8)."""
+    return 1.0 - frames[:, NEUTRAL]
+
+
+def mean_pool(frames: np.ndarray) -> np.ndarray:
+    """The mean distribution (8,) of ``frames`` (n_frames, 8). Raises ValueError when there are no frames."""
+    if len(frames) == 0:
+        raise ValueError("no frames to pool")
+    return frames.mean(axis=0)
+
+
+def apex_pool(frames: np.ndarray, share: float = APEX_SHARE) -> np.ndarray:
+    """The mean distribution (8,) of the ``share`` most expressive rows of ``frames`` (n_frames, 8), at least
+    one (ties keep frame order). Raises ValueError when there are no frames."""
+    if len(frames) == 0:
+        raise ValueError("no frames to pool")
+    k = max(1, round(share * len(frames)))
+    top = np.argsort(-_expressiveness(frames), kind="stable")[:k]
+    return frames[np.sort(top)].mean(axis=0)
+
+
+def peak_pool(frames: np.ndarray) -> np.ndarray:
+    """The distribution (8,) of the single most expressive row of ``frames`` (n_frames, 8)."""
+    return apex_pool(frames, share=0.0)
+
+
+#: Pooling methods by name (see the module doc).
+POOLING: dict[str, Callable[[np.ndarray], np.ndarray]] = {"mean": mean_pool, "apex": apex_pool, "peak": peak_pool}
+
+
+#: The verifier's frame rate on candidates (``agents.verifier``).
+READ_FPS = 4.0
+BACKENDS = ("face8", "fer")
+#: Apex shares tried beside ``APEX_SHARE``.
+SHARES = (0.1, 0.5)
+
+
+def _extract(mirrors: Path, out: Path) -> list[Path]:
+    """Each clip of ``CLIPS`` written under ``out`` from its repository snapshot (``git show HEAD:path``)."""
+    paths = []
+    for repo, rel, _, _ in CLIPS:
+        git = mirrors / repo / "repo"
+        if not git.is_dir():
+            raise FileNotFoundError(f"{git} (fetch github:{repo.replace('+', '/')} first)")
+        dst = out / repo / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_bytes(subprocess.run(["git", "--git-dir", str(git), "show", f"HEAD:{rel}"], check=True,
+                                       capture_output=True).stdout)
+        paths.append(dst)
+    return paths
+
+
+def read_clip(path: Path, engine) -> list[list[float]]:
+    """AffectNet-8 distributions (n_frames, 8) of the largest face in each frame with a face, at ``READ_FPS``."""
+    from tools.media import iter_frames
+
+    rows = []
+    for t, frame in iter_frames(path, READ_FPS):
+        obs = engine.observe_frame(t, frame, "f", hands=False)
+        if obs.faces:
+            face = max(obs.faces, key=lambda f: f.box.area)
+            rows.append(list(face.expression.values()))
+    return rows
+
+
+def evaluate(mirrors: Path) -> dict:
+    from evals.metrics import bootstrap_interval
+    from tools.engine import PerceptionConfig, load_engine
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = _extract(mirrors, Path(tmp))
+        readings = {b: [read_clip(p, load_engine(PerceptionConfig(expression_backend=b))) for p in paths]
+                    for b in BACKENDS}
+    people = [person for *_, person in CLIPS]
+    result: dict = {"clips": [{"repository": r, "path": p, "label": lab, "person": who,
+                               "frames_with_face": len(readings[BACKENDS[0]][i])}
+                              for i, (r, p, lab, who) in enumerate(CLIPS)],
+                    "read_fps": READ_FPS, "methods": {}}
+    for backend in BACKENDS:
+        methods = {**POOLING, **{f"apex{round(100 * q)}": functools.partial(apex_pool, share=q) for q in SHARES}}
+        for name, pool in methods.items():
+            pred = [AFFECTNET8[int(np.argmax(pool(np.array(r))))] if r else None for r in readings[backend]]
+            right = [p == lab for p, (_, _, lab, _) in zip(pred, CLIPS, strict=True)]
+            lo, hi = bootstrap_interval(right, groups=people)
+            per_person = {who: float(np.mean([r for r, w in zip(right, people, strict=True) if w == who]))
+                          for who in dict.fromkeys(people)}
+            result["methods"][f"{backend}/{name}"] = {
+                "right": int(sum(right)), "n": len(right), "accuracy": round(float(np.mean(right)), 3),
+                "ci95": [round(lo, 3), round(hi, 3)],
+                "mean_over_people": round(float(np.mean(list(per_person.values()))), 3),
+                "predicted": pred}
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
+    ap.add_argument("--json", type=Path, default=None, help="write the result here")
+    args = ap.parse_args(argv)
+    return report(lambda: evaluate(args.mirrors), args.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
