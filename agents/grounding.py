@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from agents.grounding_rules import face_observations, ground_phrase, person_thumbnails, speaking_time
 from agents.llm import LLM, LLMTask
 from agents.schema import PersonGrounding, persons_text
+from agents.state import AffectState, RunContext
 from agents.vision import MAX_IMAGES, thumbnail_url
 from memory.store import VideoIndex
 from tools.lexicon import AGE_ADJECTIVES, PERSON_WORDS, POSITIONED_NOUNS, POSITIONS, person_phrases
@@ -137,3 +139,16 @@ def speech_of_others(index: VideoIndex, start_s: float, end_s: float, persons: s
 def grounded_persons(groundings: list[PersonGrounding]) -> set[int]:
     """The people the verifier should read: those of groundings at least ``GROUNDED_MIN_CONFIDENCE``."""
     return {p for g in groundings if g.confidence >= GROUNDED_MIN_CONFIDENCE for p in g.persons}
+
+
+def ground_persons(state: AffectState, runtime: Runtime[RunContext]) -> dict:
+    """The person grounder's node: ``people``, the intent's people phrases grounded in the video
+    (``ground_people``; a vision LLM for the rest when ``RunSettings.llm_images`` > 0)."""
+    ctx = runtime.context
+    return {"people": ground_people(state["intent"].people, ctx.index, ctx.llm, ctx.settings.llm_images)}
+
+
+def describe(update: dict) -> str:
+    """The trace line of this node: each phrase, who it names, by which rule and how confidently."""
+    return "; ".join(f"{g.phrase} -> {g.who} ({g.rule}, {g.confidence:.2f})" for g in update.get("people", [])) \
+        or "no particular person named"

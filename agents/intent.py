@@ -18,7 +18,6 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agents.grounding import ground_people
 from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
@@ -100,8 +99,8 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Ask the LLM for the query's ``Intent``, then name what it asks for in the answer's label set: the
     labels a hosted model chose from the set's descriptions, else ``Taxonomy.asked_labels`` (a label named
     by its words, e.g. "proud" -> Pride, sets the AffectNet-8 targets); returns ``intent``,
-    ``search_text``, ``round`` = 0 and ``people``: the people it names, grounded in the video
-    (``agents.grounding``)."""
+    ``search_text`` and ``round`` = 0 (the people it names are grounded by the next node,
+    ``agents.grounding.ground_persons``)."""
     taxonomy = load_taxonomy(runtime.context.settings.labels)
     intent = runtime.context.llm.structured(
         INTERPRET_INTENT, {"query": state["query"], "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS),
@@ -117,14 +116,11 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     else:
         labels, targets = taxonomy.asked_labels(state["query"], intent.target_emotions)
     intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels})
-    return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0,
-            "people": ground_people(intent.people, runtime.context.index, runtime.context.llm,
-                                    runtime.context.settings.llm_images)}
+    return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0}
 
 
 def describe(update: dict) -> str:
     """The trace line of this node: the interpreted intent."""
     i = update["intent"]
     asked = f" labels={i.target_labels}" if i.target_labels and i.target_labels != i.target_emotions else ""
-    grounded = "".join(f"; {g.phrase} -> {g.who} ({g.rule}, {g.confidence:.2f})" for g in update.get("people", []))
-    return f"emotions={i.target_emotions or ['any']}{asked} people={i.people} cues={i.cues}{grounded}"
+    return f"emotions={i.target_emotions or ['any']}{asked} people={i.people} cues={i.cues}"

@@ -18,10 +18,11 @@ records (the builders per modality: ``agents.evidence``). Support in [0, 1]:
   about a feeling, gestures are evidence but not support);
 - support = max(visual, weighted verbal, vocal, weighted behaviour).
 
-When fewer than ``min_accepted`` candidates have survived, the verifier asks the LLM for a refined
-search text and the graph (``graphs.affect_graph``) sends the search back to the localizer, at most
-``max_requery`` times. Offline (``offline_refine``), the refined search text adds the next
-alternative descriptions of the target emotions and cues (``tools.lexicon``).
+When fewer than ``min_accepted`` candidates have survived, the verifier asks for a re-query: the graph
+(``graphs.affect_graph``) goes to the query refiner (``refine_query``), which asks the LLM for a refined
+search text, and back to the localizer, at most ``max_requery`` times. Offline (``offline_refine``), the
+refined search text adds the next alternative descriptions of the target emotions and cues
+(``tools.lexicon``).
 """
 
 from __future__ import annotations
@@ -104,9 +105,8 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
             evidence=v_ev + t_ev + ve_ev + a_ev,
             observations=Observations(visual=v_obs, verbal=t_obs, vocal=a_obs, behaviour=b_obs)))
     verified = [*state.get("verified", []), *out]
-    if sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery:
-        return {"verified": out, "requery": True, **_refine(ctx, state, verified)}
-    return {"verified": out, "requery": False}
+    requery = sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery
+    return {"verified": out, "requery": requery}
 
 
 def offline_refine(inputs: dict[str, Any]) -> RefinedQuery:
@@ -131,21 +131,27 @@ REFINE_QUERY = LLMTask(
 )
 
 
-def _refine(ctx: RunContext, state: AffectState, verified: list[VerifiedCandidate]) -> dict:
-    rejected = [{"span": [c.start_s, c.end_s], "reason": c.reject_reason} for c in verified if not c.accepted]
+def refine_query(state: AffectState, runtime: Runtime[RunContext]) -> dict:
+    """The query refiner's node, after a verifier round with too few survivors: ``search_text``, a new search
+    text from the LLM given why candidates were rejected (``REFINE_QUERY``), and the next ``round``."""
+    rejected = [{"span": [c.start_s, c.end_s], "reason": c.reject_reason} for c in state.get("verified", [])
+                if not c.accepted]
     nxt = state.get("round", 0) + 1
-    refined = ctx.llm.structured(
+    refined = runtime.context.llm.structured(
         REFINE_QUERY,
         {"query": state["query"], "intent": state["intent"].model_dump(), "round": nxt, "rejected": rejected})
     return {"search_text": refined.search_text, "round": nxt}
 
 
+def describe_refinement(update: dict) -> str:
+    """The trace line of the query refiner: the round and its search text."""
+    return f"re-query round {update['round']}: {update['search_text']!r}"
+
+
 def describe(update: dict) -> str:
-    """The trace line of this node: accepted and rejected clips, and the re-query when there is one."""
+    """The trace line of this node: accepted and rejected clips, and whether a re-query follows."""
     ver = update.get("verified", [])
     kept = [c.clip_id for c in ver if c.accepted]
     rejected = [f"{c.clip_id}: {c.reject_reason}" for c in ver if not c.accepted]
     text = f"accepted {kept or 'none'}; rejected {len(rejected)}" + (f" ({'; '.join(rejected)})" if rejected else "")
-    if update.get("requery"):
-        text += f"; re-query round {update['round']}: {update['search_text']!r}"
-    return text
+    return text + ("; too few survive: re-query" if update.get("requery") else "")

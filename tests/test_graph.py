@@ -6,13 +6,23 @@ from app.draw import main as draw_main
 from graphs.affect_graph import NODE_NAMES, build_graph
 
 
-def test_graph_has_the_five_roles_and_the_requery_loop():
+def test_graph_has_every_role_and_the_requery_loop():
     g = build_graph().get_graph()
     assert set(NODE_NAMES) <= set(g.nodes)
     edges = {(e.source, e.target, e.conditional) for e in g.edges}
-    assert ("verifier", "candidate_localizer", True) in edges
+    assert ("verifier", "query_refiner", True) in edges
+    assert ("query_refiner", "candidate_localizer", False) in edges
     assert ("verifier", "emotion_reasoner", True) in edges
-    assert ("intent_interpreter", "candidate_localizer", False) in edges
+    assert ("intent_interpreter", "person_grounder", False) in edges
+    assert ("person_grounder", "candidate_localizer", False) in edges
+
+
+def test_the_llm_tasks_are_the_nodes_tasks():
+    """Every task an LLM is asked comes from a node: person grounding and query refinement included."""
+    from graphs.affect_graph import TASKS
+
+    assert set(TASKS) == {"interpret_intent", "ground_person", "refine_query", "judge_emotion", "write_rationale",
+                          "choose_option"}
 
 
 def test_draw_writes_png_and_mermaid(tmp_path, capsys):
@@ -20,23 +30,51 @@ def test_draw_writes_png_and_mermaid(tmp_path, capsys):
     assert draw_main(["--png", str(png), "--mermaid"]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
     mermaid = capsys.readouterr().out
-    assert "verifier -.-> candidate_localizer" in mermaid
+    assert "verifier -.-> query_refiner" in mermaid
 
 
-def test_langgraph_json_graph_runs_from_plain_context(cache_root):
-    """What LangGraph Studio does: import the graph named in langgraph.json, invoke it with a JSON context."""
+def _studio_graph():
+    """The graph ``langgraph.json`` names, imported as LangGraph Studio imports it."""
     import importlib
     import json
 
-    from tests.conftest import REPO, SAMPLE
+    from tests.conftest import REPO
 
     spec = json.loads((REPO / "langgraph.json").read_text())["graphs"]["affectseek"]
     module_path, attr = spec.split(":")
-    graph = getattr(importlib.import_module(module_path.removeprefix("./").removesuffix(".py").replace("/", ".")), attr)
-    state = graph.invoke({"query": "when does the audience enjoy the show?"},
-                         context={"video": str(SAMPLE), "cache_dir": str(cache_root)})
+    return getattr(importlib.import_module(module_path.removeprefix("./").removesuffix(".py").replace("/", ".")), attr)
+
+
+def test_studio_shows_the_graph_the_command_line_runs_with_every_role():
+    from graphs.affect_graph import compiled_graph
+
+    graph = _studio_graph()
+    assert graph is compiled_graph()
+    assert set(NODE_NAMES) <= set(graph.get_graph().nodes)
+
+
+def test_langgraph_json_graph_runs_from_plain_context(cache_root):
+    """What LangGraph Studio does: invoke the graph with a JSON context naming the video; the moments are
+    those the command line's path gives for the same question."""
+    from graphs.pipeline import answer_query
+    from tests.conftest import SAMPLE
+
+    query = "when does the audience enjoy the show?"
+    state = _studio_graph().invoke({"query": query}, context={"video": str(SAMPLE), "cache_dir": str(cache_root)})
     assert state["intent"].target_emotions[0] == "happiness"
-    assert all(0 <= m.start_s < m.end_s <= 10.1 for m in state["moments"])
+    answer = answer_query(SAMPLE, query, cache_dir=cache_root)
+    assert [(m.start_s, m.end_s, m.emotion) for m in state["moments"]] == [
+        (m.start_s, m.end_s, m.emotion) for m in answer.moments]
+    assert {"intent_interpreter", "verifier", "rationale_writer"} <= set(_node_names_run(query, cache_root))
+
+
+def _node_names_run(query: str, cache_root) -> list[str]:
+    """The nodes a Studio run passes through, as LangGraph streams their updates."""
+    from tests.conftest import SAMPLE
+
+    context = {"video": str(SAMPLE), "cache_dir": str(cache_root)}
+    return [node for chunk in _studio_graph().stream({"query": query}, context=context, stream_mode="updates")
+            for node in chunk]
 
 
 def _offline_rationale(query: str, emotion: str, confidence: float, evidence: list[dict]):

@@ -82,7 +82,7 @@ def test_the_verifier_reads_only_the_grounded_peoples_faces(cache_root, sample_i
     assert g.phrase == "the audience" and g.rule == "group"
     faces = [e for m in answer.moments for e in m.evidence if e.modality == "visual" and "'s face" in e.detail]
     assert faces and {e.person for e in faces} <= set(g.persons)
-    assert any("the audience -> person" in step.decision for step in answer.trace if step.node == "intent_interpreter")
+    assert any("the audience -> person" in step.decision for step in answer.trace if step.node == "person_grounder")
 
 
 def test_the_localizer_reads_only_the_grounded_peoples_faces(sample_index):

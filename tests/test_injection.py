@@ -15,8 +15,8 @@ import litellm
 import pytest
 
 from agents.schema import Answer
-from agents.tasks import TASKS
 from app.ask import main
+from graphs.affect_graph import TASKS
 from tests.conftest import REPO, load_json, run_cli
 
 pytestmark = pytest.mark.slow

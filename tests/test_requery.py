@@ -24,10 +24,10 @@ def test_unmet_support_requeries_twice_then_answers_with_weak_moments(cache_root
     assert answer.message.startswith("weak support: no candidate reached --min-support 0.99")
     assert "weak support" in printed
     nodes = [step.node for step in answer.trace]
-    assert nodes == ["intent_interpreter"] + ["candidate_localizer", "verifier"] * 3 + \
-        ["emotion_reasoner", "rationale_writer"]
+    assert nodes == ["intent_interpreter", "person_grounder"] + ["candidate_localizer", "verifier", "query_refiner"] * 2 \
+        + ["candidate_localizer", "verifier", "emotion_reasoner", "rationale_writer"]
     assert [s.elapsed_s for s in answer.trace] == sorted(s.elapsed_s for s in answer.trace)
-    assert "re-query round 1" in answer.trace[2].decision and "re-query round 2" in answer.trace[4].decision
+    assert "re-query round 1" in answer.trace[4].decision and "re-query round 2" in answer.trace[7].decision
 
 
 def test_max_requery_zero_stops_after_the_first_round_and_trace_streams(cache_root, tmp_path, capsys):
