@@ -114,3 +114,16 @@ def test_emotion_words_follow_wordnet_links_from_the_feeling_roots():
     del synsets[anger]
     with pytest.raises(ValueError, match="update ROOTS"):
         build(senses, synsets)
+
+
+def test_in_a_viewers_memory_i_is_the_viewer_not_a_person_on_screen():
+    """VQAU-Bench's query form: "I kinda remember ..." is the viewer's memory; the people it names on screen are
+    still read, and "I" in a question about the video ("when do I laugh?", egocentric video) is still the
+    camera wearer."""
+    from tools.lexicon import memory_form, person_phrases
+
+    memory = "I kinda remember the crowd cracking up at something he said right before he pointed, felt so warm"
+    assert memory_form(memory) and memory_form("I recall a quiet talk by the window")
+    assert person_phrases(memory) == ["the audience", "a man"]
+    assert not memory_form("when do I laugh?") and person_phrases("when do I laugh?") == ["the camera wearer"]
+    assert not memory_form("when does she say I remember this?")

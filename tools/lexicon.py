@@ -76,12 +76,25 @@ AGE_ADJECTIVES = {"older": "older", "old": "older", "elderly": "older", "young":
 _AGED = re.compile(rf"\b({'|'.join(AGE_ADJECTIVES)})\s+({'|'.join(POSITIONED_NOUNS)})\b")
 
 
+#: A viewer's memory of a moment, VQAU-Bench's query form ("I kinda remember a firm handshake on a coastal walkway
+#: right before the music swells - felt so light"): the "I" is the viewer, not a person on screen (``memory_form``).
+_MEMORY_OPENING = re.compile(r"^i\s+(?:(?:kinda|kind\s+of|sort\s+of|vaguely|really|just)\s+)*(?:remember|recall)\b\s*")
+
+
+def memory_form(text: str) -> bool:
+    """Whether ``text`` is a viewer's memory of a moment ("I kinda remember ...", "I recall ...")."""
+    return bool(_MEMORY_OPENING.match(" ".join(re.findall(r"[a-z'-]+", text.lower()))))
+
+
 def person_phrases(text: str) -> list[str]:
     """The people ``text`` names, as the values of ``PERSON_WORDS`` ("she" -> "a woman"), with a position
     when one follows a person noun ("the woman on the right" -> "a woman on the right", "the one in the
     middle" -> "the person in the middle") and an age when an age word precedes one ("the older man" ->
-    "an older man", "the young one" -> "a young person"); first mention order, no repeats."""
+    "an older man", "the young one" -> "a young person"); first mention order, no repeats. In a viewer's
+    memory (``memory_form``) "I" is the viewer and names nobody on screen."""
     t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    if memory_form(text):
+        t = re.sub(r"\bi\b", " ", t)
     phrases, placed = [], set()
     for m in _POSITIONED.finditer(t):
         role = PERSON_WORDS.get(m.group(1), "the person")
