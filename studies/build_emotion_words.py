@@ -12,7 +12,10 @@ WordNet", LREC): each AffectNet-8 emotion is rooted at noun.feeling synsets (``R
 below a root (hyponyms, transitively) takes its label. Labels then spread, for ``ROUNDS`` rounds, along the
 sense links derivation, participle, pertainym and also-see to adjectives and verbs ("fury" -> "furious";
 "fright" -> "frighten" -> "frightened"), and from a head adjective to its similar satellites ("angry" ->
-"livid"). A word keeps a label when all its labelled synsets agree, it has at most ``MAX_SENSES`` senses in
+"livid"). A verb synset still unlabelled then inherits the labels of the labelled verbs above it (its
+hypernyms, transitively: "rage" -> "flip one's lid, blow up, hit the roof, fly off the handle"); those count
+only for words that no other sense labels, so no earlier word changes or drops. A word keeps a label when all
+its labelled synsets agree, it has at most ``MAX_SENSES`` senses in
 WordNet (a word such as "take", reached through one sense of dozens, says nothing of a feeling) and it is not
 an English stop word. ``MAX_SENSES`` was chosen on the dev questions of ``studies.intent`` (``evals/RESULTS.md``
 section 23).
@@ -76,8 +79,10 @@ def read_wordnet(wordnet: Path) -> tuple[dict[str, tuple[str, str, list[str]]], 
     return senses, synsets
 
 
-def emotion_words(senses: dict[str, tuple[str, str, list[str]]], synsets: dict[str, dict]) -> dict[str, str]:
-    """word (lower case) -> AffectNet-8 emotion, by the method of the module doc.
+def emotion_words(senses: dict[str, tuple[str, str, list[str]]], synsets: dict[str, dict],
+                  verb_hyponyms: bool = True) -> dict[str, str]:
+    """word (lower case) -> AffectNet-8 emotion, by the method of the module doc (``verb_hyponyms=False``: without
+    the labels verbs pass to their hyponyms, the first version).
 
     Raises:
         ValueError: a root of ``ROOTS`` is missing or no longer has its check word (another WordNet version).
@@ -111,6 +116,15 @@ def emotion_words(senses: dict[str, tuple[str, str, list[str]]], synsets: dict[s
                     spread[synset] |= labels[other]
         for sid, found in spread.items():
             labels[sid] |= found
+    inherited: dict[str, set[str]] = collections.defaultdict(set)
+    if verb_hyponyms:  # a way of raging is a way of feeling angry: "rage" -> "flip one's lid", "blow up"
+        stack = [(sid, frozenset(found)) for sid, found in labels.items() if sid.endswith("-v") and found]
+        while stack:
+            sid, found = stack.pop()
+            for child in below[sid]:
+                if child.endswith("-v") and not labels.get(child) and not found <= inherited[child]:
+                    inherited[child] |= found
+                    stack.append((child, frozenset(inherited[child])))
     for sid, record in synsets.items():
         if sid.endswith("-s"):
             for head in record.get("similar", []):
@@ -121,6 +135,11 @@ def emotion_words(senses: dict[str, tuple[str, str, list[str]]], synsets: dict[s
         n_senses[lemma.lower()] += 1
         if labels.get(synset):
             by_word[lemma.lower()] |= labels[synset]
+    by_hypernym: dict[str, set[str]] = collections.defaultdict(set)  # for words no other sense labels
+    for lemma, synset, _links in senses.values():
+        if inherited.get(synset) and lemma.lower() not in by_word:
+            by_hypernym[lemma.lower()] |= inherited[synset]
+    by_word.update(by_hypernym)
     return {w: next(iter(found)) for w, found in sorted(by_word.items())
             if len(found) == 1 and n_senses[w] <= MAX_SENSES and w not in ENGLISH_STOP_WORDS}
 

@@ -127,3 +127,12 @@ def test_in_a_viewers_memory_i_is_the_viewer_not_a_person_on_screen():
     assert person_phrases(memory) == ["the audience", "a man"]
     assert not memory_form("when do I laugh?") and person_phrases("when do I laugh?") == ["the camera wearer"]
     assert not memory_form("when does she say I remember this?")
+
+
+@pytest.mark.parametrize(("phrase", "emotion"), [("hits the roof", "anger"), ("fly off the handle", "anger"),
+                                                 ("lose her temper", "anger"), ("get hot under the collar", "anger"),
+                                                 ("take aback", "surprise"), ("freaks out", "fear")])
+def test_idioms_wordnet_files_under_a_feeling_name_it(phrase, emotion):
+    """WordNet's idioms under a feeling verb ("rage" -> "hit the roof", "fly off the handle"), matched with an
+    inflected first word, "her" for WordNet's "one's", and phrases of four words."""
+    assert named_emotions(phrase) == [emotion]

@@ -147,7 +147,7 @@ _INFLECTIONS = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing
 
 @functools.cache
 def emotion_words() -> dict[str, str]:
-    """word or phrase (lower case) -> the AffectNet-8 emotion it names, from ``EMOTION_WORDS`` (1,091 words).
+    """word or phrase (lower case) -> the AffectNet-8 emotion it names, from ``EMOTION_WORDS`` (1,234 words).
 
     Raises:
         FileNotFoundError: ``EMOTION_WORDS`` is missing (build it with ``python -m studies.build_emotion_words``).
@@ -155,22 +155,37 @@ def emotion_words() -> dict[str, str]:
     return json.loads(EMOTION_WORDS.read_text(encoding="utf-8"))["words"]
 
 
+#: Possessives a question uses where WordNet's idioms say "one's" ("lose her temper" -> "lose one's temper").
+_POSSESSIVES = frozenset({"my", "your", "his", "her", "its", "our", "their", "someone's", "somebody's"})
+#: The longest idiom matched, in words ("blow out of the water").
+MAX_PHRASE_WORDS = 5
+
+
+def _forms(tokens: list[str]) -> list[str]:
+    """How ``tokens`` may stand in ``emotion_words``: as they are, with possessives as "one's", and with the first
+    word without a common inflection ("terrified" -> "terrify", "flies off the handle" -> "fly off the handle")."""
+    out = []
+    for toks in (tokens, ["one's" if t in _POSSESSIVES else t for t in tokens]):
+        first, rest = toks[0], toks[1:]
+        out += [" ".join(toks)] + [" ".join([first[:-len(end)] + rep, *rest]) for end, rep in _INFLECTIONS
+                                   if first.endswith(end) and len(first) > len(end) + 2]
+    return list(dict.fromkeys(out))
+
+
 def named_emotions(phrase: str) -> list[str]:
     """The AffectNet-8 emotions that words of ``phrase`` name in ``emotion_words`` ("seem livid" -> anger;
-    "jumpy" -> fear), in order of first mention: phrases of three, two, then single words, a single word also
-    without a common inflection ("terrified" -> "terrify")."""
+    "jumpy" -> fear; "hits the roof" -> anger), in order of first mention: the longest phrases first (up to
+    ``MAX_PHRASE_WORDS`` words), each also with possessives as WordNet's "one's" and its first word without a
+    common inflection (``_forms``)."""
     tokens = phrase.lower().split()
     found: list[tuple[int, str]] = []
     taken: set[int] = set()
     words = emotion_words()
-    for n in (3, 2, 1):
+    for n in range(MAX_PHRASE_WORDS, 0, -1):
         for i in range(len(tokens) - n + 1):
             if taken & set(range(i, i + n)):
                 continue
-            gram = " ".join(tokens[i:i + n])
-            forms = [gram] + ([gram[:-len(end)] + rep for end, rep in _INFLECTIONS
-                               if gram.endswith(end) and len(gram) > len(end) + 2] if n == 1 else [])
-            emotion = next((words[f] for f in forms if f in words), None)
+            emotion = next((words[f] for f in _forms(tokens[i:i + n]) if f in words), None)
             if emotion:
                 found.append((i, emotion))
                 taken |= set(range(i, i + n))
