@@ -68,7 +68,7 @@ FIGURES: tuple[Figure, ...] = (
            "20 clips of 11 people: MEAD, RAVDESS, web video (dev; section 25)", "recorded_faces_dev.json", _recorded),
     Figure("voice emotion, 7 classes (chance 0.143)", "RAVDESS test actors, 360 utterances (read twice)", "voice_test.json",
            lambda d: share(d["test_accuracy"], d["n_test"])),
-    Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 3 times: now dev)",
+    Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
            "intent_test.json", lambda d: f"{share(d['phrase_and_words']['questions']['top1'], 48)} "
                                          f"({d['whole_question']['questions']['top1']:.3f})"),
     Figure("top moment right, R1@0.5 (hand-set fusion)", "composed joined test form, 96 queries, commit a33ecb9 (read 35+ times: now dev)",
