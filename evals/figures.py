@@ -95,7 +95,14 @@ def table(figures: tuple[Figure, ...] = FIGURES) -> str:
 
 
 def main() -> int:
-    print(table())
+    """Print ``table()``; exit 2 with one line where the result files are absent (an installed wheel carries
+    none: run it in a source checkout)."""
+    try:
+        print(table())
+    except FileNotFoundError as exc:
+        print(f"error: {exc.filename}: result file not found (evals/results is in the source checkout only)",
+              file=sys.stderr)
+        return 2
     return 0
 
 
