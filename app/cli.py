@@ -126,13 +126,33 @@ def _list_models() -> None:
         print(f"  {m.name:<22} {state}: {m.about}; {m.licence}")
 
 
+def _eval(argv: list[str], prog: str) -> int:
+    """``affectseek eval``: ``evals.run`` with the settings that ``AFFECTSEEK_*`` variables and the config file
+    (``--config TOML`` or ``$AFFECTSEEK_CONFIG``) give for its options (``evals.run.SHARED_SETTINGS``); its flags
+    still win. A bad variable or file is one line, exit 2."""
+    import argparse
+
+    from app.settings import SettingsError, load_settings
+    from evals import run
+
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--config", default=None)
+    known, rest = pre.parse_known_args(argv)
+    try:
+        settings = load_settings({}, known.config)
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return run.main(rest, prog, defaults={k: getattr(settings, k) for k in settings.model_fields_set})
+
+
 #: Command -> (one-line description, what runs it: a module whose ``main(argv, prog)`` returns the exit
 #: code, imported only when the command is run, or such a function itself).
 COMMANDS: dict[str, tuple[str, str | Callable[[list[str], str], int]]] = {
     "ask": ("answer a vague affective question about a video", "app.ask"),
     "batch": ("the same questions about every video in a folder (local pool or Ray), resumable", "app.batch"),
     "inspect": ("print the shots, person tracks, transcript and social events the tools found", "app.inspect"),
-    "eval": ("run one method over a labelled bench and score it (evals.run)", "evals.run"),
+    "eval": ("run one method over a labelled bench and score it (evals.run)", _eval),
     "report": ("one results table (markdown) from evaluation run folders (evals.report)", "evals.report"),
     "bench": ("index and query speed on long real video against brute force (benches/bench_index.py)", _bench),
     "draw": ("write the agent graph as a PNG and/or Mermaid text", "app.draw"),

@@ -8,6 +8,9 @@ same ``--out`` resumes after the items already there), ``metrics.json``, ``confi
 models, library versions, seed, commit), ``moment_detr_predictions.jsonl`` (the predictions as
 QVHighlights/Moment-DETR ``pred_relevant_windows`` records), ``results.md`` (the metrics by moment length, also
 printed) and ``run.log``. Exit codes: 0 done, 2 bad bench or arguments.
+
+As ``affectseek eval``, the options it shares with ``affectseek ask`` (``SHARED_SETTINGS``) also come from
+``AFFECTSEEK_*`` variables and a TOML file (``--config FILE`` or ``$AFFECTSEEK_CONFIG``); a flag wins.
 """
 
 from __future__ import annotations
@@ -48,8 +51,16 @@ def read_predictions(path: Path, model: type[BaseModel] = Prediction) -> dict[st
     return {p.id: p for p in JsonlLog(path).read(model.model_validate_json)}
 
 
-def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None) -> argparse.ArgumentParser:
-    """The command's parser; ``--bench-format`` offers ``formats`` (default: every registered one)."""
+#: The run's settings that ``affectseek eval`` takes from ``AFFECTSEEK_*`` variables and the config file as well
+#: (``app.settings.Settings`` fields of the same names, given to ``main`` as ``defaults``; a flag still wins).
+SHARED_SETTINGS = ("llm", "top_k", "cache_dir", "device", "expression_backend", "no_voice_emotion", "abstain_below",
+                   "labels")
+
+
+def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
+                 defaults: dict | None = None) -> argparse.ArgumentParser:
+    """The command's parser; ``--bench-format`` offers ``formats`` (default: every registered one); ``defaults``
+    (names of ``SHARED_SETTINGS``) replace the built-in defaults of those options."""
     formats = formats or load_formats()
     p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", required=True, help="bench file: our .jsonl, or VQAU-Bench records with "
@@ -81,6 +92,7 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None) -> ar
     a.add_argument("--fusion", default="fitted",
                    help="the offline judge's fusion: fitted (agents/fusion.json, fitted on the dev split; default), "
                         "hand (the earlier hand-set weights, uncalibrated) or a fusion JSON file")
+    p.set_defaults(**{k: v for k, v in (defaults or {}).items() if k in SHARED_SETTINGS})
     return p
 
 
@@ -120,10 +132,20 @@ def _predict_all(items, args, predict_one: Callable, failed: Callable, model: ty
     return done
 
 
-def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> int:
-    """Run the command; returns the exit code."""
+def _run_record(args: argparse.Namespace, fmt: BenchFormat, n_items: int) -> dict:
+    """The start of ``config.json``: method, LLM, bench, top_k, seed, commit, library versions, start time."""
+    return {"method": args.method, "llm": args.llm if args.method == "graph" else None, "bench": str(args.bench),
+            "bench_format": fmt.name, "n_items": n_items, "top_k": args.top_k, "seed": args.seed, "commit": _commit(),
+            "versions": library_versions(("affectseek", "torch", "faiss-cpu", "mediapipe", "faster-whisper",
+                                          "sentence-transformers", "langgraph", "litellm")),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defaults: dict | None = None) -> int:
+    """Run the command; returns the exit code. ``defaults``: as ``build_parser``'s (``affectseek eval`` passes the
+    settings the environment and the config file give)."""
     formats = load_formats()
-    args = build_parser(prog, formats).parse_args(argv)
+    args = build_parser(prog, formats, defaults).parse_args(argv)
     configure_runtime(args.cache_dir)  # before anything imports a native library (numba reads its cache folder once)
     try:
         check_device(args.device, onnx=EXPRESSION_CLASSIFIERS.runs_onnx(args.expression_backend), ctranslate2=True)
@@ -152,12 +174,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run") -> in
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     log = _logger(out)
-    config = {"method": args.method, "llm": args.llm if args.method == "graph" else None, "bench": str(args.bench),
-              "bench_format": fmt.name, "n_items": len(items), "top_k": args.top_k, "seed": args.seed,
-              "commit": _commit(),
-              "versions": library_versions(("affectseek", "torch", "faiss-cpu", "mediapipe",
-                                            "faster-whisper", "sentence-transformers", "langgraph", "litellm")),
-              "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    config = _run_record(args, fmt, len(items))
     index_config = IndexConfig(expression_backend=args.expression_backend,
                                voice_backend=None if args.no_voice_emotion else "voice8", device=args.device)
     settings = {"abstain_below": args.abstain_below, "fusion": args.fusion, "labels": labels,

@@ -155,3 +155,29 @@ def test_a_new_bench_format_is_one_registration(tmp_path, monkeypatch, capsys):
     assert metrics["n_items"] == len(dev) == 3 and json.loads((out / "config.json").read_text())["bench_format"] == "csv"
     assert metrics["n_predicted"] == 3 and "| all |" in (out / "results.md").read_text()
     capsys.readouterr()
+
+
+def test_affectseek_eval_takes_its_settings_from_the_environment_and_the_config_file(tmp_path, monkeypatch, capsys):
+    """``affectseek eval`` reads ``AFFECTSEEK_*`` variables and the TOML config as ``ask`` does; a flag wins; a bad
+    value is one line, exit 2."""
+    from app.cli import main as cli
+
+    bench = str(shared_file("bench/dev.jsonl"))
+
+    def top_k(out: str, *extra: str) -> int:
+        assert cli(["eval", "--bench", bench, "--method", "random", "--out", str(tmp_path / out), *extra]) == 0
+        return json.loads((tmp_path / out / "config.json").read_text())["top_k"]
+
+    monkeypatch.setenv("AFFECTSEEK_TOP_K", "3")
+    assert top_k("env") == 3
+    assert top_k("flag", "--top-k", "2") == 2
+    monkeypatch.delenv("AFFECTSEEK_TOP_K")
+    config = tmp_path / "affectseek.toml"
+    config.write_text("top_k = 4\n")
+    assert top_k("file", "--config", str(config)) == 4
+    assert top_k("default") == 5
+    monkeypatch.setenv("AFFECTSEEK_TOP_K", "0")
+    capsys.readouterr()
+    assert cli(["eval", "--bench", bench, "--method", "random", "--out", str(tmp_path / "bad")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: top_k") and not (tmp_path / "bad").exists()
