@@ -83,3 +83,33 @@ def test_a_judged_tenth_of_a_second_becomes_a_moment_of_a_second_on_the_shot_sta
     drafts, _ = draft_moments([cand], ["happiness"], [1.001, 3.003, 8.008], 5, 0.0, lambda c: judged,
                               boundary=refined.__getitem__, duration_s=9.17)
     assert [(d.start_s, d.end_s) for d in drafts] == [(2.736, 3.736)]
+
+
+def test_cuts_made_at_known_frames_are_found_within_a_frame(tmp_path):
+    """A video cut at frames chosen here (30 fps: frame 73 = 2.433 s, frame 131 = 4.367 s, neither on the 1 fps
+    grid), made from the sample's performer and audience shots: the 1 fps detector finds each cut late, the
+    refinement on the frame where it was made (the issue's bar is 0.2 s)."""
+    from tools.media import iter_frames
+    from tools.shots import refine_cut
+    from tools.tracks import frame_histogram, is_cut
+    from tools.video_out import VideoWriter
+
+    performer = [f for _, f in iter_frames(SAMPLE, 30.0, 2.8, 6.9)]
+    audience = [f for _, f in iter_frames(SAMPLE, 30.0, 7.1, 9.1)]
+    shots = [performer[:73], audience[:58], performer[73:122]]  # cuts after 73 and 131 frames; 180 frames
+    assert [len(s) for s in shots] == [73, 58, 49]
+    video = tmp_path / "cuts.mp4"
+    with VideoWriter(video, (640, 360), fps=30) as out:
+        for frame in (f for shot in shots for f in shot):
+            out.add_frame(frame)
+    made = [73 / 30, 131 / 30]
+
+    coarse, prev = [], None
+    for t, frame in iter_frames(video, 1.0):
+        hist = frame_histogram(frame)
+        if is_cut(prev, hist):
+            coarse.append(t)
+        prev = hist
+    assert len(coarse) == 2 and all(0.2 < c - m < 1.0 for c, m in zip(coarse, made, strict=True))
+    refined = [refine_cut(video, c, 1.0) for c in coarse]
+    assert refined == pytest.approx(made, abs=1 / 60)
