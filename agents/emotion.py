@@ -46,6 +46,8 @@ GESTURE_PAD_S = 1.0
 #: with observations; with none, the label is only the asked emotion (or neutral) and is right no more often
 #: than a guess, so its confidence is capped here.
 NO_OBSERVATION_CONFIDENCE = round(1 / len(AFFECTNET8), 3)
+
+
 class Fusion(BaseModel):
     """Weights of the offline judge's late fusion and the calibration of its confidence.
 

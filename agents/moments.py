@@ -106,7 +106,8 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     for cand in sorted(chosen, key=lambda c: c.start_s):
         j = judge_fn(cand)
         span = snap_to_cuts(j.start_s, j.end_s, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S, boundary, reach_s)
-        span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s, boundary), duration_s)
+        if span[1] - span[0] < MIN_MOMENT_S:  # only a short span needs its shot (refining its cuts decodes video)
+            span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s, boundary), duration_s)
         j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
         asked = j.target_probability if targets and j.target_probability is not None else j.confidence
         score = cand.support * asked

@@ -236,7 +236,6 @@ def grounding_score(cited: Sequence[str], observed: set[str]) -> float | None:
     return sum(c in observed for c in cited) / len(cited) if cited else None
 
 
-
 #: Bootstrap resamples of ``ratio_interval`` / ``bootstrap_interval``, and the seed that makes an interval the
 #: same run after run.
 BOOTSTRAP_RESAMPLES = 2000

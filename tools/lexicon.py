@@ -163,7 +163,7 @@ MAX_PHRASE_WORDS = 5
 
 def _forms(tokens: list[str]) -> list[str]:
     """How ``tokens`` may stand in ``emotion_words``: as they are, with possessives as "one's", and with the first
-    word without a common inflection ("terrified" -> "terrify", "flies off the handle" -> "fly off the handle")."""
+    word without a common inflection ("terrified" -> "terrify", "hits the roof" -> "hit the roof")."""
     out = []
     for toks in (tokens, ["one's" if t in _POSSESSIVES else t for t in tokens]):
         first, rest = toks[0], toks[1:]
