@@ -44,11 +44,13 @@ def test_manifest_tells_a_whole_file_from_a_missing_cut_short_or_changed_one(tmp
 
 def _private_models(dst: Path) -> Path:
     """A model folder of the test's own (the shared one, ``AFFECTSEEK_MODEL_CACHE``, is never cut short): the
-    fetched default weights, and the shared MiniLM export and its manifest when they are there (saves an export)."""
+    fetched default weights, and the shared MiniLM export of this environment's weights and its manifest when they
+    are there (saves an export; another environment's export in the shared folder is left out)."""
     from tools.registry import model_cache_dir
+    from tools.text_onnx import export_name
 
     copy_default_models(dst)
-    for onnx in model_cache_dir().glob("all-MiniLM-L6-v2-*.onnx"):
+    for onnx in [model_cache_dir() / export_name()]:
         if check_derived(onnx) in ("ok", "unrecorded"):
             shutil.copy2(onnx, dst / onnx.name)
             if manifest_path(onnx).is_file():

