@@ -12,7 +12,9 @@ Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-e
 composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
 or, for a question that names no emotion, around the gesture or gaze event that matches it best
 (``GESTURE_PAD_S``) or where the words are, whichever matches the question better. A judgement with no
-face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance).
+face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance). A change-point
+candidate of a question about a change is judged from the person's faces on either side
+(``agents.change.judge_change``): the emotion after, the emotion before, the whole span.
 """
 
 from __future__ import annotations
@@ -28,13 +30,13 @@ import numpy as np
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from agents.change import judge_change
 from agents.llm import LLMTask
 from agents.moments import draft_moments
 from agents.schema import EmotionJudgement, Observations, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images
 from tools.schema import AFFECTNET8
-from tools.shots import refine_cut
 
 #: The fitted fusion of the offline judge (``studies.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
 FUSION_FILE = Path(__file__).with_name("fusion.json")
@@ -101,7 +103,7 @@ def observed(inputs: dict[str, Any]) -> Observations:
     Raises:
         pydantic.ValidationError: a modality is not shaped as ``agents.schema.Observations`` says.
     """
-    return Observations.model_validate({k: inputs.get(k) or {} for k in ("visual", "verbal", "vocal", "behaviour")})
+    return Observations.model_validate({k: inputs.get(k) or {} for k in Observations.model_fields})
 
 
 def _vector(dist: dict[str, float] | None) -> np.ndarray:
@@ -134,6 +136,8 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     fusion = fusion or load_fusion()
     targets = inputs.get("target_emotions") or []
     obs = observed(inputs)
+    if obs.change.before and obs.change.after:  # a change point: the emotions on either side
+        return judge_change(obs.change, targets, inputs["span"], fusion.confidence)
     verbal, behaviour = obs.verbal, obs.behaviour
     fused = fuse(inputs, fusion)
     label = AFFECTNET8[int(fused.argmax())]
@@ -197,6 +201,9 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> Emoti
     judgement = ctx.llm.structured(task, judge_inputs(cand, targets), validate=inside, images=images)
     if read_nothing(cand.observations) and judgement.confidence > NO_OBSERVATION_CONFIDENCE:  # a hosted model's too
         judgement = judgement.model_copy(update={"confidence": NO_OBSERVATION_CONFIDENCE})
+    before = cand.observations.change.before
+    if before and judgement.before is None:  # a hosted model that named no emotion before the change
+        judgement = judgement.model_copy(update={"before": max(before, key=before.__getitem__)})
     return judgement
 
 
@@ -205,10 +212,9 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     ctx = runtime.context
     targets = list(state["intent"].target_emotions)
     interval = 1.0 / ctx.index.config.sample_fps
-    boundary = functools.cache(functools.partial(refine_cut, ctx.index.info.path, interval_s=interval))
     drafts, weak = draft_moments(state.get("verified", []), targets, sorted(ctx.index.cuts), ctx.settings.top_k,
                                  ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets),
-                                 boundary=boundary, reach_s=interval, duration_s=ctx.index.info.duration_s)
+                                 boundary=ctx.index.shot_start, reach_s=interval, duration_s=ctx.index.info.duration_s)
     return {"drafts": drafts, "weak": weak}
 
 

@@ -8,7 +8,9 @@ noun). A question about behaviour ("when does he point at someone?", "when does 
 a gesture or gaze, ``tools.lexicon.names_behaviour``) names no emotion unless one reaches
 ``BEHAVIOUR_ONLY_BELOW``. A word or idiom of the phrase that names a feeling in Open English WordNet
 (``tools.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion.
-Measured on labelled and held-out questions by ``studies.intent`` (``evals/RESULTS.md`` sections 23, 27, 28;
+A question about a change of feeling ("when does her mood change?", "when does he go from calm to angry?";
+``agents.change.ask_change``) sets ``Intent.change`` with the emotions it names before and after; its target
+emotions are those after the change. Measured on labelled and held-out questions by ``studies.intent`` (``evals/RESULTS.md`` sections 23, 27, 28;
 ``evals/results/intent_*.json``).
 """
 
@@ -18,6 +20,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from agents.change import ask_change
 from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
@@ -69,16 +72,17 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True)
 def offline_intent(inputs: dict[str, Any]) -> Intent:
     """The offline reasoner's intent (see the module doc)."""
     query = inputs["query"]
-    targets = asked_emotions(query)
+    change = ask_change(query, asked_emotions)
+    targets = change.after if change is not None else asked_emotions(query)
     _, cues = load_text_emotion().similarities(query)
     cue_ranked = sorted(cues, key=lambda k: -cues[k])
     chosen_cues = [c for c in cue_ranked if cues[c] >= MIN_CUE_SIM] or cue_ranked[:1]
-    if targets and "facial_expression" not in chosen_cues:
+    if (targets or change is not None) and "facial_expression" not in chosen_cues:
         chosen_cues.append("facial_expression")
     people = person_phrases(query)
     described = [EMOTION_DESCRIPTIONS[e][0] for e in targets]
     return Intent(target_emotions=targets, people=people, cues=chosen_cues,
-                  search_text="; ".join([query, *described]))
+                  search_text="; ".join([query, *described]), change=change)
 
 
 INTERPRET_INTENT = LLMTask(
@@ -87,8 +91,10 @@ INTERPRET_INTENT = LLMTask(
         "You interpret a vague question about the people in a video. Give the AffectNet-8 emotions the "
         "question is about (most likely first; empty if it asks about no emotion), the people it names, "
         "the kinds of evidence that would answer it (speech, facial_expression, gaze, gesture, voice, "
-        "group), a short plain-language description of the moment to search for, and target_labels: the "
-        "labels of answer_labels (name: description) the question is about, most likely first."
+        "group), a short plain-language description of the moment to search for, target_labels: the "
+        "labels of answer_labels (name: description) the question is about, most likely first, and, only when "
+        "the question asks when a feeling changes, change: the emotions it names before and after the change "
+        "(empty lists for sides it does not name; target_emotions are then those after)."
     ),
     schema=Intent,
     offline=offline_intent,
@@ -123,4 +129,5 @@ def describe(update: dict) -> str:
     """The trace line of this node: the interpreted intent."""
     i = update["intent"]
     asked = f" labels={i.target_labels}" if i.target_labels and i.target_labels != i.target_emotions else ""
-    return f"emotions={i.target_emotions or ['any']}{asked} people={i.people} cues={i.cues}"
+    change = f" change={i.change.before or ['any']}->{i.change.after or ['any']}" if i.change else ""
+    return f"emotions={i.target_emotions or ['any']}{asked}{change} people={i.people} cues={i.cues}"

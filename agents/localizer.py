@@ -7,15 +7,22 @@ overlap. A clip's retrieval score is the best of its scores plus a small bonus p
 that found it. When the intent names target emotions, every clip also gets an affect score from what
 the index-time pass perceived there (``affect_scores``: the target emotions' probability in the clip's
 faces and voice) and is ranked by retrieval + ``RunSettings.affect_weight`` x affect. Clips already verified in
-earlier rounds are not proposed again.
+earlier rounds are not proposed again. A clip that spans a shot change is proposed as one candidate per shot
+(``shot_parts``: split at the shot's frame-accurate start), so the faces a candidate is judged on come from
+one shot (what is said is still read over the whole clip: speech runs on across a cut); adjacent parts judged
+the same emotion merge again in the emotion reasoner. A question about a change of feeling gets the change points of the
+people's affect timelines instead (``agents.change.change_candidates``), and the searches above only when the
+video has none.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 
 from langgraph.runtime import Runtime
 
+from agents.change import change_candidates
 from agents.grounding import grounded_persons, speech_of_others
 from agents.schema import Proposal
 from agents.state import AffectState, RunContext
@@ -23,6 +30,9 @@ from memory.store import VideoIndex
 from tools.lexicon import keyword_overlap, speech_match
 from tools.text import load_text_encoder, load_transcript_encoder
 
+#: A clip that spans shot changes is proposed in parts, one per shot (``shot_parts``); a part shorter than this
+#: (s) stays with its neighbour.
+MIN_PART_S = 1.0
 #: Added to a clip's score for each search beyond the first that found it.
 BOTH_BONUS = 0.05
 #: Weight of the face against the voice in the affect score (the weight of affect against retrieval is
@@ -128,12 +138,40 @@ def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     return best
 
 
+def shot_parts(index: VideoIndex, start_s: float, end_s: float) -> list[tuple[float, float]]:
+    """[start_s, end_s) cut at the frame-accurate starts of the shots that begin inside it
+    (``VideoIndex.shot_start`` of the index's coarse cuts: a cut found at ``c`` began in the sampling
+    interval before ``c``), leaving no part under ``MIN_PART_S``; (start_s, end_s) alone when no shot begins
+    inside."""
+    interval = 1.0 / index.config.sample_fps
+    bounds = [start_s]
+    for c in sorted(index.cuts):
+        if start_s < c < end_s + interval and bounds[-1] + MIN_PART_S <= (b := index.shot_start(c)) <= end_s - MIN_PART_S:
+            bounds.append(b)
+    return list(itertools.pairwise([*bounds, end_s]))
+
+
+def _in_shots(index: VideoIndex, proposal: Proposal) -> list[Proposal]:
+    """``proposal`` as one proposal per shot part (ids ``<clip id>_<k>``; the clip's score for each)."""
+    parts = shot_parts(index, proposal.start_s, proposal.end_s)
+    if len(parts) == 1:
+        return [proposal]
+    return [proposal.model_copy(update={"clip_id": f"{proposal.clip_id}_{k}", "start_s": round(a, 3), "end_s": round(b, 3),
+                                        "clip_s": (proposal.start_s, proposal.end_s)}) for k, (a, b) in enumerate(parts)]
+
+
 def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
-    """Propose up to ``candidates_per_round`` unseen clips for the current search text."""
+    """Propose up to ``candidates_per_round`` unseen clips for the current search text, each in its shot parts."""
     ctx = runtime.context
     index, n = ctx.index, ctx.settings.candidates_per_round
-    seen = {c.clip_id for c in state.get("candidates", [])}
+    seen = {c.clip for c in state.get("candidates", [])}
     k = n + len(seen)
+    change = state["intent"].change
+    if change is not None:  # a question about a change: the change points of the people's timelines
+        proposals = change_candidates(index, change, grounded_persons(state.get("people", [])), seen, n,
+                                      state.get("round", 0))
+        if proposals or seen:
+            return {"candidates": proposals}
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
     found = {"clips": search_clips(index, texts, k), "transcript": search_transcript(index, state["search_text"], k),
              "events": search_events(index, state["search_text"], k)}
@@ -151,7 +189,7 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
                                 retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
     ranked.sort(key=lambda c: -c.retrieval_score)
     ctx.count("faiss_search", len(texts) + 1)
-    return {"candidates": ranked[:n]}
+    return {"candidates": [part for c in ranked[:n] for part in _in_shots(index, c)]}
 
 
 def describe(update: dict) -> str:

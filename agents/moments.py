@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 
+from agents.change_schema import MomentChange
 from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate
 from tools.schema import temporal_iou
 
@@ -118,8 +119,11 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
             prev.score = max(prev.score, score)
             prev.evidence += [e for e in cand.evidence if e.id not in {x.id for x in prev.evidence}]
         else:
+            change = None if j.before is None or cand.change_s is None else MomentChange(
+                t_s=cand.observations.change.t_s or cand.change_s, person=cand.person, before=j.before, after=j.emotion,
+                magnitude=cand.observations.change.magnitude or 0.0)
             drafts.append(MomentDraft(start_s=j.start_s, end_s=j.end_s, emotion=j.emotion, confidence=j.confidence,
-                                      score=score, evidence=list(cand.evidence)))
+                                      score=score, evidence=list(cand.evidence), change=change))
     drafts.sort(key=lambda d: (targets and d.emotion not in targets, -d.score))
     kept: list[MomentDraft] = []
     for d in drafts:  # one reading per moment: a span judged twice keeps its better-ranked label

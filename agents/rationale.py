@@ -8,7 +8,7 @@ Offline (``offline_rationale``): sentences built only from the evidence items it
 their ids; the summary leads with the visual observation sharing most content words with the question
 (a gesture or gaze it names), then the first face observation showing the moment's emotion (else the
 first visual observation) and quotes the utterance sharing most content words with the question (the
-first on a tie).
+first on a tie). A moment at a change of feeling leads with the face cited on each side of the change.
 """
 
 from __future__ import annotations
@@ -62,6 +62,10 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
     said = " and ".join(x for x in (lead, quote) if x) or "no face or speech was observed"
     label = m.get("label", m["emotion"])
     read = f"read as {m['emotion']}, " if label != m["emotion"] else ""
+    if change := m.get("change"):  # both sides of the change lead
+        sides = [e for e in inputs["evidence"] if e["id"].rsplit(".", 1)[-1] in ("c0", "c1")]
+        said = " and ".join(f"{e['detail']} ({e['start_s']:.1f} s)" for e in sides) or said
+        label = f"{change['before']} -> {label}"
     summary = f"{label} ({read}confidence {m['confidence']:.2f}): {said}."
     return RationaleDraft(summary=summary, steps=steps)
 
@@ -90,13 +94,13 @@ def write_rationales(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         draft = ctx.llm.structured(
             WRITE_RATIONALE,
             {"query": state["query"],
-             "moment": {**d.model_dump(include={"start_s", "end_s", "emotion", "confidence"}), "label": label},
+             "moment": {**d.model_dump(include={"start_s", "end_s", "emotion", "confidence", "change"}), "label": label},
              "evidence": [e.model_dump(exclude={"ref", "person"}) for e in evidence]},
             validate=lambda r, ev=evidence: check_citations(r, ev),
         )
         moments.append(Moment(start_s=d.start_s, end_s=d.end_s, emotion=label, affectnet8=d.emotion,
                               confidence=d.confidence, rationale=draft.summary, steps=draft.steps,
-                              evidence=evidence))
+                              evidence=evidence, change=d.change))
     return {"moments": moments}
 
 

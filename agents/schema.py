@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from agents.change_schema import ChangeAsk, ChangeObservations, MomentChange
 from tools.schema import Emotion, Modality, TimeSpan
 
 
@@ -24,6 +25,7 @@ class Intent(BaseModel):
     target_labels: list[str] = Field(default_factory=list, description="labels of the answer's label set the query "
                                      "asks for (set by the graph from target_emotions and the label set's words; "
                                      "agents.taxonomy)")
+    change: ChangeAsk | None = Field(None, description="set when the query asks when a feeling changes")
 
 
 class RefinedQuery(BaseModel):
@@ -63,8 +65,16 @@ class Proposal(BaseModel):
     start_s: float
     end_s: float
     retrieval_score: float
-    source: str = Field(description="which searches found it, '+'-joined: clips, transcript, events, affect")
+    source: str = Field(description="which searches found it, '+'-joined: clips, transcript, events, affect, change")
     round: int = 0
+    change_s: float | None = Field(None, description="a change-point candidate's change point, seconds")
+    person: int | None = Field(None, description="whose change it is (agents.change)")
+    clip_s: tuple[float, float] | None = Field(None, description="a shot part's clip span (s), where its words are read")
+
+    @property
+    def clip(self) -> str:
+        """The index clip the candidate comes from (a shot part ``c3_1``: ``c3``)."""
+        return self.clip_id.split("_")[0]
 
 
 class FaceReading(BaseModel):
@@ -125,12 +135,13 @@ class Observations(BaseModel):
     verbal: VerbalObservations = Field(default_factory=VerbalObservations)
     vocal: VocalObservations = Field(default_factory=VocalObservations)
     behaviour: BehaviourObservations = Field(default_factory=BehaviourObservations)
+    change: ChangeObservations = Field(default_factory=ChangeObservations)
 
     def judge_view(self) -> dict[str, dict]:
         """The JSON the emotion judge gets (``agents.emotion.judge_inputs``): each modality's fields that the
         verifier set, so a modality it found nothing for is ``{}``."""
         return {name: getattr(self, name).model_dump(exclude_unset=True)
-                for name in ("visual", "verbal", "vocal", "behaviour")}
+                for name in type(self).model_fields}
 
 
 class VerifiedCandidate(Proposal):
@@ -157,6 +168,7 @@ class MomentDraft(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0)
     score: float
     evidence: list[Evidence]
+    change: MomentChange | None = None
 
 
 class EmotionJudgement(BaseModel):
@@ -168,6 +180,7 @@ class EmotionJudgement(BaseModel):
     start_s: float
     end_s: float
     target_probability: float | None = Field(default=None, ge=0.0, le=1.0)
+    before: Emotion | None = Field(None, description="for a change candidate: the emotion before change.t_s")
 
 
 class RationaleStep(BaseModel):
@@ -195,6 +208,8 @@ class Moment(TimeSpan):
     rationale: str
     steps: list[RationaleStep] = Field(default_factory=list)
     evidence: list[Evidence]
+    change: MomentChange | None = Field(None, description="for a question about a change: the change point and the "
+                                        "emotions before and after it")
 
 
 #: Social Genome's modality tags of a reasoning step; ``n/a`` for a step that reads no cue of the video.

@@ -16,7 +16,10 @@ records (the builders per modality: ``agents.evidence``). Support in [0, 1]:
   and social-event evidence texts ("person 4 points (point)", "person 1 and person 2 look at each
   other"), weighted 1.0 when the intent asks for gestures or gaze and 0.6 otherwise (for a question
   about a feeling, gestures are evidence but not support);
-- support = max(visual, weighted verbal, vocal, weighted behaviour).
+- support = max(visual, weighted verbal, vocal, weighted behaviour);
+- for a change-point candidate of a question about a change (``agents.change``): the distance between the
+  person's mean face readings before and after the change point, times how well they show the emotions the
+  question names (``agents.change.change_evidence``).
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks for a re-query: the graph
 (``graphs.affect_graph``) goes to the query refiner (``refine_query``), which asks the LLM for a refined
@@ -31,6 +34,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from agents.change import change_evidence
+from agents.change_schema import ChangeObservations
 from agents.evidence import (
     behaviour_match,
     face_evidence,
@@ -91,19 +96,22 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
             verbal, vocal, t_ev, ve_ev, a_ev = 0.0, 0.0, [], [], []
             t_obs, a_obs = VerbalObservations(speakers=others), VocalObservations(speakers=others)
         support = max(visual, w_verbal * verbal, vocal, w_behaviour * behaviour)
-        accepted = support >= s.min_support
         seen_faces = any(fr.faces for fr, _ in stored)
-        reason = None if accepted else (
-            f"support {support:.2f} < {s.min_support}: target-emotion face score {visual:.2f}, "
-            f"speech match {verbal:.2f}, target-emotion voice score {vocal:.2f}"
-            + ("" if targets else f", gesture/gaze match {behaviour:.2f}")
-            + (f", speech by {others} only" if others else "")
-            + ("" if seen_faces else ", no face seen")
-            + (f", no face of {persons_text(persons)} seen" if persons and seen_faces and not v_obs.n_faces else ""))
+        why = (f"target-emotion face score {visual:.2f}, speech match {verbal:.2f}, target-emotion voice score "
+               f"{vocal:.2f}" + ("" if targets else f", gesture/gaze match {behaviour:.2f}")
+               + (f", speech by {others} only" if others else "") + ("" if seen_faces else ", no face seen")
+               + (f", no face of {persons_text(persons)} seen" if persons and seen_faces and not v_obs.n_faces else ""))
+        c_obs = ChangeObservations()
+        if cand.change_s is not None and intent.change is not None:  # a change point: the change is the support
+            c_ev, support, c_obs = change_evidence(ctx.index, cand, intent.change, stored, tools["face"], step)
+            v_ev = c_ev + v_ev
+            why = f"change {c_obs.magnitude or 0:.2f} ({c_obs.n_before} faces before, {c_obs.n_after} after)"
+        accepted = support >= s.min_support
+        reason = None if accepted else f"support {support:.2f} < {s.min_support}: {why}"
         out.append(VerifiedCandidate(
             **cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,
             evidence=v_ev + t_ev + ve_ev + a_ev,
-            observations=Observations(visual=v_obs, verbal=t_obs, vocal=a_obs, behaviour=b_obs)))
+            observations=Observations(visual=v_obs, verbal=t_obs, vocal=a_obs, behaviour=b_obs, change=c_obs)))
     verified = [*state.get("verified", []), *out]
     requery = sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery
     return {"verified": out, "requery": requery}

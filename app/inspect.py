@@ -3,7 +3,8 @@
 Indexes the video (or reads the cached index), runs faces, gaze and gestures over the whole video at
 ``--fps`` (cached per chunk), and prints its shots, person tracks (with thumbnail paths), transcript
 segments with their voice and speaker, and the social event timeline, so a person can check the tools
-by eye.
+by eye. ``--json`` also holds each person's affect timeline (``tools.timeline``: smoothed readings, baseline,
+salience, change points).
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
         write_json(Path(args.json), {"video": args.video, "duration_s": index.info.duration_s, "cuts": index.cuts,
                                      "tracks": index.tracks, "expression": track_expression_series(index),
                                      "transcript": index.transcript, "utterances": index.utterances, "voices": index.voices,
-                                     "events": events})
+                                     "events": events, "timelines": index.timelines})
     return 0
 
 

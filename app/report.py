@@ -2,7 +2,8 @@
 
 One file, no network at view time (styles, script and images inlined): the video's timeline with the
 returned moments as bands, one row per person track with its facial expression over time (colour =
-AffectNet-8 label, opacity = probability), social events and gestures as marks, utterances with the
+AffectNet-8 label, opacity = probability) and the change points of that person's affect timeline
+(``tools.timeline``: red bars, the emotions before and after on hover), social events and gestures as marks, utterances with the
 transcript on hover, a thumbnail strip per moment, and each moment's rationale with links from every
 cited evidence item to its place on the timeline. When the video file sits beside the report, an
 embedded ``<video>`` seeks to a moment or evidence item on click.
@@ -43,6 +44,7 @@ h1{font-size:20px} .meta{color:#555}
 .ev{cursor:pointer;color:#0645ad;text-decoration:underline}
 .legend span{display:inline-block;padding:1px 6px;margin-right:4px;color:#fff;font-size:12px}
 video{max-width:480px;display:block;margin:8px 0}
+.change{position:absolute;top:0;bottom:0;width:3px;margin-left:-1px;background:#d00;cursor:pointer;z-index:1}
 .row.grounded{background:#fff4d6} .row.grounded .label{font-weight:bold;color:#222}
 .people img{height:56px;margin-right:4px;vertical-align:middle}
 """
@@ -95,8 +97,8 @@ def _span_style(start_s: float, end_s: float, d: float) -> str:
 
 
 def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
-    """The timeline's rows, top to bottom: the moments, one per person (expression cells of its tracks;
-    highlighted for the people the question names, ``Answer.people``), the
+    """The timeline's rows, top to bottom: the moments, one per person (expression cells of its tracks and
+    the change points of its affect timeline; highlighted for the people the question names, ``Answer.people``), the
     index's social events, the moments' evidence, and the utterances; positions in % of the video."""
     d = answer.duration_s
     rows = [_row("moments", [_mark("band", f"{m.emotion} {m.confidence:.2f}", _span_style(m.start_s, m.end_s, d),
@@ -107,8 +109,11 @@ def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
     grounded = {p for g in answer.people for p in g.persons}
     for tr in index.tracks:  # one row per person: the tracks of one person across shots share it
         people.setdefault(index.person_of(tr.track_id), []).extend(tr.observation_ids)
+    changes = {tl.person: tl.changes for tl in index.timelines}
     for person, observation_ids in people.items():
-        cells = []
+        cells = [_mark("change", f"person {person} changes at {c.t_s:.1f}s: {c.before} -> {c.after} "
+                                 f"(size {c.magnitude:.2f})", f"left:{_pct(c.t_s, d)}%", c.t_s, f"change-{person}-{i}")
+                 for i, c in enumerate(changes.get(person, []))]
         for f in sorted((faces[oid] for oid in observation_ids), key=lambda f: f.t):
             label, p = f.top()
             cells.append(_mark("cell", f"person {person} {f.t:.1f}s {label} {p:.2f}",
@@ -135,7 +140,8 @@ def moment_views(answer: Answer, video: Path) -> list[dict]:
                   if (src := _thumb(video, t))]
         steps = [{"modality": s.modality, "text": s.text, "cited": [{"id": i, "t": at[i]} for i in s.evidence_ids]}
                  for s in m.steps]
-        views.append({**m.model_dump(include={"start_s", "end_s", "emotion", "affectnet8", "confidence", "rationale"}),
+        views.append({**m.model_dump(include={"start_s", "end_s", "emotion", "affectnet8", "confidence", "rationale",
+                                              "change"}),
                       "thumbs": thumbs, "steps": steps})
     return views
 

@@ -79,6 +79,12 @@ FIGURES: tuple[Figure, ...] = (
                      f"({d['test-graph-hand']['localization']['Joint']:.3f})"),
     Figure("top moment right, R1@0.5", "composed 5-minute needle test videos, 8 queries, commit a33ecb9 (read 15+ times: now dev)",
            "fusion_test.json", lambda d: share(d["long-graph-fold"]["localization"]["R1@0.5"], LONG_QUERIES)),
+    Figure("change point within 2 s, \"when does her mood change?\" (previous code; perception reading alone)",
+           "composed transitions of one face, CK+ test subjects, 14 questions (read once)", "transitions_test.json",
+           lambda d: f"{_stored(d['methods']['graph']['within_2s'])} ({d['methods']['previous']['within_2s'][0]:.3f}; "
+                     f"{d['methods']['reading alone']['within_2s'][0]:.3f})"),
+    Figure("and the emotions before and after both named (reading alone)", "same", "transitions_test.json",
+           lambda d: f"{_stored(d['methods']['graph']['both'])} ({d['methods']['reading alone']['both'][0]:.3f})"),
     Figure("word edges at a pause within 0.1 s of the hand labels, refined (Whisper's)",
            "TIMIT test speakers, 190 edges, by speaker (read twice: now dev)", "word_times_test.json",
            lambda d: f"{_stored(d['refined_at']['within_0.1s'])} ({d['whisper_at']['within_0.1s'][0]:.3f})"),

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
+from agents.change_schema import MomentChange
 from agents.schema import RationaleStep
 from agents.taxonomy import DEFAULT, load_taxonomy
 from indexing.build import open_index
@@ -42,6 +43,8 @@ class PredictedMoment(BaseModel):
     rationale: str | None = None
     steps: list[RationaleStep] = Field(default_factory=list)
     observed_evidence: list[str] = Field(default_factory=list, description="evidence ids whose refs resolve")
+    change: MomentChange | None = Field(None, description="the change point and emotions before and after, for a "
+                                        "question about a change (agents.change)")
 
 
 class Prediction(BaseModel):
@@ -109,7 +112,7 @@ def _graph(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedM
             except KeyError:
                 pass
         out.append(PredictedMoment(start_s=m.start_s, end_s=m.end_s, emotion=m.emotion, score=m.confidence,
-                                   rationale=m.rationale, steps=m.steps, observed_evidence=observed))
+                                   rationale=m.rationale, steps=m.steps, observed_evidence=observed, change=m.change))
     calls = a.index["tool_calls"]
     frames = int(calls.get("face_expression_frames", 0))
     return out, int(sum(calls.values())), frames, a.models

@@ -18,11 +18,12 @@ from pathlib import Path
 from memory.cache import read_json, write_json
 from memory.store import VideoIndex
 from tools.engine import FrameObservation, PerceptionEngine, load_engine
-from tools.media import iter_frames
+from tools.media import iter_frames, sampling_start
 
 #: Version of what a stored chunk holds; raised when the engine's records change for the same models
-#: (2: gaze targets drop shared attention, ``tools.gaze.SHARED_ATTENTION_COS``).
-OBSERVATION_VERSION = 2
+#: (2: gaze targets drop shared attention, ``tools.gaze.SHARED_ATTENTION_COS``; 3: times on the file's clock,
+#: frames on the grid of the first video frame, ``tools.media.sampling_start``).
+OBSERVATION_VERSION = 3
 
 
 def _tool_key(name: str) -> str:
@@ -60,7 +61,8 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         if frames is not None:
             count("visual_cached_chunks", 1)
         else:
-            frames = engine.observe(iter_frames(index.info.path, fps, c0, c1), f"f{k}.", hands=True)
+            first = sampling_start(index.info, c0, fps)  # the same frames whatever the file's first timestamp
+            frames = engine.observe(iter_frames(index.info.path, fps, first, c1), f"f{k}.", hands=True)
             for name in ("face_expression_frames", "gesture_frames", "gaze_frames"):
                 count(name, len(frames))
             write_json(path, frames)

@@ -23,7 +23,7 @@ from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
 from tools.engine import FrameObservation, PerceptionEngine
 from tools.expression import box_in_crop, crop_face
-from tools.media import VideoInfo, iter_frames
+from tools.media import VideoInfo, iter_frames, sampling_start
 from tools.schema import Box, FrameFaces
 from tools.tracks import TrackSummary, frame_histogram, is_cut, link_tracks, reidentify
 
@@ -113,7 +113,8 @@ def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: flo
                 embed_pending()
         advance(1)
 
-    frames = _timed(iter_frames(info.path, cfg.sample_fps, start_s, end_s), timings, "decode")
+    first = sampling_start(info, start_s, cfg.sample_fps)  # on the grid of the first video frame
+    frames = _timed(iter_frames(info.path, cfg.sample_fps, first, end_s), timings, "decode")
     observed = engine.observe(frames, "a", hands=cfg.index_gestures, first_number=first_number, on_frame=on_frame)
     if pending:
         embed_pending()

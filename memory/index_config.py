@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from memory.cache import config_key
 from tools.engine import PerceptionConfig
 
-INDEX_FORMAT = 15
+INDEX_FORMAT = 16
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 

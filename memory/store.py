@@ -29,8 +29,10 @@ from tools.diarization import VoiceTurn
 from tools.events import SocialEvent
 from tools.media import VideoInfo
 from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
+from tools.shots import refine_cut
 from tools.sound import SoundStats
 from tools.text import transcript_encoder_for
+from tools.timeline import PersonTimeline, affect_timelines
 from tools.tracks import TrackSummary, box_similarity
 
 
@@ -140,6 +142,23 @@ class VideoIndex(StoredRecords):
         """The person id of a track (``TrackSummary.person``: one id for the tracks of one person across
         shots), or the track id itself in an index built without re-identification."""
         return None if track_id is None else self._person.get(track_id, track_id)
+
+    @functools.cached_property
+    def _shot_starts(self) -> dict[float, float]:
+        return {}
+
+    def shot_start(self, cut_s: float) -> float:
+        """The frame-accurate start (s) of the shot the index found at its coarse cut ``cut_s``
+        (``tools.shots.refine_cut`` over the sampling interval before it), decoded once per cut and kept."""
+        if cut_s not in self._shot_starts:
+            self._shot_starts[cut_s] = refine_cut(self.info.path, cut_s, 1.0 / self.config.sample_fps)
+        return self._shot_starts[cut_s]
+
+    @functools.cached_property
+    def timelines(self) -> list[PersonTimeline]:
+        """Each person's face reading over the video, baseline, salience and change points
+        (``tools.timeline.affect_timelines`` of the index's faces; computed on first use, not stored)."""
+        return affect_timelines(self.affect, {t.track_id: t.person_id for t in self.tracks})
 
     @functools.cached_property
     def segment_speakers(self) -> dict[str, int]:

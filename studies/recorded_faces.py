@@ -131,14 +131,12 @@ def read_clip(path: Path, engine) -> list[list[float]]:
 
 
 def evaluate(mirrors: Path) -> dict:
-    from evals.metrics import bootstrap_interval
     from tools.engine import PerceptionConfig, load_engine
 
     with tempfile.TemporaryDirectory() as tmp:
         paths = _extract(mirrors, Path(tmp))
         readings = {b: [read_clip(p, load_engine(PerceptionConfig(expression_backend=b))) for p in paths]
                     for b in BACKENDS}
-    people = [person for *_, person in CLIPS]
     result: dict = {"clips": [{"repository": r, "path": p, "label": lab, "person": who,
                                "frames_with_face": len(readings[BACKENDS[0]][i])}
                               for i, (r, p, lab, who) in enumerate(CLIPS)],
@@ -147,24 +145,37 @@ def evaluate(mirrors: Path) -> dict:
         methods = {**POOLING, **{f"apex{round(100 * q)}": functools.partial(apex_pool, share=q) for q in SHARES}}
         for name, pool in methods.items():
             pred = [AFFECTNET8[int(np.argmax(pool(np.array(r))))] if r else None for r in readings[backend]]
-            right = [p == lab for p, (_, _, lab, _) in zip(pred, CLIPS, strict=True)]
-            lo, hi = bootstrap_interval(right, groups=people)
-            per_person = {who: float(np.mean([r for r, w in zip(right, people, strict=True) if w == who]))
-                          for who in dict.fromkeys(people)}
-            result["methods"][f"{backend}/{name}"] = {
-                "right": int(sum(right)), "n": len(right), "accuracy": round(float(np.mean(right)), 3),
-                "ci95": [round(lo, 3), round(hi, 3)],
-                "mean_over_people": round(float(np.mean(list(per_person.values()))), 3),
-                "predicted": pred}
+            result["methods"][f"{backend}/{name}"] = score_clips(pred)
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def score_clips(pred: list[str | None]) -> dict:
+    """``pred`` (a label per clip of ``CLIPS``, None where no face was read) against the clips' labels: clips
+    right, accuracy with a bootstrap 95 % interval over people (``evals.metrics.bootstrap_interval``), the mean
+    of the per-person accuracies, and the predictions."""
+    from evals.metrics import bootstrap_interval
+
+    people = [person for *_, person in CLIPS]
+    right = [p == lab for p, (_, _, lab, _) in zip(pred, CLIPS, strict=True)]
+    lo, hi = bootstrap_interval(right, groups=people)
+    per_person = [float(np.mean([r for r, w in zip(right, people, strict=True) if w == who]))
+                  for who in dict.fromkeys(people)]
+    return {"right": int(sum(right)), "n": len(right), "accuracy": round(float(np.mean(right)), 3),
+            "ci95": [round(lo, 3), round(hi, 3)], "mean_over_people": round(float(np.mean(per_person)), 3),
+            "predicted": pred}
+
+
+def mirrors_main(description: str, evaluate_fn: Callable[[Path], dict], argv: list[str] | None = None) -> int:
+    """The command line of a study over the recorded clips: ``--mirrors DIR [--json OUT]`` (``studies.command.report``)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)
-    return report(lambda: evaluate(args.mirrors), args.json)
+    return report(lambda: evaluate_fn(args.mirrors), args.json)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return mirrors_main(__doc__.splitlines()[0], evaluate, argv)
 
 
 if __name__ == "__main__":

@@ -101,3 +101,23 @@ def load_json(path: Path) -> dict:
 def cache_root(tmp_path_factory) -> Path:
     """One cache root shared by the end-to-end tests (so later runs can hit it)."""
     return tmp_path_factory.mktemp("cache")
+
+
+def shifted_remux(dst: Path, seconds: float, kinds: tuple[str, ...] = ("video", "audio")) -> Path:
+    """The bundled sample's packets remuxed into ``dst`` (Matroska) with the streams of ``kinds`` ``seconds``
+    later: both for a clock that starts at 100 s, the audio alone for sound that starts after the picture."""
+    import av
+
+    with av.open(str(SAMPLE)) as inp, av.open(str(dst), "w") as out:
+        vin, ain = inp.streams.video[0], inp.streams.audio[0]
+        vo, ao = out.add_stream_from_template(vin), out.add_stream_from_template(ain)
+        for packet in inp.demux(vin, ain):
+            if packet.dts is None:
+                continue
+            if packet.stream.type in kinds:
+                shift = int(seconds / packet.time_base)
+                packet.pts, packet.dts = packet.pts + shift, packet.dts + shift
+            packet.stream = vo if packet.stream.type == "video" else ao
+            out.mux(packet)
+    return dst
+

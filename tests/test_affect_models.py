@@ -58,7 +58,7 @@ def test_face8_reads_a_real_face_in_a_video_frame():
     from tools.faces import load_face_detector
     from tools.media import iter_frames
 
-    _, frame = next(iter_frames(SAMPLE, 1.0, 3.0, 3.5))  # the performer's close-up, grinning
+    _, frame = next(iter_frames(SAMPLE, 1.0, 3.9, 4.4))  # the performer's close-up, grinning
     boxes = [b for b, _ in load_face_detector().detect(frame)]
     probs = load_expression_classifier("face8").classify(frame, boxes)
     assert probs.shape == (len(boxes), 8) and len(boxes) >= 1

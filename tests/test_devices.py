@@ -22,7 +22,7 @@ def test_engine_on_cpu_reads_faces_as_the_expression_model_does():
     from tools.media import iter_frames
 
     engine = PerceptionEngine(PerceptionConfig(device="cpu"))
-    t, frame = next(iter_frames(SAMPLE, 1.0, 3.0, 3.5))  # the performer's close-up, grinning
+    t, frame = next(iter_frames(SAMPLE, 1.0, 3.9, 4.4))  # the performer's close-up, grinning
     seen = engine.observe_frame(t, frame, "f0.", hands=False)
     assert seen.faces and engine.classifier.device == "cpu"
     probs = load_expression_classifier("face8").classify(frame, [f.box for f in seen.faces])

@@ -108,10 +108,10 @@ def test_pointing_question_on_the_sample_answers_with_the_performers_gestures(ca
     answer = Answer.model_validate_json(out.read_text())
     assert answer.intent.target_emotions == []  # a question about behaviour, not a feeling
     top = answer.moments[0]
-    assert top.start_s < 7.5 and top.end_s > 4.0 and "points with the index finger" in top.rationale
+    assert top.start_s < 8.4 and top.end_s > 4.8 and "points with the index finger" in top.rationale
     timeline = tmp_path / "inspect.json"
     assert inspect_main([str(SAMPLE), "--json", str(timeline), "--cache-dir", str(cache_root)]) == 0
-    gestures = {(e["type"]) for e in json.loads(timeline.read_text())["events"] if 4.0 <= e["start_s"] <= 7.5}
+    gestures = {(e["type"]) for e in json.loads(timeline.read_text())["events"] if 4.8 <= e["start_s"] <= 8.4}
     assert {"pointing", "open_palm"} <= gestures
 
 

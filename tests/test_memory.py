@@ -64,9 +64,9 @@ def test_probe_and_sampled_frames_of_the_sample_video():
     assert info.width == 640 and info.height == 360 and info.has_audio
     assert info.duration_s == pytest.approx(10.0, abs=0.1)
     frames = list(iter_frames(SAMPLE, fps=1.0))
-    assert len(frames) == 10
+    assert len(frames) == 11  # its first frame at 0.844 s, then one per second to 10 s
     times = [t for t, _ in frames]
-    assert times == sorted(times) and times[0] == 0.0
+    assert times == sorted(times) and times[0] == 0.844  # its video stream starts 0.844 s after the audio
     assert all(f.shape == (360, 640, 3) and f.dtype == np.uint8 for _, f in frames)
     span = list(iter_frames(SAMPLE, fps=4.0, start_s=8.0, end_s=9.0))
     assert len(span) == 4 and all(8.0 - 0.02 <= t < 9.0 for t, _ in span)

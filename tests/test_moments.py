@@ -7,11 +7,13 @@ import pytest
 from agents.moments import MIN_MOMENT_S, at_least_a_moment, shot_around, snap_to_cuts
 from tests.conftest import SAMPLE
 
-#: The sample's hard cuts, read by looking at its frames (each time is the first frame of the new shot: the
-#: pianist's long shot -> the performer's profile at 0.667 s, -> the performer facing the camera at 2.736 s,
-#: -> the audience at 7.040 s; 29.97 fps).
-SAMPLE_HARD_CUTS = [0.667, 2.736, 7.040]
+#: The sample's hard cuts, read by looking at its frames (each time is the first frame of the new shot, on
+#: the file's clock: its video starts 0.844 s after its audio; the pianist's long shot -> the performer's
+#: profile at 1.511 s, -> the performer facing the camera at 3.580 s, -> the audience at 7.884 s; 29.97 fps).
+SAMPLE_HARD_CUTS = [1.511, 3.580, 7.884]
 FRAME_S = 1 / 29.97
+#: A worked example for the pure functions: cuts a 1 fps detector found and the frames where those shots start.
+REFINED = dict(zip([1.001, 3.003, 8.008], [0.667, 2.736, 7.040]))
 
 
 def test_the_sample_cuts_found_at_one_frame_a_second_refine_onto_the_hard_cuts():
@@ -40,7 +42,7 @@ def test_a_cut_with_no_frames_before_it_stays_where_it_is():
 
 
 def test_span_edges_move_to_the_frame_accurate_start_of_the_nearby_shot():
-    refined = dict(zip([1.001, 3.003, 8.008], SAMPLE_HARD_CUTS))
+    refined = REFINED
     assert snap_to_cuts(3.1, 7.9, [1.001, 3.003, 8.008], 2.0, 10.0, refined.get) == (2.736, 7.04)
     assert snap_to_cuts(4.0, 6.0, [1.001, 3.003, 8.008], 2.0, 10.0, refined.get) == (4.0, 6.0)  # none near: kept
     # an edge at a coarse cut moves back to where its shot starts, even a second before (the audience's shot)
@@ -63,7 +65,7 @@ def test_a_short_span_grows_to_a_second_inside_its_shot_and_the_video():
 
 
 def test_the_shot_around_a_time_is_bounded_by_refined_starts():
-    refined = dict(zip([1.001, 3.003, 8.008], SAMPLE_HARD_CUTS)).get
+    refined = REFINED.get
     assert shot_around(5.0, [1.001, 3.003, 8.008], 9.17, refined) == (2.736, 7.04)
     assert shot_around(0.3, [1.001, 3.003, 8.008], 9.17, refined) == (0.0, 0.667)
     assert shot_around(7.5, [1.001, 3.003, 8.008], 9.17, refined) == (7.04, 9.17)  # before the coarse cut
@@ -79,7 +81,7 @@ def test_a_judged_tenth_of_a_second_becomes_a_moment_of_a_second_on_the_shot_sta
     cand = VerifiedCandidate(clip_id="c", start_s=3.003, end_s=5.0, retrieval_score=0.5, source="clips",
                              support=0.8, accepted=True)
     judged = EmotionJudgement(emotion="happiness", confidence=0.6, start_s=3.003, end_s=3.1, target_probability=0.6)
-    refined = dict(zip([1.001, 3.003, 8.008], SAMPLE_HARD_CUTS))
+    refined = REFINED
     drafts, _ = draft_moments([cand], ["happiness"], [1.001, 3.003, 8.008], 5, 0.0, lambda c: judged,
                               boundary=refined.__getitem__, duration_s=9.17)
     assert [(d.start_s, d.end_s) for d in drafts] == [(2.736, 3.736)]
@@ -94,8 +96,8 @@ def test_cuts_made_at_known_frames_are_found_within_a_frame(tmp_path):
     from tools.tracks import frame_histogram, is_cut
     from tools.video_out import VideoWriter
 
-    performer = [f for _, f in iter_frames(SAMPLE, 30.0, 2.8, 6.9)]
-    audience = [f for _, f in iter_frames(SAMPLE, 30.0, 7.1, 9.1)]
+    performer = [f for _, f in iter_frames(SAMPLE, 30.0, 3.65, 7.75)]
+    audience = [f for _, f in iter_frames(SAMPLE, 30.0, 7.95, 9.95)]
     shots = [performer[:73], audience[:58], performer[73:122]]  # cuts after 73 and 131 frames; 180 frames
     assert [len(s) for s in shots] == [73, 58, 49]
     video = tmp_path / "cuts.mp4"

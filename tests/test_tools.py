@@ -64,7 +64,7 @@ def test_one_face_per_frame_in_a_talking_head():
 
 
 def test_several_faces_in_the_audience_shot():
-    # hamilton_short.mp4 cuts to the laughing audience at 8 s: at least two faces are visible
+    # hamilton_short.mp4 cuts to the laughing audience at 7.9 s: at least two faces are visible
     det = load_face_detector("mediapipe")
     frame = next(f for t, f in iter_frames(SAMPLE, fps=1.0, start_s=9.0, end_s=10.0))
     assert len(det.detect(frame)) >= 2

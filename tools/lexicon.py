@@ -137,6 +137,26 @@ def emotion_phrase(text: str) -> str:
     return t or text
 
 
+#: Words for a state of feeling and for its change, in questions about a change (EmoTrans's transitions).
+_FEELING_NOUNS = r"(?:mood|moods|feeling|feelings|emotion|emotions|attitude|demeanou?r|tone|spirits|affect)"
+_CHANGE_WORDS = r"(?:change|changes|changed|changing|shift|shifts|shifted|shifting|swing|swings|turn|turns|flip|flips)"
+_FROM_TO = re.compile(r"\b(?:go|goes|going|went|turn|turns|turning|turned|switch|switches|move|moves|shift|shifts|"
+                      r"change|changes|changing|swing|swings|flip|flips)\s+from\s+(.+?)\s+(?:to|into)\s+(.+)$")
+_MOOD_CHANGE = re.compile(rf"\b{_FEELING_NOUNS}\s+(?:[\w'-]+\s+){{0,3}}{_CHANGE_WORDS}\b|\b{_CHANGE_WORDS}\s+(?:in\s+)?"
+                          rf"(?:(?:her|his|their|its|the|someone's|somebody's|one's)\s+)?{_FEELING_NOUNS}\b")
+
+
+def change_phrases(text: str) -> tuple[str, str] | None:
+    """For a question about a change of feeling, what it says of the feeling before and after ("" when it
+    names none); None for any other question. "when does he go from calm to angry?" -> ("calm", "angry");
+    "when does her mood change?" -> ("", ""); "when is she angry?" -> None.
+    """
+    t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
+    if m := _FROM_TO.search(t):
+        return m.group(1), m.group(2)
+    return ("", "") if _MOOD_CHANGE.search(t) else None
+
+
 #: Words that name a feeling, with the AffectNet-8 emotion each names: drawn from Open English WordNet (CC BY 4.0,
 #: derived from Princeton WordNet) by ``studies.build_emotion_words`` after WordNet-Affect; ``named_emotions``.
 EMOTION_WORDS = Path(__file__).parent / "data" / "emotion_words.json"

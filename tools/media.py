@@ -1,11 +1,14 @@
 """Video ingestion with PyAV (FFmpeg): probing, sampled-frame streaming and audio extraction.
 
-Frames are streamed, never held in memory as a whole video. Times are seconds from the start of the
-video (the first frame's presentation time is taken as 0). Writing video is ``tools.video_out``'s.
+Frames are streamed, never held in memory as a whole video. Every time, of frames and of audio samples
+alike, is seconds on the file's own clock counted from its first timestamp (the earliest of its streams,
+where a player's clock starts): a video stream that starts 0.8 s after its audio has its first frame at
+0.8 s, so pictures and words line up as a player shows them. Writing video is ``tools.video_out``'s.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,7 +24,8 @@ class VideoError(ValueError):
 @dataclass(frozen=True)
 class VideoInfo:
     """What ``probe`` found: duration (s), average frame rate (frames/s), size (px), audio presence, and
-    the file's first timestamp ``start_s`` (s; the clock a player shows starts there, our times at 0)."""
+    the file's first timestamp ``start_s`` (s on the file's clock; every time here counts from it) and the first
+    video frame's time ``first_frame_s`` (s from that first timestamp: above 0 when the audio starts earlier)."""
 
     path: Path
     duration_s: float
@@ -31,6 +35,7 @@ class VideoInfo:
     has_audio: bool
     audio_sample_rate: int | None
     start_s: float = 0.0
+    first_frame_s: float = 0.0
 
 
 #: Pictures the tools can read: each side at least ``MIN_SIDE_PX`` and the longer side at most
@@ -39,11 +44,20 @@ MIN_SIDE_PX = 16
 MAX_ASPECT = 10.0
 
 
+def sampling_start(info: VideoInfo, start_s: float, fps: float) -> float:
+    """The first time at or after ``start_s`` on the sampling grid ``info.first_frame_s + k / fps`` (seconds):
+    frames sampled at ``fps`` from there, chunk after chunk, are the same frames whatever the offset between
+    the file's first timestamp and its first video frame."""
+    if start_s <= info.first_frame_s:
+        return info.first_frame_s
+    return round(info.first_frame_s + math.ceil((start_s - info.first_frame_s) * fps - 1e-6) / fps, 6)
+
+
 def video_warnings(info: VideoInfo) -> list[str]:
     """What a user must be told about the file itself: a first timestamp other than 0 (times are relative)."""
     if info.start_s >= 0.5:
-        return [(f"the file's timestamps start at {info.start_s:.1f} s; every time here is counted from its first "
-                 "frame (add that offset to seek in players that show the file's own clock)")]
+        return [(f"the file's timestamps start at {info.start_s:.1f} s; every time here is counted from that first "
+                 "timestamp (add that offset to seek in players that show the file's raw timestamps)")]
     return []
 
 
@@ -91,6 +105,7 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
             has_audio=audio is not None,
             audio_sample_rate=audio.rate if audio is not None else None,
             start_s=round(_file_start(container), 3),
+            first_frame_s=round(max(0.0, _start_time(vs) - _file_start(container)), 3),
         )
     w, h = info.width, info.height
     if min(w, h) < MIN_SIDE_PX or max(w, h) > MAX_ASPECT * min(w, h):
@@ -110,9 +125,10 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
 
 
 def _declared_duration(container, vs) -> float:
-    """The longer of the video stream's and the container's declared durations (seconds), both counted
-    from the first timestamp (an MKV or MPEG-TS may start at 100 s; its container duration then ends there)."""
+    """The later of the video stream's and the container's declared ends (seconds), both counted from the
+    file's first timestamp (an MKV or MPEG-TS may start at 100 s; its container duration then ends there)."""
     stream = float(vs.duration * vs.time_base) if vs.duration is not None and vs.time_base is not None else 0.0
+    stream += _start_time(vs) - _file_start(container) if stream else 0.0
     whole = container.duration / 1_000_000 - _file_start(container) if container.duration is not None else 0.0
     return max(stream, whole)
 
@@ -128,10 +144,10 @@ def _last_decodable_time(path: Path, from_s: float) -> float | None:
         last = None
         with _open(path) as container:
             vs = container.streams.video[0]
-            t0 = _start_time(vs)
+            t0 = _file_start(container)
             try:
                 if seek_to > 0:
-                    container.seek(int(seek_to / vs.time_base) + int(t0 / vs.time_base), stream=vs, backward=True)
+                    container.seek(int((seek_to + t0) / vs.time_base), stream=vs, backward=True)
                 for frame in container.decode(vs):
                     if frame.pts is not None:
                         last = float(frame.pts * vs.time_base) - t0
@@ -143,12 +159,12 @@ def _last_decodable_time(path: Path, from_s: float) -> float | None:
 
 
 def _start_time(vs) -> float:
-    """The video stream's first timestamp (s): frame times count from it."""
+    """A stream's first timestamp (s on the file's clock)."""
     return float(vs.start_time * vs.time_base) if vs.start_time is not None else 0.0
 
 
 def _file_start(container) -> float:
-    """The file's first timestamp (s), the earliest of its streams (what a player's clock starts at)."""
+    """The file's first timestamp (s), the earliest of its streams: every time here counts from it."""
     return container.start_time / 1_000_000 if container.start_time is not None else 0.0
 
 
@@ -179,8 +195,8 @@ def iter_frames(
     Sample times follow the grid ``start_s + k / fps``; a frame within half a frame interval of a grid
     time stands for it, so consecutive spans [a, b) and [b, c) yield exactly the frames of [a, c).
 
-    Times are seconds from the first video frame's timestamp (an MKV whose clock starts at 100 s gives
-    times from 0).
+    Times are seconds from the file's first timestamp (an MKV whose clock starts at 100 s gives times
+    from 0; a video stream that starts 0.8 s after the audio gives a first frame at 0.8 s).
     Each frame is RGB uint8 of shape (H, W, 3), downscaled so that its longer side is at most
     ``max_side`` pixels. Only the sampled frames are converted to arrays; the decoder seeks to
     ``start_s`` first, so a short span of a long video costs a short decode (a file where the seek finds
@@ -199,7 +215,7 @@ def iter_frames(
         with _open(p) as container:
             vs = container.streams.video[0]
             vs.thread_type = "AUTO"
-            t0 = _start_time(vs)
+            t0 = _file_start(container)
             size = _scaled_size(vs.codec_context.width, vs.codec_context.height, max_side)
             if seek:
                 container.seek(int((start_s + t0) / vs.time_base), stream=vs, backward=True)
@@ -229,7 +245,9 @@ def iter_frames(
 def load_audio(path: str | os.PathLike, sample_rate: int = 16_000) -> np.ndarray:
     """Decode the first audio stream to mono float32 in [-1, 1] at ``sample_rate`` Hz.
 
-    Returns an array of shape (n_samples,).
+    Returns an array of shape (n_samples,) whose sample ``i`` sounds at ``i / sample_rate`` seconds on the
+    file's clock (counted from its first timestamp, as frame times are): an audio stream that starts after
+    the video is preceded by silence for the gap.
 
     Raises:
         VideoError: the file has no audio stream or it cannot be decoded.
@@ -243,6 +261,9 @@ def load_audio(path: str | os.PathLike, sample_rate: int = 16_000) -> np.ndarray
         stream = container.streams.audio[0]
         resampler = av.AudioResampler(format="flt", layout="mono", rate=sample_rate)
         chunks = []
+        lead = _start_time(stream) - _file_start(container)
+        if lead * sample_rate >= 1:
+            chunks.append(np.zeros(round(lead * sample_rate), np.float32))
         try:
             for frame in container.decode(stream):
                 for out in resampler.resample(frame):

@@ -28,7 +28,7 @@ COMPARE_SIDE = 160
 
 
 def refine_cut(path: str | os.PathLike, cut_s: float, interval_s: float) -> float:
-    """The frame-accurate start (seconds from the first video frame) of the shot the index found at ``cut_s``.
+    """The frame-accurate start (seconds on the file's clock, ``tools.media``) of the shot the index found at ``cut_s``.
 
     Args:
         path: the video file the index was built from.

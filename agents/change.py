@@ -1,0 +1,132 @@
+"""Questions about a change of feeling (EmoTrans's transition questions, seed 003): "when does her mood
+change?", "when does he go from calm to angry?".
+
+- The intent interpreter reads the question's before and after (``ask_change``: ``tools.lexicon.change_phrases``
+  mapped to AffectNet-8 by ``agents.intent.asked_emotions``).
+- The localizer proposes the change points of each person's affect timeline (``tools.timeline``, from the
+  index), of the question's people when it names some, where the top emotion differs on the two sides
+  (``change_candidates``; a change of intensity alone is no change of feeling): a candidate spans
+  ``CHANGE_HALF_S`` either side of the change point, scored by the change's size times how well its two
+  sides show the emotions asked (``agreement``).
+- The verifier reads that person's faces on either side at its own frame rate (``change_evidence``): the two
+  mean readings, their distance, one face cited per side; the support is that distance times the agreement.
+- The emotion reasoner names the emotion after the change and the one before (``judge_change``); the
+  answer's moment carries both (``agents.change_schema.MomentChange``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from agents.change_schema import ChangeAsk, ChangeObservations
+from agents.schema import EmotionJudgement, Evidence, Proposal
+from memory.store import VideoIndex
+from tools.engine import FrameObservation
+from tools.lexicon import change_phrases
+from tools.schema import AFFECTNET8
+
+#: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
+#: index's clip length), long enough for the verifier to read several frames on each side.
+CHANGE_HALF_S = 2.0
+#: Fewest faces on each side of a change point the verifier places (``refine_change``).
+REFINE_MIN_SIDE = 2
+#: Source name of change-point candidates (``Proposal.source``).
+SOURCE = "change"
+
+
+def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk | None:
+    """The ``ChangeAsk`` of a question about a change of feeling (None for any other question); the before
+    and after phrases are read into AffectNet-8 emotions by ``emotions_of`` (``agents.intent.asked_emotions``)."""
+    phrases = change_phrases(query)
+    if phrases is None:
+        return None
+    before, after = (emotions_of(p) if p else [] for p in phrases)
+    return ChangeAsk(before=before, after=after)
+
+
+def agreement(ask: ChangeAsk, before: dict[str, float], after: dict[str, float]) -> float:
+    """How well two readings (label -> probability) show the emotions ``ask`` names before and after: the
+    geometric mean of the named sides' summed probabilities; 1.0 when it names neither side."""
+    named = [sum(side.get(e, 0.0) for e in emotions) for emotions, side in ((ask.before, before), (ask.after, after))
+             if emotions]
+    return float(np.prod(named) ** (1 / len(named))) if named else 1.0
+
+
+def change_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen: set[str], n: int,
+                      round_: int) -> list[Proposal]:
+    """Up to ``n`` unseen change-point candidates, best first (module doc); of ``persons`` when not empty."""
+    out = []
+    for timeline in index.timelines:
+        if persons and timeline.person not in persons:
+            continue
+        for c in timeline.changes:
+            clip_id = f"change-p{timeline.person}-{c.t_s:.2f}"
+            score = c.magnitude * agreement(ask, c.before_p, c.after_p)
+            if clip_id in seen or score <= 0 or c.before == c.after:  # the same emotion, stronger or weaker
+                continue
+            out.append(Proposal(clip_id=clip_id, start_s=round(max(c.before_s[0], c.t_s - CHANGE_HALF_S), 3),
+                                end_s=round(min(c.after_s[1] + 1e-3, c.t_s + CHANGE_HALF_S), 3),
+                                retrieval_score=round(score, 4), source=SOURCE, round=round_,
+                                change_s=c.t_s, person=timeline.person))
+    return sorted(out, key=lambda p: -p.retrieval_score)[:n]
+
+
+def _mean(faces) -> dict[str, float]:
+    return {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in AFFECTNET8} if faces else {}
+
+
+def refine_change(faces: list, t_s: float, min_side: int = REFINE_MIN_SIDE) -> float:
+    """The change point ``t_s`` (s, from the index's frames) placed at the verifier's frame rate: the split of
+    one person's ``faces`` (time-ordered ``FaceObservation``) that best separates their readings (one change,
+    least squares: ``ruptures.Dynp``, the L2 cost), halfway between the faces either side; ``t_s`` itself when
+    there are fewer than ``min_side`` faces on a side."""
+    import ruptures
+
+    if len(faces) < 2 * min_side:
+        return t_s
+    x = np.asarray([[f.expression[k] for k in AFFECTNET8] for f in faces])
+    k = ruptures.Dynp(model="l2", min_size=min_side, jump=1).fit(x).predict(n_bkps=1)[0]
+    return round((faces[k - 1].t + faces[k].t) / 2, 3)
+
+
+def change_evidence(index: VideoIndex, cand: Proposal, ask: ChangeAsk, stored: list[tuple[FrameObservation, Path]],
+                    tool: str, step: float) -> tuple[list[Evidence], float, ChangeObservations]:
+    """The candidate person's faces before and after its change point as the verifier read them (the point
+    placed at the verifier's frame rate, ``refine_change``): one face per side cited (the one showing that
+    side's top label most), the support (distance x agreement) and the observations. No face on one side: no
+    evidence, support 0."""
+    where = {f.id: path for fr, path in stored for f in fr.faces}
+    faces = sorted((f for fr, _ in stored for f in fr.faces if index.face_person(f) == cand.person), key=lambda f: f.t)
+    t_s = refine_change(faces, cand.change_s)
+    sides = ([f for f in faces if f.t < t_s], [f for f in faces if f.t >= t_s])
+    before, after = (_mean(side) for side in sides)
+    obs = ChangeObservations(t_s=t_s, person=cand.person, before=before, after=after,
+                             n_before=len(sides[0]), n_after=len(sides[1]))
+    if not (sides[0] and sides[1]):
+        return [], 0.0, obs
+    obs.magnitude = round(0.5 * sum(abs(before[k] - after[k]) for k in AFFECTNET8), 4)
+    evidence = []
+    for n, (side, mean, when) in enumerate(zip(sides, (before, after), ("before", "after"), strict=True)):
+        label = max(mean, key=mean.__getitem__)
+        f = max(side, key=lambda x, lab=label: x.expression[lab])
+        evidence.append(Evidence(
+            id=f"{cand.clip_id}.c{n}", modality="visual", tool=tool, start_s=f.t, end_s=round(f.t + step, 3),
+            person=cand.person, detail=(f"{when} {t_s:.1f} s, person {cand.person}'s face shows {label} "
+                                        f"(p={f.expression[label]:.2f}; mean over {len(side)} frames {mean[label]:.2f})"),
+            ref=index.cache.ref(where[f.id], f.id)))
+    return evidence, round(obs.magnitude * agreement(ask, before, after), 4), obs
+
+
+def judge_change(obs: ChangeObservations, targets: list[str], span: list[float],
+                 confidence: Callable[[float], float]) -> EmotionJudgement:
+    """The offline judgement of a change candidate: the top label after the change (and ``before``, the top
+    label before), the candidate's whole span, ``confidence`` of the after side's top probability
+    (``agents.emotion.Fusion.confidence``) and the targets' probability after the change."""
+    after = max(obs.after, key=obs.after.__getitem__)
+    target_p = round(sum(obs.after.get(t, 0.0) for t in targets), 3) if targets else None
+    return EmotionJudgement(emotion=after, before=max(obs.before, key=obs.before.__getitem__),
+                            confidence=round(confidence(obs.after[after]), 3), start_s=span[0], end_s=span[1],
+                            target_probability=target_p)

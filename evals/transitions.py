@@ -1,0 +1,193 @@
+"""Composed transitions: one person's face going from one emotion to another, for questions about a change.
+
+    python -m evals.transitions build --split dev|test --out DIR [--videos N] [--seed 0]
+    python -m evals.transitions score --bench DIR/bench.jsonl --predictions NAME=FILE [NAME=FILE ...]
+        [--reading] [--cache-dir DIR] [--json OUT]
+
+These videos are **composed**: each shows one CK+ subject of the split (``evals.data.assemble``) for its whole
+length, in two or three segments of different emotions, one recorded CK+ sequence each. CK+48 keeps only the
+last three frames of a sequence (near the apex), so a segment plays those three frames in order over its first
+second and then holds the last: a face that turns into the emotion and stays, not a talking face. Segments last
+``SEGMENT_S`` (drawn per segment); frames are letterboxed to 640x360 at 25 fps over silence. One item per
+transition (a question that names neither emotion only in a video with one transition, so that each question
+has one answer), in the bench format of ``evals/README.md`` plus ``change`` (``t_s``, ``before``, ``after``, AffectNet-8;
+the annotated moment is ``CHANGE_WINDOW_S`` either side of ``t_s`` with the emotion after).
+
+Scoring (``score``) reads ``predictions.jsonl`` files of ``evals.run`` (``--method graph``): an answer's change
+point is its top moment's ``change.t_s``, or the moment's start when it names no change (code without change
+questions); before and after are its ``change`` labels, or none and the moment's emotion. Reported per method:
+the share of items whose change point lies within ``WITHIN_S`` of the truth (issue 32's bar), before, after and
+both named right, each with a bootstrap 95% interval over subjects (``evals.metrics.bootstrap_interval``).
+``--reading`` adds the perception reading alone: the person's 1 fps readings from the index, the change point
+where the means of the ``READING_WINDOW`` frames before and after differ most, their top labels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from evals.build_bench import letterbox
+from evals.data.assemble import default_root, load_manifest
+from evals.metrics import bootstrap_interval
+from tools.schema import AFFECTNET8
+from tools.video_out import VideoWriter
+
+SIZE, FPS, RATE = (640, 360), 25, 16_000
+#: Length (s) of one emotion's segment, drawn uniformly per segment.
+SEGMENT_S = (10.0, 20.0)
+#: The annotated moment spans this many seconds either side of the change point.
+CHANGE_WINDOW_S = 2.0
+#: A predicted change point this close to the truth (s) counts as found (issue 32).
+WITHIN_S = 2.0
+#: Frames each side compared by the reading-alone baseline.
+READING_WINDOW = 3
+#: Dev wording: plain words per emotion for "from A to B" questions, and questions that name no emotion.
+WORDS = {"neutral": "calm", "happiness": "happy", "sadness": "sad", "surprise": "surprised", "fear": "scared",
+         "disgust": "disgusted", "anger": "angry", "contempt": "scornful"}
+OPEN_QUESTIONS = ["when does the person's mood change?", "when does their mood shift?"]
+
+
+def _sequences(split: str, root: Path) -> dict[str, dict[str, list[list[str]]]]:
+    """subject -> emotion -> that subject's sequences of the emotion, each its frame paths in order."""
+    seqs: dict[str, dict[str, dict[str, list[str]]]] = {}
+    for r in load_manifest(root, "ckplus", split):
+        seq = Path(r["path"]).name.rsplit("_", 1)[0]  # Sxxx_yyy
+        seqs.setdefault(r["person"], {}).setdefault(r["label"], {}).setdefault(seq, []).append(r["path"])
+    return {p: {e: [sorted(f) for f in s.values()] for e, s in by.items()} for p, by in seqs.items()}
+
+
+def _write(frames_per_segment: list[tuple[list[str], float]], out_path: Path) -> list[float]:
+    """Encode the segments (frame paths, seconds); returns each segment's start (s)."""
+    import cv2
+
+    starts = []
+    with VideoWriter(out_path, SIZE, FPS, RATE, crf=20) as out:
+        for paths, seconds in frames_per_segment:
+            starts.append(round(out.frames / FPS, 3))
+            rgbs = [letterbox(cv2.cvtColor(cv2.imread(p, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), SIZE) for p in paths]
+            k = round(seconds * FPS)
+            for i in range(k):
+                out.add_frame(rgbs[min(i * len(rgbs) // FPS, len(rgbs) - 1)])
+            out.add_audio(np.zeros(round(k / FPS * RATE), np.float32))
+    return starts
+
+
+def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None) -> Path:
+    """Write ``videos`` transition videos (one subject each, subjects drawn without repetition) and their
+    items; returns the bench file. Raises ``FileNotFoundError`` when CK+ is not assembled."""
+    rng = random.Random(f"transitions-{split}-{seed}")
+    seqs = _sequences(split, root or default_root())
+    subjects = sorted(p for p, by in seqs.items() if len(by) >= 2)
+    (out_dir / "videos").mkdir(parents=True, exist_ok=True)
+    lines = []
+    for v, subject in enumerate(rng.sample(subjects, min(videos, len(subjects)))):
+        emotions = rng.sample(sorted(seqs[subject]), min(len(seqs[subject]), rng.choice((2, 3))))
+        segments = [(rng.choice(seqs[subject][e]), rng.uniform(*SEGMENT_S)) for e in emotions]
+        name = f"transitions_{split}_{v:03d}.mp4"
+        starts = _write(segments, out_dir / "videos" / name)
+        for i, (before, after) in enumerate(itertools.pairwise(emotions)):
+            t = starts[i + 1]
+            named = f"when does the person go from {WORDS[before]} to {WORDS[after]}?"
+            query = rng.choice([named, *OPEN_QUESTIONS]) if len(emotions) == 2 else named  # one answer per question
+            lines.append({"id": f"{name[:-4]}-{i}", "video": f"videos/{name}", "query": query, "person": subject,
+                          "change": {"t_s": t, "before": before, "after": after},
+                          "moments": [{"start_s": max(0.0, t - CHANGE_WINDOW_S), "end_s": t + CHANGE_WINDOW_S,
+                                       "emotion": after, "rationale": None, "evidence_modalities": ["visual"]}]})
+    bench = out_dir / "bench.jsonl"
+    bench.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return bench
+
+
+def predicted_change(prediction: dict) -> tuple[float | None, str | None, str | None]:
+    """(change point s, before, after) of one ``predictions.jsonl`` record (module doc); Nones when empty."""
+    if not prediction.get("moments"):
+        return None, None, None
+    top = prediction["moments"][0]
+    change = top.get("change")
+    if change:
+        return change["t_s"], change["before"], change["after"]
+    return top["start_s"], None, top["emotion"]
+
+
+def reading_change(bench: Path, item: dict, cache_dir: Path | None) -> tuple[float | None, str | None, str | None]:
+    """The perception reading alone (module doc): from the index of the item's video."""
+    from graphs.pipeline import open_index
+
+    index = open_index(bench.parent / item["video"], cache_dir=cache_dir)
+    timelines = sorted(index.timelines, key=lambda tl: -len(tl.times_s))
+    if not timelines or len(timelines[0].times_s) < 2 * READING_WINDOW:
+        return None, None, None
+    x, times = np.asarray(timelines[0].smoothed), timelines[0].times_s
+    w = READING_WINDOW
+    jumps = [np.abs(x[i - w:i].mean(0) - x[i:i + w].mean(0)).sum() for i in range(w, len(x) - w + 1)]
+    i = w + int(np.argmax(jumps))
+    return ((times[i - 1] + times[i]) / 2, AFFECTNET8[int(x[i - w:i].mean(0).argmax())],
+            AFFECTNET8[int(x[i:i + w].mean(0).argmax())])
+
+
+def score(items: list[dict], found: dict[str, tuple]) -> dict:
+    """Shares within ``WITHIN_S`` and of right labels over ``items`` with intervals over subjects."""
+    groups = [it["person"] for it in items]
+    rows = {"within_2s": [], "before": [], "after": [], "both": []}
+    for it in items:
+        t, before, after = found.get(it["id"], (None, None, None))
+        truth = it["change"]
+        rows["within_2s"].append(float(t is not None and abs(t - truth["t_s"]) <= WITHIN_S))
+        rows["before"].append(float(before == truth["before"]))
+        rows["after"].append(float(after == truth["after"]))
+        rows["both"].append(rows["before"][-1] * rows["after"][-1])
+    return {k: [round(float(np.mean(v)), 3), *[round(x, 3) for x in bootstrap_interval(v, groups)]]
+            for k, v in rows.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.transitions", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="write the videos and bench.jsonl")
+    b.add_argument("--split", choices=["dev", "test"], required=True)
+    b.add_argument("--out", type=Path, required=True)
+    b.add_argument("--videos", type=int, default=12)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
+    s = sub.add_parser("score", help="score evals.run predictions of a transitions bench")
+    s.add_argument("--bench", type=Path, required=True)
+    s.add_argument("--predictions", nargs="+", default=[], metavar="NAME=FILE")
+    s.add_argument("--reading", action="store_true", help="add the perception-reading-alone baseline")
+    s.add_argument("--cache-dir", type=Path, default=None)
+    s.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    if args.cmd == "build":
+        try:
+            bench = build(args.split, args.out, args.videos, args.seed, args.data)
+        except FileNotFoundError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {sum(1 for _ in bench.open())} items to {bench}")
+        return 0
+    items = [json.loads(line) for line in args.bench.read_text().splitlines() if line.strip()]
+    methods = {}
+    for spec in args.predictions:
+        name, _, path = spec.partition("=")
+        preds = {r["id"]: r for r in map(json.loads, Path(path).read_text().splitlines()) if r}
+        methods[name] = score(items, {i: predicted_change(p) for i, p in preds.items()})
+    if args.reading:
+        methods["reading alone"] = score(items, {it["id"]: reading_change(args.bench, it, args.cache_dir)
+                                                 for it in items})
+    result = {"bench": str(args.bench), "items": len(items), "subjects": len({it["person"] for it in items}),
+              "within_s": WITHIN_S, "methods": methods}
+    print(json.dumps(result, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

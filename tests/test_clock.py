@@ -1,0 +1,51 @@
+"""One clock for pictures and sound: every time counts from the file's first timestamp, as a player shows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import SAMPLE, shifted_remux
+
+RATE = 16_000
+
+
+def _stream_starts(path: Path) -> tuple[float, float, float]:
+    """(file, video, audio) first timestamps in seconds, as FFmpeg's demuxer declares them."""
+    import av
+
+    with av.open(str(path)) as c:
+        v, a = c.streams.video[0], c.streams.audio[0]
+        return c.start_time / 1e6, float(v.start_time * v.time_base), float(a.start_time * a.time_base)
+
+
+def test_the_samples_first_frame_is_where_its_video_stream_starts_on_the_file_clock():
+    """The sample's video starts 0.844 s after its audio (FFmpeg's stream start times): its first frame is
+    at 0.844 s, not 0, so a face is read at the time its words are heard."""
+    from tools.media import iter_frames, probe
+
+    file_s, video_s, audio_s = _stream_starts(SAMPLE)
+    assert video_s - audio_s == pytest.approx(0.844, abs=0.001)
+    first_t, _ = next(iter(iter_frames(SAMPLE, 1.0)))
+    assert first_t == pytest.approx(video_s - file_s, abs=0.001)
+    every = [t for t, _ in iter_frames(SAMPLE, 30.0)]
+    assert [t for t, _ in iter_frames(SAMPLE, 30.0, 7.8, 8.5)] == [t for t in every if 7.8 <= t + 0.5 / 29.97 < 8.5]
+    assert probe(SAMPLE).duration_s == pytest.approx(10.02, abs=0.05)
+
+
+def test_audio_that_starts_after_the_picture_is_preceded_by_silence(tmp_path):
+    """The same packets with the audio 2 s late: the decoded sound is the sample's, 2 s later, after 2 s of
+    silence; the frames keep their times."""
+    from tools.media import iter_frames, load_audio
+
+    late = shifted_remux(tmp_path / "late_audio.mkv", 2.0, kinds=("audio",))
+    file_s, _video_s, audio_s = _stream_starts(late)
+    assert audio_s - file_s == pytest.approx(2.0 - 0.844, abs=0.01)  # the picture now leads
+    original, shifted = load_audio(SAMPLE, RATE), load_audio(late, RATE)
+    lead = round((audio_s - file_s) * RATE)
+    assert not np.any(shifted[:lead])
+    n = min(len(original), len(shifted) - lead)
+    assert np.corrcoef(original[:n], shifted[lead:lead + n])[0, 1] > 0.99
+    assert next(iter(iter_frames(late, 1.0)))[0] == pytest.approx(0.0, abs=0.001)

@@ -1,0 +1,110 @@
+"""Each person's affect over the video: baseline, salience, change points; questions about a change of feeling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
+from tools.timeline import MIN_OWN_BASELINE, affect_timelines
+
+BOX = Box(x0=0.4, y0=0.2, x1=0.6, y1=0.6)
+
+
+def _frames(rows: list[dict[str, float]], track: int = 0, start_s: float = 0.0) -> list[FrameFaces]:
+    """One face a second of ``track`` with each row's expression (the rest of the 8 labels share what is left)."""
+    out = []
+    for i, row in enumerate(rows):
+        rest = (1.0 - sum(row.values())) / (len(AFFECTNET8) - len(row))
+        expression = {k: row.get(k, rest) for k in AFFECTNET8}
+        t = start_s + i
+        out.append(FrameFaces(t=t, faces=[FaceObservation(id=f"a{track}.{i}", t=t, box=BOX, det_score=0.9,
+                                                          expression=expression, track_id=track)]))
+    return out
+
+
+def _noisy(label: str, p: float, n: int, rng: np.random.Generator) -> list[dict[str, float]]:
+    return [{label: float(np.clip(p + rng.normal(0, 0.05), 0.0, 0.95))} for _ in range(n)]
+
+
+def test_a_face_that_always_reads_a_little_sad_is_not_sad_against_its_own_baseline():
+    rng = np.random.default_rng(0)
+    [tl] = affect_timelines(_frames(_noisy("sadness", 0.4, 30, rng)), {0: 7})
+    assert tl.person == 7 and tl.baseline_from == "own"
+    assert tl.baseline["sadness"] == pytest.approx(0.4, abs=0.05)
+    assert np.abs(tl.departure("sadness")).max() < 0.1 and max(tl.salience) < 0.15
+    assert tl.changes == []  # noise about one level is no change
+
+
+def test_a_step_from_neutral_to_anger_is_one_change_at_the_step():
+    rng = np.random.default_rng(1)
+    rows = _noisy("neutral", 0.7, 15, rng) + _noisy("anger", 0.7, 15, rng)
+    [tl] = affect_timelines(_frames(rows), {0: 0})
+    [c] = tl.changes
+    assert c.t_s == pytest.approx(14.5) and (c.before, c.after) == ("neutral", "anger") and c.magnitude > 0.5
+    assert c.before_s == (0.0, 14.0) and c.after_s == (15.0, 29.0)
+    # the anger half departs from the person's baseline, the neutral half the other way
+    assert tl.departure("anger")[20] > 0.2 and tl.departure("anger")[5] < 0
+
+
+def test_a_person_seen_briefly_takes_the_videos_baseline():
+    rng = np.random.default_rng(2)
+    brief = _frames(_noisy("happiness", 0.8, MIN_OWN_BASELINE - 1, rng), track=1, start_s=40.0)
+    long = _frames(_noisy("neutral", 0.8, 40, rng), track=0)
+    timelines = affect_timelines(long + brief, {0: 0, 1: 1})
+    assert [(tl.person, tl.baseline_from) for tl in timelines] == [(0, "own"), (1, "video")]
+    assert max(timelines[1].baseline, key=timelines[1].baseline.get) == "neutral"  # the video's usual look
+    assert min(timelines[1].salience) > 0.5  # so the brief smile stands out
+
+
+def _pingpong(video, start_s: float, end_s: float, seconds: float) -> list[np.ndarray]:
+    """``video``'s frames in [start_s, end_s) at 25 fps, played forward and back for ``seconds``."""
+    from tools.media import iter_frames
+
+    frames = [f for _, f in iter_frames(video, 25.0, start_s, end_s, max_side=640)]
+    loop = frames + frames[::-1]
+    return [loop[i % len(loop)] for i in range(round(seconds * 25))]
+
+
+@pytest.mark.slow
+def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_root):
+    """A recorded woman (the shared Katie Hill clip; watched: a broad smile with teeth at 1-2.6 s, a calm talking
+    face at 5-6.6 s), her smiling frames for 10 s and then her calm frames for 10 s, with no cut of the camera:
+    her mood changes at 10 s. The question names no emotion; the answer names the change point and the smile
+    before it. (The face reader reads her calm talking face as surprise: the issue of a talking mouth.)"""
+    from graphs.pipeline import ask, open_index
+    from tests.conftest import shared_media
+    from tools.video_out import VideoWriter
+
+    katie = shared_media("WDA_KatieHill_000.mp4")
+    frames = _pingpong(katie, 1.0, 2.6, 10.0) + _pingpong(katie, 5.0, 6.6, 10.0)
+    video = tmp_path / "smile_then_calm.mp4"
+    with VideoWriter(video, (frames[0].shape[1], frames[0].shape[0]), fps=25) as out:
+        for f in frames:
+            out.add_frame(f)
+        out.add_audio(np.zeros(20 * 16_000, np.float32))
+    index = open_index(video, cache_dir=cache_root)
+    answer = ask(index, "when does her mood change?")
+    assert answer.intent.change is not None and answer.intent.change.before == answer.intent.change.after == []
+    top = answer.moments[0]
+    assert top.change is not None and abs(top.change.t_s - 10.0) <= 2.0 and top.change.before == "happiness"
+    assert top.change.after != "happiness" and top.start_s < top.change.t_s < top.end_s
+    sides = {e.start_s < top.change.t_s for e in top.evidence if e.id.endswith((".c0", ".c1"))}
+    assert sides == {True, False}  # a face cited on each side
+    assert top.rationale.startswith(f"happiness -> {top.emotion} ")
+    from app.report import render_report  # the report marks the change on her row and names it in the moment
+
+    page = render_report(answer, index, tmp_path / "r.html").read_text()
+    assert f'id="change-{top.change.person}-0" data-t="{index.timelines[0].changes[0].t_s}"' in page
+    assert f"goes from happiness to {top.change.after} at" in page
+
+
+def test_questions_about_a_change_name_what_comes_before_and_after():
+    from agents.change import ask_change
+    from agents.intent import asked_emotions
+
+    calm_to_angry = ask_change("when does he go from calm to angry?", asked_emotions)
+    assert (calm_to_angry.before, calm_to_angry.after) == (["neutral"], ["anger"])
+    assert ask_change("at what point does the mood in the room shift?", asked_emotions).after == []
+    assert ask_change("when is she angry?", asked_emotions) is None
+    assert ask_change("when does she turn around?", asked_emotions) is None
