@@ -79,9 +79,12 @@ def _write(frames_per_segment: list[tuple[list[str], float]], out_path: Path) ->
     return starts
 
 
-def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None) -> Path:
+def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None,
+          wording: str = "change") -> Path:
     """Write ``videos`` transition videos (one subject each, subjects drawn without repetition) and their
-    items; returns the bench file. Raises ``FileNotFoundError`` when CK+ is not assembled."""
+    items; returns the bench file. ``wording``: ``change`` (when does it change) or ``after`` ("how does the
+    person feel after being A?": the answer is the emotion after; the same videos). Raises
+    ``FileNotFoundError`` when CK+ is not assembled."""
     rng = random.Random(f"transitions-{split}-{seed}")
     seqs = _sequences(split, root or default_root())
     subjects = sorted(p for p, by in seqs.items() if len(by) >= 2)
@@ -96,6 +99,8 @@ def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | No
             t = starts[i + 1]
             named = f"when does the person go from {WORDS[before]} to {WORDS[after]}?"
             query = rng.choice([named, *OPEN_QUESTIONS]) if len(emotions) == 2 else named  # one answer per question
+            if wording == "after":
+                query = f"how does the person feel after being {WORDS[before]}?"
             lines.append({"id": f"{name[:-4]}-{i}", "video": f"videos/{name}", "query": query, "person": subject,
                           "change": {"t_s": t, "before": before, "after": after},
                           "moments": [{"start_s": max(0.0, t - CHANGE_WINDOW_S), "end_s": t + CHANGE_WINDOW_S,
@@ -156,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--out", type=Path, required=True)
     b.add_argument("--videos", type=int, default=12)
     b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--wording", choices=["change", "after"], default="change",
+                   help="change: when the feeling changes; after: how the person feels after being A")
     b.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     s = sub.add_parser("score", help="score evals.run predictions of a transitions bench")
     s.add_argument("--bench", type=Path, required=True)
@@ -166,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "build":
         try:
-            bench = build(args.split, args.out, args.videos, args.seed, args.data)
+            bench = build(args.split, args.out, args.videos, args.seed, args.data, args.wording)
         except FileNotFoundError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

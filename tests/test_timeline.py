@@ -106,5 +106,8 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
     calm_to_angry = ask_change("when does he go from calm to angry?", asked_emotions)
     assert (calm_to_angry.before, calm_to_angry.after) == (["neutral"], ["anger"])
     assert ask_change("at what point does the mood in the room shift?", asked_emotions).after == []
+    after_anger = ask_change("how does she feel after being angry?", asked_emotions)
+    assert (after_anger.before, after_anger.after) == (["anger"], [])  # what comes after is the answer
+    assert ask_change("how does she feel after he leaves?", asked_emotions) is None  # an event: not read yet
     assert ask_change("when is she angry?", asked_emotions) is None
     assert ask_change("when does she turn around?", asked_emotions) is None

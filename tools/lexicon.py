@@ -146,14 +146,20 @@ _MOOD_CHANGE = re.compile(rf"\b{_FEELING_NOUNS}\s+(?:[\w'-]+\s+){{0,3}}{_CHANGE_
                           rf"(?:(?:her|his|their|its|the|someone's|somebody's|one's)\s+)?{_FEELING_NOUNS}\b")
 
 
+_FEEL_AFTER = re.compile(r"\bfeel\w*\s+(?:right\s+)?after\s+(?:being|getting|feeling|turning|becoming)\s+(.+)$")
+
+
 def change_phrases(text: str) -> tuple[str, str] | None:
     """For a question about a change of feeling, what it says of the feeling before and after ("" when it
     names none); None for any other question. "when does he go from calm to angry?" -> ("calm", "angry");
-    "when does her mood change?" -> ("", ""); "when is she angry?" -> None.
+    "how does she feel after being angry?" -> ("angry", ""); "when does her mood change?" -> ("", "");
+    "when is she angry?" -> None. A feeling after an event ("after he leaves") is not read yet: None.
     """
     t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
     if m := _FROM_TO.search(t):
         return m.group(1), m.group(2)
+    if m := _FEEL_AFTER.search(t):
+        return m.group(1), ""
     return ("", "") if _MOOD_CHANGE.search(t) else None
 
 
