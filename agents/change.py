@@ -27,6 +27,7 @@ from memory.store import VideoIndex
 from tools.engine import FrameObservation
 from tools.lexicon import change_phrases
 from tools.schema import AFFECTNET8
+from tools.timeline import reading_dict, readings
 
 #: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
 #: index's clip length), long enough for the verifier to read several frames on each side.
@@ -75,7 +76,7 @@ def change_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen
 
 
 def _mean(faces) -> dict[str, float]:
-    return {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in AFFECTNET8} if faces else {}
+    return reading_dict(readings(faces).mean(axis=0)) if faces else {}
 
 
 def refine_change(faces: list, t_s: float, min_side: int = REFINE_MIN_SIDE) -> float:
@@ -87,8 +88,7 @@ def refine_change(faces: list, t_s: float, min_side: int = REFINE_MIN_SIDE) -> f
 
     if len(faces) < 2 * min_side:
         return t_s
-    x = np.asarray([[f.expression[k] for k in AFFECTNET8] for f in faces])
-    k = ruptures.Dynp(model="l2", min_size=min_side, jump=1).fit(x).predict(n_bkps=1)[0]
+    k = ruptures.Dynp(model="l2", min_size=min_side, jump=1).fit(readings(faces)).predict(n_bkps=1)[0]
     return round((faces[k - 1].t + faces[k].t) / 2, 3)
 
 

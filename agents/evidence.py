@@ -165,13 +165,14 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
 
 def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                     frames: list[SocialFrame]) -> tuple[list[Evidence], float, VerbalObservations]:
-    """One verbal evidence item per transcript segment with words in the clip (the whole clip of a shot part,
-    ``Proposal.clip_s``), each with the emotion its
+    """One verbal evidence item per transcript segment with words in the clip (the whole index clip of a shot
+    part, ``Proposal.clip``: speech runs on across a cut), each with the emotion its
     words read as (``tools.text_emotion``: words8 over the index's transcript encoder), and the speech
     match. Its speaker is the person whose lips move with the words in the clip's frames, else the
     utterance's index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
-    lo, hi = cand.clip_s or (cand.start_s, cand.end_s)
+    clip = index.clip_by_id.get(cand.clip)
+    lo, hi = (clip.start_s, clip.end_s) if clip is not None else (cand.start_s, cand.end_s)
     per_segment = [(seg, [w for w in seg.words if lo <= (w.start_s + w.end_s) / 2 < hi]) for seg in index.transcript.segments]
     per_segment = [(seg, ws) for seg, ws in per_segment if ws]
     if not per_segment:
@@ -205,7 +206,7 @@ def voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str]
                            ) -> tuple[list[Evidence], float, VocalObservations]:
     """The clip's vocal emotion (``Clip.voice``) as vocal evidence citing clips.json, the vocal support
     (target emotions' probability) and the distribution for the emotion reasoner."""
-    clip = next((c for c in index.clips if c.id == cand.clip), None)
+    clip = index.clip_by_id.get(cand.clip)
     if clip is None or not clip.voice:
         return [], 0.0, VocalObservations()
     label = max(clip.voice, key=clip.voice.__getitem__)

@@ -156,8 +156,8 @@ def _in_shots(index: VideoIndex, proposal: Proposal) -> list[Proposal]:
     parts = shot_parts(index, proposal.start_s, proposal.end_s)
     if len(parts) == 1:
         return [proposal]
-    return [proposal.model_copy(update={"clip_id": f"{proposal.clip_id}_{k}", "start_s": round(a, 3), "end_s": round(b, 3),
-                                        "clip_s": (proposal.start_s, proposal.end_s)}) for k, (a, b) in enumerate(parts)]
+    return [proposal.model_copy(update={"clip_id": f"{proposal.clip_id}_{k}", "start_s": round(a, 3), "end_s": round(b, 3)})
+            for k, (a, b) in enumerate(parts)]
 
 
 def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:

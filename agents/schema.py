@@ -69,7 +69,6 @@ class Proposal(BaseModel):
     round: int = 0
     change_s: float | None = Field(None, description="a change-point candidate's change point, seconds")
     person: int | None = Field(None, description="whose change it is (agents.change)")
-    clip_s: tuple[float, float] | None = Field(None, description="a shot part's clip span (s), where its words are read")
 
     @property
     def clip(self) -> str:

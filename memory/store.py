@@ -144,6 +144,11 @@ class VideoIndex(StoredRecords):
         return None if track_id is None else self._person.get(track_id, track_id)
 
     @functools.cached_property
+    def clip_by_id(self) -> dict[str, Clip]:
+        """The index's clips by id."""
+        return {c.id: c for c in self.clips}
+
+    @functools.cached_property
     def _shot_starts(self) -> dict[float, float]:
         return {}
 

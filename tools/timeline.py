@@ -82,11 +82,13 @@ class PersonTimeline(BaseModel):
         return np.asarray(self.smoothed)[:, AFFECTNET8.index(emotion)] - self.baseline[emotion]
 
 
-def _rows(faces) -> np.ndarray:
+def readings(faces) -> np.ndarray:
+    """(n, 8) AffectNet-8 probabilities of ``faces`` (``FaceObservation``s), in ``AFFECTNET8`` order."""
     return np.asarray([[f.expression.get(k, 0.0) for k in AFFECTNET8] for f in faces], dtype=np.float64)
 
 
-def _as_dict(row: np.ndarray) -> dict[str, float]:
+def reading_dict(row: np.ndarray) -> dict[str, float]:
+    """An (8,) reading as label -> probability, rounded to 4 places."""
     return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, row)}
 
 
@@ -128,7 +130,7 @@ def change_points(times: np.ndarray, x: np.ndarray, min_segment: int = MIN_SEGME
                 t_s=round(float(times[b - 1] + times[b]) / 2, 3), before=AFFECTNET8[int(before.argmax())],
                 after=AFFECTNET8[int(after.argmax())], before_s=(float(times[a]), float(times[b - 1])),
                 after_s=(float(times[b]), float(times[c - 1])), magnitude=round(min(size, 1.0), 3),
-                before_p=_as_dict(before), after_p=_as_dict(after)))
+                before_p=reading_dict(before), after_p=reading_dict(after)))
     return changes
 
 
@@ -146,16 +148,16 @@ def affect_timelines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> 
                 seen[person_of[face.track_id]].append(face)
     if not seen:
         return []
-    video_baseline = _median_distribution(np.concatenate([_rows(faces) for faces in seen.values()]))
+    video_baseline = _median_distribution(np.concatenate([readings(faces) for faces in seen.values()]))
     timelines = []
     for person in sorted(seen):
         faces = sorted(seen[person], key=lambda f: f.t)
-        times, x = np.asarray([f.t for f in faces]), _rows(faces)
+        times, x = np.asarray([f.t for f in faces]), readings(faces)
         own = len(faces) >= MIN_OWN_BASELINE
         base = _median_distribution(x) if own else video_baseline
         s = smooth(times, x)
         timelines.append(PersonTimeline(
             person=person, times_s=[round(float(t), 3) for t in times], smoothed=np.round(s, 4).tolist(),
-            baseline=_as_dict(base), baseline_from="own" if own else "video",
+            baseline=reading_dict(base), baseline_from="own" if own else "video",
             salience=np.round(0.5 * np.abs(s - base).sum(axis=1), 4).tolist(), changes=change_points(times, x)))
     return timelines
