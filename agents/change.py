@@ -27,7 +27,7 @@ from memory.store import VideoIndex
 from tools.engine import FrameObservation
 from tools.lexicon import change_phrases
 from tools.schema import AFFECTNET8
-from tools.timeline import reading_dict, readings
+from tools.timeline import MIN_SEGMENT, reading_dict, readings
 
 #: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
 #: index's clip length), long enough for the verifier to read several frames on each side.
@@ -130,3 +130,14 @@ def judge_change(obs: ChangeObservations, targets: list[str], span: list[float],
     return EmotionJudgement(emotion=after, before=max(obs.before, key=obs.before.__getitem__),
                             confidence=round(confidence(obs.after[after]), 3), start_s=span[0], end_s=span[1],
                             target_probability=target_p)
+
+
+def change_warnings(ask: ChangeAsk | None, moments: list) -> list[str]:
+    """The line an answer carries when its question asks about a change of feeling and none of its
+    ``moments`` (``agents.schema.Moment``) names one: no person's timeline held a change, so the moments shown
+    answer the question as one about a feeling (``tools.timeline.MIN_SEGMENT``: a change needs that many
+    sampled frames of the same face on each side)."""
+    if ask is None or any(m.change for m in moments):
+        return []
+    return [(f"no change of feeling was found in any person's face timeline (a change needs {MIN_SEGMENT} sampled "
+             "frames of the same face on each side); the moments shown answer the question as one about a feeling")]

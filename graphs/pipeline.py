@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agents.change import change_warnings
 from agents.llm import LLM, FallbackLLM, load_llm
 from agents.schema import Answer, Choice, TraceStep
 from agents.state import RunContext, RunSettings
@@ -204,7 +205,7 @@ def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunCont
                 if state.get("choice") else None),
         moments=state.get("moments", []), message=status_message(state, ctx.settings),
         warnings=video_warnings(index.info) + transcript_warnings(index.transcript)
-        + device_notes(index.config.perception()),
+        + device_notes(index.config.perception()) + change_warnings(state["intent"].change, state.get("moments", [])),
         rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
         candidates_rejected=sum(1 for c in verified if not c.accepted), llm=reasoner.name,
         llm_fallbacks=list(reasoner.fallbacks) if isinstance(reasoner, FallbackLLM) else [],

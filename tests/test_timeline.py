@@ -92,11 +92,24 @@ def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_r
     sides = {e.start_s < top.change.t_s for e in top.evidence if e.id.endswith((".c0", ".c1"))}
     assert sides == {True, False}  # a face cited on each side
     assert top.rationale.startswith(f"happiness -> {top.emotion} ")
+    assert not any(w.startswith("no change of feeling") for w in answer.warnings)
     from app.report import render_report  # the report marks the change on her row and names it in the moment
 
     page = render_report(answer, index, tmp_path / "r.html").read_text()
     assert f'id="change-{top.change.person}-0" data-t="{index.timelines[0].changes[0].t_s}"' in page
     assert f"goes from happiness to {top.change.after} at" in page
+
+
+@pytest.mark.slow
+def test_a_change_question_on_a_clip_too_short_for_a_change_says_none_was_found(cache_root):
+    """The shared Katie Hill clip is 7.7 s of one face (8 frames at 1 fps): too few for a change on each side, so
+    the answer says no change was found instead of passing an ordinary moment off as one."""
+    from graphs.pipeline import ask, open_index
+    from tests.conftest import shared_media
+
+    answer = ask(open_index(shared_media("WDA_KatieHill_000.mp4"), cache_dir=cache_root), "when does her mood change?")
+    assert answer.intent.change is not None and not any(m.change for m in answer.moments)
+    assert any(w.startswith("no change of feeling was found") for w in answer.warnings)
 
 
 def test_questions_about_a_change_name_what_comes_before_and_after():
