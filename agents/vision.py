@@ -20,7 +20,7 @@ from agents.schema import VerifiedCandidate
 from indexing.visual import THUMB_MARGIN
 from memory.store import VideoIndex
 from tools.captions import jpeg_data_url
-from tools.expression import crop_face
+from tools.crops import crop_face
 from tools.media import iter_frames
 from tools.schema import Box
 

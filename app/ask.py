@@ -138,10 +138,10 @@ def _add_model_flags(g) -> None:
     """The ``indexing`` group's flags that choose or switch off perception models: expression, voice emotion,
     re-identification, diarization, index-time gestures and keyframe captions."""
     from tools.argtypes import number
-    from tools.expression import EXPRESSION_CLASSIFIERS
+    from tools.expression import DEFAULT_EXPRESSION, EXPRESSION_CLASSIFIERS
 
     g.add_argument("--expression-backend", choices=EXPRESSION_CLASSIFIERS.names(),
-                   help="facial expression model: " + EXPRESSION_CLASSIFIERS.help("face8"))
+                   help="facial expression model: " + EXPRESSION_CLASSIFIERS.help(DEFAULT_EXPRESSION))
     g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
     g.add_argument("--no-reid", action="store_true",
                    help="keep each shot's person tracks apart (default: tracks of one face in different shots are "

@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from agents.state import RunSettings
 from agents.taxonomy import resolve_labels
 from memory.index_config import IndexConfig
+from tools.expression import DEFAULT_EXPRESSION
 from tools.runtime import DEVICE_PATTERN, check_device
 from tools.schema import first_error
 
@@ -58,7 +59,7 @@ class Settings(BaseSettings):
     no_audio: bool = Field(False, description="answer from the picture alone")
     device: str = Field("cpu", description="cpu, cuda or cuda:N: where the torch and ONNX models run (the "
                         "mediapipe and dlib models stay on the CPU)")
-    expression_backend: str = Field("face8", description="facial expression model (tools.expression registry)")
+    expression_backend: str = Field(DEFAULT_EXPRESSION, description="facial expression model (tools.expression registry)")
     no_voice_emotion: bool = False
     no_reid: bool = Field(False, description="keep person tracks per shot (no face re-identification)")
     no_diarization: bool = Field(False, description="no voice diarization (utterances get no voice)")

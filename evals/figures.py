@@ -47,10 +47,16 @@ def _stored(point_low_high: list[float]) -> str:
 
 
 def _recorded(d: dict) -> str:
-    face8, fer = d["methods"]["face8/mean"], d["methods"]["fer/mean"]
-    low, high = face8["ci95"]
-    return (f"{face8['right']} of {face8['n']}: {face8['accuracy']:.3f} [{low:.3f}, {high:.3f}] by person "
-            f"(fer {fer['right']} of {fer['n']})")
+    new, face8, fer = (d["methods"][f"{b}/mean"] for b in ("faceres+face8", "face8", "fer"))
+    low, high = new["ci95"]
+    return (f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by person "
+            f"(face8 {face8['right']}, fer {fer['right']} of {fer['n']})")
+
+
+def _faces(name: str) -> Callable[[dict], str]:
+    """The per-image cell of set ``name``: the default reader, then face8 and fer."""
+    return lambda d: (f"{share(d['faceres+face8'][name]['accuracy'], d['faceres+face8'][name]['n'])} "
+                      f"({d['face8'][name]['accuracy']:.3f}; {d['fer'][name]['accuracy']:.3f})")
 
 
 #: Queries of the composed test benches (``evals/RESULTS.md`` sections 4 and 5): the joined form's 96, the
@@ -58,14 +64,12 @@ def _recorded(d: dict) -> str:
 JOINED_QUERIES, LONG_QUERIES = 96, 8
 
 FIGURES: tuple[Figure, ...] = (
-    Figure("facial expression per image, face8 (fer as shipped)", "CK+ test subjects, posed stills, 297 (read 4 times: now dev)",
-           "faces_test.json", lambda d: f"{share(d['face8']['ckplus']['accuracy'], d['face8']['ckplus']['n'])} "
-                                        f"(fer {d['fer']['ckplus']['accuracy']:.3f})"),
-    Figure("", "RAF-DB test, web stills, 3,068 (read 3 times: now dev)", "faces_test.json",
-           lambda d: f"{share(d['face8']['rafdb']['accuracy'], d['face8']['rafdb']['n'])} "
-                     f"(fer {d['fer']['rafdb']['accuracy']:.3f})"),
-    Figure("facial expression per **recorded** clip, face8, mean over the frames (fer)",
-           "20 clips of 11 people: MEAD, RAVDESS, web video (dev; section 25)", "recorded_faces_dev.json", _recorded),
+    Figure("facial expression per image, faceres+face8 (face8; fer as shipped)",
+           "CK+ test subjects, posed stills, 297 (read 5 times: now dev)", "faces_test.json", _faces("ckplus")),
+    Figure("", "RAF-DB test, web stills, 3,068 (read 4 times: now dev)", "faces_test.json", _faces("rafdb")),
+    Figure("", "FER2013 PrivateTest, grey web stills, 3,589 (read twice)", "faces_test.json", _faces("fer2013")),
+    Figure("facial expression per **recorded** clip, faceres+face8, mean over the frames (face8, fer)",
+           "20 clips of 11 people: MEAD, RAVDESS, web video (dev; sections 25, 33)", "recorded_faces_dev.json", _recorded),
     Figure("voice emotion, 7 classes (chance 0.143)", "RAVDESS test actors, 360 utterances (read twice)", "voice_test.json",
            lambda d: share(d["test_accuracy"], d["n_test"])),
     Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
@@ -80,7 +84,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("top moment right, R1@0.5", "composed 5-minute needle test videos, 8 queries, commit a33ecb9 (read 15+ times: now dev)",
            "fusion_test.json", lambda d: share(d["long-graph-fold"]["localization"]["R1@0.5"], LONG_QUERIES)),
     Figure("change point within 2 s, \"when does her mood change?\" (previous code; perception reading alone)",
-           "composed transitions of one face, CK+ test subjects, 14 questions (read once)", "transitions_test.json",
+           "composed transitions of one face, CK+ test subjects, 14 questions (read once; face8, commit c973ac8)", "transitions_test.json",
            lambda d: f"{_stored(d['methods']['graph']['within_2s'])} ({d['methods']['previous']['within_2s'][0]:.3f}; "
                      f"{d['methods']['reading alone']['within_2s'][0]:.3f})"),
     Figure("and the emotions before and after both named (reading alone)", "same", "transitions_test.json",

@@ -1,8 +1,11 @@
-"""Methods compared on a bench: the full agent graph and three baselines.
+"""Methods compared on a bench: the full agent graph and four baselines.
 
 - ``graph``: the full agent (intent -> localize -> verify -> emotion -> rationale).
 - ``clip_only``: retrieval of the query text over the clip index (CLIP when configured, else the
   offline descriptor embedder), no perception tools, no verification; emotion = the query's prior.
+- ``reading``: the perception reading alone: the index's clips ranked by the mean probability of the asked
+  emotion (the query's prior) over the faces the index read in them (1 fps), each named by its own mean
+  reading's top label; no agent, no retrieval, no verification.
 - ``uniform``: ``top_k`` clip windows spread evenly over the video; emotion = the query's prior.
 - ``random``: ``top_k`` spans of 2-8 s at random places with random labels of the label set (seeded per item).
 
@@ -30,7 +33,7 @@ from memory.index_config import IndexConfig
 from memory.store import VideoIndex
 from tools.media import probe
 
-METHODS = ("graph", "clip_only", "uniform", "random")
+METHODS = ("graph", "clip_only", "reading", "uniform", "random")
 
 
 class PredictedMoment(BaseModel):
@@ -138,6 +141,23 @@ def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[Predic
                                         "emotion_prior": "offline intent interpreter"}
 
 
+def _reading(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
+    from tools.schema import AFFECTNET8
+
+    index = ctx.index(video)
+    taxonomy = load_taxonomy(_labels(ctx))
+    asked = emotion_prior(query)
+    scored = []
+    for clip in index.clips:
+        faces = [f.expression for fr in index.affect if clip.start_s <= fr.t < clip.end_s for f in fr.faces]
+        if faces:
+            mean = {k: float(np.mean([f[k] for f in faces])) for k in AFFECTNET8}
+            scored.append((mean[asked], clip, max(mean, key=mean.get)))
+    scored.sort(key=lambda x: -x[0])
+    return [PredictedMoment(start_s=c.start_s, end_s=c.end_s, emotion=taxonomy.label_for(top, []), score=round(p, 4))
+            for p, c, top in scored[: ctx.top_k]], 0, 0, {"expression": index.manifest["models"].get("expression", "")}
+
+
 def _uniform(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
     cfg = ctx.index_config or IndexConfig()
     windows = clip_windows(probe(video).duration_s, cfg.clip_len_s, cfg.clip_stride_s)
@@ -172,7 +192,8 @@ def predict(method: str, item_id: str, video: Path, query: str, ctx: MethodConte
     if method == "random":
         moments, calls, frames, models = _random(video, query, ctx, item_id)
     else:
-        moments, calls, frames, models = {"graph": _graph, "clip_only": _clip_only, "uniform": _uniform}[method](
+        moments, calls, frames, models = {"graph": _graph, "clip_only": _clip_only, "reading": _reading,
+                                           "uniform": _uniform}[method](
             video, query, ctx)
     return Prediction(id=item_id, method=method, moments=moments, wall_s=round(time.perf_counter() - t0, 3),
                       tool_calls=calls, frames=frames, models=models)

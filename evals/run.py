@@ -33,7 +33,7 @@ from memory.index_config import IndexConfig
 from memory.jsonl import JsonlLog
 from memory.store import library_versions
 from tools.argtypes import number
-from tools.expression import EXPRESSION_CLASSIFIERS
+from tools.expression import DEFAULT_EXPRESSION, EXPRESSION_CLASSIFIERS
 from tools.runtime import DeviceError, check_device, configure_runtime
 
 
@@ -82,8 +82,8 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
     p.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N: where the torch and ONNX models "
                    "run (a missing GPU is an error before the run starts, exit 2)")
     a = p.add_argument_group("ablation (what each component adds)")
-    a.add_argument("--expression-backend", default="face8", choices=EXPRESSION_CLASSIFIERS.names(),
-                   help="facial expression model used by the index and the verifier: " + EXPRESSION_CLASSIFIERS.help("face8"))
+    a.add_argument("--expression-backend", default=DEFAULT_EXPRESSION, choices=EXPRESSION_CLASSIFIERS.names(),
+                   help="facial expression model used by the index and the verifier: " + EXPRESSION_CLASSIFIERS.help(DEFAULT_EXPRESSION))
     a.add_argument("--no-voice-emotion", action="store_true", help="index without the vocal emotion model")
     a.add_argument("--affect-weight", type=number(0, 100), default=None,
                    help="weight of perceived affect in the localizer's ranking (default: RunSettings; 0 = text only)")

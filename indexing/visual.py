@@ -21,8 +21,8 @@ import numpy as np
 
 from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
+from tools.crops import box_in_crop, crop_face
 from tools.engine import FrameObservation, PerceptionEngine
-from tools.expression import box_in_crop, crop_face
 from tools.media import VideoInfo, iter_frames, sampling_start
 from tools.schema import Box, FrameFaces
 from tools.tracks import TrackSummary, frame_histogram, is_cut, link_tracks, reidentify

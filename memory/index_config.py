@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from memory.cache import config_key
 from tools.engine import PerceptionConfig
+from tools.expression import DEFAULT_EXPRESSION
 
 INDEX_FORMAT = 16
 """Version of the stored layout and of what the build computes; part of the cache key."""
@@ -42,7 +43,7 @@ class IndexConfig(BaseModel):
                               "(tools.text.load_transcript_encoder): minilm (English), use-multilingual, or auto: "
                               "use-multilingual when the transcript is not in English (tools.text.transcript_encoder_for)")
     face_backend: str = "mediapipe"
-    expression_backend: str = "face8"
+    expression_backend: str = DEFAULT_EXPRESSION
     identity_backend: str | None = Field("dlib", description="face identity model that re-identifies people "
                                          "across shots (tools.identity); None: tracks stay per shot")
     voice_backend: str | None = "voice8"

@@ -2,10 +2,10 @@
 
     python -m studies.faces [--backend fer --backend face8] [--data DIR] [--json out.json]
 
-Each labelled image (``evals.data.assemble``: CK+ split by subject, RAF-DB by its own split) is shown
+Each labelled image (``evals.data.assemble``: CK+ split by subject, RAF-DB and FER2013 by their own splits) is shown
 the way a composed bench video shows it (``evals.build_bench.letterbox`` into a 640x360 frame), the
 face is found by the pipeline's detector (MediaPipe BlazeFace full-range) and cut with the crop the
-expression models read (``tools.expression.gray_crop``); an image where no face is found is cropped
+expression models read (``tools.crops.gray_crop``); an image where no face is found is cropped
 whole. Crops are cached under ``<data>/crops/<set>.npz``, so training and evaluation read the same
 pixels the pipeline would.
 """
@@ -41,7 +41,7 @@ def shown_face(path: str, detector) -> tuple[np.ndarray, Box | None, tuple[int, 
 
 
 def _crop_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    from tools.expression import gray_crop
+    from tools.crops import gray_crop
     from tools.faces import load_face_detector
 
     det = load_face_detector("mediapipe")
@@ -128,10 +128,15 @@ def per_clip_accuracy(bench: str, backend: str, cache_dir: str | None = None) ->
             "per_class": {k: round(float(np.mean(v)), 4) for k, v in hits.items()}}
 
 
+#: Expression backends compared by default.
+BACKENDS = ["fer", "face8", "faceres", "faceres+face8"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m studies.faces", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--backend", action="append", help="expression backend(s) (default: fer and face8)")
-    ap.add_argument("--set", action="append", help="sets (default: ckplus and rafdb)")
+    ap.add_argument("--backend", action="append", help="expression backend(s) (default: fer, face8, faceres and "
+                    "faceres+face8)")
+    ap.add_argument("--set", action="append", help="sets (default: ckplus, rafdb and fer2013)")
     ap.add_argument("--split", default="test", choices=["dev", "test"])
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--json", type=Path, default=None)
@@ -140,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", default=None, help="cache root for --per-clip")
     args = ap.parse_args(argv)
     if args.per_clip:
-        result = {b: per_clip_accuracy(args.per_clip, b, args.cache_dir) for b in args.backend or ["fer", "face8"]}
+        result = {b: per_clip_accuracy(args.per_clip, b, args.cache_dir) for b in args.backend or BACKENDS}
         for b, r in result.items():
             print(f"{b:6s} per clip n={r['n']} acc={r['accuracy']:.3f}  " +
                   ", ".join(f"{k} {v:.2f}" for k, v in r["per_class"].items()))
@@ -148,8 +153,8 @@ def main(argv: list[str] | None = None) -> int:
             args.json.write_text(json.dumps(result, indent=1))
         return 0
     try:
-        result = {b: accuracy_table(b, args.set or ["ckplus", "rafdb"], args.data, args.split)
-                  for b in args.backend or ["fer", "face8"]}
+        result = {b: accuracy_table(b, args.set or ["ckplus", "rafdb", "fer2013"], args.data, args.split)
+                  for b in args.backend or BACKENDS}
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

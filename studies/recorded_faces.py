@@ -10,7 +10,8 @@ video of several people, labelled by the repository's file names). Every clip is
 actors M030, W009, W011) are not listed and never read.
 
 Each clip is decoded at the verifier's rate (4 fps); the perception engine (``tools.engine``) reads the
-largest face of each frame with each expression backend; the readings are pooled per clip by each method of
+largest face of each frame with each expression backend of ``BACKENDS`` (faceres was chosen partly on these
+clips' frames, ``tools/models/FACERES.md``, so its figures here are development figures); the readings are pooled per clip by each method of
 ``POOLING`` and the top label is compared with the clip's label.
 
 Pooling a (n_frames, 8) array of AffectNet-8 distributions into one (8,): an expression rises from neutral to
@@ -97,7 +98,7 @@ POOLING: dict[str, Callable[[np.ndarray], np.ndarray]] = {"mean": mean_pool, "ap
 
 #: The verifier's frame rate on candidates (``agents.verifier``).
 READ_FPS = 4.0
-BACKENDS = ("face8", "fer")
+BACKENDS = ("face8", "faceres", "faceres+face8", "fer")
 #: Apex shares tried beside ``APEX_SHARE``.
 SHARES = (0.1, 0.5)
 

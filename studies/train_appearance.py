@@ -42,7 +42,7 @@ def _describe_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
     from indexing.visual import THUMB_MARGIN, face_jpeg
     from studies.faces import shown_face
-    from tools.expression import box_in_crop
+    from tools.crops import box_in_crop
     from tools.faces import load_face_detector
     from tools.identity import load_face_identity
 

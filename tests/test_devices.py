@@ -18,14 +18,14 @@ def _cuda_provider() -> bool:
 
 def test_engine_on_cpu_reads_faces_as_the_expression_model_does():
     from tools.engine import PerceptionConfig, PerceptionEngine
-    from tools.expression import load_expression_classifier
+    from tools.expression import DEFAULT_EXPRESSION, load_expression_classifier
     from tools.media import iter_frames
 
     engine = PerceptionEngine(PerceptionConfig(device="cpu"))
     t, frame = next(iter_frames(SAMPLE, 1.0, 3.9, 4.4))  # the performer's close-up, grinning
     seen = engine.observe_frame(t, frame, "f0.", hands=False)
     assert seen.faces and engine.classifier.device == "cpu"
-    probs = load_expression_classifier("face8").classify(frame, [f.box for f in seen.faces])
+    probs = load_expression_classifier(DEFAULT_EXPRESSION).classify(frame, [f.box for f in seen.faces])
     got = np.array([[f.expression[k] for k in AFFECTNET8] for f in seen.faces])
     assert got == pytest.approx(probs, abs=1e-4)
     assert AFFECTNET8[int(got[0].argmax())] == "happiness"

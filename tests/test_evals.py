@@ -59,7 +59,8 @@ def test_run_resume_and_report_on_the_dev_bench(tmp_path, cache_root, capsys):
         assert (out / "moment_detr_predictions.jsonl").read_text().count("pred_relevant_windows") == 3
         runs.append(out)
     graph = json.loads((runs[1] / "metrics.json").read_text())
-    assert json.loads((runs[1] / "config.json").read_text())["models"]["expression"].startswith("face8-head")
+    expression = json.loads((runs[1] / "config.json").read_text())["models"]["expression"]
+    assert expression.startswith("mean(faceres:") and "face8-head:" in expression  # the default reader, named
     assert json.loads((runs[1] / "config.json").read_text())["index_config"]["voice_backend"] == "voice8"
     assert graph["rationale"]["grounding"] == 1.0  # every cited evidence id resolves in the cache
     # resume: a second run over the same --out predicts nothing again

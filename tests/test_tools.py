@@ -321,7 +321,7 @@ def test_a_new_expression_backend_is_one_registry_entry(monkeypatch):
         flag = next(a for a in parser._actions if "--expression-backend" in a.option_strings)
         assert "fer-again" in flag.choices and "fer-again: fer once more" in flag.help
     assert load_settings({"expression_backend": "fer-again"}).expression_backend == "fer-again"
-    with pytest.raises(SettingsError, match=r"unknown expression backend 'nope'; choose one of \['face8', 'fer', 'fer-again'"):
+    with pytest.raises(SettingsError, match=r"unknown expression backend 'nope'; choose one of \['face8', 'faceres', 'faceres\+face8', 'fer', 'fer-again'"):
         load_settings({"expression_backend": "nope"})
     engine = PerceptionEngine(PerceptionConfig(expression_backend="fer-again"))
     assert engine.classifier.name == load_expression_classifier("fer").name

@@ -39,7 +39,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from tools.appearance import Appearance, load_appearance_reader
-from tools.expression import load_expression_classifier
+from tools.expression import DEFAULT_EXPRESSION, load_expression_classifier
 from tools.faces import load_face_detector
 from tools.gaze import Gaze, load_gaze_estimator
 from tools.gestures import HandObservation, load_gesture_recognizer
@@ -52,7 +52,7 @@ class PerceptionConfig(BaseModel, frozen=True):
     (``cpu``, ``cuda``, ``cuda:N``) of the models that can use one (see the module doc)."""
 
     face_backend: str = "mediapipe"
-    expression_backend: str = "face8"
+    expression_backend: str = DEFAULT_EXPRESSION
     gaze_backend: str = "mediapipe"
     gesture_backend: str = "mediapipe"
     identity_backend: str = "dlib"

