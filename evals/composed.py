@@ -1,6 +1,7 @@
 """Composed benches: labelled faces shown as still shots over labelled speech, split by person.
 
     python -m evals.composed --split dev|test|fusion --form joined|long --out DIR [--videos N] [--seed 0]
+        [--minutes 5] [--needles 4]
 
 These videos are **composed, not recorded**: no emotion-labelled face video with voice is reachable
 here (``../shared/DATA.md``), so each shot shows one labelled face image (``evals.data.assemble``) for
@@ -11,8 +12,10 @@ RAF-DB (CK+48 has no neutral). RAVDESS has no contempt, so contempt shots carry 
 
 - ``joined``: ~30-40 s videos of 8 shots, one per AffectNet-8 emotion in random order; one item per
   emotion (the short joined form).
-- ``long``: >= 5 minute videos of neutral shots with 4 emotional needles at random places (a
-  needle-in-a-haystack affect test); one item per needle emotion.
+- ``long``: videos of at least ``--minutes`` (default 5) of neutral shots with ``--needles`` (default 4)
+  emotional needles at random places (a needle-in-a-haystack affect test), their emotions drawn in turn from
+  shuffled rounds of the seven emotional labels (so 12 needles show five emotions twice); one item per needle
+  emotion, whose moments are all that emotion's needles.
 
 Queries are vague (the emotion implied, not named): the dev split draws them from
 ``evals.build_bench.TEMPLATES`` and the test split from ``TEST_TEMPLATES``, wording written before any
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 from pathlib import Path
@@ -109,10 +113,26 @@ def query_templates(split: str, wording: str = "templates") -> dict[str, list[st
     return TEST_TEMPLATES if split == "test" else TEMPLATES
 
 
+#: Shots of the long form per 5 minutes of video (a RAVDESS statement lasts about 3.7 s).
+SHOTS_PER_5_MIN = 80
+
+
+def needle_emotions(rng: random.Random, n: int) -> list[str]:
+    """``n`` needle emotions: shuffled rounds of ``EMOTIONAL``, so no emotion repeats before all have come."""
+    out: list[str] = []
+    while len(out) < n:
+        out += rng.sample(EMOTIONAL, len(EMOTIONAL))
+    return out[:n]
+
+
 def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None,
-          wording: str = "templates") -> Path:
+          wording: str = "templates", minutes: float = 5.0, needles: int = 4) -> Path:
     """Write ``videos`` composed videos and their bench items; returns the bench file. The queries are drawn
-    from ``query_templates(split, wording)``; the videos are the same whatever the wording."""
+    from ``query_templates(split, wording)``; the videos are the same whatever the wording. ``minutes`` and
+    ``needles`` shape the long form (the defaults give the 5-minute form of earlier benches, shot for shot).
+
+    Raises:
+        ValueError: more needles than the long form's shots can hold apart."""
     root = root or default_root()
     rng = random.Random(f"{split}-{form}-{seed}")
     queries = random.Random(f"queries-{split}-{form}-{seed}")
@@ -125,9 +145,13 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
             emotions = AFFECTNET8[:]
             emotions = rng.sample(list(emotions), len(emotions))
         else:
-            n_shots = 80  # ~3.7 s each: > 5 minutes
+            n_shots = math.ceil(SHOTS_PER_5_MIN * minutes / 5)
+            if needles > n_shots - 4:
+                raise ValueError(f"{needles} needles do not fit in {n_shots} shots")
             emotions = ["neutral"] * n_shots
-            for pos, emo in zip(rng.sample(range(2, n_shots - 2), 4), rng.sample(EMOTIONAL, 4), strict=True):
+            places = rng.sample(range(2, n_shots - 2), needles)
+            picks = rng.sample(EMOTIONAL, 4) if needles == 4 else needle_emotions(rng, needles)
+            for pos, emo in zip(places, picks, strict=True):
                 emotions[pos] = emo
         shots = [(rng.choice(faces[e]), load_audio(rng.choice(voices[e]), RATE)) for e in emotions]
         name = f"{form}_{split}_{v:03d}.mp4"
@@ -154,14 +178,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wording", choices=["templates", "questions"], default="templates",
                     help="query wording: the split's two phrasings per emotion (default), or its half of the "
                          "labelled questions of evals/data/questions.jsonl (six per emotion; studies.intent)")
+    ap.add_argument("--minutes", type=float, default=5.0, help="long form: length of each video, at least (min)")
+    ap.add_argument("--needles", type=int, default=4, help="long form: emotional shots per video")
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
-    if args.videos < 1:
-        ap.error("--videos must be >= 1")
+    if args.videos < 1 or args.minutes <= 0 or args.needles < 1:
+        ap.error("--videos and --needles must be >= 1 and --minutes > 0")
     try:
-        bench = build(args.split, args.form, args.out, args.videos, args.seed, args.data, args.wording)
-    except FileNotFoundError as exc:
+        bench = build(args.split, args.form, args.out, args.videos, args.seed, args.data, args.wording,
+                      args.minutes, args.needles)
+    except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     n = sum(1 for _ in bench.open())

@@ -53,6 +53,24 @@ def _recorded(d: dict) -> str:
             f"(face8 {face8['right']}, fer {fer['right']} of {fer['n']})")
 
 
+def _cremad(d: dict) -> str:
+    new, face8 = d["methods"]["faceres+face8/mean"], d["methods"]["face8/mean"]
+    low, high = new["ci95"]
+    return f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by actor (face8 {face8['right']})"
+
+
+def _runs(name: str, measure: str, other: str) -> Callable[[dict], str]:
+    """A cell of a ``python -m evals.summary`` file: run ``name``'s ``measure``, then run ``other``'s."""
+    return lambda d: f"{_stored(d['runs'][name][measure])} ({d['runs'][other][measure][0]:.3f})"
+
+
+def _long(minutes: str) -> Callable[[dict], str]:
+    """A length's cell of ``long_test.json``: now, then the previous code and the reading alone."""
+    return lambda d: (f"{_stored(d[minutes]['runs']['now']['R1@0.5'])} / {d[minutes]['runs']['now']['Joint'][0]:.3f} "
+                      f"({d[minutes]['runs']['previous code']['R1@0.5'][0]:.3f}; "
+                      f"{d[minutes]['runs']['reading alone']['R1@0.5'][0]:.3f})")
+
+
 def _faces(name: str) -> Callable[[dict], str]:
     """The per-image cell of set ``name``: the default reader, then face8 and fer."""
     return lambda d: (f"{share(d['faceres+face8'][name]['accuracy'], d['faceres+face8'][name]['n'])} "
@@ -70,6 +88,17 @@ FIGURES: tuple[Figure, ...] = (
     Figure("", "FER2013 PrivateTest, grey web stills, 3,589 (read twice)", "faces_test.json", _faces("fer2013")),
     Figure("facial expression per **recorded** clip, faceres+face8, mean over the frames (face8, fer)",
            "20 clips of 11 people: MEAD, RAVDESS, web video (dev; sections 25, 33)", "recorded_faces_dev.json", _recorded),
+    Figure("facial expression per **recorded** clip, faceres+face8, mean over the frames (face8)",
+           "CREMA-D, 100 clips of 64 actors never trained or chosen on (read once; section 34)",
+           "recorded_faces_cremad_test.json", _cremad),
+    Figure("right place and emotion on **recorded** video, Joint (previous code)",
+           "CREMA-D clips joined 10 per video with their speech, 48 questions (read once; section 34)",
+           "recorded_bench_cremad_test.json",
+           _runs("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, f316ebe)")),
+    Figure("top moment right, R1@0.5 / Joint (previous code; reading alone)",
+           "composed 5-minute needle videos, 2 videos, 8 questions (read once; section 35)", "long_test.json", _long("5")),
+    Figure("", "composed 30-minute video, 12 needles, 7 questions (read once)", "long_test.json", _long("30")),
+    Figure("", "composed 60-minute video, 20 needles, 7 questions (read once)", "long_test.json", _long("60")),
     Figure("voice emotion, 7 classes (chance 0.143)", "RAVDESS test actors, 360 utterances (read twice)", "voice_test.json",
            lambda d: share(d["test_accuracy"], d["n_test"])),
     Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",

@@ -1,6 +1,7 @@
 """Facial expression over recorded video clips: how a clip's frame readings are pooled into one emotion.
 
     python -m studies.recorded_faces --mirrors /work/.mirror [--json evals/results/recorded_faces_dev.json]
+    python -m studies.recorded_faces --cremad DIR [--json evals/results/recorded_faces_cremad_test.json]
 
 The clips are the emotion-labelled recorded face videos reachable here (``evals/data/SOURCES.md``, "Recorded
 face video"), taken from the repository snapshots under ``--mirrors`` (``<owner>+<name>/repo``, bare git
@@ -13,6 +14,9 @@ Each clip is decoded at the verifier's rate (4 fps); the perception engine (``to
 largest face of each frame with each expression backend of ``BACKENDS`` (faceres was chosen partly on these
 clips' frames, ``tools/models/FACERES.md``, so its figures here are development figures); the readings are pooled per clip by each method of
 ``POOLING`` and the top label is compared with the clip's label.
+
+``--cremad DIR`` reads instead the CREMA-D clips that ``python -m evals.data.cremad`` writes (recorded test
+data: 100 clips of 64 actors no reader was trained or chosen on; label and person from the file name).
 
 Pooling a (n_frames, 8) array of AffectNet-8 distributions into one (8,): an expression rises from neutral to
 an apex and falls again (onset, apex, offset; Valstar and Pantic, 2012, "Fully automatic recognition of the
@@ -132,32 +136,47 @@ def read_clip(path: Path, engine) -> list[list[float]]:
 
 
 def evaluate(mirrors: Path) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        return evaluate_clips(_extract(mirrors, Path(tmp)), CLIPS)
+
+
+def cremad_clips(folder: Path) -> tuple[list[Path], list[tuple[str, str, str, str]]]:
+    """The CREMA-D clips under ``folder`` (``ActorID_Sentence_Emotion_Level.mp4``) and their (source, path,
+    label, person) rows in the form of ``CLIPS``."""
+    from evals.data.sources import CREMAD_LABELS
+
+    paths = sorted(folder.glob("*_*_*_*.mp4"))
+    rows = [("CREMA-D", p.name, CREMAD_LABELS[p.stem.split("_")[2]], p.stem.split("_")[0]) for p in paths]
+    return paths, rows
+
+
+def evaluate_clips(paths: list[Path], clips: list[tuple[str, str, str, str]]) -> dict:
+    """Read each clip of ``paths`` (rows of ``clips``: source, path, label, person) with every backend of
+    ``BACKENDS`` and score every pooling."""
     from tools.engine import PerceptionConfig, load_engine
 
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = _extract(mirrors, Path(tmp))
-        readings = {b: [read_clip(p, load_engine(PerceptionConfig(expression_backend=b))) for p in paths]
-                    for b in BACKENDS}
+    readings = {b: [read_clip(p, load_engine(PerceptionConfig(expression_backend=b))) for p in paths]
+                for b in BACKENDS}
     result: dict = {"clips": [{"repository": r, "path": p, "label": lab, "person": who,
                                "frames_with_face": len(readings[BACKENDS[0]][i])}
-                              for i, (r, p, lab, who) in enumerate(CLIPS)],
+                              for i, (r, p, lab, who) in enumerate(clips)],
                     "read_fps": READ_FPS, "methods": {}}
     for backend in BACKENDS:
         methods = {**POOLING, **{f"apex{round(100 * q)}": functools.partial(apex_pool, share=q) for q in SHARES}}
         for name, pool in methods.items():
             pred = [AFFECTNET8[int(np.argmax(pool(np.array(r))))] if r else None for r in readings[backend]]
-            result["methods"][f"{backend}/{name}"] = score_clips(pred)
+            result["methods"][f"{backend}/{name}"] = score_clips(pred, clips)
     return result
 
 
-def score_clips(pred: list[str | None]) -> dict:
-    """``pred`` (a label per clip of ``CLIPS``, None where no face was read) against the clips' labels: clips
+def score_clips(pred: list[str | None], clips: list[tuple[str, str, str, str]] = CLIPS) -> dict:
+    """``pred`` (a label per clip of ``clips``, None where no face was read) against the clips' labels: clips
     right, accuracy with a bootstrap 95 % interval over people (``evals.metrics.bootstrap_interval``), the mean
     of the per-person accuracies, and the predictions."""
     from evals.metrics import bootstrap_interval
 
-    people = [person for *_, person in CLIPS]
-    right = [p == lab for p, (_, _, lab, _) in zip(pred, CLIPS, strict=True)]
+    people = [person for *_, person in clips]
+    right = [p == lab for p, (_, _, lab, _) in zip(pred, clips, strict=True)]
     lo, hi = bootstrap_interval(right, groups=people)
     per_person = [float(np.mean([r for r, w in zip(right, people, strict=True) if w == who]))
                   for who in dict.fromkeys(people)]
@@ -176,7 +195,15 @@ def mirrors_main(description: str, evaluate_fn: Callable[[Path], dict], argv: li
 
 
 def main(argv: list[str] | None = None) -> int:
-    return mirrors_main(__doc__.splitlines()[0], evaluate, argv)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--mirrors", type=Path, help="folder of <owner>+<name>/repo git snapshots (the dev clips)")
+    src.add_argument("--cremad", type=Path, help="folder of CREMA-D clips (python -m evals.data.cremad; test)")
+    ap.add_argument("--json", type=Path, default=None, help="write the result here")
+    args = ap.parse_args(argv)
+    if args.cremad:
+        return report(lambda: evaluate_clips(*cremad_clips(args.cremad)), args.json)
+    return report(lambda: evaluate(args.mirrors), args.json)
 
 
 if __name__ == "__main__":

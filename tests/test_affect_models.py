@@ -94,6 +94,31 @@ def test_composed_bench_puts_each_emotion_on_its_shot(tmp_path):
     assert (tmp_path / "questions" / items[0]["video"]).read_bytes() == (tmp_path / items[0]["video"]).read_bytes()
 
 
+def test_a_longer_needle_bench_holds_its_needles_apart_with_every_emotion_before_any_repeats(tmp_path):
+    """The long form at 1 minute with 9 needles: 16 shots, the needles on separate shots inside the video, the
+    seven emotional labels all shown before two of them come again; each item lists every needle of its emotion."""
+    import json
+    import random
+
+    from evals import composed
+    from tools.media import probe
+
+    rounds = composed.needle_emotions(random.Random(0), 16)
+    assert sorted(rounds[:7]) == sorted(composed.EMOTIONAL) and sorted(rounds[7:14]) == sorted(composed.EMOTIONAL)
+    root = _assembled("ravdess")
+    _assembled("ckplus"), _assembled("rafdb")
+    bench = composed.build("dev", "long", tmp_path, videos=1, root=root, minutes=1, needles=9)
+    items = [json.loads(line) for line in bench.read_text().splitlines()]
+    moments = [m for i in items for m in i["moments"]]
+    assert len(items) == 7 and len(moments) == 9 and all(m["emotion"] == i["id"].split("-")[-1]
+                                                         for i in items for m in i["moments"])
+    starts = sorted(m["start_s"] for m in moments)
+    assert len(set(starts)) == 9 and starts[0] > 0 and max(m["end_s"] for m in moments) < probe(
+        tmp_path / items[0]["video"]).duration_s
+    with pytest.raises(ValueError, match="do not fit"):
+        composed.build("dev", "long", tmp_path / "full", videos=1, root=root, minutes=1, needles=13)
+
+
 def test_words8_reads_spoken_feelings_and_gives_contempt_nothing():
     from tools.text_emotion import load_text_emotion
 
@@ -139,3 +164,25 @@ def test_a_voice_the_recogniser_cannot_read_is_still_read_over_its_speech():
     assert german[0] <= start < end <= german[1] and end - start > 5.0
     read = clip_voice(load_voice_emotion(), audio, transcript, *german)
     assert read is not None and sum(read.values()) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_the_crema_d_reader_never_matches_the_reserved_actor_and_names_the_emotion():
+    from evals.data.sources import _CREMAD, CREMAD_LABELS
+
+    assert _CREMAD.search("Emotion/convolutional_rnn/hdf5/1001_DFA_ANG_XX.hdf5") is None  # reserved: never read
+    m = _CREMAD.search("Emotion/convolutional_rnn/hdf5/1005_IEO_ANG_HI.hdf5")
+    assert (m.group(1), m.group(2), CREMAD_LABELS[m.group(3)]) == ("1005_IEO_ANG_HI.hdf5", "1005", "anger")
+    assert _CREMAD.search("hdf5/1005_IEO_XYZ_HI.hdf5") is None
+
+
+def test_a_stored_crema_d_clip_becomes_a_video_with_its_speech(tmp_path):
+    from evals.data.assemble import load_manifest
+    from evals.data.cremad import write_clip
+    from tools.media import load_audio, probe
+
+    rec = load_manifest(_assembled("cremad"), "cremad")[0]
+    duration = write_clip(Path(rec["path"]), tmp_path / "clip.mp4")
+    info = probe(tmp_path / "clip.mp4")
+    assert info.has_audio and abs(info.duration_s - duration) < 0.1 and (info.width, info.height) == (128, 128)
+    audio = load_audio(tmp_path / "clip.mp4", 16_000)
+    assert np.abs(audio).max() > 0.01  # the actor's speech, not silence

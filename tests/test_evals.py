@@ -182,3 +182,24 @@ def test_affectseek_eval_takes_its_settings_from_the_environment_and_the_config_
     assert cli(["eval", "--bench", bench, "--method", "random", "--out", str(tmp_path / "bad")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: top_k") and not (tmp_path / "bad").exists()
+
+
+def test_the_summary_scores_each_run_top_moment_and_counts_an_unanswered_item_as_a_miss(tmp_path):
+    from evals.summary import summarise
+
+    bench = tmp_path / "bench.jsonl"
+    items = [{"id": f"v{v}-{e}", "video": f"videos/v{v}.mp4", "query": "q",
+              "moments": [{"start_s": 10.0 * k, "end_s": 10.0 * k + 4, "emotion": e}]}
+             for v in range(4) for k, e in enumerate(["anger", "fear"])]
+    bench.write_text("".join(json.dumps(i) + "\n" for i in items))
+    run = tmp_path / "run"
+    run.mkdir()
+    preds = {"v0-anger": (0.0, 4.0, "anger"), "v1-anger": (0.5, 4.0, "fear"), "v2-fear": (30.0, 34.0, "fear"),
+             "v3-fear": (10.0, 14.0, "fear")}  # right; place only; elsewhere; right (v0-fear, ... unanswered)
+    (run / "predictions.jsonl").write_text("".join(
+        json.dumps({"id": i, "moments": [{"start_s": s, "end_s": e, "emotion": em}]}) + "\n"
+        for i, (s, e, em) in preds.items()))
+    got = summarise(bench, run)
+    assert got["n"] == 8 and got["videos"] == 4 and got["interval_over"] == "videos"
+    assert got["R1@0.5"][0] == 0.375 and got["Joint"][0] == 0.25
+    assert got["Joint"][1] <= 0.25 <= got["Joint"][2]

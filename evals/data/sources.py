@@ -61,6 +61,13 @@ MELD_LABELS = {"neutral": "neutral", "joy": "happiness", "sadness": "sadness", "
 _UTK = re.compile(r"(?:^|/)crop_part1/((\d+)_([01])_(\d)_((\d{10})\d{7})\.jpg\.chip\.jpg)$")
 #: UTKFace's race field (its dataset page): 0-4.
 UTKFACE_RACES = ("White", "Black", "Asian", "Indian", "Others")
+#: CREMA-D clips as the emotalkingface preprocessing stores them (``ActorID_Sentence_Emotion_Level.hdf5``: aligned
+#: 128x128 face frames at 25 fps, BGR, and the speech at 8 kHz; Cao et al., 2014, IEEE Trans. Affective Computing).
+#: Actor 1001 is reserved for the project's outside evaluation: the pattern never matches it, so it is never read.
+_CREMAD = re.compile(r"(?:^|/)hdf5/((?!1001_)(\d{4})_[A-Z]{3}_(ANG|DIS|FEA|HAP|NEU|SAD)_(?:LO|MD|HI|XX)\.hdf5)$")
+#: CREMA-D emotion code -> AffectNet-8.
+CREMAD_LABELS = {"ANG": "anger", "DIS": "disgust", "FEA": "fear", "HAP": "happiness", "NEU": "neutral",
+                 "SAD": "sadness"}
 _EMO = re.compile(r"(?:^|/)dataset/(Angry|Happy|Neutral|Sad)/((\d\d)([ab]\d\d)[A-Z][a-z]\.wav)$")
 
 
@@ -198,9 +205,43 @@ def _speakers(source: Path) -> Iterator[tuple[str, bytes, dict]]:
                                          "turns": turns}
 
 
+def history_files(source: Path, pattern: re.Pattern) -> Iterator[tuple[str, bytes]]:
+    """(file name, bytes) of every file whose path matches ``pattern`` in any commit of the bare git directory
+    ``source`` (files deleted later included), each name once: the first readable version, newest commits first.
+    A blob the snapshot does not hold is skipped."""
+    revs = subprocess.run(["git", "--git-dir", str(source), "rev-list", "--all"], check=True, capture_output=True,
+                          text=True).stdout.split()
+    seen: set[str] = set()
+    for rev in revs:
+        tree = subprocess.run(["git", "--git-dir", str(source), "ls-tree", "-r", rev], capture_output=True,
+                              text=True, check=False).stdout.splitlines()
+        for line in tree:
+            meta, _, path = line.partition("\t")
+            m = pattern.search(path)
+            if not m or m.group(1) in seen:
+                continue
+            blob = subprocess.run(["git", "--git-dir", str(source), "cat-file", "blob", meta.split()[2]],
+                                  capture_output=True, check=False)
+            if blob.returncode == 0:
+                seen.add(m.group(1))
+                yield m.group(1), blob.stdout
+
+
+def _cremad(source: Path) -> Iterator[tuple[str, bytes, dict]]:
+    """CREMA-D clips (``_CREMAD``) from a repository's history (or a work tree), all test; actor 1001 is never read."""
+    if not source.exists():
+        raise FileNotFoundError(f"{source}: no such directory")
+    files = (history_files(source, _CREMAD) if (source / "HEAD").is_file() and (source / "objects").is_dir()
+             else repository_files(source, _CREMAD))
+    for rel, data in files:
+        m = _CREMAD.search(rel if "/" in rel else f"hdf5/{rel}")
+        yield m.group(1), data, {"label": CREMAD_LABELS[m.group(3)], "raw_label": m.group(3),
+                                 "person": m.group(2), "split": "test"}
+
+
 #: Set name -> the reader of its records, in the order the sets are named to the user.
 READERS = {"ckplus": _ckplus, "rafdb": _rafdb, "fer2013": _fer2013, "ravdess": _ravdess, "emodb": _emodb, "meld": _meld,
-           "utkface": _utkface, "speakers": _speakers}
+           "utkface": _utkface, "speakers": _speakers, "cremad": _cremad}
 
 
 def set_records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
@@ -211,5 +252,5 @@ def set_records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
         FileNotFoundError: ``source`` does not exist.
     """
     if name not in READERS:
-        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, fer2013, ravdess, emodb, meld, utkface or speakers")
+        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, fer2013, ravdess, emodb, meld, utkface, speakers or cremad")
     yield from READERS[name](source)

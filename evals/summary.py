@@ -1,0 +1,82 @@
+"""Top-moment figures of several runs on one bench, with 95 % bootstrap intervals over videos.
+
+    python -m evals.summary --bench B/bench.jsonl --run NAME=RUN_DIR [--run NAME=RUN_DIR ...] [--json OUT]
+
+Each ``RUN_DIR`` is an ``evals.run`` output (its ``predictions.jsonl``). Per item: R1@0.5 (the top moment reaches
+tIoU >= 0.5 with a labelled moment) and Joint (and names that moment's emotion), ``evals.metrics.recall_at_1`` and
+``joint_at_1``; per run their means with a percentile bootstrap interval (``evals.metrics.bootstrap_interval``)
+resampling whole videos, since one video's questions are not independent, when the bench has at least
+``MIN_VIDEOS`` videos, else resampling items (``interval_over`` says which). An item a run did not answer counts
+as a miss. Prints one line per run; ``--json`` writes ``{"bench", "runs": {NAME: {"n", "videos",
+"interval_over", "R1@0.5": [mean, low, high], "Joint": [...]}}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from evals.metrics import bootstrap_interval, joint_at_1, recall_at_1
+
+#: Fewest videos for an interval over videos; fewer resample the items.
+MIN_VIDEOS = 4
+
+
+def _with_interval(values: list[float], groups: list[str] | None) -> list[float]:
+    low, high = bootstrap_interval(values, groups)
+    return [round(sum(values) / len(values), 3), round(low, 3), round(high, 3)]
+
+
+def summarise(bench: Path, run: Path) -> dict:
+    """``{"n", "videos", "interval_over", "R1@0.5", "Joint"}`` of the run in ``run`` on ``bench`` (each figure [mean, low, high]).
+
+    Raises:
+        FileNotFoundError: the bench or the run's ``predictions.jsonl`` is missing.
+    """
+    items = [json.loads(line) for line in bench.read_text().splitlines() if line.strip()]
+    preds = {}
+    for line in (run / "predictions.jsonl").read_text().splitlines():
+        p = json.loads(line)
+        preds[p["id"]] = p["moments"][0] if p.get("moments") else None
+    r1, joint, groups = [], [], []
+    for item in items:
+        truths = [(m["start_s"], m["end_s"]) for m in item["moments"]]
+        emotions = [m["emotion"] for m in item["moments"]]
+        top = preds.get(item["id"])
+        span = (top["start_s"], top["end_s"]) if top else None
+        r1.append(recall_at_1(span, truths, 0.5))
+        joint.append(joint_at_1(span, top["emotion"] if top else None, truths, emotions))
+        groups.append(item["video"])
+    by_video = len(set(groups)) >= MIN_VIDEOS
+    over = groups if by_video else None
+    return {"n": len(items), "videos": len(set(groups)), "interval_over": "videos" if by_video else "items",
+            "R1@0.5": _with_interval(r1, over), "Joint": _with_interval(joint, over)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evals.summary", description=__doc__.splitlines()[0])
+    ap.add_argument("--bench", type=Path, required=True)
+    ap.add_argument("--run", action="append", required=True, metavar="NAME=RUN_DIR")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    out: dict = {"bench": str(args.bench), "runs": {}}
+    try:
+        for spec in args.run:
+            name, sep, path = spec.partition("=")
+            if not sep:
+                raise ValueError(f"--run {spec!r}: expected NAME=RUN_DIR")
+            out["runs"][name] = summarise(args.bench, Path(path))
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for name, r in out["runs"].items():
+        print(f"{name}: n={r['n']} R1@0.5 {r['R1@0.5']} Joint {r['Joint']}")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
