@@ -58,7 +58,12 @@ def _score_rationale(pm, gm, encoder, rat: dict[str, list]) -> None:
 BUCKET_KEYS = ("R1@0.3", "R1@0.5", "R1@0.7", "mIoU", "mAP", "Joint", "Accuracy")
 
 
-def _score_localization(loc: dict[str, list], spans: list[tuple[float, float]], truths: list[tuple[float, float]],
+def empty_localization() -> dict[str, list]:
+    """The per-item lists ``score_localization`` appends to, one per localization metric."""
+    return {f"R1@{t}": [] for t in R1_THRESHOLDS} | {"mIoU": [], "mAP": [], "R5@0.5": [], "Joint": []}
+
+
+def score_localization(loc: dict[str, list], spans: list[tuple[float, float]], truths: list[tuple[float, float]],
                         top1_emotion: str | None, true_emotions: list[str]) -> None:
     """Append one item's localization scores to ``loc``: R1 at each of ``R1_THRESHOLDS``, mIoU, mAP and R5@0.5
     of the predicted ``spans`` (seconds, best first) against the ground-truth ``truths``, and Joint (the top
@@ -82,7 +87,7 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
     ``encoder`` (a ``tools.text.TextEncoder``) is needed for the rationale similarities; without it
     they are left out. Returns a JSON-serialisable dict.
     """
-    loc = {f"R1@{t}": [] for t in R1_THRESHOLDS} | {"mIoU": [], "mAP": [], "R5@0.5": [], "Joint": []}
+    loc = empty_localization()
     by_length: dict[str, dict[str, list]] = {}
     y_true, y_pred, confidence = [], [], []
     rat = {"similarity_trace": [], "similarity_step": [], "similarity_numsteps": [], "modality_similarity": [],
@@ -94,7 +99,7 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
         spans = [(m.start_s, m.end_s) for m in pred.moments] if pred else []
         truths = [(m.start_s, m.end_s) for m in item.moments]
         top1 = spans[0] if spans else None
-        _score_localization(loc, spans, truths, pred.moments[0].emotion if spans else None,
+        score_localization(loc, spans, truths, pred.moments[0].emotion if spans else None,
                             [m.emotion for m in item.moments])
         bucket = None
         if truths:  # an item's bucket: the length of its first (main) ground-truth moment

