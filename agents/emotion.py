@@ -211,10 +211,9 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Judge accepted candidates and merge them into ranked moment drafts (``moments`` = [])."""
     ctx = runtime.context
     targets = list(state["intent"].target_emotions)
-    interval = 1.0 / ctx.index.config.sample_fps
     drafts, weak = draft_moments(state.get("verified", []), targets, sorted(ctx.index.cuts), ctx.settings.top_k,
                                  ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets),
-                                 boundary=ctx.index.shot_start, reach_s=interval, duration_s=ctx.index.info.duration_s)
+                                 duration_s=ctx.index.info.duration_s)
     return {"drafts": drafts, "weak": weak}
 
 

@@ -139,15 +139,12 @@ def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
 
 
 def shot_parts(index: VideoIndex, start_s: float, end_s: float) -> list[tuple[float, float]]:
-    """[start_s, end_s) cut at the frame-accurate starts of the shots that begin inside it
-    (``VideoIndex.shot_start`` of the index's coarse cuts: a cut found at ``c`` began in the sampling
-    interval before ``c``), leaving no part under ``MIN_PART_S``; (start_s, end_s) alone when no shot begins
-    inside."""
-    interval = 1.0 / index.config.sample_fps
+    """[start_s, end_s) cut at the starts of the shots that begin inside it (the index's cuts, ``tools.shots``),
+    leaving no part under ``MIN_PART_S``; (start_s, end_s) alone when no shot begins inside."""
     bounds = [start_s]
     for c in sorted(index.cuts):
-        if start_s < c < end_s + interval and bounds[-1] + MIN_PART_S <= (b := index.shot_start(c)) <= end_s - MIN_PART_S:
-            bounds.append(b)
+        if bounds[-1] + MIN_PART_S <= c <= end_s - MIN_PART_S:
+            bounds.append(c)
     return list(itertools.pairwise([*bounds, end_s]))
 
 

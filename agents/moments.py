@@ -3,9 +3,8 @@
 ``draft_moments`` is the emotion reasoner's second half, a pure function of the judged candidates so a fit
 can replay it (``studies.fit_fusion``):
 
-- A span edge within ``SNAP_S`` of one of the index's coarse shot cuts (found at the sampling rate) or of
-  the shot's frame-accurate start (``tools.shots.refine_cut``, given as ``boundary``) moves onto that start:
-  a shot change bounds a moment, and the coarse cut lies up to one sampling interval after the real one.
+- A span edge within ``SNAP_S`` of one of the index's shot cuts (``tools.shots``: the first frame of the new
+  shot, found at the video's frame rate) moves onto it: a shot change bounds a moment.
 - A span shorter than ``MIN_MOMENT_S`` grows about its middle to that length, inside its own shot when the
   shot is long enough, inside the video always: nobody marks a tenth of a second as a moment.
 - Judged spans of the same emotion that overlap are merged into one moment (union of the spans, the higher
@@ -36,25 +35,11 @@ MIN_MOMENT_S = 1.0
 SAME_MOMENT_TIOU = 0.9
 
 
-def _coarse(c: float) -> float:
-    """The coarse cut itself (no frame-accurate refinement available)."""
-    return c
-
-
-def snap_to_cuts(start_s: float, end_s: float, cuts: list[float], lo: float, hi: float,
-                 boundary: Callable[[float], float] = _coarse, reach_s: float = 0.0) -> tuple[float, float]:
-    """Move each edge of [start_s, end_s) onto the start of a nearby shot; kept non-empty. Times in seconds.
-
-    ``cuts`` are the index's coarse cuts, ``boundary(c)`` the frame-accurate start of the shot cut ``c`` found
-    (the cut itself by default), which lies within ``reach_s`` (the sampling interval) before ``c``. An edge
-    moves onto ``boundary(c)`` for the cut in [lo, hi] nearest to it, measured to ``c`` or to its boundary,
-    whichever is nearer, when that is at most ``SNAP_S``: an edge at the coarse cut moves back to where the
-    shot really starts, and an edge just past a real boundary moves onto it.
-    """
+def snap_to_cuts(start_s: float, end_s: float, cuts: list[float], lo: float, hi: float) -> tuple[float, float]:
+    """Move each edge of [start_s, end_s) onto the nearest shot cut in [lo, hi] (``cuts``: the index's, in seconds)
+    when that cut is at most ``SNAP_S`` away; kept as it is when the result would be empty."""
     def near(t: float) -> float:
-        found = [(min(abs(c - t), abs(b - t)), b) for c in cuts
-                 if lo <= c <= hi and c - reach_s - SNAP_S <= t <= c + SNAP_S for b in [boundary(c)]]
-        best = min(found, default=None)
+        best = min(((abs(c - t), c) for c in cuts if lo <= c <= hi), default=None)
         return best[1] if best is not None and best[0] <= SNAP_S else t
 
     s, e = near(start_s), near(end_s)
@@ -76,24 +61,18 @@ def at_least_a_moment(start_s: float, end_s: float, shot: tuple[float, float], d
     return round(s, 3), round(s + MIN_MOMENT_S, 3)
 
 
-def shot_around(t: float, cuts: list[float], duration_s: float, boundary: Callable[[float], float] = _coarse
-                ) -> tuple[float, float]:
-    """The (start, end) seconds of the shot holding time ``t``, between the frame-accurate starts of the shots
-    the coarse ``cuts`` (sorted) found; the video's start and ``duration_s`` bound the first and last shot."""
+def shot_around(t: float, cuts: list[float], duration_s: float) -> tuple[float, float]:
+    """The (start, end) seconds of the shot holding time ``t`` between the sorted shot ``cuts``; the video's start
+    and ``duration_s`` bound the first and last shot."""
     i = bisect.bisect_right(cuts, t)
-    starts = [boundary(c) for c in cuts[max(0, i - 1):i + 2]]  # a refined start lies before its coarse cut
-    lo = next((b for b in reversed(starts) if b <= t), 0.0)
-    hi = next((b for b in starts if b > t), duration_s)
-    return lo, hi
+    return (cuts[i - 1] if i else 0.0), (cuts[i] if i < len(cuts) else duration_s)
 
 
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
                   abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
-                  boundary: Callable[[float], float] = _coarse, reach_s: float = 0.0,
                   duration_s: float = float("inf")) -> tuple[list[MomentDraft], bool]:
     """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
-    ``judge_fn``, put spans on shot boundaries (``snap_to_cuts``: coarse ``cuts`` in seconds, sorted; ``boundary``
-    gives a cut's frame-accurate shot start, up to ``reach_s`` before it), give each at least ``MIN_MOMENT_S``
+    ``judge_fn``, put spans on shot boundaries (``snap_to_cuts``: the index's shot ``cuts`` in seconds, sorted), give each at least ``MIN_MOMENT_S``
     inside ``duration_s``, merge and rank (module doc).
 
     Returns (at most ``top_k`` drafts, best first; weak).
@@ -106,9 +85,9 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     drafts: list[MomentDraft] = []
     for cand in sorted(chosen, key=lambda c: c.start_s):
         j = judge_fn(cand)
-        span = snap_to_cuts(j.start_s, j.end_s, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S, boundary, reach_s)
-        if span[1] - span[0] < MIN_MOMENT_S:  # only a short span needs its shot (refining its cuts decodes video)
-            span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s, boundary), duration_s)
+        span = snap_to_cuts(j.start_s, j.end_s, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)
+        if span[1] - span[0] < MIN_MOMENT_S:
+            span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s), duration_s)
         j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
         asked = j.target_probability if targets and j.target_probability is not None else j.confidence
         score = cand.support * asked

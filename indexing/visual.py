@@ -3,8 +3,8 @@
 ``observe_video`` decodes the video at the index frame rate (default 1 fps) in checkpointed chunks of
 ``chunk_s`` seconds; each frame goes through the perception engine (``tools.engine``: faces +
 AffectNet-8 expression, gaze and lip activity, and hands with gestures and body pose unless
-``IndexConfig.index_gestures`` is off), the shot-cut detector
-(``tools.tracks.is_cut`` on colour histograms) and, with a CLIP embedder, the image encoder. Faces are
+``IndexConfig.index_gestures`` is off) and, with a CLIP embedder, the image encoder; every decoded frame, sampled
+or not, adds to the luma-change trace from which hard shot cuts are found at frame accuracy (``tools.shots``). Faces are
 then linked into tracks within shots (``tools.tracks.link_tracks``), each track gets a thumbnail, and
 tracks are re-identified across shots by face identity descriptors (``tools.tracks.reidentify``).
 """
@@ -25,7 +25,8 @@ from tools.crops import box_in_crop, crop_face
 from tools.engine import FrameObservation, PerceptionEngine
 from tools.media import VideoInfo, iter_frames, sampling_start
 from tools.schema import Box, FrameFaces
-from tools.tracks import TrackSummary, frame_histogram, is_cut, link_tracks, reidentify
+from tools.shots import ChangeTrace, hard_cuts
+from tools.tracks import TrackSummary, link_tracks, reidentify
 
 VISUAL_CHUNK_S = 60.0
 """Video seconds of sampled frames per checkpoint (60 s = 60 frames at the default 1 fps)."""
@@ -76,18 +77,18 @@ def _timed(items: Iterator, timings: dict[str, float], key: str) -> Iterator:
 
 
 def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: float | None, first_number: int,
-                   prev_hist: np.ndarray | None, engine: PerceptionEngine, embedder, advance,
-                   timings: dict[str, float]) -> tuple[list[FrameObservation], list[float], dict[str, np.ndarray]]:
-    """The engine's observations, shot cuts and (with a frame embedder) CLIP frame vectors of one chunk.
+                   prev_luma: np.ndarray | None, engine: PerceptionEngine, embedder, advance,
+                   timings: dict[str, float]) -> tuple[list[FrameObservation], dict[str, np.ndarray]]:
+    """The engine's observations, luma-change trace and (with a frame embedder) CLIP frame vectors of one chunk.
 
-    Returns (observations, cut times in seconds, arrays ``last_hist``, ``crops`` / ``crops_ends`` (each face's
-    JPEG crop, ``face_jpeg``, in observation order, packed by ``pack_bytes``) and, with a frame embedder,
-    ``frame_vecs`` of shape (n_frames, dim)). Adds the seconds spent decoding, on shot cuts and on CLIP
-    frame embedding to ``timings`` (``decode``, ``cuts``, ``clip_frames``).
+    Returns (observations, arrays ``change_t`` / ``change`` (each decoded frame's time in seconds and luma change,
+    ``tools.shots.ChangeTrace``, continued from ``prev_luma``, the last grid of the chunk before), ``last_luma``,
+    ``crops`` / ``crops_ends`` (each face's JPEG crop, ``face_jpeg``, in observation order, packed by
+    ``pack_bytes``) and, with a frame embedder, ``frame_vecs`` of shape (n_frames, dim)). Adds the seconds spent
+    decoding (the luma trace included) and on CLIP frame embedding to ``timings`` (``decode``, ``clip_frames``).
     """
-    cuts: list[float] = []
     crops: list[bytes] = []
-    hist_box: list[np.ndarray | None] = [prev_hist]
+    trace = ChangeTrace(from_s=start_s - 0.5 / (info.fps or 25.0), prev=prev_luma)  # the frames iter_frames gave the chunk before stop there
     pending: list[np.ndarray] = []
     vecs: list[np.ndarray] = []
 
@@ -101,12 +102,6 @@ def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: flo
         t = time.perf_counter()
         crops.extend(face_jpeg(frame, f.box) for f in obs.faces)
         _add(timings, "face_crops", time.perf_counter() - t)
-        t = time.perf_counter()
-        hist = frame_histogram(frame)
-        if is_cut(hist_box[0], hist):
-            cuts.append(ts)
-        hist_box[0] = hist
-        _add(timings, "cuts", time.perf_counter() - t)
         if embedder.uses_frames:
             pending.append(frame)
             if len(pending) == 16:
@@ -114,15 +109,17 @@ def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: flo
         advance(1)
 
     first = sampling_start(info, start_s, cfg.sample_fps)  # on the grid of the first video frame
-    frames = _timed(iter_frames(info.path, cfg.sample_fps, first, end_s), timings, "decode")
+    frames = _timed(iter_frames(info.path, cfg.sample_fps, first, end_s, on_decoded=trace.add), timings, "decode")
     observed = engine.observe(frames, "a", hands=cfg.index_gestures, first_number=first_number, on_frame=on_frame)
     if pending:
         embed_pending()
-    arrays = {"last_hist": hist_box[0]} if hist_box[0] is not None else {}
+    arrays = {"change_t": np.asarray(trace.times), "change": np.asarray(trace.changes)}
+    if trace.prev is not None:
+        arrays["last_luma"] = trace.prev
     arrays.update(pack_bytes(crops, "crops"))
     if embedder.uses_frames:
         arrays["frame_vecs"] = np.concatenate(vecs) if vecs else np.zeros((0, 1), np.float32)
-    return observed, cuts, arrays
+    return observed, arrays
 
 
 THUMB_MARGIN = 0.25
@@ -198,28 +195,32 @@ def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, e
     observed: list[FrameObservation] = []
     crops: dict[str, bytes] = {}
     frame_vecs: list[np.ndarray] = []
-    cuts: list[float] = []
-    prev_hist: np.ndarray | None = None
+    change_t: list[np.ndarray] = []
+    change: list[np.ndarray] = []
+    prev_luma: np.ndarray | None = None
     n_chunks = max(1, math.ceil(info.duration_s / chunk_s))
     for k in range(n_chunks):
         name = f"visual_{k:05d}"
         saved = ckpt.load(name)
         if saved is None:
-            ch_obs, ch_cuts, arrays = _observe_chunk(
-                info, cfg, k * chunk_s, (k + 1) * chunk_s if k + 1 < n_chunks else None, len(observed), prev_hist,
+            ch_obs, arrays = _observe_chunk(
+                info, cfg, k * chunk_s, (k + 1) * chunk_s if k + 1 < n_chunks else None, len(observed), prev_luma,
                 engine, embedder, lambda n: progress.update(task, advance=n), timings)
-            ckpt.save(name, {"observed": ch_obs, "cuts": ch_cuts}, **arrays)
+            ckpt.save(name, {"observed": ch_obs}, **arrays)
         else:
             obj, arrays = saved
             ch_obs = [FrameObservation.model_validate(f) for f in obj["observed"]]
-            ch_cuts = obj["cuts"]
             progress.update(task, advance=len(ch_obs))
         observed += ch_obs
         crops.update(zip((f.id for fr in ch_obs for f in fr.faces), unpack_bytes(arrays, "crops"), strict=False))
-        cuts += ch_cuts
-        prev_hist = arrays.get("last_hist", prev_hist)
+        change_t.append(arrays["change_t"])
+        change.append(arrays["change"])
+        prev_luma = arrays.get("last_luma", prev_luma)
         if embedder.uses_frames and len(arrays.get("frame_vecs", ())):
             frame_vecs.append(arrays["frame_vecs"])
+    t = time.perf_counter()
+    cuts = hard_cuts(np.concatenate(change_t).tolist(), np.concatenate(change).tolist())
+    _add(timings, "cuts", time.perf_counter() - t)
     tracks, assign = link_tracks(observed, cuts)
     for fr in observed:
         for f in fr.faces:

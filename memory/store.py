@@ -29,7 +29,6 @@ from tools.diarization import VoiceTurn
 from tools.events import SocialEvent
 from tools.media import VideoInfo
 from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
-from tools.shots import refine_cut
 from tools.sound import SoundStats
 from tools.text import transcript_encoder_for
 from tools.timeline import PersonTimeline, affect_timelines
@@ -149,17 +148,6 @@ class VideoIndex(StoredRecords):
         return {c.id: c for c in self.clips}
 
     @functools.cached_property
-    def _shot_starts(self) -> dict[float, float]:
-        return {}
-
-    def shot_start(self, cut_s: float) -> float:
-        """The frame-accurate start (s) of the shot the index found at its coarse cut ``cut_s``
-        (``tools.shots.refine_cut`` over the sampling interval before it), decoded once per cut and kept."""
-        if cut_s not in self._shot_starts:
-            self._shot_starts[cut_s] = refine_cut(self.info.path, cut_s, 1.0 / self.config.sample_fps)
-        return self._shot_starts[cut_s]
-
-    @functools.cached_property
     def timelines(self) -> list[PersonTimeline]:
         """Each person's face reading over the video, baseline, salience and change points
         (``tools.timeline.affect_timelines`` of the index's faces; computed on first use, not stored)."""
@@ -178,13 +166,9 @@ class VideoIndex(StoredRecords):
 
     def track_at(self, t: float, box: Box, min_similarity: float = 0.3) -> int | None:
         """Track id of a face seen at ``t`` (s) in ``box``: the index-time face nearest in time (within
-        0.75 sampling intervals, same shot) whose box is similar enough; None when there is none, or
-        when ``t`` falls between a shot cut and the sample before it (which shot it is in is unknown)."""
+        0.75 sampling intervals, in the same shot: no cut, ``tools.shots``, between them) whose box is similar
+        enough; None when there is none."""
         window = 0.75 / self.config.sample_fps
-        for c in self.cuts:  # the shot change happened somewhere between the sample before c and c
-            before = self._times[max(0, bisect.bisect_left(self._times, c) - 1)]
-            if before < t < c:
-                return None
         best, best_sim = None, min_similarity
         lo, hi = bisect.bisect_left(self._times, t - window), bisect.bisect_right(self._times, t + window)
         for fr in self.affect[lo:hi]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -181,12 +181,21 @@ def _upright_rgb(frame, size: dict[str, int]) -> np.ndarray:
     return np.ascontiguousarray(np.rot90(rgb, turns)) if turns else rgb
 
 
+def _timed_frames(container, vs, t0: float) -> Iterator[tuple[float, object]]:
+    """``(t, av.VideoFrame)`` of each decoded frame of stream ``vs`` that has a timestamp, ``t`` in seconds from the
+    file's first timestamp ``t0``."""
+    for frame in container.decode(vs):
+        if frame.pts is not None:
+            yield float(frame.pts * vs.time_base) - t0, frame
+
+
 def iter_frames(
     path: str | os.PathLike,
     fps: float,
     start_s: float = 0.0,
     end_s: float | None = None,
     max_side: int = 960,
+    on_decoded: Callable[[float, object], None] | None = None,
 ) -> Iterator[tuple[float, np.ndarray]]:
     """Yield ``(t, frame)`` sampled at ``fps`` frames/s in [start_s, end_s).
 
@@ -198,7 +207,9 @@ def iter_frames(
     Times are seconds from the file's first timestamp (an MKV whose clock starts at 100 s gives times
     from 0; a video stream that starts 0.8 s after the audio gives a first frame at 0.8 s).
     Each frame is RGB uint8 of shape (H, W, 3), downscaled so that its longer side is at most
-    ``max_side`` pixels. Only the sampled frames are converted to arrays; the decoder seeks to
+    ``max_side`` pixels. Only the sampled frames are converted to arrays; ``on_decoded``, when given, sees
+    every decoded frame before ``end_s`` as ``(t, av.VideoFrame)``, sampled or not (after a seek, also the frames
+    before ``start_s``), so a full-frame-rate measure (``tools.shots``) costs no second decode. The decoder seeks to
     ``start_s`` first, so a short span of a long video costs a short decode (a file where the seek finds
     no keyframe, such as an MPEG-TS with a single keyframe, is decoded from its start instead).
 
@@ -223,13 +234,12 @@ def iter_frames(
             next_t = start_s
             half_frame = 0.5 / (float(vs.average_rate or 25))
             try:
-                for frame in container.decode(vs):
-                    if frame.pts is None:
-                        continue
+                for t, frame in _timed_frames(container, vs, t0):
                     decoded += 1
-                    t = float(frame.pts * vs.time_base) - t0
                     if end_s is not None and t + half_frame >= end_s:
                         break
+                    if on_decoded is not None:
+                        on_decoded(round(t, 3), frame)
                     if t + half_frame < next_t:
                         continue
                     yield round(t, 3), _upright_rgb(frame, size)

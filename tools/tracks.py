@@ -1,11 +1,10 @@
-"""Identity-consistent face tracks: shot-cut detection and IoU + Hungarian linking of detections.
+"""Identity-consistent face tracks: IoU + Hungarian linking of detections within shots, and people across shots.
 
 Linking follows the SORT family's association step (Bewley et al., 2016, "Simple Online and Realtime
 Tracking") without the motion model, which low sampling rates (1 fps) make unreliable: each frame's
 faces are matched to live tracks by the Hungarian algorithm (scipy's ``linear_sum_assignment``) on a
 box similarity; unmatched faces start new tracks; a track ends after ``max_gap_s`` unseen or at a shot
-cut, so one id never spans two shots. Shot cuts are found by comparing HSV colour histograms of
-consecutive sampled frames (correlation below ``CUT_CORRELATION``).
+cut (``tools.shots``), so one id never spans two shots.
 
 Tracks are then re-identified across shots (``reidentify``): tracks whose face identity descriptors
 (``tools.identity``) all lie within ``REID_MAX_DISTANCE`` of each other, and which are never on screen
@@ -24,30 +23,12 @@ from pydantic import BaseModel, Field
 from tools.appearance import Appearance
 from tools.schema import Box, FrameFaces
 
-#: Histogram correlation (-1..1) of consecutive sampled frames below which a shot cut is declared.
-CUT_CORRELATION = 0.6
 #: Largest Euclidean distance between two tracks' dlib face descriptors (every pair, complete linkage)
 #: for them to be one person: the largest value on a 0.01 grid whose false-accept rate on pairs of CK+
 #: dev subjects' faces with different expressions stays <= 0.1 % (``studies.reid``; results in
 #: ``evals/RESULTS.md``). Stricter than dlib's LFW threshold 0.6, because a false merge makes two
 #: people one.
 REID_MAX_DISTANCE = 0.46
-
-
-def frame_histogram(frame: np.ndarray) -> np.ndarray:
-    """Normalised 2-D hue/saturation histogram (32 x 32 bins, float32) of an RGB uint8 frame."""
-    import cv2
-
-    hsv = cv2.cvtColor(frame, cv2.COLOR_RGB2HSV)
-    hist = cv2.calcHist([hsv], [0, 1], None, [32, 32], [0, 180, 0, 256])
-    return cv2.normalize(hist, hist).astype(np.float32)
-
-
-def is_cut(prev_hist: np.ndarray | None, hist: np.ndarray) -> bool:
-    """True when ``hist`` starts a new shot after ``prev_hist`` (None: first frame, no cut)."""
-    import cv2
-
-    return prev_hist is not None and cv2.compareHist(prev_hist, hist, cv2.HISTCMP_CORREL) < CUT_CORRELATION
 
 
 def box_iou(a: Box, b: Box) -> float:
