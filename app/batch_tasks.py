@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from app.settings import Settings
+from graphs.settings import Settings
 from memory.jsonl import JsonlLog
 
 

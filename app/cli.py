@@ -132,8 +132,8 @@ def _eval(argv: list[str], prog: str) -> int:
     still win. A bad variable or file is one line, exit 2."""
     import argparse
 
-    from app.settings import SettingsError, load_settings
     from evals import run
+    from graphs.settings import SettingsError, load_settings
 
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--config", default=None)

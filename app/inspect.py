@@ -67,7 +67,7 @@ def print_index(con, video: str, index, events: list) -> None:
     from tools.transcript import transcript_warnings
 
     con.print(f"[bold]{safe(video)}[/bold]: {index.info.duration_s:.1f} s, shot cuts at "
-              f"{', '.join(f'{c:.1f}' for c in index.cuts) or 'none'} s")
+              f"{', '.join(f'{c:.2f}' for c in index.cuts) or 'none'} s")
     if index.tracks:
         t = Table(title="person tracks (faces at the index frame rate)")
         for col in ("track", "person", "shot", "first s", "last s", "faces", "appearance", "thumbnail"):

@@ -29,11 +29,12 @@ from pydantic import BaseModel
 from evals.bench import BenchError
 from evals.formats import BenchFormat, load_formats
 from evals.methods import METHODS, MethodContext, Prediction
+from graphs.flags import add_setting_flags
 from memory.index_config import IndexConfig
 from memory.jsonl import JsonlLog
 from memory.store import library_versions
 from tools.argtypes import number
-from tools.expression import DEFAULT_EXPRESSION, EXPRESSION_CLASSIFIERS
+from tools.expression import EXPRESSION_CLASSIFIERS
 from tools.runtime import DeviceError, check_device, configure_runtime
 
 
@@ -52,9 +53,16 @@ def read_predictions(path: Path, model: type[BaseModel] = Prediction) -> dict[st
 
 
 #: The run's settings that ``affectseek eval`` takes from ``AFFECTSEEK_*`` variables and the config file as well
-#: (``app.settings.Settings`` fields of the same names, given to ``main`` as ``defaults``; a flag still wins).
+#: (``graphs.settings.Settings`` fields of the same names, given to ``main`` as ``defaults``; a flag still wins).
 SHARED_SETTINGS = ("llm", "top_k", "cache_dir", "device", "expression_backend", "no_voice_emotion", "abstain_below",
                    "labels")
+
+
+#: What some shared settings mean for ``eval`` (``graphs.flags``; the rest say what they say for ``ask``).
+EVAL_HELP = {"llm": "offline or a litellm model id (graph method)",
+             "expression_backend": "facial expression model used by the index and the verifier",
+             "abstain_below": "drop moments below this support (0.3 = the earlier behaviour: empty answers when none "
+                              "passes)"}
 
 
 def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
@@ -75,24 +83,18 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
                         "MER-6 or a taxonomy .json (default: VQAU-13 for --bench-format vqau, else AffectNet-8)")
     p.add_argument("--method", required=True, choices=METHODS)
     p.add_argument("--out", required=True, help="run directory")
-    p.add_argument("--llm", default="offline", help="offline or a litellm model id (graph method)")
-    p.add_argument("--top-k", type=number(1, 100, integer=True), default=5)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--cache-dir", help="affectseek cache root")
-    p.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N: where the torch and ONNX models "
-                   "run (a missing GPU is an error before the run starts, exit 2)")
+    shared = {k: v for k, v in (defaults or {}).items() if k in SHARED_SETTINGS}
+    add_setting_flags(p, ("llm", "top_k", "cache_dir", "device"), defaults=shared, target=p, helps=EVAL_HELP)
     a = p.add_argument_group("ablation (what each component adds)")
-    a.add_argument("--expression-backend", default=DEFAULT_EXPRESSION, choices=EXPRESSION_CLASSIFIERS.names(),
-                   help="facial expression model used by the index and the verifier: " + EXPRESSION_CLASSIFIERS.help(DEFAULT_EXPRESSION))
-    a.add_argument("--no-voice-emotion", action="store_true", help="index without the vocal emotion model")
+    add_setting_flags(p, ("expression_backend", "no_voice_emotion", "abstain_below"), defaults=shared, target=a,
+                      helps=EVAL_HELP)
     a.add_argument("--affect-weight", type=number(0, 100), default=None,
                    help="weight of perceived affect in the localizer's ranking (default: RunSettings; 0 = text only)")
-    a.add_argument("--abstain-below", type=number(0, 1), default=0.0,
-                   help="drop moments below this support (0.3 = the earlier behaviour: empty answers when none passes)")
     a.add_argument("--fusion", default="fitted",
                    help="the offline judge's fusion: fitted (agents/fusion.json, fitted on the dev split; default), "
                         "hand (the earlier hand-set weights, uncalibrated) or a fusion JSON file")
-    p.set_defaults(**{k: v for k, v in (defaults or {}).items() if k in SHARED_SETTINGS})
+    p.set_defaults(labels=shared.get("labels"))
     return p
 
 

@@ -77,18 +77,17 @@ def _timed(items: Iterator, timings: dict[str, float], key: str) -> Iterator:
 
 
 def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: float | None, first_number: int,
-                   prev_luma: np.ndarray | None, engine: PerceptionEngine, embedder, advance,
+                   trace: ChangeTrace, engine: PerceptionEngine, embedder, advance,
                    timings: dict[str, float]) -> tuple[list[FrameObservation], dict[str, np.ndarray]]:
     """The engine's observations, luma-change trace and (with a frame embedder) CLIP frame vectors of one chunk.
 
     Returns (observations, arrays ``change_t`` / ``change`` (each decoded frame's time in seconds and luma change,
-    ``tools.shots.ChangeTrace``, continued from ``prev_luma``, the last grid of the chunk before), ``last_luma``,
+    added to ``trace``, the chunk before's continued: ``chunk_frames``), ``last_luma`` and ``last_t``,
     ``crops`` / ``crops_ends`` (each face's JPEG crop, ``face_jpeg``, in observation order, packed by
     ``pack_bytes``) and, with a frame embedder, ``frame_vecs`` of shape (n_frames, dim)). Adds the seconds spent
     decoding (the luma trace included) and on CLIP frame embedding to ``timings`` (``decode``, ``clip_frames``).
     """
     crops: list[bytes] = []
-    trace = ChangeTrace(from_s=start_s - 0.5 / (info.fps or 25.0), prev=prev_luma)  # the frames iter_frames gave the chunk before stop there
     pending: list[np.ndarray] = []
     vecs: list[np.ndarray] = []
 
@@ -108,18 +107,27 @@ def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: flo
                 embed_pending()
         advance(1)
 
-    first = sampling_start(info, start_s, cfg.sample_fps)  # on the grid of the first video frame
-    frames = _timed(iter_frames(info.path, cfg.sample_fps, first, end_s, on_decoded=trace.add), timings, "decode")
+    frames = _timed(chunk_frames(info, cfg.sample_fps, start_s, end_s, trace), timings, "decode")
     observed = engine.observe(frames, "a", hands=cfg.index_gestures, first_number=first_number, on_frame=on_frame)
     if pending:
         embed_pending()
     arrays = {"change_t": np.asarray(trace.times), "change": np.asarray(trace.changes)}
     if trace.prev is not None:
-        arrays["last_luma"] = trace.prev
+        arrays.update(last_luma=trace.prev, last_t=np.asarray([trace.last_t]))
     arrays.update(pack_bytes(crops, "crops"))
     if embedder.uses_frames:
         arrays["frame_vecs"] = np.concatenate(vecs) if vecs else np.zeros((0, 1), np.float32)
     return observed, arrays
+
+
+def chunk_frames(info: VideoInfo, fps: float, start_s: float, end_s: float | None,
+                 trace: ChangeTrace) -> Iterator[tuple[float, np.ndarray]]:
+    """The frames sampled at ``fps`` in [start_s, end_s) on the grid of the video's first frame
+    (``tools.media.sampling_start``), every decoded frame added to ``trace``. The decoder seeks a second before
+    ``start_s``, so the frames between the chunk before's last one and this chunk's first sample are decoded and
+    added (``trace`` skips those it already has)."""
+    first = sampling_start(info, start_s, fps)
+    return iter_frames(info.path, fps, first, end_s, on_decoded=trace.add, seek_s=start_s - 1.0)
 
 
 THUMB_MARGIN = 0.25
@@ -197,15 +205,15 @@ def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, e
     frame_vecs: list[np.ndarray] = []
     change_t: list[np.ndarray] = []
     change: list[np.ndarray] = []
-    prev_luma: np.ndarray | None = None
+    trace = ChangeTrace()
     n_chunks = max(1, math.ceil(info.duration_s / chunk_s))
     for k in range(n_chunks):
         name = f"visual_{k:05d}"
         saved = ckpt.load(name)
         if saved is None:
             ch_obs, arrays = _observe_chunk(
-                info, cfg, k * chunk_s, (k + 1) * chunk_s if k + 1 < n_chunks else None, len(observed), prev_luma,
-                engine, embedder, lambda n: progress.update(task, advance=n), timings)
+                info, cfg, k * chunk_s, (k + 1) * chunk_s if k + 1 < n_chunks else None, len(observed),
+                ChangeTrace(trace.last_t, trace.prev), engine, embedder, lambda n: progress.update(task, advance=n), timings)
             ckpt.save(name, {"observed": ch_obs}, **arrays)
         else:
             obj, arrays = saved
@@ -215,7 +223,8 @@ def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, e
         crops.update(zip((f.id for fr in ch_obs for f in fr.faces), unpack_bytes(arrays, "crops"), strict=False))
         change_t.append(arrays["change_t"])
         change.append(arrays["change"])
-        prev_luma = arrays.get("last_luma", prev_luma)
+        if "last_t" in arrays:
+            trace = ChangeTrace(float(arrays["last_t"][0]), arrays["last_luma"])
         if embedder.uses_frames and len(arrays.get("frame_vecs", ())):
             frame_vecs.append(arrays["frame_vecs"])
     t = time.perf_counter()

@@ -14,7 +14,7 @@ from memory.cache import config_key
 from tools.engine import PerceptionConfig
 from tools.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 17
+INDEX_FORMAT = 18
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import re
 import subprocess
 import sys
 import tempfile
@@ -177,7 +178,7 @@ def mafw_clips(mirrors: Path, out: Path) -> tuple[list[Path], list[tuple[str, st
         dst.write_bytes(subprocess.run(["git", "--git-dir", str(git), "show", f"HEAD:samples-gif/{name}"], check=True,
                                        capture_output=True).stdout)
         paths.append(dst)
-        rows.append(("MAFW-database+MAFW", f"samples-gif/{name}", label, name.split("_")[1].removesuffix(".gif")))
+        rows.append(("MAFW-database+MAFW", f"samples-gif/{name}", label, re.search(r"\d{5}", name).group()))
     return paths, rows
 
 

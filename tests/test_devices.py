@@ -74,7 +74,7 @@ def test_an_onnx_model_asked_for_on_a_gpu_onnxruntime_cannot_use_is_refused():
 
 
 def test_device_names_are_checked_with_the_settings():
-    from app.settings import SettingsError, load_settings
+    from graphs.settings import SettingsError, load_settings
     from tools.runtime import DeviceError, check_device
 
     assert load_settings({"device": "cuda:1"}).device == "cuda:1"

@@ -25,18 +25,55 @@ def test_the_index_finds_the_sample_cuts_on_their_first_frames(cache_root):
     assert open_index(SAMPLE, IndexConfig(), cache_root).cuts == pytest.approx(SAMPLE_HARD_CUTS, abs=FRAME_S / 2)
 
 
-def test_a_video_without_cuts_has_none_and_a_still_has_none():
-    """A single recorded shot of a woman talking (head and lips move every frame) and the sample's first
-    second repeated as a still: no cut."""
+def test_a_recorded_shot_without_cuts_has_none():
+    """One recorded shot of a woman talking to the camera (head and lips move every frame): no cut."""
     from tools.media import iter_frames
     from tools.shots import ChangeTrace, hard_cuts
 
     trace = ChangeTrace()
     for _ in iter_frames(shared_media("WDA_KatieHill_000.mp4"), 1.0, on_decoded=trace.add):  # 8 s, 25 fps
         pass
-    assert len(trace.changes) > 150  # every frame of the 8 s at 25 fps was measured, not the 1 fps samples
+    assert len(trace.changes) > 150  # every frame was measured, not the 1 fps samples
     assert hard_cuts(trace.times, trace.changes) == []
-    assert hard_cuts([k / 30 for k in range(90)], [0.0] * 90) == []
+
+
+def test_a_cut_is_a_spike_against_the_frames_around_it():
+    """The rule of ``tools.shots.hard_cuts`` on made-up changes at 25 fps: a spike of 20 stands out against motion
+    of 3 (20 >= 4 x (3 + 1)) but not against motion of 5; a spike under ``MIN_CHANGE`` is no cut however calm the
+    shot; two equal frames of one spike make one cut, on the first."""
+    from tools.shots import MIN_CHANGE, hard_cuts
+
+    times = [k / 25 for k in range(50)]
+
+    def spike(level: float, base: float, width: int = 1) -> list[float]:
+        return [level if 25 <= k < 25 + width else base for k in range(50)]
+
+    assert hard_cuts(times, spike(20.0, 3.0)) == [1.0]
+    assert hard_cuts(times, spike(20.0, 5.0)) == []
+    assert hard_cuts(times, spike(MIN_CHANGE - 0.5, 0.0)) == []
+    assert hard_cuts(times, spike(20.0, 0.5, width=2)) == [1.0]
+    assert hard_cuts([], []) == []
+
+
+def test_the_index_chunks_measure_every_frame_once():
+    """The visual pass decodes the video in chunks (``indexing.visual.chunk_frames``, each seeking to a keyframe
+    before its start): over 3 s chunks of the sample (its video starts 0.844 s in, off the 1 fps grid of the
+    chunk starts) the luma trace holds exactly the frames and changes of one pass, so a cut between two chunks is
+    found on its frame."""
+    from indexing.visual import chunk_frames
+    from tools.media import iter_frames, probe
+    from tools.shots import ChangeTrace
+
+    one = ChangeTrace()
+    for _ in iter_frames(SAMPLE, 1.0, on_decoded=one.add):
+        pass
+    info, times, changes, last = probe(SAMPLE), [], [], ChangeTrace()
+    for start in (0.0, 3.0, 6.0, 9.0):
+        trace = ChangeTrace(last.last_t, last.prev)
+        for _ in chunk_frames(info, 1.0, start, start + 3.0 if start < 9.0 else None, trace):
+            pass
+        times, changes, last = times + trace.times, changes + trace.changes, trace
+    assert times == one.times and changes == one.changes and len(times) > 250
 
 
 def test_span_edges_move_onto_a_nearby_shot_start():

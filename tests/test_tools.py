@@ -308,8 +308,8 @@ def test_a_new_expression_backend_is_one_registry_entry(monkeypatch):
     settings (flags, variables, TOML) and loaded by the engine; an unregistered name is refused by the settings
     with the registered names. The existing backends' names appear nowhere else in the commands."""
     from app.ask import build_parser
-    from app.settings import SettingsError, load_settings
     from evals.run import build_parser as eval_parser
+    from graphs.settings import SettingsError, load_settings
     from tools.engine import PerceptionConfig, PerceptionEngine
     from tools.expression import EXPRESSION_CLASSIFIERS, FerMiniXception
 
@@ -325,5 +325,5 @@ def test_a_new_expression_backend_is_one_registry_entry(monkeypatch):
         load_settings({"expression_backend": "nope"})
     engine = PerceptionEngine(PerceptionConfig(expression_backend="fer-again"))
     assert engine.classifier.name == load_expression_classifier("fer").name
-    for module in ("app/ask.py", "app/settings.py", "evals/run.py"):
+    for module in ("app/ask.py", "graphs/settings.py", "evals/run.py"):
         assert "hsemotion" not in (REPO / module).read_text()

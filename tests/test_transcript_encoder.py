@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.settings import Settings
 from evals.data.sources import EMODB_TEXTS
+from graphs.settings import Settings
 from memory.index_config import IndexConfig
 from studies.multilingual import EMODB_EN
 from tools.registry import UnknownBackendError

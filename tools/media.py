@@ -196,6 +196,7 @@ def iter_frames(
     end_s: float | None = None,
     max_side: int = 960,
     on_decoded: Callable[[float, object], None] | None = None,
+    seek_s: float | None = None,
 ) -> Iterator[tuple[float, np.ndarray]]:
     """Yield ``(t, frame)`` sampled at ``fps`` frames/s in [start_s, end_s).
 
@@ -207,11 +208,11 @@ def iter_frames(
     Times are seconds from the file's first timestamp (an MKV whose clock starts at 100 s gives times
     from 0; a video stream that starts 0.8 s after the audio gives a first frame at 0.8 s).
     Each frame is RGB uint8 of shape (H, W, 3), downscaled so that its longer side is at most
-    ``max_side`` pixels. Only the sampled frames are converted to arrays; ``on_decoded``, when given, sees
-    every decoded frame before ``end_s`` as ``(t, av.VideoFrame)``, sampled or not (after a seek, also the frames
-    before ``start_s``), so a full-frame-rate measure (``tools.shots``) costs no second decode. The decoder seeks to
-    ``start_s`` first, so a short span of a long video costs a short decode (a file where the seek finds
-    no keyframe, such as an MPEG-TS with a single keyframe, is decoded from its start instead).
+    ``max_side`` pixels. Only the sampled frames are converted to arrays; ``on_decoded`` sees every decoded frame
+    before ``end_s`` as ``(t, av.VideoFrame)``, sampled or not, so a full-frame-rate measure (``tools.shots``)
+    costs no second decode. The decoder seeks to the keyframe before ``seek_s`` (default and at most ``start_s``)
+    first, so a short span of a long video costs a short decode (a file where the seek finds no keyframe, such as
+    an MPEG-TS with a single keyframe, is decoded from its start instead).
 
     Raises:
         VideoError: the file cannot be opened as a video.
@@ -220,8 +221,8 @@ def iter_frames(
 
     if fps <= 0:
         raise ValueError("fps must be positive")
-    p = Path(path)
-    for seek in ((True, False) if start_s > 0 else (False,)):
+    p, seek_s = Path(path), start_s if seek_s is None else min(seek_s, start_s)
+    for seek in ((True, False) if seek_s > 0 else (False,)):
         decoded = 0
         with _open(p) as container:
             vs = container.streams.video[0]
@@ -229,9 +230,8 @@ def iter_frames(
             t0 = _file_start(container)
             size = _scaled_size(vs.codec_context.width, vs.codec_context.height, max_side)
             if seek:
-                container.seek(int((start_s + t0) / vs.time_base), stream=vs, backward=True)
-            step = 1.0 / fps
-            next_t = start_s
+                container.seek(int((seek_s + t0) / vs.time_base), stream=vs, backward=True)
+            step, next_t = 1.0 / fps, start_s
             half_frame = 0.5 / (float(vs.average_rate or 25))
             try:
                 for t, frame in _timed_frames(container, vs, t0):

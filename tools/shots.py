@@ -60,27 +60,28 @@ def luma_change(prev: np.ndarray, grid: np.ndarray) -> float:
 
 @dataclass
 class ChangeTrace:
-    """Each decoded frame's luma change from the frame before, from ``from_s`` (seconds) on.
+    """Each decoded frame's luma change from the frame before, for the frames after ``last_t`` (seconds).
 
-    ``add`` is ``tools.media.iter_frames``' ``on_decoded``; frames before ``from_s`` (a seek lands on the keyframe
-    before it) are skipped. ``prev`` is the grid of the last frame added (give the previous span's to continue
-    it); ``times`` and ``changes`` are each added frame's time (s) and change (the first frame of a trace started
-    without ``prev`` has none)."""
+    ``add`` is ``tools.media.iter_frames``' ``on_decoded``. A frame at or before ``last_t``, the time of the last
+    frame added, is skipped, so spans decoded one after another (each seeking to a keyframe before its start)
+    add every frame once: give the next span's trace the last one's ``last_t`` and ``prev`` (the grid of that
+    frame). ``times`` and ``changes`` are each added frame's time (s) and change (the first frame of a trace
+    started without ``prev`` has none)."""
 
-    from_s: float = 0.0
+    last_t: float = float("-inf")
     prev: np.ndarray | None = None
     times: list[float] = field(default_factory=list)
     changes: list[float] = field(default_factory=list)
 
     def add(self, t: float, frame) -> None:
-        """Add one decoded frame at ``t`` seconds."""
-        if t < self.from_s - 1e-6:
+        """Add one decoded frame at ``t`` seconds (skipped when at or before ``last_t``)."""
+        if t <= self.last_t:
             return
         grid = luma_grid(frame)
-        if self.prev is not None and grid.shape == self.prev.shape:
+        if self.prev is not None:
             self.times.append(t)
             self.changes.append(luma_change(self.prev, grid))
-        self.prev = grid
+        self.prev, self.last_t = grid, t
 
 
 def hard_cuts(times: list[float], changes: list[float]) -> list[float]:

