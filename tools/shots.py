@@ -16,7 +16,7 @@ found.
 
 The constants were chosen on development video (``studies/shot_cuts.py``; ``evals/RESULTS.md``, section 36):
 the joined CREMA-D bench, the composed joined dev bench and the recorded dev bench (their known cuts) and 20
-recorded single-shot clips plus four talking-head videos (no cut).
+recorded single-shot clips plus two talking-head videos (no cut; the HDTF talking head and a VoxCeleb2 strip).
 """
 
 from __future__ import annotations
