@@ -112,10 +112,11 @@ BACKENDS = ("face8", "faceres", "faceres+face8", "fer")
 SHARES = (0.1, 0.5)
 
 
-def _extract(mirrors: Path, out: Path) -> list[Path]:
-    """Each clip of ``CLIPS`` written under ``out`` from its repository snapshot (``git show HEAD:path``)."""
+def _extract(mirrors: Path, out: Path, clips: list[tuple[str, str, str, str]] = CLIPS) -> list[Path]:
+    """Each clip of ``clips`` (rows in the form of ``CLIPS``) written under ``out`` from its repository snapshot
+    (``git show HEAD:path``)."""
     paths = []
-    for repo, rel, _, _ in CLIPS:
+    for repo, rel, _, _ in clips:
         git = mirrors / repo / "repo"
         if not git.is_dir():
             raise FileNotFoundError(f"{git} (fetch github:{repo.replace('+', '/')} first)")
@@ -166,25 +167,16 @@ MAFW_CLIPS = [("anger_07317_4s.gif", "anger"), ("contempt_08668.gif", "contempt"
               ("fear_sad_07213.gif", "fear|sadness"), ("fear-sad-anxiety_09878.gif", "fear|sadness")]
 
 
-def mafw_clips(mirrors: Path, out: Path) -> tuple[list[Path], list[tuple[str, str, str, str]]]:
-    """``MAFW_CLIPS`` written under ``out`` from the MAFW-database+MAFW snapshot under ``mirrors``, and their rows
-    in the form of ``CLIPS`` (person: the clip's id)."""
-    git = mirrors / "MAFW-database+MAFW" / "repo"
-    if not git.is_dir():
-        raise FileNotFoundError(f"{git} (fetch github:MAFW-database/MAFW first)")
-    paths, rows = [], []
-    for name, label in MAFW_CLIPS:
-        dst = out / name
-        dst.write_bytes(subprocess.run(["git", "--git-dir", str(git), "show", f"HEAD:samples-gif/{name}"], check=True,
-                                       capture_output=True).stdout)
-        paths.append(dst)
-        rows.append(("MAFW-database+MAFW", f"samples-gif/{name}", label, re.search(r"\d{5}", name).group()))
-    return paths, rows
+def mafw_rows() -> list[tuple[str, str, str, str]]:
+    """``MAFW_CLIPS`` as rows in the form of ``CLIPS`` (person: the clip's five-digit id)."""
+    return [("MAFW-database+MAFW", f"samples-gif/{name}", label, re.search(r"\d{5}", name).group())
+            for name, label in MAFW_CLIPS]
 
 
 def evaluate_mafw(mirrors: Path) -> dict:
+    rows = mafw_rows()
     with tempfile.TemporaryDirectory() as tmp:
-        return evaluate_clips(*mafw_clips(mirrors, Path(tmp)))
+        return evaluate_clips(_extract(mirrors, Path(tmp), rows), rows)
 
 
 def evaluate_clips(paths: list[Path], clips: list[tuple[str, str, str, str]]) -> dict:
