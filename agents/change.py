@@ -1,9 +1,9 @@
 """Questions about a change of feeling (EmoTrans's transition questions, seed 003): "when does her mood
 change?", "when does he go from calm to angry?".
 
-- The intent interpreter reads the question's before and after (``ask_change``: ``tools.lexicon.change_phrases``
+- The intent interpreter reads the question's before and after (``ask_change``: ``tools.signals.lexicon.change_phrases``
   mapped to AffectNet-8 by ``agents.intent.asked_emotions``).
-- The localizer proposes the change points of each person's affect timeline (``tools.timeline``, from the
+- The localizer proposes the change points of each person's affect timeline (``tools.signals.timeline``, from the
   index), of the question's people when it names some, where the top emotion differs on the two sides
   (``change_candidates``; a change of intensity alone is no change of feeling): a candidate spans
   ``CHANGE_HALF_S`` either side of the change point, scored by the change's size times how well its two
@@ -24,10 +24,10 @@ import numpy as np
 from agents.change_schema import ChangeAsk, ChangeObservations
 from agents.schema import EmotionJudgement, Evidence, Proposal
 from memory.store import VideoIndex
-from tools.engine import FrameObservation
-from tools.lexicon import change_phrases
-from tools.schema import AFFECTNET8
-from tools.timeline import MIN_SEGMENT, reading_dict, readings
+from tools.core.schema import AFFECTNET8
+from tools.perception.engine import FrameObservation
+from tools.signals.lexicon import change_phrases
+from tools.signals.timeline import MIN_SEGMENT, reading_dict, readings
 
 #: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
 #: index's clip length), long enough for the verifier to read several frames on each side.
@@ -135,7 +135,7 @@ def judge_change(obs: ChangeObservations, targets: list[str], span: list[float],
 def change_warnings(ask: ChangeAsk | None, moments: list) -> list[str]:
     """The line an answer carries when its question asks about a change of feeling and none of its
     ``moments`` (``agents.schema.Moment``) names one: no person's timeline held a change, so the moments shown
-    answer the question as one about a feeling (``tools.timeline.MIN_SEGMENT``: a change needs that many
+    answer the question as one about a feeling (``tools.signals.timeline.MIN_SEGMENT``: a change needs that many
     sampled frames of the same face on each side)."""
     if ask is None or any(m.change for m in moments):
         return []

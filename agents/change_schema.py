@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from tools.schema import Emotion
+from tools.core.schema import Emotion
 
 
 class ChangeAsk(BaseModel):

@@ -56,7 +56,7 @@ def choice_inputs(question: str, options: list[str], moments: list[Moment]) -> d
 
 def option_scores(inputs: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """(grounding of each option (K,), option x evidence cosine similarity (K, N)); needs evidence (N >= 1)."""
-    from tools.text import load_text_encoder
+    from tools.perception.text import load_text_encoder
 
     encoder = load_text_encoder(model=None)
     sim = encoder.encode(list(inputs["options"])) @ encoder.encode([e["detail"] for e in inputs["evidence"]]).T
@@ -67,7 +67,7 @@ def offline_choice(inputs: dict[str, Any]) -> OptionChoice:
     """The offline reasoner's choice and trace (module doc)."""
     options, evidence = inputs["options"], inputs["evidence"]
     if not evidence:
-        from tools.text import load_text_encoder
+        from tools.perception.text import load_text_encoder
 
         encoder = load_text_encoder(model=None)
         closeness = encoder.encode(list(options)) @ encoder.encode([inputs["question"]])[0]

@@ -8,7 +8,7 @@ the user set ``RunSettings.abstain_below``. The judged spans become ranked momen
 
 Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-expression distribution
 (visual), the voice's emotion distribution (vocal), the emotion of the words (verbal: words8,
-``tools.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on
+``tools.perception.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on
 composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
 or, for a question that names no emotion, around the gesture or gaze event that matches it best
 (``GESTURE_PAD_S``) or where the words are, whichever matches the question better. A judgement with no
@@ -36,7 +36,7 @@ from agents.moments import draft_moments
 from agents.schema import EmotionJudgement, Observations, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 #: The fitted fusion of the offline judge (``studies.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
 FUSION_FILE = Path(__file__).with_name("fusion.json")

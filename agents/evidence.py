@@ -32,13 +32,13 @@ from agents.schema import (
 )
 from agents.state import RunContext
 from memory.store import VideoIndex
-from tools.engine import FrameObservation
-from tools.events import social_timeline
-from tools.lexicon import keyword_overlap, speech_match
-from tools.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, speaker_of
-from tools.text import load_text_encoder
-from tools.text_emotion import load_text_emotion
-from tools.voice_emotion import valence_arousal
+from tools.perception.engine import FrameObservation
+from tools.perception.text import load_text_encoder
+from tools.perception.text_emotion import load_text_emotion
+from tools.perception.voice_emotion import valence_arousal
+from tools.signals.events import social_timeline
+from tools.signals.lexicon import keyword_overlap, speech_match
+from tools.signals.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, speaker_of
 
 #: Visual evidence items cited per candidate at most.
 MAX_FACE_EVIDENCE = 3
@@ -167,7 +167,7 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                     frames: list[SocialFrame]) -> tuple[list[Evidence], float, VerbalObservations]:
     """One verbal evidence item per transcript segment with words in the clip (the whole index clip of a shot
     part, ``Proposal.clip``: speech runs on across a cut), each with the emotion its
-    words read as (``tools.text_emotion``: words8 over the index's transcript encoder), and the speech
+    words read as (``tools.perception.text_emotion``: words8 over the index's transcript encoder), and the speech
     match. Its speaker is the person whose lips move with the words in the clip's frames, else the
     utterance's index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index

@@ -27,7 +27,7 @@ from agents.schema import PersonGrounding, persons_text
 from agents.state import AffectState, RunContext
 from agents.vision import MAX_IMAGES, thumbnail_url
 from memory.store import VideoIndex
-from tools.lexicon import AGE_ADJECTIVES, PERSON_WORDS, POSITIONED_NOUNS, POSITIONS, person_phrases
+from tools.signals.lexicon import AGE_ADJECTIVES, PERSON_WORDS, POSITIONED_NOUNS, POSITIONS, person_phrases
 
 #: Groundings at least this confident steer the verifier to those people's faces (more likely than not).
 GROUNDED_MIN_CONFIDENCE = 0.5
@@ -98,7 +98,7 @@ _PHRASE_WORDS = frozenset({"the", "a", "an", "on", "in", *PERSON_WORDS, *AGE_ADJ
 
 def canonical_phrase(phrase: str) -> str:
     """A people phrase in the offline rules' words: itself when it is one already, else the single phrase
-    ``tools.lexicon.person_phrases`` reads from it when every word of it is a person, age or place word (a
+    ``tools.signals.lexicon.person_phrases`` reads from it when every word of it is a person, age or place word (a
     hosted intent model's "the older man" -> "an older man", "She" -> "a woman"); a phrase with other
     words ("the man in red") is returned as it is."""
     words = phrase.lower().split()

@@ -10,7 +10,7 @@ confidence in [0, 1]:
   are seen in frames with at least ``GROUP_MIN_FACES`` faces; confidence = the mean share of their face
   observations made in such frames;
 - **appearance** ("she", "the man", "the older woman", "a young man", "the kid"): the people whose faces
-  the appearance heads (``tools.appearance``: annotated gender and age group from the tracks' identity
+  the appearance heads (``tools.perception.appearance``: annotated gender and age group from the tracks' identity
   descriptors, trained on UTKFace) read as the phrase says with probability at least
   ``APPEARANCE_MIN_P`` (for "an older man": P(man) x P(40 or older)); every such person, since "she" in
   a question may be any of them; confidence = the mean of their probabilities;
@@ -20,7 +20,7 @@ confidence in [0, 1]:
   otherwise it stays unresolved and the answer says so.
 
 - **position** ("the one on the left", "the woman on the right", "the man in the middle";
-  ``tools.lexicon.person_phrases``): within each shot, in the sampled frames showing two or more faces
+  ``tools.signals.lexicon.person_phrases``): within each shot, in the sampled frames showing two or more faces
   (three for "the middle"), the person whose face is leftmost / rightmost / the middle one by its centre;
   per shot the person who holds that place in the largest share of the frames they share with others
   (then in the most frames), kept when that share is at least ``POSITION_MIN_SHARE``. The phrase means
@@ -36,8 +36,8 @@ from collections import Counter
 
 from agents.schema import PersonGrounding
 from memory.store import VideoIndex
-from tools.appearance import Appearance
-from tools.lexicon import POSITIONS
+from tools.core.schema import Appearance
+from tools.signals.lexicon import POSITIONS
 
 #: Faces on screen at once from which a frame shows a group (an audience, a crowd).
 GROUP_MIN_FACES = 3
@@ -55,7 +55,7 @@ POSITION_MIN_SIZE_RATIO = 0.5
 SPEAKING = ("the speaker", "the performer")
 GROUP = ("the audience", "people", "everyone", "a group")
 ONLY_PERSON = ("a woman", "a man", "a girl", "a boy")
-#: Phrase -> (gender in ``tools.appearance.GENDERS`` or None, age word of ``tools.appearance.AGE_WORDS`` or None).
+#: Phrase -> (gender in ``tools.core.schema.GENDERS`` or None, age word of ``tools.core.schema.AGE_WORDS`` or None).
 APPEARANCE_PHRASES: dict[str, tuple[str | None, str | None]] = {
     "a woman": ("woman", None), "a girl": ("woman", None), "a man": ("man", None), "a boy": ("man", None),
     "a child": (None, "child"), "an older woman": ("woman", "older"), "an older man": ("man", "older"),
@@ -195,7 +195,7 @@ def ground_position(phrase: str, place: str, index: VideoIndex, role: str = "the
 
 
 def ground_phrase(phrase: str, index: VideoIndex) -> PersonGrounding | None:
-    """The grounding of one intent people phrase (``tools.lexicon.person_phrases``), or None for a phrase
+    """The grounding of one intent people phrase (``tools.signals.lexicon.person_phrases``), or None for a phrase
     that names nobody in particular."""
     place = next((w for w, suffix in POSITIONS.items() if phrase.endswith(" " + suffix)), None)
     if place is not None:

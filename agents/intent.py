@@ -1,13 +1,13 @@
 """Intent interpreter: vague query -> target AffectNet-8 emotions, people, cues, search text.
 
 Offline (``offline_intent``): cosine similarity (all-MiniLM-L6-v2) to the AffectNet-8 and cue descriptions
-of ``tools.lexicon``: the emotions from what the question says of the feeling (``tools.lexicon.emotion_phrase``:
+of ``tools.signals.lexicon``: the emotions from what the question says of the feeling (``tools.signals.lexicon.emotion_phrase``:
 "when does she feel left out?" -> "feel left out"), the cues from the whole question; plus the people it
-names (``tools.lexicon.person_phrases``: person words, with a screen position when one follows a person
+names (``tools.signals.lexicon.person_phrases``: person words, with a screen position when one follows a person
 noun). A question about behaviour ("when does he point at someone?", "when does she look at him?": it names
-a gesture or gaze, ``tools.lexicon.names_behaviour``) names no emotion unless one reaches
+a gesture or gaze, ``tools.signals.lexicon.names_behaviour``) names no emotion unless one reaches
 ``BEHAVIOUR_ONLY_BELOW``. A word or idiom of the phrase that names a feeling in Open English WordNet
-(``tools.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion.
+(``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion.
 A question about a change of feeling ("when does her mood change?", "when does he go from calm to angry?";
 ``agents.change.ask_change``) sets ``Intent.change`` with the emotions it names before and after; its target
 emotions are those after the change. Measured on labelled and held-out questions by ``studies.intent`` (``evals/RESULTS.md`` sections 23, 27, 28;
@@ -25,7 +25,9 @@ from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
-from tools.lexicon import (
+from tools.core.schema import AFFECTNET8
+from tools.perception.text_emotion import load_text_emotion
+from tools.signals.lexicon import (
     CUE_DESCRIPTIONS,
     EMOTION_DESCRIPTIONS,
     emotion_phrase,
@@ -33,8 +35,6 @@ from tools.lexicon import (
     names_behaviour,
     person_phrases,
 )
-from tools.schema import AFFECTNET8
-from tools.text_emotion import load_text_emotion
 
 #: Similarity below which a query is taken to name no emotion (MiniLM cosine; unrelated text ~0.0-0.15).
 MIN_EMOTION_SIM = 0.25
@@ -42,7 +42,7 @@ MIN_EMOTION_SIM = 0.25
 EMOTION_MARGIN = 0.04
 #: Cues at least this similar to the query are kept (the best one always is).
 MIN_CUE_SIM = 0.3
-#: Added to the similarity of an emotion that a word of the question names (``tools.lexicon.named_emotions``:
+#: Added to the similarity of an emotion that a word of the question names (``tools.signals.lexicon.named_emotions``:
 #: "livid" -> anger), chosen on the dev questions of ``studies.intent`` (0.05-0.5 tried; ``evals/RESULTS.md`` section 23).
 WORD_BONUS = 0.2
 #: Below this best emotion similarity, a query that names a gesture or gaze is about behaviour and names
@@ -53,8 +53,8 @@ BEHAVIOUR_ONLY_BELOW = 0.4
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True) -> list[str]:
     """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none
     reaches ``MIN_EMOTION_SIM``, or for a question about behaviour below ``BEHAVIOUR_ONLY_BELOW``): the
-    similarity of ``tools.lexicon.emotion_phrase(query)`` to each emotion's descriptions, plus ``WORD_BONUS``
-    for each emotion a word of that phrase names (``tools.lexicon.named_emotions``). For the ablations of
+    similarity of ``tools.signals.lexicon.emotion_phrase(query)`` to each emotion's descriptions, plus ``WORD_BONUS``
+    for each emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``). For the ablations of
     ``studies.intent``: ``words=False`` leaves the named words out, ``whole_question=True`` reads the whole
     question without them (the reading before both)."""
     phrase = query if whole_question else emotion_phrase(query)

@@ -21,7 +21,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception, retry_if_exception_type, stop_after_attempt
 
-from tools.captions import completion_cost_usd
+from tools.perception.captions import completion_cost_usd
 
 T = TypeVar("T", bound=BaseModel)
 

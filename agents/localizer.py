@@ -2,7 +2,7 @@
 
 Clip search embeds the query and the intent's search text with the index's clip embedder; transcript
 and event search embed the search text with the text encoder and map matching segments / index-time
-social events (``tools.events``: gaze, addressing, exclusion, expression changes) onto the clips they
+social events (``tools.signals.events``: gaze, addressing, exclusion, expression changes) onto the clips they
 overlap. A clip's retrieval score is the best of its scores plus a small bonus per additional search
 that found it. When the intent names target emotions, every clip also gets an affect score from what
 the index-time pass perceived there (``affect_scores``: the target emotions' probability in the clip's
@@ -27,8 +27,8 @@ from agents.grounding import grounded_persons, speech_of_others
 from agents.schema import Proposal
 from agents.state import AffectState, RunContext
 from memory.store import VideoIndex
-from tools.lexicon import keyword_overlap, speech_match
-from tools.text import load_text_encoder, load_transcript_encoder
+from tools.perception.text import load_text_encoder, load_transcript_encoder
+from tools.signals.lexicon import keyword_overlap, speech_match
 
 #: A clip that spans shot changes is proposed in parts, one per shot (``shot_parts``); a part shorter than this
 #: (s) stays with its neighbour.
@@ -104,7 +104,7 @@ def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     """Best speech-match score per clip id of the transcript segments that overlap the clip.
 
     Segments come from the FAISS top ``k`` by embedding (the index's transcript encoder,
-    ``tools.text.load_transcript_encoder``) and from a scan for literal content-word matches; each scores
+    ``tools.perception.text.load_transcript_encoder``) and from a scan for literal content-word matches; each scores
     ``speech_match(cosine, keyword overlap)``.
     """
     if len(index.segment_index) == 0:
@@ -139,7 +139,7 @@ def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
 
 
 def shot_parts(index: VideoIndex, start_s: float, end_s: float) -> list[tuple[float, float]]:
-    """[start_s, end_s) cut at the starts of the shots that begin inside it (the index's cuts, ``tools.shots``),
+    """[start_s, end_s) cut at the starts of the shots that begin inside it (the index's cuts, ``tools.signals.shots``),
     leaving no part under ``MIN_PART_S``; (start_s, end_s) alone when no shot begins inside."""
     bounds = [start_s]
     for c in sorted(index.cuts):

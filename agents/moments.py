@@ -3,7 +3,7 @@
 ``draft_moments`` is the emotion reasoner's second half, a pure function of the judged candidates so a fit
 can replay it (``studies.fit_fusion``):
 
-- A span edge within ``SNAP_S`` of one of the index's shot cuts (``tools.shots``: the first frame of the new
+- A span edge within ``SNAP_S`` of one of the index's shot cuts (``tools.signals.shots``: the first frame of the new
   shot, found at the video's frame rate) moves onto it: a shot change bounds a moment.
 - A span shorter than ``MIN_MOMENT_S`` grows about its middle to that length, inside its own shot when the
   shot is long enough, inside the video always: nobody marks a tenth of a second as a moment.
@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from agents.change_schema import MomentChange
 from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate
-from tools.schema import temporal_iou
+from tools.core.schema import temporal_iou
 
 #: A span edge this close to a shot cut (seconds) is moved onto the shot's start (a shot change bounds a moment).
 SNAP_S = 0.6

@@ -21,7 +21,7 @@ from agents.llm import LLMTask
 from agents.schema import Evidence, Moment, RationaleDraft, RationaleStep
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
-from tools.lexicon import keyword_overlap
+from tools.signals.lexicon import keyword_overlap
 
 
 def check_known_ids(cited: list[str], known: set[str]) -> None:

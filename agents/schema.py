@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from agents.change_schema import ChangeAsk, ChangeObservations, MomentChange
-from tools.schema import Emotion, Modality, TimeSpan
+from tools.core.schema import Emotion, Modality, TimeSpan
 
 
 class Intent(BaseModel):
@@ -48,7 +48,7 @@ class Evidence(BaseModel):
     end_s: float
     detail: str
     person: int | None = Field(None, description="the person the evidence is about (a person id across shots, "
-                               "tools.tracks.reidentify); None: nobody in particular")
+                               "tools.signals.tracks.reidentify); None: nobody in particular")
     ref: str
 
     @model_validator(mode="after")
@@ -97,7 +97,7 @@ class VisualObservations(BaseModel):
 
 class VerbalObservations(BaseModel):
     """The candidate's words: the text said in it, its span (s), the emotion the words read as
-    (``tools.text_emotion``) and the match to the question; or, when only people other than the
+    (``tools.perception.text_emotion``) and the match to the question; or, when only people other than the
     question's speak there, who they are (``speakers``) and nothing else."""
 
     text: str | None = None
@@ -255,7 +255,7 @@ def persons_text(persons) -> str:
 class PersonGrounding(BaseModel):
     """One phrase of the question resolved to people of the video."""
 
-    phrase: str = Field(description="the question's words for them, as the intent names them (tools.lexicon)")
+    phrase: str = Field(description="the question's words for them, as the intent names them (tools.signals.lexicon)")
     persons: list[int] = Field(description="person ids (TrackSummary.person); empty: unresolved")
     rule: str = Field(description="speaking | group | appearance | only_person | position | vision | unresolved")
     confidence: float = Field(ge=0, le=1)

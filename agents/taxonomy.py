@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from tools.schema import AFFECTNET8, first_error
+from tools.core.schema import AFFECTNET8, first_error
 
 #: The bundled taxonomies by name (``Taxonomy.name``) -> file in ``agents/taxonomies/``.
 TAXONOMY_DIR = Path(__file__).with_name("taxonomies")

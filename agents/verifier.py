@@ -11,7 +11,7 @@ records (the builders per modality: ``agents.evidence``). Support in [0, 1]:
 - verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with the
   index's transcript encoder, all-MiniLM-L6-v2 for English, raised by literal content-word overlap),
   weighted 1.0 when the intent asks for speech and 0.6 otherwise;
-- vocal: the target emotions' probability in the clip's voice (``Clip.voice``, ``tools.voice_emotion``);
+- vocal: the target emotions' probability in the clip's voice (``Clip.voice``, ``tools.perception.voice_emotion``);
 - behaviour, for a question that names no emotion: ``speech_match`` of the query and the clip's gesture
   and social-event evidence texts ("person 4 points (point)", "person 1 and person 2 look at each
   other"), weighted 1.0 when the intent asks for gestures or gaze and 0.6 otherwise (for a question
@@ -25,7 +25,7 @@ When fewer than ``min_accepted`` candidates have survived, the verifier asks for
 (``graphs.affect_graph``) goes to the query refiner (``refine_query``), which asks the LLM for a refined
 search text, and back to the localizer, at most ``max_requery`` times. Offline (``offline_refine``), the
 refined search text adds the next alternative descriptions of the target emotions and cues
-(``tools.lexicon``).
+(``tools.signals.lexicon``).
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ from agents.schema import (
 )
 from agents.state import AffectState, RunContext
 from indexing.observe import observe_span
-from tools.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS
-from tools.social import social_frames
+from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS
+from tools.signals.social import social_frames
 
 #: Weight of the verbal score when the intent does not ask for speech.
 VERBAL_WEIGHT_OTHER = 0.6

@@ -19,10 +19,10 @@ import numpy as np
 from agents.schema import VerifiedCandidate
 from indexing.visual import THUMB_MARGIN
 from memory.store import VideoIndex
-from tools.captions import jpeg_data_url
-from tools.crops import crop_face
-from tools.media import iter_frames
-from tools.schema import Box
+from tools.core.media import iter_frames
+from tools.core.schema import Box
+from tools.perception.captions import jpeg_data_url
+from tools.perception.crops import crop_face
 
 #: Upper bound of ``--llm-images``.
 MAX_IMAGES = 8

@@ -33,7 +33,7 @@ UNSET = argparse.SUPPRESS
 
 def _fail(message: str, code: int) -> int:
     """Print one line on stderr and return ``code``."""
-    from tools.terminal import printable
+    from tools.core.terminal import printable
 
     print(printable(" ".join(message.split())), file=sys.stderr)
     return code
@@ -96,14 +96,14 @@ def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
     if not args.query.strip():
         return _fail('error: the query is empty: ask a question, e.g. "when does she feel left out?"', 2)
     from graphs.settings import SettingsError, settings_from_args
-    from tools.runtime import configure_runtime
+    from tools.core.runtime import configure_runtime
 
     try:
         settings = settings_from_args(args, args.config)
     except SettingsError as exc:
         return _fail(f"error: {exc}", 2)
     configure_runtime(settings.cache_dir)  # the cache root may come from a flag, the environment or the file
-    from tools.runtime import DeviceError
+    from tools.core.runtime import DeviceError
 
     try:
         settings.check_device()  # a missing GPU is one line now, not a traceback once the models load
@@ -137,8 +137,8 @@ def _run(args, settings, err) -> int:
     from app.table import print_answer
     from graphs.pipeline import QueryError, run_query
     from memory.cache import OutputError, write_output, writes_to_stdout
-    from tools.media import VideoError
-    from tools.registry import BackendUnavailableError
+    from tools.core.media import VideoError
+    from tools.core.registry import BackendUnavailableError
 
     if (problem := _check_outputs(args)) is not None:
         return _fail(problem, 2)
@@ -176,8 +176,8 @@ def _run(args, settings, err) -> int:
 
 def entry(prog: str = "affectseek ask") -> int:
     """``main()`` with Ctrl-C at any moment (imports, model loading, writing) ending in one line and exit 130
-    (``tools.runtime.exit_on_interrupt``)."""
-    from tools.runtime import exit_on_interrupt
+    (``tools.core.runtime.exit_on_interrupt``)."""
+    from tools.core.runtime import exit_on_interrupt
 
     exit_on_interrupt()
     return main(prog=prog)

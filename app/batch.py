@@ -27,7 +27,7 @@ from pathlib import Path
 
 from app.batch_tasks import run_jobs
 from memory.jsonl import JsonlLog, dict_record
-from tools.argtypes import number
+from tools.core.argtypes import number
 
 VIDEO_EXTENSIONS = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv")
 RESULTS = "results.jsonl"
@@ -85,7 +85,7 @@ def build_parser(prog: str = "affectseek batch") -> argparse.ArgumentParser:
 
 def _read_queries(args, err) -> list[str] | None:
     """The questions of ``--query`` and ``--queries-file``, or None after printing why they are unusable."""
-    from tools.terminal import markup_safe as safe
+    from tools.core.terminal import markup_safe as safe
 
     queries = [q.strip() for q in args.query]
     if args.queries_file:
@@ -105,7 +105,7 @@ def _read_queries(args, err) -> list[str] | None:
 
 def _check_folders(args, err) -> list[Path] | None:
     """The videos of ``args.dir`` once ``--out`` exists, or None after printing why not."""
-    from tools.terminal import markup_safe as safe
+    from tools.core.terminal import markup_safe as safe
 
     if not args.dir.is_dir():
         err.print(f"error: {safe(args.dir)}: not a folder")
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     from rich.console import Console
 
     from graphs.settings import SettingsError, settings_from_args
-    from tools.terminal import markup_safe as safe
+    from tools.core.terminal import markup_safe as safe
 
     err = Console(stderr=True, soft_wrap=True)
     try:
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     except SettingsError as exc:
         err.print(f"error: {safe(exc)}")
         return 2
-    from tools.runtime import DeviceError
+    from tools.core.runtime import DeviceError
 
     try:  # here, before any worker starts; a remote Ray cluster's GPUs are not this machine's to check
         if args.ray in (None, "local"):
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
 def _summary(results: list[dict], console) -> None:
     from rich.table import Table
 
-    from tools.terminal import markup_safe as safe
+    from tools.core.terminal import markup_safe as safe
 
     table = Table("video", "query", "status", "top moment")
     for r in results:

@@ -33,14 +33,14 @@ def process_video(video: str, video_key: str, queries: list[str], settings: Sett
     [[start_s, end_s, emotion, confidence], ...], "seconds"}`` or ``{..., "status": "error", "error":
     <one line>}``. Never raises for a bad video or query: the error is the record.
     """
-    from tools.runtime import configure_runtime
+    from tools.core.runtime import configure_runtime
 
     configure_runtime(settings.cache_dir)  # before the imports below load any native library
     from agents.llm import load_llm
     from graphs.pipeline import QueryError, ask, open_index
     from memory.cache import atomic_write_bytes
-    from tools.media import VideoError
-    from tools.registry import BackendUnavailableError
+    from tools.core.media import VideoError
+    from tools.core.registry import BackendUnavailableError
 
     cfg, knobs = settings.index_config(), settings.run_settings()
     records = []

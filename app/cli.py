@@ -38,7 +38,7 @@ def _models(argv: list[str], prog: str) -> int:
     fetch one (``--fetch NAME``; ``--fetch defaults``: the models the default pipeline reads). This is the only
     command that downloads a model."""
     args = _models_parser(prog).parse_args(argv)
-    from tools.runtime import configure_runtime
+    from tools.core.runtime import configure_runtime
 
     configure_runtime(args.cache_dir)
     if args.fetch:
@@ -51,7 +51,7 @@ def _models_parser(prog: str):
     """The ``models`` command's ``argparse.ArgumentParser``."""
     import argparse
 
-    from tools.pins import DEFAULT_MODELS, DEFAULTS, PINNED_MODELS
+    from tools.core.pins import DEFAULT_MODELS, DEFAULTS, PINNED_MODELS
 
     p = argparse.ArgumentParser(prog=prog, description="List each tool's registered backends (default first) and "
                                 "the models that are fetched, checksum-pinned, into the cache. Run `--fetch defaults` "
@@ -73,8 +73,8 @@ def _fetch_models(name: str, url: str | None, prog: str) -> int:
     ``defaults``) into the cache and print where each went; returns the exit code (2 on a ``FetchError``)."""
     from rich.progress import Progress
 
-    from tools.fetch import FetchError, fetch_model, pinned_model
-    from tools.pins import DEFAULT_MODELS, DEFAULTS
+    from tools.core.fetch import FetchError, fetch_model, pinned_model
+    from tools.core.pins import DEFAULT_MODELS, DEFAULTS
 
     try:
         models = DEFAULT_MODELS if name == DEFAULTS else [pinned_model(name)]
@@ -93,30 +93,30 @@ def _fetch_models(name: str, url: str | None, prog: str) -> int:
 def _list_models() -> None:
     """Print each perception tool's registered backends (default first) and whether each pinned model is
     fetched."""
-    import tools.asr
-    import tools.embedders
-    import tools.expression
-    import tools.faces
-    import tools.gaze
-    import tools.gestures
-    import tools.identity
-    import tools.text
-    import tools.voice_emotion
-    import tools.voices
+    import tools.perception.asr
+    import tools.perception.embedders
+    import tools.perception.expression
+    import tools.perception.faces
+    import tools.perception.gaze
+    import tools.perception.gestures
+    import tools.perception.identity
+    import tools.perception.text
+    import tools.perception.voice_emotion
+    import tools.perception.voices
     from memory.index_config import IndexConfig
-    from tools.engine import PerceptionConfig
-    from tools.fetch import fetched
-    from tools.pins import DEFAULTS, PINNED_MODELS
+    from tools.core.fetch import fetched
+    from tools.core.pins import DEFAULTS, PINNED_MODELS
+    from tools.perception.engine import PerceptionConfig
 
     cfg, perception = IndexConfig(), PerceptionConfig()
-    rows = [(tools.faces.FACE_DETECTORS, perception.face_backend),
-            (tools.expression.EXPRESSION_CLASSIFIERS, perception.expression_backend),
-            (tools.gaze.GAZE_ESTIMATORS, perception.gaze_backend),
-            (tools.gestures.GESTURE_RECOGNIZERS, perception.gesture_backend),
-            (tools.identity.FACE_IDENTITIES, perception.identity_backend),
-            (tools.asr.ASR_BACKENDS, cfg.asr_backend), (tools.voice_emotion.VOICE_EMOTION, cfg.voice_backend),
-            (tools.voices.VOICE_IDENTITIES, cfg.voice_id_backend),
-            (tools.text.TEXT_ENCODERS, "onnx"), (tools.embedders.CLIP_EMBEDDERS, cfg.embedder)]
+    rows = [(tools.perception.faces.FACE_DETECTORS, perception.face_backend),
+            (tools.perception.expression.EXPRESSION_CLASSIFIERS, perception.expression_backend),
+            (tools.perception.gaze.GAZE_ESTIMATORS, perception.gaze_backend),
+            (tools.perception.gestures.GESTURE_RECOGNIZERS, perception.gesture_backend),
+            (tools.perception.identity.FACE_IDENTITIES, perception.identity_backend),
+            (tools.perception.asr.ASR_BACKENDS, cfg.asr_backend), (tools.perception.voice_emotion.VOICE_EMOTION, cfg.voice_backend),
+            (tools.perception.voices.VOICE_IDENTITIES, cfg.voice_id_backend),
+            (tools.perception.text.TEXT_ENCODERS, "onnx"), (tools.perception.embedders.CLIP_EMBEDDERS, cfg.embedder)]
     for registry, default in rows:
         names = sorted(registry.names(), key=lambda n: n != default)
         print(f"{registry.tool:<14} " + ", ".join(f"{n} (default)" if n == default else n for n in names))
@@ -184,8 +184,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> int:
-    """The console script: ``main()`` with Ctrl-C ending in one line and exit 130 (``tools.runtime``)."""
-    from tools.runtime import exit_on_interrupt
+    """The console script: ``main()`` with Ctrl-C ending in one line and exit 130 (``tools.core.runtime``)."""
+    from tools.core.runtime import exit_on_interrupt
 
     exit_on_interrupt()
     return main()

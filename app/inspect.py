@@ -3,7 +3,7 @@
 Indexes the video (or reads the cached index), runs faces, gaze and gestures over the whole video at
 ``--fps`` (cached per chunk), and prints its shots, person tracks (with thumbnail paths), transcript
 segments with their voice and speaker, and the social event timeline, so a person can check the tools
-by eye. ``--json`` also holds each person's affect timeline (``tools.timeline``: smoothed readings, baseline,
+by eye. ``--json`` also holds each person's affect timeline (``tools.signals.timeline``: smoothed readings, baseline,
 salience, change points).
 """
 
@@ -12,15 +12,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tools.argtypes import number
+from tools.core.argtypes import number
 
 
 def track_expression_series(index) -> dict[str, list[dict]]:
-    """Per track, time-ordered AffectNet-8 probabilities smoothed over 3 observations (tools.events)."""
+    """Per track, time-ordered AffectNet-8 probabilities smoothed over 3 observations (tools.signals.events)."""
     import numpy as np
 
-    from tools.events import smooth_track_expressions
-    from tools.schema import AFFECTNET8
+    from tools.core.schema import AFFECTNET8
+    from tools.signals.events import smooth_track_expressions
 
     faces = {f.id: f for fr in index.affect for f in fr.faces}
     out = {}
@@ -47,8 +47,8 @@ def whole_video_events(index, fps: float) -> list:
     """Expression changes and the social timeline (gaze, pointing, addressing) over the whole video,
     from the engine's observations at ``fps`` (stored per chunk), numbered ``e<i>`` in time order."""
     from indexing.observe import observe_span
-    from tools.events import expression_changes, social_timeline
-    from tools.social import social_frames
+    from tools.signals.events import expression_changes, social_timeline
+    from tools.signals.social import social_frames
 
     stored, _ = observe_span(index, fps, 0.0, index.info.duration_s)
     frames = social_frames([fr for fr, _ in stored], index.face_person)
@@ -63,8 +63,8 @@ def print_index(con, video: str, index, events: list) -> None:
     """Shots, person tracks, transcript (kept and rejected segments), warnings and events, on ``con``."""
     from rich.table import Table
 
-    from tools.terminal import markup_safe as safe
-    from tools.transcript import transcript_warnings
+    from tools.core.terminal import markup_safe as safe
+    from tools.signals.transcript import transcript_warnings
 
     con.print(f"[bold]{safe(video)}[/bold]: {index.info.duration_s:.1f} s, shot cuts at "
               f"{', '.join(f'{c:.2f}' for c in index.cuts) or 'none'} s")
@@ -108,15 +108,15 @@ def print_index(con, video: str, index, events: list) -> None:
 def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int:
     """Run the ``inspect`` command; returns the exit code (2: unusable video)."""
     args = build_parser(prog).parse_args(argv)
-    from tools.runtime import configure_runtime
+    from tools.core.runtime import configure_runtime
 
     configure_runtime(args.cache_dir)
     from rich.console import Console
 
     from indexing.build import open_index
     from memory.index_config import IndexConfig
-    from tools.media import VideoError, probe
-    from tools.terminal import printable
+    from tools.core.media import VideoError, probe
+    from tools.core.terminal import printable
 
     try:
         use_audio = not args.no_audio and probe(args.video).has_audio

@@ -3,7 +3,7 @@
 One file, no network at view time (styles, script and images inlined): the video's timeline with the
 returned moments as bands, one row per person track with its facial expression over time (colour =
 AffectNet-8 label, opacity = probability) and the change points of that person's affect timeline
-(``tools.timeline``: red bars, the emotions before and after on hover), social events and gestures as marks, utterances with the
+(``tools.signals.timeline``: red bars, the emotions before and after on hover), social events and gestures as marks, utterances with the
 transcript on hover, a thumbnail strip per moment, and each moment's rationale with links from every
 cited evidence item to its place on the timeline. When the video file sits beside the report, an
 embedded ``<video>`` seeks to a moment or evidence item on click.
@@ -21,7 +21,7 @@ from urllib.parse import quote
 from agents.schema import Answer
 from memory.cache import write_output
 from memory.store import VideoIndex
-from tools.media import iter_frames
+from tools.core.media import iter_frames
 
 #: One colour per AffectNet-8 label (colour-blind-safe Okabe-Ito palette plus grey for neutral).
 LABEL_COLOURS = {"neutral": "#999999", "happiness": "#E69F00", "sadness": "#0072B2", "surprise": "#56B4E9",

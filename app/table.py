@@ -29,7 +29,7 @@ def print_answer(answer, console) -> None:
     chosen option of a multiple-choice question and a closing line."""
     from rich.table import Table
 
-    from tools.terminal import markup_safe as safe
+    from tools.core.terminal import markup_safe as safe
 
     intent = answer.intent
     console.print(f"[bold]{safe(answer.query)}[/bold]  ({safe(Path(answer.video).name)}, {answer.duration_s:.1f} s)")

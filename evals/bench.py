@@ -20,7 +20,7 @@ from typing import TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from agents.taxonomy import DEFAULT, load_taxonomy
-from tools.schema import Modality, TimeSpan, first_error
+from tools.core.schema import Modality, TimeSpan, first_error
 
 Item = TypeVar("Item", bound=BaseModel)
 

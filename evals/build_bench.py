@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.media import VideoError, iter_frames, load_audio, probe
-from tools.video_out import VideoWriter
+from tools.core.media import VideoError, iter_frames, load_audio, probe
+from tools.core.video_out import VideoWriter
 
 VIDEO_EXTS = {".mp4", ".avi", ".mov", ".mkv", ".flv", ".webm", ".m4v"}
 

@@ -39,9 +39,9 @@ import numpy as np
 from evals.build_bench import TEMPLATES, letterbox
 from evals.data.assemble import default_root, in_fusion_fold, load_manifest
 from evals.questions import split as question_split
-from tools.media import load_audio
-from tools.schema import AFFECTNET8
-from tools.video_out import VideoWriter
+from tools.core.media import load_audio
+from tools.core.schema import AFFECTNET8
+from tools.core.video_out import VideoWriter
 
 SIZE, FPS, RATE = (640, 360), 25, 16_000
 EMOTIONAL = [e for e in AFFECTNET8 if e != "neutral"]

@@ -84,7 +84,7 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
     ground-truth moment length (QVHighlights' buckets, ``length_bucket``); emotion scores over the label
     set ``labels``; rationale and grounding scores; cost.
 
-    ``encoder`` (a ``tools.text.TextEncoder``) is needed for the rationale similarities; without it
+    ``encoder`` (a ``tools.perception.text.TextEncoder``) is needed for the rationale similarities; without it
     they are left out. Returns a JSON-serialisable dict.
     """
     loc = empty_localization()

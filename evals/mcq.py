@@ -107,7 +107,7 @@ def predict_mcq(method: str, item: McqItem, video: Path, ctx) -> McqPrediction:
 def evaluate_mcq(items: list[McqItem], predictions: dict[str, McqPrediction], encoder=None) -> dict:
     """Accuracy (an item without a prediction counts as wrong) and, over items with a reference trace
     and a predicted one, the mean of Social Genome's trace metrics (``evals.metrics``); the semantic
-    ones need ``encoder`` (a ``tools.text.TextEncoder``)."""
+    ones need ``encoder`` (a ``tools.perception.text.TextEncoder``)."""
     right, traces = [], {}
     for item in items:
         pred = predictions.get(item.id)

@@ -31,7 +31,7 @@ from indexing.build import open_index
 from indexing.clips import clip_windows
 from memory.index_config import IndexConfig
 from memory.store import VideoIndex
-from tools.media import probe
+from tools.core.media import probe
 
 METHODS = ("graph", "clip_only", "reading", "uniform", "random")
 
@@ -142,7 +142,7 @@ def _clip_only(video: Path, query: str, ctx: MethodContext) -> tuple[list[Predic
 
 
 def _reading(video: Path, query: str, ctx: MethodContext) -> tuple[list[PredictedMoment], int, int, dict]:
-    from tools.schema import AFFECTNET8
+    from tools.core.schema import AFFECTNET8
 
     index = ctx.index(video)
     taxonomy = load_taxonomy(_labels(ctx))

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tools.schema import AFFECTNET8, temporal_iou
+from tools.core.schema import AFFECTNET8, temporal_iou
 
 Span = tuple[float, float]
 #: tIoU thresholds of the mAP (QVHighlights): 0.50, 0.55, ..., 0.95.
@@ -219,7 +219,7 @@ def rationale_similarity(pred_steps: Sequence[str], ref_steps: Sequence[str], en
 
 def emotion_words(text: str) -> set[str]:
     """Emotion vocabulary words in ``text``: AffectNet-8 names and the lexicon's description words."""
-    from tools.lexicon import EMOTION_DESCRIPTIONS, content_words
+    from tools.signals.lexicon import EMOTION_DESCRIPTIONS, content_words
 
     vocab = set(AFFECTNET8) | {w for phrases in EMOTION_DESCRIPTIONS.values() for p in phrases for w in content_words(p)}
     return {w for w in re.findall(r"[a-z]+", text.lower()) if w in vocab}

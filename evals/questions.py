@@ -9,7 +9,7 @@ import json
 import random
 from pathlib import Path
 
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 QUESTIONS = Path(__file__).parent / "data" / "questions.jsonl"
 #: Questions of each emotion that go to the test split (the rest are dev).

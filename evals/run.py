@@ -33,9 +33,9 @@ from graphs.flags import add_setting_flags
 from memory.index_config import IndexConfig
 from memory.jsonl import JsonlLog
 from memory.store import library_versions
-from tools.argtypes import number
-from tools.expression import EXPRESSION_CLASSIFIERS
-from tools.runtime import DeviceError, check_device, configure_runtime
+from tools.core.argtypes import number
+from tools.core.runtime import DeviceError, check_device, configure_runtime
+from tools.perception.expression import EXPRESSION_CLASSIFIERS
 
 
 def _commit() -> str | None:
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defau
     config.update(index_config=index_config.model_dump(), settings=settings)
     ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,
                         index_config=index_config, settings=settings)
-    from tools.text import load_text_encoder
+    from tools.perception.text import load_text_encoder
 
     done = _predict_all(items, args, lambda it: fmt.predict(args.method, it, it.video_path(args.bench), ctx),
                         lambda it, err: fmt.failed(args.method, it, err), fmt.prediction,

@@ -36,8 +36,8 @@ import numpy as np
 from evals.build_bench import letterbox
 from evals.data.assemble import default_root, load_manifest
 from evals.metrics import bootstrap_interval
-from tools.schema import AFFECTNET8
-from tools.video_out import VideoWriter
+from tools.core.schema import AFFECTNET8
+from tools.core.video_out import VideoWriter
 
 SIZE, FPS, RATE = (640, 360), 25, 16_000
 #: Length (s) of one emotion's segment, drawn uniformly per segment.

@@ -34,7 +34,7 @@ from pydantic import ValidationError
 from evals.bench import BenchError, BenchItem, canonical_emotions
 from evals.evaluate import moment_format
 from evals.formats import register_format
-from tools.schema import first_error
+from tools.core.schema import first_error
 
 #: File extensions taken for videos under ``--videos``.
 VIDEO_EXTENSIONS = (".mp4", ".mkv", ".webm", ".avi", ".mov", ".m4v")

@@ -78,7 +78,7 @@ def resolve_context(context: RunContext | GraphContext) -> RunContext:
     or built on first use) with the named LLM and default settings, the same object for the same values.
 
     Raises:
-        tools.media.VideoError: the video cannot be read (plain values only).
+        tools.core.media.VideoError: the video cannot be read (plain values only).
     """
     return context if isinstance(context, RunContext) else _opened(context.video, context.llm, context.cache_dir)
 

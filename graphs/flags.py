@@ -1,9 +1,9 @@
 """Command-line flags derived from the settings model, so each knob is declared once (``graphs.settings.Settings``).
 
 A field ``top_k: int = Field(5, ge=1, le=100, description=...)`` becomes ``--top-k`` with ``type=number(1, 100,
-integer=True)`` (``tools.argtypes``), its description as help, " (default 5)" appended; a ``bool`` field becomes a
+integer=True)`` (``tools.core.argtypes``), its description as help, " (default 5)" appended; a ``bool`` field becomes a
 ``store_true`` flag, a ``Literal`` field a flag with those choices, a field whose ``json_schema_extra`` names the
-expression ``registry`` a flag offering that registry's names (a backend registered in ``tools.expression`` is
+expression ``registry`` a flag offering that registry's names (a backend registered in ``tools.perception.expression`` is
 offered with no other edit). ``json_schema_extra`` may also give the flag's name (``flag``), ``aliases``,
 ``metavar`` and its ``--help`` ``group``. The flags ``ask``, ``batch`` and ``eval`` share are made here, so their
 names, bounds and help agree with the settings that ``AFFECTSEEK_*`` variables and the TOML file set.
@@ -19,7 +19,7 @@ from annotated_types import Ge, Gt, Le
 from pydantic.fields import FieldInfo
 
 from graphs.settings import Settings
-from tools.argtypes import number
+from tools.core.argtypes import number
 
 
 def _number_type(name: str, field: FieldInfo, integer: bool):
@@ -40,7 +40,7 @@ def _registry_choices(name: str) -> tuple[list[str], str]:
     """The names of the backend registry ``name`` and a help line naming each."""
     if name != "expression":
         raise KeyError(f"no registry {name!r} for a settings flag")
-    from tools.expression import DEFAULT_EXPRESSION, EXPRESSION_CLASSIFIERS
+    from tools.perception.expression import DEFAULT_EXPRESSION, EXPRESSION_CLASSIFIERS
 
     return EXPRESSION_CLASSIFIERS.names(), EXPRESSION_CLASSIFIERS.help(DEFAULT_EXPRESSION)
 

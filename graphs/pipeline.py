@@ -26,9 +26,9 @@ from graphs.affect_graph import compiled_graph, describe_step
 from indexing.build import open_index as _open_index
 from memory.index_config import IndexConfig
 from memory.store import VideoIndex
-from tools.engine import device_notes
-from tools.media import video_warnings
-from tools.transcript import transcript_warnings
+from tools.core.media import video_warnings
+from tools.perception.engine import device_notes
+from tools.signals.transcript import transcript_warnings
 
 MAX_QUERY_CHARS = 2000
 #: Answer options of a multiple-choice question at most (Social-IQ 2.0 has 4, HumanSense up to 5).
@@ -132,7 +132,7 @@ def open_index(video: str | os.PathLike, config: IndexConfig | None = None, cach
         progress: a ``rich.progress.Progress`` for indexing stages, or None.
 
     Raises:
-        tools.media.VideoError: unusable video.
+        tools.core.media.VideoError: unusable video.
     """
     return _open_index(video, config or IndexConfig(), cache_dir, progress)
 
@@ -177,7 +177,7 @@ def run_query(video: str | os.PathLike, query: str, index_config: IndexConfig | 
 
     Raises:
         QueryError: empty query, or one longer than ``MAX_QUERY_CHARS``; options as ``check_options``.
-        tools.media.VideoError: unusable video.
+        tools.core.media.VideoError: unusable video.
     """
     query = check_query(query)
     options = check_options(options)

@@ -3,7 +3,7 @@
 Precedence, highest first: flags given on the command line; environment variables named
 ``AFFECTSEEK_<FIELD>`` (``AFFECTSEEK_TOP_K=3``, ``AFFECTSEEK_LLM=openai/gpt-4o-mini``); a TOML file
 named by ``--config FILE`` or ``$AFFECTSEEK_CONFIG`` with the same field names (``top_k = 3``); the
-defaults below. The cache root keeps its own variable, ``$AFFECTSEEK_CACHE`` (``tools.registry``).
+defaults below. The cache root keeps its own variable, ``$AFFECTSEEK_CACHE`` (``tools.core.registry``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from agents.state import RunSettings
 from agents.taxonomy import resolve_labels
 from memory.index_config import IndexConfig
-from tools.expression import DEFAULT_EXPRESSION
-from tools.runtime import DEVICE_PATTERN, check_device
-from tools.schema import first_error
+from tools.core.runtime import DEVICE_PATTERN, check_device
+from tools.core.schema import first_error
+from tools.perception.expression import DEFAULT_EXPRESSION
 
 _CONFIG_FILE: contextvars.ContextVar[Path | None] = contextvars.ContextVar("affectseek_config_file", default=None)
 
@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     @field_validator("expression_backend")
     @classmethod
     def _known_expression_backend(cls, v: str) -> str:
-        from tools.expression import EXPRESSION_CLASSIFIERS
+        from tools.perception.expression import EXPRESSION_CLASSIFIERS
 
         return EXPRESSION_CLASSIFIERS.check(v)  # UnknownBackendError (a ValueError) becomes a SettingsError
 
@@ -144,14 +144,14 @@ class Settings(BaseSettings):
         return v
 
     def check_device(self) -> None:
-        """Check that ``device`` can run the models these settings load (``tools.runtime.check_device``:
+        """Check that ``device`` can run the models these settings load (``tools.core.runtime.check_device``:
         torch always, onnxruntime when the expression backend runs an ONNX model, CTranslate2 unless ``no_audio``);
         nothing is imported for ``cpu``.
 
         Raises:
-            tools.runtime.DeviceError: CUDA was asked for and is not available (one line, for the user).
+            tools.core.runtime.DeviceError: CUDA was asked for and is not available (one line, for the user).
         """
-        from tools.expression import EXPRESSION_CLASSIFIERS
+        from tools.perception.expression import EXPRESSION_CLASSIFIERS
 
         check_device(self.device, onnx=EXPRESSION_CLASSIFIERS.runs_onnx(self.expression_backend),
                      ctranslate2=not self.no_audio)
@@ -179,7 +179,7 @@ class Settings(BaseSettings):
 
     def resolved_transcript_encoder(self) -> str:
         """The index's ``transcript_encoder``: ``auto`` (decided by the transcript's language,
-        ``tools.text.transcript_encoder_for``) when a multilingual Whisper (an ``asr_model`` whose name does
+        ``tools.perception.text.transcript_encoder_for``) when a multilingual Whisper (an ``asr_model`` whose name does
         not end in ``.en``) writes the spoken language (task transcribe, language not forced to English),
         else ``minilm``; an explicit choice as it is."""
         if self.transcript_encoder != "auto":

@@ -3,8 +3,8 @@
 ``open_index`` returns the cached index when one exists for (file content, config) and builds it
 otherwise. A build runs the visual pass (``indexing.visual``: frames at 1 fps through the perception
 engine, shot cuts, tracks), the speech pass (``indexing.speech``: ASR with word timestamps), derives
-voice turns (``tools.diarization``), utterances with their speakers and voices and the social event
-timeline (``tools.social``, ``tools.events``), makes the clips and their vectors (``indexing.clips``), and
+voice turns (``tools.signals.diarization``), utterances with their speakers and voices and the social event
+timeline (``tools.signals.social``, ``tools.signals.events``), makes the clips and their vectors (``indexing.clips``), and
 stores it all (``memory.store``) in a staging directory that is renamed into place only when complete.
 """
 
@@ -33,19 +33,19 @@ from memory.store import (
     load_matching_index,
     save_index,
 )
-from tools.asr import SAMPLE_RATE
-from tools.captions import CaptionError, KeyframeCaptioner, caption_times
-from tools.diarization import VoiceTurn, cluster_voices, link_voices, speech_windows, voice_of, voice_turns
-from tools.engine import FrameObservation, load_engine
-from tools.events import SocialEvent, expression_changes, gaze_and_pointing_events
-from tools.media import VideoError, VideoInfo, iter_frames, probe
-from tools.prosody import prosody
-from tools.schema import Transcript
-from tools.social import SpeechTurn, social_frames, speaker_of
-from tools.text import load_text_encoder, load_transcript_encoder, transcript_encoder_for
-from tools.tracks import TrackSummary
-from tools.voice_emotion import load_voice_emotion
-from tools.voices import load_voice_identity
+from tools.core.media import VideoError, VideoInfo, iter_frames, probe
+from tools.core.schema import Transcript
+from tools.perception.asr import SAMPLE_RATE
+from tools.perception.captions import CaptionError, KeyframeCaptioner, caption_times
+from tools.perception.engine import FrameObservation, load_engine
+from tools.perception.prosody import prosody
+from tools.perception.text import load_text_encoder, load_transcript_encoder, transcript_encoder_for
+from tools.perception.voice_emotion import load_voice_emotion
+from tools.perception.voices import load_voice_identity
+from tools.signals.diarization import VoiceTurn, cluster_voices, link_voices, speech_windows, voice_of, voice_turns
+from tools.signals.events import SocialEvent, expression_changes, gaze_and_pointing_events
+from tools.signals.social import SpeechTurn, social_frames, speaker_of
+from tools.signals.tracks import TrackSummary
 
 #: Run the speech pass beside the visual pass (``build_index``); ``AFFECTSEEK_OVERLAP_SPEECH=0`` runs
 #: them one after the other. Measured on 10 minutes of dialogue, 2 cores: index RTF 4.8 -> 6.0.
@@ -76,7 +76,7 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
     last finished chunk on the next call (``manifest["resumed_chunks"]`` counts what it reused).
 
     Raises:
-        tools.media.VideoError: the file is not a usable video, or has no audio track while
+        tools.core.media.VideoError: the file is not a usable video, or has no audio track while
             ``config.use_audio`` is set.
     """
     timings: dict[str, float] = {}
@@ -108,7 +108,7 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
 
 
 def diarize(audio: np.ndarray, transcript: Transcript, backend: str, device: str = "cpu") -> list[VoiceTurn]:
-    """Voice turns of the speech regions (``tools.diarization`` over ``tools.voices`` ``backend`` on ``device``)."""
+    """Voice turns of the speech regions (``tools.signals.diarization`` over ``tools.perception.voices`` ``backend`` on ``device``)."""
     windows = speech_windows(transcript.speech_regions)
     if not windows:
         return []
@@ -123,7 +123,7 @@ def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSu
     ``e<i>`` in time order; ``observed`` carries each face's track id. People are named by their person id
     across shots (``TrackSummary.person``; the track id without re-identification). An utterance's speaker
     is the person whose lips move with it, else the person its voice is linked to
-    (``tools.diarization.link_voices``)."""
+    (``tools.signals.diarization.link_voices``)."""
     person = {t.track_id: t.person_id for t in tracks}
     frames = social_frames(observed, lambda f: person.get(f.track_id, f.track_id) if f.track_id is not None else None)
     spans = []
@@ -148,7 +148,7 @@ def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSu
 def caption_keyframes(info: VideoInfo, cuts: list[float], cfg: IndexConfig, progress
                       ) -> tuple[KeyframeCaptioner, list[tuple[float, str]]]:
     """(the captioner with its counts, (keyframe time, caption) pairs) for ``cfg.caption_model``
-    (``tools.captions``); keyframes that fail are skipped.
+    (``tools.perception.captions``); keyframes that fail are skipped.
 
     Raises:
         CaptionError: no keyframe could be captioned (the model is unreachable or answers nothing).

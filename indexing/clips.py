@@ -2,7 +2,7 @@
 
 A clip is a time window (default 4 s every 2 s, the VQAU setting). Each gets the mean AffectNet-8
 expression of the faces seen in it, the recognised words, the vocal emotion over its detected speech
-(``tools.voice_emotion``), what it sounds like beyond words (music, noise, a swell; ``tools.sound``), up
+(``tools.perception.voice_emotion``), what it sounds like beyond words (music, noise, a swell; ``tools.perception.sound``), up
 to three social events, and a plain-words descriptor that the text-side embedder indexes (with a CLIP
 embedder: the mean of the clip's frame vectors instead).
 """
@@ -14,12 +14,12 @@ from typing import Literal
 import numpy as np
 
 from memory.store import Clip
-from tools.asr import SAMPLE_RATE
-from tools.captions import scene_of
-from tools.events import SocialEvent
-from tools.lexicon import EMOTION_DESCRIPTIONS
-from tools.schema import AFFECTNET8, FrameFaces, Transcript
-from tools.sound import describe_sound, sound_stats
+from tools.core.schema import AFFECTNET8, FrameFaces, Transcript
+from tools.perception.asr import SAMPLE_RATE
+from tools.perception.captions import scene_of
+from tools.perception.sound import describe_sound, sound_stats
+from tools.signals.events import SocialEvent
+from tools.signals.lexicon import EMOTION_DESCRIPTIONS
 
 
 def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tuple[float, float]]:
@@ -44,7 +44,7 @@ def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tu
 def describe_clip(expression: dict[str, float], max_faces: int, speech: str, events: list[str] = (),
                   sound: str | None = None, scene: str | None = None) -> str:
     """Descriptor text of a clip: its keyframe's caption (``scene``), what faces showed, what was said,
-    what else was heard (``sound``, from ``tools.sound.describe_sound``) and the social events, in plain words."""
+    what else was heard (``sound``, from ``tools.perception.sound.describe_sound``) and the social events, in plain words."""
     parts = [f"scene: {scene}"] if scene else []
     if max_faces:
         ranked = sorted(expression.items(), key=lambda kv: -kv[1])[:2]
@@ -91,7 +91,7 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
                caption_every_s: float = 10.0) -> list[Clip]:
     """One ``Clip`` per window (seconds), ids ``c<i>``; ``voice`` is a voice-emotion model or None; an
     empty ``audio`` (``--no-audio``) gives no sound; ``captions`` are (keyframe time, caption) pairs
-    (``tools.captions``)."""
+    (``tools.perception.captions``)."""
     regions = transcript.speech_regions or [(s.start_s, s.end_s) for s in transcript.segments]
     clips = []
     for i, (s, e) in enumerate(windows):

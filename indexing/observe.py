@@ -1,6 +1,6 @@
 """Stored perception of a video span: the engine's observations, kept per chunk in the video's cache.
 
-``observe_span`` asks the perception engine (``tools.engine``) for faces + expression, gaze and hands
+``observe_span`` asks the perception engine (``tools.perception.engine``) for faces + expression, gaze and hands
 on a span at a frame rate and stores the records per chunk of the index's clip stride
 (``perception/<tool key>/<start>-<end>.json``, written atomically), so any caller that asks again for
 an overlapping span (a later candidate, re-query round or query, or ``affectseek inspect``) reads them back
@@ -17,12 +17,12 @@ from pathlib import Path
 
 from memory.cache import read_json, write_json
 from memory.store import VideoIndex
-from tools.engine import FrameObservation, PerceptionEngine, load_engine
-from tools.media import iter_frames, sampling_start
+from tools.core.media import iter_frames, sampling_start
+from tools.perception.engine import FrameObservation, PerceptionEngine, load_engine
 
 #: Version of what a stored chunk holds; raised when the engine's records change for the same models
-#: (2: gaze targets drop shared attention, ``tools.gaze.SHARED_ATTENTION_COS``; 3: times on the file's clock,
-#: frames on the grid of the first video frame, ``tools.media.sampling_start``).
+#: (2: gaze targets drop shared attention, ``tools.perception.gaze.SHARED_ATTENTION_COS``; 3: times on the file's clock,
+#: frames on the grid of the first video frame, ``tools.core.media.sampling_start``).
 OBSERVATION_VERSION = 3
 
 

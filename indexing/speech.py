@@ -2,7 +2,7 @@
 
 ``transcribe_track`` decodes the audio once (16 kHz mono), cuts it into chunks of about ``chunk_s``
 seconds at the quietest 100 ms before each nominal cut (``asr_chunks``), transcribes each chunk with
-the configured ASR backend (``tools.asr``; its speech guards drop hallucinated segments) and joins the
+the configured ASR backend (``tools.perception.asr``; its speech guards drop hallucinated segments) and joins the
 chunk transcripts (``merge_transcripts``). Each finished chunk is a checkpoint, so a killed build
 resumes after the last one.
 """
@@ -13,10 +13,10 @@ import numpy as np
 
 from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
-from tools.asr import SAMPLE_RATE, load_asr
-from tools.media import VideoInfo, load_audio
-from tools.schema import Transcript, TranscriptSegment, Word
-from tools.text import spoken_language, transcript_encoder_for, transcript_encoder_note
+from tools.core.media import VideoInfo, load_audio
+from tools.core.schema import Transcript, TranscriptSegment, Word
+from tools.perception.asr import SAMPLE_RATE, load_asr
+from tools.perception.text import spoken_language, transcript_encoder_for, transcript_encoder_note
 
 ASR_CHUNK_S = 300.0
 """Audio seconds per transcription chunk; each cut is moved to the quietest point before it."""
@@ -86,7 +86,7 @@ def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progr
     transcript) and its transcript; without ``cfg.use_audio`` an empty track and an empty transcript.
 
     Raises:
-        tools.registry.BackendUnavailableError: the ASR backend cannot load.
+        tools.core.registry.BackendUnavailableError: the ASR backend cannot load.
     """
     if not cfg.use_audio:
         task = progress.add_task("transcribe", total=1)

@@ -1,12 +1,12 @@
 """The index build's visual pass: sampled frames observed once, chunk by chunk, with shot cuts and tracks.
 
 ``observe_video`` decodes the video at the index frame rate (default 1 fps) in checkpointed chunks of
-``chunk_s`` seconds; each frame goes through the perception engine (``tools.engine``: faces +
+``chunk_s`` seconds; each frame goes through the perception engine (``tools.perception.engine``: faces +
 AffectNet-8 expression, gaze and lip activity, and hands with gestures and body pose unless
 ``IndexConfig.index_gestures`` is off) and, with a CLIP embedder, the image encoder; every decoded frame, sampled
-or not, adds to the luma-change trace from which hard shot cuts are found at frame accuracy (``tools.shots``). Faces are
-then linked into tracks within shots (``tools.tracks.link_tracks``), each track gets a thumbnail, and
-tracks are re-identified across shots by face identity descriptors (``tools.tracks.reidentify``).
+or not, adds to the luma-change trace from which hard shot cuts are found at frame accuracy (``tools.signals.shots``). Faces are
+then linked into tracks within shots (``tools.signals.tracks.link_tracks``), each track gets a thumbnail, and
+tracks are re-identified across shots by face identity descriptors (``tools.signals.tracks.reidentify``).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ import numpy as np
 
 from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
-from tools.crops import box_in_crop, crop_face
-from tools.engine import FrameObservation, PerceptionEngine
-from tools.media import VideoInfo, iter_frames, sampling_start
-from tools.schema import Box, FrameFaces
-from tools.shots import ChangeTrace, hard_cuts
-from tools.tracks import TrackSummary, link_tracks, reidentify
+from tools.core.media import VideoInfo, iter_frames, sampling_start
+from tools.core.schema import Box, FrameFaces
+from tools.perception.crops import box_in_crop, crop_face
+from tools.perception.engine import FrameObservation, PerceptionEngine
+from tools.signals.shots import ChangeTrace, hard_cuts
+from tools.signals.tracks import TrackSummary, link_tracks, reidentify
 
 VISUAL_CHUNK_S = 60.0
 """Video seconds of sampled frames per checkpoint (60 s = 60 frames at the default 1 fps)."""
@@ -123,7 +123,7 @@ def _observe_chunk(info: VideoInfo, cfg: IndexConfig, start_s: float, end_s: flo
 def chunk_frames(info: VideoInfo, fps: float, start_s: float, end_s: float | None,
                  trace: ChangeTrace) -> Iterator[tuple[float, np.ndarray]]:
     """The frames sampled at ``fps`` in [start_s, end_s) on the grid of the video's first frame
-    (``tools.media.sampling_start``), every decoded frame added to ``trace``. The decoder seeks a second before
+    (``tools.core.media.sampling_start``), every decoded frame added to ``trace``. The decoder seeks a second before
     ``start_s``, so the frames between the chunk before's last one and this chunk's first sample are decoded and
     added (``trace`` skips those it already has)."""
     first = sampling_start(info, start_s, fps)
@@ -162,8 +162,8 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
     """Save each track's most confident face crop (kept from the pass, ``face_jpeg``) as its thumbnail under
     ``out/thumbs`` and, with an ``engine``, re-identify tracks across shots: each track's identity
     descriptor is the mean over its ``REID_FACES`` most confident faces of at least ``REID_MIN_FACE_PX``
-    pixels (``tools.identity`` on the kept crops), read as ``TrackSummary.appearance`` (``tools.appearance``),
-    and ``tools.tracks.reidentify`` gives each track its ``person``."""
+    pixels (``tools.perception.identity`` on the kept crops), read as ``TrackSummary.appearance`` (``tools.perception.appearance``),
+    and ``tools.signals.tracks.reidentify`` gives each track its ``person``."""
     import cv2
 
     faces = {f.id: f for fr in affect for f in fr.faces}

@@ -29,8 +29,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tools.registry import cache_root
-from tools.runtime import in_flight
+from tools.core.registry import cache_root
+from tools.core.runtime import in_flight
 
 
 def default_cache_dir() -> Path:

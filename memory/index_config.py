@@ -11,8 +11,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from memory.cache import config_key
-from tools.engine import PerceptionConfig
-from tools.expression import DEFAULT_EXPRESSION
+from tools.perception.engine import PerceptionConfig
+from tools.perception.expression import DEFAULT_EXPRESSION
 
 INDEX_FORMAT = 18
 """Version of the stored layout and of what the build computes; part of the cache key."""
@@ -40,31 +40,31 @@ class IndexConfig(BaseModel):
     language: str | None = None
     transcript_encoder: Literal["minilm", "use-multilingual", "auto"] = Field(
         "minilm", description="sentence encoder of the transcript segments and the questions searched against them "
-                              "(tools.text.load_transcript_encoder): minilm (English), use-multilingual, or auto: "
-                              "use-multilingual when the transcript is not in English (tools.text.transcript_encoder_for)")
+                              "(tools.perception.text.load_transcript_encoder): minilm (English), use-multilingual, or auto: "
+                              "use-multilingual when the transcript is not in English (tools.perception.text.transcript_encoder_for)")
     face_backend: str = "mediapipe"
     expression_backend: str = DEFAULT_EXPRESSION
     identity_backend: str | None = Field("dlib", description="face identity model that re-identifies people "
-                                         "across shots (tools.identity); None: tracks stay per shot")
+                                         "across shots (tools.perception.identity); None: tracks stay per shot")
     voice_backend: str | None = "voice8"
     voice_id_backend: str | None = Field("ge2e", description="voice identity model that diarizes speech "
-                                         "(tools.voices, tools.diarization); None: no voice field")
+                                         "(tools.perception.voices, tools.signals.diarization); None: no voice field")
     use_audio: bool = True
     index_gestures: bool = Field(True, description="hands and body pose in the index's frame-rate pass, so the "
                                  "whole-video event timeline the localizer searches has gestures; False: gaze only")
-    caption_model: str | None = Field(None, description="litellm vision model that captions keyframes (tools.captions)")
+    caption_model: str | None = Field(None, description="litellm vision model that captions keyframes (tools.perception.captions)")
     caption_every_s: float = Field(10.0, gt=0, description="a keyframe at least every this many seconds of a shot")
     device: str = Field("cpu", description="cpu, cuda or cuda:N: where the torch and ONNX models run (CLIP, ASR, "
                         "text encoders, expression, voice identity); not part of the cache key")
 
     def perception(self) -> PerceptionConfig:
-        """The perception engine's config (``tools.engine``) this index config names, on its ``device``."""
+        """The perception engine's config (``tools.perception.engine``) this index config names, on its ``device``."""
         return PerceptionConfig(face_backend=self.face_backend, expression_backend=self.expression_backend,
                                 identity_backend=self.identity_backend or "dlib", device=self.device)
 
     def clip_embedder(self):
-        """The (cached) clip embedder this config names (``tools.embedders``)."""
-        from tools.embedders import load_clip_embedder
+        """The (cached) clip embedder this config names (``tools.perception.embedders``)."""
+        from tools.perception.embedders import load_clip_embedder
 
         if self.embedder == "openclip":
             return load_clip_embedder("openclip", model=self.openclip_model, checkpoint=self.openclip_checkpoint,

@@ -25,14 +25,14 @@ from pydantic import BaseModel, Field
 from memory.cache import VideoCache, read_json, write_json
 from memory.index import VectorIndex
 from memory.index_config import INDEX_FORMAT, IndexConfig
-from tools.diarization import VoiceTurn
-from tools.events import SocialEvent
-from tools.media import VideoInfo
-from tools.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
-from tools.sound import SoundStats
-from tools.text import transcript_encoder_for
-from tools.timeline import PersonTimeline, affect_timelines
-from tools.tracks import TrackSummary, box_similarity
+from tools.core.media import VideoInfo
+from tools.core.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
+from tools.perception.sound import SoundStats
+from tools.perception.text import transcript_encoder_for
+from tools.signals.diarization import VoiceTurn
+from tools.signals.events import SocialEvent
+from tools.signals.timeline import PersonTimeline, affect_timelines
+from tools.signals.tracks import TrackSummary, box_similarity
 
 
 class Utterance(BaseModel):
@@ -47,8 +47,8 @@ class Utterance(BaseModel):
                                 "re-identification), None when unknown")
     speaker_by: Literal["lips", "voice"] | None = Field(
         None, description="how the speaker was found: lips (a face's lips moved with the speech) or voice (its "
-                          "voice is the voice of a person whose lips moved with it elsewhere; tools.diarization)")
-    voice: int | None = Field(None, description="voice cluster id (tools.diarization; 0 = first voice heard), "
+                          "voice is the voice of a person whose lips moved with it elsewhere; tools.signals.diarization)")
+    voice: int | None = Field(None, description="voice cluster id (tools.signals.diarization; 0 = first voice heard), "
                                                "None without voice diarization or when too short to embed")
     prosody: ProsodyStats
 
@@ -65,10 +65,10 @@ class Clip(BaseModel):
     speech: str
     voice: dict[str, float] | None = Field(
         None, description="AffectNet-8 probabilities of the voice over the clip's detected speech (indexing.clips.voice_span; "
-                          "tools.voice_emotion); None without speech")
+                          "tools.perception.voice_emotion); None without speech")
     sound: SoundStats | None = Field(None, description="quiet / speech / music / noise and loudness change "
-                                                       "(tools.sound); None without audio")
-    scene: str | None = Field(None, description="caption of the clip's keyframe (--caption-model; tools.captions)")
+                                                       "(tools.perception.sound); None without audio")
+    scene: str | None = Field(None, description="caption of the clip's keyframe (--caption-model; tools.perception.captions)")
 
 
 @dataclass
@@ -120,7 +120,7 @@ class VideoIndex(StoredRecords):
 
     @functools.cached_property
     def transcript_encoder(self) -> str:
-        """The ``tools.text.TRANSCRIPT_ENCODERS`` name that embedded this index's transcript segments (the
+        """The ``tools.perception.text.TRANSCRIPT_ENCODERS`` name that embedded this index's transcript segments (the
         config's choice, ``auto`` decided by the transcript's language); questions searched against them
         must use it too."""
         return transcript_encoder_for(self.config.transcript_encoder, self.transcript)
@@ -150,7 +150,7 @@ class VideoIndex(StoredRecords):
     @functools.cached_property
     def timelines(self) -> list[PersonTimeline]:
         """Each person's face reading over the video, baseline, salience and change points
-        (``tools.timeline.affect_timelines`` of the index's faces; computed on first use, not stored)."""
+        (``tools.signals.timeline.affect_timelines`` of the index's faces; computed on first use, not stored)."""
         return affect_timelines(self.affect, {t.track_id: t.person_id for t in self.tracks})
 
     @functools.cached_property
@@ -166,7 +166,7 @@ class VideoIndex(StoredRecords):
 
     def track_at(self, t: float, box: Box, min_similarity: float = 0.3) -> int | None:
         """Track id of a face seen at ``t`` (s) in ``box``: the index-time face nearest in time (within
-        0.75 sampling intervals, in the same shot: no cut, ``tools.shots``, between them) whose box is similar
+        0.75 sampling intervals, in the same shot: no cut, ``tools.signals.shots``, between them) whose box is similar
         enough; None when there is none."""
         window = 0.75 / self.config.sample_fps
         best, best_sim = None, min_similarity

@@ -17,14 +17,14 @@ The report also scores the default guards without ``SpeechGuards.island_gap_s`` 
 rejected segments is kept), so that rule's share is seen.
 
 ``--fit`` (dev split only) picks ``min_word_probability``, ``min_avg_logprob`` and the joint pair of
-``tools.transcript.SpeechGuards`` from a grid: fewest invented German words per minute while the English word
+``tools.signals.transcript.SpeechGuards`` from a grid: fewest invented German words per minute while the English word
 error rate rises by at most ``MAX_WER_RISE`` and at most ``MAX_REAL_WORD_LOSS`` of the words of the real English recordings
 (``REAL_ENGLISH`` and ``--real-english`` files: talks, a news report, a licence read aloud) is rejected.
 
 RAVDESS has two sentences, so its dialogues repeat them: Whisper then often decodes a 30-50 s stretch
 as one segment of the two sentences, which the repetition guards reject (their timing is wrong, too);
 its English figures are a stress test of the guards, not a typical case. Decoding runs once per dialogue (cached under
-``<data>/crops/``); guards are applied to the decoded segments (``tools.utterances.guarded_transcript``).
+``<data>/crops/``); guards are applied to the decoded segments (``tools.signals.utterances.guarded_transcript``).
 """
 
 from __future__ import annotations
@@ -43,9 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
-from tools.asr import SAMPLE_RATE, load_asr
-from tools.transcript import DEFAULT_GUARDS, SpeechGuards, speech_warning
-from tools.utterances import guarded_transcript
+from tools.perception.asr import SAMPLE_RATE, load_asr
+from tools.signals.transcript import DEFAULT_GUARDS, SpeechGuards, speech_warning
+from tools.signals.utterances import guarded_transcript
 
 DIALOGUE_S = 60.0
 REPO = Path(__file__).resolve().parents[1]
@@ -82,7 +82,7 @@ def dialogues(records: list[dict], seconds: float = DIALOGUE_S, seed: int = 0) -
     """Join labelled utterances into dialogues of about ``seconds``: (mono float32 audio at 16 kHz,
     reference text). Each next utterance is by another speaker and, where the split allows, another
     sentence than the one before (people rarely repeat the previous turn word for word); pauses 0.3-1.0 s."""
-    from tools.media import load_audio
+    from tools.core.media import load_audio
 
     rng = random.Random(seed)
     pool = sorted(records, key=lambda r: r["path"])
@@ -163,7 +163,7 @@ def score(decoded: list[tuple[list, list, float, str, str]], guards: SpeechGuard
 def real_english(asr, extra: list[Path]) -> list[tuple]:
     """Decode ``REAL_ENGLISH`` (the files present) and ``extra`` files: (name, raw segments, speech spans,
     seconds, reference or None)."""
-    from tools.media import load_audio
+    from tools.core.media import load_audio
 
     out = []
     for path, seconds, ref in [*REAL_ENGLISH, *((p, None, None) for p in extra)]:
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(decoded))
     english_real = real_english(asr, args.real_english)
-    guards = asr.guards  # the decoder's own (``tools.transcript.BATCHED_GUARDS`` for --batched)
+    guards = asr.guards  # the decoder's own (``tools.signals.transcript.BATCHED_GUARDS`` for --batched)
     report = {"split": args.split, "model": asr.name, "decoder": decoder.strip("_"),
               "without_guards": score(decoded, None),
               "with_guards": score(decoded, guards), "guards": guards.__dict__, "platform": platform_note(),

@@ -1,4 +1,4 @@
-"""Measure voice diarization (``tools.diarization`` over ``tools.voices``) and choose its threshold.
+"""Measure voice diarization (``tools.signals.diarization`` over ``tools.perception.voices``) and choose its threshold.
 
     python -m studies.diarization [--conversations 40] [--json OUT]
 
@@ -29,9 +29,9 @@ import numpy as np
 from evals.data.assemble import default_root, load_manifest
 from studies.command import report
 from studies.sound import speech_regions
-from tools.diarization import VOICE_MAX_DISTANCE, cluster_voices, speech_windows, voice_turns
-from tools.media import load_audio
-from tools.voices import SAMPLE_RATE, load_voice_identity
+from tools.core.media import load_audio
+from tools.perception.voices import SAMPLE_RATE, load_voice_identity
+from tools.signals.diarization import VOICE_MAX_DISTANCE, cluster_voices, speech_windows, voice_turns
 
 GRID = tuple(round(x, 3) for x in np.arange(0.15, 0.601, 0.025))
 COLLAR_S = 0.25

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from tools.face_resnet import INPUT
+from tools.perception.face_resnet import INPUT
 
 _JPEG_LUMA = np.array([
     16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,

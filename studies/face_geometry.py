@@ -3,10 +3,10 @@
     python -m studies.face_geometry [--json evals/results/face_geometry_dev.json]
 
 Whether distances between face-mesh landmarks that FACS ties to action units add to the face head
-(``tools.expression.Face8``), and whether reading a face relative to the person's own typical face
+(``tools.perception.expression.Face8``), and whether reading a face relative to the person's own typical face
 helps. Dev split only (the face head's validation part: CK+ dev subjects with number % 3 == 1, a seeded
 10 % of RAF-DB train); the test splits are not read. Each labelled image is shown as the pipeline shows
-it (``studies.faces``), and the mesh is fitted to the crop the gaze tool reads (``tools.gaze``: the
+it (``studies.faces``), and the mesh is fitted to the crop the gaze tool reads (``tools.perception.gaze``: the
 detector's box + 30 % margin); landmarks are cached under ``<data>/crops/<set>_mesh.npz``.
 
 Features (``au_features``): distances between MediaPipe face-mesh landmarks (Kartynnik et al., 2019)
@@ -118,10 +118,10 @@ def au_features(lm: np.ndarray) -> np.ndarray:
 
 def _fit_mesh(paths: list[str]) -> np.ndarray:
     """Landmarks (N, 478, 2) in crop pixels for images ``paths`` (NaN where no face or no mesh), fitted as
-    the gaze tool fits them (``tools.gaze.MediaPipeGaze.landmarks``)."""
+    the gaze tool fits them (``tools.perception.gaze.MediaPipeGaze.landmarks``)."""
     from studies.faces import shown_face
-    from tools.faces import load_face_detector
-    from tools.gaze import load_gaze_estimator
+    from tools.perception.faces import load_face_detector
+    from tools.perception.gaze import load_gaze_estimator
 
     det, mesh = load_face_detector("mediapipe"), load_gaze_estimator("mediapipe")
     out = np.full((len(paths), 478, 2), np.nan, np.float32)
@@ -168,7 +168,7 @@ def compare_heads(c_grid=(0.001, 0.003, 0.01), geo_grid=(0.01, 0.1, 1.0)) -> lis
     of the dev split as ``studies.train_face`` trains them, on face8 features, geometry alone, or both."""
     from studies.faces import face_crops
     from studies.train_face import _accuracy, dev_features, fit_head
-    from tools.expression import Face8
+    from tools.perception.expression import Face8
 
     face8 = Face8(head=None)
     f = dev_features(face8)
@@ -196,7 +196,7 @@ def per_person(grid=(0.001, 0.01, 0.1, 1.0)) -> list[dict]:
     from sklearn.linear_model import LogisticRegression
 
     from studies.faces import face_crops
-    from tools.expression import Face8
+    from tools.perception.expression import Face8
 
     d = face_crops("ckplus")
     g = au_features(mesh_landmarks("ckplus"))

@@ -5,7 +5,7 @@
 Each labelled image (``evals.data.assemble``: CK+ split by subject, RAF-DB and FER2013 by their own splits) is shown
 the way a composed bench video shows it (``evals.build_bench.letterbox`` into a 640x360 frame), the
 face is found by the pipeline's detector (MediaPipe BlazeFace full-range) and cut with the crop the
-expression models read (``tools.crops.gray_crop``); an image where no face is found is cropped
+expression models read (``tools.perception.crops.gray_crop``); an image where no face is found is cropped
 whole. Crops are cached under ``<data>/crops/<set>.npz``, so training and evaluation read the same
 pixels the pipeline would.
 """
@@ -22,7 +22,7 @@ import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
 from studies.heads import save_npz
-from tools.schema import AFFECTNET8, Box
+from tools.core.schema import AFFECTNET8, Box
 
 FRAME_SIZE = (640, 360)
 
@@ -41,8 +41,8 @@ def shown_face(path: str, detector) -> tuple[np.ndarray, Box | None, tuple[int, 
 
 
 def _crop_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    from tools.crops import gray_crop
-    from tools.faces import load_face_detector
+    from tools.perception.crops import gray_crop
+    from tools.perception.faces import load_face_detector
 
     det = load_face_detector("mediapipe")
     crops, found = [], []
@@ -85,7 +85,7 @@ def face_crops(name: str, root: Path | None = None, workers: int = 2) -> dict[st
 def accuracy_table(backend: str, sets: list[str], root: Path | None = None, split: str = "test") -> dict:
     """Per-image accuracy of expression ``backend`` on each set's ``split``: overall, per class and
     over the labels the set has (``{"ckplus": {"n", "accuracy", "per_class": {label: acc}}, ...}``)."""
-    from tools.expression import load_expression_classifier
+    from tools.perception.expression import load_expression_classifier
 
     clf = load_expression_classifier(backend)
     out = {}

@@ -67,13 +67,13 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
     """
     from rich.progress import track
 
-    import tools.expression
-    import tools.voice_emotion
+    import tools.perception.expression
+    import tools.perception.voice_emotion
 
     if face_head is not None:
-        tools.expression.FACE8_HEAD = Path(face_head)
+        tools.perception.expression.FACE8_HEAD = Path(face_head)
     if voice_head is not None:
-        tools.voice_emotion.VOICE8_HEAD = Path(voice_head)
+        tools.perception.voice_emotion.VOICE8_HEAD = Path(voice_head)
 
     from agents.llm import load_llm
     from agents.state import RunContext, RunSettings

@@ -1,4 +1,4 @@
-"""Fitting and saving the linear heads of ``tools.heads`` (shared by the face and voice trainers)."""
+"""Fitting and saving the linear heads of ``tools.perception.heads`` (shared by the face and voice trainers)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import load_manifest
-from tools.heads import HEAD_ARRAYS
+from tools.perception.heads import HEAD_ARRAYS
 
 
 def fit_linear_head(x: np.ndarray, y: np.ndarray, c: float, sample_weight: np.ndarray | None = None,

@@ -9,8 +9,8 @@ the interpreter changes they were used to measure. They are split per emotion by
 well (dev: ``evals.build_bench.TEMPLATES``; test: ``evals.composed.TEST_TEMPLATES``, 2 per emotion), since
 those are the questions whose answers sections 4-5 of ``evals/RESULTS.md`` score.
 
-Readings (``READINGS``): the shipped one, the question's emotion phrase (``tools.lexicon.emotion_phrase``)
-with the emotions its words name (``tools.lexicon.named_emotions``, Open English WordNet); the phrase alone;
+Readings (``READINGS``): the shipped one, the question's emotion phrase (``tools.signals.lexicon.emotion_phrase``)
+with the emotions its words name (``tools.signals.lexicon.named_emotions``, Open English WordNet); the phrase alone;
 and the whole question, the first reading. Scores, per question set: **top-1** (the interpreter's first target
 emotion is the label), **hit** (the label is among its targets, at most two) and **none** (it names no
 emotion), overall and per emotion, with the misses (question, label, targets).
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from evals.questions import QUESTIONS, split
 from studies.command import report
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 
 def composed_wording(split_name: str) -> list[tuple[str, str]]:

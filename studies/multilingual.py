@@ -11,10 +11,10 @@ Material: the EMO-DB German sentences of one speaker split (``evals.data.assembl
   writing German; word error rate against the spoken sentence (``jiwer``, lower-cased, no punctuation).
 - ``whisper-base translate``: the same model writing English (``--asr-task translate``).
 
-For each, the share of utterances whose speech is flagged (``tools.transcript.speech_warning``), the
+For each, the share of utterances whose speech is flagged (``tools.signals.transcript.speech_warning``), the
 language detected, and **English search**: each utterance's kept text is compared with English renderings
 of the ten EMO-DB sentences (``EMODB_EN``, written for this evaluation from the German) by each transcript
-encoder the pipeline offers (``tools.text.TRANSCRIPT_ENCODERS``: all-MiniLM-L6-v2, English; the multilingual
+encoder the pipeline offers (``tools.perception.text.TRANSCRIPT_ENCODERS``: all-MiniLM-L6-v2, English; the multilingual
 Universal Sentence Encoder; cosine); it counts as found when the rendering of its own sentence is the most
 similar of the ten (chance 0.1). That is what an English question about what was said can reach.
 """
@@ -32,8 +32,8 @@ from evals.data.assemble import default_root, load_manifest
 from evals.data.sources import EMODB_TEXTS
 from studies.asr import _norm
 from studies.command import report
-from tools.asr import SAMPLE_RATE, FasterWhisperASR
-from tools.transcript import speech_warning
+from tools.perception.asr import SAMPLE_RATE, FasterWhisperASR
+from tools.signals.transcript import speech_warning
 
 #: English renderings of the ten EMO-DB sentences (``evals.data.sources.EMODB_TEXTS``), written for this
 #: evaluation; only their meaning matters (they are search queries, not references for a score).
@@ -62,8 +62,8 @@ def evaluate(records: list[dict], settings: list[str] | None = None) -> dict:
     """Metrics of each ``SETTINGS`` entry (or those named in ``settings``) over ``records`` (module doc)."""
     import jiwer
 
-    from tools.media import load_audio
-    from tools.text import TRANSCRIPT_ENCODERS, load_transcript_encoder
+    from tools.core.media import load_audio
+    from tools.perception.text import TRANSCRIPT_ENCODERS, load_transcript_encoder
 
     codes = sorted(EMODB_EN)
     encoders = {name: load_transcript_encoder(name) for name in TRANSCRIPT_ENCODERS}

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from evals.bench import BenchError, load_bench
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 
 def table(bench: str, runs: list[str]) -> str:

@@ -11,7 +11,7 @@ surprised; a man: happy), one RAVDESS clip shipped by FaceShot, and StyleTalk's 
 video of several people, labelled by the repository's file names). Every clip is development data: the reserved clips (EAMM's sad, contempt and disgusted, MEAD
 actors M030, W009, W011) are not listed and never read.
 
-Each clip is decoded at the verifier's rate (4 fps); the perception engine (``tools.engine``) reads the
+Each clip is decoded at the verifier's rate (4 fps); the perception engine (``tools.perception.engine``) reads the
 largest face of each frame with each expression backend of ``BACKENDS`` (faceres was chosen partly on these
 clips' frames, ``tools/models/FACERES.md``, so its figures here are development figures); the readings are pooled per clip by each method of
 ``POOLING`` and the top label is compared with the clip's label.
@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from studies.command import report
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 #: (repository, path in it, label, person): every recorded clip used. Labels: EAMM's and StyleTalk's file
 #: names, RAVDESS's emotion code (08 = surprised).
@@ -130,7 +130,7 @@ def _extract(mirrors: Path, out: Path, clips: list[tuple[str, str, str, str]] = 
 
 def read_clip(path: Path, engine) -> list[list[float]]:
     """AffectNet-8 distributions (n_frames, 8) of the largest face in each frame with a face, at ``READ_FPS``."""
-    from tools.media import iter_frames
+    from tools.core.media import iter_frames
 
     rows = []
     for t, frame in iter_frames(path, READ_FPS):
@@ -182,7 +182,7 @@ def evaluate_mafw(mirrors: Path) -> dict:
 def evaluate_clips(paths: list[Path], clips: list[tuple[str, str, str, str]]) -> dict:
     """Read each clip of ``paths`` (rows of ``clips``: source, path, label, person) with every backend of
     ``BACKENDS`` and score every pooling."""
-    from tools.engine import PerceptionConfig, load_engine
+    from tools.perception.engine import PerceptionConfig, load_engine
 
     readings = {b: [read_clip(p, load_engine(PerceptionConfig(expression_backend=b))) for p in paths]
                 for b in BACKENDS}

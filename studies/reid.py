@@ -4,11 +4,11 @@
 
 Each CK+ image (``evals.data.assemble``; 118 subjects split by subject) is shown as the pipeline shows
 it (``studies.faces``: letterboxed into a 640x360 frame, the pipeline's face detector), and the identity
-model (``tools.identity``, dlib's face ResNet) describes the detected face. Pairs of faces from
+model (``tools.perception.identity``, dlib's face ResNet) describes the detected face. Pairs of faces from
 different CK+ sequences are scored (a sequence is one posed expression, so every pair shows two
 different expressions, as two shots of one person in a video usually do): same subject or not.
 
-The re-identifier's distance threshold (``tools.tracks.REID_MAX_DISTANCE``) is chosen on the dev
+The re-identifier's distance threshold (``tools.signals.tracks.REID_MAX_DISTANCE``) is chosen on the dev
 subjects alone: the largest value on a 0.01 grid whose false-accept rate (different people called one)
 stays <= ``MAX_FAR`` (a false merge makes two people one, which is worse than a missed link). The test
 subjects report true-accept and false-accept rates at that threshold and at dlib's LFW threshold 0.6.
@@ -30,8 +30,8 @@ GRID = tuple(round(0.30 + 0.01 * i, 2) for i in range(41))
 
 def _describe(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
     from studies.faces import shown_face
-    from tools.faces import load_face_detector
-    from tools.identity import load_face_identity
+    from tools.perception.faces import load_face_detector
+    from tools.perception.identity import load_face_identity
 
     det, ident = load_face_detector("mediapipe"), load_face_identity("dlib")
     vecs, found = np.zeros((len(paths), 128), np.float32), np.zeros(len(paths), bool)

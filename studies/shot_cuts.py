@@ -1,4 +1,4 @@
-"""Hard shot cuts found against known ones: the full-frame-rate luma detector (``tools.shots``) and the colour-
+"""Hard shot cuts found against known ones: the full-frame-rate luma detector (``tools.signals.shots``) and the colour-
 histogram detector at the index's 1 fps it replaced.
 
     python -m studies.shot_cuts --bench B/bench.jsonl [--bench ...] --single DIR [--single ...] [--labelled VIDEO=T1,T2 ...] [--json OUT]
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.media import iter_frames, probe
-from tools.shots import ChangeTrace, hard_cuts
+from tools.core.media import iter_frames, probe
+from tools.signals.shots import ChangeTrace, hard_cuts
 
 #: A found cut this close (s) to a known one is right (issue 31's bar for boundaries).
 TOLERANCE_S = 0.2
@@ -31,7 +31,7 @@ OLD_CORRELATION = 0.6
 
 
 def luma_cuts(path: Path) -> list[float]:
-    """``tools.shots.hard_cuts`` of every decoded frame of ``path``, as the index's visual pass finds them."""
+    """``tools.signals.shots.hard_cuts`` of every decoded frame of ``path``, as the index's visual pass finds them."""
     trace = ChangeTrace()
     for _ in iter_frames(path, 1.0, on_decoded=trace.add):
         pass
@@ -40,7 +40,7 @@ def luma_cuts(path: Path) -> list[float]:
 
 def histogram_cuts(path: Path) -> list[float]:
     """The 1 fps samples whose 32 x 32 hue/saturation histogram correlates below ``OLD_CORRELATION`` with the
-    sample before (the detector the index used before ``tools.shots``)."""
+    sample before (the detector the index used before ``tools.signals.shots``)."""
     import cv2
 
     times, hists = [], []

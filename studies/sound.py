@@ -1,4 +1,4 @@
-"""Measure ``tools.sound`` on labelled clips: ``python -m studies.sound DIR [--json OUT]``.
+"""Measure ``tools.perception.sound`` on labelled clips: ``python -m studies.sound DIR [--json OUT]``.
 
 ``DIR`` holds one folder per class, ``speech/``, ``music/``, ``silence/`` (and optionally ``noise/``), of
 audio files (any format FFmpeg reads). Each file is decoded at 16 kHz, its speech regions found by the
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from studies.command import report
-from tools.media import VideoError, load_audio
-from tools.sound import sound_stats
+from tools.core.media import VideoError, load_audio
+from tools.perception.sound import sound_stats
 
 #: Folder name -> the ``SoundStats.kind`` that reads it right.
 CLASSES = {"speech": "speech", "music": "music", "silence": "quiet", "noise": "noise"}

@@ -4,10 +4,10 @@
 
 A talking mouth passes through shapes that read, frame by frame, as surprise or fear (an open jaw) or as
 happiness (spread lips). On the recorded clips of ``studies.recorded_faces`` (development data, 20 clips of 11
-people, most of them talking), each frame's largest face is read by face8 (``tools.expression.Face8``) on its
+people, most of them talking), each frame's largest face is read by face8 (``tools.perception.expression.Face8``) on its
 crop as the index reads it and on the same crop with its lower part (from ``MASK_FROM`` of the crop's height
 down: mouth and chin) filled with the mean grey of the rest, so that only brows, eyes and nose speak. The
-mouth's opening (``tools.gaze.mouth_opening``: inner-lip gap / inter-ocular distance) tells a frame with the
+mouth's opening (``tools.perception.gaze.mouth_opening``: inner-lip gap / inter-ocular distance) tells a frame with the
 mouth open from one with it closed. Readings are pooled per clip by the mean and scored against the clip's
 label, with a bootstrap 95 % interval over people: whole face; mouth hidden always; mouth hidden on frames
 whose mouth is open (above ``OPEN``), whole face otherwise; and the mean of the two readings.
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from studies.recorded_faces import READ_FPS, _extract, mirrors_main, score_clips
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 #: Fraction of the crop's height below which the face is hidden (the mouth and chin of a 64x64 face crop).
 MASK_FROM = 0.62
@@ -41,8 +41,8 @@ def hide_mouth(crops: np.ndarray, mask_from: float = MASK_FROM) -> np.ndarray:
 
 def read_clip(path: Path, engine, face8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(whole (n, 8), mouth hidden (n, 8), mouth opening (n,)) of the largest face per frame at ``READ_FPS``."""
-    from tools.crops import gray_crop
-    from tools.media import iter_frames
+    from tools.core.media import iter_frames
+    from tools.perception.crops import gray_crop
 
     crops, opening = [], []
     for t, frame in iter_frames(path, READ_FPS):
@@ -60,8 +60,8 @@ def read_clip(path: Path, engine, face8) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def evaluate(mirrors: Path) -> dict:
-    from tools.engine import PerceptionConfig, load_engine
-    from tools.expression import Face8
+    from tools.perception.engine import PerceptionConfig, load_engine
+    from tools.perception.expression import Face8
 
     engine, face8 = load_engine(PerceptionConfig(expression_backend="face8")), Face8()
     with tempfile.TemporaryDirectory() as tmp:

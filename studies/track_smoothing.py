@@ -6,7 +6,7 @@ CK+48 keeps three consecutive frames of each posed sequence (``Sxxx_yyy_zzzzzzzz
 sequence, frame number; 327 sequences), a face tracked over three video frames. Each frame is read as
 the pipeline reads it (``studies.faces.face_crops``: the detector's crop), and the per-frame
 AffectNet-8 reading is compared with the reading smoothed along the sequence by the same centred
-moving average the pipeline applies to tracks (``tools.events.smooth_track_expressions``, window 3),
+moving average the pipeline applies to tracks (``tools.signals.events.smooth_track_expressions``, window 3),
 per frame and per sequence (mean of the three readings), for face8 and fer, on the dev subjects (to
 decide) and the test subjects (to report). The frames of a sequence are 1/30 s apart at the apex of
 the expression, while the pipeline's track samples are 1/4 s (verifier) or 1 s (index) apart, so this
@@ -26,7 +26,7 @@ import numpy as np
 from evals.data.assemble import default_root, load_manifest
 from studies.command import report
 from studies.faces import face_crops
-from tools.events import smooth_track_expressions
+from tools.signals.events import smooth_track_expressions
 
 _SEQ = re.compile(r"(S\d{3}_\d{3})_(\d{8})\.png$")
 
@@ -37,7 +37,7 @@ def evaluate(root: Path | None = None, backends: tuple[str, ...] = ("face8", "fe
     Raises:
         FileNotFoundError: CK+ was not assembled.
     """
-    from tools.expression import load_expression_classifier
+    from tools.perception.expression import load_expression_classifier
 
     root = root or default_root()
     recs = load_manifest(root, "ckplus")

@@ -1,4 +1,4 @@
-"""Train the appearance heads (``tools.appearance.APPEARANCE_HEAD``): annotated gender and age group from the
+"""Train the appearance heads (``tools.perception.appearance.APPEARANCE_HEAD``): annotated gender and age group from the
 dlib face descriptor the index computes per track.
 
     python -m studies.train_appearance [--out tools/models/appearance_head.npz] [--json report.json]
@@ -31,8 +31,9 @@ from evals.data.assemble import default_root, load_manifest
 from evals.data.sources import UTKFACE_RACES
 from studies.command import report
 from studies.heads import cached_set_features, fit_linear_head, save_npz
-from tools.appearance import AGE_GROUPS, AGE_WORDS, APPEARANCE_HEAD, GENDERS, AppearanceReader, age_group
-from tools.heads import HEAD_ARRAYS
+from tools.core.schema import AGE_GROUPS, AGE_WORDS, GENDERS
+from tools.perception.appearance import APPEARANCE_HEAD, AppearanceReader, age_group
+from tools.perception.heads import HEAD_ARRAYS
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0)
 
@@ -42,9 +43,9 @@ def _describe_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
     from indexing.visual import THUMB_MARGIN, face_jpeg
     from studies.faces import shown_face
-    from tools.crops import box_in_crop
-    from tools.faces import load_face_detector
-    from tools.identity import load_face_identity
+    from tools.perception.crops import box_in_crop
+    from tools.perception.faces import load_face_detector
+    from tools.perception.identity import load_face_identity
 
     det, ident = load_face_detector("mediapipe"), load_face_identity("dlib")
     vecs, found = [], []
@@ -83,7 +84,7 @@ def _fit(x: np.ndarray, y: np.ndarray, c: float, n: int) -> dict[str, np.ndarray
 
 
 def _accuracy(head: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
-    from tools.heads import LinearHead
+    from tools.perception.heads import LinearHead
 
     return round(float((LinearHead(head).probs(x).argmax(1) == y).mean()), 4)
 

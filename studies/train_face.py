@@ -1,4 +1,4 @@
-"""Train the AffectNet-8 face head (``tools.expression.Face8``) on labelled faces, split by person.
+"""Train the AffectNet-8 face head (``tools.perception.expression.Face8``) on labelled faces, split by person.
 
     python -m studies.train_face [--out tools/models/face8_head.npz]
 
@@ -29,7 +29,7 @@ import numpy as np
 from evals.data.assemble import default_root, in_fusion_fold, load_manifest
 from studies.faces import face_crops
 from studies.heads import fit_linear_head, save_head
-from tools.expression import FACE8_HEAD, Face8
+from tools.perception.expression import FACE8_HEAD, Face8
 
 C_GRID = (0.001, 0.003, 0.01)
 

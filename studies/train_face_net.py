@@ -1,4 +1,4 @@
-"""Train faceres (``tools.face_resnet``), the end-to-end AffectNet-8 face reader, with video-like augmentation.
+"""Train faceres (``tools.perception.face_resnet``), the end-to-end AffectNet-8 face reader, with video-like augmentation.
 
     python -m studies.train_face_net export --out DIR [--mirrors /work/.mirror]     # here: the dev data
     python -m studies.train_face_net train --data DIR --out DIR --config video      # on a GPU machine
@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from studies.face_augment import Augment
-from tools.face_resnet import INPUT, N_LABELS, build_network
+from tools.perception.face_resnet import INPUT, N_LABELS, build_network
 
 #: Augmentation steps of each configuration (module doc).
 CONFIGS = {"plain": (), "video": ("video",), "occlude": ("video", "occlude")}
@@ -74,10 +74,10 @@ def _recorded_crops(mirrors: Path) -> dict[str, np.ndarray]:
     import tempfile
 
     from studies.recorded_faces import CLIPS, READ_FPS, _extract
-    from tools.crops import gray_crop
-    from tools.engine import PerceptionConfig, load_engine
-    from tools.media import iter_frames
-    from tools.schema import AFFECTNET8
+    from tools.core.media import iter_frames
+    from tools.core.schema import AFFECTNET8
+    from tools.perception.crops import gray_crop
+    from tools.perception.engine import PerceptionConfig, load_engine
 
     engine = load_engine(PerceptionConfig())
     crops, clip_of = [], []

@@ -1,4 +1,4 @@
-"""Train the words' emotion head (``tools.text_emotion.WORDS8_HEAD``) on MELD's spoken utterances.
+"""Train the words' emotion head (``tools.perception.text_emotion.WORDS8_HEAD``) on MELD's spoken utterances.
 
     python -m studies.train_text [--encoder minilm|use-multilingual] [--out HEAD.npz] [--json report.json]
 
@@ -12,7 +12,7 @@ head is refitted on train + dev, then scored once on MELD test (2,610 utterances
 (``TextEmotion.lexicon_distribution``) on the same utterances.
 
 ``--encoder use-multilingual`` trains the same head over the multilingual Universal Sentence Encoder's
-vectors (512-d; ``tools.text.MultilingualUSEEncoder``; cached under ``meld_text_use``) and writes
+vectors (512-d; ``tools.perception.text.MultilingualUSEEncoder``; cached under ``meld_text_use``) and writes
 ``WORDS8_USE_HEAD``: English training text, read in any of the encoder's languages (``studies.xed`` measures
 that on subtitles in other languages).
 """
@@ -28,22 +28,22 @@ import numpy as np
 from evals.data.assemble import default_root
 from studies.command import report
 from studies.heads import cached_set_features, fit_linear_head, save_head
-from tools.heads import LinearHead
-from tools.schema import AFFECTNET8
-from tools.text_emotion import WORDS8_HEADS, load_text_emotion
+from tools.core.schema import AFFECTNET8
+from tools.perception.heads import LinearHead
+from tools.perception.text_emotion import WORDS8_HEADS, load_text_emotion
 
 C_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
 
 
-#: Feature cache name of each encoder (its head file: ``tools.text_emotion.WORDS8_HEADS``).
+#: Feature cache name of each encoder (its head file: ``tools.perception.text_emotion.WORDS8_HEADS``).
 FEATURE_CACHES = {"minilm": "meld_text", "use-multilingual": "meld_text_use"}
 
 
 def meld_features(root: Path | None = None, encoder: str = "minilm") -> dict[str, np.ndarray]:
-    """``x`` (N, D) sentence vectors of ``encoder`` (``tools.text.load_transcript_encoder``; D 384 for
+    """``x`` (N, D) sentence vectors of ``encoder`` (``tools.perception.text.load_transcript_encoder``; D 384 for
     minilm, 512 for use-multilingual), ``y`` AffectNet-8 index, ``fold`` (train / val / test) and ``text`` of
     every MELD utterance (cached)."""
-    from tools.text import load_transcript_encoder
+    from tools.perception.text import load_transcript_encoder
 
     def compute(recs: list[dict]) -> dict[str, np.ndarray]:
         return {"x": load_transcript_encoder(encoder).encode([r["text"] for r in recs]).astype(np.float32),

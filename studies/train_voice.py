@@ -1,4 +1,4 @@
-"""Train the vocal emotion head (``tools.voice_emotion``) on RAVDESS speech, split by actor.
+"""Train the vocal emotion head (``tools.perception.voice_emotion``) on RAVDESS speech, split by actor.
 
     python -m studies.train_voice [--out tools/models/voice8_head.npz] [--json report.json]
 
@@ -22,16 +22,16 @@ import numpy as np
 from evals.data.assemble import default_root, in_fusion_fold
 from studies.command import report
 from studies.heads import cached_set_features, fit_linear_head, save_head
-from tools.heads import LinearHead
-from tools.schema import AFFECTNET8
-from tools.voice_emotion import VOICE8_HEAD, VoiceEmotion, voice_features
+from tools.core.schema import AFFECTNET8
+from tools.perception.heads import LinearHead
+from tools.perception.voice_emotion import VOICE8_HEAD, VoiceEmotion, voice_features
 
 C_GRID = (0.01, 0.03, 0.1, 0.3)
 
 
 def ravdess_features(root: Path | None = None) -> dict[str, np.ndarray]:
     """``x`` (N, 252) features, ``y`` AffectNet-8 index, ``actor`` (int), ``split`` of every RAVDESS clip (cached)."""
-    from tools.media import load_audio
+    from tools.core.media import load_audio
 
     def compute(recs: list[dict]) -> dict[str, np.ndarray]:
         return {"x": np.stack([voice_features(load_audio(r["path"], 16_000)) for r in recs]),

@@ -27,9 +27,9 @@ def measure(split: str = "test") -> dict:
         FileNotFoundError: a set was not assembled.
     """
     from indexing.clips import clip_voice
-    from tools.asr import load_asr
-    from tools.media import load_audio
-    from tools.voice_emotion import load_voice_emotion
+    from tools.core.media import load_audio
+    from tools.perception.asr import load_asr
+    from tools.perception.voice_emotion import load_voice_emotion
 
     asr, voice = load_asr("faster-whisper"), load_voice_emotion()
     out = {"asr": asr.name, "voice": voice.name, "split": split}

@@ -1,4 +1,4 @@
-"""How far the transcript's word times are from hand-labelled ones, before and after ``tools.word_times``.
+"""How far the transcript's word times are from hand-labelled ones, before and after ``tools.signals.word_times``.
 
     python -m studies.word_times --data DIR [--split dev|test|all] [--json FILE]
 
@@ -8,7 +8,7 @@ shipped (16 speakers, 160 read sentences, 8.2 minutes; word boundaries aligned t
 hand-verified phone segmentation; ``evals/data/SOURCES.md``). Split by speaker: dialect regions 1-4 are dev,
 5-8 test.
 
-Each utterance is decoded with the default ASR (``tools.asr``, temperature 0); decoded words are matched to
+Each utterance is decoded with the default ASR (``tools.perception.asr``, temperature 0); decoded words are matched to
 the reference words by their spelling (``difflib`` on lower-cased tokens), and for each matched word the
 absolute start and end errors are taken, of Whisper's own times and of the refined ones. Reported: mean and
 median absolute error (no interval for the median), the share of edges within 0.1 s and 0.2 s, over all word edges and separately over the
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.asr import SAMPLE_RATE, load_asr
-from tools.word_times import refine_segments
+from tools.perception.asr import SAMPLE_RATE, load_asr
+from tools.signals.word_times import refine_segments
 
 DEV_REGIONS = {"dr1", "dr2", "dr3", "dr4"}
 _TOKEN = re.compile(r"[a-z0-9']+")
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     if not manifest.is_file():
         print(f"error: {manifest} not found", file=sys.stderr)
         return 2
-    from tools.media import load_audio
+    from tools.core.media import load_audio
 
     records = [json.loads(line) for line in manifest.read_text().splitlines() if line.strip()]
     records = [r for r in records if args.split == "all" or split_of(r) == args.split]

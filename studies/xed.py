@@ -14,7 +14,7 @@ Split by language (``LANGUAGES``): dev es, fr (where the choice to read other la
 multilingual head was made); test de, it, pt, nl, pl, ru, ar, zh; English, with its annotators' own labels,
 is reported in both as the reference of what a head trained on MELD reads in subtitles at all.
 
-Readers (``tools.text_emotion.load_text_emotion``): words8 over all-MiniLM-L6-v2 (the English default) and
+Readers (``tools.perception.text_emotion.load_text_emotion``): words8 over all-MiniLM-L6-v2 (the English default) and
 words8 over the multilingual Universal Sentence Encoder, both trained on MELD's English dialogue
 (``studies.train_text``). Scores: accuracy and macro-F1 over the six classes, the prediction being the most
 probable of the six (chance 1/6).
@@ -29,11 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from studies.command import report
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 #: XED's label numbers (its README: emotions in alphabetical order) -> AffectNet-8, for the six they share.
 XED_LABELS = {1: "anger", 3: "disgust", 4: "fear", 5: "happiness", 6: "sadness", 7: "surprise"}
-#: Languages of each split (``tools.text.USE_LANGUAGES`` that XED projects to; en is the annotated reference).
+#: Languages of each split (``tools.perception.text.USE_LANGUAGES`` that XED projects to; en is the annotated reference).
 LANGUAGES = {"dev": ("en", "es", "fr"), "test": ("en", "de", "it", "pt", "nl", "pl", "ru", "ar", "zh")}
 READERS = ("minilm", "use-multilingual")
 
@@ -58,7 +58,7 @@ def evaluate(xed: Path, languages: tuple[str, ...]) -> dict:
     """Six-class accuracy and macro-F1 of each reader in ``READERS`` per language (module doc)."""
     from sklearn.metrics import f1_score
 
-    from tools.text_emotion import load_text_emotion
+    from tools.perception.text_emotion import load_text_emotion
 
     six = [AFFECTNET8.index(label) for label in XED_LABELS.values()]
     out = {}

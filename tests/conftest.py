@@ -67,12 +67,12 @@ def run_cli(*args: str, timeout: int = 900, env: dict[str, str] | None = None) -
 
 
 def copy_default_models(models: Path) -> Path:
-    """Copy the fetched default models (``tools.pins.DEFAULT_MODELS``) from the shared model folder into the
+    """Copy the fetched default models (``tools.core.pins.DEFAULT_MODELS``) from the shared model folder into the
     model folder ``models`` (what ``affectseek models --fetch defaults`` would put there); returns ``models``."""
     import shutil
 
-    from tools.fetch import pinned_path
-    from tools.pins import DEFAULT_MODELS
+    from tools.core.fetch import pinned_path
+    from tools.core.pins import DEFAULT_MODELS
 
     for model in DEFAULT_MODELS:
         dst = models / "pinned" / model.name / model.file
@@ -83,9 +83,9 @@ def copy_default_models(models: Path) -> Path:
 
 def pytest_sessionstart(session) -> None:
     """Most tests run the default pipeline: without its fetched weights, stop with the command to run."""
-    from tools.fetch import fetched
-    from tools.pins import DEFAULT_MODELS
-    from tools.registry import model_cache_dir
+    from tools.core.fetch import fetched
+    from tools.core.pins import DEFAULT_MODELS
+    from tools.core.registry import model_cache_dir
 
     missing = [m.name for m in DEFAULT_MODELS if not fetched(m)]
     if missing:

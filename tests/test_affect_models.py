@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import REPO
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 RAVDESS = REPO / "tests" / "data" / "ravdess"
 
@@ -24,8 +24,8 @@ def _assembled(name: str) -> Path:
 
 
 def test_angry_voice_raises_arousal_over_the_same_speakers_neutral():
-    from tools.media import load_audio
-    from tools.voice_emotion import load_voice_emotion, valence_arousal
+    from tools.core.media import load_audio
+    from tools.perception.voice_emotion import load_voice_emotion, valence_arousal
 
     model = load_voice_emotion()
     neutral = model.distribution(load_audio(RAVDESS / "03-01-01-01-01-01-20.flac", 16_000))
@@ -39,7 +39,7 @@ def test_angry_voice_raises_arousal_over_the_same_speakers_neutral():
 
 def test_face8_gives_contempt_to_posed_contempt_faces_and_sums_to_one():
     from studies.faces import face_crops
-    from tools.expression import load_expression_classifier
+    from tools.perception.expression import load_expression_classifier
 
     root = _assembled("ckplus")
     d = face_crops("ckplus", root)
@@ -54,9 +54,9 @@ def test_face8_gives_contempt_to_posed_contempt_faces_and_sums_to_one():
 
 def test_face8_reads_a_real_face_in_a_video_frame():
     from tests.conftest import SAMPLE
-    from tools.expression import load_expression_classifier
-    from tools.faces import load_face_detector
-    from tools.media import iter_frames
+    from tools.core.media import iter_frames
+    from tools.perception.expression import load_expression_classifier
+    from tools.perception.faces import load_face_detector
 
     _, frame = next(iter_frames(SAMPLE, 1.0, 3.9, 4.4))  # the performer's close-up, grinning
     boxes = [b for b, _ in load_face_detector().detect(frame)]
@@ -75,7 +75,7 @@ def test_span_edges_snap_to_a_nearby_shot_cut_only():
 
 def test_composed_bench_puts_each_emotion_on_its_shot(tmp_path):
     from evals import composed
-    from tools.media import probe
+    from tools.core.media import probe
 
     root = _assembled("ravdess")
     _assembled("ckplus"), _assembled("rafdb")
@@ -101,7 +101,7 @@ def test_a_longer_needle_bench_holds_its_needles_apart_with_every_emotion_before
     import random
 
     from evals import composed
-    from tools.media import probe
+    from tools.core.media import probe
 
     rounds = composed.needle_emotions(random.Random(0), 16)
     assert sorted(rounds[:7]) == sorted(composed.EMOTIONAL) and sorted(rounds[7:14]) == sorted(composed.EMOTIONAL)
@@ -120,7 +120,7 @@ def test_a_longer_needle_bench_holds_its_needles_apart_with_every_emotion_before
 
 
 def test_words8_reads_spoken_feelings_and_gives_contempt_nothing():
-    from tools.text_emotion import load_text_emotion
+    from tools.perception.text_emotion import load_text_emotion
 
     words = load_text_emotion()
     assert words.name.startswith("words8-head:")
@@ -134,8 +134,8 @@ def test_words8_reads_spoken_feelings_and_gives_contempt_nothing():
 
 def test_words8_reads_meld_test_utterances_far_better_than_the_lexicon_scorer():
     from studies.train_text import meld_features, scores
-    from tools.heads import LinearHead
-    from tools.text_emotion import WORDS8_HEAD, load_text_emotion
+    from tools.perception.heads import LinearHead
+    from tools.perception.text_emotion import WORDS8_HEAD, load_text_emotion
 
     d = meld_features(_assembled("meld"))
     test = d["fold"] == "test"
@@ -152,9 +152,9 @@ def test_a_voice_the_recogniser_cannot_read_is_still_read_over_its_speech():
     """The German half of the licence reading: the offline English-only recogniser keeps no words there
     (its guards drop invented English), yet the index reads the voice over the detected speech."""
     from indexing.clips import clip_voice, voice_span
-    from tools.asr import load_asr
-    from tools.media import load_audio
-    from tools.voice_emotion import load_voice_emotion
+    from tools.core.media import load_audio
+    from tools.perception.asr import load_asr
+    from tools.perception.voice_emotion import load_voice_emotion
 
     audio = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)
     transcript = load_asr("faster-whisper").transcribe(audio)
@@ -178,7 +178,7 @@ def test_the_crema_d_reader_never_matches_the_reserved_actor_and_names_the_emoti
 def test_a_stored_crema_d_clip_becomes_a_video_with_its_speech(tmp_path):
     from evals.data.assemble import load_manifest
     from evals.data.cremad import write_clip
-    from tools.media import load_audio, probe
+    from tools.core.media import load_audio, probe
 
     rec = load_manifest(_assembled("cremad"), "cremad")[0]
     duration = write_clip(Path(rec["path"]), tmp_path / "clip.mp4")

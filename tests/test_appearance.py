@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from tests.test_affect_models import _assembled
-from tools.appearance import AGE_GROUPS, Appearance, age_group, load_appearance_reader
+from tools.core.schema import AGE_GROUPS, Appearance
+from tools.perception.appearance import age_group, load_appearance_reader
 
 pytestmark = pytest.mark.slow
 

@@ -88,7 +88,7 @@ def _remake(dst: Path, *, picture=None, size=None, keep=None, rotation=None, aud
     import av
     import numpy as np
 
-    from tools.video_out import mux_mono_audio
+    from tools.core.video_out import mux_mono_audio
 
     with av.open(str(src)) as inp, av.open(str(dst), "w") as out:
         vin = inp.streams.video[0]
@@ -142,7 +142,7 @@ def _answer(video: Path, tmp_path: Path, query: str = "when does someone enjoy t
 
 
 def test_variable_frame_rate_keeps_time_in_seconds(tmp_path):
-    from tools.media import iter_frames, probe
+    from tools.core.media import iter_frames, probe
 
     # 30 fps, except 3-7 s where only every third frame is kept (10 fps): a variable-frame-rate file
     vfr = _remake(tmp_path / "vfr.mp4", keep=lambda t: not (3 <= t < 7) or round(t * 29.97) % 3 == 0)
@@ -158,7 +158,7 @@ def test_variable_frame_rate_keeps_time_in_seconds(tmp_path):
 def test_rotated_phone_video_is_turned_upright(tmp_path):
     import numpy as np
 
-    from tools.media import iter_frames
+    from tools.core.media import iter_frames
 
     # pixels stored turned 90 degrees clockwise with a display matrix saying "turn 90 degrees back", as phones do
     rotated = _remake(tmp_path / "phone.mp4", picture=lambda rgb: np.rot90(rgb, -1), size=(360, 640), rotation=90)
@@ -192,7 +192,7 @@ def test_video_without_faces_answers_from_speech_or_says_nothing_found(tmp_path)
 
 
 def test_4k_video_is_downscaled_not_refused(tmp_path):
-    from tools.media import iter_frames, probe
+    from tools.core.media import iter_frames, probe
 
     uhd = _remake(tmp_path / "uhd.mp4", size=(3840, 2160), seconds=6.0)
     assert (probe(uhd).width, probe(uhd).height) == (3840, 2160)
@@ -209,7 +209,7 @@ def test_very_long_query_exits_2_with_one_line(tmp_path):
 def test_german_speech_is_flagged_and_no_invented_words_are_quoted(tmp_path):
     """The offline Whisper model is English-only. Real German speech (tests/data/multilingual.mp3, 30-40 s)
     under the sample's picture: the answer warns, and no word is cited as verbal evidence."""
-    from tools.media import load_audio
+    from tools.core.media import load_audio
 
     german = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)[32 * 16_000:42 * 16_000]
     video = _remake(tmp_path / "de.mp4", audio=(16_000, german))
@@ -371,7 +371,7 @@ def _single_keyframe_ts(dst: Path) -> Path:
 def test_media_that_players_play_is_decoded(tmp_path):
     """A single-keyframe MPEG-TS and an MKV whose clock starts at 100 s answer like the sample; the MKV's
     answer says its times count from its first timestamp."""
-    from tools.media import iter_frames
+    from tools.core.media import iter_frames
 
     ts = _single_keyframe_ts(tmp_path / "onekey.ts")
     assert [round(t) for t, _ in iter_frames(ts, 1.0, 3.0, 6.0)] == [3, 4, 5]  # seeking mid-file still decodes
@@ -405,8 +405,8 @@ def test_audio_with_nan_samples_warns_that_speech_could_not_be_read(tmp_path):
     import av
     import numpy as np
 
-    from tools.media import load_audio
-    from tools.video_out import mux_mono_audio
+    from tools.core.media import load_audio
+    from tools.core.video_out import mux_mono_audio
 
     samples = load_audio(SAMPLE, 16_000)
     samples[: len(samples) // 2] = np.nan
@@ -483,7 +483,7 @@ def test_ctrl_c_while_native_notices_are_silenced_still_prints_interrupted(tmp_p
     import subprocess
     import sys
 
-    script = ("import time\nfrom tools.runtime import exit_on_interrupt\nfrom tools.faces import native_stderr_silenced\n"
+    script = ("import time\nfrom tools.core.runtime import exit_on_interrupt\nfrom tools.perception.faces import native_stderr_silenced\n"
               "exit_on_interrupt()\nwith native_stderr_silenced():\n    print('ready', flush=True)\n    time.sleep(60)\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)

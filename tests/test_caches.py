@@ -1,5 +1,5 @@
-"""Caches a run can trust: a derived model file cut short is made again (``tools.derived``), library caches
-stay out of the environment (``tools.runtime.configure_runtime``), and an output named through a link to
+"""Caches a run can trust: a derived model file cut short is made again (``tools.core.derived``), library caches
+stay out of the environment (``tools.core.runtime.configure_runtime``), and an output named through a link to
 standard output reaches it (``memory.cache.write_output``)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import REPO, SAMPLE, command_env, copy_default_models, run_cli
-from tools.derived import check_derived, manifest_path, record_derived
+from tools.core.derived import check_derived, manifest_path, record_derived
 
 QUERY = "when is she happy?"
 TEXTS = ["she laughs at the joke", "the audience claps", "he is nervous before the talk"]
@@ -46,8 +46,8 @@ def _private_models(dst: Path) -> Path:
     """A model folder of the test's own (the shared one, ``AFFECTSEEK_MODEL_CACHE``, is never cut short): the
     fetched default weights, and the shared MiniLM export of this environment's weights and its manifest when they
     are there (saves an export; another environment's export in the shared folder is left out)."""
-    from tools.registry import model_cache_dir
-    from tools.text_onnx import export_name
+    from tools.core.registry import model_cache_dir
+    from tools.perception.text_onnx import export_name
 
     copy_default_models(dst)
     for onnx in [model_cache_dir() / export_name()]:
@@ -59,7 +59,7 @@ def _private_models(dst: Path) -> Path:
 
 
 def test_a_cut_short_onnx_export_is_made_again_with_the_same_embeddings(tmp_path):
-    from tools.text_onnx import OnnxSentenceEncoder
+    from tools.perception.text_onnx import OnnxSentenceEncoder
 
     models = _private_models(tmp_path / "models")
     first = OnnxSentenceEncoder(cache_dir=models)  # exports when nothing was copied; records the manifest

@@ -13,7 +13,7 @@ from app.ask import main
 from indexing.build import open_index
 from memory.index_config import IndexConfig
 from tests.conftest import SAMPLE
-from tools.captions import caption_times, scene_of
+from tools.perception.captions import caption_times, scene_of
 
 MODEL = "openai/gpt-4o-mini"
 

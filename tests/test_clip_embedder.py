@@ -15,7 +15,7 @@ import pytest
 from agents.schema import Answer
 from app.ask import main
 from tests.conftest import SAMPLE
-from tools.embedders import OpenClipEmbedder
+from tools.perception.embedders import OpenClipEmbedder
 
 pytestmark = pytest.mark.slow
 

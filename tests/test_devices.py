@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import SAMPLE
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 
 def _cuda_provider() -> bool:
@@ -17,9 +17,9 @@ def _cuda_provider() -> bool:
 
 
 def test_engine_on_cpu_reads_faces_as_the_expression_model_does():
-    from tools.engine import PerceptionConfig, PerceptionEngine
-    from tools.expression import DEFAULT_EXPRESSION, load_expression_classifier
-    from tools.media import iter_frames
+    from tools.core.media import iter_frames
+    from tools.perception.engine import PerceptionConfig, PerceptionEngine
+    from tools.perception.expression import DEFAULT_EXPRESSION, load_expression_classifier
 
     engine = PerceptionEngine(PerceptionConfig(device="cpu"))
     t, frame = next(iter_frames(SAMPLE, 1.0, 3.9, 4.4))  # the performer's close-up, grinning
@@ -40,7 +40,7 @@ def test_index_config_gives_its_device_to_the_engine_and_keeps_its_cache_key():
 
 
 def test_device_notes_name_the_cpu_only_tools_once_a_gpu_is_asked_for():
-    from tools.engine import PerceptionConfig, device_notes
+    from tools.perception.engine import PerceptionConfig, device_notes
 
     assert device_notes(PerceptionConfig()) == []
     notes = device_notes(PerceptionConfig(device="cuda"))
@@ -53,9 +53,9 @@ def test_every_expression_identity_and_voice_loader_takes_a_device():
     import inspect
 
     from tools import expression
-    from tools.identity import FACE_IDENTITIES
-    from tools.runtime import onnx_providers
-    from tools.voice_emotion import VOICE_EMOTION, load_voice_emotion
+    from tools.core.runtime import onnx_providers
+    from tools.perception.identity import FACE_IDENTITIES
+    from tools.perception.voice_emotion import VOICE_EMOTION, load_voice_emotion
 
     for registry in (expression.EXPRESSION_CLASSIFIERS, FACE_IDENTITIES, VOICE_EMOTION):
         for name in registry.names():
@@ -67,7 +67,7 @@ def test_every_expression_identity_and_voice_loader_takes_a_device():
 
 @pytest.mark.skipif(_cuda_provider(), reason="this onnxruntime has a CUDA provider")
 def test_an_onnx_model_asked_for_on_a_gpu_onnxruntime_cannot_use_is_refused():
-    from tools.runtime import DeviceError, onnx_providers
+    from tools.core.runtime import DeviceError, onnx_providers
 
     with pytest.raises(DeviceError, match="CUDAExecutionProvider"):
         onnx_providers("cuda")
@@ -75,7 +75,7 @@ def test_an_onnx_model_asked_for_on_a_gpu_onnxruntime_cannot_use_is_refused():
 
 def test_device_names_are_checked_with_the_settings():
     from graphs.settings import SettingsError, load_settings
-    from tools.runtime import DeviceError, check_device
+    from tools.core.runtime import DeviceError, check_device
 
     assert load_settings({"device": "cuda:1"}).device == "cuda:1"
     with pytest.raises(SettingsError, match="'gpu' is not a device"):

@@ -9,7 +9,9 @@ from indexing.build import open_index
 from memory.index_config import IndexConfig
 from studies.sound import speech_regions
 from tests.conftest import SAMPLE, shared_media
-from tools.diarization import (
+from tools.core.media import load_audio
+from tools.perception.voices import SAMPLE_RATE, load_voice_identity
+from tools.signals.diarization import (
     VOICE_MAX_DISTANCE,
     VoiceTurn,
     cluster_voices,
@@ -18,8 +20,6 @@ from tools.diarization import (
     voice_of,
     voice_turns,
 )
-from tools.media import load_audio
-from tools.voices import SAMPLE_RATE, load_voice_identity
 
 
 def _diarize(audio: np.ndarray) -> list[VoiceTurn]:

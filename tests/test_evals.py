@@ -91,7 +91,7 @@ def test_build_bench_from_csv_on_real_clips(tmp_path):
     assert build_bench.main([str(clips), "--out", str(tmp_path / "bench"), "--seed", "0"]) == 0
     items = {i.id: i for i in load_bench(tmp_path / "bench" / "bench.jsonl")}
     assert set(items) == {"long_000-happiness", "long_000-neutral"}
-    from tools.media import probe
+    from tools.core.media import probe
 
     video = items["long_000-happiness"].video_path(tmp_path / "bench" / "bench.jsonl")
     duration = probe(video).duration_s

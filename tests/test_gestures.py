@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import SAMPLE
-from tools.gestures import classify_hand, load_gesture_recognizer, pointing_target, ray_box_distance
-from tools.media import iter_frames
+from tools.core.media import iter_frames
+from tools.perception.gestures import classify_hand, load_gesture_recognizer, pointing_target, ray_box_distance
 
 
 def _hand(extended: set[str], thumb_up: bool = False) -> np.ndarray:
@@ -41,7 +41,7 @@ def test_thumb_up_is_like():
 
 
 def test_open_hand_on_a_face_is_hand_over_mouth_or_face():
-    from tools.gestures import hand_on_face
+    from tools.perception.gestures import hand_on_face
 
     face = np.array([100.0, 100.0, 200.0, 220.0])
     assert hand_on_face(np.array([150.0, 200.0]), [face]) == "hand_over_mouth"
@@ -50,7 +50,7 @@ def test_open_hand_on_a_face_is_hand_over_mouth_or_face():
 
 
 def test_crossed_arms_from_pose_landmarks():
-    from tools.gestures import L_HIP, L_SHOULDER, L_WRIST, R_HIP, R_SHOULDER, R_WRIST, arms_crossed
+    from tools.perception.gestures import L_HIP, L_SHOULDER, L_WRIST, R_HIP, R_SHOULDER, R_WRIST, arms_crossed
 
     pose = np.zeros((33, 2))
     # person facing the camera: their left shoulder is on the image right

@@ -114,7 +114,7 @@ def test_a_place_on_screen_names_one_person_per_shot(sample_index):
 
 
 def test_positions_are_read_only_after_a_person_noun():
-    from tools.lexicon import person_phrases
+    from tools.signals.lexicon import person_phrases
 
     assert person_phrases("when does the woman on the right laugh?") == ["a woman on the right"]
     assert person_phrases("when does the one in the middle smile at him?") == ["the person in the middle", "a man"]
@@ -123,7 +123,7 @@ def test_positions_are_read_only_after_a_person_noun():
 
 
 def test_age_words_qualify_the_person_they_precede():
-    from tools.lexicon import person_phrases
+    from tools.signals.lexicon import person_phrases
 
     assert person_phrases("when does the older man laugh?") == ["an older man"]
     assert person_phrases("is the old lady sad when the young one speaks?") == ["an older woman", "a young person"]

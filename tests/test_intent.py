@@ -1,5 +1,5 @@
 """The offline intent interpreter's reading of the emotion a question asks about (``agents.intent``,
-``tools.lexicon.emotion_phrase``) and its measurement on labelled questions (``studies.intent``)."""
+``tools.signals.lexicon.emotion_phrase``) and its measurement on labelled questions (``studies.intent``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from studies.intent import QUESTIONS, composed_wording, evaluate, score, split
-from tools.lexicon import emotion_phrase, emotion_words, named_emotions
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
+from tools.signals.lexicon import emotion_phrase, emotion_words, named_emotions
 
 
 @pytest.mark.parametrize(("question", "phrase"), [
@@ -120,7 +120,7 @@ def test_in_a_viewers_memory_i_is_the_viewer_not_a_person_on_screen():
     """VQAU-Bench's query form: "I kinda remember ..." is the viewer's memory; the people it names on screen are
     still read, and "I" in a question about the video ("when do I laugh?", egocentric video) is still the
     camera wearer."""
-    from tools.lexicon import memory_form, person_phrases
+    from tools.signals.lexicon import memory_form, person_phrases
 
     memory = "I kinda remember the crowd cracking up at something he said right before he pointed, felt so warm"
     assert memory_form(memory) and memory_form("I recall a quiet talk by the window")

@@ -39,6 +39,28 @@ def test_no_module_imports_a_layer_above_its_own():
     assert upward == []
 
 
+#: The rooms of ``tools`` in import order: each imports only itself and the rooms before it.
+TOOL_ROOMS = ("core", "signals", "perception")
+
+
+def test_the_rooms_of_tools_import_only_the_rooms_before_them():
+    upward = []
+    for rank, room in enumerate(TOOL_ROOMS):
+        for path in sorted((REPO / "tools" / room).rglob("*.py")):
+            for name in _imports(path):
+                parts = name.split(".")
+                if parts[0] == "tools" and len(parts) > 1 and parts[1] in TOOL_ROOMS \
+                        and TOOL_ROOMS.index(parts[1]) > rank:
+                    upward.append(f"{path.relative_to(REPO).as_posix()} imports {name}")
+    assert upward == []
+
+
+def test_every_module_of_tools_lives_in_a_room():
+    loose = {p.name for p in (REPO / "tools").glob("*.py")} - {"__init__.py"}
+    rooms = {p.name for p in (REPO / "tools").iterdir() if (p / "__init__.py").exists()}
+    assert loose == set() and rooms == set(TOOL_ROOMS)
+
+
 def test_the_layer_test_sees_every_package():
     found = {p.parent.name for p in REPO.glob("*/__init__.py")} - {"tests", "benches"}
     assert found == set(LAYERS)

@@ -27,8 +27,8 @@ def test_the_index_finds_the_sample_cuts_on_their_first_frames(cache_root):
 
 def test_a_recorded_shot_without_cuts_has_none():
     """One recorded shot of a woman talking to the camera (head and lips move every frame): no cut."""
-    from tools.media import iter_frames
-    from tools.shots import ChangeTrace, hard_cuts
+    from tools.core.media import iter_frames
+    from tools.signals.shots import ChangeTrace, hard_cuts
 
     trace = ChangeTrace()
     for _ in iter_frames(shared_media("WDA_KatieHill_000.mp4"), 1.0, on_decoded=trace.add):  # 8 s, 25 fps
@@ -38,10 +38,10 @@ def test_a_recorded_shot_without_cuts_has_none():
 
 
 def test_a_cut_is_a_spike_against_the_frames_around_it():
-    """The rule of ``tools.shots.hard_cuts`` on made-up changes at 25 fps: a spike of 20 stands out against motion
+    """The rule of ``tools.signals.shots.hard_cuts`` on made-up changes at 25 fps: a spike of 20 stands out against motion
     of 3 (20 >= 4 x (3 + 1)) but not against motion of 5; a spike under ``MIN_CHANGE`` is no cut however calm the
     shot; two equal frames of one spike make one cut, on the first."""
-    from tools.shots import MIN_CHANGE, hard_cuts
+    from tools.signals.shots import MIN_CHANGE, hard_cuts
 
     times = [k / 25 for k in range(50)]
 
@@ -61,8 +61,8 @@ def test_the_index_chunks_measure_every_frame_once():
     chunk starts) the luma trace holds exactly the frames and changes of one pass, so a cut between two chunks is
     found on its frame."""
     from indexing.visual import chunk_frames
-    from tools.media import iter_frames, probe
-    from tools.shots import ChangeTrace
+    from tools.core.media import iter_frames, probe
+    from tools.signals.shots import ChangeTrace
 
     one = ChangeTrace()
     for _ in iter_frames(SAMPLE, 1.0, on_decoded=one.add):
@@ -120,9 +120,9 @@ def test_cuts_made_at_known_frames_are_found_on_those_frames(tmp_path):
     """A video cut at frames chosen here (30 fps: frame 73 = 2.433 s, frame 131 = 4.367 s, neither on the 1 fps
     grid), made from the sample's performer and audience shots: both cuts found on the frame where they were
     made, as the visual pass decodes for its 1 fps samples."""
-    from tools.media import iter_frames
-    from tools.shots import ChangeTrace, hard_cuts
-    from tools.video_out import VideoWriter
+    from tools.core.media import iter_frames
+    from tools.core.video_out import VideoWriter
+    from tools.signals.shots import ChangeTrace, hard_cuts
 
     performer = [f for _, f in iter_frames(SAMPLE, 30.0, 3.65, 7.75)]
     audience = [f for _, f in iter_frames(SAMPLE, 30.0, 7.95, 9.95)]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, SAMPLE, run_cli
-from tools.fetch import fetched
-from tools.pins import PINNED_MODELS
+from tools.core.fetch import fetched
+from tools.core.pins import PINNED_MODELS
 
 pytestmark = pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
                                 reason="whisper-base not fetched (affectseek models --fetch whisper-base)")
@@ -23,8 +23,8 @@ pytestmark = pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
 
 def _reading(start_s: int, folder: Path) -> Path:
     """18 s of ``multilingual.mp3`` from ``start_s`` under the sample's picture played twice."""
-    from tools.media import iter_frames, load_audio
-    from tools.video_out import VideoWriter
+    from tools.core.media import iter_frames, load_audio
+    from tools.core.video_out import VideoWriter
 
     speech = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)[start_s * 16_000:(start_s + 18) * 16_000]
     frames = list(iter_frames(SAMPLE, 10.0))
@@ -44,7 +44,7 @@ def german_video(tmp_path_factory) -> Path:
 
 def _ask(video: Path, tmp_path: Path, monkeypatch, query: str, *extra: str):
     from agents.schema import Answer
-    from tools.registry import model_cache_dir
+    from tools.core.registry import model_cache_dir
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(model_cache_dir()))  # where the model was fetched
     out = tmp_path / "answer.json"

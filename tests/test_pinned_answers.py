@@ -1,7 +1,7 @@
 """Answers on the bundled sample and the shared dev bench, pinned: a restructuring of the code must
 leave them as they are.
 
-Pinned with the perception engine (``tools.engine``) in place, from a fresh cache; the same answers
+Pinned with the perception engine (``tools.perception.engine``) in place, from a fresh cache; the same answers
 came out of the code before the engine (frame analysis written twice, models loaded in three places)
 and before the layers were split (``indexing``, ``app``; LangGraph runtime context; typed proposals,
 candidates and drafts). The dev bench items are ``../shared/bench/dev.jsonl``'s three queries.
@@ -13,28 +13,28 @@ Person grounding (``agents.grounding``) changed the answers of questions naming 
 performer": the verifier reads only those people's faces and drops words and voice of other speakers,
 so the audience's shot (8.0-9.1 s) enters the audience answer and the pianist's close-up (1.0-3.0 s)
 leaves the performer's; the same question about "someone" still gives the earlier answer. Voice
-diarization (``tools.diarization``) then gave the performer's off-screen speech (6.4-8.7 s) his voice, so
+diarization (``tools.signals.diarization``) then gave the performer's off-screen speech (6.4-8.7 s) his voice, so
 the audience answer no longer keeps the 4.0-8.0 s clip for speech "of no known speaker". The words8 head
-(``tools.text_emotion``: the emotion of what is said, trained on MELD) changed the pointing question only:
+(``tools.perception.text_emotion``: the emotion of what is said, trained on MELD) changed the pointing question only:
 with the hand-set fusion its moments read neutral where the similarity scorer's reading of the lyrics had
 pushed them to anger and surprise; with the fitted fusion (refitted when the index came to read the
 voice over detected speech, ``agents/FUSION.md``) the same three moments come back, the one around the
 second pointing (6.0 s) now ranked above the surprise span nested in the first. The appearance heads
-(``tools.appearance``) then grounded "he" in the pointing question to the people whose faces read as men:
+(``tools.perception.appearance``) then grounded "he" in the pointing question to the people whose faces read as men:
 the verifier reads only their faces, so the second pointing's span (6.0-7.26 s) reads the faces
 of the grounded people only (the performer's: surprise 0.68 and 0.76, happiness 0.79, the same faces the
 rationale cited before), where the other faces read in the span had made it neutral; it now ranks below the
 surprise span nested in the first pointing, with either fusion. Reading the asked emotion from what a question
-says of the feeling (``tools.lexicon.emotion_phrase``) changed the talking-head question: "mention being new"
+says of the feeling (``tools.signals.lexicon.emotion_phrase``) changed the talking-head question: "mention being new"
 now names happiness (0.30) where the whole question stayed under the 0.25 floor, so the localizer's affect
 term proposes clips too, and the top moment is 0.11-7.61 s (the annotation says 0.0-7.7 s: tIoU 0.97, where
 0.0-6.0 s had 0.78); its emotion is happiness before and after, the annotation's neutral neither time.
-Frame-accurate shot boundaries (``tools.shots``, ``agents.moments``) moved every moment edge that lay on a
+Frame-accurate shot boundaries (``tools.signals.shots``, ``agents.moments``) moved every moment edge that lay on a
 shot change onto the frame where the new shot starts (the sample's hard cuts, read from its frames, are at
 0.667, 2.736 and 7.040 s): 1.001 -> 0.667, 3.003 -> 2.736 and 8.008 -> 7.04 (the index's 1 fps cuts), 2.88 ->
 2.736 (an edge 0.14 s after a cut), and the end of the second pointing 7.26 -> 7.04 (0.22 s into the audience's
 shot); labels, order and every other edge are unchanged, with either fusion.
-One clock for pictures and sound (``tools.media``: every time counts from the file's first timestamp) put
+One clock for pictures and sound (``tools.core.media``: every time counts from the file's first timestamp) put
 the sample's frames where a player shows them, 0.844 s later than before (its video stream starts 0.844 s
 after its audio): the hard cuts are now at 1.511, 3.580 and 7.884 s, each face is read beside the words said
 while it shows, and the sampled frames are the same as before (the grid starts at the first video frame).
@@ -52,7 +52,7 @@ splits the surprise span at the second pointing (6.0-7.6 s) from a fear span nes
 audience's shot after it reads sadness where it read fear; the talking head's moment starts at 0.35 s (tIoU 0.94
 with the annotation's 0.0-7.7 s, 0.97 before). With the hand-set fusion the audience answer shrinks to the
 shot's last second (9.02-10.02 s, happiness), and the pointing question's last span reads sadness.
-Shot cuts came to be found on every decoded frame (``tools.shots``, on the same frames as before): the pointing
+Shot cuts came to be found on every decoded frame (``tools.signals.shots``, on the same frames as before): the pointing
 answers now start where the pointing span starts (4.35 s), not on his shot's first frame (3.58 s), which an edge
 had reached only by lying within 0.6 s of the old 1 fps cut (4.014 s); the second pointing's span ends on the
 audience's cut (7.884 s) instead of 0.28 s before it, and with the fitted fusion the fear span nested in the

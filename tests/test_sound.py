@@ -7,8 +7,8 @@ import pytest
 
 from studies.sound import speech_regions
 from tests.conftest import shared_media
-from tools.media import load_audio
-from tools.sound import SoundStats, band_flatness, describe_sound, sound_stats
+from tools.core.media import load_audio
+from tools.perception.sound import SoundStats, band_flatness, describe_sound, sound_stats
 
 
 def test_spectral_flatness_is_near_zero_for_a_tone_and_near_056_for_white_noise():

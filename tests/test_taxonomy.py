@@ -9,7 +9,7 @@ import pytest
 from agents.schema import Answer
 from agents.taxonomy import BUNDLED, TaxonomyError, load_taxonomy, resolve_labels
 from tests.conftest import SAMPLE, run_cli
-from tools.schema import AFFECTNET8
+from tools.core.schema import AFFECTNET8
 
 
 @pytest.mark.parametrize("name", list(BUNDLED))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
-from tools.timeline import MIN_OWN_BASELINE, affect_timelines
+from tools.core.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
+from tools.signals.timeline import MIN_OWN_BASELINE, affect_timelines
 
 BOX = Box(x0=0.4, y0=0.2, x1=0.6, y1=0.6)
 
@@ -59,7 +59,7 @@ def test_a_person_seen_briefly_takes_the_videos_baseline():
 
 def _pingpong(video, start_s: float, end_s: float, seconds: float) -> list[np.ndarray]:
     """``video``'s frames in [start_s, end_s) at 25 fps, played forward and back for ``seconds``."""
-    from tools.media import iter_frames
+    from tools.core.media import iter_frames
 
     frames = [f for _, f in iter_frames(video, 25.0, start_s, end_s, max_side=640)]
     loop = frames + frames[::-1]
@@ -75,7 +75,7 @@ def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_r
     the default reader, faceres+face8, reads it as neutral)."""
     from graphs.pipeline import ask, open_index
     from tests.conftest import shared_media
-    from tools.video_out import VideoWriter
+    from tools.core.video_out import VideoWriter
 
     katie = shared_media("WDA_KatieHill_000.mp4")
     frames = _pingpong(katie, 1.0, 2.6, 10.0) + _pingpong(katie, 5.0, 6.6, 10.0)

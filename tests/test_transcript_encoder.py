@@ -1,5 +1,5 @@
 """Searching what was said across languages: the multilingual sentence encoder of transcripts
-(``tools.text.load_transcript_encoder``), how ``auto`` picks it, and what the user is told.
+(``tools.perception.text.load_transcript_encoder``), how ``auto`` picks it, and what the user is told.
 
 The German sentences are EMO-DB's ten (Burkhardt et al., 2005; ``evals.data.sources.EMODB_TEXTS``), the
 English questions their renderings written for ``studies.multilingual``.
@@ -14,9 +14,9 @@ from evals.data.sources import EMODB_TEXTS
 from graphs.settings import Settings
 from memory.index_config import IndexConfig
 from studies.multilingual import EMODB_EN
-from tools.registry import UnknownBackendError
-from tools.schema import Transcript, TranscriptSegment
-from tools.text import load_transcript_encoder, transcript_encoder_for, transcript_encoder_note
+from tools.core.registry import UnknownBackendError
+from tools.core.schema import Transcript, TranscriptSegment
+from tools.perception.text import load_transcript_encoder, transcript_encoder_for, transcript_encoder_note
 
 CODES = sorted(EMODB_EN)
 
@@ -91,7 +91,7 @@ def test_the_user_is_told_when_english_questions_cannot_reach_the_words():
 
 
 def test_the_multilingual_words_head_reads_feelings_in_other_languages():
-    from tools.text_emotion import load_text_emotion
+    from tools.perception.text_emotion import load_text_emotion
 
     multilingual, english = load_text_emotion(encoder="use-multilingual"), load_text_emotion()
     assert "words8_use_head" in multilingual.name and "words8_head" in english.name

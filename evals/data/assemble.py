@@ -52,7 +52,7 @@ from collections import Counter
 from pathlib import Path
 
 from evals.data.sources import set_records
-from tools.registry import cache_root
+from tools.core.registry import cache_root
 
 
 def assemble(name: str, source: Path, out: Path) -> Counter:

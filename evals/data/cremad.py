@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
-from tools.video_out import VideoWriter
+from tools.core.video_out import VideoWriter
 
 #: Frame rate and speech rate of the stored clips (the emotalkingface preprocessing).
 FPS, SPEECH_RATE = 25, 8_000

@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 SAMPLE = HERE.parents[1] / "samples" / "hamilton_short.mp4"
 sys.path.insert(0, str(HERE.parents[1]))
 
-from tools.video_out import mux_mono_audio
+from tools.core.video_out import mux_mono_audio
 
 
 def main(wav: str, out: Path = HERE / "prompt_injection.mp4") -> None:

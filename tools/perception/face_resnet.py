@@ -1,0 +1,136 @@
+"""faceres: a small residual network that reads AffectNet-8 from a grey face crop, trained end to end here.
+
+Architecture (He et al., 2016, "Deep Residual Learning for Image Recognition", basic blocks with batch
+normalisation): input (N, 1, 48, 48) scaled to [-1, 1]; a 3x3 convolution to ``WIDTHS[0]`` channels; four
+stages of two basic blocks, each stage halving the resolution (48 -> 24 -> 12 -> 6 -> 3) with widths
+``WIDTHS``; global average pooling, dropout and a linear layer to the 8 AffectNet-8 logits (``N_LABELS``).
+About 1.9 M parameters, 80 M multiply-adds per face.
+
+Weights: ``tools/models/faceres.npz`` (float16 arrays named as the module's ``state_dict``), trained by
+``python -m studies.train_face_net`` on the dev splits of CK+, RAF-DB and FER2013 (model card
+``tools/models/FACERES.md``). The crop is the pipeline's
+(``tools.perception.crops.gray_crop``, 64x64) shrunk to 48x48 (``INPUT``) with area interpolation.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from tools.core.runtime import torch_device
+from tools.perception.crops import CropReader
+
+#: Outputs, in ``tools.core.schema.AFFECTNET8`` order (neutral, happiness, sadness, surprise, fear, disgust, anger,
+#: contempt). Not imported from the schema, so that training runs where only torch, numpy and OpenCV are.
+N_LABELS = 8
+#: Channels of the four stages.
+WIDTHS = (32, 64, 128, 192)
+#: Side of the square grey input, in pixels.
+INPUT = 48
+#: The shipped weights (model card ``tools/models/FACERES.md``).
+FACERES_WEIGHTS = Path(__file__).parents[1] / "models" / "faceres.npz"
+
+
+def build_network(widths: tuple[int, ...] = WIDTHS, dropout: float = 0.3):
+    """The untrained network (a ``torch.nn.Module``): (N, 1, 48, 48) float in [-1, 1] -> (N, 8) logits."""
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self, cin: int, cout: int, stride: int) -> None:
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout))
+            self.skip = (nn.Identity() if stride == 1 and cin == cout else
+                         nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout)))
+            self.act = nn.ReLU(inplace=True)
+
+        def forward(self, x):
+            return self.act(self.body(x) + self.skip(x))
+
+    layers: list = [nn.Conv2d(1, widths[0], 3, 1, 1, bias=False), nn.BatchNorm2d(widths[0]), nn.ReLU(inplace=True)]
+    cin = widths[0]
+    for w in widths:
+        layers += [Block(cin, w, 2), Block(w, w, 1)]
+        cin = w
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(dropout), nn.Linear(cin, N_LABELS)]
+    return nn.Sequential(*layers)
+
+
+def network_input(crops: np.ndarray) -> np.ndarray:
+    """uint8 grey crops (N, H, W) of any square size -> float32 (N, 1, 48, 48) in [-1, 1]."""
+    import cv2
+
+    crops = np.asarray(crops)
+    if crops.shape[1:] != (INPUT, INPUT):
+        crops = np.stack([cv2.resize(c, (INPUT, INPUT), interpolation=cv2.INTER_AREA) for c in crops])
+    return ((crops.astype(np.float32) / 255.0 - 0.5) * 2.0)[:, None]
+
+
+class FaceRes(CropReader):
+    """The faceres expression reader: AffectNet-8 probabilities from grey face crops, the mean over the crop
+    and its mirror image (test-time flip).
+
+    Args:
+        weights: ``.npz`` of the network's ``state_dict`` (default ``FACERES_WEIGHTS``).
+        device: torch device: ``cpu`` (default), ``cuda`` or ``cuda:N``.
+
+    Raises:
+        FileNotFoundError: ``weights`` does not exist.
+        ValueError: the file does not hold this network's weights, or ``device`` cannot be used.
+    """
+
+    def __init__(self, weights: str | os.PathLike | None = None, device: str = "cpu") -> None:
+        import torch
+
+        path = Path(weights) if weights else FACERES_WEIGHTS
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: faceres weights not found")
+        self.name = f"faceres:{path.name}"
+        self.device = device
+        net = build_network()
+        with np.load(path) as f:
+            arrays = {k: f[k] for k in f.files}
+        state = {k: torch.from_numpy(v.astype(np.float32) if v.dtype.kind == "f" else v) for k, v in arrays.items()}
+        try:
+            net.load_state_dict(state)
+        except RuntimeError as e:
+            raise ValueError(f"{path}: not faceres weights ({str(e).splitlines()[0]})") from None
+        self._torch_device = torch_device(device)
+        self._net = net.eval().to(self._torch_device)
+
+    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
+        """Probabilities (N, 8) over ``AFFECTNET8`` for uint8 grey crops (N, S, S) (the pipeline's are 64x64)."""
+        import torch
+
+        if not len(crops):
+            return np.zeros((0, N_LABELS), dtype=np.float32)
+        x = torch.from_numpy(network_input(crops)).to(self._torch_device)
+        with torch.inference_mode():  # one pass over the crops and their mirror images
+            p = torch.softmax(self._net(torch.cat([x, torch.flip(x, dims=[3])])), 1)
+        return ((p[: len(x)] + p[len(x):]) / 2).cpu().numpy().astype(np.float32)
+
+
+class MeanReader(CropReader):
+    """The mean of several crop readers' AffectNet-8 probabilities (an ensemble by averaging), e.g. faceres and
+    face8 (backend ``faceres+face8``): ``classify`` and ``classify_crops`` as each member's, (N, 8).
+
+    Args:
+        members: readers with ``classify_crops(crops) -> (N, 8)`` on the pipeline's uint8 64x64 grey crops.
+
+    Raises:
+        ValueError: no member is given.
+    """
+
+    def __init__(self, *members) -> None:
+        if not members:
+            raise ValueError("MeanReader needs at least one member")
+        self.members = members
+        self.name = "mean(" + ", ".join(m.name for m in members) + ")"
+        self.device = members[0].device
+
+    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
+        """Mean probabilities (N, 8) of the members for uint8 grey crops (N, 64, 64)."""
+        return np.mean([m.classify_crops(crops) for m in self.members], axis=0).astype(np.float32)

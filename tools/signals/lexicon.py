@@ -1,0 +1,271 @@
+"""Plain-language descriptions of the AffectNet-8 expressions and of social/affective cues.
+
+Used on both sides of text-side retrieval: clip descriptors are written with these phrases, and the
+offline reasoner maps vague queries onto labels by sentence-embedding similarity to them. The
+descriptions paraphrase the AffectNet annotation guidelines (Mollahosseini et al., 2017) and the
+situations commonly used as elicitors in affective computing, plus everyday idioms for each feeling
+("feeling down", "in a good mood", "put off"); they are not tuned to any test clip or test query.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+
+EMOTION_DESCRIPTIONS: dict[str, list[str]] = {
+    "neutral": ["calm, composed, neutral face", "speaking evenly, matter-of-fact, no strong feeling",
+                "listening attentively with a relaxed face"],
+    "happiness": ["smiling and laughing, happy, amused, enjoying it", "joy, delight, fun, pleased, cheerful",
+                  "excited and enthusiastic, having a good time", "in a good mood, upbeat, cheerful spirits"],
+    "sadness": ["sad, unhappy, downcast face, close to tears", "feeling left out, lonely, ignored, excluded",
+                "disappointed, hurt, grieving, dejected", "feeling down, low, blue, miserable"],
+    "surprise": ["surprised, astonished, mouth open, eyebrows raised", "shocked, startled, caught off guard",
+                 "amazed by something unexpected"],
+    "fear": ["afraid, scared, anxious, worried face", "nervous, tense, uneasy, frightened",
+             "panicking, threatened, alarmed"],
+    "disgust": ["disgusted, repulsed, grimacing, nose wrinkled", "revolted, grossed out, distaste",
+                "finding something distasteful or offensive", "put off, turned off, sickened, nauseated by something"],
+    "anger": ["angry, furious, frowning, shouting", "annoyed, irritated, frustrated, hostile",
+              "defensive, arguing, confrontational, heated"],
+    "contempt": ["contemptuous, scornful, smirking, eye-rolling", "dismissive, looking down on someone, sneering",
+                 "disdainful, mocking, condescending"],
+}
+
+#: Cue name -> phrases. Cues name the kind of evidence a query asks for (Social Genome modalities).
+CUE_DESCRIPTIONS: dict[str, list[str]] = {
+    "speech": ["what someone says, mentions, talks about, tells", "words spoken, a remark, a statement"],
+    "facial_expression": ["facial expression, face shows a feeling", "smile, frown, grimace, tears"],
+    "gaze": ["who looks at whom, eye contact, looking away", "ignored, nobody looks at her, being watched"],
+    "gesture": ["pointing, hand gestures, waving, arms crossed", "animated hand movements, gesturing"],
+    "voice": ["tone of voice, loud, shouting, fast speech", "voice trembles, raised voice, whispering"],
+    "group": ["the audience, the crowd, everyone, the group", "people together reacting"],
+}
+
+#: Cue -> Social Genome modality tag of the evidence that answers it.
+CUE_MODALITY: dict[str, str] = {
+    "speech": "verbal",
+    "facial_expression": "visual",
+    "gaze": "visual",
+    "gesture": "visual",
+    "voice": "vocal",
+    "group": "visual",
+}
+
+#: Words that name a person in a query; mapped to a role description.
+PERSON_WORDS: dict[str, str] = {
+    "she": "a woman", "her": "a woman", "woman": "a woman", "girl": "a girl", "he": "a man", "him": "a man",
+    "his": "a man", "man": "a man", "boy": "a boy", "lady": "a woman", "guy": "a man", "gentleman": "a man",
+    "kid": "a child", "child": "a child", "they": "a group", "audience": "the audience",
+    "crowd": "the audience", "performer": "the performer", "speaker": "the speaker", "someone": "anyone",
+    "somebody": "anyone", "everyone": "everyone", "people": "people", "i": "the camera wearer",
+}
+
+#: Where on screen a question places a person ("the one on the left"): word -> the phrase's position (the
+#: first word of each phrase names the place: left, right, middle).
+POSITIONS = {"left": "on the left", "right": "on the right", "middle": "in the middle", "centre": "in the middle",
+             "center": "in the middle"}
+#: Nouns a position can follow ("the woman on the right"); others ("the middle of the show") place no person.
+POSITIONED_NOUNS = ("one", "person", "woman", "man", "guy", "girl", "boy", "lady", "gentleman", "kid", "child")
+_POSITIONED = re.compile(rf"\b({'|'.join(POSITIONED_NOUNS)})\s+(?:(?:who is|who's|sitting|standing|seated)\s+)?"
+                         r"(?:on the (left|right)|in the (middle|centre|center))\b")
+
+#: Age words before a person noun ("the older man", "a young woman") -> the age word of the phrase.
+AGE_ADJECTIVES = {"older": "older", "old": "older", "elderly": "older", "young": "young", "younger": "young"}
+_AGED = re.compile(rf"\b({'|'.join(AGE_ADJECTIVES)})\s+({'|'.join(POSITIONED_NOUNS)})\b")
+
+
+#: A viewer's memory of a moment, VQAU-Bench's query form ("I kinda remember a firm handshake on a coastal walkway
+#: right before the music swells - felt so light"): the "I" is the viewer, not a person on screen (``memory_form``).
+_MEMORY_OPENING = re.compile(r"^i\s+(?:(?:kinda|kind\s+of|sort\s+of|vaguely|really|just)\s+)*(?:remember|recall)\b\s*")
+
+
+def memory_form(text: str) -> bool:
+    """Whether ``text`` is a viewer's memory of a moment ("I kinda remember ...", "I recall ...")."""
+    return bool(_MEMORY_OPENING.match(" ".join(re.findall(r"[a-z'-]+", text.lower()))))
+
+
+def person_phrases(text: str) -> list[str]:
+    """The people ``text`` names, as the values of ``PERSON_WORDS`` ("she" -> "a woman"), with a position
+    when one follows a person noun ("the woman on the right" -> "a woman on the right", "the one in the
+    middle" -> "the person in the middle") and an age when an age word precedes one ("the older man" ->
+    "an older man", "the young one" -> "a young person"); first mention order, no repeats. In a viewer's
+    memory (``memory_form``) "I" is the viewer and names nobody on screen."""
+    t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    if memory_form(text):
+        t = re.sub(r"\bi\b", " ", t)
+    phrases, placed = [], set()
+    for m in _POSITIONED.finditer(t):
+        role = PERSON_WORDS.get(m.group(1), "the person")
+        phrases.append((m.start(), f"{role} {POSITIONS[m.group(2) or m.group(3)]}"))
+        placed.add(m.start(1))
+    for m in _AGED.finditer(t):
+        if m.start(2) in placed:
+            continue
+        noun = PERSON_WORDS.get(m.group(2), "a person").split()[-1]
+        age = AGE_ADJECTIVES[m.group(1)]
+        phrases.append((m.start(), f"{'an' if age == 'older' else 'a'} {age} {'person' if noun == 'child' else noun}"))
+        placed.add(m.start(2))
+    for m in re.finditer(r"[a-z']+", t):
+        if m.group() in PERSON_WORDS and m.start() not in placed:
+            phrases.append((m.start(), PERSON_WORDS[m.group()]))
+    return list(dict.fromkeys(p for _, p in sorted(phrases)))
+
+
+#: A question's opening ("when does", "at what point is"): a wh-phrase and its auxiliary; ``emotion_phrase``.
+_QUESTION_OPENING = re.compile(r"^(?:when|where|at what (?:point|moment|time)|in which (?:part|moment|scene)|how often)\s+"
+                               r"(?:does|do|did|is|are|was|were|will|would|can|could|might)\b\s*")
+#: Words that name a person without saying anything of them ("she", "the woman", "someone's"; not the object
+#: and possessive "her", "him", "his", which belong to phrases such as "roll her eyes"); ``emotion_phrase``.
+_NAMING_ONLY = sorted((w for w in PERSON_WORDS if w not in ("i", "her", "him", "his")), key=len, reverse=True)
+_PERSON_REFERENCE = re.compile(
+    r"\b(?:(?:(?:the|a|an|that|this)\s+)?(?:" + "|".join(_NAMING_ONLY) + r"|person|themselves|himself|herself)"
+    r"|(?:the|that|this)\s+one)(?:'s)?(?:\s+(?:on the (?:left|right)|in the (?:middle|centre|center)))?\b")
+
+
+def emotion_phrase(text: str) -> str:
+    """What a question says of the feeling it asks about: ``text`` lower-cased without its opening ("when
+    does", "when is") and without the words that only name people ("she", "the woman", "someone's"); e.g.
+    "When does she feel left out?" -> "feel left out". The AffectNet-8 descriptions of ``EMOTION_DESCRIPTIONS``
+    are such predicates, and the frame and person words otherwise weigh in the similarity (descriptions that
+    mention "someone" gain on every question that does). Returns ``text`` unchanged when nothing would remain.
+    """
+    t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
+    t = _PERSON_REFERENCE.sub(" ", _QUESTION_OPENING.sub("", t))
+    t = " ".join(t.split())
+    return t or text
+
+
+#: Words for a state of feeling and for its change, in questions about a change (EmoTrans's transitions).
+_FEELING_NOUNS = r"(?:mood|moods|feeling|feelings|emotion|emotions|attitude|demeanou?r|tone|spirits|affect)"
+_CHANGE_WORDS = r"(?:change|changes|changed|changing|shift|shifts|shifted|shifting|swing|swings|turn|turns|flip|flips)"
+_FROM_TO = re.compile(r"\b(?:go|goes|going|went|turn|turns|turning|turned|switch|switches|move|moves|shift|shifts|"
+                      r"change|changes|changing|swing|swings|flip|flips)\s+from\s+(.+?)\s+(?:to|into)\s+(.+)$")
+_MOOD_CHANGE = re.compile(rf"\b{_FEELING_NOUNS}\s+(?:[\w'-]+\s+){{0,3}}{_CHANGE_WORDS}\b|\b{_CHANGE_WORDS}\s+(?:in\s+)?"
+                          rf"(?:(?:her|his|their|its|the|someone's|somebody's|one's)\s+)?{_FEELING_NOUNS}\b")
+
+
+_FEEL_AFTER = re.compile(r"\bfeel\w*\s+(?:right\s+)?after\s+(?:being|getting|feeling|turning|becoming)\s+(.+)$")
+
+
+def change_phrases(text: str) -> tuple[str, str] | None:
+    """For a question about a change of feeling, what it says of the feeling before and after ("" when it
+    names none); None for any other question. "when does he go from calm to angry?" -> ("calm", "angry");
+    "how does she feel after being angry?" -> ("angry", ""); "when does her mood change?" -> ("", "");
+    "when is she angry?" -> None. A feeling after an event ("after he leaves") is not read yet: None.
+    """
+    t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
+    if m := _FROM_TO.search(t):
+        return m.group(1), m.group(2)
+    if m := _FEEL_AFTER.search(t):
+        return m.group(1), ""
+    return ("", "") if _MOOD_CHANGE.search(t) else None
+
+
+#: Words that name a feeling, with the AffectNet-8 emotion each names: drawn from Open English WordNet (CC BY 4.0,
+#: derived from Princeton WordNet) by ``studies.build_emotion_words`` after WordNet-Affect; ``named_emotions``.
+EMOTION_WORDS = Path(__file__).parents[1] / "data" / "emotion_words.json"
+#: Inflections tried for a word not listed as it is: (ending, replacement), "terrified" -> "terrify".
+_INFLECTIONS = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"), ("ied", "y"),
+                ("ies", "y"), ("ly", ""))
+
+
+@functools.cache
+def emotion_words() -> dict[str, str]:
+    """word or phrase (lower case) -> the AffectNet-8 emotion it names, from ``EMOTION_WORDS`` (1,234 words).
+
+    Raises:
+        FileNotFoundError: ``EMOTION_WORDS`` is missing (build it with ``python -m studies.build_emotion_words``).
+    """
+    return json.loads(EMOTION_WORDS.read_text(encoding="utf-8"))["words"]
+
+
+#: Possessives a question uses where WordNet's idioms say "one's" ("lose her temper" -> "lose one's temper").
+_POSSESSIVES = frozenset({"my", "your", "his", "her", "its", "our", "their", "someone's", "somebody's"})
+#: The longest idiom matched, in words ("blow out of the water").
+MAX_PHRASE_WORDS = 5
+
+
+def _forms(tokens: list[str]) -> list[str]:
+    """How ``tokens`` may stand in ``emotion_words``: as they are, with possessives as "one's", and with the first
+    word without a common inflection ("terrified" -> "terrify", "hits the roof" -> "hit the roof")."""
+    out = []
+    for toks in (tokens, ["one's" if t in _POSSESSIVES else t for t in tokens]):
+        first, rest = toks[0], toks[1:]
+        out += [" ".join(toks)] + [" ".join([first[:-len(end)] + rep, *rest]) for end, rep in _INFLECTIONS
+                                   if first.endswith(end) and len(first) > len(end) + 2]
+    return list(dict.fromkeys(out))
+
+
+def named_emotions(phrase: str) -> list[str]:
+    """The AffectNet-8 emotions that words of ``phrase`` name in ``emotion_words`` ("seem livid" -> anger;
+    "jumpy" -> fear; "hits the roof" -> anger), in order of first mention: the longest phrases first (up to
+    ``MAX_PHRASE_WORDS`` words), each also with possessives as WordNet's "one's" and its first word without a
+    common inflection (``_forms``)."""
+    tokens = phrase.lower().split()
+    found: list[tuple[int, str]] = []
+    taken: set[int] = set()
+    words = emotion_words()
+    for n in range(MAX_PHRASE_WORDS, 0, -1):
+        for i in range(len(tokens) - n + 1):
+            if taken & set(range(i, i + n)):
+                continue
+            emotion = next((words[f] for f in _forms(tokens[i:i + n]) if f in words), None)
+            if emotion:
+                found.append((i, emotion))
+                taken |= set(range(i, i + n))
+    return list(dict.fromkeys(e for _, e in sorted(found)))
+
+
+#: Words that frame a question rather than carry its content ("when *does* she *mention* X").
+QUESTION_FRAME_WORDS = frozenset({"does", "did", "doing", "mention", "mentions", "mentioned", "say", "says", "said", "talk", "talks",
+                                "talking", "tell", "tells", "speak", "speaks", "ask", "asks", "word", "words"})
+
+
+#: Words and phrases that name an observable behaviour (a gesture, a gaze); ``names_behaviour``.
+BEHAVIOUR_PHRASES = ("point", "points", "pointing", "pointed", "gesture", "gestures", "gesturing", "wave", "waves",
+                     "waving", "hand", "hands", "arm", "arms", "thumbs up", "thumbs down", "nod", "nods", "nodding",
+                     "shrug", "shrugs", "look at", "looks at", "looking at", "looked at", "stare", "stares",
+                     "staring", "glance", "glances", "eye contact", "gaze", "gazes")
+
+
+def names_behaviour(text: str) -> bool:
+    """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words."""
+    t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    return any(re.search(rf"\b{re.escape(p)}\b", t) for p in BEHAVIOUR_PHRASES)
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of ``text`` minus English stop words (scikit-learn's list) and question-frame words."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    return [w for w in words if w not in ENGLISH_STOP_WORDS and w not in QUESTION_FRAME_WORDS and len(w) > 1]
+
+
+def keyword_overlap(query: str, speech: str) -> float:
+    """Share (0..1) of the query's content words that occur in ``speech``.
+
+    Words match when equal or when they share a prefix of at least 4 letters ("working" ~ "work").
+    Returns 0 when the query has no content words.
+    """
+    q, s = set(content_words(query)), set(content_words(speech))
+    if not q:
+        return 0.0
+
+    def hit(w: str) -> bool:
+        return w in s or any(len(x) >= 4 and len(w) >= 4 and (x.startswith(w[:4]) and w.startswith(x[:4])) for x in s)
+
+    return sum(hit(w) for w in q) / len(q)
+
+
+def speech_match(cosine: float, overlap: float) -> float:
+    """Verbal match in [0, 1]: the embedding cosine, or the mean of cosine and keyword overlap if higher.
+
+    MiniLM scores a question against a statement low even when the statement answers it (0.2 for
+    "when does she mention being new?" vs "... my second week of new member orientation"); the
+    overlap of content words recovers such literal mentions without letting overlap alone decide.
+    """
+    cosine = max(0.0, cosine)
+    return max(cosine, (cosine + overlap) / 2)

@@ -1,0 +1,163 @@
+"""Each person's affect over the whole video: the face's AffectNet-8 reading as a smoothed timeline, the
+person's own baseline, how far each moment departs from it (salience), and where the reading changes.
+
+Input is what an index stores: the faces read in each sampled frame (``FrameFaces``, at the index's 1 fps)
+with their track, and the person of each track (``tools.signals.tracks.reidentify``). A person's tracks are never on
+screen together, so a person has at most one face per frame. Everything here is a pure function of those
+records.
+
+- **Smoothing**: the mean of the person's readings within ``SMOOTH_S`` seconds of each frame (by time, so
+  readings on either side of a stretch off screen are not joined).
+- **Baseline**: the per-label median of the person's readings over the video, renormalised to sum to 1:
+  how this person usually looks to the reader (person-specific normalisation: Baltrusaitis, Mahmoud and
+  Robinson, 2015, "Cross-dataset learning and person-specific normalisation for automatic Action Unit
+  detection", subtract the median of a person's features over the video). A person seen in fewer than
+  ``MIN_OWN_BASELINE`` frames takes the video's baseline (the median over every face read), since a few
+  frames do not say how someone usually looks.
+- **Salience**: the total-variation distance (0..1) between the smoothed reading and the baseline; the
+  departure of one label is the smoothed probability minus the baseline's (positive: more than usual). A
+  face that always reads a little sad has a sad baseline, and no sad salience.
+- **Change points**: PELT (Killick, Fearnhead and Eckley, 2012, "Optimal detection of changepoints with a
+  linear computational cost", JASA 107(500); the ``ruptures`` implementation) with the L2 cost on the raw
+  (n, 8) readings and a BIC-type penalty (Schwarz, 1978) for a change in the mean of 8 dimensions:
+  ``PENALTY_SCALE * (8 + 1) * log(n) * sigma^2``, where sigma^2 is the noise variance of the noisiest label,
+  estimated from first differences (median absolute deviation / 0.6745, squared, halved: the difference of
+  two noisy readings has twice their variance). Change points whose two sides' mean readings are less than
+  ``MIN_CHANGE`` apart (total variation) are dropped, weakest first, joining their segments; a change's time
+  is halfway between the last frame before and the first frame after.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from tools.core.schema import AFFECTNET8, Emotion, FrameFaces
+
+#: Half-width (s) of the smoothing window: a reading is averaged with the person's readings within this
+#: many seconds (3 frames at the index's 1 fps).
+SMOOTH_S = 1.0
+#: Fewest frames of a person for an own baseline (10 s of face at 1 fps); fewer take the video's.
+MIN_OWN_BASELINE = 10
+#: Fewest frames on each side of a change point (PELT's minimum segment length).
+MIN_SEGMENT = 3
+#: Multiplier of the BIC-type penalty (1.0: the plain BIC of a mean change in Gaussian noise).
+PENALTY_SCALE = 1.0
+#: Noise variance below which sigma^2 is not trusted (constant readings would give a zero penalty).
+MIN_NOISE_VAR = 1e-4
+#: Smallest total-variation distance between the mean readings before and after a kept change.
+MIN_CHANGE = 0.2
+
+
+class ChangePoint(BaseModel):
+    """Where one person's reading changes: the time, the top label and span on either side, the size."""
+
+    t_s: float = Field(description="seconds; halfway between the last frame before and the first after")
+    before: Emotion = Field(description="top AffectNet-8 label of the mean reading before")
+    after: Emotion = Field(description="top AffectNet-8 label of the mean reading after")
+    before_s: tuple[float, float] = Field(description="(first, last) frame time of the segment before, seconds")
+    after_s: tuple[float, float] = Field(description="(first, last) frame time of the segment after, seconds")
+    magnitude: float = Field(ge=0.0, le=1.0, description="total-variation distance of the two mean readings")
+    before_p: dict[str, float] = Field(description="mean AffectNet-8 reading before: label -> probability")
+    after_p: dict[str, float] = Field(description="mean AffectNet-8 reading after: label -> probability")
+
+
+class PersonTimeline(BaseModel):
+    """One person's face reading over the video (``AFFECTNET8`` order in every row)."""
+
+    person: int
+    times_s: list[float] = Field(description="frame times (s) where the person's face was read, increasing")
+    smoothed: list[list[float]] = Field(description="(n, 8) smoothed AffectNet-8 probabilities")
+    baseline: dict[str, float] = Field(description="the person's usual reading: label -> probability")
+    baseline_from: str = Field(description="'own' (the person's median) or 'video' (too few frames)")
+    salience: list[float] = Field(description="(n,) total-variation distance of each smoothed row from the baseline")
+    changes: list[ChangePoint] = Field(default_factory=list)
+
+    def departure(self, emotion: str) -> np.ndarray:
+        """(n,) smoothed probability of ``emotion`` minus the baseline's (positive: more than usual)."""
+        return np.asarray(self.smoothed)[:, AFFECTNET8.index(emotion)] - self.baseline[emotion]
+
+
+def readings(faces) -> np.ndarray:
+    """(n, 8) AffectNet-8 probabilities of ``faces`` (``FaceObservation``s), in ``AFFECTNET8`` order."""
+    return np.asarray([[f.expression.get(k, 0.0) for k in AFFECTNET8] for f in faces], dtype=np.float64)
+
+
+def reading_dict(row: np.ndarray) -> dict[str, float]:
+    """An (8,) reading as label -> probability, rounded to 4 places."""
+    return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, row)}
+
+
+def _median_distribution(x: np.ndarray) -> np.ndarray:
+    m = np.median(x, axis=0)
+    return m / m.sum() if m.sum() > 0 else np.full(len(AFFECTNET8), 1 / len(AFFECTNET8))
+
+
+def smooth(times: np.ndarray, x: np.ndarray, half_width_s: float = SMOOTH_S) -> np.ndarray:
+    """(n, d) mean of the rows of ``x`` whose time lies within ``half_width_s`` seconds of each row's time."""
+    near = np.abs(times[:, None] - times[None, :]) <= half_width_s + 1e-9
+    return near @ x / near.sum(axis=1, keepdims=True)
+
+
+def change_points(times: np.ndarray, x: np.ndarray, min_segment: int = MIN_SEGMENT,
+                  penalty_scale: float = PENALTY_SCALE, min_change: float = MIN_CHANGE) -> list[ChangePoint]:
+    """Change points of readings ``x`` (n, 8) at ``times`` (n,) seconds (see the module doc)."""
+    import ruptures
+
+    n, d = x.shape
+    if n < 2 * min_segment:
+        return []
+    diffs = np.diff(x, axis=0)
+    sigma2 = max(float(np.max((np.median(np.abs(diffs - np.median(diffs, axis=0)), axis=0) / 0.6745) ** 2)) / 2,
+                 MIN_NOISE_VAR)
+    penalty = penalty_scale * (d + 1) * math.log(n) * sigma2
+    bounds = [0, *ruptures.Pelt(model="l2", min_size=min_segment, jump=1).fit(x).predict(pen=penalty)]
+
+    def size(i: int) -> float:  # total variation between the means of the segments either side of bounds[i]
+        return 0.5 * float(np.abs(x[bounds[i - 1]:bounds[i]].mean(0) - x[bounds[i]:bounds[i + 1]].mean(0)).sum())
+
+    while len(bounds) > 2 and min(size(i) for i in range(1, len(bounds) - 1)) < min_change:
+        bounds.pop(min(range(1, len(bounds) - 1), key=size))  # the weakest goes; its two segments join
+    changes = []
+    for a, b, c in zip(bounds, bounds[1:], bounds[2:]):
+        before, after = x[a:b].mean(axis=0), x[b:c].mean(axis=0)
+        if (size := 0.5 * float(np.abs(before - after).sum())) >= min_change:
+            changes.append(ChangePoint(
+                t_s=round(float(times[b - 1] + times[b]) / 2, 3), before=AFFECTNET8[int(before.argmax())],
+                after=AFFECTNET8[int(after.argmax())], before_s=(float(times[a]), float(times[b - 1])),
+                after_s=(float(times[b]), float(times[c - 1])), magnitude=round(min(size, 1.0), 3),
+                before_p=reading_dict(before), after_p=reading_dict(after)))
+    return changes
+
+
+def affect_timelines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> list[PersonTimeline]:
+    """One ``PersonTimeline`` per person whose face was read, in order of person id.
+
+    Args:
+        affect: the index's frames with their faces (``VideoIndex.affect``).
+        person_of: track id -> person id; a face without a track, or whose track is not a key, is left out.
+    """
+    seen: dict[int, list] = defaultdict(list)
+    for frame in affect:
+        for face in frame.faces:
+            if face.track_id is not None and face.track_id in person_of:
+                seen[person_of[face.track_id]].append(face)
+    if not seen:
+        return []
+    video_baseline = _median_distribution(np.concatenate([readings(faces) for faces in seen.values()]))
+    timelines = []
+    for person in sorted(seen):
+        faces = sorted(seen[person], key=lambda f: f.t)
+        times, x = np.asarray([f.t for f in faces]), readings(faces)
+        own = len(faces) >= MIN_OWN_BASELINE
+        base = _median_distribution(x) if own else video_baseline
+        s = smooth(times, x)
+        timelines.append(PersonTimeline(
+            person=person, times_s=[round(float(t), 3) for t in times], smoothed=np.round(s, 4).tolist(),
+            baseline=reading_dict(base), baseline_from="own" if own else "video",
+            salience=np.round(0.5 * np.abs(s - base).sum(axis=1), 4).tolist(), changes=change_points(times, x)))
+    return timelines
