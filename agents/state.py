@@ -67,7 +67,7 @@ class RunContext:
 
 
 class AffectState(TypedDict, total=False):
-    """State of one query through the five roles."""
+    """State of one query through the roles."""
 
     query: str
     intent: Intent

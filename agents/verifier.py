@@ -4,8 +4,9 @@ For each candidate clip it runs face detection + expression, gaze and gestures a
 (the perception engine through ``indexing.observe``: stored per chunk in the video's cache, so a
 later query reuses it), links
 faces to person tracks, builds the social events between them, reads the clip's utterances (with
-speakers) and vocal cues from the index, and turns all of it into ``Evidence`` that cites the stored
-records (the builders per modality: ``agents.evidence``). Support in [0, 1]:
+speakers), vocal cues and sound from the index, and turns all of it into ``Evidence`` that cites the stored
+records: one reader per modality (``agents.readers``, over the builders of ``agents.evidence``), each giving
+evidence, a support in [0, 1] and typed observations. Support of a candidate: the largest weighted support,
 
 - visual: mean over frames with faces of the highest probability any face gives the target emotions;
 - verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with the
@@ -16,10 +17,11 @@ records (the builders per modality: ``agents.evidence``). Support in [0, 1]:
   and social-event evidence texts ("person 4 points (point)", "person 1 and person 2 look at each
   other"), weighted 1.0 when the intent asks for gestures or gaze and 0.6 otherwise (for a question
   about a feeling, gestures are evidence but not support);
-- support = max(visual, weighted verbal, vocal, weighted behaviour);
+- sound, for a question that names no emotion: ``speech_match`` of the query and the clip's music or noise in
+  words ("music playing, getting louder"), weighted 0.6;
 - for a change-point candidate of a question about a change (``agents.change``): the distance between the
   person's mean face readings before and after the change point, times how well they show the emotions the
-  question names (``agents.change.change_evidence``).
+  question names (``agents.change.change_evidence``), instead.
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks for a re-query: the graph
 (``graphs.affect_graph``) goes to the query refiner (``refine_query``), which asks the LLM for a refined
@@ -35,44 +37,22 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agents.change import change_evidence
-from agents.change_schema import ChangeObservations
-from agents.evidence import (
-    behaviour_match,
-    face_evidence,
-    gesture_evidence,
-    social_evidence,
-    speech_evidence,
-    vocal_evidence,
-    voice_emotion_evidence,
-)
 from agents.grounding import grounded_persons, speech_of_others
 from agents.llm import LLMTask
-from agents.schema import (
-    BehaviourObservations,
-    Intent,
-    Observations,
-    RefinedQuery,
-    VerbalObservations,
-    VerifiedCandidate,
-    VocalObservations,
-    persons_text,
-)
+from agents.readers import CandidateView, read_candidate
+from agents.schema import Intent, RefinedQuery, VerifiedCandidate, persons_text
 from agents.state import AffectState, RunContext
 from indexing.observe import observe_span
 from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS
 from tools.signals.social import social_frames
 
-#: Weight of the verbal score when the intent does not ask for speech.
-VERBAL_WEIGHT_OTHER = 0.6
+
 def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Score this round's candidates (returned under ``verified``); request a re-query when too few pass."""
     ctx = runtime.context
     s = ctx.settings
     intent = state["intent"]
-    targets = list(intent.target_emotions)
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
-    w_verbal = 1.0 if "speech" in intent.cues else VERBAL_WEIGHT_OTHER
-    w_behaviour = 1.0 if {"gesture", "gaze"} & set(intent.cues) else VERBAL_WEIGHT_OTHER
     done = {c.clip_id for c in state.get("verified", [])}
     persons = grounded_persons(state.get("people", []))
     out = []
@@ -80,41 +60,37 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         if cand.clip_id in done or cand.round != state.get("round", 0):
             continue
         stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count)
-        frames = social_frames([fr for fr, _ in stored], ctx.index.face_person)
-        step = 1.0 / s.verify_fps
-        v_ev, visual, v_obs = face_evidence(ctx.index, cand, stored, tools["face"], targets, step, persons)
-        b_ev = gesture_evidence(ctx.index, cand, stored, tools["social"], step)
-        b_ev += social_evidence(ctx.index, cand, stored, frames, tools["social"], step)
-        v_ev += b_ev
-        behaviour, b_obs = behaviour_match(ctx.index, texts, b_ev) if not targets else (0.0, BehaviourObservations())
-        t_ev, verbal, t_obs = speech_evidence(ctx, cand, texts, frames)
-        a_ev, prosody = vocal_evidence(ctx.index, cand)
-        ve_ev, vocal, a_obs = voice_emotion_evidence(ctx.index, cand, targets)
-        a_obs.prosody = prosody
-        others = speech_of_others(ctx.index, cand.start_s, cand.end_s, persons)
-        if others:  # the question's people do not speak here: the clip's words and voice are someone else's
-            verbal, vocal, t_ev, ve_ev, a_ev = 0.0, 0.0, [], [], []
-            t_obs, a_obs = VerbalObservations(speakers=others), VocalObservations(speakers=others)
-        support = max(visual, w_verbal * verbal, vocal, w_behaviour * behaviour)
-        seen_faces = any(fr.faces for fr, _ in stored)
-        why = (f"target-emotion face score {visual:.2f}, speech match {verbal:.2f}, target-emotion voice score "
-               f"{vocal:.2f}" + ("" if targets else f", gesture/gaze match {behaviour:.2f}")
-               + (f", speech by {others} only" if others else "") + ("" if seen_faces else ", no face seen")
-               + (f", no face of {persons_text(persons)} seen" if persons and seen_faces and not v_obs.n_faces else ""))
-        c_obs = ChangeObservations()
+        view = CandidateView(ctx=ctx, cand=cand, intent=intent, texts=texts, stored=stored, tools=tools,
+                             frames=social_frames([fr for fr, _ in stored], ctx.index.face_person),
+                             step=1.0 / s.verify_fps, persons=persons,
+                             others=speech_of_others(ctx.index, cand.start_s, cand.end_s, persons))
+        read = read_candidate(view)
+        evidence, support, obs = read.evidence, read.support, read.observations
+        why = _why(read.supports, obs.visual.n_faces, view)
         if cand.change_s is not None and intent.change is not None:  # a change point: the change is the support
-            c_ev, support, c_obs = change_evidence(ctx.index, cand, intent.change, stored, tools["face"], step)
-            v_ev = c_ev + v_ev
+            c_ev, support, c_obs = change_evidence(ctx.index, cand, intent.change, stored, tools["face"], view.step)
+            evidence = c_ev + evidence
+            obs = obs.model_copy(update={"change": c_obs})
             why = f"change {c_obs.magnitude or 0:.2f} ({c_obs.n_before} faces before, {c_obs.n_after} after)"
         accepted = support >= s.min_support
         reason = None if accepted else f"support {support:.2f} < {s.min_support}: {why}"
         out.append(VerifiedCandidate(
             **cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,
-            evidence=v_ev + t_ev + ve_ev + a_ev,
-            observations=Observations(visual=v_obs, verbal=t_obs, vocal=a_obs, behaviour=b_obs, change=c_obs)))
+            evidence=evidence, observations=obs))
     verified = [*state.get("verified", []), *out]
     requery = sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery
     return {"verified": out, "requery": requery}
+
+
+def _why(supports: dict[str, float], n_faces: int, view: CandidateView) -> str:
+    """The readers' supports in words, for a rejected candidate's reason (``n_faces``: the most faces of the
+    question's people in one frame)."""
+    seen_faces = any(fr.faces for fr, _ in view.stored)
+    return (f"target-emotion face score {supports['FaceReader']:.2f}, speech match {supports['WordsReader']:.2f}, "
+            f"target-emotion voice score {supports['VoiceReader']:.2f}"
+            + ("" if view.targets else f", gesture/gaze match {supports['BehaviourReader']:.2f}")
+            + (f", speech by {view.others} only" if view.others else "") + ("" if seen_faces else ", no face seen")
+            + (f", no face of {persons_text(view.persons)} seen" if view.persons and seen_faces and not n_faces else ""))
 
 
 def offline_refine(inputs: dict[str, Any]) -> RefinedQuery:

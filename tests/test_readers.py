@@ -1,0 +1,78 @@
+"""The evidence readers on the sample's index: one protocol, a modality added as one reader plus its weight."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.llm import load_llm
+from agents.readers import READERS, CandidateView, Reading, SoundReader, read_candidate
+from agents.schema import Evidence, Intent, Proposal
+from agents.state import RunContext, RunSettings
+from graphs.pipeline import open_index
+from indexing.observe import observe_span
+from tests.conftest import REPO
+from tools.perception.sound import SoundStats
+from tools.signals.social import social_frames
+
+SAMPLE = REPO / "samples" / "hamilton_short.mp4"
+
+
+@pytest.fixture(scope="module")
+def index(cache_root):
+    return open_index(SAMPLE, cache_dir=cache_root)
+
+
+def view_of(index, clip, question: str, targets: list[str]) -> CandidateView:
+    """The view the verifier gives its readers of one index clip, for a question read as ``targets``."""
+    ctx = RunContext(index=index, llm=load_llm("offline"), settings=RunSettings())
+    stored, tools = observe_span(index, 4.0, clip.start_s, clip.end_s, ctx.count)
+    cand = Proposal(clip_id=clip.id, start_s=clip.start_s, end_s=clip.end_s, retrieval_score=1.0, source="clips")
+    intent = Intent(target_emotions=targets, search_text=question)
+    return CandidateView(ctx=ctx, cand=cand, intent=intent, texts=[question], stored=stored, tools=tools,
+                         frames=social_frames([fr for fr, _ in stored], index.face_person), step=0.25, persons=set())
+
+
+def test_the_sample_is_speech_throughout_so_no_clip_cites_its_sound(index):
+    """The performer raps over the whole sample (``docs/LIMITATIONS.md``: speech in all of every clip)."""
+    assert {c.sound.kind for c in index.clips} == {"speech"}
+    for clip in index.clips[:3]:
+        assert SoundReader().read(view_of(index, clip, "right before the music swells", [])) == Reading([], 0.0, None)
+
+
+def test_music_that_swells_is_cited_and_supports_a_question_about_it_but_not_an_emotion(index, monkeypatch):
+    clip = index.clips[1]
+    swell = SoundStats(kind="music", loudness_dbfs=-20.0, change_db=8.0, speech_share=0.1, flatness=0.05)
+    monkeypatch.setattr(clip, "sound", swell)
+    asked = SoundReader().read(view_of(index, clip, "right before the music swells", []))
+    assert [e.detail for e in asked.evidence] == ["music playing, getting louder (-20 dBFS, +8 dB over the clip)"]
+    assert asked.evidence[0].modality == "vocal" and asked.evidence[0].ref.endswith(f"clips.json#{clip.id}")
+    assert asked.support > 0.3  # above the verifier's default min_support: the clip is accepted on it
+    other = SoundReader().read(view_of(index, clip, "when does someone point at another person?", []))
+    assert other.support < 0.1
+    feeling = SoundReader().read(view_of(index, clip, "when is someone happy?", ["happiness"]))
+    assert feeling.evidence == asked.evidence and feeling.support == 0.0
+
+
+class Nods:
+    """A reader added beside the others: one class and its weight, nothing else changed."""
+
+    section = ""
+
+    def read(self, view: CandidateView) -> Reading:
+        ev = Evidence(id=f"{view.cand.clip_id}.h", modality="visual", tool="nods", start_s=view.cand.start_s,
+                      end_s=view.cand.end_s, detail="a head nods", ref="")
+        return Reading([ev], 0.9, None)
+
+    def weight(self, intent: Intent) -> float:
+        return 0.5
+
+
+def test_a_modality_is_one_reader_and_its_weight(index):
+    view = view_of(index, index.clips[2], "when does someone enjoy the show?", ["happiness"])
+    base = read_candidate(view)
+    more = read_candidate(view, (*READERS, Nods()))
+    assert more.evidence == [*base.evidence, *Nods().read(view).evidence]
+    assert more.supports == {**base.supports, "Nods": 0.9}
+    assert more.support == max(base.support, 0.45)
+    assert more.observations == base.observations
+    assert {e.modality for e in base.evidence} >= {"visual", "verbal"}
