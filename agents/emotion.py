@@ -213,7 +213,8 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     targets = list(state["intent"].target_emotions)
     drafts, weak = draft_moments(state.get("verified", []), targets, sorted(ctx.index.cuts), ctx.settings.top_k,
                                  ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets),
-                                 duration_s=ctx.index.info.duration_s)
+                                 duration_s=ctx.index.info.duration_s,
+                                 utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances])
     return {"drafts": drafts, "weak": weak}
 
 

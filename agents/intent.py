@@ -5,8 +5,8 @@ of ``tools.signals.lexicon``: the emotions from what the question says of the fe
 "when does she feel left out?" -> "feel left out"), the cues from the whole question; plus the people it
 names (``tools.signals.lexicon.person_phrases``: person words, with a screen position when one follows a person
 noun). A question about behaviour ("when does he point at someone?", "when does she look at him?": it names
-a gesture or gaze, ``tools.signals.lexicon.names_behaviour``) names no emotion unless one reaches
-``BEHAVIOUR_ONLY_BELOW``. A word or idiom of the phrase that names a feeling in Open English WordNet
+a gesture or gaze, ``tools.signals.lexicon.names_behaviour``), or about what is said ("when does she mention being
+new?", ``tools.signals.lexicon.names_speech``), names no emotion unless one reaches ``BEHAVIOUR_ONLY_BELOW``. A word or idiom of the phrase that names a feeling in Open English WordNet
 (``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion.
 A question about a change of feeling ("when does her mood change?", "when does he go from calm to angry?";
 ``agents.change.ask_change``) sets ``Intent.change`` with the emotions it names before and after; its target
@@ -33,6 +33,7 @@ from tools.signals.lexicon import (
     emotion_phrase,
     named_emotions,
     names_behaviour,
+    names_speech,
     person_phrases,
 )
 
@@ -45,7 +46,7 @@ MIN_CUE_SIM = 0.3
 #: Added to the similarity of an emotion that a word of the question names (``tools.signals.lexicon.named_emotions``:
 #: "livid" -> anger), chosen on the dev questions of ``studies.intent`` (0.05-0.5 tried; ``evals/RESULTS.md`` section 23).
 WORD_BONUS = 0.2
-#: Below this best emotion similarity, a query that names a gesture or gaze is about behaviour and names
+#: Below this best emotion similarity, a query that names a gesture or gaze (or speech) is about that and names
 #: no emotion ("when is he angry?" reads 0.49, "when does he point at someone?" 0.30 for contempt).
 BEHAVIOUR_ONLY_BELOW = 0.4
 
@@ -64,7 +65,7 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True)
             emotions[emotion] += WORD_BONUS
     ranked = sorted(emotions, key=lambda k: -emotions[k])
     best = emotions[ranked[0]]
-    if best < BEHAVIOUR_ONLY_BELOW and names_behaviour(query):
+    if best < BEHAVIOUR_ONLY_BELOW and (names_behaviour(query) or names_speech(query)):
         return []
     return [k for k in ranked[:2] if emotions[k] >= max(MIN_EMOTION_SIM, best - EMOTION_MARGIN)]
 

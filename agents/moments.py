@@ -3,6 +3,10 @@
 ``draft_moments`` is the emotion reasoner's second half, a pure function of the judged candidates so a fit
 can replay it (``studies.fit_fusion``):
 
+- A span judged for an emotion question that overlaps an utterance grows to cover it, inside its shot
+  (``over_the_utterance``): a feeling shown while someone speaks runs through what they say, so the moment is
+  the expression or the utterance, whichever is longer; the utterance is the one that overlaps the span most,
+  spoken by a person whose face is cited or by an unknown speaker.
 - A span edge within ``SNAP_S`` of one of the index's shot cuts (``tools.signals.shots``: the first frame of the new
   shot, found at the video's frame rate) moves onto it: a shot change bounds a moment.
 - A span shorter than ``MIN_MOMENT_S`` grows about its middle to that length, inside its own shot when the
@@ -61,6 +65,22 @@ def at_least_a_moment(start_s: float, end_s: float, shot: tuple[float, float], d
     return round(s, 3), round(s + MIN_MOMENT_S, 3)
 
 
+def over_the_utterance(start_s: float, end_s: float, utterances: list[tuple[float, float, int | None]],
+                       persons: set[int], shot: tuple[float, float]) -> tuple[float, float]:
+    """[start_s, end_s) grown to cover the utterance (start, end seconds, speaker person or None) that overlaps it
+    most, when that utterance's speaker is unknown or one of ``persons`` (the people whose faces the moment cites;
+    any speaker when none is known), then cut to ``shot`` (its shot's start and end); as it is without one.
+    Issue 31's "a moment spans the expression's onset to offset or the utterance, whichever the evidence is"."""
+    def overlap(u: tuple[float, float, int | None]) -> float:
+        return min(end_s, u[1]) - max(start_s, u[0])
+
+    said = [u for u in utterances if overlap(u) > 0 and (u[2] is None or not persons or u[2] in persons)]
+    if not said:
+        return start_s, end_s
+    u = max(said, key=overlap)
+    return max(min(start_s, u[0]), shot[0]), min(max(end_s, u[1]), shot[1])
+
+
 def shot_around(t: float, cuts: list[float], duration_s: float) -> tuple[float, float]:
     """The (start, end) seconds of the shot holding time ``t`` between the sorted shot ``cuts``; the video's start
     and ``duration_s`` bound the first and last shot."""
@@ -70,10 +90,13 @@ def shot_around(t: float, cuts: list[float], duration_s: float) -> tuple[float, 
 
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
                   abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
-                  duration_s: float = float("inf")) -> tuple[list[MomentDraft], bool]:
+                  duration_s: float = float("inf"), utterances: list[tuple[float, float, int | None]] = ()
+                  ) -> tuple[list[MomentDraft], bool]:
     """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
-    ``judge_fn``, put spans on shot boundaries (``snap_to_cuts``: the index's shot ``cuts`` in seconds, sorted), give each at least ``MIN_MOMENT_S``
-    inside ``duration_s``, merge and rank (module doc).
+    ``judge_fn``, grow the spans of an emotion question over the utterances they overlap (``over_the_utterance``;
+    ``utterances``: the index's, as (start, end, speaker)), put spans on shot boundaries (``snap_to_cuts``: the
+    index's shot ``cuts`` in seconds, sorted), give each at least ``MIN_MOMENT_S`` inside ``duration_s``, merge and
+    rank (module doc).
 
     Returns (at most ``top_k`` drafts, best first; weak).
     """
@@ -85,7 +108,11 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     drafts: list[MomentDraft] = []
     for cand in sorted(chosen, key=lambda c: c.start_s):
         j = judge_fn(cand)
-        span = snap_to_cuts(j.start_s, j.end_s, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)
+        span = (j.start_s, j.end_s)
+        if targets and utterances:
+            faces = {e.person for e in cand.evidence if e.modality == "visual" and e.person is not None}
+            span = over_the_utterance(*span, utterances, faces, shot_around(sum(span) / 2, cuts, duration_s))
+        span = snap_to_cuts(*span, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)
         if span[1] - span[0] < MIN_MOMENT_S:
             span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s), duration_s)
         j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})

@@ -55,7 +55,7 @@ def read_predictions(path: Path, model: type[BaseModel] = Prediction) -> dict[st
 #: The run's settings that ``affectseek eval`` takes from ``AFFECTSEEK_*`` variables and the config file as well
 #: (``graphs.settings.Settings`` fields of the same names, given to ``main`` as ``defaults``; a flag still wins).
 SHARED_SETTINGS = ("llm", "top_k", "cache_dir", "device", "expression_backend", "no_voice_emotion", "abstain_below",
-                   "labels")
+                   "verify_fps", "labels")
 
 
 #: What some shared settings mean for ``eval`` (``graphs.flags``; the rest say what they say for ``ask``).
@@ -87,7 +87,7 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
     shared = {k: v for k, v in (defaults or {}).items() if k in SHARED_SETTINGS}
     add_setting_flags(p, ("llm", "top_k", "cache_dir", "device"), defaults=shared, target=p, helps=EVAL_HELP)
     a = p.add_argument_group("ablation (what each component adds)")
-    add_setting_flags(p, ("expression_backend", "no_voice_emotion", "abstain_below"), defaults=shared, target=a,
+    add_setting_flags(p, ("expression_backend", "no_voice_emotion", "abstain_below", "verify_fps"), defaults=shared, target=a,
                       helps=EVAL_HELP)
     a.add_argument("--affect-weight", type=number(0, 100), default=None,
                    help="weight of perceived affect in the localizer's ranking (default: RunSettings; 0 = text only)")
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defau
     config = _run_record(args, fmt, len(items))
     index_config = IndexConfig(expression_backend=args.expression_backend,
                                voice_backend=None if args.no_voice_emotion else "voice8", device=args.device)
-    settings = {"abstain_below": args.abstain_below, "fusion": args.fusion, "labels": labels,
+    settings = {"abstain_below": args.abstain_below, "verify_fps": args.verify_fps, "fusion": args.fusion, "labels": labels,
                 **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
     config.update(index_config=index_config.model_dump(), settings=settings)
     ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,

@@ -93,6 +93,7 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
         state, _ = run_graph(it.query, RunContext(index=index, llm=llm, settings=settings))
         log.append([{"id": it.id, "query": it.query, "targets": list(state["intent"].target_emotions),
                      "cuts": list(index.cuts), "top_k": settings.top_k, "abstain_below": settings.abstain_below,
+                     "utterances": [[u.start_s, u.end_s, u.speaker] for u in index.utterances],
                      "truth": [[m.start_s, m.end_s, m.emotion] for m in it.moments], "shots": shots[it.video],
                      "answer": [[m.start_s, m.end_s, m.emotion] for m in state.get("moments", [])],
                      "verified": [c.model_dump(mode="json") for c in state.get("verified", [])]}])
@@ -143,7 +144,8 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
             seen.append((cand, float(fuse(inputs, fusion).max()), j.emotion, j.confidence))
             return j
 
-        drafts, _ = draft_moments(r["verified"], targets, r["cuts"], r["top_k"], r["abstain_below"], judge_fn)
+        drafts, _ = draft_moments(r["verified"], targets, r["cuts"], r["top_k"], r["abstain_below"], judge_fn,
+                                  utterances=[tuple(u) for u in r.get("utterances", [])])  # records before: none
         truths = [(s, e) for s, e, _ in r["truth"]]
         top1 = (drafts[0].start_s, drafts[0].end_s) if drafts else None
         r1.append(recall_at_1(top1, truths, 0.5))

@@ -52,8 +52,8 @@ def test_device_notes_name_the_cpu_only_tools_once_a_gpu_is_asked_for():
 def test_every_expression_identity_and_voice_loader_takes_a_device():
     import inspect
 
-    from tools.perception import expression
     from tools.core.runtime import onnx_providers
+    from tools.perception import expression
     from tools.perception.identity import FACE_IDENTITIES
     from tools.perception.voice_emotion import VOICE_EMOTION, load_voice_emotion
 

@@ -74,6 +74,19 @@ def test_a_question_is_read_by_its_feeling_not_by_the_people_it_names():
     assert intent.target_emotions[0] == "happiness" and "group" in intent.cues and "the audience" in intent.people
 
 
+def test_a_question_about_what_is_said_names_no_emotion_unless_it_names_one():
+    """"Mention being new" read 0.30 for happiness, above the 0.25 floor: the README's question got a happiness
+    target; a question about speech is now read as one about behaviour is (below ``BEHAVIOUR_ONLY_BELOW``)."""
+    from agents.intent import offline_intent
+
+    for q in ("when does she mention being new?", "when does he talk about the weather?",
+              "when does someone ask about the schedule?"):
+        intent = offline_intent({"query": q})
+        assert intent.target_emotions == [] and "speech" in intent.cues, q
+    assert offline_intent({"query": "when does he say something angry?"}).target_emotions[0] == "anger"
+    assert offline_intent({"query": "when does she talk about what makes her sad?"}).target_emotions[0] == "sadness"
+
+
 def test_words_of_a_question_name_the_feeling_wordnet_files_them_under():
     assert named_emotions("seem livid") == ["anger"]
     assert named_emotions("jumpy") == ["fear"]

@@ -230,10 +230,25 @@ BEHAVIOUR_PHRASES = ("point", "points", "pointing", "pointed", "gesture", "gestu
                      "staring", "glance", "glances", "eye contact", "gaze", "gazes")
 
 
+#: Words that ask about what is said ("when does she *mention* being new?"); ``names_speech``.
+SPEECH_PHRASES = ("mention", "mentions", "mentioned", "mentioning", "say", "says", "said", "saying", "talk about",
+                  "talks about", "talked about", "talking about", "tell", "tells", "told", "telling", "ask", "asks",
+                  "asked", "asking", "speak", "speaks", "spoke", "speaking")
+
+
+def _names(text: str, phrases: tuple[str, ...]) -> bool:
+    t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    return any(re.search(rf"\b{re.escape(p)}\b", t) for p in phrases)
+
+
 def names_behaviour(text: str) -> bool:
     """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words."""
-    t = " ".join(re.findall(r"[a-z']+", text.lower()))
-    return any(re.search(rf"\b{re.escape(p)}\b", t) for p in BEHAVIOUR_PHRASES)
+    return _names(text, BEHAVIOUR_PHRASES)
+
+
+def names_speech(text: str) -> bool:
+    """Whether ``text`` asks about what is said: one of ``SPEECH_PHRASES`` as whole words."""
+    return _names(text, SPEECH_PHRASES)
 
 
 def content_words(text: str) -> list[str]:
