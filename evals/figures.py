@@ -99,6 +99,10 @@ FIGURES: tuple[Figure, ...] = (
            "composed 5-minute needle videos, 2 videos, 8 questions (read once; section 35)", "long_test.json", _long("5")),
     Figure("", "composed 30-minute video, 12 needles, 7 questions (read once)", "long_test.json", _long("30")),
     Figure("", "composed 60-minute video, 20 needles, 7 questions (read once)", "long_test.json", _long("60")),
+    Figure("", "second draw (seed 2), after frame-accurate cuts: 5 minutes, 2 videos, 8 questions (read once; "
+               "section 38)", "long_test_seed2.json", _long("5")),
+    Figure("", "second draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed2.json", _long("30")),
+    Figure("", "second draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed2.json", _long("60")),
     Figure("voice emotion, 7 classes (chance 0.143)", "RAVDESS test actors, 360 utterances (read twice)", "voice_test.json",
            lambda d: share(d["test_accuracy"], d["n_test"])),
     Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
