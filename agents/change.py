@@ -113,7 +113,7 @@ def change_evidence(index: VideoIndex, cand: Proposal, ask: ChangeAsk, stored: l
         label = max(mean, key=mean.__getitem__)
         f = max(side, key=lambda x, lab=label: x.expression[lab])
         evidence.append(Evidence(
-            id=f"{cand.clip_id}.c{n}", modality="visual", tool=tool, start_s=f.t, end_s=round(f.t + step, 3),
+            id=f"{cand.clip_id}.x{n}", modality="visual", tool=tool, start_s=f.t, end_s=round(f.t + step, 3),
             person=cand.person, detail=(f"{when} {t_s:.1f} s, person {cand.person}'s face shows {label} "
                                         f"(p={f.expression[label]:.2f}; mean over {len(side)} frames {mean[label]:.2f})"),
             ref=index.cache.ref(where[f.id], f.id)))

@@ -53,7 +53,7 @@ BEHAVIOUR_ONLY_BELOW = 0.4
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True) -> list[str]:
     """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none
-    reaches ``MIN_EMOTION_SIM``, or for a question about behaviour below ``BEHAVIOUR_ONLY_BELOW``): the
+    reaches ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below ``BEHAVIOUR_ONLY_BELOW``): the
     similarity of ``tools.signals.lexicon.emotion_phrase(query)`` to each emotion's descriptions, plus ``WORD_BONUS``
     for each emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``). For the ablations of
     ``studies.intent``: ``words=False`` leaves the named words out, ``whole_question=True`` reads the whole

@@ -5,8 +5,9 @@ can replay it (``studies.fit_fusion``):
 
 - A span judged for an emotion question that overlaps an utterance grows to cover it, inside its shot
   (``over_the_utterance``): a feeling shown while someone speaks runs through what they say, so the moment is
-  the expression or the utterance, whichever is longer; the utterance is the one that overlaps the span most,
-  spoken by a person whose face is cited or by an unknown speaker.
+  the union of the expression's span and the utterance, the utterance's part cut to the shot; the utterance is
+  the one that overlaps the span most, spoken by a person the moment's visual evidence names or by an unknown
+  speaker.
 - A span edge within ``SNAP_S`` of one of the index's shot cuts (``tools.signals.shots``: the first frame of the new
   shot, found at the video's frame rate) moves onto it: a shot change bounds a moment.
 - A span shorter than ``MIN_MOMENT_S`` grows about its middle to that length, inside its own shot when the
@@ -68,8 +69,9 @@ def at_least_a_moment(start_s: float, end_s: float, shot: tuple[float, float], d
 def over_the_utterance(start_s: float, end_s: float, utterances: list[tuple[float, float, int | None]],
                        persons: set[int], shot: tuple[float, float]) -> tuple[float, float]:
     """[start_s, end_s) grown to cover the utterance (start, end seconds, speaker person or None) that overlaps it
-    most, when that utterance's speaker is unknown or one of ``persons`` (the people whose faces the moment cites;
-    any speaker when none is known), then cut to ``shot`` (its shot's start and end); as it is without one.
+    most, when that utterance's speaker is unknown or one of ``persons`` (the people the moment's visual evidence
+    names: faces, gestures, gaze; any speaker when none is known), the utterance's part cut to ``shot`` (its shot's
+    start and end); the span never shrinks; as it is without such an utterance.
     Issue 31's "a moment spans the expression's onset to offset or the utterance, whichever the evidence is"."""
     def overlap(u: tuple[float, float, int | None]) -> float:
         return min(end_s, u[1]) - max(start_s, u[0])
@@ -78,7 +80,7 @@ def over_the_utterance(start_s: float, end_s: float, utterances: list[tuple[floa
     if not said:
         return start_s, end_s
     u = max(said, key=overlap)
-    return max(min(start_s, u[0]), shot[0]), min(max(end_s, u[1]), shot[1])
+    return min(start_s, max(u[0], shot[0])), max(end_s, min(u[1], shot[1]))
 
 
 def shot_around(t: float, cuts: list[float], duration_s: float) -> tuple[float, float]:
@@ -110,16 +112,17 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
         j = judge_fn(cand)
         span = (j.start_s, j.end_s)
         if targets and utterances:
-            faces = {e.person for e in cand.evidence if e.modality == "visual" and e.person is not None}
-            span = over_the_utterance(*span, utterances, faces, shot_around(sum(span) / 2, cuts, duration_s))
+            seen = {e.person for e in cand.evidence if e.modality == "visual" and e.person is not None}
+            span = over_the_utterance(*span, utterances, seen, shot_around(sum(span) / 2, cuts, duration_s))
         span = snap_to_cuts(*span, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)
         if span[1] - span[0] < MIN_MOMENT_S:
             span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s), duration_s)
         j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
         asked = j.target_probability if targets and j.target_probability is not None else j.confidence
         score = cand.support * asked
-        prev = next((d for d in drafts if d.emotion == j.emotion and j.start_s <= d.end_s), None)
-        if prev:  # overlaps an earlier span of the same emotion (spans come in start order)
+        prev = next((d for d in drafts if d.emotion == j.emotion and j.start_s <= d.end_s and d.start_s <= j.end_s),
+                    None)
+        if prev:  # overlaps an earlier span of the same emotion
             prev.start_s, prev.end_s = min(prev.start_s, j.start_s), max(prev.end_s, j.end_s)
             prev.confidence = max(prev.confidence, j.confidence)
             prev.score = max(prev.score, score)

@@ -212,6 +212,6 @@ def read_candidate(view: CandidateView, readers: tuple[Reader, ...] = READERS) -
         support = max(support, reader.weight(view.intent) * reading.support)
         if reading.observations is not None:
             seen = sections.get(reader.section)
-            sections[reader.section] = reading.observations if seen is None else seen.model_copy(
-                update=reading.observations.model_dump(exclude_unset=True))
+            sections[reader.section] = reading.observations if seen is None else type(seen).model_validate(
+                {**seen.model_dump(exclude_unset=True), **reading.observations.model_dump(exclude_unset=True)})
     return CandidateReading(evidence, support, supports, Observations(**sections))

@@ -88,7 +88,8 @@ def _why(supports: dict[str, float], n_faces: int, view: CandidateView) -> str:
     seen_faces = any(fr.faces for fr, _ in view.stored)
     return (f"target-emotion face score {supports['FaceReader']:.2f}, speech match {supports['WordsReader']:.2f}, "
             f"target-emotion voice score {supports['VoiceReader']:.2f}"
-            + ("" if view.targets else f", gesture/gaze match {supports['BehaviourReader']:.2f}")
+            + ("" if view.targets else f", gesture/gaze match {supports['BehaviourReader']:.2f}, "
+                                       f"sound match {supports['SoundReader']:.2f}")
             + (f", speech by {view.others} only" if view.others else "") + ("" if seen_faces else ", no face seen")
             + (f", no face of {persons_text(view.persons)} seen" if view.persons and seen_faces and not n_faces else ""))
 

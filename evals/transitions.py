@@ -1,6 +1,7 @@
 """Composed transitions: one person's face going from one emotion to another, for questions about a change.
 
     python -m evals.transitions build --split dev|test --out DIR [--videos N] [--seed 0]
+    python -m evals.transitions build --split dev|test --out DIR --minutes 30 [--transitions 8] [--seed 0]
     python -m evals.transitions score --bench DIR/bench.jsonl --predictions NAME=FILE [NAME=FILE ...]
         [--reading] [--cache-dir DIR] [--json OUT]
 
@@ -10,7 +11,9 @@ last three frames of a sequence (near the apex), so a segment plays those three 
 second and then holds the last: a face that turns into the emotion and stays, not a talking face. Segments last
 ``SEGMENT_S`` (drawn per segment); frames are letterboxed to 640x360 at 25 fps over silence. One item per
 transition (a question that names neither emotion only in a video with one transition, so that each question
-has one answer), in the bench format of ``evals/README.md`` plus ``change`` (``t_s``, ``before``, ``after``, AffectNet-8;
+has one answer). ``--minutes`` writes one long video instead (``build_long``): ``--transitions`` subjects changing
+once each, at evenly spread places, among still shots of the split's other subjects, a question per transition
+naming both emotions; in the bench format of ``evals/README.md`` plus ``change`` (``t_s``, ``before``, ``after``, AffectNet-8;
 the annotated moment is ``CHANGE_WINDOW_S`` either side of ``t_s`` with the emotion after).
 
 Scoring (``score``) reads ``predictions.jsonl`` files of ``evals.run`` (``--method graph``): an answer's change
@@ -46,6 +49,8 @@ SEGMENT_S = (10.0, 20.0)
 CHANGE_WINDOW_S = 2.0
 #: A predicted change point this close to the truth (s) counts as found (issue 32).
 WITHIN_S = 2.0
+#: Length (s) of a still shot between the transitions of a long video (``build_long``), drawn per shot.
+HAYSTACK_SHOT_S = (3.0, 8.0)
 #: Frames each side compared by the reading-alone baseline.
 READING_WINDOW = 3
 #: Dev wording: plain words per emotion for "from A to B" questions, and questions that name no emotion.
@@ -110,6 +115,65 @@ def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | No
     return bench
 
 
+def build_long(split: str, out_dir: Path, minutes: float, transitions: int, seed: int = 0,
+               root: Path | None = None) -> Path:
+    """One long video of ``minutes``: ``transitions`` subjects each going from one emotion to another (two segments
+    as ``build`` writes them, at evenly spread random places) among still shots of the split's other subjects
+    (``HAYSTACK_SHOT_S`` each; a subject always shows the same still, a recurring face that never changes). Every
+    (before, after) pair occurs once in the video and each item asks for it by name; returns the bench file.
+    Raises ``FileNotFoundError`` when CK+ is not assembled, ``ValueError`` when the split has too few subjects."""
+    if transitions < 1 or minutes * 60 / transitions < 2 * SEGMENT_S[1] + HAYSTACK_SHOT_S[1]:
+        raise ValueError(f"{transitions} transitions do not fit in {minutes:g} minutes (at most one per "
+                         f"{2 * SEGMENT_S[1] + HAYSTACK_SHOT_S[1]:g} s)")
+    rng = random.Random(f"transitions-long-{split}-{seed}-{minutes}-{transitions}")
+    seqs = _sequences(split, root or default_root())
+    movers = rng.sample(sorted(p for p, by in seqs.items() if len(by) >= 2), transitions)
+    still_people = sorted(set(seqs) - set(movers))
+    stills = {p: rng.choice(seqs[p][rng.choice(sorted(seqs[p]))])[-1:] for p in still_people}
+    pairs: list[tuple[str, str]] = []
+
+    def fresh(subject: str) -> list[tuple[str, str]]:
+        return [pair for pair in itertools.permutations(sorted(seqs[subject]), 2) if pair not in pairs]
+
+    for i, subject in enumerate(movers):
+        while not fresh(subject):  # each order of this subject's emotions is taken: a still subject moves instead
+            spare = [p for p in still_people if fresh(p)]
+            if not spare:
+                raise ValueError(f"{split}: too few subjects for {transitions} different transitions")
+            subject = movers[i] = rng.choice(spare)
+            still_people.remove(subject)
+            del stills[subject]
+        pairs.append(rng.choice(fresh(subject)))
+    if len(still_people) < 2:
+        raise ValueError(f"{split}: too few subjects for {transitions} transitions")
+    slot = minutes * 60 / transitions
+    segments: list[tuple[list[str], float]] = []
+    changes = []  # (segment index of the emotion after, subject, before, after)
+    for k, (subject, (before, after)) in enumerate(zip(movers, pairs, strict=True)):
+        at = k * slot + rng.uniform(0.1, 0.6) * slot
+        while sum(s for _, s in segments) < at:
+            segments.append((stills[rng.choice(still_people)], rng.uniform(*HAYSTACK_SHOT_S)))
+        segments.append((rng.choice(seqs[subject][before]), rng.uniform(*SEGMENT_S)))
+        changes.append((len(segments), subject, before, after))
+        segments.append((rng.choice(seqs[subject][after]), rng.uniform(*SEGMENT_S)))
+    while sum(s for _, s in segments) < minutes * 60:
+        segments.append((stills[rng.choice(still_people)], rng.uniform(*HAYSTACK_SHOT_S)))
+    (out_dir / "videos").mkdir(parents=True, exist_ok=True)
+    name = f"transitions_long_{split}_{minutes:g}min.mp4"
+    starts = _write(segments, out_dir / "videos" / name)
+    lines = []
+    for k, (i, subject, before, after) in enumerate(changes):
+        t = starts[i]
+        lines.append({"id": f"{name[:-4]}-{k}", "video": f"videos/{name}", "person": subject, "form": "long",
+                      "query": f"when does the person go from {WORDS[before]} to {WORDS[after]}?",
+                      "change": {"t_s": t, "before": before, "after": after},
+                      "moments": [{"start_s": max(0.0, t - CHANGE_WINDOW_S), "end_s": t + CHANGE_WINDOW_S,
+                                   "emotion": after, "rationale": None, "evidence_modalities": ["visual"]}]})
+    bench = out_dir / "bench.jsonl"
+    bench.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return bench
+
+
 def predicted_change(prediction: dict) -> tuple[float | None, str | None, str | None]:
     """(change point s, before, after) of one ``predictions.jsonl`` record (module doc); Nones when empty."""
     if not prediction.get("moments"):
@@ -122,15 +186,27 @@ def predicted_change(prediction: dict) -> tuple[float | None, str | None, str | 
 
 
 def reading_change(bench: Path, item: dict, cache_dir: Path | None) -> tuple[float | None, str | None, str | None]:
-    """The perception reading alone (module doc): from the index of the item's video."""
+    """The perception reading alone (module doc): from the index of the item's video. On a long video
+    (``"form": "long"``, several people and transitions) every person's timeline is searched for the point where
+    the mean reading of the question's first named emotion before it plus that of the second after it is largest;
+    before and after are the top labels of the mean readings on either side, as on a short video."""
     from graphs.pipeline import open_index
 
     index = open_index(bench.parent / item["video"], cache_dir=cache_dir)
     timelines = sorted(index.timelines, key=lambda tl: -len(tl.times_s))
-    if not timelines or len(timelines[0].times_s) < 2 * READING_WINDOW:
+    w = READING_WINDOW
+    if item.get("form") == "long":
+        named = {word: e for e, word in WORDS.items()}
+        before, after = (named[x] for x in item["query"].rstrip("?").split(" from ")[1].split(" to "))
+        b, a = AFFECTNET8.index(before), AFFECTNET8.index(after)
+        scored = ((float(x[i - w:i, b].mean() + x[i:i + w, a].mean()), (tl.times_s[i - 1] + tl.times_s[i]) / 2,
+                   AFFECTNET8[int(x[i - w:i].mean(0).argmax())], AFFECTNET8[int(x[i:i + w].mean(0).argmax())])
+                  for tl in timelines for x in [np.asarray(tl.smoothed)] for i in range(w, len(x) - w + 1))
+        best = max(scored, default=None)
+        return (None, None, None) if best is None else best[1:]
+    if not timelines or len(timelines[0].times_s) < 2 * w:
         return None, None, None
     x, times = np.asarray(timelines[0].smoothed), timelines[0].times_s
-    w = READING_WINDOW
     jumps = [np.abs(x[i - w:i].mean(0) - x[i:i + w].mean(0)).sum() for i in range(w, len(x) - w + 1)]
     i = w + int(np.argmax(jumps))
     return ((times[i - 1] + times[i]) / 2, AFFECTNET8[int(x[i - w:i].mean(0).argmax())],
@@ -161,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--out", type=Path, required=True)
     b.add_argument("--videos", type=int, default=12)
     b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--minutes", type=float, default=None,
+                   help="one long video of this length with --transitions subjects changing among still shots")
+    b.add_argument("--transitions", type=int, default=8)
     b.add_argument("--wording", choices=["change", "after"], default="change",
                    help="change: when the feeling changes; after: how the person feels after being A")
     b.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
@@ -173,8 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "build":
         try:
-            bench = build(args.split, args.out, args.videos, args.seed, args.data, args.wording)
-        except FileNotFoundError as exc:
+            bench = (build_long(args.split, args.out, args.minutes, args.transitions, args.seed, args.data)
+                     if args.minutes else build(args.split, args.out, args.videos, args.seed, args.data, args.wording))
+        except (FileNotFoundError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print(f"wrote {sum(1 for _ in bench.open())} items to {bench}")

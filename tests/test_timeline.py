@@ -90,7 +90,7 @@ def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_r
     top = answer.moments[0]
     assert top.change is not None and abs(top.change.t_s - 10.0) <= 2.0 and top.change.before == "happiness"
     assert top.change.after == "neutral" and top.start_s < top.change.t_s < top.end_s
-    sides = {e.start_s < top.change.t_s for e in top.evidence if e.id.endswith((".c0", ".c1"))}
+    sides = {e.start_s < top.change.t_s for e in top.evidence if e.id.endswith((".x0", ".x1"))}
     assert sides == {True, False}  # a face cited on each side
     assert top.rationale.startswith(f"happiness -> {top.emotion} ")
     assert not any(w.startswith("no change of feeling") for w in answer.warnings)
