@@ -5,7 +5,7 @@ can replay it (``studies.fit_fusion``):
 
 - A span judged for an emotion question that overlaps an utterance grows to cover it, inside its shot
   (``over_the_utterance``): a feeling shown while someone speaks runs through what they say, so the moment is
-  the union of the expression's span and the utterance, the utterance's part cut to the shot; the utterance is
+  the union of the expression's span and the utterance, cut to the shot around it; the utterance is
   the one that overlaps the span most, spoken by a person the moment's visual evidence names or by an unknown
   speaker.
 - A span edge within ``SNAP_S`` of one of the index's shot cuts (``tools.signals.shots``: the first frame of the new
@@ -70,8 +70,9 @@ def over_the_utterance(start_s: float, end_s: float, utterances: list[tuple[floa
                        persons: set[int], shot: tuple[float, float]) -> tuple[float, float]:
     """[start_s, end_s) grown to cover the utterance (start, end seconds, speaker person or None) that overlaps it
     most, when that utterance's speaker is unknown or one of ``persons`` (the people the moment's visual evidence
-    names: faces, gestures, gaze; any speaker when none is known), the utterance's part cut to ``shot`` (its shot's
-    start and end); the span never shrinks; as it is without such an utterance.
+    names: faces, gestures, gaze; any speaker when none is known), the union then cut to ``shot`` (its shot's start
+    and end: a shot change bounds a moment, so a judged span that crossed a cut loses what lay beyond it); as it
+    is without such an utterance.
     Issue 31's "a moment spans the expression's onset to offset or the utterance, whichever the evidence is"."""
     def overlap(u: tuple[float, float, int | None]) -> float:
         return min(end_s, u[1]) - max(start_s, u[0])
@@ -80,7 +81,7 @@ def over_the_utterance(start_s: float, end_s: float, utterances: list[tuple[floa
     if not said:
         return start_s, end_s
     u = max(said, key=overlap)
-    return min(start_s, max(u[0], shot[0])), max(end_s, min(u[1], shot[1]))
+    return max(min(start_s, u[0]), shot[0]), min(max(end_s, u[1]), shot[1])
 
 
 def shot_around(t: float, cuts: list[float], duration_s: float) -> tuple[float, float]:

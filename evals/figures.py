@@ -122,6 +122,16 @@ FIGURES: tuple[Figure, ...] = (
                      f"{d['methods']['reading alone']['within_2s'][0]:.3f})"),
     Figure("and the emotions before and after both named (reading alone)", "same", "transitions_test.json",
            lambda d: f"{_stored(d['methods']['graph']['both'])} ({d['methods']['reading alone']['both'][0]:.3f})"),
+    Figure("change point within 2 s in a long video, \"from A to B\" (retrieval alone; reading alone)",
+           "composed 30-minute video, 8 subjects' transitions among still shots, CK+ test subjects (read once; section 41)",
+           "transitions_long_test.json",
+           lambda d: f"{_stored(d['30']['methods']['graph']['within_2s'])} "
+                     f"({d['30']['methods']['retrieval alone']['within_2s'][0]:.3f}; "
+                     f"{d['30']['methods']['reading alone']['within_2s'][0]:.3f})"),
+    Figure("", "composed 60-minute video, 12 transitions (read once)", "transitions_long_test.json",
+           lambda d: f"{_stored(d['60']['methods']['graph']['within_2s'])} "
+                     f"({d['60']['methods']['retrieval alone']['within_2s'][0]:.3f}; "
+                     f"{d['60']['methods']['reading alone']['within_2s'][0]:.3f})"),
     Figure("word edges at a pause within 0.1 s of the hand labels, refined (Whisper's)",
            "TIMIT test speakers, 190 edges, by speaker (read twice: now dev)", "word_times_test.json",
            lambda d: f"{_stored(d['refined_at']['within_0.1s'])} ({d['whisper_at']['within_0.1s'][0]:.3f})"),
