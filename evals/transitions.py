@@ -127,7 +127,10 @@ def build_long(split: str, out_dir: Path, minutes: float, transitions: int, seed
                          f"{2 * SEGMENT_S[1] + HAYSTACK_SHOT_S[1]:g} s)")
     rng = random.Random(f"transitions-long-{split}-{seed}-{minutes}-{transitions}")
     seqs = _sequences(split, root or default_root())
-    movers = rng.sample(sorted(p for p, by in seqs.items() if len(by) >= 2), transitions)
+    movable = sorted(p for p, by in seqs.items() if len(by) >= 2)
+    if len(movable) < transitions:
+        raise ValueError(f"{split}: too few subjects with two emotions for {transitions} transitions ({len(movable)})")
+    movers = rng.sample(movable, transitions)
     still_people = sorted(set(seqs) - set(movers))
     stills = {p: rng.choice(seqs[p][rng.choice(sorted(seqs[p]))])[-1:] for p in still_people}
     pairs: list[tuple[str, str]] = []
