@@ -204,20 +204,20 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
 
 def voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str]
                            ) -> tuple[list[Evidence], float, VocalObservations]:
-    """The clip's vocal emotion (``Clip.voice``) as vocal evidence citing clips.json, the vocal support
+    """The clip's vocal emotion (``Clip.voice_emotion``) as vocal evidence citing clips.json, the vocal support
     (target emotions' probability) and the distribution for the emotion reasoner."""
     clip = index.clip_by_id.get(cand.clip)
-    if clip is None or not clip.voice:
+    if clip is None or not clip.voice_emotion:
         return [], 0.0, VocalObservations()
-    label = max(clip.voice, key=clip.voice.__getitem__)
-    valence, arousal = valence_arousal(clip.voice)
-    extra = f"; {'+'.join(targets)} {sum(clip.voice[t] for t in targets):.2f}" if targets and label not in targets else ""
+    label = max(clip.voice_emotion, key=clip.voice_emotion.__getitem__)
+    valence, arousal = valence_arousal(clip.voice_emotion)
+    extra = f"; {'+'.join(targets)} {sum(clip.voice_emotion[t] for t in targets):.2f}" if targets and label not in targets else ""
     ev = Evidence(id=f"{cand.clip_id}.ve", modality="vocal", tool=index.manifest["models"]["voice"],
                   start_s=clip.start_s, end_s=clip.end_s,
-                  detail=f"the voice sounds {label} (p={clip.voice[label]:.2f}{extra}; arousal {arousal:+.2f})",
+                  detail=f"the voice sounds {label} (p={clip.voice_emotion[label]:.2f}{extra}; arousal {arousal:+.2f})",
                   ref=index.ref("clips.json", clip.id))
-    support = sum(clip.voice[t] for t in targets) if targets else 0.0
-    return [ev], support, VocalObservations(voice_distribution=clip.voice, arousal=arousal, valence=valence)
+    support = sum(clip.voice_emotion[t] for t in targets) if targets else 0.0
+    return [ev], support, VocalObservations(voice_distribution=clip.voice_emotion, arousal=arousal, valence=valence)
 
 
 def vocal_evidence(index: VideoIndex, cand: Proposal) -> tuple[list[Evidence], dict]:

@@ -67,7 +67,7 @@ APPEARANCE_PHRASES: dict[str, tuple[str | None, str | None]] = {
 def face_observations(index: VideoIndex) -> tuple[Counter, Counter]:
     """Face observations per person, and those made in frames with ``GROUP_MIN_FACES`` or more faces."""
     seen, in_group = Counter(), Counter()
-    for fr in index.affect:
+    for fr in index.faces:
         for p in (index.person_of(f.track_id) for f in fr.faces if f.track_id is not None):
             seen[p] += 1
             if len(fr.faces) >= GROUP_MIN_FACES:
@@ -156,7 +156,7 @@ def ground_position(phrase: str, place: str, index: VideoIndex, role: str = "the
     shared: dict[int, Counter] = {}  # shot -> person -> frames they share with other faces
     span: dict[int, list[float]] = {}
     mismatched = _mismatched(role, index)
-    for fr in index.affect:
+    for fr in index.faces:
         tracked = [f for f in fr.faces if f.track_id is not None]
         largest = max((f.box.y1 - f.box.y0 for f in tracked), default=0.0)
         faces = sorted((f for f in tracked if f.box.y1 - f.box.y0 >= POSITION_MIN_SIZE_RATIO * largest),

@@ -44,7 +44,7 @@ def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | fro
                   ) -> dict[str, float]:
     """Per clip id, how strongly the index-time pass perceived ``targets`` there, in [0, 1]: the summed
     probability of the target emotions in the clip's mean face expression and in its voice
-    (``Clip.voice``), weighted ``FACE_WEIGHT``/``VOICE_WEIGHT``; a clip with only one of the two uses
+    (``Clip.voice_emotion``), weighted ``FACE_WEIGHT``/``VOICE_WEIGHT``; a clip with only one of the two uses
     it alone; a clip with neither gets no score.
 
     With grounded ``persons`` (``agents.grounding``) the face part reads only their faces (the 1 fps
@@ -54,7 +54,7 @@ def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | fro
     if persons:
         clips = sorted(index.clips, key=lambda c: c.start_s)
         starts = [c.start_s for c in clips]
-        for fr in index.affect:
+        for fr in index.faces:
             p = [sum(f.expression.get(t, 0.0) for t in targets) for f in fr.faces
                  if f.track_id is not None and index.person_of(f.track_id) in persons]
             i = bisect.bisect_right(starts, fr.t) - 1
@@ -69,8 +69,8 @@ def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | fro
             parts.append((FACE_WEIGHT, sum(mine[clip.id]) / len(mine[clip.id])))
         elif clip.max_faces and not persons:
             parts.append((FACE_WEIGHT, sum(clip.expression.get(t, 0.0) for t in targets)))
-        if clip.voice and not speech_of_others(index, clip.start_s, clip.end_s, set(persons)):
-            parts.append((VOICE_WEIGHT, sum(clip.voice.get(t, 0.0) for t in targets)))
+        if clip.voice_emotion and not speech_of_others(index, clip.start_s, clip.end_s, set(persons)):
+            parts.append((VOICE_WEIGHT, sum(clip.voice_emotion.get(t, 0.0) for t in targets)))
         if parts:
             out[clip.id] = sum(w * x for w, x in parts) / sum(w for w, _ in parts)
     return out

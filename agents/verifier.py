@@ -12,7 +12,7 @@ evidence, a support in [0, 1] and typed observations. Support of a candidate: th
 - verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with the
   index's transcript encoder, all-MiniLM-L6-v2 for English, raised by literal content-word overlap),
   weighted 1.0 when the intent asks for speech and 0.6 otherwise;
-- vocal: the target emotions' probability in the clip's voice (``Clip.voice``, ``tools.perception.voice_emotion``);
+- vocal: the target emotions' probability in the clip's voice (``Clip.voice_emotion``, ``tools.perception.voice_emotion``);
 - behaviour, for a question that names no emotion: ``speech_match`` of the query and the clip's gesture
   and social-event evidence texts ("person 4 points (point)", "person 1 and person 2 look at each
   other"), weighted 1.0 when the intent asks for gestures or gaze and 0.6 otherwise (for a question

@@ -22,7 +22,7 @@ def track_expression_series(index) -> dict[str, list[dict]]:
     from tools.core.schema import AFFECTNET8
     from tools.signals.events import smooth_track_expressions
 
-    faces = {f.id: f for fr in index.affect for f in fr.faces}
+    faces = {f.id: f for fr in index.faces for f in fr.faces}
     out = {}
     for tr in index.tracks:
         obs = [faces[i] for i in tr.observation_ids]
@@ -52,7 +52,7 @@ def whole_video_events(index, fps: float) -> list:
 
     stored, _ = observe_span(index, fps, 0.0, index.info.duration_s)
     frames = social_frames([fr for fr, _ in stored], index.face_person)
-    events = sorted(expression_changes(index.affect, index.tracks)
+    events = sorted(expression_changes(index.faces, index.tracks)
                     + social_timeline(frames, index.transcript.segments, 0.0, index.info.duration_s,
                                       max_gap_s=1.5 / fps, known_speakers=index.segment_speakers),
                     key=lambda e: (e.start_s, e.type))

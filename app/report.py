@@ -103,7 +103,7 @@ def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
     d = answer.duration_s
     rows = [_row("moments", [_mark("band", f"{m.emotion} {m.confidence:.2f}", _span_style(m.start_s, m.end_s, d),
                                    m.start_s, f"moment-{i}") for i, m in enumerate(answer.moments)], "moments")]
-    faces = {f.id: f for fr in index.affect for f in fr.faces}
+    faces = {f.id: f for fr in index.faces for f in fr.faces}
     step = 1.0 / index.config.sample_fps
     people: dict[int, list[str]] = {}
     grounded = {p for g in answer.people for p in g.persons}

@@ -149,7 +149,7 @@ def _reading(video: Path, query: str, ctx: MethodContext) -> tuple[list[Predicte
     asked = emotion_prior(query)
     scored = []
     for clip in index.clips:
-        faces = [f.expression for fr in index.affect if clip.start_s <= fr.t < clip.end_s for f in fr.faces]
+        faces = [f.expression for fr in index.faces if clip.start_s <= fr.t < clip.end_s for f in fr.faces]
         if faces:
             mean = {k: float(np.mean([f[k] for f in faces])) for k in AFFECTNET8}
             scored.append((mean[asked], clip, max(mean, key=mean.get)))

@@ -107,7 +107,7 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
         clips.append(Clip(id=f"c{i}", start_s=s, end_s=e,
                           descriptor=describe_clip(expr, n_max, speech, ev_text, describe_sound(sound), scene),
                           max_faces=n_max, expression=expr, speech=speech,
-                          voice=clip_voice(voice, audio, transcript, s, e), sound=sound, scene=scene))
+                          voice_emotion=clip_voice(voice, audio, transcript, s, e), sound=sound, scene=scene))
     return clips
 
 

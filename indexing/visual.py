@@ -55,8 +55,8 @@ class VisualPass:
     frame_vectors: np.ndarray | None
 
     @property
-    def affect(self) -> list[FrameFaces]:
-        """The faces of each frame (the stored index-time affect record)."""
+    def faces(self) -> list[FrameFaces]:
+        """The faces of each frame (the index's ``faces.json``)."""
         return [o.faces_only() for o in self.observed]
 
 

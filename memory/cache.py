@@ -6,7 +6,7 @@ Layout under ``cache_dir``::
         .index-<config hash>.partial/ a build in progress, with per-chunk checkpoints in parts/
         index-<config hash>/          the finished build, renamed into place when complete
             manifest.json             config, model ids, library versions, stage timings
-            clips.json, transcript.json, affect.json, clips.faiss, ...
+            clips.json, transcript.json, faces.json, clips.faiss, ...
         perception/<tool key>/<span>.json   verifier tool outputs, each written atomically
 
 A reference ``"<path relative to the video dir>#<record id>"`` names one record of one stored tool

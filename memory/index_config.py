@@ -14,7 +14,7 @@ from memory.cache import config_key
 from tools.perception.engine import PerceptionConfig
 from tools.perception.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 18
+INDEX_FORMAT = 19
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 

@@ -2,7 +2,7 @@
 ``IndexConfig``, are ``memory.index_config``'s).
 
 An index directory (``memory.cache.VideoCache.index_dir``) holds ``clips.json``, ``transcript.json``,
-``affect.json``, ``tracks.json``, ``events.json``, ``utterances.json``, ``voices.json``, three FAISS files and
+``faces.json``, ``tracks.json``, ``events.json``, ``utterances.json``, ``voices.json``, three FAISS files and
 ``manifest.json``. ``save_index`` writes them (into a staging directory the cache renames into place);
 ``load_index`` reads them back into a ``VideoIndex``. Building the records is ``indexing.build``'s work.
 """
@@ -63,7 +63,7 @@ class Clip(BaseModel):
     max_faces: int
     expression: dict[str, float] = Field(description="mean AffectNet-8 probabilities over faces seen")
     speech: str
-    voice: dict[str, float] | None = Field(
+    voice_emotion: dict[str, float] | None = Field(
         None, description="AffectNet-8 probabilities of the voice over the clip's detected speech (indexing.clips.voice_span; "
                           "tools.perception.voice_emotion); None without speech")
     sound: SoundStats | None = Field(None, description="quiet / speech / music / noise and loudness change "
@@ -77,7 +77,7 @@ class StoredRecords:
 
     clips: list[Clip]
     transcript: Transcript
-    affect: list[FrameFaces]
+    faces: list[FrameFaces]
     tracks: list[TrackSummary]
     cuts: list[float]
     events: list[SocialEvent]
@@ -127,7 +127,7 @@ class VideoIndex(StoredRecords):
 
     @functools.cached_property
     def _times(self) -> list[float]:
-        return [fr.t for fr in self.affect]
+        return [fr.t for fr in self.faces]
 
     def face_track(self, face: FaceObservation) -> int | None:
         """Track id of a face observation made at any frame rate (``track_at`` of its time and box)."""
@@ -151,7 +151,7 @@ class VideoIndex(StoredRecords):
     def timelines(self) -> list[PersonTimeline]:
         """Each person's face reading over the video, baseline, salience and change points
         (``tools.signals.timeline.affect_timelines`` of the index's faces; computed on first use, not stored)."""
-        return affect_timelines(self.affect, {t.track_id: t.person_id for t in self.tracks})
+        return affect_timelines(self.faces, {t.track_id: t.person_id for t in self.tracks})
 
     @functools.cached_property
     def segment_speakers(self) -> dict[str, int]:
@@ -171,7 +171,7 @@ class VideoIndex(StoredRecords):
         window = 0.75 / self.config.sample_fps
         best, best_sim = None, min_similarity
         lo, hi = bisect.bisect_left(self._times, t - window), bisect.bisect_right(self._times, t + window)
-        for fr in self.affect[lo:hi]:
+        for fr in self.faces[lo:hi]:
             if any(min(fr.t, t) < c <= max(fr.t, t) for c in self.cuts):
                 continue
             for f in fr.faces:
@@ -201,7 +201,7 @@ def save_index(out: Path, records: IndexRecords, info: VideoInfo, cfg: IndexConf
     seconds) into the directory ``out``; every file is written atomically."""
     write_json(out / "clips.json", records.clips)
     write_json(out / "transcript.json", records.transcript)
-    write_json(out / "affect.json", records.affect)
+    write_json(out / "faces.json", records.faces)
     write_json(out / "tracks.json", {"cuts": records.cuts, "tracks": records.tracks})
     write_json(out / "events.json", records.events)
     write_json(out / "utterances.json", records.utterances)
@@ -236,7 +236,7 @@ def load_index(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path)
         dir=d,
         clips=[Clip.model_validate(c) for c in read_json(d / "clips.json")],
         transcript=Transcript.model_validate(read_json(d / "transcript.json")),
-        affect=[FrameFaces.model_validate(f) for f in read_json(d / "affect.json")],
+        faces=[FrameFaces.model_validate(f) for f in read_json(d / "faces.json")],
         tracks=[TrackSummary.model_validate(t) for t in tracks["tracks"]],
         cuts=tracks["cuts"],
         events=[SocialEvent.model_validate(e) for e in read_json(d / "events.json")],

@@ -117,7 +117,7 @@ def per_clip_accuracy(bench: str, backend: str, cache_dir: str | None = None) ->
     for item in load_bench(bench):
         index = open_index(item.video_path(bench), cfg, cache_dir)
         for m in item.moments:
-            faces = [f for fr in index.affect if m.start_s <= fr.t < m.end_s for f in fr.faces]
+            faces = [f for fr in index.faces if m.start_s <= fr.t < m.end_s for f in fr.faces]
             if faces:
                 mean = {k: np.mean([f.expression[k] for f in faces]) for k in AFFECTNET8}
                 hits.setdefault(m.emotion, []).append(max(mean, key=mean.get) == m.emotion)

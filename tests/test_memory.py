@@ -169,7 +169,7 @@ def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatc
     # an uninterrupted build with the same chunks gives the same index: nothing of the killed run leaks
     whole = ix.open_index(SAMPLE, IndexConfig(), tmp_path / "b")
     assert whole.manifest["resumed_chunks"] == 0
-    assert [fr.model_dump() for fr in resumed.affect] == [fr.model_dump() for fr in whole.affect]
+    assert [fr.model_dump() for fr in resumed.faces] == [fr.model_dump() for fr in whole.faces]
     assert resumed.cuts == whole.cuts
     # the luma trace continues across 3 s chunks: the sample's cuts as one pass finds them (tests/test_moments.py)
     assert resumed.cuts == pytest.approx([1.511, 3.580, 7.884], abs=1 / 60)
@@ -181,7 +181,7 @@ def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatc
     assert [s.id for s in resumed.transcript.segments] == [f"s{i}" for i in range(len(starts))]
 
 
-_INDEX_FILES = ("clips.json", "transcript.json", "affect.json", "tracks.json", "events.json", "utterances.json",
+_INDEX_FILES = ("clips.json", "transcript.json", "faces.json", "tracks.json", "events.json", "utterances.json",
                 "voices.json", "clips.faiss", "segments.faiss", "events.faiss")
 
 
@@ -246,7 +246,7 @@ def test_speech_pass_beside_the_visual_pass_builds_the_same_index(tmp_path):
         built[overlap] = load_index(info, VideoCache(tmp_path / "c", file_sha256(SAMPLE)), cfg, out)
         assert timings["visual_and_speech"] > 0
     a, b = built[False], built[True]
-    assert [f.model_dump() for f in a.affect] == [f.model_dump() for f in b.affect]
+    assert [f.model_dump() for f in a.faces] == [f.model_dump() for f in b.faces]
     assert a.transcript.model_dump() == b.transcript.model_dump()
     assert [c.model_dump() for c in a.clips] == [c.model_dump() for c in b.clips]
     assert [u.model_dump() for u in a.utterances] == [u.model_dump() for u in b.utterances]

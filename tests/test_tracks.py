@@ -91,7 +91,7 @@ def test_audience_shot_has_one_track_per_visible_face(cache_root):
     index = open_index(SAMPLE, IndexConfig(), cache_root)
     assert any(abs(c - 7.884) < 0.02 for c in index.cuts)
     last = [t for t in index.tracks if t.first_s >= 8.0]
-    assert len(last) == max(len(fr.faces) for fr in index.affect if fr.t >= 8.0) == 3
+    assert len(last) == max(len(fr.faces) for fr in index.faces if fr.t >= 8.0) == 3
     assert len({t.track_id for t in last}) == 3 and len({t.shot for t in last}) == 1
 
 
@@ -233,7 +233,7 @@ def test_a_face_between_samples_takes_the_identity_of_its_own_shot(cache_root):
     # at 3.6 s is in the new shot (the track of the 3.85 s face), one at 3.5 s is not
     show = open_index(SAMPLE, IndexConfig(), cache_root)
     cut = next(c for c in show.cuts if 3.3 < c < 4.4)
-    first = next(fr for fr in show.affect if fr.t >= cut)
+    first = next(fr for fr in show.faces if fr.t >= cut)
     face = first.faces[0]
     assert first.t - cut < 1.0
     assert show.track_at(3.6, face.box) == face.track_id

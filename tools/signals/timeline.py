@@ -138,7 +138,7 @@ def affect_timelines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> 
     """One ``PersonTimeline`` per person whose face was read, in order of person id.
 
     Args:
-        affect: the index's frames with their faces (``VideoIndex.affect``).
+        affect: the index's frames with their faces (``VideoIndex.faces``).
         person_of: track id -> person id; a face without a track, or whose track is not a key, is left out.
     """
     seen: dict[int, list] = defaultdict(list)
