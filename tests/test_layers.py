@@ -137,3 +137,29 @@ def test_no_module_over_300_lines_no_function_over_60():
                     if length > MAX_FUNCTION_LINES:
                         too_long.append(f"{rel}:{node.lineno} {node.name}: {length} lines")
     assert too_long == []
+
+
+def _code_mentions(path, word: str) -> bool:
+    """Whether ``word`` appears in the code of ``path``: names and string constants, docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs \
+                and word in node.value.lower():
+            return True
+        if isinstance(node, (ast.Name, ast.Attribute, ast.alias, ast.ImportFrom)):
+            text = getattr(node, "id", None) or getattr(node, "attr", None) or getattr(node, "name", None) \
+                or getattr(node, "module", None) or ""
+            if word in text.lower():
+                return True
+    return False
+
+
+def test_an_expression_backend_is_its_module_a_registry_entry_and_its_pin():
+    """What adding an expression backend takes, counted on the fetched ``hsemotion``: its module, its entry in the expression
+    registry, and the pin of the file a user fetches for it; no command, setting or graph names it."""
+    installed = [p for layer in LAYERS[:-1] for p in sorted((REPO / layer).rglob("*.py"))]
+    found = {p.relative_to(REPO).as_posix() for p in installed if _code_mentions(p, "hsemotion")}
+    assert found == {"tools/perception/hsemotion.py", "tools/perception/expression.py", "tools/core/pins.py"}
