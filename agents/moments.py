@@ -73,7 +73,7 @@ def over_the_utterance(start_s: float, end_s: float, utterances: list[tuple[floa
     names: faces, gestures, gaze; any speaker when none is known), the union then cut to ``shot`` (its shot's start
     and end: a shot change bounds a moment, so a judged span that crossed a cut loses what lay beyond it); as it
     is without such an utterance.
-    Issue 31's "a moment spans the expression's onset to offset or the utterance, whichever the evidence is"."""
+    A moment spans the expression's onset to offset or the utterance, whichever the evidence is."""
     def overlap(u: tuple[float, float, int | None]) -> float:
         return min(end_s, u[1]) - max(start_s, u[0])
 

@@ -19,7 +19,7 @@ the annotated moment is ``CHANGE_WINDOW_S`` either side of ``t_s`` with the emot
 Scoring (``score``) reads ``predictions.jsonl`` files of ``evals.run`` (``--method graph``): an answer's change
 point is its top moment's ``change.t_s``, or the moment's start when it names no change (code without change
 questions); before and after are its ``change`` labels, or none and the moment's emotion. Reported per method:
-the share of items whose change point lies within ``WITHIN_S`` of the truth (issue 32's bar), before, after and
+the share of items whose change point lies within ``WITHIN_S`` of the truth, before, after and
 both named right, each with a bootstrap 95% interval over subjects (``evals.metrics.bootstrap_interval``).
 ``--reading`` adds the perception reading alone: the person's 1 fps readings from the index, the change point
 where the means of the ``READING_WINDOW`` frames before and after differ most, their top labels.
@@ -47,7 +47,7 @@ SIZE, FPS, RATE = (640, 360), 25, 16_000
 SEGMENT_S = (10.0, 20.0)
 #: The annotated moment spans this many seconds either side of the change point.
 CHANGE_WINDOW_S = 2.0
-#: A predicted change point this close to the truth (s) counts as found (issue 32).
+#: A predicted change point this close to the truth (s) counts as found.
 WITHIN_S = 2.0
 #: Length (s) of a still shot between the transitions of a long video (``build_long``), drawn per shot.
 HAYSTACK_SHOT_S = (3.0, 8.0)
