@@ -106,10 +106,19 @@ def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | No
             query = rng.choice([named, *OPEN_QUESTIONS]) if len(emotions) == 2 else named  # one answer per question
             if wording == "after":
                 query = f"how does the person feel after being {WORDS[before]}?"
-            lines.append({"id": f"{name[:-4]}-{i}", "video": f"videos/{name}", "query": query, "person": subject,
-                          "change": {"t_s": t, "before": before, "after": after},
-                          "moments": [{"start_s": max(0.0, t - CHANGE_WINDOW_S), "end_s": t + CHANGE_WINDOW_S,
-                                       "emotion": after, "rationale": None, "evidence_modalities": ["visual"]}]})
+            lines.append(_item(f"{name[:-4]}-{i}", name, query, subject, t, before, after))
+    return _write_bench(out_dir, lines)
+
+
+def _item(item_id: str, video: str, query: str, subject: str, t: float, before: str, after: str) -> dict:
+    """One bench item: the question, the change (``t`` seconds, ``before`` -> ``after``) and its annotated moment."""
+    return {"id": item_id, "video": f"videos/{video}", "query": query, "person": subject,
+            "change": {"t_s": t, "before": before, "after": after},
+            "moments": [{"start_s": max(0.0, t - CHANGE_WINDOW_S), "end_s": t + CHANGE_WINDOW_S, "emotion": after,
+                         "rationale": None, "evidence_modalities": ["visual"]}]}
+
+
+def _write_bench(out_dir: Path, lines: list[dict]) -> Path:
     bench = out_dir / "bench.jsonl"
     bench.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return bench
@@ -164,17 +173,10 @@ def build_long(split: str, out_dir: Path, minutes: float, transitions: int, seed
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     name = f"transitions_long_{split}_{minutes:g}min.mp4"
     starts = _write(segments, out_dir / "videos" / name)
-    lines = []
-    for k, (i, subject, before, after) in enumerate(changes):
-        t = starts[i]
-        lines.append({"id": f"{name[:-4]}-{k}", "video": f"videos/{name}", "person": subject, "form": "long",
-                      "query": f"when does the person go from {WORDS[before]} to {WORDS[after]}?",
-                      "change": {"t_s": t, "before": before, "after": after},
-                      "moments": [{"start_s": max(0.0, t - CHANGE_WINDOW_S), "end_s": t + CHANGE_WINDOW_S,
-                                   "emotion": after, "rationale": None, "evidence_modalities": ["visual"]}]})
-    bench = out_dir / "bench.jsonl"
-    bench.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return bench
+    query = "when does the person go from {} to {}?"
+    return _write_bench(out_dir, [{**_item(f"{name[:-4]}-{k}", name, query.format(WORDS[b], WORDS[a]), subject,
+                                           starts[i], b, a), "form": "long"}
+                                  for k, (i, subject, b, a) in enumerate(changes)])
 
 
 def predicted_change(prediction: dict) -> tuple[float | None, str | None, str | None]:
