@@ -97,7 +97,7 @@ def test_batch_and_eval_flags_parse_as_the_ask_flags(command, monkeypatch):
         head = ["videos/"]
     else:
         parser, names = eval_parser("eval"), {"llm", "top_k", "cache_dir", "device", "expression_backend",
-                                              "no_voice_emotion", "abstain_below"}
+                                              "no_voice_emotion", "abstain_below", "verify_fps"}
         head = ["--bench", "b.jsonl", "--method", "graph", "--out", "o"]
     got = {d: a for d, a in _actions(parser).items() if d in Settings.model_fields and d != "labels"}
     assert set(got) == names
