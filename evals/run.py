@@ -10,7 +10,8 @@ QVHighlights/Moment-DETR ``pred_relevant_windows`` records), ``results.md`` (the
 printed) and ``run.log``. Exit codes: 0 done, 2 bad bench or arguments.
 
 As ``affectseek eval``, the options it shares with ``affectseek ask`` (``SHARED_SETTINGS``) also come from
-``AFFECTSEEK_*`` variables and a TOML file (``--config FILE`` or ``$AFFECTSEEK_CONFIG``); a flag wins.
+``AFFECTSEEK_*`` variables and a TOML file (``--config FILE`` or ``$AFFECTSEEK_CONFIG``); a flag wins. Its index is
+the one ``ask`` would build with the same settings (``run_index_config``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from evals.bench import BenchError
 from evals.formats import BenchFormat, load_formats
 from evals.methods import METHODS, MethodContext, Prediction
 from graphs.flags import add_setting_flags
+from graphs.settings import SettingsError, load_settings
 from memory.index_config import IndexConfig
 from memory.jsonl import JsonlLog
 from memory.store import library_versions
@@ -143,6 +145,17 @@ def _run_record(args: argparse.Namespace, fmt: BenchFormat, n_items: int) -> dic
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
+def run_index_config(args: argparse.Namespace) -> IndexConfig:
+    """How this run indexes: ``ask``'s settings (``graphs.settings``: the eval flags, then ``AFFECTSEEK_*`` and the
+    config file, then the defaults) as an ``IndexConfig``, so an index an evaluation builds is the one ``ask`` would.
+
+    Raises:
+        SettingsError: an ``AFFECTSEEK_*`` value or the config file is invalid.
+    """
+    flags = {k: getattr(args, k) for k in ("expression_backend", "no_voice_emotion", "device")}
+    return load_settings(flags).index_config()
+
+
 def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defaults: dict | None = None) -> int:
     """Run the command; returns the exit code. ``defaults``: as ``build_parser``'s (``affectseek eval`` passes the
     settings the environment and the config file give)."""
@@ -177,8 +190,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defau
     out.mkdir(parents=True, exist_ok=True)
     log = _logger(out)
     config = _run_record(args, fmt, len(items))
-    index_config = IndexConfig(expression_backend=args.expression_backend,
-                               voice_backend=None if args.no_voice_emotion else "voice8", device=args.device)
+    try:
+        index_config = run_index_config(args)
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     settings = {"abstain_below": args.abstain_below, "verify_fps": args.verify_fps, "fusion": args.fusion, "labels": labels,
                 **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
     config.update(index_config=index_config.model_dump(), settings=settings)

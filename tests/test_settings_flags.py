@@ -111,3 +111,23 @@ def test_batch_and_eval_flags_parse_as_the_ask_flags(command, monkeypatch):
         assert parsed["abstain_below"] == 0.0 and parsed["no_voice_emotion"] is False and parsed["cache_dir"] is None
         with pytest.raises(SystemExit):
             parser.parse_args([*head, "--top-k", "101"])
+
+
+def test_an_evaluation_indexes_as_ask_would(monkeypatch):
+    """``eval`` builds the ``IndexConfig`` that ``ask`` builds from the same flags, variables and file (it had
+    mapped its three index flags by hand, so ``AFFECTSEEK_*`` index settings did not reach it)."""
+    from evals.run import build_parser as eval_parser
+    from evals.run import run_index_config
+    from graphs.settings import SettingsError, load_settings
+    from memory.index_config import IndexConfig
+
+    head = ["--bench", "b.jsonl", "--method", "graph", "--out", "o"]
+    assert run_index_config(eval_parser("eval").parse_args(head)) == IndexConfig() == load_settings({}).index_config()
+    monkeypatch.setenv("AFFECTSEEK_CLIP_LEN", "3")
+    monkeypatch.setenv("AFFECTSEEK_NO_REID", "true")
+    config = run_index_config(eval_parser("eval").parse_args([*head, "--no-voice-emotion"]))
+    assert (config.clip_len_s, config.identity_backend, config.voice_backend) == (3.0, None, None)
+    assert config == load_settings({"no_voice_emotion": True}).index_config()
+    monkeypatch.setenv("AFFECTSEEK_CLIP_LEN", "-1")
+    with pytest.raises(SettingsError):
+        run_index_config(eval_parser("eval").parse_args(head))
