@@ -239,16 +239,21 @@ def vocal_evidence(index: VideoIndex, cand: Proposal) -> tuple[list[Evidence], d
     return evidence, obs
 
 
+def text_matches(index: VideoIndex, texts: list[str], details: list[str]) -> list[float]:
+    """How well the query ``texts`` match each of ``details``: ``speech_match`` of the best MiniLM cosine (the index's
+    device) and the literal overlap with ``texts[0]``, one score in [0, 1] per detail."""
+    enc = load_text_encoder(model=None, device=index.config.device)
+    sims = (enc.encode(texts) @ enc.encode(details).T).max(axis=0)
+    return [speech_match(float(s), keyword_overlap(texts[0], d)) for s, d in zip(sims, details, strict=True)]
+
+
 def behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidence]
                     ) -> tuple[float, BehaviourObservations]:
     """(best ``speech_match`` of the query texts against gesture / social evidence texts, the observation
     the emotion reasoner reads: that evidence's span (s), id and match); (0, nothing set) without any."""
     if not evidence:
         return 0.0, BehaviourObservations()
-    enc = load_text_encoder(model=None, device=index.config.device)
-    q, d = enc.encode(texts), enc.encode([e.detail for e in evidence])
-    sims = (q @ d.T).max(axis=0)
-    scores = [speech_match(float(s), keyword_overlap(texts[0], e.detail)) for s, e in zip(sims, evidence, strict=True)]
+    scores = text_matches(index, texts, [e.detail for e in evidence])
     best = int(np.argmax(scores))
     e = evidence[best]
     return scores[best], BehaviourObservations(span=[e.start_s, e.end_s], evidence_id=e.id, match=round(scores[best], 4))

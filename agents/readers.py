@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
-import numpy as np
 from pydantic import BaseModel
 
 from agents.evidence import (
@@ -25,6 +24,7 @@ from agents.evidence import (
     gesture_evidence,
     social_evidence,
     speech_evidence,
+    text_matches,
     vocal_evidence,
     voice_emotion_evidence,
 )
@@ -32,8 +32,6 @@ from agents.schema import Evidence, Intent, Observations, Proposal, VerbalObserv
 from agents.state import RunContext
 from tools.perception.engine import FrameObservation
 from tools.perception.sound import describe_sound
-from tools.perception.text import load_text_encoder
-from tools.signals.lexicon import keyword_overlap, speech_match
 from tools.signals.social import SocialFrame
 
 #: Weight of a reader's support when the intent does not ask for its kind of evidence (words, gestures or gaze).
@@ -163,7 +161,7 @@ class ProsodyReader:
 class SoundReader:
     """The clip's sound beyond words (vocal): music or noise (applause, a crowd) and whether it swells or fades,
     cited from the index (``Clip.sound``); for a question that names no emotion ("right before the music
-    swells"), its support is how well those words match the question (``speech_match``)."""
+    swells"), its support is how well those words match the question (``agents.evidence.text_matches``)."""
 
     section = ""  # evidence only: the judge reads no observations of it
 
@@ -179,9 +177,7 @@ class SoundReader:
                       ref=index.ref("clips.json", clip.id))
         if view.targets:
             return Reading([ev], 0.0, None)
-        enc = load_text_encoder(model=None, device=index.config.device)
-        sim = float(np.max(enc.encode(view.texts) @ enc.encode([heard]).T))
-        return Reading([ev], speech_match(sim, keyword_overlap(view.texts[0], heard)), None)
+        return Reading([ev], text_matches(index, view.texts, [heard])[0], None)
 
     def weight(self, intent: Intent) -> float:
         return WEIGHT_NOT_ASKED
