@@ -204,18 +204,22 @@ def reading_change(bench: Path, item: dict, cache_dir: Path | None) -> tuple[flo
         named = {word: e for e, word in WORDS.items()}
         before, after = (named[x] for x in item["query"].rstrip("?").split(" from ")[1].split(" to "))
         b, a = AFFECTNET8.index(before), AFFECTNET8.index(after)
-        scored = ((float(x[i - w:i, b].mean() + x[i:i + w, a].mean()), (tl.times_s[i - 1] + tl.times_s[i]) / 2,
-                   AFFECTNET8[int(x[i - w:i].mean(0).argmax())], AFFECTNET8[int(x[i:i + w].mean(0).argmax())])
-                  for tl in timelines for x in [np.asarray(tl.smoothed)] for i in range(w, len(x) - w + 1))
-        best = max(scored, default=None)
-        return (None, None, None) if best is None else best[1:]
+        best = max(((float(x[i - w:i, b].mean() + x[i:i + w, a].mean()), (tl.times_s[i - 1] + tl.times_s[i]) / 2, x, i)
+                    for tl in timelines for x in [np.asarray(tl.smoothed)] for i in range(w, len(x) - w + 1)),
+                   key=lambda s: s[:2], default=None)
+        return (None, None, None) if best is None else (best[1], *_sides(best[2], best[3]))
     if not timelines or len(timelines[0].times_s) < 2 * w:
         return None, None, None
     x, times = np.asarray(timelines[0].smoothed), timelines[0].times_s
     jumps = [np.abs(x[i - w:i].mean(0) - x[i:i + w].mean(0)).sum() for i in range(w, len(x) - w + 1)]
     i = w + int(np.argmax(jumps))
-    return ((times[i - 1] + times[i]) / 2, AFFECTNET8[int(x[i - w:i].mean(0).argmax())],
-            AFFECTNET8[int(x[i:i + w].mean(0).argmax())])
+    return ((times[i - 1] + times[i]) / 2, *_sides(x, i))
+
+
+def _sides(x: np.ndarray, i: int) -> tuple[str, str]:
+    """The top labels of the mean readings ``x`` (n, 8) over the ``READING_WINDOW`` frames before and after ``i``."""
+    w = READING_WINDOW
+    return AFFECTNET8[int(x[i - w:i].mean(0).argmax())], AFFECTNET8[int(x[i:i + w].mean(0).argmax())]
 
 
 def score(items: list[dict], found: dict[str, tuple]) -> dict:
