@@ -186,15 +186,15 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defau
     except (OSError, ValueError) as exc:
         print(f"error: --fusion {args.fusion}: {exc}", file=sys.stderr)
         return 2
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    log = _logger(out)
-    config = _run_record(args, fmt, len(items))
     try:
         index_config = run_index_config(args)
     except SettingsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = _logger(out)
+    config = _run_record(args, fmt, len(items))
     settings = {"abstain_below": args.abstain_below, "verify_fps": args.verify_fps, "fusion": args.fusion, "labels": labels,
                 **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
     config.update(index_config=index_config.model_dump(), settings=settings)
