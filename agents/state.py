@@ -9,47 +9,67 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.llm import LLM
 from agents.schema import Intent, Moment, MomentDraft, OptionChoice, PersonGrounding, Proposal, VerifiedCandidate
+from agents.taxonomy import resolve_labels
 from memory.store import VideoIndex
 
+#: Field metadata (``json_schema_extra``) read by ``graphs.flags``: the ``--help`` group of a setting's flag.
+_VERIFICATION = {"group": "verification"}
+_SEARCH = {"group": "search"}
 
-@dataclass(frozen=True)
-class RunSettings:
-    """Search and verification knobs.
 
-    - ``top_k``: moments returned at most.
-    - ``candidates_per_round``: clips the localizer proposes per round.
-    - ``verify_fps``: frame rate of the verifier's face/expression pass on candidate clips.
-    - ``min_support``: verifier score in [0, 1] below which a candidate is rejected.
-    - ``min_accepted``: fewer surviving candidates than this trigger a re-query ...
-    - ``max_requery``: ... at most this many times.
-    - ``affect_weight``: weight of perceived affect (faces, voice) against text retrieval in the
-      localizer's ranking (``agents.localizer.affect_scores``; 0 = retrieval only).
-    - ``abstain_below``: moments whose verifier support is below this are not returned (0: never
-      abstain; when no candidate reaches ``min_support`` the best ones are returned as weak).
-    - ``fusion``: the offline judge's fusion (``agents.emotion.resolve_fusion``): ``fitted`` (the
-      weights and calibration fitted on the dev split, ``agents/fusion.json``), ``hand`` (the earlier
-      hand-set weights, uncalibrated) or the path of a fusion JSON.
-    - ``llm_images``: images (a keyframe, face crops; ``agents.vision``) the emotion reasoner shows a
-      vision LLM per candidate; 0 = none. The offline reasoner reads no images.
-    - ``labels``: the answer's label set (``agents.taxonomy.load_taxonomy``): ``AffectNet-8``,
-      ``VQAU-13``, ``Ekman-6``, ``MER-6`` or a taxonomy JSON file.
-    """
+class RunSettings(BaseModel):
+    """Search and verification knobs, each declared here once: ``graphs.settings.Settings`` takes these fields as
+    they are, so each is also an ``AFFECTSEEK_<FIELD>`` variable, a config-file key and a flag (``graphs.flags``)."""
 
-    top_k: int = 5
-    candidates_per_round: int = 8
-    verify_fps: float = 4.0
-    min_support: float = 0.3
-    min_accepted: int = 1
-    max_requery: int = 2
-    affect_weight: float = 1.0
-    abstain_below: float = 0.0
-    fusion: str = "fitted"
-    labels: str = "AffectNet-8"
-    llm_images: int = 0
+    model_config = ConfigDict(frozen=True)
+
+    top_k: int = Field(5, ge=1, le=100, description="moments to return at most")
+    candidates_per_round: int = Field(8, ge=1, le=100, json_schema_extra=_SEARCH,
+                                      description="clips the localizer proposes per round")
+    verify_fps: float = Field(4.0, gt=0, le=30, json_schema_extra=_VERIFICATION,
+                              description="frame rate of the verifier on candidates")
+    min_support: float = Field(0.3, ge=0, le=1, json_schema_extra=_VERIFICATION,
+                               description="reject candidates scoring below this (0-1)")
+    min_accepted: int = Field(1, ge=0, le=100, json_schema_extra=_VERIFICATION,
+                              description="fewer surviving candidates than this trigger a re-query round")
+    max_requery: int = Field(2, ge=0, le=10, json_schema_extra=_VERIFICATION,
+                             description="re-query rounds when too few candidates survive")
+    affect_weight: float = Field(1.0, ge=0, le=100, json_schema_extra=_SEARCH, description=(
+        "weight of perceived affect (faces, voice) against text retrieval in the localizer's ranking "
+        "(agents.localizer.affect_scores; 0: retrieval only)"))
+    abstain_below: float = Field(0.0, ge=0, le=1, json_schema_extra=_VERIFICATION, description=(
+        "return no moment whose support is below this (0-1; 0: when no candidate reaches --min-support the best "
+        "ones are returned and the answer says support is weak)"))
+    fusion: str = Field("fitted", json_schema_extra={**_VERIFICATION, "metavar": "fitted|hand|FILE"}, description=(
+        "the offline judge's fusion (agents.emotion.resolve_fusion): fitted (agents/fusion.json, fitted on the dev "
+        "split), hand (the earlier hand-set weights, uncalibrated) or a fusion JSON file"))
+    labels: str = Field("AffectNet-8", json_schema_extra={**_VERIFICATION, "metavar": "NAME|FILE"}, description=(
+        "label set of the answer's emotions: AffectNet-8, VQAU-13, Ekman-6, MER-6, or a taxonomy .json (format: "
+        "agents/taxonomies/). Faces and voices are read in AffectNet-8 and named in this set; the query's words "
+        "choose among labels a face cannot tell apart (e.g. Joy, Love, Pride)"))
+    llm_images: int = Field(0, ge=0, le=8, json_schema_extra={"metavar": "N"}, description=(
+        "with a vision --llm (e.g. openai/gpt-4o-mini, ollama/llava): show it N images per judged moment, the middle "
+        "frame then face crops (longer side <= 512 / 224 px), and one face per person (N people at most) to ground "
+        "people named by appearance ('the woman in red'); 0: none; the answer's llm_usage counts images and cost"))
+
+    @field_validator("labels")
+    @classmethod
+    def _known_labels(cls, v: str) -> str:
+        return resolve_labels(v)  # a TaxonomyError is a ValueError
+
+    @field_validator("fusion")
+    @classmethod
+    def _known_fusion(cls, v: str) -> str:
+        if v not in ("fitted", "hand") and not Path(v).is_file():
+            raise ValueError(f"{v!r}: use fitted, hand or a fusion JSON file")
+        return v
 
 
 @dataclass

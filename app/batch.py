@@ -58,7 +58,7 @@ def plan(videos: list[Path], root: Path, queries: list[str], done: list[dict],
 
 
 #: The settings ``batch`` takes as flags (``graphs.flags``); every other one from variables or ``--config``.
-BATCH_SETTINGS = ("llm", "top_k", "no_audio", "device", "cache_dir", "quiet")
+BATCH_SETTINGS = ("llm", "top_k", "use_audio", "device", "cache_dir", "quiet")
 
 
 def build_parser(prog: str = "affectseek batch") -> argparse.ArgumentParser:

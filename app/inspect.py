@@ -1,7 +1,7 @@
 """Look at what the perception tools saw: ``affectseek inspect VIDEO [--json out.json]``.
 
 Indexes the video (or reads the cached index), runs faces, gaze and gestures over the whole video at
-``--fps`` (cached per chunk), and prints its shots, person tracks (with thumbnail paths), transcript
+``--events-fps`` (cached per chunk), and prints its shots, person tracks (with thumbnail paths), transcript
 segments with their voice and speaker, and the social event timeline, so a person can check the tools
 by eye. ``--json`` also holds each person's affect timeline (``tools.signals.timeline``: smoothed readings, baseline,
 salience, change points).
@@ -33,13 +33,19 @@ def track_expression_series(index) -> dict[str, list[dict]]:
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    """The command's parser."""
+    """The command's parser: its own options, then every index setting and the cache root as ``ask`` has them
+    (``graphs.flags``), so it reads the index ``ask`` builds with the same flags, variables and config file."""
+    from graphs.flags import add_setting_flags
+    from memory.index_config import IndexSettings
+
     p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("video")
     p.add_argument("--json", metavar="OUT", help="write tracks, shots, transcript and events as JSON")
-    p.add_argument("--cache-dir")
-    p.add_argument("--no-audio", action="store_true")
-    p.add_argument("--fps", type=number(0, 30, lo_open=True), default=2.0, help="frame rate of the face/gaze/gesture pass (default 2)")
+    p.add_argument("--config", metavar="TOML", default=None,
+                   help="settings file (default $AFFECTSEEK_CONFIG); flags and AFFECTSEEK_* variables override it")
+    p.add_argument("--events-fps", type=number(0, 30, lo_open=True), default=2.0,
+                   help="frame rate of the face/gaze/gesture pass over the whole video (default 2)")
+    add_setting_flags(p, ("cache_dir", *IndexSettings.model_fields))
     return p
 
 
@@ -108,25 +114,32 @@ def print_index(con, video: str, index, events: list) -> None:
 def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int:
     """Run the ``inspect`` command; returns the exit code (2: unusable video)."""
     args = build_parser(prog).parse_args(argv)
+    from graphs.settings import SettingsError, settings_from_args
+
+    try:
+        settings = settings_from_args(args, args.config)
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     from tools.core.runtime import configure_runtime
 
-    configure_runtime(args.cache_dir)
+    configure_runtime(settings.cache_dir)
     from rich.console import Console
 
     from indexing.build import open_index
-    from memory.index_config import IndexConfig
     from tools.core.media import VideoError, probe
     from tools.core.terminal import printable
 
     try:
-        use_audio = not args.no_audio and probe(args.video).has_audio
-        if not use_audio and not args.no_audio:
+        config = settings.index_config()
+        if config.use_audio and not probe(args.video).has_audio:
             print("no audio track: no transcript, no speech events", file=sys.stderr)
-        index = open_index(args.video, IndexConfig(use_audio=use_audio), args.cache_dir)
+            config = config.model_copy(update={"use_audio": False})
+        index = open_index(args.video, config, settings.cache_dir)
     except VideoError as exc:
         print(printable(f"error: {exc}"), file=sys.stderr)
         return 2
-    events = whole_video_events(index, args.fps)
+    events = whole_video_events(index, args.events_fps)
     print_index(Console(), args.video, index, events)
     if args.json:
         from pathlib import Path

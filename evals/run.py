@@ -35,7 +35,6 @@ from graphs.settings import SettingsError, load_settings
 from memory.index_config import IndexConfig
 from memory.jsonl import JsonlLog
 from memory.store import library_versions
-from tools.core.argtypes import number
 from tools.core.runtime import DeviceError, check_device, configure_runtime
 from tools.perception.expression import EXPRESSION_CLASSIFIERS
 
@@ -56,8 +55,8 @@ def read_predictions(path: Path, model: type[BaseModel] = Prediction) -> dict[st
 
 #: The run's settings that ``affectseek eval`` takes from ``AFFECTSEEK_*`` variables and the config file as well
 #: (``graphs.settings.Settings`` fields of the same names, given to ``main`` as ``defaults``; a flag still wins).
-SHARED_SETTINGS = ("llm", "top_k", "cache_dir", "device", "expression_backend", "no_voice_emotion", "abstain_below",
-                   "verify_fps", "labels")
+SHARED_SETTINGS = ("llm", "top_k", "cache_dir", "device", "expression_backend", "voice_backend", "abstain_below",
+                   "verify_fps", "affect_weight", "fusion", "labels")
 
 
 #: What some shared settings mean for ``eval`` (``graphs.flags``; the rest say what they say for ``ask``).
@@ -89,13 +88,8 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
     shared = {k: v for k, v in (defaults or {}).items() if k in SHARED_SETTINGS}
     add_setting_flags(p, ("llm", "top_k", "cache_dir", "device"), defaults=shared, target=p, helps=EVAL_HELP)
     a = p.add_argument_group("ablation (what each component adds)")
-    add_setting_flags(p, ("expression_backend", "no_voice_emotion", "abstain_below", "verify_fps"), defaults=shared, target=a,
-                      helps=EVAL_HELP)
-    a.add_argument("--affect-weight", type=number(0, 100), default=None,
-                   help="weight of perceived affect in the localizer's ranking (default: RunSettings; 0 = text only)")
-    a.add_argument("--fusion", default="fitted",
-                   help="the offline judge's fusion: fitted (agents/fusion.json, fitted on the dev split; default), "
-                        "hand (the earlier hand-set weights, uncalibrated) or a fusion JSON file")
+    add_setting_flags(p, ("expression_backend", "voice_backend", "abstain_below", "verify_fps", "affect_weight", "fusion"),
+                      defaults=shared, target=a, helps=EVAL_HELP)
     p.set_defaults(labels=shared.get("labels"))
     return p
 
@@ -152,8 +146,22 @@ def run_index_config(args: argparse.Namespace) -> IndexConfig:
     Raises:
         SettingsError: an ``AFFECTSEEK_*`` value or the config file is invalid.
     """
-    flags = {k: getattr(args, k) for k in ("expression_backend", "no_voice_emotion", "device")}
-    return load_settings(flags).index_config()
+    return _settings(args).index_config()
+
+
+def run_settings(args: argparse.Namespace, labels: str) -> dict:
+    """The run's search and verification settings (``agents.state.RunSettings`` fields but ``top_k``) from the same
+    sources as ``run_index_config``, with the answer's ``labels``.
+
+    Raises:
+        SettingsError: as ``run_index_config``.
+    """
+    return _settings(args, labels=labels).run_settings().model_dump(exclude={"top_k"})
+
+
+def _settings(args: argparse.Namespace, **given: object):
+    flags = {k: getattr(args, k) for k in SHARED_SETTINGS if k not in ("llm", "cache_dir", "labels")}
+    return load_settings({**flags, **given})
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defaults: dict | None = None) -> int:
@@ -187,7 +195,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defau
         print(f"error: --fusion {args.fusion}: {exc}", file=sys.stderr)
         return 2
     try:
-        index_config = run_index_config(args)
+        index_config, settings = run_index_config(args), run_settings(args, labels)
     except SettingsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -195,8 +203,6 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defau
     out.mkdir(parents=True, exist_ok=True)
     log = _logger(out)
     config = _run_record(args, fmt, len(items))
-    settings = {"abstain_below": args.abstain_below, "verify_fps": args.verify_fps, "fusion": args.fusion, "labels": labels,
-                **({"affect_weight": args.affect_weight} if args.affect_weight is not None else {})}
     config.update(index_config=index_config.model_dump(), settings=settings)
     ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,
                         index_config=index_config, settings=settings)

@@ -29,8 +29,8 @@ from langgraph.runtime import Runtime
 from agents import choice, emotion, grounding, intent, localizer, rationale, verifier
 from agents.llm import LLMTask, load_llm
 from agents.state import AffectState, RunContext
+from graphs.settings import Settings, load_settings
 from indexing.build import open_index
-from memory.index_config import IndexConfig
 
 
 class Node(NamedTuple):
@@ -61,26 +61,33 @@ TASKS: dict[str, LLMTask] = {t.name: t for n in NODES for t in n.tasks}
 @dataclasses.dataclass(frozen=True)
 class GraphContext:
     """A run's context as plain values, as LangGraph Studio sends it: the video's path, ``offline`` or a
-    litellm model id, and the cache root (None: the default)."""
+    litellm model id, and the cache root (None: what the settings say, ``graphs.settings``)."""
 
     video: str
-    llm: str = "offline"
+    llm: str | None = None
     cache_dir: str | None = None
 
 
 @functools.lru_cache(maxsize=8)
-def _opened(video: str, llm: str, cache_dir: str | None) -> RunContext:
-    return RunContext(index=open_index(video, IndexConfig(), cache_dir), llm=load_llm(llm))
+def _opened(video: str, settings: Settings) -> RunContext:
+    return RunContext(index=open_index(video, settings.index_config(), settings.cache_dir),
+                      llm=load_llm(settings.llm), settings=settings.run_settings())
 
 
 def resolve_context(context: RunContext | GraphContext) -> RunContext:
     """The ``RunContext`` a node works with: ``context`` itself, or for plain values the video's index (opened,
-    or built on first use) with the named LLM and default settings, the same object for the same values.
+    or built on first use) with the settings ``ask`` would read (``AFFECTSEEK_*`` variables, the config file named
+    by ``$AFFECTSEEK_CONFIG``, the defaults; the context's values first), the same object for the same values and
+    settings.
 
     Raises:
         tools.core.media.VideoError: the video cannot be read (plain values only).
+        graphs.settings.SettingsError: a variable or the config file holds an invalid setting.
     """
-    return context if isinstance(context, RunContext) else _opened(context.video, context.llm, context.cache_dir)
+    if isinstance(context, RunContext):
+        return context
+    given = {k: v for k, v in (("llm", context.llm), ("cache_dir", context.cache_dir)) if v is not None}
+    return _opened(context.video, load_settings(given))
 
 
 def _with_context(run: Callable) -> Callable:

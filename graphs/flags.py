@@ -2,10 +2,11 @@
 
 A field ``top_k: int = Field(5, ge=1, le=100, description=...)`` becomes ``--top-k`` with ``type=number(1, 100,
 integer=True)`` (``tools.core.argtypes``), its description as help, " (default 5)" appended; a ``bool`` field becomes a
-``store_true`` flag, a ``Literal`` field a flag with those choices, a field whose ``json_schema_extra`` names the
-expression ``registry`` a flag offering that registry's names (a backend registered in ``tools.perception.expression`` is
-offered with no other edit). ``json_schema_extra`` may also give the flag's name (``flag``), ``aliases``,
-``metavar`` and its ``--help`` ``group``. The flags ``ask``, ``batch`` and ``eval`` share are made here, so their
+``store_true`` flag, a ``Literal`` field a flag with those choices, a backend field whose ``json_schema_extra`` sets
+``registry`` a flag offering that registry's names (``memory.index_config.BACKEND_REGISTRIES``: a backend registered
+in, e.g., ``tools.perception.expression`` is offered with no other edit), a field marked ``off`` a flag that turns
+the feature off (False for a switch, None for a backend: ``--no-audio``, ``--no-reid``). ``json_schema_extra`` may
+also give the flag's name (``flag``), ``aliases``, ``metavar`` and its ``--help`` ``group``. The flags ``ask``, ``batch`` and ``eval`` share are made here, so their
 names, bounds and help agree with the settings that ``AFFECTSEEK_*`` variables and the TOML file set.
 """
 
@@ -19,6 +20,7 @@ from annotated_types import Ge, Gt, Le
 from pydantic.fields import FieldInfo
 
 from graphs.settings import Settings
+from memory.index_config import backend_registry
 from tools.core.argtypes import number
 
 
@@ -37,19 +39,17 @@ def _number_type(name: str, field: FieldInfo, integer: bool):
 
 
 def _registry_choices(name: str) -> tuple[list[str], str]:
-    """The names of the backend registry ``name`` and a help line naming each."""
-    if name != "expression":
-        raise KeyError(f"no registry {name!r} for a settings flag")
-    from tools.perception.expression import DEFAULT_EXPRESSION, EXPRESSION_CLASSIFIERS
-
-    return EXPRESSION_CLASSIFIERS.names(), EXPRESSION_CLASSIFIERS.help(DEFAULT_EXPRESSION)
+    """The names of the backend registry the setting ``name`` takes (``memory.index_config.backend_registry``) and a
+    help line naming each."""
+    registry = backend_registry(name)
+    return registry.names(), registry.help(Settings.model_fields[name].default)
 
 
 def _value_kwargs(name: str, field: FieldInfo, extra: dict) -> dict[str, typing.Any]:
     """``add_argument`` keywords that parse the value of a non-``bool`` field (choices or a bounded number)."""
     kind = field.annotation
-    if "registry" in extra:
-        return {"choices": _registry_choices(extra["registry"])[0]}
+    if extra.get("registry"):
+        return {"choices": _registry_choices(name)[0]}
     if typing.get_origin(kind) is typing.Literal:
         return {"choices": list(typing.get_args(kind))}
     if kind in (int, float):
@@ -73,13 +73,15 @@ def flag_spec(name: str, default: typing.Any = argparse.SUPPRESS,
     extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
     kw: dict[str, typing.Any] = {"dest": name, "default": default}
     text = help_text or field.description or ""
-    if field.annotation is bool:
+    if extra.get("off"):  # a flag that turns the feature off: a switch to False, a backend to None
+        kw.update(action="store_const", const=False if field.annotation is bool else None)
+    elif field.annotation is bool:
         kw["action"] = "store_true"
     else:
         kw.update(_value_kwargs(name, field, extra))
         shown = field.default if default is argparse.SUPPRESS else default
-        if "registry" in extra:
-            text += ": " + _registry_choices(extra["registry"])[1]
+        if extra.get("registry"):
+            text += ": " + _registry_choices(name)[1]
         elif shown is not None and "(default" not in text:
             text += f" (default {shown:g})" if isinstance(shown, float) else f" (default {shown})"
     if "metavar" in extra:

@@ -68,6 +68,25 @@ def test_langgraph_json_graph_runs_from_plain_context(cache_root):
     assert {"intent_interpreter", "verifier", "rationale_writer"} <= set(_node_names_run(query, cache_root))
 
 
+def test_studio_context_reads_the_settings_ask_reads(cache_root, monkeypatch):
+    """A plain context resolves with the ``AFFECTSEEK_*`` settings ``ask`` would read (here at most one moment and
+    the hand-set fusion), not with built-in defaults; the same values and settings give the same context."""
+    from graphs.affect_graph import GraphContext, resolve_context
+    from tests.conftest import SAMPLE
+
+    monkeypatch.delenv("AFFECTSEEK_CONFIG", raising=False)
+    monkeypatch.setenv("AFFECTSEEK_TOP_K", "1")
+    monkeypatch.setenv("AFFECTSEEK_FUSION", "hand")
+    plain = GraphContext(video=str(SAMPLE), cache_dir=str(cache_root))
+    ctx = resolve_context(plain)
+    assert (ctx.settings.top_k, ctx.settings.fusion) == (1, "hand") and resolve_context(plain) is ctx
+    state = _studio_graph().invoke({"query": "when does the audience enjoy the show?"},
+                                   context={"video": str(SAMPLE), "cache_dir": str(cache_root)})
+    assert len(state["moments"]) == 1
+    monkeypatch.setenv("AFFECTSEEK_TOP_K", "2")
+    assert resolve_context(plain).settings.top_k == 2
+
+
 def _node_names_run(query: str, cache_root) -> list[str]:
     """The nodes a Studio run passes through, as LangGraph streams their updates."""
     from tests.conftest import SAMPLE

@@ -68,6 +68,8 @@ ASK_FLAGS = {"--llm", "--llm-images", "--top-k", "--cache-dir", "--quiet", "--cl
              "--device", "--verify-fps", "--min-support", "--max-requery", "--labels", "--abstain-below",
              "--expression-backend", "--no-voice-emotion", "--no-reid", "--no-diarization", "--no-index-gestures",
              "--caption-model", "--caption-every"}
+#: Settings that became flags when the index and run settings were declared once (``IndexSettings``, ``RunSettings``).
+NEW_FLAGS = {"--embedder", "--face-backend", "--candidates-per-round", "--min-accepted", "--affect-weight", "--fusion"}
 
 
 def test_the_ask_flags_keep_their_names_and_are_absent_unless_given():
@@ -75,7 +77,7 @@ def test_the_ask_flags_keep_their_names_and_are_absent_unless_given():
 
     parser = build_parser()
     settings = [a for a in parser._actions if a.dest in Settings.model_fields]
-    assert {s for a in settings for s in a.option_strings} == ASK_FLAGS
+    assert {s for a in settings for s in a.option_strings} == ASK_FLAGS | NEW_FLAGS
     assert all(a.default is argparse.SUPPRESS for a in settings)
     assert vars(parser.parse_args(["v.mp4", "q", "--caption-every", "5", "--clip-checkpoint", "c.pt"])) == {
         "video": "v.mp4", "query": "q", "json": None, "report": None, "config": None,
@@ -93,11 +95,11 @@ def test_batch_and_eval_flags_parse_as_the_ask_flags(command, monkeypatch):
 
     ask = _actions(ask_parser())
     if command == "batch":
-        parser, names = batch_parser(), {"llm", "top_k", "no_audio", "device", "cache_dir", "quiet"}
+        parser, names = batch_parser(), {"llm", "top_k", "use_audio", "device", "cache_dir", "quiet"}
         head = ["videos/"]
     else:
         parser, names = eval_parser("eval"), {"llm", "top_k", "cache_dir", "device", "expression_backend",
-                                              "no_voice_emotion", "abstain_below", "verify_fps"}
+                                              "voice_backend", "abstain_below", "verify_fps", "affect_weight", "fusion"}
         head = ["--bench", "b.jsonl", "--method", "graph", "--out", "o"]
     got = {d: a for d, a in _actions(parser).items() if d in Settings.model_fields and d != "labels"}
     assert set(got) == names
@@ -108,26 +110,77 @@ def test_batch_and_eval_flags_parse_as_the_ask_flags(command, monkeypatch):
     parsed = vars(parser.parse_args([*head, *given]))
     assert {k: parsed[k] for k in ("top_k", "device", "llm")} == {"top_k": 3, "device": "cuda:1", "llm": "ollama/llama3.1"}
     if command == "eval":
-        assert parsed["abstain_below"] == 0.0 and parsed["no_voice_emotion"] is False and parsed["cache_dir"] is None
+        assert parsed["abstain_below"] == 0.0 and parsed["voice_backend"] == "voice8" and parsed["cache_dir"] is None
         with pytest.raises(SystemExit):
             parser.parse_args([*head, "--top-k", "101"])
 
 
-def test_an_evaluation_indexes_as_ask_would(monkeypatch):
-    """``eval`` builds the ``IndexConfig`` that ``ask`` builds from the same flags, variables and file (it had
-    mapped its three index flags by hand, so ``AFFECTSEEK_*`` index settings did not reach it)."""
+def test_an_evaluation_indexes_and_searches_as_ask_would(monkeypatch):
+    """``eval`` builds the ``IndexConfig`` and the search settings that ``ask`` builds from the same flags, variables
+    and file (it had mapped its index and ablation flags by hand, so ``AFFECTSEEK_*`` settings did not reach it)."""
     from evals.run import build_parser as eval_parser
-    from evals.run import run_index_config
+    from evals.run import run_index_config, run_settings
     from graphs.settings import SettingsError, load_settings
     from memory.index_config import IndexConfig
 
     head = ["--bench", "b.jsonl", "--method", "graph", "--out", "o"]
     assert run_index_config(eval_parser("eval").parse_args(head)) == IndexConfig() == load_settings({}).index_config()
-    monkeypatch.setenv("AFFECTSEEK_CLIP_LEN", "3")
-    monkeypatch.setenv("AFFECTSEEK_NO_REID", "true")
+    monkeypatch.setenv("AFFECTSEEK_CLIP_LEN_S", "3")
+    monkeypatch.setenv("AFFECTSEEK_IDENTITY_BACKEND", "none")
     config = run_index_config(eval_parser("eval").parse_args([*head, "--no-voice-emotion"]))
     assert (config.clip_len_s, config.identity_backend, config.voice_backend) == (3.0, None, None)
-    assert config == load_settings({"no_voice_emotion": True}).index_config()
-    monkeypatch.setenv("AFFECTSEEK_CLIP_LEN", "-1")
+    assert config == load_settings({"voice_backend": None}).index_config()
+    monkeypatch.setenv("AFFECTSEEK_CANDIDATES_PER_ROUND", "6")
+    searched = run_settings(eval_parser("eval").parse_args([*head, "--fusion", "hand", "--verify-fps", "2"]), "Ekman-6")
+    assert {k: searched[k] for k in ("candidates_per_round", "fusion", "verify_fps", "labels", "affect_weight")} == {
+        "candidates_per_round": 6, "fusion": "hand", "verify_fps": 2.0, "labels": "Ekman-6", "affect_weight": 1.0}
+    monkeypatch.setenv("AFFECTSEEK_CLIP_LEN_S", "-1")
     with pytest.raises(SettingsError):
         run_index_config(eval_parser("eval").parse_args(head))
+
+
+def test_each_index_and_run_setting_is_declared_once_and_reaches_its_section(monkeypatch):
+    """``Settings`` takes the fields of ``IndexSettings`` and ``RunSettings`` as they are declared there (no second
+    declaration to drift), and a value set for any of them, by a variable here, arrives in ``index_config()`` or
+    ``run_settings()``."""
+    from agents.state import RunSettings
+    from memory.index_config import IndexSettings
+
+    monkeypatch.delenv("AFFECTSEEK_CONFIG", raising=False)
+    for section in (IndexSettings, RunSettings):
+        for name, field in section.model_fields.items():
+            assert Settings.model_fields[name].description == field.description and field.description, name
+            assert name not in Settings.__annotations__, name  # not declared again in Settings itself
+    assert not set(IndexSettings.model_fields) & set(RunSettings.model_fields)
+    changed = {"clip_len_s": "3", "sample_fps": "2", "asr_batch_size": "4", "language": "de", "use_audio": "false",
+               "identity_backend": "none", "voice_id_backend": "None", "index_gestures": "0", "caption_every_s": "5",
+               "top_k": "2", "candidates_per_round": "6", "min_support": "0.5", "affect_weight": "0",
+               "fusion": "hand", "labels": "vqau-13", "llm_images": "1"}
+    for name, value in changed.items():
+        monkeypatch.setenv(f"AFFECTSEEK_{name.upper()}", value)
+    settings = load_settings({})
+    got = {**settings.index_config().model_dump(), **settings.run_settings().model_dump()}
+    assert {k: got[k] for k in changed} == {
+        "clip_len_s": 3.0, "sample_fps": 2.0, "asr_batch_size": 4, "language": "de", "use_audio": False,
+        "identity_backend": None, "voice_id_backend": None, "index_gestures": False, "caption_every_s": 5.0,
+        "top_k": 2, "candidates_per_round": 6, "min_support": 0.5, "affect_weight": 0.0, "fusion": "hand",
+        "labels": "VQAU-13", "llm_images": 1}
+
+
+@pytest.mark.parametrize(("name", "value"), [("voice_backend", "voice9"), ("identity_backend", "arcface"),
+                                             ("asr_backend", "kaldi"), ("face_backend", "retinaface"),
+                                             ("expression_backend", "nope"), ("voice_id_backend", "ecapa")])
+def test_a_backend_setting_names_a_registered_backend(name, value, monkeypatch):
+    """Every backend setting is checked against its registry when the settings load: a variable or file value is
+    one ``SettingsError`` naming the choices, and the flag offers exactly the registry's names."""
+    from app.ask import build_parser
+    from memory.index_config import backend_registry
+
+    monkeypatch.delenv("AFFECTSEEK_CONFIG", raising=False)
+    monkeypatch.setenv(f"AFFECTSEEK_{name.upper()}", value)
+    with pytest.raises(SettingsError, match=repr(value)) as err:
+        load_settings({})
+    assert all(n in str(err.value) for n in backend_registry(name).names())
+    action = _actions(build_parser())[name]
+    if action.choices is not None:  # a value flag; the optional backends have an off flag (--no-reid, ...)
+        assert sorted(action.choices) == sorted(backend_registry(name).names())

@@ -242,7 +242,7 @@ class WhisperXASR:
 ASR_BACKENDS: Registry[ASRBackend] = Registry("asr")
 
 
-@ASR_BACKENDS.register("faster-whisper")
+@ASR_BACKENDS.register("faster-whisper", about="Whisper in CTranslate2 with word timestamps, offline")
 def _load_faster_whisper(model: str | None = None, device: str = "cpu", language: str | None = None,
                          guards: SpeechGuards | None = DEFAULT_GUARDS, fallback: bool = False,
                          batch_size: int = 0, task: str = "transcribe") -> ASRBackend:
@@ -250,7 +250,8 @@ def _load_faster_whisper(model: str | None = None, device: str = "cpu", language
                             batch_size=batch_size, task=task)
 
 
-@ASR_BACKENDS.register("whisperx")
+@ASR_BACKENDS.register("whisperx", about="whisperX batched inference on the same model, Whisper's word times "
+                        "(the whisperx extra)")
 def _load_whisperx(model: str | None = None, device: str = "cpu", language: str | None = None,
                    batch_size: int = 8, task: str = "transcribe") -> ASRBackend:
     if task != "transcribe":

@@ -85,7 +85,7 @@ class MediaPipeFaceDetector:
 FACE_DETECTORS: Registry[FaceDetector] = Registry("faces")
 
 
-@FACE_DETECTORS.register("mediapipe")
+@FACE_DETECTORS.register("mediapipe", about="MediaPipe face detection (full range), shipped in the wheel")
 def _load_mediapipe(model_selection: int = 1, min_score: float = 0.5) -> FaceDetector:
     return MediaPipeFaceDetector(model_selection=model_selection, min_score=min_score)
 
