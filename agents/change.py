@@ -1,5 +1,5 @@
 """Questions about a change of feeling (EmoTrans's transition questions, seed 003): "when does her mood
-change?", "when does he go from calm to angry?".
+change?", "when does he go from calm to angry?", and a feeling after an event, "how does she feel after he leaves?".
 
 - The intent interpreter reads the question's before and after (``ask_change``: ``tools.signals.lexicon.change_phrases``
   mapped to AffectNet-8 by ``agents.intent.asked_emotions``).
@@ -8,8 +8,14 @@ change?", "when does he go from calm to angry?".
   (``change_candidates``; a change of intensity alone is no change of feeling): a candidate spans
   ``CHANGE_HALF_S`` either side of the change point, scored by the change's size times how well its two
   sides show the emotions asked (``agreement``).
+- A question about a feeling after someone leaves (``tools.signals.lexicon.departure_clause``) gets instead the
+  departures of the index (``departures``: a person last seen while the shot goes on) with each other person seen
+  on both sides of it (``departure_candidates``), scored by how much that person's reading changes across it times
+  the agreement.
 - The verifier reads that person's faces on either side at its own frame rate (``change_evidence``): the two
-  mean readings, their distance, one face cited per side; the support is that distance times the agreement.
+  mean readings, their distance, one face cited per side; the support is that distance times the agreement. At a
+  departure the point is the leaver's last face at that rate (cited too), and the support the agreement alone: how
+  the person feels after it is the answer, whether or not it changed.
 - The emotion reasoner names the emotion after the change and the one before (``judge_change``); the
   answer's moment carries both (``agents.change_schema.MomentChange``).
 """
@@ -26,7 +32,7 @@ from agents.schema import EmotionJudgement, Evidence, Proposal
 from memory.store import VideoIndex
 from tools.core.schema import AFFECTNET8
 from tools.perception.engine import FrameObservation
-from tools.signals.lexicon import change_phrases
+from tools.signals.lexicon import change_phrases, departure_clause, named_emotions
 from tools.signals.timeline import MIN_SEGMENT, reading_dict, readings
 
 #: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
@@ -38,9 +44,18 @@ REFINE_MIN_SIDE = 2
 SOURCE = "change"
 
 
+#: Seconds either side of a departure over which another person's reading is compared (``departure_candidates``).
+DEPARTURE_WINDOW_S = 4.0
+
+
 def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk | None:
     """The ``ChangeAsk`` of a question about a change of feeling (None for any other question); the before
-    and after phrases are read into AffectNet-8 emotions by ``emotions_of`` (``agents.intent.asked_emotions``)."""
+    and after phrases are read into AffectNet-8 emotions by ``emotions_of`` (``agents.intent.asked_emotions``).
+    A question about a feeling after someone leaves names the emotion after only when the rest of it holds an
+    emotion word ("is she happy once he is gone?"; ``tools.signals.lexicon.named_emotions``)."""
+    if clause := departure_clause(query):
+        rest = query.lower().replace(clause, " ")
+        return ChangeAsk(after=emotions_of(rest) if named_emotions(rest) else [], departure=True)
     phrases = change_phrases(query)
     if phrases is None:
         return None
@@ -58,7 +73,10 @@ def agreement(ask: ChangeAsk, before: dict[str, float], after: dict[str, float])
 
 def change_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen: set[str], n: int,
                       round_: int) -> list[Proposal]:
-    """Up to ``n`` unseen change-point candidates, best first (module doc); of ``persons`` when not empty."""
+    """Up to ``n`` unseen change-point candidates, best first (module doc); of ``persons`` when not empty. A
+    question about a feeling after someone leaves gets ``departure_candidates``."""
+    if ask.departure:
+        return departure_candidates(index, ask, persons, seen, n, round_)
     out = []
     for timeline in index.timelines:
         if persons and timeline.person not in persons:
@@ -72,6 +90,49 @@ def change_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen
                                 end_s=round(min(c.after_s[1] + 1e-3, c.t_s + CHANGE_HALF_S), 3),
                                 retrieval_score=round(score, 4), source=SOURCE, round=round_,
                                 change_s=c.t_s, person=timeline.person))
+    return sorted(out, key=lambda p: -p.retrieval_score)[:n]
+
+
+def departures(index: VideoIndex) -> list[tuple[int, float]]:
+    """(person, t_s) of each person who leaves the picture: last seen (at the index's frame rate, in at least
+    ``MIN_SEGMENT`` frames) at least ``CHANGE_HALF_S`` before the video ends and with no shot cut within a sampling
+    interval of that moment (a cut changes the picture; leaving is vanishing from a shot that goes on). ``t_s`` is
+    halfway between the last frame with the person and the next one."""
+    step = 1.0 / index.config.sample_fps
+    out = []
+    for tl in index.timelines:
+        if len(tl.times_s) < MIN_SEGMENT:
+            continue
+        t = round(tl.times_s[-1] + step / 2, 3)
+        if t + CHANGE_HALF_S <= index.info.duration_s and not any(abs(c - t) <= step for c in index.cuts):
+            out.append((tl.person, t))
+    return out
+
+
+def departure_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen: set[str], n: int,
+                         round_: int) -> list[Proposal]:
+    """Up to ``n`` unseen candidates for a question about a feeling after someone leaves: for each departure
+    (``departures``) and each other person with ``MIN_SEGMENT`` - 1 frames or more on each side of it within
+    ``DEPARTURE_WINDOW_S``, a candidate from ``CHANGE_HALF_S`` before it to twice that after (how the person feels
+    after it is the question), scored by (0.1 + the change of that
+    person's smoothed reading across it) times the agreement; of ``persons`` (the stayer or the leaver) when not
+    empty."""
+    out = []
+    for left, t in departures(index):
+        for tl in index.timelines:
+            if tl.person == left or (persons and not persons & {tl.person, left}):
+                continue
+            times, x = np.asarray(tl.times_s), np.asarray(tl.smoothed)
+            sides = (x[(times >= t - DEPARTURE_WINDOW_S) & (times < t)], x[(times > t) & (times <= t + DEPARTURE_WINDOW_S)])
+            clip_id = f"leave-p{left}-p{tl.person}-{t:.2f}"
+            if clip_id in seen or min(len(side) for side in sides) < MIN_SEGMENT - 1:
+                continue
+            before, after = (reading_dict(side.mean(axis=0)) for side in sides)
+            size = 0.5 * sum(abs(before[k] - after[k]) for k in AFFECTNET8)
+            out.append(Proposal(clip_id=clip_id, start_s=round(max(0.0, t - CHANGE_HALF_S), 3),
+                                end_s=round(min(index.info.duration_s, t + 2 * CHANGE_HALF_S), 3),
+                                retrieval_score=round((0.1 + size) * agreement(ask, before, after), 4), source=SOURCE,
+                                round=round_, change_s=t, person=tl.person, left=left))
     return sorted(out, key=lambda p: -p.retrieval_score)[:n]
 
 
@@ -95,16 +156,20 @@ def refine_change(faces: list, t_s: float, min_side: int = REFINE_MIN_SIDE) -> f
 def change_evidence(index: VideoIndex, cand: Proposal, ask: ChangeAsk, stored: list[tuple[FrameObservation, Path]],
                     tool: str, step: float) -> tuple[list[Evidence], float, ChangeObservations]:
     """The candidate person's faces before and after its change point as the verifier read them (the point
-    placed at the verifier's frame rate, ``refine_change``): one face per side cited (the one showing that
-    side's top label most), the support (distance x agreement) and the observations. No face on one side: no
-    evidence, support 0."""
+    placed at the verifier's frame rate: ``refine_change``, or for a departure halfway after the leaver's last
+    face): one face per side cited (the one showing that side's top label most), and at a departure the leaver's
+    last face; the support (module doc) and the observations. No face on one side: no evidence, support 0."""
     where = {f.id: path for fr, path in stored for f in fr.faces}
     faces = sorted((f for fr, _ in stored for f in fr.faces if index.face_person(f) == cand.person), key=lambda f: f.t)
-    t_s = refine_change(faces, cand.change_s)
+    gone = [f for fr, _ in stored for f in fr.faces if cand.left is not None and index.face_person(f) == cand.left
+            and f.t < cand.change_s + step]
+    last = max(gone, key=lambda f: f.t) if gone else None
+    t_s = (round(last.t + step / 2, 3) if last else cand.change_s) if cand.left is not None else refine_change(
+        faces, cand.change_s)
     sides = ([f for f in faces if f.t < t_s], [f for f in faces if f.t >= t_s])
     before, after = (_mean(side) for side in sides)
     obs = ChangeObservations(t_s=t_s, person=cand.person, before=before, after=after,
-                             n_before=len(sides[0]), n_after=len(sides[1]))
+                             n_before=len(sides[0]), n_after=len(sides[1]), left=cand.left)
     if not (sides[0] and sides[1]):
         return [], 0.0, obs
     obs.magnitude = round(0.5 * sum(abs(before[k] - after[k]) for k in AFFECTNET8), 4)
@@ -117,7 +182,13 @@ def change_evidence(index: VideoIndex, cand: Proposal, ask: ChangeAsk, stored: l
             person=cand.person, detail=(f"{when} {t_s:.1f} s, person {cand.person}'s face shows {label} "
                                         f"(p={f.expression[label]:.2f}; mean over {len(side)} frames {mean[label]:.2f})"),
             ref=index.cache.ref(where[f.id], f.id)))
-    return evidence, round(obs.magnitude * agreement(ask, before, after), 4), obs
+    if last is not None:
+        evidence.append(Evidence(
+            id=f"{cand.clip_id}.x2", modality="visual", tool=tool, start_s=last.t, end_s=round(last.t + step, 3),
+            person=cand.left, detail=f"person {cand.left} is last seen at {last.t:.1f} s and leaves the picture; the "
+                                     "shot goes on", ref=index.cache.ref(where[last.id], last.id)))
+    fit = agreement(ask, before, after)
+    return evidence, round(fit if cand.left is not None else obs.magnitude * fit, 4), obs
 
 
 def judge_change(obs: ChangeObservations, targets: list[str], span: list[float],
@@ -139,5 +210,9 @@ def change_warnings(ask: ChangeAsk | None, moments: list) -> list[str]:
     sampled frames of the same face on each side)."""
     if ask is None or any(m.change for m in moments):
         return []
+    if ask.departure:
+        return [("no one was seen leaving the picture while another person stayed in it (a departure needs a face seen "
+                 f"in {MIN_SEGMENT} sampled frames that vanishes while the shot goes on); the moments shown answer the "
+                 "question as one about a feeling")]
     return [(f"no change of feeling was found in any person's face timeline (a change needs {MIN_SEGMENT} sampled "
              "frames of the same face on each side); the moments shown answer the question as one about a feeling")]

@@ -12,10 +12,14 @@ from tools.core.schema import Emotion
 
 class ChangeAsk(BaseModel):
     """A question about a change of feeling ("when does her mood change?", "when does he go from calm to
-    angry?"): the emotions it names before and after the change, most likely first (empty: any)."""
+    angry?", "how does she feel after he leaves?"): the emotions it names before and after the change, most likely
+    first (empty: any)."""
 
     before: list[Emotion] = Field(default_factory=list, description="AffectNet-8 emotions before the change")
     after: list[Emotion] = Field(default_factory=list, description="AffectNet-8 emotions after the change")
+    departure: bool = Field(False, description=(
+        "the question asks how someone feels after another person leaves ('how does she feel after he leaves?'): "
+        "the point is that departure, not a change of the person's own reading"))
 
 
 class ChangeObservations(BaseModel):
@@ -30,6 +34,7 @@ class ChangeObservations(BaseModel):
     n_before: int = 0
     n_after: int = 0
     magnitude: float | None = None
+    left: int | None = Field(None, description="for a departure: the person who left the picture at t_s")
 
 
 class MomentChange(BaseModel):
@@ -40,3 +45,5 @@ class MomentChange(BaseModel):
     before: Emotion
     after: Emotion
     magnitude: float = Field(ge=0.0, le=1.0, description="total variation between the two sides' mean readings")
+    left: int | None = Field(None, description="the person whose leaving the picture the change point is, for a "
+                                               "question about a feeling after someone leaves")

@@ -95,7 +95,8 @@ INTERPRET_INTENT = LLMTask(
         "group), a short plain-language description of the moment to search for, target_labels: the "
         "labels of answer_labels (name: description) the question is about, most likely first, and, only when "
         "the question asks when a feeling changes, change: the emotions it names before and after the change "
-        "(empty lists for sides it does not name; target_emotions are then those after)."
+        "(empty lists for sides it does not name; target_emotions are then those after), with departure true when it "
+        "asks how someone feels after another person leaves."
     ),
     schema=Intent,
     offline=offline_intent,
@@ -131,4 +132,5 @@ def describe(update: dict) -> str:
     i = update["intent"]
     asked = f" labels={i.target_labels}" if i.target_labels and i.target_labels != i.target_emotions else ""
     change = f" change={i.change.before or ['any']}->{i.change.after or ['any']}" if i.change else ""
+    change += " at a departure" if i.change and i.change.departure else ""
     return f"emotions={i.target_emotions or ['any']}{asked}{change} people={i.people} cues={i.cues}"

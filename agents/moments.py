@@ -131,7 +131,7 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
         else:
             change = None if j.before is None or cand.change_s is None else MomentChange(
                 t_s=cand.observations.change.t_s or cand.change_s, person=cand.person, before=j.before, after=j.emotion,
-                magnitude=cand.observations.change.magnitude or 0.0)
+                magnitude=cand.observations.change.magnitude or 0.0, left=cand.observations.change.left)
             drafts.append(MomentDraft(start_s=j.start_s, end_s=j.end_s, emotion=j.emotion, confidence=j.confidence,
                                       score=score, evidence=list(cand.evidence), change=change))
     drafts.sort(key=lambda d: (targets and d.emotion not in targets, -d.score))

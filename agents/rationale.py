@@ -62,8 +62,10 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
     said = " and ".join(x for x in (lead, quote) if x) or "no face or speech was observed"
     label = m.get("label", m["emotion"])
     read = f"read as {m['emotion']}, " if label != m["emotion"] else ""
-    if change := m.get("change"):  # both sides of the change lead
-        sides = [e for e in inputs["evidence"] if e["id"].rsplit(".", 1)[-1] in ("c0", "c1")]
+    if change := m.get("change"):  # the departure it follows (if any), then both sides of the change lead
+        order = {"x2": 0, "x0": 1, "x1": 2}  # agents.change.change_evidence's ids
+        sides = sorted((e for e in inputs["evidence"] if e["id"].rsplit(".", 1)[-1] in order),
+                       key=lambda e: order[e["id"].rsplit(".", 1)[-1]])
         said = " and ".join(f"{e['detail']} ({e['start_s']:.1f} s)" for e in sides) or said
         label = f"{change['before']} -> {label}"
     summary = f"{label} ({read}confidence {m['confidence']:.2f}): {said}."

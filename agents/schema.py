@@ -69,6 +69,7 @@ class Proposal(BaseModel):
     round: int = 0
     change_s: float | None = Field(None, description="a change-point candidate's change point, seconds")
     person: int | None = Field(None, description="whose change it is (agents.change)")
+    left: int | None = Field(None, description="who left at change_s, for a feeling after someone leaves")
 
     @property
     def clip(self) -> str:

@@ -132,6 +132,12 @@ FIGURES: tuple[Figure, ...] = (
            lambda d: f"{_stored(d['60']['methods']['graph']['within_2s'])} "
                      f"({d['60']['methods']['retrieval alone']['within_2s'][0]:.3f}; "
                      f"{d['60']['methods']['reading alone']['within_2s'][0]:.3f})"),
+    Figure("feeling after someone leaves: departure within 2 s / before and after both named (previous code; reading "
+           "alone)", "composed, two CK+ test subjects side by side, one walks out, 12 questions (read once; section 43)",
+           "departures_test.json",
+           lambda d: f"{_stored(d['methods']['graph']['within_2s'])} / {d['methods']['graph']['both'][0]:.3f} "
+                     f"({d['methods']['previous']['within_2s'][0]:.3f} / {d['methods']['previous']['both'][0]:.3f}; "
+                     f"{d['methods']['reading alone']['within_2s'][0]:.3f} / {d['methods']['reading alone']['both'][0]:.3f})"),
     Figure("word edges at a pause within 0.1 s of the hand labels, refined (Whisper's)",
            "TIMIT test speakers, 190 edges, by speaker (read twice: now dev)", "word_times_test.json",
            lambda d: f"{_stored(d['refined_at']['within_0.1s'])} ({d['whisper_at']['within_0.1s'][0]:.3f})"),

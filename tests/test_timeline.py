@@ -93,6 +93,8 @@ def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_r
     sides = {e.start_s < top.change.t_s for e in top.evidence if e.id.endswith((".x0", ".x1"))}
     assert sides == {True, False}  # a face cited on each side
     assert top.rationale.startswith(f"happiness -> {top.emotion} ")
+    said = top.rationale.split(": ", 1)[1]  # the summary quotes the face cited on each side, before first
+    assert said.startswith("before ") and " and after " in said
     assert not any(w.startswith("no change of feeling") for w in answer.warnings)
     from app.report import render_report  # the report marks the change on her row and names it in the moment
 
@@ -122,6 +124,60 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
     assert ask_change("at what point does the mood in the room shift?", asked_emotions).after == []
     after_anger = ask_change("how does she feel after being angry?", asked_emotions)
     assert (after_anger.before, after_anger.after) == (["anger"], [])  # what comes after is the answer
-    assert ask_change("how does she feel after he leaves?", asked_emotions) is None  # an event: not read yet
+    after_leaving = ask_change("how does she feel after he leaves?", asked_emotions)
+    assert after_leaving.departure and (after_leaving.before, after_leaving.after) == ([], [])  # the answer's to name
+    assert ask_change("is she happy once the man has walked out?", asked_emotions).after[0] == "happiness"
+    assert not ask_change("how does she feel after being angry?", asked_emotions).departure
+    assert ask_change("when does she leave the room?", asked_emotions) is None  # her leaving, no feeling asked
+    for left_out in ("when does she feel left out?", "when is he left alone?"):
+        assert ask_change(left_out, asked_emotions) is None  # left out, left alone: no one leaves
+    assert not ask_change("how does she feel after being left out?", asked_emotions).departure  # after a feeling
     assert ask_change("when is she angry?", asked_emotions) is None
     assert ask_change("when does she turn around?", asked_emotions) is None
+
+
+def _slide_out(frame: np.ndarray, empty: np.ndarray, k: int, n: int) -> np.ndarray:
+    """``frame`` moved ``k`` / ``n`` of its width to the right over ``empty``: someone walking out of the picture."""
+    w = frame.shape[1]
+    shift = round(w * k / n)
+    out = empty.copy()
+    out[:, shift:] = frame[:, : w - shift]
+    return out
+
+
+@pytest.mark.slow
+def test_how_she_feels_after_he_leaves_is_read_at_his_departure(tmp_path, cache_root):
+    """Two recorded people side by side in one continuous shot: the performer of the shared Hamilton clip (his head
+    and shoulders cut from 4-5.6 s; watched: a man singing to the room) on the right and the woman of the Katie Hill clip (calm talking face at
+    5-6.6 s, broad smile at 1-2.6 s) on the left. At 10 s he walks out to the right over a second, leaving the
+    curtain; from 11 s she smiles. "How does she feel after he leaves?" is a question about the feeling after an
+    event: the answer's change point is his departure, the person who changes is her, and what she shows after it
+    is the smile; his last face is cited as the departure."""
+    import cv2
+
+    from graphs.pipeline import ask, open_index
+    from tests.conftest import shared_media
+    from tools.core.video_out import VideoWriter
+
+    size = (640, 360)
+    katie = [cv2.resize(f, size) for f in _pingpong(shared_media("WDA_KatieHill_000.mp4"), 5.0, 6.6, 11.0)
+             + _pingpong(shared_media("WDA_KatieHill_000.mp4"), 1.0, 2.6, 11.0)]
+    him = [cv2.resize(f[0:180, 120:440], size) for f in _pingpong(shared_media("hamilton_short.mp4"), 4.0, 5.6, 11.0)]
+    curtain = np.full_like(him[0], np.median(him[0].reshape(-1, 3), axis=0).astype(np.uint8))
+    right = him[:250] + [_slide_out(f, curtain, k, 25) for k, f in enumerate(him[250:275], start=1)]
+    right += [curtain] * (len(katie) - len(right))
+    video = tmp_path / "he_leaves.mp4"
+    with VideoWriter(video, (2 * size[0], size[1]), fps=25) as out:
+        for left_half, right_half in zip(katie, right, strict=True):
+            out.add_frame(np.hstack([left_half, right_half]))
+        out.add_audio(np.zeros(22 * 16_000, np.float32))
+    index = open_index(video, cache_dir=cache_root)
+    answer = ask(index, "how does she feel after he leaves?")
+    assert answer.intent.change is not None and answer.intent.change.departure
+    top = answer.moments[0]
+    assert top.change is not None and top.change.left is not None and top.change.left != top.change.person
+    assert 9.5 <= top.change.t_s <= 11.5 and top.change.after == top.emotion == "happiness"
+    departure = [e for e in top.evidence if e.id.endswith(".x2")]
+    assert len(departure) == 1 and departure[0].person == top.change.left and departure[0].start_s < top.change.t_s
+    assert not any(w.startswith("no one was seen leaving") for w in answer.warnings)
+    assert f"person {top.change.left} is last seen at" in top.rationale.split(": ", 1)[1].split(" and before ")[0]
