@@ -181,3 +181,7 @@ def test_how_she_feels_after_he_leaves_is_read_at_his_departure(tmp_path, cache_
     assert len(departure) == 1 and departure[0].person == top.change.left and departure[0].start_s < top.change.t_s
     assert not any(w.startswith("no one was seen leaving") for w in answer.warnings)
     assert f"person {top.change.left} is last seen at" in top.rationale.split(": ", 1)[1].split(" and before ")[0]
+    from app.report import render_report
+
+    page = render_report(answer, index, tmp_path / "r.html").read_text()
+    assert f"as person {top.change.left} leaves" in page
