@@ -9,6 +9,7 @@ working by handing over to ``app.ask`` when run as a script.
 from __future__ import annotations
 
 import ast
+import re
 
 from tests.conftest import REPO
 
@@ -106,7 +107,6 @@ def test_no_import_circle():
 def test_the_installed_packages_hold_no_study_or_training_script():
     """``pyproject.toml`` installs the layers up to ``app``; ``studies`` (training, fitting, measurements) stays
     in the source tree, and no installed module is a training or study script."""
-    import re
 
     found = re.search(r"\[tool\.setuptools\.packages\.find\]\ninclude = \[([^]]*)\]", (REPO / "pyproject.toml").read_text())
     include = re.findall(r'"([^"]+)"', found.group(1))
@@ -163,3 +163,13 @@ def test_an_expression_backend_is_its_module_a_registry_entry_and_its_pin():
     installed = [p for layer in LAYERS[:-1] for p in sorted((REPO / layer).rglob("*.py"))]
     found = {p.relative_to(REPO).as_posix() for p in installed if _code_mentions(p, "hsemotion")}
     assert found == {"tools/perception/hsemotion.py", "tools/perception/expression.py", "tools/core/pins.py"}
+
+
+def test_every_shipped_head_has_its_data_terms_in_the_licence_and_a_card():
+    """The MIT licence covers the code; each trained head shipped in ``tools/models`` (a ``.npz``) is fitted on data
+    with terms of its own, so ``LICENSE`` (the package metadata's licence file) names it and its model card."""
+    licence = (REPO / "LICENSE").read_text()
+    heads = sorted(p.name for p in (REPO / "tools" / "models").glob("*.npz"))
+    assert heads and all(h in licence for h in heads), [h for h in heads if h not in licence]
+    cards = re.findall(r"tools/models/(\w+\.md)", licence)
+    assert cards and all((REPO / "tools" / "models" / c).is_file() for c in cards)
