@@ -107,7 +107,6 @@ def test_no_import_circle():
 def test_the_installed_packages_hold_no_study_or_training_script():
     """``pyproject.toml`` installs the layers up to ``app``; ``studies`` (training, fitting, measurements) stays
     in the source tree, and no installed module is a training or study script."""
-
     found = re.search(r"\[tool\.setuptools\.packages\.find\]\ninclude = \[([^]]*)\]", (REPO / "pyproject.toml").read_text())
     include = re.findall(r'"([^"]+)"', found.group(1))
     assert {p.rstrip("*") for p in include} == set(LAYERS[:-1])
