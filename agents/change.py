@@ -1,14 +1,15 @@
 """Questions about a change of feeling (EmoTrans's transition questions, seed 003): "when does her mood
-change?", "when does he go from calm to angry?", and a feeling after an event, "how does she feel after he leaves?".
+change?", "when does he go from calm to angry?", "what does he feel next?" (the first change), and a feeling after an
+event, "how does she feel after he leaves?".
 
-- The intent interpreter reads the question's before and after (``ask_change``: ``tools.signals.lexicon.change_phrases``
+- The intent interpreter reads the question's before and after (``ask_change``: ``tools.signals.change_words.change_phrases``
   mapped to AffectNet-8 by ``agents.intent.asked_emotions``).
 - The localizer proposes the change points of each person's affect timeline (``tools.signals.timeline``, from the
   index), of the question's people when it names some, where the top emotion differs on the two sides
   (``change_candidates``; a change of intensity alone is no change of feeling): a candidate spans
   ``CHANGE_HALF_S`` either side of the change point, scored by the change's size times how well its two
   sides show the emotions asked (``agreement``).
-- A question about a feeling after someone leaves (``tools.signals.lexicon.departure_clause``) gets instead the
+- A question about a feeling after someone leaves (``tools.signals.change_words.departure_clause``) gets instead the
   departures of the index (``departures``: a person last seen while the shot goes on) with each other person seen
   on both sides of it (``departure_candidates``), scored by how much that person's reading changes across it times
   the agreement.
@@ -32,7 +33,8 @@ from agents.schema import EmotionJudgement, Evidence, Proposal
 from memory.store import VideoIndex
 from tools.core.schema import AFFECTNET8
 from tools.perception.engine import FrameObservation
-from tools.signals.lexicon import change_phrases, departure_clause, named_emotions
+from tools.signals.change_words import asks_next, change_phrases, departure_clause
+from tools.signals.lexicon import named_emotions
 from tools.signals.timeline import MIN_SEGMENT, reading_dict, readings
 
 #: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
@@ -60,7 +62,7 @@ def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk
     if phrases is None:
         return None
     before, after = (emotions_of(p) if p else [] for p in phrases)
-    return ChangeAsk(before=before, after=after)
+    return ChangeAsk(before=before, after=after, first=asks_next(query))
 
 
 def agreement(ask: ChangeAsk, before: dict[str, float], after: dict[str, float]) -> float:
@@ -73,8 +75,9 @@ def agreement(ask: ChangeAsk, before: dict[str, float], after: dict[str, float])
 
 def change_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen: set[str], n: int,
                       round_: int) -> list[Proposal]:
-    """Up to ``n`` unseen change-point candidates, best first (module doc); of ``persons`` when not empty. A
-    question about a feeling after someone leaves gets ``departure_candidates``."""
+    """Up to ``n`` unseen change-point candidates, best first (module doc), or earliest first for a question about
+    what comes next (``ChangeAsk.first``); of ``persons`` when not empty. A question about a feeling after someone
+    leaves gets ``departure_candidates``."""
     if ask.departure:
         return departure_candidates(index, ask, persons, seen, n, round_)
     out = []
@@ -90,7 +93,7 @@ def change_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen
                                 end_s=round(min(c.after_s[1] + 1e-3, c.t_s + CHANGE_HALF_S), 3),
                                 retrieval_score=round(score, 4), source=SOURCE, round=round_,
                                 change_s=c.t_s, person=timeline.person))
-    return sorted(out, key=lambda p: -p.retrieval_score)[:n]
+    return sorted(out, key=lambda p: p.change_s if ask.first else -p.retrieval_score)[:n]
 
 
 def departures(index: VideoIndex) -> list[tuple[int, float]]:

@@ -17,6 +17,9 @@ class ChangeAsk(BaseModel):
 
     before: list[Emotion] = Field(default_factory=list, description="AffectNet-8 emotions before the change")
     after: list[Emotion] = Field(default_factory=list, description="AffectNet-8 emotions after the change")
+    first: bool = Field(False, description=(
+        "the question asks what the person feels next ('what does he feel next?'): the earliest change of feeling "
+        "answers it, not the largest"))
     departure: bool = Field(False, description=(
         "the question asks how someone feels after another person leaves ('how does she feel after he leaves?'): "
         "the point is that departure, not a change of the person's own reading"))

@@ -215,6 +215,9 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
                                  ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets),
                                  duration_s=ctx.index.info.duration_s,
                                  utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances])
+    change = state["intent"].change
+    if change is not None and change.first:  # what comes next: the earliest change leads
+        drafts.sort(key=lambda d: d.change.t_s if d.change is not None else float("inf"))
     return {"drafts": drafts, "weak": weak}
 
 

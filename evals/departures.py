@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from evals.build_bench import letterbox
-from evals.data.assemble import default_root
-from evals.transitions import FPS, RATE, SEGMENT_S, SIZE, _item, _sequences, _write_bench
+from evals.ckplus import sequences
+from evals.transitions import FPS, RATE, SEGMENT_S, SIZE, _item, _write_bench
 from tools.core.video_out import VideoWriter
 
 #: Seconds over which the one who leaves walks out of the picture.
@@ -87,8 +87,7 @@ def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | No
         FileNotFoundError: CK+ is not assembled.
     """
     rng = random.Random(f"departures-{split}-{seed}")
-    seqs = _sequences(split, root or default_root())
-    subjects = sorted(p for p, by in seqs.items() if len(by) >= 2)
+    seqs, subjects = sequences(split, root)
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     lines = []
     for v, subject in enumerate(rng.sample(subjects, min(videos, len(subjects)))):

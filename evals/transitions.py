@@ -1,15 +1,14 @@
 """Composed transitions: one person's face going from one emotion to another, for questions about a change.
 
-    python -m evals.transitions build --split dev|test --out DIR [--videos N] [--seed 0]
-    python -m evals.transitions build --split dev|test --out DIR --minutes 30 [--transitions 8] [--seed 0]
-    python -m evals.transitions score --bench DIR/bench.jsonl --predictions NAME=FILE [NAME=FILE ...]
-        [--reading] [--cache-dir DIR] [--json OUT]
+    python -m evals.transitions build --split dev|test --out DIR [--videos N | --minutes 30 --transitions 8] [--seed 0]
+    python -m evals.transitions score --bench DIR/bench.jsonl --predictions NAME=FILE ... [--reading] [--json OUT]
 
 These videos are **composed**: each shows one CK+ subject of the split (``evals.data.assemble``) for its whole
 length, in two or three segments of different emotions, one recorded CK+ sequence each. CK+48 keeps only the
 last three frames of a sequence (near the apex), so a segment plays those three frames in order over its first
 second and then holds the last: a face that turns into the emotion and stays, not a talking face. Segments last
-``SEGMENT_S`` (drawn per segment); frames are letterboxed to 640x360 at 25 fps over silence. One item per
+``SEGMENT_S`` (drawn per segment), meeting at a hard cut (``--dissolve S``: a cross-fade, one shot); frames are
+letterboxed to 640x360 at 25 fps over silence. One item per
 transition (a question that names neither emotion only in a video with one transition, so that each question
 has one answer). ``--minutes`` writes one long video instead (``build_long``): ``--transitions`` subjects changing
 once each, at evenly spread places, among still shots of the split's other subjects, a question per transition
@@ -37,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.build_bench import letterbox
-from evals.data.assemble import default_root, load_manifest
+from evals.ckplus import sequences
 from evals.metrics import bootstrap_interval
 from tools.core.schema import AFFECTNET8
 from tools.core.video_out import VideoWriter
@@ -59,53 +58,53 @@ WORDS = {"neutral": "calm", "happiness": "happy", "sadness": "sad", "surprise": 
 OPEN_QUESTIONS = ["when does the person's mood change?", "when does their mood shift?"]
 
 
-def _sequences(split: str, root: Path) -> dict[str, dict[str, list[list[str]]]]:
-    """subject -> emotion -> that subject's sequences of the emotion, each its frame paths in order."""
-    seqs: dict[str, dict[str, dict[str, list[str]]]] = {}
-    for r in load_manifest(root, "ckplus", split):
-        seq = Path(r["path"]).name.rsplit("_", 1)[0]  # Sxxx_yyy
-        seqs.setdefault(r["person"], {}).setdefault(r["label"], {}).setdefault(seq, []).append(r["path"])
-    return {p: {e: [sorted(f) for f in s.values()] for e, s in by.items()} for p, by in seqs.items()}
-
-
-def _write(frames_per_segment: list[tuple[list[str], float]], out_path: Path) -> list[float]:
-    """Encode the segments (frame paths, seconds); returns each segment's start (s)."""
+def _write(frames_per_segment: list[tuple[list[str], float]], out_path: Path, dissolve_s: float = 0.0) -> list[float]:
+    """Encode the segments (frame paths, seconds), each after the first entering over ``dissolve_s`` seconds (a
+    cross-fade from the last frame before it; 0: a hard cut); returns when each segment starts (s; with a
+    dissolve, its middle)."""
     import cv2
 
-    starts = []
+    starts, last, fade = [], None, round(dissolve_s * FPS)
     with VideoWriter(out_path, SIZE, FPS, RATE, crf=20) as out:
         for paths, seconds in frames_per_segment:
-            starts.append(round(out.frames / FPS, 3))
+            starts.append(round((out.frames + (fade / 2 if last is not None else 0)) / FPS, 3))
             rgbs = [letterbox(cv2.cvtColor(cv2.imread(p, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), SIZE) for p in paths]
             k = round(seconds * FPS)
             for i in range(k):
-                out.add_frame(rgbs[min(i * len(rgbs) // FPS, len(rgbs) - 1)])
+                frame = rgbs[min(i * len(rgbs) // FPS, len(rgbs) - 1)]
+                a = (i + 1) / (fade + 1) if last is not None and i < fade else 1.0
+                out.add_frame(frame if a == 1.0 else cv2.addWeighted(frame, a, last, 1 - a, 0))
+            last = frame
             out.add_audio(np.zeros(round(k / FPS * RATE), np.float32))
     return starts
 
 
-def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None,
-          wording: str = "change") -> Path:
+def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None, wording: str = "change",
+          dissolve_s: float = 0.0) -> Path:
     """Write ``videos`` transition videos (one subject each, subjects drawn without repetition) and their
-    items; returns the bench file. ``wording``: ``change`` (when does it change) or ``after`` ("how does the
-    person feel after being A?": the answer is the emotion after; the same videos). Raises
-    ``FileNotFoundError`` when CK+ is not assembled."""
+    items; returns the bench file. ``wording``: ``change`` (when does it change), ``after`` ("how does the
+    person feel after being A?": the answer is the emotion after; the same videos) or ``next`` ("what does the person
+    feel next?", one per video: its first transition); ``dissolve_s``: as ``_write``'s. Raises ``FileNotFoundError``
+    when CK+ is not assembled."""
     rng = random.Random(f"transitions-{split}-{seed}")
-    seqs = _sequences(split, root or default_root())
-    subjects = sorted(p for p, by in seqs.items() if len(by) >= 2)
+    seqs, subjects = sequences(split, root)
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     lines = []
     for v, subject in enumerate(rng.sample(subjects, min(videos, len(subjects)))):
         emotions = rng.sample(sorted(seqs[subject]), min(len(seqs[subject]), rng.choice((2, 3))))
         segments = [(rng.choice(seqs[subject][e]), rng.uniform(*SEGMENT_S)) for e in emotions]
         name = f"transitions_{split}_{v:03d}.mp4"
-        starts = _write(segments, out_dir / "videos" / name)
+        starts = _write(segments, out_dir / "videos" / name, dissolve_s)
         for i, (before, after) in enumerate(itertools.pairwise(emotions)):
             t = starts[i + 1]
             named = f"when does the person go from {WORDS[before]} to {WORDS[after]}?"
             query = rng.choice([named, *OPEN_QUESTIONS]) if len(emotions) == 2 else named  # one answer per question
             if wording == "after":
                 query = f"how does the person feel after being {WORDS[before]}?"
+            elif wording == "next":  # the first transition answers it: one question per video
+                if i:
+                    break
+                query = "what does the person feel next?"
             lines.append(_item(f"{name[:-4]}-{i}", name, query, subject, t, before, after))
     return _write_bench(out_dir, lines)
 
@@ -135,8 +134,7 @@ def build_long(split: str, out_dir: Path, minutes: float, transitions: int, seed
         raise ValueError(f"{transitions} transitions do not fit in {minutes:g} minutes (at most one per "
                          f"{2 * SEGMENT_S[1] + HAYSTACK_SHOT_S[1]:g} s)")
     rng = random.Random(f"transitions-long-{split}-{seed}-{minutes}-{transitions}")
-    seqs = _sequences(split, root or default_root())
-    movable = sorted(p for p, by in seqs.items() if len(by) >= 2)
+    seqs, movable = sequences(split, root)
     if len(movable) < transitions:
         raise ValueError(f"{split}: too few subjects with two emotions for {transitions} transitions ({len(movable)})")
     movers = rng.sample(movable, transitions)
@@ -246,11 +244,12 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--out", type=Path, required=True)
     b.add_argument("--videos", type=int, default=12)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--minutes", type=float, default=None,
-                   help="one long video of this length with --transitions subjects changing among still shots")
+    b.add_argument("--minutes", type=float, default=None, help="one long video of --transitions subjects' changes")
     b.add_argument("--transitions", type=int, default=8)
-    b.add_argument("--wording", choices=["change", "after"], default="change",
-                   help="change: when the feeling changes; after: how the person feels after being A")
+    b.add_argument("--wording", choices=["change", "after", "next"], default="change",
+                   help="change: when the feeling changes; after: how the person feels after being A; next: what the "
+                        "person feels next (the first transition)")
+    b.add_argument("--dissolve", type=float, default=0.0, metavar="S", help="segments cross-fade over S seconds")
     b.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     s = sub.add_parser("score", help="score evals.run predictions of a transitions bench")
     s.add_argument("--bench", type=Path, required=True)
@@ -262,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "build":
         try:
             bench = (build_long(args.split, args.out, args.minutes, args.transitions, args.seed, args.data)
-                     if args.minutes else build(args.split, args.out, args.videos, args.seed, args.data, args.wording))
+                     if args.minutes else build(args.split, args.out, args.videos, args.seed, args.data, args.wording,
+                                                args.dissolve))
         except (FileNotFoundError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

@@ -133,7 +133,27 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
         assert ask_change(left_out, asked_emotions) is None  # left out, left alone: no one leaves
     assert not ask_change("how does she feel after being left out?", asked_emotions).departure  # after a feeling
     assert ask_change("when is she angry?", asked_emotions) is None
+    assert ask_change("what does he feel next?", asked_emotions).first
+    assert not ask_change("when does her mood change?", asked_emotions).first
+    assert ask_change("when is somebody anxious about what comes next?", asked_emotions) is None  # a fear question
     assert ask_change("when does she turn around?", asked_emotions) is None
+
+
+def test_what_comes_next_is_the_earliest_change_not_the_largest():
+    """"What does he feel next?" is answered by the person's first change of feeling; "when does his mood change?" by
+    the largest (here a small step from a faint smile to a faint frown, then a large one to open anger)."""
+    from types import SimpleNamespace
+
+    from agents.change import change_candidates
+    from agents.change_schema import ChangeAsk
+
+    rng = np.random.default_rng(3)
+    rows = _noisy("happiness", 0.45, 15, rng) + _noisy("sadness", 0.45, 15, rng) + _noisy("anger", 0.9, 15, rng)
+    index = SimpleNamespace(timelines=affect_timelines(_frames(rows), {0: 0}))
+    assert [round(c.t_s, 1) for c in index.timelines[0].changes] == [14.5, 29.5]
+    first = change_candidates(index, ChangeAsk(first=True), set(), set(), 8, 0)
+    largest = change_candidates(index, ChangeAsk(), set(), set(), 8, 0)
+    assert [p.change_s for p in first] == [14.5, 29.5] and largest[0].change_s == 29.5
 
 
 def _slide_out(frame: np.ndarray, empty: np.ndarray, k: int, n: int) -> np.ndarray:

@@ -1,0 +1,57 @@
+"""The words of questions about a change of feeling (EmoTrans's tasks, seed 003): a change between two named feelings
+("when does he go from calm to angry?"), any change ("when does her mood change?"), the feeling after another
+("how does she feel after being angry?"), the feeling that comes next ("what does he feel next?") and the feeling
+after someone leaves ("how does she feel after he leaves?"). Read by ``agents.change.ask_change``.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Words for a state of feeling and for its change, in questions about a change (EmoTrans's transitions).
+_FEELING_NOUNS = r"(?:mood|moods|feeling|feelings|emotion|emotions|attitude|demeanou?r|tone|spirits|affect)"
+_CHANGE_WORDS = r"(?:change|changes|changed|changing|shift|shifts|shifted|shifting|swing|swings|turn|turns|flip|flips)"
+_FROM_TO = re.compile(r"\b(?:go|goes|going|went|turn|turns|turning|turned|switch|switches|move|moves|shift|shifts|"
+                      r"change|changes|changing|swing|swings|flip|flips)\s+from\s+(.+?)\s+(?:to|into)\s+(.+)$")
+_MOOD_CHANGE = re.compile(rf"\b{_FEELING_NOUNS}\s+(?:[\w'-]+\s+){{0,3}}{_CHANGE_WORDS}\b|\b{_CHANGE_WORDS}\s+(?:in\s+)?"
+                          rf"(?:(?:her|his|their|its|the|someone's|somebody's|one's)\s+)?{_FEELING_NOUNS}\b")
+_FEEL_AFTER = re.compile(r"\bfeel\w*\s+(?:right\s+)?after\s+(?:being|getting|feeling|turning|becoming)\s+(.+)$")
+#: The feeling that comes next: "what does he feel next?", "her next emotion" (not "anxious about what comes next").
+_NEXT = re.compile(r"\b(?:feel|feels|show|shows|look|looks|seem|seems)\s+next\b|\bnext\s+(?:emotion|feeling|mood|"
+                   r"reaction)\b")
+#: Someone leaving the picture as a question names it ("after he leaves", "once the man has walked out", "when she is
+#: gone"; not "left out", "left alone"): EmoTrans's feeling after an event (seed 003); ``departure_clause``.
+_DEPARTURE = re.compile(
+    r"\b(?:right\s+)?(?:after|once|when|as\s+soon\s+as)\s+(?:he|she|they|someone|somebody|everyone|everybody|(?:the|his|"
+    r"her|their|a|an|that|this)\s+[\w'-]+(?:\s+[\w'-]+)?|(?!(?:being|getting|feeling|does|did|do|is|was|are|were|will|"
+    r"would|can|could)\b)[a-z'-]+)\s+(?:has\s+|had\s+|is\s+|was\s+)?(?:leaves|left|(?:walks|walked)\s+(?:out|off|away)|"
+    r"(?:goes|went)\s+(?:away|out)|gone|exits|exited|departs|departed|(?:steps|stepped)\s+out)"
+    r"(?!\s+(?:out|behind|alone|over|in\s+the\s+cold)\b)\b")
+
+
+def departure_clause(text: str) -> str | None:
+    """The clause of a question that names someone leaving the picture ("how does she feel after he leaves?" ->
+    "after he leaves"), or None."""
+    m = _DEPARTURE.search(" ".join(re.findall(r"[a-z'-]+", text.lower())))
+    return m.group(0) if m else None
+
+
+def change_phrases(text: str) -> tuple[str, str] | None:
+    """For a question about a change of feeling, what it says of the feeling before and after ("" when it
+    names none); None for any other question. "when does he go from calm to angry?" -> ("calm", "angry");
+    "how does she feel after being angry?" -> ("angry", ""); "when does her mood change?" -> ("", "");
+    "what does he feel next?" -> ("", "") (``asks_next``); "when is she angry?" -> None. A feeling after someone leaves
+    is ``departure_clause``'s, not a change here.
+    """
+    t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
+    if m := _FROM_TO.search(t):
+        return m.group(1), m.group(2)
+    if m := _FEEL_AFTER.search(t):
+        return m.group(1), ""
+    return ("", "") if _MOOD_CHANGE.search(t) or _NEXT.search(t) else None
+
+
+def asks_next(text: str) -> bool:
+    """Whether a question asks for the feeling that comes next ("what does he feel next?", "what is her next
+    emotion?"): EmoTrans's next-emotion question, read over a whole video as the first change of feeling."""
+    return bool(_NEXT.search(" ".join(re.findall(r"[a-z'-]+", text.lower()))))
