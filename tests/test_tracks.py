@@ -112,6 +112,23 @@ def test_the_performer_is_one_person_across_his_shots(cache_root):
 
 
 @pytest.mark.slow
+def test_inspect_reads_the_index_settings_ask_reads(cache_root, tmp_path, monkeypatch):
+    """``inspect`` opens the index ``ask`` would open with the same settings: ``AFFECTSEEK_IDENTITY_BACKEND=none`` and
+    the flag ``--no-reid`` both give the sample's tracks without re-identification (the performer's two tracks stay
+    two), where the default joins them (the test above)."""
+    monkeypatch.delenv("AFFECTSEEK_CONFIG", raising=False)
+    monkeypatch.setenv("AFFECTSEEK_IDENTITY_BACKEND", "none")
+    by_variable, by_flag = tmp_path / "variable.json", tmp_path / "flag.json"
+    assert inspect_main([str(SAMPLE), "--json", str(by_variable), "--cache-dir", str(cache_root)]) == 0
+    monkeypatch.delenv("AFFECTSEEK_IDENTITY_BACKEND")
+    assert inspect_main([str(SAMPLE), "--json", str(by_flag), "--cache-dir", str(cache_root), "--no-reid"]) == 0
+    tracks = [json.loads(path.read_text())["tracks"] for path in (by_variable, by_flag)]
+    assert tracks[0] == tracks[1] and {t["person"] for t in tracks[0]} == {None}
+    monkeypatch.setenv("AFFECTSEEK_IDENTITY_BACKEND", "arcface")  # not registered: one line, exit 2
+    assert inspect_main([str(SAMPLE), "--cache-dir", str(cache_root)]) == 2
+
+
+@pytest.mark.slow
 def test_audience_members_watching_the_stage_are_not_said_to_look_at_each_other(cache_root, tmp_path):
     # 8-10 s: the three audience members all look left toward the stage (watched); no gaze between them
     out = tmp_path / "inspect.json"
