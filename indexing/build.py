@@ -217,7 +217,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     t = time.perf_counter()
     utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps,
                                                voices)
-    voice = load_voice_emotion(cfg.voice_backend) if cfg.use_audio and cfg.voice_backend else None
+    voice = load_voice_emotion(cfg.voice_backend).for_recording(audio) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
     captioner, captions = None, []
     if cfg.caption_model:

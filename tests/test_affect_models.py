@@ -37,6 +37,29 @@ def test_angry_voice_raises_arousal_over_the_same_speakers_neutral():
     assert model.distribution(np.zeros(1600, np.float32)) is None  # 0.1 s: too short to read
 
 
+def test_speech_recorded_at_8_khz_is_read_by_the_telephone_band_head():
+    """The two RAVDESS test-actor clips band-limited as an 8 kHz recording keeps them (resampled to 8 kHz and back):
+    the full-band head reads both as sadness (it reads such speech at chance, ``evals/RESULTS.md`` section 46); the
+    reader for the recording sees the empty upper band and reads them with the telephone-band head, neutral and
+    anger as the actor performed them. Full-band speech keeps the full-band head."""
+    from scipy.signal import resample_poly
+
+    from tools.core.media import load_audio
+    from tools.perception.voice_emotion import NARROWBAND_BELOW_DB, load_voice_emotion, upper_band_db
+
+    model = load_voice_emotion()
+    for name, label in (("03-01-01-01-01-01-20.flac", "neutral"), ("03-01-05-02-01-01-20.flac", "anger")):
+        full = load_audio(RAVDESS / name, 16_000)
+        narrow = resample_poly(load_audio(RAVDESS / name, 8_000), 2, 1).astype(np.float32)
+        assert upper_band_db(full) > NARROWBAND_BELOW_DB > upper_band_db(narrow)
+        assert model.for_recording(full) is model
+        as_full = model.distribution(narrow)
+        reader = model.for_recording(narrow)
+        as_narrow = reader.distribution(narrow)
+        assert "narrowband" in reader.name and max(as_full, key=as_full.get) == "sadness"
+        assert max(as_narrow, key=as_narrow.get) == label
+
+
 def test_face8_gives_contempt_to_posed_contempt_faces_and_sums_to_one():
     from studies.faces import face_crops
     from tools.perception.expression import load_expression_classifier

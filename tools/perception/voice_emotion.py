@@ -37,6 +37,13 @@ CIRCUMPLEX: dict[str, tuple[float, float]] = {
     "neutral": (0.0, 0.0), "happiness": (0.8, 0.5), "sadness": (-0.7, -0.4), "surprise": (0.2, 0.8),
     "fear": (-0.6, 0.7), "disgust": (-0.7, 0.3), "anger": (-0.6, 0.8), "contempt": (-0.5, 0.2)}
 MIN_SPEECH_S = 0.5
+#: Where the head for telephone-band speech lives (``python -m studies.train_voice --band-limited``).
+VOICE8_NARROWBAND_HEAD = Path(__file__).parents[1] / "models" / "voice8_narrowband_head.npz"
+#: A recording whose speech carries less energy above 4.2 kHz than this, relative to 0.3-3.5 kHz (dB,
+#: ``upper_band_db``), was sampled at 8 kHz or passed through a telephone band. Measured: RAVDESS speech at 48 kHz
+#: -27 to -11 dB, the same band-limited to 8 kHz sampling -57 to -37 dB, CREMA-D's 8 kHz speech -61 to -38 dB, the
+#: shared Katie Hill and Hamilton clips -15 and -17 dB (``evals/RESULTS.md`` section 46).
+NARROWBAND_BELOW_DB = -32.0
 
 
 def voice_features(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
@@ -72,20 +79,56 @@ def voice_features(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndar
     return np.concatenate([m.mean(axis=1), m.std(axis=1), delta, prosodic]).astype(np.float32)
 
 
+def upper_band_db(audio: np.ndarray, sample_rate: int = SAMPLE_RATE, max_frames: int = 2000) -> float:
+    """Energy above 4.2 kHz relative to 0.3-3.5 kHz, in dB, of mono audio (n,) at ``sample_rate`` Hz, over its
+    active 64 ms frames (within 35 dB of the loudest; at most ``max_frames`` of them, evenly spread, so an hour
+    costs what a minute does): about -30 dB or less for speech recorded at 8 kHz or through a telephone band, -25
+    to -10 dB for full-band speech (``NARROWBAND_BELOW_DB``).
+
+    Raises:
+        ValueError: ``audio`` is shorter than one frame.
+    """
+    n = round(0.064 * sample_rate)
+    if len(audio) < n:
+        raise ValueError("audio shorter than one 64 ms frame")
+    frames = np.asarray(audio[: len(audio) // n * n]).reshape(-1, n)
+    frames = frames[np.linspace(0, len(frames) - 1, min(len(frames), max_frames)).astype(int)] * np.hanning(n)
+    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
+    energy = power.sum(axis=1)
+    power = power[energy >= energy.max() * 10 ** -3.5].sum(axis=0)
+    freqs = np.fft.rfftfreq(n, 1.0 / sample_rate)
+    return float(10 * np.log10(power[freqs > 4200].sum() / (power[(freqs > 300) & (freqs < 3500)].sum() + 1e-20)
+                               + 1e-12))
+
+
 class VoiceEmotion:
-    """Logistic-regression head over ``voice_features``.
+    """Logistic-regression head over ``voice_features``, with a second head for telephone-band recordings
+    (``for_recording``).
 
     Args:
         head: ``.npz`` with ``mean``, ``scale`` (D,), ``coef`` (8, D), ``intercept`` (8,) in AffectNet-8
             order; default ``VOICE8_HEAD``.
+        narrowband_head: the same for speech recorded at 8 kHz (``VOICE8_NARROWBAND_HEAD``); None: ``head`` for
+            every recording.
 
     Raises:
-        FileNotFoundError: the head file is missing.
+        FileNotFoundError: a head file is missing.
     """
 
-    def __init__(self, head: str | Path = VOICE8_HEAD) -> None:
+    def __init__(self, head: str | Path = VOICE8_HEAD, narrowband_head: str | Path | None = None) -> None:
         self._head = LinearHead.load(head)
+        self._narrowband = Path(narrowband_head) if narrowband_head is not None else None
+        if self._narrowband is not None and not self._narrowband.is_file():
+            raise FileNotFoundError(f"{self._narrowband}: voice head not found")
         self.name = f"voice8-head:{Path(head).name}"
+
+    def for_recording(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> VoiceEmotion:
+        """The reader for one recording, mono audio (n,): the telephone-band head when its speech has next to
+        nothing above 4 kHz (``upper_band_db`` below ``NARROWBAND_BELOW_DB``: the full-band head reads such speech
+        at chance, mostly as happiness; ``evals/RESULTS.md`` section 46), else this reader itself."""
+        if self._narrowband is None or len(audio) < 0.064 * sample_rate:
+            return self
+        return VoiceEmotion(self._narrowband) if upper_band_db(audio, sample_rate) < NARROWBAND_BELOW_DB else self
 
     def predict_features(self, feats: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for feature rows (N, 252)."""
@@ -111,9 +154,9 @@ def valence_arousal(dist: dict[str, float]) -> tuple[float, float]:
 VOICE_EMOTION: Registry[VoiceEmotion] = Registry("voice emotion")
 
 
-@VOICE_EMOTION.register("voice8")
+@VOICE_EMOTION.register("voice8", about="RAVDESS-trained head over acoustic features; a second head for 8 kHz speech")
 def _load_voice8(head: str | None = None, device: str = "cpu") -> VoiceEmotion:
-    return VoiceEmotion(head or VOICE8_HEAD)  # numpy on the CPU whatever ``device`` says (module doc)
+    return VoiceEmotion(head or VOICE8_HEAD, None if head else VOICE8_NARROWBAND_HEAD)  # numpy on the CPU (module doc)
 
 
 def load_voice_emotion(name: str = "voice8", **opts: object) -> VoiceEmotion:
