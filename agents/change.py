@@ -65,6 +65,11 @@ def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk
     return ChangeAsk(before=before, after=after, first=asks_next(query))
 
 
+def distance(before: dict[str, float], after: dict[str, float]) -> float:
+    """Total-variation distance (0..1) between two AFFECTNET8 readings (label -> probability)."""
+    return 0.5 * sum(abs(before[k] - after[k]) for k in AFFECTNET8)
+
+
 def agreement(ask: ChangeAsk, before: dict[str, float], after: dict[str, float]) -> float:
     """How well two readings (label -> probability) show the emotions ``ask`` names before and after: the
     geometric mean of the named sides' summed probabilities; 1.0 when it names neither side."""
@@ -117,9 +122,8 @@ def departure_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], s
     """Up to ``n`` unseen candidates for a question about a feeling after someone leaves: for each departure
     (``departures``) and each other person with ``MIN_SEGMENT`` - 1 frames or more on each side of it within
     ``DEPARTURE_WINDOW_S``, a candidate from ``CHANGE_HALF_S`` before it to twice that after (how the person feels
-    after it is the question), scored by (0.1 + the change of that
-    person's smoothed reading across it) times the agreement; of ``persons`` (the stayer or the leaver) when not
-    empty."""
+    after it is the question), scored by (0.1 + the change of that person's smoothed reading across it) times the
+    agreement; of ``persons`` (the stayer or the leaver) when not empty."""
     out = []
     for left, t in departures(index):
         for tl in index.timelines:
@@ -131,10 +135,10 @@ def departure_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], s
             if clip_id in seen or min(len(side) for side in sides) < MIN_SEGMENT - 1:
                 continue
             before, after = (reading_dict(side.mean(axis=0)) for side in sides)
-            size = 0.5 * sum(abs(before[k] - after[k]) for k in AFFECTNET8)
             out.append(Proposal(clip_id=clip_id, start_s=round(max(0.0, t - CHANGE_HALF_S), 3),
                                 end_s=round(min(index.info.duration_s, t + 2 * CHANGE_HALF_S), 3),
-                                retrieval_score=round((0.1 + size) * agreement(ask, before, after), 4), source=SOURCE,
+                                retrieval_score=round((0.1 + distance(before, after)) * agreement(ask, before, after), 4),
+                                source=SOURCE,
                                 round=round_, change_s=t, person=tl.person, left=left))
     return sorted(out, key=lambda p: -p.retrieval_score)[:n]
 
@@ -164,18 +168,19 @@ def change_evidence(index: VideoIndex, cand: Proposal, ask: ChangeAsk, stored: l
     last face; the support (module doc) and the observations. No face on one side: no evidence, support 0."""
     where = {f.id: path for fr, path in stored for f in fr.faces}
     faces = sorted((f for fr, _ in stored for f in fr.faces if index.face_person(f) == cand.person), key=lambda f: f.t)
-    gone = [f for fr, _ in stored for f in fr.faces if cand.left is not None and index.face_person(f) == cand.left
-            and f.t < cand.change_s + step]
-    last = max(gone, key=lambda f: f.t) if gone else None
-    t_s = (round(last.t + step / 2, 3) if last else cand.change_s) if cand.left is not None else refine_change(
-        faces, cand.change_s)
+    if cand.left is None:
+        t_s, last = refine_change(faces, cand.change_s), None
+    else:  # a departure: halfway after the leaver's last face at this frame rate
+        gone = [f for fr, _ in stored for f in fr.faces if index.face_person(f) == cand.left and f.t < cand.change_s + step]
+        last = max(gone, key=lambda f: f.t, default=None)
+        t_s = round(last.t + step / 2, 3) if last else cand.change_s
     sides = ([f for f in faces if f.t < t_s], [f for f in faces if f.t >= t_s])
     before, after = (_mean(side) for side in sides)
     obs = ChangeObservations(t_s=t_s, person=cand.person, before=before, after=after,
                              n_before=len(sides[0]), n_after=len(sides[1]), left=cand.left)
     if not (sides[0] and sides[1]):
         return [], 0.0, obs
-    obs.magnitude = round(0.5 * sum(abs(before[k] - after[k]) for k in AFFECTNET8), 4)
+    obs.magnitude = round(distance(before, after), 4)
     evidence = []
     for n, (side, mean, when) in enumerate(zip(sides, (before, after), ("before", "after"), strict=True)):
         label = max(mean, key=mean.__getitem__)
