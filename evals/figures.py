@@ -71,6 +71,17 @@ def _long(minutes: str) -> Callable[[dict], str]:
                       f"{d[minutes]['runs']['reading alone']['R1@0.5'][0]:.3f})")
 
 
+def _change(length: str) -> Callable[[dict], str]:
+    """A length's cell of ``continuity_test.json``: change point within 2 s / both emotions named, then the
+    previous code's and the reading alone's."""
+    def cell(d: dict) -> str:
+        m = d[length]["methods"]
+        return (f"{_stored(m['graph']['within_2s'])} / {m['graph']['both'][0]:.3f} "
+                f"({m['previous']['within_2s'][0]:.3f} / {m['previous']['both'][0]:.3f}; "
+                f"{m['reading alone']['within_2s'][0]:.3f} / {m['reading alone']['both'][0]:.3f})")
+    return cell
+
+
 def _faces(name: str) -> Callable[[dict], str]:
     """The per-image cell of set ``name``: the default reader, then face8 and fer."""
     return lambda d: (f"{share(d['faceres+face8'][name]['accuracy'], d['faceres+face8'][name]['n'])} "
@@ -138,6 +149,13 @@ FIGURES: tuple[Figure, ...] = (
            lambda d: f"{_stored(d['methods']['graph']['within_2s'])} / {d['methods']['graph']['both'][0]:.3f} "
                      f"({d['methods']['previous']['within_2s'][0]:.3f} / {d['methods']['previous']['both'][0]:.3f}; "
                      f"{d['methods']['reading alone']['within_2s'][0]:.3f} / {d['methods']['reading alone']['both'][0]:.3f})"),
+    Figure("change across a hard cut: within 2 s / before and after both named (previous code; reading alone)",
+           "composed transitions of one face at hard cuts, CK+ test subjects, a new draw, 15 questions (read once; "
+           "section 47)", "continuity_test.json", _change("short")),
+    Figure("", "a new draw: composed 30-minute video, 8 transitions among still shots (read once)",
+           "continuity_test.json", _change("30")),
+    Figure("", "a new draw: composed 60-minute video, 12 transitions (read once)", "continuity_test.json",
+           _change("60")),
     Figure("word edges at a pause within 0.1 s of the hand labels, refined (Whisper's)",
            "TIMIT test speakers, 190 edges, by speaker (read twice: now dev)", "word_times_test.json",
            lambda d: f"{_stored(d['refined_at']['within_0.1s'])} ({d['whisper_at']['within_0.1s'][0]:.3f})"),

@@ -13,7 +13,15 @@ from memory.index_config import IndexConfig
 from tests.conftest import SAMPLE, shared_media
 from tools.core.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
 from tools.signals.events import expression_changes
-from tools.signals.tracks import REID_MAX_DISTANCE, TrackSummary, box_iou, box_similarity, link_tracks, reidentify
+from tools.signals.tracks import (
+    REID_CONTINUITY_DISTANCE,
+    REID_MAX_DISTANCE,
+    TrackSummary,
+    box_iou,
+    box_similarity,
+    link_tracks,
+    reidentify,
+)
 
 
 def _face(id_: str, t: float, x: float, label: str = "neutral") -> FaceObservation:
@@ -96,6 +104,35 @@ def test_audience_shot_has_one_track_per_visible_face(cache_root):
 
 
 @pytest.mark.slow
+def test_a_face_in_place_across_a_cut_continues_its_track():
+    # one face at x=0.4 through a cut at 2 s, a second face at x=0.1 before it and at x=0.7 after it
+    frames = [FrameFaces(t=t, faces=[_face(f"c{t}", t, 0.4), _face(f"s{t}", t, 0.1 if t < 2 else 0.7)])
+              for t in range(4)]
+    tracks, assign = link_tracks(frames, cuts=[2.0])
+    by_id = {t.track_id: t for t in tracks}
+    assert by_id[assign["c2"]].continues == assign["c1"]  # the same place on both sides
+    assert by_id[assign["s2"]].continues is None  # moved across the frame: no continuity
+    assert all(by_id[assign[f"c{t}"]].continues is None for t in (0, 1))
+    # a face unseen on the last frame before the cut does not continue
+    gap = [frames[0], FrameFaces(t=1.0, faces=[]), *frames[2:]]
+    tracks, assign = link_tracks(gap, cuts=[2.0])
+    assert {t.track_id: t for t in tracks}[assign["c2"]].continues is None
+
+
+def test_continuity_joins_up_to_the_looser_distance_and_complete_linkage_still_holds():
+    mid = (REID_MAX_DISTANCE + REID_CONTINUITY_DISTANCE) / 2  # beyond the strict bound, within the loose one
+    tracks = [_track(0, 0, 1), _track(1, 2, 3).model_copy(update={"continues": 0})]
+    vecs = {0: np.array([0.0]), 1: np.array([mid])}
+    assert reidentify(tracks, vecs) == {0: 0, 1: 0}
+    assert reidentify([_track(0, 0, 1), _track(1, 2, 3)], vecs) == {0: 0, 1: 1}  # no continuity: two people
+    far = {0: np.array([0.0]), 1: np.array([REID_CONTINUITY_DISTANCE * 1.05])}
+    assert reidentify(tracks, far) == {0: 0, 1: 1}
+    # track 2 recurs later, close to 0 but too far from 1 for the strict bound: 0 and 2 join, 1 stays apart
+    tracks.append(_track(2, 5, 6))
+    vecs[2] = np.array([-0.3 * REID_MAX_DISTANCE])
+    assert reidentify(tracks, vecs) == {0: 0, 2: 0, 1: 1}
+
+
 def test_the_performer_is_one_person_across_his_shots(cache_root):
     # watched: the performer at the microphone in the wide shot (0.8-1.5 s, track 0) and in the medium shot
     # (3.6-7.9 s, track 4); the 1.5-3.6 s close-up shows the pianist (track 2, a different man); the last shot
@@ -255,3 +292,27 @@ def test_a_face_between_samples_takes_the_identity_of_its_own_shot(cache_root):
     assert first.t - cut < 1.0
     assert show.track_at(3.6, face.box) == face.track_id
     assert show.track_at(3.5, face.box) != face.track_id
+
+
+@pytest.mark.slow
+def test_a_second_camera_at_the_same_framing_continues_her_track(tmp_path, cache_root):
+    """The shared Katie Hill clip (one recorded woman, watched: smiling at 1-2.6 s, calm at 5-6.6 s): her smiling
+    frames for 10 s, then a hard cut to her calm frames at 60 % brightness, as a second camera with another
+    exposure would show her at the same framing. The cut is found at 10 s, the track after it continues the
+    track before it, and both are one person."""
+    from tests.test_timeline import _pingpong
+    from tools.core.video_out import VideoWriter
+
+    katie = shared_media("WDA_KatieHill_000.mp4")
+    darker = [(f * 0.6).astype(np.uint8) for f in _pingpong(katie, 5.0, 6.6, 10.0)]
+    frames = _pingpong(katie, 1.0, 2.6, 10.0) + darker
+    video = tmp_path / "two_cameras.mp4"
+    with VideoWriter(video, (frames[0].shape[1], frames[0].shape[0]), fps=25) as out:
+        for f in frames:
+            out.add_frame(f)
+        out.add_audio(np.zeros(20 * 16_000, np.float32))
+    index = open_index(video, IndexConfig(), cache_root)
+    assert [round(c, 1) for c in index.cuts] == [10.0]
+    before, after = sorted(index.tracks, key=lambda t: t.first_s)
+    assert before.last_s < 10.0 <= after.first_s and after.shot == before.shot + 1
+    assert after.continues == before.track_id and after.person == before.person
