@@ -113,14 +113,16 @@ def social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameO
 
 
 def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
-                  targets: list[str], step: float, persons: set[int] | None = None
+                  targets: list[str], step: float, persons: set[int] | None = None, own_baseline: bool = True
                   ) -> tuple[list[Evidence], float, VisualObservations]:
     """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence (those showing the target emotions
     most and, when the clip's faces mostly show another emotion, the one showing it most), the visual
     support, and a summary.
 
     ``step`` is the frame interval in seconds (1 / verify fps); an observation's evidence spans one step.
-    With ``persons`` (the question's grounded people, ``agents.grounding``) only their faces count.
+    With ``persons`` (the question's grounded people, ``agents.grounding``) only their faces count. With
+    ``own_baseline`` the support and the choice of faces read each face against its person's own usual reading
+    (``VideoIndex.salient_p``); the evidence still quotes the reading as it is.
     """
     frames = [fr for fr, _ in stored]
     if persons:
@@ -134,9 +136,12 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     def target_p(f) -> float:
         return sum(f.expression[e] for e in targets)
 
+    def salient(f) -> float:
+        return index.salient_p(f, targets) if own_baseline else target_p(f)
+
     with_faces = [fr for fr in frames if fr.faces]
-    visual = float(np.mean([max(target_p(f) for f in fr.faces) for fr in with_faces])) if targets else 0.0
-    key = target_p if targets else (lambda f: f.top()[1])
+    visual = float(np.mean([max(salient(f) for f in fr.faces) for fr in with_faces])) if targets else 0.0
+    key = salient if targets else (lambda f: f.top()[1])
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
     mean = {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}
     shown = max(mean, key=mean.__getitem__)  # what the faces show most over the clip

@@ -6,7 +6,7 @@ social events (``tools.signals.events``: gaze, addressing, exclusion, expression
 overlap. A clip's retrieval score is the best of its scores plus a small bonus per additional search
 that found it. When the intent names target emotions, every clip also gets an affect score from what
 the index-time pass perceived there (``affect_scores``: the target emotions' probability in the clip's
-faces and voice) and is ranked by retrieval + ``RunSettings.affect_weight`` x affect. Clips already verified in
+faces, each against its person's own usual reading where there is one, and voice) and is ranked by retrieval + ``RunSettings.affect_weight`` x affect. Clips already verified in
 earlier rounds are not proposed again. A clip that spans a shot change is proposed as one candidate per shot
 (``shot_parts``: split at the shot's frame-accurate start), so the faces a candidate is judged on come from
 one shot (what is said is still read over the whole clip: speech runs on across a cut); adjacent parts judged
@@ -40,33 +40,37 @@ BOTH_BONUS = 0.05
 FACE_WEIGHT, VOICE_WEIGHT = 0.6, 0.4
 
 
-def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | frozenset = frozenset()
-                  ) -> dict[str, float]:
+def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | frozenset = frozenset(),
+                  own_baseline: bool = True) -> dict[str, float]:
     """Per clip id, how strongly the index-time pass perceived ``targets`` there, in [0, 1]: the summed
     probability of the target emotions in the clip's mean face expression and in its voice
     (``Clip.voice_emotion``), weighted ``FACE_WEIGHT``/``VOICE_WEIGHT``; a clip with only one of the two uses
     it alone; a clip with neither gets no score.
 
-    With grounded ``persons`` (``agents.grounding``) the face part reads only their faces (the 1 fps
-    observations in the clip), and the voice part is left out where all the clip's speech is known to
-    be other people's (``agents.grounding.speech_of_others``), as the verifier does."""
-    mine: dict[str, list[float]] = {}
-    if persons:
+    With ``own_baseline`` each face is read against its person's own usual reading where the person has one
+    (``VideoIndex.salient_p``): a face that always reads a little sad scores no sadness. With grounded ``persons``
+    (``agents.grounding``) the face part reads only their faces (the 1 fps observations in the clip), and the
+    voice part is left out where all the clip's speech is known to be other people's
+    (``agents.grounding.speech_of_others``), as the verifier does."""
+    shifted = own_baseline and bool(index.baseline_shift)
+    per_face: dict[str, list[float]] = {}
+    if persons or shifted:
         clips = sorted(index.clips, key=lambda c: c.start_s)
         starts = [c.start_s for c in clips]
         for fr in index.faces:
-            p = [sum(f.expression.get(t, 0.0) for t in targets) for f in fr.faces
-                 if f.track_id is not None and index.person_of(f.track_id) in persons]
+            p = [index.salient_p(f, targets) if shifted else sum(f.expression.get(t, 0.0) for t in targets)
+                 for f in fr.faces
+                 if not persons or (f.track_id is not None and index.person_of(f.track_id) in persons)]
             i = bisect.bisect_right(starts, fr.t) - 1
             while p and i >= 0 and starts[i] > fr.t - 2 * index.config.clip_len_s:
                 if fr.t < clips[i].end_s:
-                    mine.setdefault(clips[i].id, []).extend(p)
+                    per_face.setdefault(clips[i].id, []).extend(p)
                 i -= 1
     out = {}
     for clip in index.clips:
         parts = []
-        if persons and clip.id in mine:
-            parts.append((FACE_WEIGHT, sum(mine[clip.id]) / len(mine[clip.id])))
+        if clip.id in per_face:
+            parts.append((FACE_WEIGHT, sum(per_face[clip.id]) / len(per_face[clip.id])))
         elif clip.max_faces and not persons:
             parts.append((FACE_WEIGHT, sum(clip.expression.get(t, 0.0) for t in targets)))
         if clip.voice_emotion and not speech_of_others(index, clip.start_s, clip.end_s, set(persons)):
@@ -173,7 +177,8 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
     found = {"clips": search_clips(index, texts, k), "transcript": search_transcript(index, state["search_text"], k),
              "events": search_events(index, state["search_text"], k)}
     targets = list(state["intent"].target_emotions)
-    affect = affect_scores(index, targets, grounded_persons(state.get("people", []))) if targets else {}
+    affect = affect_scores(index, targets, grounded_persons(state.get("people", [])),
+                           ctx.settings.own_baseline) if targets else {}
     ranked = []
     for clip in index.clips:
         hits = {name: scores[clip.id] for name, scores in found.items() if clip.id in scores}

@@ -91,7 +91,7 @@ class FaceReader:
 
     def read(self, view: CandidateView) -> Reading:
         return Reading(*face_evidence(view.ctx.index, view.cand, view.stored, view.tools["face"], view.targets,
-                                      view.step, view.persons))
+                                      view.step, view.persons, view.ctx.settings.own_baseline))
 
     def weight(self, intent: Intent) -> float:
         return 1.0

@@ -44,6 +44,10 @@ class RunSettings(BaseModel):
     affect_weight: float = Field(1.0, ge=0, le=100, json_schema_extra=_SEARCH, description=(
         "weight of perceived affect (faces, voice) against text retrieval in the localizer's ranking "
         "(agents.localizer.affect_scores; 0: retrieval only)"))
+    own_baseline: bool = Field(True, json_schema_extra={**_SEARCH, "flag": "--no-own-baseline", "off": True},
+                               description=(
+        "score a face by how far it departs from its person's own usual reading where that person was seen long "
+        "enough for one (tools.signals.timeline.baseline_shifts); --no-own-baseline: by the reading as it is"))
     abstain_below: float = Field(0.0, ge=0, le=1, json_schema_extra=_VERIFICATION, description=(
         "return no moment whose support is below this (0-1; 0: when no candidate reaches --min-support the best "
         "ones are returned and the answer says support is weak)"))

@@ -82,6 +82,16 @@ def _change(length: str) -> Callable[[dict], str]:
     return cell
 
 
+def _salience(length: str) -> Callable[[dict], str]:
+    """A length's cell of ``salience_test.json``: right place and emotion, then the previous code's, the reading
+    alone's and the reading against the own baseline alone."""
+    def cell(d: dict) -> str:
+        m = d[length]["methods"]
+        return (f"{_stored(m['this change']['both'])} ({m['previous code']['both'][0]:.3f}; "
+                f"{m['reading alone']['both'][0]:.3f}; {m['reading alone, own baseline']['both'][0]:.3f})")
+    return cell
+
+
 def _faces(name: str) -> Callable[[dict], str]:
     """The per-image cell of set ``name``: the default reader, then face8 and fer."""
     return lambda d: (f"{share(d['faceres+face8'][name]['accuracy'], d['faceres+face8'][name]['n'])} "
@@ -156,6 +166,11 @@ FIGURES: tuple[Figure, ...] = (
            "continuity_test.json", _change("30")),
     Figure("", "a new draw: composed 60-minute video, 12 transitions (read once)", "continuity_test.json",
            _change("60")),
+    Figure("a moment that stands out against the person's own look: right place and emotion (previous code; "
+           "reading alone; reading alone against each person's baseline)",
+           "composed 30-minute video, CK+ test subjects changing once among recurring stills, a question per emotion "
+           "shown (read once; section 48)", "salience_test.json", _salience("30")),
+    Figure("", "composed 60-minute video, the same form (read once)", "salience_test.json", _salience("60")),
     Figure("word edges at a pause within 0.1 s of the hand labels, refined (Whisper's)",
            "TIMIT test speakers, 190 edges, by speaker (read twice: now dev)", "word_times_test.json",
            lambda d: f"{_stored(d['refined_at']['within_0.1s'])} ({d['whisper_at']['within_0.1s'][0]:.3f})"),

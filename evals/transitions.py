@@ -172,8 +172,11 @@ def build_long(split: str, out_dir: Path, minutes: float, transitions: int, seed
     name = f"transitions_long_{split}_{minutes:g}min.mp4"
     starts = _write(segments, out_dir / "videos" / name)
     query = "when does the person go from {} to {}?"
+    ends = [*starts[1:], round(sum(s for _, s in segments), 3)]
     return _write_bench(out_dir, [{**_item(f"{name[:-4]}-{k}", name, query.format(WORDS[b], WORDS[a]), subject,
-                                           starts[i], b, a), "form": "long"}
+                                           starts[i], b, a), "form": "long",
+                                   "segments": [{"start_s": starts[i - 1], "end_s": ends[i - 1], "emotion": b},
+                                                {"start_s": starts[i], "end_s": ends[i], "emotion": a}]}
                                   for k, (i, subject, b, a) in enumerate(changes)])
 
 

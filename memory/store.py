@@ -31,7 +31,7 @@ from tools.perception.sound import SoundStats
 from tools.perception.text import transcript_encoder_for
 from tools.signals.diarization import VoiceTurn
 from tools.signals.events import SocialEvent
-from tools.signals.timeline import PersonTimeline, affect_timelines
+from tools.signals.timeline import PersonTimeline, affect_timelines, baseline_shifts
 from tools.signals.tracks import TrackSummary, box_similarity
 
 
@@ -152,6 +152,18 @@ class VideoIndex(StoredRecords):
         """Each person's face reading over the video, baseline, salience and change points
         (``tools.signals.timeline.affect_timelines`` of the index's faces; computed on first use, not stored)."""
         return affect_timelines(self.faces, {t.track_id: t.person_id for t in self.tracks})
+
+    @functools.cached_property
+    def baseline_shift(self) -> dict[int, dict[str, float]]:
+        """Person id -> label -> the video's baseline minus the person's own, for people seen long enough for
+        one (``tools.signals.timeline.baseline_shifts``; computed on first use, not stored)."""
+        return baseline_shifts(self.faces, {t.track_id: t.person_id for t in self.tracks})
+
+    def salient_p(self, face: FaceObservation, labels: list[str]) -> float:
+        """The summed probability of ``labels`` in ``face``'s reading, plus the shift of the face's person
+        (``baseline_shift``: re-centred on the video's usual look where the person has an own baseline), in [0, 1]."""
+        shift = self.baseline_shift.get(self.face_person(face), {}) if self.baseline_shift else {}
+        return min(1.0, max(0.0, sum(face.expression.get(k, 0.0) + shift.get(k, 0.0) for k in labels)))
 
     @functools.cached_property
     def segment_speakers(self) -> dict[str, int]:

@@ -69,7 +69,8 @@ ASK_FLAGS = {"--llm", "--llm-images", "--top-k", "--cache-dir", "--quiet", "--cl
              "--expression-backend", "--no-voice-emotion", "--no-reid", "--no-diarization", "--no-index-gestures",
              "--caption-model", "--caption-every"}
 #: Settings that became flags when the index and run settings were declared once (``IndexSettings``, ``RunSettings``).
-NEW_FLAGS = {"--embedder", "--face-backend", "--candidates-per-round", "--min-accepted", "--affect-weight", "--fusion"}
+NEW_FLAGS = {"--embedder", "--face-backend", "--candidates-per-round", "--min-accepted", "--affect-weight", "--fusion",
+             "--no-own-baseline"}
 
 
 def test_the_ask_flags_keep_their_names_and_are_absent_unless_given():
@@ -99,7 +100,8 @@ def test_batch_and_eval_flags_parse_as_the_ask_flags(command, monkeypatch):
         head = ["videos/"]
     else:
         parser, names = eval_parser("eval"), {"llm", "top_k", "cache_dir", "device", "expression_backend",
-                                              "voice_backend", "abstain_below", "verify_fps", "affect_weight", "fusion"}
+                                              "voice_backend", "abstain_below", "verify_fps", "affect_weight", "fusion",
+                                              "own_baseline"}
         head = ["--bench", "b.jsonl", "--method", "graph", "--out", "o"]
     got = {d: a for d, a in _actions(parser).items() if d in Settings.model_fields and d != "labels"}
     assert set(got) == names
@@ -111,6 +113,7 @@ def test_batch_and_eval_flags_parse_as_the_ask_flags(command, monkeypatch):
     assert {k: parsed[k] for k in ("top_k", "device", "llm")} == {"top_k": 3, "device": "cuda:1", "llm": "ollama/llama3.1"}
     if command == "eval":
         assert parsed["abstain_below"] == 0.0 and parsed["voice_backend"] == "voice8" and parsed["cache_dir"] is None
+        assert parsed["own_baseline"] is True and vars(parser.parse_args([*head, "--no-own-baseline"]))["own_baseline"] is False
         with pytest.raises(SystemExit):
             parser.parse_args([*head, "--top-k", "101"])
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tools.core.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
-from tools.signals.timeline import MIN_OWN_BASELINE, affect_timelines
+from tools.signals.timeline import MIN_OWN_BASELINE, affect_timelines, baseline_shifts
 
 BOX = Box(x0=0.4, y0=0.2, x1=0.6, y1=0.6)
 
@@ -45,6 +45,25 @@ def test_a_step_from_neutral_to_anger_is_one_change_at_the_step():
     assert c.before_s == (0.0, 14.0) and c.after_s == (15.0, 29.0)
     # the anger half departs from the person's baseline, the neutral half the other way
     assert tl.departure("anger")[20] > 0.2 and tl.departure("anger")[5] < 0
+
+
+def test_a_person_who_always_reads_sad_is_re_centred_on_the_videos_usual_look():
+    rng = np.random.default_rng(2)
+    # person 0 always reads a little sad (two appearances of 30 frames), person 1 calm (the same), person 2 is seen for
+    # 3 frames only, person 3 once for 30 frames, all happy
+    frames = (_frames(_noisy("sadness", 0.5, 30, rng), track=0) + _frames(_noisy("neutral", 0.7, 30, rng), track=1, start_s=30)
+              + _frames(_noisy("sadness", 0.5, 30, rng), track=4, start_s=60)
+              + _frames(_noisy("neutral", 0.7, 30, rng), track=5, start_s=90)
+              + _frames(_noisy("happiness", 0.9, 3, rng), track=2, start_s=120)
+              + _frames(_noisy("happiness", 0.9, 30, rng), track=3, start_s=123))
+    shifts = baseline_shifts(frames, {0: 0, 4: 0, 1: 1, 5: 1, 2: 2, 3: 3})
+    assert sorted(shifts) == [0, 1]  # too few frames, or one appearance only: no shift
+    # the sad-looking face loses its usual sadness, the calm one its usual calm; the other labels gain a little
+    assert shifts[0]["sadness"] < -0.3 and shifts[1]["neutral"] < -0.3
+    assert all(0 < v < 0.15 for k, v in shifts[0].items() if k != "sadness")
+    sad_face = frames[30].faces[0]
+    assert sad_face.expression["sadness"] + shifts[0]["sadness"] < 0.5 * sad_face.expression["sadness"]
+    assert baseline_shifts([], {}) == {}
 
 
 def test_a_person_seen_briefly_takes_the_videos_baseline():

@@ -50,6 +50,36 @@ def test_each_transition_is_asked_once_at_the_start_of_its_second_segment(root, 
     assert 240 <= probe(video).duration_s < 240 + HAYSTACK_SHOT_S[1] + 1
     again = build_long("test", tmp_path / "again", minutes=4, transitions=3, seed=0, root=root)
     assert again.read_text() == bench.read_text()  # the same seed draws the same video
+    for it in items:  # the subject's two segments meet at the change, each one recorded sequence long
+        before, after = it["segments"]
+        assert before["end_s"] == after["start_s"] == it["change"]["t_s"]
+        assert (before["emotion"], after["emotion"]) == (it["change"]["before"], it["change"]["after"])
+        assert all(SEGMENT_S[0] - 0.05 <= s["end_s"] - s["start_s"] <= SEGMENT_S[1] + 0.05 for s in (before, after))
+
+
+def test_the_salience_questions_ask_for_each_emotion_a_moving_subject_shows(root, tmp_path):
+    from evals.salience import build, score
+
+    bench = build_long("test", tmp_path, minutes=4, transitions=3, seed=0, root=root)
+    items = [json.loads(line) for line in bench.read_text().splitlines()]
+    shown = {s["emotion"]: [] for it in items for s in it["segments"]}
+    for it in items:
+        for s in it["segments"]:
+            shown[s["emotion"]].append((s["start_s"], s["end_s"]))
+    questions = [json.loads(line) for line in build(bench).read_text().splitlines()]
+    assert [q["moments"][0]["emotion"] for q in questions] == sorted(shown)
+    for q in questions:
+        emotion = q["moments"][0]["emotion"]
+        assert q["query"] == f"when does someone look {_word(emotion)}?"
+        assert sorted((m["start_s"], m["end_s"]) for m in q["moments"]) == sorted(shown[emotion])
+    # an answer in the middle of the first annotated segment with the asked emotion is right; one elsewhere is not
+    first = questions[0]["moments"][0]
+    answers = tmp_path / "predictions.jsonl"
+    answers.write_text("".join(json.dumps({"id": q["id"], "moments": [
+        {"start_s": first["start_s"], "end_s": first["end_s"], "emotion": first["emotion"]} if i == 0 else
+        {"start_s": 0.0, "end_s": 1.0, "emotion": q["moments"][0]["emotion"]}]}) + "\n" for i, q in enumerate(questions)))
+    got = score(tmp_path / "bench_salience.jsonl", {"run": answers}, reading=False)["methods"]["run"]
+    assert got["place"][0] == got["both"][0] == round(1 / len(questions), 3)
 
 
 def test_transitions_that_do_not_fit_or_repeat_are_refused(root, tmp_path):

@@ -43,6 +43,9 @@ from tools.core.schema import AFFECTNET8, Emotion, FrameFaces
 SMOOTH_S = 1.0
 #: Fewest frames of a person for an own baseline (10 s of face at 1 fps); fewer take the video's.
 MIN_OWN_BASELINE = 10
+#: Fewest tracks (separate appearances) of a person for a baseline shift (``baseline_shifts``): one stretch of one
+#: emotion says nothing about how the person usually looks.
+MIN_SHIFT_TRACKS = 2
 #: Fewest frames on each side of a change point (PELT's minimum segment length).
 MIN_SEGMENT = 3
 #: Multiplier of the BIC-type penalty (1.0: the plain BIC of a mean change in Gaussian noise).
@@ -134,6 +137,35 @@ def change_points(times: np.ndarray, x: np.ndarray, min_segment: int = MIN_SEGME
     return changes
 
 
+def _faces_by_person(affect: list[FrameFaces], person_of: Mapping[int, int]) -> dict[int, list]:
+    seen: dict[int, list] = defaultdict(list)
+    for frame in affect:
+        for face in frame.faces:
+            if face.track_id is not None and face.track_id in person_of:
+                seen[person_of[face.track_id]].append(face)
+    return seen
+
+
+def baseline_shifts(affect: list[FrameFaces], person_of: Mapping[int, int]) -> dict[int, dict[str, float]]:
+    """Per person with an own baseline (``MIN_OWN_BASELINE`` frames or more) seen in ``MIN_SHIFT_TRACKS`` tracks or
+    more: label -> the video's baseline minus the person's. Added to one of the person's readings it re-centres the
+    person on the video's usual look, so a reading is scored by how far it departs from this person's own
+    (salience, in the reading's scale); anyone else has no shift. A person seen once, in one stretch, has no usual
+    look apart from that stretch (on recorded dev video a person's one happy shot was the moment itself).
+
+    Args:
+        affect: the index's frames with their faces (``VideoIndex.faces``).
+        person_of: track id -> person id; faces of other tracks are left out.
+    """
+    seen = _faces_by_person(affect, person_of)
+    if not seen:
+        return {}
+    video = _median_distribution(np.concatenate([readings(faces) for faces in seen.values()]))
+    return {person: reading_dict(video - _median_distribution(readings(faces)))
+            for person, faces in sorted(seen.items())
+            if len(faces) >= MIN_OWN_BASELINE and len({f.track_id for f in faces}) >= MIN_SHIFT_TRACKS}
+
+
 def affect_timelines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> list[PersonTimeline]:
     """One ``PersonTimeline`` per person whose face was read, in order of person id.
 
@@ -141,11 +173,7 @@ def affect_timelines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> 
         affect: the index's frames with their faces (``VideoIndex.faces``).
         person_of: track id -> person id; a face without a track, or whose track is not a key, is left out.
     """
-    seen: dict[int, list] = defaultdict(list)
-    for frame in affect:
-        for face in frame.faces:
-            if face.track_id is not None and face.track_id in person_of:
-                seen[person_of[face.track_id]].append(face)
+    seen = _faces_by_person(affect, person_of)
     if not seen:
         return []
     video_baseline = _median_distribution(np.concatenate([readings(faces) for faces in seen.values()]))
