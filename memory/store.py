@@ -129,6 +129,10 @@ class VideoIndex(StoredRecords):
     def _times(self) -> list[float]:
         return [fr.t for fr in self.faces]
 
+    @functools.cached_property
+    def _sorted_cuts(self) -> list[float]:
+        return sorted(self.cuts)
+
     def face_track(self, face: FaceObservation) -> int | None:
         """Track id of a face observation made at any frame rate (``track_at`` of its time and box)."""
         return self.track_at(face.t, face.box)
@@ -173,8 +177,8 @@ class VideoIndex(StoredRecords):
 
     def face_person(self, face: FaceObservation) -> int | None:
         """Person id (``person_of``) of a face observation made at any frame rate; None when no track
-        matches it."""
-        return self.person_of(self.face_track(face))
+        matches it. An index-time face names its own track."""
+        return self.person_of(face.track_id if face.track_id is not None else self.face_track(face))
 
     def track_at(self, t: float, box: Box, min_similarity: float = 0.3) -> int | None:
         """Track id of a face seen at ``t`` (s) in ``box``: the index-time face nearest in time (within
@@ -183,8 +187,9 @@ class VideoIndex(StoredRecords):
         window = 0.75 / self.config.sample_fps
         best, best_sim = None, min_similarity
         lo, hi = bisect.bisect_left(self._times, t - window), bisect.bisect_right(self._times, t + window)
+        cuts = self._sorted_cuts
         for fr in self.faces[lo:hi]:
-            if any(min(fr.t, t) < c <= max(fr.t, t) for c in self.cuts):
+            if bisect.bisect_right(cuts, max(fr.t, t)) > bisect.bisect_right(cuts, min(fr.t, t)):  # a cut between
                 continue
             for f in fr.faces:
                 sim = box_similarity(f.box, box)
