@@ -71,15 +71,17 @@ def _long(minutes: str) -> Callable[[dict], str]:
                       f"{d[minutes]['runs']['reading alone']['R1@0.5'][0]:.3f})")
 
 
+def _change_cell(m: dict) -> str:
+    """The cell of a change bench's ``methods`` (``evals.transitions score``): within 2 s / both emotions named,
+    then the previous code's and the reading alone's."""
+    return (f"{_stored(m['graph']['within_2s'])} / {m['graph']['both'][0]:.3f} "
+            f"({m['previous']['within_2s'][0]:.3f} / {m['previous']['both'][0]:.3f}; "
+            f"{m['reading alone']['within_2s'][0]:.3f} / {m['reading alone']['both'][0]:.3f})")
+
+
 def _change(length: str) -> Callable[[dict], str]:
-    """A length's cell of ``continuity_test.json``: change point within 2 s / both emotions named, then the
-    previous code's and the reading alone's."""
-    def cell(d: dict) -> str:
-        m = d[length]["methods"]
-        return (f"{_stored(m['graph']['within_2s'])} / {m['graph']['both'][0]:.3f} "
-                f"({m['previous']['within_2s'][0]:.3f} / {m['previous']['both'][0]:.3f}; "
-                f"{m['reading alone']['within_2s'][0]:.3f} / {m['reading alone']['both'][0]:.3f})")
-    return cell
+    """A length's cell of ``continuity_test.json`` (``_change_cell``)."""
+    return lambda d: _change_cell(d[length]["methods"])
 
 
 def _salience(length: str) -> Callable[[dict], str]:
@@ -155,10 +157,7 @@ FIGURES: tuple[Figure, ...] = (
                      f"{d['60']['methods']['reading alone']['within_2s'][0]:.3f})"),
     Figure("feeling after someone leaves: departure within 2 s / before and after both named (previous code; reading "
            "alone)", "composed, two CK+ test subjects side by side, one walks out, 12 questions (read once; section 43)",
-           "departures_test.json",
-           lambda d: f"{_stored(d['methods']['graph']['within_2s'])} / {d['methods']['graph']['both'][0]:.3f} "
-                     f"({d['methods']['previous']['within_2s'][0]:.3f} / {d['methods']['previous']['both'][0]:.3f}; "
-                     f"{d['methods']['reading alone']['within_2s'][0]:.3f} / {d['methods']['reading alone']['both'][0]:.3f})"),
+           "departures_test.json", lambda d: _change_cell(d["methods"])),
     Figure("change across a hard cut: within 2 s / before and after both named (previous code; reading alone)",
            "composed transitions of one face at hard cuts, CK+ test subjects, a new draw, 15 questions (read once; "
            "section 47)", "continuity_test.json", _change("short")),

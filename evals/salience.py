@@ -20,6 +20,7 @@ with the highest summed probability of the asked emotion as read, and the same a
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import sys
 from pathlib import Path
@@ -68,9 +69,11 @@ def reading_alone(bench: Path, item: dict, own_baseline: bool, cache_dir: Path |
 
     index = open_index(bench.parent / item["video"], cache_dir=cache_dir)
     emotion = item["moments"][0]["emotion"]
+    times = [fr.t for fr in index.faces]  # the index's frames are in time order
 
     def score(clip) -> float:
-        faces = [f for fr in index.faces if clip.start_s <= fr.t < clip.end_s for f in fr.faces]
+        lo, hi = bisect.bisect_left(times, clip.start_s), bisect.bisect_left(times, clip.end_s)
+        faces = [f for fr in index.faces[lo:hi] for f in fr.faces]
         if not faces:
             return -1.0
         read = (index.salient_p(f, [emotion]) if own_baseline else f.expression.get(emotion, 0.0) for f in faces)

@@ -146,6 +146,11 @@ def _faces_by_person(affect: list[FrameFaces], person_of: Mapping[int, int]) -> 
     return seen
 
 
+def _video_baseline(seen: dict[int, list]) -> np.ndarray:
+    """The (8,) median reading over every face of ``seen`` (``_faces_by_person``): how the video usually looks."""
+    return _median_distribution(np.concatenate([readings(faces) for faces in seen.values()]))
+
+
 def baseline_shifts(affect: list[FrameFaces], person_of: Mapping[int, int]) -> dict[int, dict[str, float]]:
     """Per person with an own baseline (``MIN_OWN_BASELINE`` frames or more) seen in ``MIN_SHIFT_TRACKS`` tracks or
     more: label -> the video's baseline minus the person's. Added to one of the person's readings it re-centres the
@@ -160,7 +165,7 @@ def baseline_shifts(affect: list[FrameFaces], person_of: Mapping[int, int]) -> d
     seen = _faces_by_person(affect, person_of)
     if not seen:
         return {}
-    video = _median_distribution(np.concatenate([readings(faces) for faces in seen.values()]))
+    video = _video_baseline(seen)
     return {person: reading_dict(video - _median_distribution(readings(faces)))
             for person, faces in sorted(seen.items())
             if len(faces) >= MIN_OWN_BASELINE and len({f.track_id for f in faces}) >= MIN_SHIFT_TRACKS}
@@ -176,7 +181,7 @@ def affect_timelines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> 
     seen = _faces_by_person(affect, person_of)
     if not seen:
         return []
-    video_baseline = _median_distribution(np.concatenate([readings(faces) for faces in seen.values()]))
+    video_baseline = _video_baseline(seen)
     timelines = []
     for person in sorted(seen):
         faces = sorted(seen[person], key=lambda f: f.t)

@@ -13,8 +13,8 @@ constraints; Wagstaff et al., 2001, "Constrained K-means Clustering with Backgro
 cannot-link idea). Complete linkage keeps a chain of pairwise look-alikes from merging people.
 
 An editor's continuity counts as evidence too: a track whose first face sits where a face was on the last
-sampled frame before the cut (``CONTINUITY_MIN_IOU``) ``continues`` that track, and the pair joins up to dlib's
-own threshold (``REID_CONTINUITY_DISTANCE``) instead of the stricter ``REID_MAX_DISTANCE``; every other pair
+sampled frame before the cut (``CONTINUITY_MIN_IOU``) ``continues`` that track, and the pair joins up to a looser
+bound (``REID_CONTINUITY_DISTANCE``) instead of the stricter ``REID_MAX_DISTANCE``; every other pair
 of the merged person still has to pass the strict one (complete linkage).
 """
 
