@@ -149,7 +149,8 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
         write_json(Path(args.json), {"video": args.video, "duration_s": index.info.duration_s, "cuts": index.cuts,
                                      "tracks": index.tracks, "expression": track_expression_series(index),
                                      "transcript": index.transcript, "utterances": index.utterances, "voices": index.voices,
-                                     "events": events, "timelines": index.timelines})
+                                     "events": events, "timelines": index.timelines,
+                                     "speech_timelines": index.speech_timelines})
     return 0
 
 

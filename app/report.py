@@ -3,7 +3,8 @@
 One file, no network at view time (styles, script and images inlined): the video's timeline with the
 returned moments as bands, one row per person track with its facial expression over time (colour =
 AffectNet-8 label, opacity = probability) and the change points of that person's affect timeline
-(``tools.signals.timeline``: red bars, the emotions before and after on hover), social events and gestures as marks, utterances with the
+(``tools.signals.timeline``: red bars, the emotions before and after on hover), under it a row each for the
+person's voice and words over their speech where they were read (``tools.signals.speech_timeline``), social events and gestures as marks, utterances with the
 transcript on hover, a thumbnail strip per moment, and each moment's rationale with links from every
 cited evidence item to its place on the timeline. When the video file sits beside the report, an
 embedded ``<video>`` seeks to a moment or evidence item on click.
@@ -22,6 +23,8 @@ from agents.schema import Answer
 from memory.cache import write_output
 from memory.store import VideoIndex
 from tools.core.media import iter_frames
+from tools.core.schema import AFFECTNET8
+from tools.signals.timeline import PersonTimeline
 
 #: One colour per AffectNet-8 label (colour-blind-safe Okabe-Ito palette plus grey for neutral).
 LABEL_COLOURS = {"neutral": "#999999", "happiness": "#E69F00", "sadness": "#0072B2", "surprise": "#56B4E9",
@@ -98,7 +101,8 @@ def _span_style(start_s: float, end_s: float, d: float) -> str:
 
 def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
     """The timeline's rows, top to bottom: the moments, one per person (expression cells of its tracks and
-    the change points of its affect timeline; highlighted for the people the question names, ``Answer.people``), the
+    the change points of its affect timeline; highlighted for the people the question names, ``Answer.people``),
+    each followed by the person's voice and words rows (``_speech_row``) where they have them, the
     index's social events, the moments' evidence, and the utterances; positions in % of the video."""
     d = answer.duration_s
     rows = [_row("moments", [_mark("band", f"{m.emotion} {m.confidence:.2f}", _span_style(m.start_s, m.end_s, d),
@@ -110,16 +114,18 @@ def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
     for tr in index.tracks:  # one row per person: the tracks of one person across shots share it
         people.setdefault(index.person_of(tr.track_id), []).extend(tr.observation_ids)
     changes = {tl.person: tl.changes for tl in index.timelines}
-    for person, observation_ids in people.items():
-        cells = [_mark("change", f"person {person} changes at {c.t_s:.1f}s: {c.before} -> {c.after} "
-                                 f"(size {c.magnitude:.2f})", f"left:{_pct(c.t_s, d)}%", c.t_s, f"change-{person}-{i}")
-                 for i, c in enumerate(changes.get(person, []))]
-        for f in sorted((faces[oid] for oid in observation_ids), key=lambda f: f.t):
+    speech: dict[int, list[PersonTimeline]] = {}
+    for tl in index.speech_timelines:
+        speech.setdefault(tl.person, []).append(tl)
+    for person in sorted(people.keys() | speech.keys()):
+        cells = _change_marks(person, "", changes.get(person, []), d)
+        for f in sorted((faces[oid] for oid in people.get(person, [])), key=lambda f: f.t):
             label, p = f.top()
             cells.append(_mark("cell", f"person {person} {f.t:.1f}s {label} {p:.2f}",
                                f"{_span_style(f.t, min(d, f.t + step), d)};background:{LABEL_COLOURS[label]};"
                                f"opacity:{max(0.15, p):.2f}"))
         rows.append(_row(f"person {person}", cells, "grounded" if person in grounded else ""))
+        rows.extend(_speech_row(tl, d) for tl in speech.get(person, []))
     rows.append(_row("events", [_mark("mark", f"{e.type}: {e.detail}", f"left:{_pct(e.start_s, d)}%", e.start_s,
                                       f"event-{e.id}") for e in index.events]))
     rows.append(_row("evidence", [_mark("mark", e.detail, f"left:{_pct(e.start_s, d)}%;background:#0072B2", e.start_s,
@@ -128,6 +134,26 @@ def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
     rows.append(_row("speech", [_mark("turn", said.get(u.segment_id, ""), _span_style(u.start_s, u.end_s, d), u.start_s)
                                 for u in index.utterances]))
     return rows
+
+
+def _change_marks(person: int, what: str, changes: list, d: float) -> list[dict]:
+    """A change mark per change point of one of ``person``'s timelines (``what``: "", " voice" or " words")."""
+    return [_mark("change", f"person {person}{what} changes at {c.t_s:.1f}s: {c.before} -> {c.after} "
+                            f"(size {c.magnitude:.2f})", f"left:{_pct(c.t_s, d)}%", c.t_s,
+                  f"change-{person}{what.strip()}-{i}") for i, c in enumerate(changes)]
+
+
+def _speech_row(tl: PersonTimeline, d: float) -> dict:
+    """The row of one person's voice or words timeline (``VideoIndex.speech_timelines``): a cell per stretch of
+    speech at its middle, coloured by the smoothed reading's top label, and the timeline's change points."""
+    what = " voice" if tl.modality == "vocal" else " words"
+    cells = _change_marks(tl.person, what, tl.changes, d)
+    for t, row in zip(tl.times_s, tl.smoothed, strict=True):
+        k = max(range(len(AFFECTNET8)), key=row.__getitem__)
+        cells.append(_mark("cell", f"person {tl.person}{what} {t:.1f}s {AFFECTNET8[k]} {row[k]:.2f}",
+                           f"{_span_style(max(0.0, t - 0.5), min(d, t + 0.5), d)};background:"
+                           f"{LABEL_COLOURS[AFFECTNET8[k]]};opacity:{max(0.15, row[k]):.2f}"))
+    return _row(f"person {tl.person}{what}", cells)
 
 
 def moment_views(answer: Answer, video: Path) -> list[dict]:

@@ -15,7 +15,8 @@ Every measurement runs in a fresh subprocess, so each peak RSS is its own:
   1. index: build the index -> real-time factor (video seconds per wall second) per stage, peak RSS,
      cache size on disk;
   2. session: three queries in one process -> Q1 with models loading and an empty perception cache
-     ("cold"), Q1 again (models loaded, perception cached: "warm"), Q2 (models loaded, new candidates);
+     ("cold"), Q1 again (models loaded, perception cached: "warm"), Q2 (models loaded, new candidates), Q3 (a
+     question about a change of feeling: every person's affect timeline over the whole video, then new candidates);
   3. fresh: Q1 in a new process on the warm cache (what a second ``affectseek ask`` costs);
   4. brute force: every verifier tool (face detection, expression, gestures, gaze) on every frame at
      the verifier's 4 fps over the whole video, the baseline the agentic verifier avoids -> frames,
@@ -39,6 +40,7 @@ sys.path.insert(0, str(REPO))
 MEDIA = REPO.parent / "shared" / "media"
 Q1 = "when does the audience enjoy the show?"
 Q2 = "when does she mention being new?"
+Q3 = "when does her mood change?"
 
 
 def loop_video(src: Path, dst: Path, seconds: float) -> Path:
@@ -131,7 +133,7 @@ def _child(mode: str, video: str, cache: str) -> None:
     else:
         from graphs.pipeline import answer_query
 
-        queries = [Q1, Q1, Q2] if mode == "session" else [Q1]
+        queries = [Q1, Q1, Q2, Q3] if mode == "session" else [Q1]
         result = {"queries": []}
         for q in queries:
             t = time.perf_counter()
@@ -178,7 +180,7 @@ def measure(video: Path, cache: Path, minutes: float, brute: bool = True) -> dic
     session = _run_child("session", video, cache)
     fresh = _run_child("fresh", video, cache)
     d, t = index["duration_s"], index["timings"]
-    q1, q1_again, q2 = session["queries"]
+    q1, q1_again, q2, q3 = session["queries"]
 
     def rtf(*keys: str) -> float:
         return round(d / max(1e-9, sum(t.get(k, 0.0) for k in keys)), 2)
@@ -200,6 +202,9 @@ def measure(video: Path, cache: Path, minutes: float, brute: bool = True) -> dic
         "query_new_in_session_s": q2["wall_s"], "query_warm_fresh_process_s": round(fresh["wall_s"], 2),
         "peak_rss_mib_query": round(max(session["peak_rss_mib"], fresh["peak_rss_mib"])),
         "verifier_frames_2_queries": verifier_frames,
+        "query_change_in_session_s": q3["wall_s"],
+        "verifier_frames_per_question": {q["query"]: q["tool_calls"].get("face_expression_frames", 0)
+                                         for q in (q1, q2, q3)},
     }
     if brute:
         b = _run_child("brute", video, cache)
@@ -241,7 +246,7 @@ def main() -> int:
                 row = {"base": name, **measure(video, Path(tmp) / f"cache-{name}{minutes:g}", minutes, brute=brute)}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-                args.out.write_text(json.dumps({"queries": [Q1, Q2], "cpu_count": os.cpu_count(), "rows": rows},
+                args.out.write_text(json.dumps({"queries": [Q1, Q2, Q3], "cpu_count": os.cpu_count(), "rows": rows},
                                                indent=2))
     keys = list(dict.fromkeys(k for r in rows for k in r if k != "tool_fps"))
     print("| " + " | ".join(keys) + " |\n|" + "---|" * len(keys))

@@ -61,6 +61,12 @@ class VectorIndex:
     def __len__(self) -> int:
         return int(self._index.ntotal)
 
+    def vectors(self) -> np.ndarray:
+        """The stored vectors (N, D) float32, L2-normalised, in the order they were added."""
+        if len(self) == 0:
+            return np.zeros((0, self.dim), np.float32)
+        return self._index.reconstruct_n(0, len(self))
+
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top-``k`` neighbours of each query row.
 

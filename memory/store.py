@@ -29,8 +29,11 @@ from tools.core.media import VideoInfo
 from tools.core.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
 from tools.perception.sound import SoundStats
 from tools.perception.text import transcript_encoder_for
+from tools.perception.text_emotion import load_text_emotion
 from tools.signals.diarization import VoiceTurn
 from tools.signals.events import SocialEvent
+from tools.signals.social import SpeechTurn
+from tools.signals.speech_timeline import speech_timelines
 from tools.signals.timeline import PersonTimeline, affect_timelines, baseline_shifts
 from tools.signals.tracks import TrackSummary, box_similarity
 
@@ -156,6 +159,20 @@ class VideoIndex(StoredRecords):
         """Each person's face reading over the video, baseline, salience and change points
         (``tools.signals.timeline.affect_timelines`` of the index's faces; computed on first use, not stored)."""
         return affect_timelines(self.faces, {t.track_id: t.person_id for t in self.tracks})
+
+    @functools.cached_property
+    def speech_timelines(self) -> list[PersonTimeline]:
+        """Each speaker's voice (``vocal``: the clips' voice readings) and words (``verbal``: the words8 head over each
+        utterance's stored sentence vector) over the video, vocal first (``tools.signals.speech_timeline``; computed on
+        first use, not stored)."""
+        turns = [SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in self.utterances]
+        voice = [(c.start_s, c.end_s, c.voice_emotion) for c in self.clips if c.voice_emotion]
+        words = []
+        if self.utterances and len(self.segment_index) == len(self.transcript.segments):
+            reads = load_text_emotion(self.config.device, self.transcript_encoder).read(self.segment_index.vectors())
+            by_segment = {seg.id: r for seg, r in zip(self.transcript.segments, reads, strict=True)}
+            words = [(u.start_s, u.end_s, by_segment[u.segment_id]) for u in self.utterances if u.segment_id in by_segment]
+        return speech_timelines(voice, turns, "vocal") + speech_timelines(words, turns, "verbal")
 
     @functools.cached_property
     def baseline_shift(self) -> dict[int, dict[str, float]]:

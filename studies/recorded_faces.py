@@ -120,10 +120,11 @@ def _extract(mirrors: Path, out: Path, clips: list[tuple[str, str, str, str]] = 
         git = mirrors / repo / "repo"
         if not git.is_dir():
             raise FileNotFoundError(f"{git} (fetch github:{repo.replace('+', '/')} first)")
-        dst = out / repo / rel
+        commit, _, path = rel.rpartition(":")  # "<commit>:<path>" for a file found only in the history
+        dst = out / repo / path
         dst.parent.mkdir(parents=True, exist_ok=True)
-        dst.write_bytes(subprocess.run(["git", "--git-dir", str(git), "show", f"HEAD:{rel}"], check=True,
-                                       capture_output=True).stdout)
+        dst.write_bytes(subprocess.run(["git", "--git-dir", str(git), "show", f"{commit or 'HEAD'}:{path}"],
+                                       check=True, capture_output=True).stdout)
         paths.append(dst)
     return paths
 
@@ -179,6 +180,34 @@ def evaluate_mafw(mirrors: Path) -> dict:
         return evaluate_clips(_extract(mirrors, Path(tmp), rows), rows)
 
 
+#: RAVDESS actor 05's face crops (224 x 224, 15 frames at 5 fps, the katerynaCh multimodal-emotion-recognition
+#: preprocessing) in a commit of RenatoEsposito1999/Multi-Modal-Emotion-Classification: the audio-video takes
+#: (``01-01-EE-II-SS-RR-05``; the video-only ``02-`` files are the same performances), calm (02) left out (no
+#: AffectNet-8 class). Labels: RAVDESS's emotion code (``evals.data.sources.RAVDESS_LABELS``).
+RAVDESS05_COMMIT = "f2c8166488bd79926892ba625ed29d014ab700cb"
+RAVDESS05_DIR = "modello-test/ravdess_preprocessing/RAVDESS/ACTOR05"
+
+
+def ravdess05_rows() -> list[tuple[str, str, str, str]]:
+    """RAVDESS actor 05's 52 audio-video performances other than calm as rows in the form of ``CLIPS``."""
+    from evals.data.sources import RAVDESS_LABELS
+
+    rows = []
+    for emo in ("01", "03", "04", "05", "06", "07", "08"):
+        for level in (("01",) if emo == "01" else ("01", "02")):
+            for statement, rep in ((a, b) for a in ("01", "02") for b in ("01", "02")):
+                name = f"01-01-{emo}-{level}-{statement}-{rep}-05_facecroppad.avi"
+                rows.append(("RenatoEsposito1999+Multi-Modal-Emotion-Classification",
+                             f"{RAVDESS05_COMMIT}:{RAVDESS05_DIR}/{name}", RAVDESS_LABELS[emo][1], "ravdess-05"))
+    return rows
+
+
+def evaluate_ravdess05(mirrors: Path) -> dict:
+    rows = ravdess05_rows()
+    with tempfile.TemporaryDirectory() as tmp:
+        return evaluate_clips(_extract(mirrors, Path(tmp), rows), rows)
+
+
 def evaluate_clips(paths: list[Path], clips: list[tuple[str, str, str, str]]) -> dict:
     """Read each clip of ``paths`` (rows of ``clips``: source, path, label, person) with every backend of
     ``BACKENDS`` and score every pooling."""
@@ -230,8 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     src.add_argument("--cremad", type=Path, help="folder of CREMA-D clips (python -m evals.data.cremad; test)")
     src.add_argument("--mafw", type=Path, metavar="MIRRORS", help="folder holding the MAFW-database+MAFW snapshot "
                      "(its sample clips; test)")
+    src.add_argument("--ravdess05", type=Path, metavar="MIRRORS", help="folder holding the "
+                     "RenatoEsposito1999+Multi-Modal-Emotion-Classification snapshot (RAVDESS actor 05's face crops; dev)")
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)
+    if args.ravdess05:
+        return report(lambda: evaluate_ravdess05(args.ravdess05), args.json)
     if args.mafw:
         return report(lambda: evaluate_mafw(args.mafw), args.json)
     if args.cremad:

@@ -1,0 +1,76 @@
+"""Each person's voice and words over the whole video: timelines like the face's (``tools.signals.timeline``:
+smoothed, against the person's own baseline, salience, change points), read from stretches of speech.
+
+Input is what an index stores: readings of stretches of speech (each an AffectNet-8 distribution over
+[start_s, end_s) seconds: the voice of a clip's speech, ``memory.store.Clip.voice_emotion``; the words of an
+utterance, the words8 head over its sentence vector) and the utterances with their speakers
+(``tools.signals.social.SpeechTurn``: the person whose lips moved with it or whose voice it is). Pure functions of
+those records.
+
+- **Whose speech**: a stretch is a person's when that person's utterances cover at least ``SPEAKER_SHARE`` of the
+  utterance time inside it (a voice read over two speakers is neither's); a stretch with no known speaker belongs
+  to nobody. Its reading is placed at its middle.
+- **Baseline**: the person's own median reading with ``tools.signals.timeline.MIN_OWN_BASELINE`` stretches or more,
+  else the median over every stretch of the video in that modality (the video's usual sound or words), as for
+  faces (person-specific normalisation, Baltrusaitis et al., 2015).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Literal
+
+import numpy as np
+
+from tools.core.schema import AFFECTNET8
+from tools.signals.social import SpeechTurn
+from tools.signals.timeline import PersonTimeline, median_distribution, person_timeline
+
+#: Least share of the utterance time inside a stretch that one speaker must hold for the stretch to be theirs
+#: (fixed, not tuned: a short interjection by someone else, under a fifth of the speech, leaves it theirs).
+SPEAKER_SHARE = 0.8
+
+#: A reading of one stretch of speech: (start_s, end_s, AffectNet-8 label -> probability).
+SpeechReading = tuple[float, float, dict[str, float]]
+
+
+def speaker_of_stretch(turns: list[SpeechTurn], start_s: float, end_s: float,
+                       min_share: float = SPEAKER_SHARE) -> int | None:
+    """The person who holds at least ``min_share`` of the utterance time of ``turns`` inside [start_s, end_s)
+    (seconds), or None (no utterance inside, or no speaker holds that share; unknown speakers count against)."""
+    held: dict[int | None, float] = defaultdict(float)
+    for u in turns:
+        overlap = min(end_s, u.end_s) - max(start_s, u.start_s)
+        if overlap > 0:
+            held[u.speaker] += overlap
+    total = sum(held.values())
+    if total <= 0:
+        return None
+    who, most = max(held.items(), key=lambda kv: kv[1])
+    return who if who is not None and most >= min_share * total else None
+
+
+def speech_timelines(spans: list[SpeechReading], turns: list[SpeechTurn],
+                     modality: Literal["vocal", "verbal"]) -> list[PersonTimeline]:
+    """One ``PersonTimeline`` (``modality``) per person who holds a read stretch of speech, in order of person id.
+
+    Args:
+        spans: readings of stretches of speech in one modality, (start_s, end_s, reading) in seconds.
+        turns: the utterances with their speakers (person ids; None when unknown).
+        modality: ``vocal`` (the voice) or ``verbal`` (the words).
+    """
+    if not spans:
+        return []
+    x_all = np.asarray([[r.get(k, 0.0) for k in AFFECTNET8] for _, _, r in spans], dtype=np.float64)
+    video_baseline = median_distribution(x_all)
+    per: dict[int, list[int]] = defaultdict(list)
+    for i, (a, b, _) in enumerate(spans):
+        who = speaker_of_stretch(turns, a, b)
+        if who is not None:
+            per[who].append(i)
+    timelines = []
+    for person in sorted(per):
+        rows = sorted(per[person], key=lambda i: spans[i][0] + spans[i][1])
+        times = np.asarray([(spans[i][0] + spans[i][1]) / 2 for i in rows])
+        timelines.append(person_timeline(person, times, x_all[rows], video_baseline, modality))
+    return timelines
