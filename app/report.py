@@ -145,14 +145,18 @@ def _change_marks(person: int, what: str, changes: list, d: float) -> list[dict]
 
 def _speech_row(tl: PersonTimeline, d: float) -> dict:
     """The row of one person's voice or words timeline (``VideoIndex.speech_timelines``): a cell per stretch of
-    speech at its middle, coloured by the smoothed reading's top label, and the timeline's change points."""
+    speech around its middle (up to 1 s each side, at most halfway to the next), coloured by the smoothed reading's
+    top label, and the timeline's change points."""
     what = " voice" if tl.modality == "vocal" else " words"
     cells = _change_marks(tl.person, what, tl.changes, d)
-    for t, row in zip(tl.times_s, tl.smoothed, strict=True):
+    times = tl.times_s
+    for i, (t, row) in enumerate(zip(times, tl.smoothed, strict=True)):
         k = max(range(len(AFFECTNET8)), key=row.__getitem__)
+        lo = max(t - 1.0, (times[i - 1] + t) / 2 if i else 0.0, 0.0)
+        hi = min(t + 1.0, (t + times[i + 1]) / 2 if i + 1 < len(times) else d, d)
         cells.append(_mark("cell", f"person {tl.person}{what} {t:.1f}s {AFFECTNET8[k]} {row[k]:.2f}",
-                           f"{_span_style(max(0.0, t - 0.5), min(d, t + 0.5), d)};background:"
-                           f"{LABEL_COLOURS[AFFECTNET8[k]]};opacity:{max(0.15, row[k]):.2f}"))
+                           f"{_span_style(lo, hi, d)};background:{LABEL_COLOURS[AFFECTNET8[k]]};"
+                           f"opacity:{max(0.15, row[k]):.2f}"))
     return _row(f"person {tl.person}{what}", cells)
 
 
