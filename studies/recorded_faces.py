@@ -243,13 +243,17 @@ def score_clips(pred: list[str | None], clips: list[tuple[str, str, str, str]] =
             "predicted": pred}
 
 
-def mirrors_main(description: str, evaluate_fn: Callable[[Path], dict], argv: list[str] | None = None) -> int:
-    """The command line of a study over the recorded clips: ``--mirrors DIR [--json OUT]`` (``studies.command.report``)."""
+def mirrors_main(description: str, evaluate_fn: Callable[..., dict], argv: list[str] | None = None,
+                 cremad: bool = False) -> int:
+    """The command line of a study over the recorded clips: ``--mirrors DIR [--json OUT]`` (``studies.command.report``);
+    with ``cremad`` also ``--cremad CLIPS``, given to ``evaluate_fn`` after the mirrors."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
+    if cremad:
+        ap.add_argument("--cremad", type=Path, required=True, help="folder of CREMA-D clips (python -m evals.data.cremad)")
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)
-    return report(lambda: evaluate_fn(args.mirrors), args.json)
+    return report(lambda: evaluate_fn(args.mirrors, *([args.cremad] if cremad else [])), args.json)
 
 
 def main(argv: list[str] | None = None) -> int:

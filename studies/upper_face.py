@@ -14,14 +14,12 @@ mean over its frames, beside the default reader (faceres+face8), face8, and two 
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from studies.command import report
 from studies.talking_mouth import hide_mouth
 
 #: Frame rate the recorded clips are read at (section 45 read CREMA-D at 8 fps too).
@@ -120,12 +118,9 @@ def evaluate(mirrors: Path, cremad: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
-    ap.add_argument("--cremad", type=Path, required=True, help="folder of CREMA-D clips (python -m evals.data.cremad)")
-    ap.add_argument("--json", type=Path, default=None, help="write the result here")
-    args = ap.parse_args(argv)
-    return report(lambda: evaluate(args.mirrors, args.cremad), args.json)
+    from studies.recorded_faces import mirrors_main
+
+    return mirrors_main(__doc__.splitlines()[0], evaluate, argv, cremad=True)
 
 
 if __name__ == "__main__":
