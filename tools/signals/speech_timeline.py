@@ -17,6 +17,7 @@ those records.
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from typing import Literal
 
@@ -39,7 +40,7 @@ def speaker_of_stretch(turns: list[SpeechTurn], start_s: float, end_s: float,
     """The person who holds at least ``min_share`` of the utterance time of ``turns`` inside [start_s, end_s)
     (seconds), or None (no utterance inside, or no speaker holds that share; unknown speakers count against)."""
     held: dict[int | None, float] = defaultdict(float)
-    for u in turns:
+    for u in turns:  # callers with many stretches pass the turns near the stretch (``speech_timelines``)
         overlap = min(end_s, u.end_s) - max(start_s, u.start_s)
         if overlap > 0:
             held[u.speaker] += overlap
@@ -63,9 +64,13 @@ def speech_timelines(spans: list[SpeechReading], turns: list[SpeechTurn],
         return []
     x_all = np.asarray([[r.get(k, 0.0) for k in AFFECTNET8] for _, _, r in spans], dtype=np.float64)
     video_baseline = median_distribution(x_all)
+    turns = sorted(turns, key=lambda u: u.start_s)
+    starts = [u.start_s for u in turns]
+    longest = max((u.end_s - u.start_s for u in turns), default=0.0)
     per: dict[int, list[int]] = defaultdict(list)
-    for i, (a, b, _) in enumerate(spans):
-        who = speaker_of_stretch(turns, a, b)
+    for i, (a, b, _) in enumerate(spans):  # only turns starting within ``longest`` before the stretch can reach it
+        near = turns[bisect.bisect_left(starts, a - longest):bisect.bisect_left(starts, b)]
+        who = speaker_of_stretch(near, a, b)
         if who is not None:
             per[who].append(i)
     timelines = []
