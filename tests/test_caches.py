@@ -132,12 +132,14 @@ def cold_run(tmp_path_factory):
 @pytest.mark.slow
 def test_a_cold_run_writes_nothing_inside_the_environment(cold_run):
     """Files under the virtual environment and librosa's folder created or changed by the run: none (a
-    concurrent ``pip install`` into the same environment would show up here too). numba's cache is in
-    ``<cache>/tmp/numba`` instead."""
+    concurrent ``pip install`` into the same environment would show up here too). A library that compiles
+    kernels on first use (numba, for parts of librosa) writes its cache under ``<cache>/tmp``
+    (``tools.core.runtime``); the default run's voice front end imports only librosa's filters, which compile
+    nothing (``tools.perception.voices.mel_frames``)."""
     assert cold_run.proc.returncode == 0, cold_run.proc.stderr
     changed = sorted(p for p, st in cold_run.after.items() if p not in cold_run.before or cold_run.before[p] != st)
     assert changed == []
-    assert list((cold_run.cache / "tmp" / "numba").rglob("*.nbi")), "numba's cache index is not under the cache"
+    assert not list(cold_run.cache.rglob("*.nbi"))  # nothing was compiled, so a first run does not wait for it
 
 
 def _moments(answer: dict) -> list:
