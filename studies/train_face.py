@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -34,10 +35,13 @@ from tools.perception.expression import FACE8_HEAD, Face8
 C_GRID = (0.001, 0.003, 0.01)
 
 
-def dev_features(face8: Face8, seed: int = 0, without_fusion_fold: bool = False) -> dict[str, np.ndarray]:
+def dev_features(face8: Face8, seed: int = 0, without_fusion_fold: bool = False,
+                 transform: Callable[[np.ndarray], np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Head inputs of the dev split and its mirror: ``x`` (2N, D), ``y``, ``w`` (sample weights before
     class balancing), ``val`` (True for the validation part), ``ck`` (True for CK+). With
-    ``without_fusion_fold`` the fusion fold's faces (``evals.data.assemble.in_fusion_fold``) are left out."""
+    ``without_fusion_fold`` the fusion fold's faces (``evals.data.assemble.in_fusion_fold``) are left out;
+    ``transform`` (uint8 crops (N, H, W) -> the same shape) is applied to the crops before they are mirrored
+    (``studies.upper_face``: the mouth hidden)."""
     parts = {k: [] for k in ("x", "y", "w", "val", "ck")}
     rng = np.random.default_rng(seed)
     for name, weight in (("rafdb", 1.0), ("ckplus", 4.0)):
@@ -46,6 +50,8 @@ def dev_features(face8: Face8, seed: int = 0, without_fusion_fold: bool = False)
         if without_fusion_fold:
             dev &= ~np.asarray([in_fusion_fold(name, r) for r in load_manifest(default_root(), name)])
         x, y = d["x"][dev], d["y"][dev]
+        if transform is not None:
+            x = transform(x)
         if name == "ckplus":
             val = np.asarray([int(p[1:]) % 3 == 1 for p in d["person"][dev]])
         else:
@@ -75,11 +81,12 @@ def _accuracy(face8: Face8, head: dict, x: np.ndarray, y: np.ndarray) -> float:
     return float((p.argmax(1) == y[:n]).mean())
 
 
-def train(out: Path, seed: int = 0, without_fusion_fold: bool = False, c_fixed: float | None = None) -> dict:
+def train(out: Path, seed: int = 0, without_fusion_fold: bool = False, c_fixed: float | None = None,
+          transform: Callable[[np.ndarray], np.ndarray] | None = None) -> dict:
     """Select C on the dev validation part (or take ``c_fixed``), refit on all dev data (without the
-    fusion fold when asked), write the head to ``out``."""
+    fusion fold when asked; crops through ``transform`` when given, ``dev_features``), write the head to ``out``."""
     face8 = Face8(head=None)
-    f = dev_features(face8, seed, without_fusion_fold)
+    f = dev_features(face8, seed, without_fusion_fold, transform)
     if c_fixed is not None:
         save_head(out, fit_head(f["x"], f["y"], f["w"], c_fixed))
         return {"C": c_fixed, "without_fusion_fold": without_fusion_fold, "n_train_with_mirrors": len(f["y"])}

@@ -27,40 +27,12 @@ READ_FPS = 8.0
 
 
 def fit_upper_head(out: Path) -> dict:
-    """Fit the upper-face head (see the module doc) into ``out``; returns the C selection log."""
-    from studies.faces import face_crops
-    from studies.heads import save_head
-    from studies.train_face import C_GRID, _accuracy, fit_head
-    from tools.perception.expression import Face8
+    """Fit the upper-face head (see the module doc) into ``out``: face8's training (``studies.train_face.train``) on
+    the dev crops with the mouth hidden; returns the C selection log."""
+    from studies.train_face import train
 
-    face8 = Face8(head=None)
-    rng = np.random.default_rng(0)
-    parts: dict[str, list] = {k: [] for k in ("x", "y", "w", "val", "ck")}
-    for name, weight in (("rafdb", 1.0), ("ckplus", 4.0)):
-        d = face_crops(name)
-        dev = d["split"] == "dev"
-        x, y = hide_mouth(d["x"][dev]), d["y"][dev]
-        if name == "ckplus":
-            val = np.asarray([int(p[1:]) % 3 == 1 for p in d["person"][dev]])
-        else:
-            val = np.zeros(len(y), bool)
-            val[rng.choice(len(y), size=len(y) // 10, replace=False)] = True
-        for crops in (x, np.ascontiguousarray(x[:, :, ::-1])):
-            parts["x"].append(np.concatenate([face8.features(crops[i:i + 512]) for i in range(0, len(crops), 512)]))
-            parts["y"].append(y)
-            parts["w"].append(np.full(len(y), weight))
-            parts["val"].append(val)
-            parts["ck"].append(np.full(len(y), name == "ckplus"))
-    f = {k: np.concatenate(v) for k, v in parts.items()}
-    log = []
-    for c in C_GRID:
-        head = fit_head(f["x"][~f["val"]], f["y"][~f["val"]], f["w"][~f["val"]], c)
-        acc = {k: round(_accuracy(face8, head, f["x"][f["val"] & s], f["y"][f["val"] & s]), 4)
-               for k, s in (("val_ck", f["ck"]), ("val_raf", ~f["ck"]))}
-        log.append({"C": c, **acc, "mean": round((acc["val_ck"] + acc["val_raf"]) / 2, 4)})
-    best = max(log, key=lambda r: r["mean"])
-    save_head(out, fit_head(f["x"], f["y"], f["w"], best["C"]))
-    return {"selection": log, "C": best["C"]}
+    fitted = train(out, transform=hide_mouth)
+    return {"selection": fitted["selection"], "C": fitted["C"]}
 
 
 def clip_crops(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
