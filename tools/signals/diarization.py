@@ -17,9 +17,14 @@ Pure functions of typed records (the embedding model is ``tools.perception.voice
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import numpy as np
 from pydantic import BaseModel, Field
+
+T = TypeVar("T")
+K = TypeVar("K")
 
 #: Window length and hop (seconds): GE2E's 1.6 s partial utterances (Resemblyzer ``partials_n_frames``),
 #: half overlapping.
@@ -103,13 +108,20 @@ def voice_turns(windows: list[tuple[float, float]], labels: np.ndarray) -> list[
     return turns
 
 
-def voice_of(turns: list[VoiceTurn], start_s: float, end_s: float) -> int | None:
-    """The voice heard longest in [start_s, end_s) (seconds); None when no turn overlaps it."""
-    heard: dict[int, float] = defaultdict(float)
+def seconds_within(turns: Iterable[T], start_s: float, end_s: float, key: Callable[[T], K]) -> dict[K, float]:
+    """Seconds of [start_s, end_s) covered by ``turns`` (records with ``start_s`` / ``end_s``), summed per ``key(turn)``;
+    turns that do not overlap the span are left out."""
+    held: dict[K, float] = defaultdict(float)
     for t in turns:
         overlap = min(end_s, t.end_s) - max(start_s, t.start_s)
         if overlap > 0:
-            heard[t.voice] += overlap
+            held[key(t)] += overlap
+    return held
+
+
+def voice_of(turns: list[VoiceTurn], start_s: float, end_s: float) -> int | None:
+    """The voice heard longest in [start_s, end_s) (seconds); None when no turn overlaps it."""
+    heard = seconds_within(turns, start_s, end_s, lambda t: t.voice)
     return max(heard, key=heard.get) if heard else None
 
 

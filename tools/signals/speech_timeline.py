@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 
 from tools.core.schema import AFFECTNET8
+from tools.signals.diarization import seconds_within
 from tools.signals.social import SpeechTurn
 from tools.signals.timeline import PersonTimeline, median_distribution, person_timeline
 
@@ -39,11 +40,7 @@ def speaker_of_stretch(turns: list[SpeechTurn], start_s: float, end_s: float,
                        min_share: float = SPEAKER_SHARE) -> int | None:
     """The person who holds at least ``min_share`` of the utterance time of ``turns`` inside [start_s, end_s)
     (seconds), or None (no utterance inside, or no speaker holds that share; unknown speakers count against)."""
-    held: dict[int | None, float] = defaultdict(float)
-    for u in turns:  # callers with many stretches pass the turns near the stretch (``speech_timelines``)
-        overlap = min(end_s, u.end_s) - max(start_s, u.start_s)
-        if overlap > 0:
-            held[u.speaker] += overlap
+    held = seconds_within(turns, start_s, end_s, lambda u: u.speaker)  # many stretches: pass the turns near each
     total = sum(held.values())
     if total <= 0:
         return None

@@ -21,7 +21,8 @@ records.
   linear computational cost", JASA 107(500)) with the L2 cost on the raw (n, 8) readings (``ruptures``'
   ``KernelCPD`` with the linear kernel, whose cost is the L2 cost and whose penalised search is PELT in C: the same
   change points as its pure-Python ``Pelt(model="l2")``, which took 44 s on an hour's faces, in under a second)
-  and a BIC-type penalty (Schwarz, 1978) for a change in the mean of 8 dimensions: ``PENALTY_SCALE * (8 + 1) * log(n) * sigma^2``, where sigma^2 is the noise variance of the noisiest label,
+  and a BIC-type penalty (Schwarz, 1978) for a change in the mean of 8 dimensions:
+  ``PENALTY_SCALE * (8 + 1) * log(n) * sigma^2``, where sigma^2 is the noise variance of the noisiest label,
   estimated from first differences (median absolute deviation / 0.6745, squared, halved: the difference of
   two noisy readings has twice their variance). Change points whose two sides' mean readings are less than
   ``MIN_CHANGE`` apart (total variation) are dropped, weakest first, joining their segments; a change's time
