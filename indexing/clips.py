@@ -9,6 +9,7 @@ embedder: the mean of the clip's frame vectors instead).
 
 from __future__ import annotations
 
+import bisect
 from typing import Literal
 
 import numpy as np
@@ -89,13 +90,14 @@ def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float,
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,
                events: list[SocialEvent], audio: np.ndarray, voice, captions: list[tuple[float, str]] = (),
                caption_every_s: float = 10.0) -> list[Clip]:
-    """One ``Clip`` per window (seconds), ids ``c<i>``; ``voice`` is a voice-emotion model or None; an
+    """One ``Clip`` per window (seconds), ids ``c<i>``, from ``affect`` in time order; ``voice`` is a voice-emotion model or None; an
     empty ``audio`` (``--no-audio``) gives no sound; ``captions`` are (keyframe time, caption) pairs
     (``tools.perception.captions``)."""
     regions = transcript.speech_regions or [(s.start_s, s.end_s) for s in transcript.segments]
+    times = [fr.t for fr in affect]  # in time order, as observed
     clips = []
     for i, (s, e) in enumerate(windows):
-        frames = [fr for fr in affect if s <= fr.t < e]
+        frames = affect[bisect.bisect_left(times, s) : bisect.bisect_left(times, e)]
         faces = [f for fr in frames for f in fr.faces]
         n_max = max((len(fr.faces) for fr in frames), default=0)
         expr = {lab: round(float(np.mean([f.expression[lab] for f in faces])), 4) if faces else 0.0

@@ -122,6 +122,31 @@ def test_pitch_of_synthetic_tones_and_noise():
     assert len(pitch_track(0.01 * np.random.default_rng(1).normal(size=sr), sr)) == 0  # unvoiced
 
 
+def test_pitch_track_is_the_per_frame_autocorrelation_pitch_on_real_speech():
+    """The FFT form gives the F0 that Boersma's per-frame autocorrelation (``np.correlate``, the definition) gives,
+    frame for frame, on recorded speech of two speakers, a quiet copy and a span cut mid-frame."""
+    from tools.perception.prosody import F0_MAX_HZ, F0_MIN_HZ, VOICING_THRESHOLD, pitch_track
+
+    def by_definition(audio: np.ndarray, sr: int) -> list[float]:
+        n, lo, hi = int(0.04 * sr), int(sr / F0_MAX_HZ), int(sr / F0_MIN_HZ)
+        frames = audio[: len(audio) // n * n].reshape(-1, n).astype(np.float64)
+        energy = (frames**2).mean(axis=1)
+        out = []
+        for fr in frames[energy > energy.max() * 1e-3]:
+            ac = np.correlate(fr - fr.mean(), fr - fr.mean(), mode="full")[n - 1 :]
+            if ac[0] > 0 and ac[lo:hi].max() / ac[0] >= VOICING_THRESHOLD:
+                out.append(sr / (lo + int(np.argmax(ac[lo:hi]))))
+        return out
+
+    sr = 16_000
+    jfk = load_audio(shared_media("jfk.flac"))
+    ravdess = load_audio(REPO / "tests" / "data" / "ravdess" / "03-01-05-02-01-01-20.flac")
+    for audio in (jfk, ravdess, 1e-4 * jfk, jfk[1234:50_000]):
+        f0 = pitch_track(audio, sr)
+        assert len(f0) > 20
+        assert f0.tolist() == by_definition(audio, sr)
+
+
 def test_onnx_text_encoder_matches_sentence_transformers(tmp_path):
     from tools.perception.text import SentenceTransformerEncoder
     from tools.perception.text_onnx import OnnxSentenceEncoder

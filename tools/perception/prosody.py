@@ -19,25 +19,27 @@ F0_MIN_HZ, F0_MAX_HZ = 70.0, 400.0
 
 
 def pitch_track(audio: np.ndarray, sample_rate: int, frame_s: float = 0.04) -> np.ndarray:
-    """F0 in Hz of each voiced frame of ``audio`` (mono float, shape (n,)); empty when none is voiced."""
+    """F0 in Hz of each voiced frame of ``audio`` (mono float, shape (n,)), in frame order; empty when none is voiced.
+
+    Every frame's autocorrelation comes at once from its zero-padded real FFT (power spectrum, then the inverse
+    transform: Wiener-Khinchin), normalised by the frame's energy; the F0 lags and voicing decisions are the same
+    as a per-frame ``np.correlate`` gives (checked on 1,846 4-second clips of speech, ``evals/RESULTS.md`` section 52).
+    """
     n = int(frame_s * sample_rate)
-    if len(audio) < n:
+    lo, hi = int(sample_rate / F0_MAX_HZ), int(sample_rate / F0_MIN_HZ)
+    if len(audio) < n or hi >= n:
         return np.zeros(0)
     frames = audio[: len(audio) // n * n].reshape(-1, n).astype(np.float64)
     energy = (frames**2).mean(axis=1)
-    loud = energy > energy.max() * 1e-3
-    lo, hi = int(sample_rate / F0_MAX_HZ), int(sample_rate / F0_MIN_HZ)
-    out = []
-    for fr in frames[loud]:
-        fr = fr - fr.mean()
-        ac = np.correlate(fr, fr, mode="full")[n - 1 :]
-        if ac[0] <= 0 or hi >= n:
-            continue
-        ac = ac / ac[0]
-        lag = lo + int(np.argmax(ac[lo:hi]))
-        if ac[lag] >= VOICING_THRESHOLD:
-            out.append(sample_rate / lag)
-    return np.array(out)
+    frames = frames[energy > energy.max() * 1e-3]
+    frames -= frames.mean(axis=1, keepdims=True)
+    power = (frames**2).sum(axis=1)
+    frames, power = frames[power > 0], power[power > 0]
+    spectrum = np.fft.rfft(frames, n=2 * n, axis=1)
+    ac = np.fft.irfft(spectrum.real**2 + spectrum.imag**2, n=2 * n, axis=1)[:, lo:hi] / power[:, None]
+    best = ac.argmax(axis=1)
+    voiced = ac[np.arange(len(ac)), best] >= VOICING_THRESHOLD
+    return sample_rate / (lo + best[voiced])
 
 
 def dbfs(amplitude: float) -> float:
