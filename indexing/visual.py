@@ -12,6 +12,7 @@ tracks are re-identified across shots by face identity descriptors (``tools.sign
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from tools.core.media import VideoInfo, iter_frames, sampling_start
 from tools.core.schema import Box, FrameFaces
 from tools.perception.crops import box_in_crop, crop_face
 from tools.perception.engine import FrameObservation, PerceptionEngine
+from tools.perception.identity import CPU_IDENTITY_BACKENDS
+from tools.perception.identity_worker import IdentityWorker
 from tools.signals.shots import ChangeTrace, hard_cuts
 from tools.signals.tracks import TrackSummary, link_tracks, reidentify
 
@@ -35,6 +38,9 @@ REID_FACES = 2
 the most confident one: on the sample the performer's two tracks are 0.50 apart with 1 face, 0.43 with 2,
 0.39 with 3). Each descriptor costs ~75 ms on one core, so 2 keeps re-identification near 1/14 of the
 video's duration on cut-heavy footage (``benches/``)."""
+REID_POOL_MIN = 64
+"""With this many identity descriptors or more (about 4 s of dlib on one core), a worker process computes half of
+them beside the build (``_descriptors``, ``tools.perception.identity_worker``); fewer are not worth starting a process for (about 1 s)."""
 REID_MIN_FACE_PX = 32
 """Faces smaller than this (box height, pixels) get no identity descriptor: dlib's 150 px chip of a
 smaller face is mostly upsampling blur."""
@@ -162,35 +168,62 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
     """Save each track's most confident face crop (kept from the pass, ``face_jpeg``) as its thumbnail under
     ``out/thumbs`` and, with an ``engine``, re-identify tracks across shots: each track's identity
     descriptor is the mean over its ``REID_FACES`` most confident faces of at least ``REID_MIN_FACE_PX``
-    pixels (``tools.perception.identity`` on the kept crops), read as ``TrackSummary.appearance`` (``tools.perception.appearance``),
-    and ``tools.signals.tracks.reidentify`` gives each track its ``person``."""
-    import cv2
-
+    pixels (``tools.perception.identity`` on the kept crops, ``_descriptors``), read as ``TrackSummary.appearance``
+    (``tools.perception.appearance``), and ``tools.signals.tracks.reidentify`` gives each track its ``person``."""
     faces = {f.id: f for fr in affect for f in fr.faces}
     (out / "thumbs").mkdir(exist_ok=True)
-    result, descriptors = [], {}
+    result, jobs = [], {}
     for tr in tracks:
         ranked = sorted((faces[i] for i in tr.observation_ids), key=lambda f: -f.det_score)
         update: dict = {"thumbnail": None}
         if crops.get(ranked[0].id):
             update["thumbnail"] = f"thumbs/track_{tr.track_id}.jpg"
             (out / update["thumbnail"]).write_bytes(crops[ranked[0].id])
-        if engine is not None:
-            sized = [f for f in ranked if (f.box.y1 - f.box.y0) * info.height >= REID_MIN_FACE_PX
-                     and crops.get(f.id)][:REID_FACES]
-            vecs = []
-            for f in sized:
-                crop = cv2.cvtColor(cv2.imdecode(np.frombuffer(crops[f.id], np.uint8), cv2.IMREAD_COLOR),
-                                    cv2.COLOR_BGR2RGB)
-                vecs.append(engine.describe(crop, [box_in_crop((info.height, info.width), f.box, THUMB_MARGIN)])[0])
-            if vecs:
-                descriptors[tr.track_id] = np.mean(vecs, axis=0)
-                update["appearance"] = engine.appearance(np.stack(vecs))
+        sized = [f for f in ranked if (f.box.y1 - f.box.y0) * info.height >= REID_MIN_FACE_PX
+                 and crops.get(f.id)][:REID_FACES]
+        if sized:
+            jobs[tr.track_id] = [(crops[f.id], box_in_crop((info.height, info.width), f.box, THUMB_MARGIN))
+                                 for f in sized]
         result.append(tr.model_copy(update=update))
     if engine is None:
         return result
+    described = _descriptors(engine, jobs)
+    descriptors = {tid: np.mean(vecs, axis=0) for tid, vecs in described.items()}
+    result = [tr.model_copy(update={"appearance": engine.appearance(np.stack(described[tr.track_id]))})
+              if tr.track_id in described else tr for tr in result]
     person = reidentify(result, descriptors)
     return [tr.model_copy(update={"person": person[tr.track_id]}) for tr in result]
+
+
+def _descriptors(engine: PerceptionEngine, jobs: dict[str, list[tuple[bytes, Box]]],
+                 pool_min: int = REID_POOL_MIN) -> dict[str, list[np.ndarray]]:
+    """Identity descriptors of each track's face crops (``jobs``: track id -> (JPEG crop, face box in the crop)).
+    With ``pool_min`` crops or more, on a CPU backend and 2+ cores, a worker process
+    (``tools.perception.identity_worker``) computes the later half of the tracks while this process computes the
+    first. The descriptors are the same either way; if the worker fails, this process computes its share too."""
+    backend = engine.config.identity_backend
+    ids = list(jobs)
+    n = sum(len(v) for v in jobs.values())
+    split = len(ids)
+    if n >= pool_min and backend in CPU_IDENTITY_BACKENDS and (os.cpu_count() or 1) >= 2:
+        count, split = 0, 0
+        while count < n // 2:
+            count += len(jobs[ids[split]])
+            split += 1
+    theirs = [c for tid in ids[split:] for c in jobs[tid]]
+    worker = IdentityWorker(backend, theirs) if theirs else None
+    mine = {tid: [engine.describe(_rgb(data), [box])[0] for data, box in jobs[tid]] for tid in ids[:split]}
+    flat = worker.result() if worker is not None else []
+    if flat is None:
+        flat = [engine.describe(_rgb(data), [box])[0] for data, box in theirs]
+    it = iter(flat)
+    return {**mine, **{tid: [next(it) for _ in jobs[tid]] for tid in ids[split:]}}
+
+
+def _rgb(jpeg: bytes) -> np.ndarray:
+    import cv2
+
+    return cv2.cvtColor(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
 
 def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, embedder, ckpt: Checkpoints,

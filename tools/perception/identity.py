@@ -87,9 +87,35 @@ class DlibFaceIdentity:
 FACE_IDENTITIES: Registry[FaceIdentity] = Registry("identity")
 
 
+#: Backends that run on the CPU whatever the device (a share of their work may go to a worker process).
+CPU_IDENTITY_BACKENDS = frozenset({"dlib"})
+
+
 @FACE_IDENTITIES.register("dlib")
 def _load_dlib(device: str = "cpu") -> FaceIdentity:
     return DlibFaceIdentity()  # CPU only, whatever ``device`` says (module doc)
+
+
+def describe_crops(backend: str, crops: list[tuple[bytes, Box]]) -> list[np.ndarray]:
+    """Identity descriptors (D,) float32, one per ``(JPEG bytes of an RGB face crop, the face's box in that crop,
+    normalized image coordinates)``, by the CPU backend ``backend`` (loaded once per process). A plain function
+    of picklable arguments, so the index build can hand a share of its descriptors to a worker process: dlib holds
+    the GIL, and a second thread computes no faster (``evals/RESULTS.md`` section 53).
+
+    Raises:
+        tools.core.registry.UnknownBackendError, tools.core.registry.BackendUnavailableError: as ``load_face_identity``.
+        ValueError: a crop is not a decodable image.
+    """
+    import cv2
+
+    ident = load_face_identity(backend)
+    out = []
+    for data, box in crops:
+        bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if bgr is None:
+            raise ValueError("a face crop is not a decodable image")
+        out.append(ident.describe(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), [box])[0])
+    return out
 
 
 def load_face_identity(name: str = "dlib", **opts: object) -> FaceIdentity:
