@@ -11,7 +11,6 @@ script without a main guard is not run twice. The pickles travel only between th
 
 from __future__ import annotations
 
-import os
 import pickle
 import subprocess
 import sys
@@ -21,7 +20,7 @@ import numpy as np
 
 from tools.core.schema import Box
 
-_REPO = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[2]
 
 
 class IdentityWorker:
@@ -29,10 +28,9 @@ class IdentityWorker:
     identity ``backend``; started on construction, collected by ``result``."""
 
     def __init__(self, backend: str, crops: list[tuple[bytes, Box]]) -> None:
-        path = [str(_REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-        self._proc = subprocess.Popen([sys.executable, "-m", "tools.perception.identity_worker"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        # run from the folder holding this package, so ``-m`` finds this ``tools`` whatever the caller's folder holds
+        self._proc = subprocess.Popen([sys.executable, "-m", "tools.perception.identity_worker"], cwd=_ROOT,
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._n = len(crops)
         payload = (backend, [(data, (b.x0, b.y0, b.x1, b.y1)) for data, b in crops])
         try:
