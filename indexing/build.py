@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from indexing.clips import clip_vectors, clip_windows, make_clips
+from indexing.observe import save_index_frames
 from indexing.speech import ASR_CHUNK_S, transcribe_track
 from indexing.visual import VISUAL_CHUNK_S, observe_video
 from memory.cache import VideoCache, file_sha256
@@ -208,6 +209,8 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr") as pool:
         speech = pool.submit(_speech_pass, info, cfg, ckpt, progress) if overlap else None  # CTranslate2: no GIL
         visual = observe_video(info, cfg, engine, embedder, ckpt, out, progress, timings, visual_chunk_s)
+        if cfg.index_gestures:
+            save_index_frames(out, visual.observed)
         timings["decode_faces"] = time.perf_counter() - t
         audio, transcript, voices, timings["transcribe"], timings["diarize"] = (
             speech.result() if speech is not None else _speech_pass(info, cfg, ckpt, progress))

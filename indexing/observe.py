@@ -10,10 +10,14 @@ is recomputed and overwritten, never used; chunks stored by an earlier ``OBSERVA
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import numpy as np
 
 from memory.cache import read_json, write_json
 from memory.store import VideoIndex
@@ -24,6 +28,10 @@ from tools.perception.engine import FrameObservation, PerceptionEngine, load_eng
 #: (2: gaze targets drop shared attention, ``tools.perception.gaze.SHARED_ATTENTION_COS``; 3: times on the file's clock,
 #: frames on the grid of the first video frame, ``tools.core.media.sampling_start``).
 OBSERVATION_VERSION = 3
+#: Folder of an index holding its own frames' gaze and hands, one file per minute of video (``save_index_frames``),
+#: beside ``faces.json``: a verifier frame that is an index frame is read back from them, not observed again.
+INDEX_FRAMES_DIR = "frames"
+INDEX_FRAMES_S = 60.0
 
 
 def _tool_key(name: str) -> str:
@@ -44,6 +52,10 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
 
     Returns:
         (frames with their chunk file, tool names ``{"face": ..., "social": "<gestures>|<gaze>"}``).
+
+    A frame the index pass already observed with hands (the same decoded frame: the sampling grids share the first
+    video frame) is read back from the index (``index_frames``) instead of observed again: the same models gave
+    the same records, renumbered as this chunk numbers its frames (``renumbered``).
     """
     count = count or (lambda _name, _n=1: None)
     engine = engine or load_engine(index.config.perception())
@@ -62,9 +74,13 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
             count("visual_cached_chunks", 1)
         else:
             first = sampling_start(index.info, c0, fps)  # the same frames whatever the file's first timestamp
-            frames = engine.observe(iter_frames(index.info.path, fps, first, c1), f"f{k}.", hands=True)
+            known, kept = index_frames(index, c0, c1), []
+            computed = engine.observe(_unknown(iter_frames(index.info.path, fps, first, c1), known, kept), f"f{k}.",
+                                      hands=True)
+            frames = [renumbered(fr, f"f{k}.{n}.") for n, fr in enumerate(sorted(computed + kept, key=lambda f: f.t))]
             for name in ("face_expression_frames", "gesture_frames", "gaze_frames"):
-                count(name, len(frames))
+                count(name, len(computed))
+            count("index_frames_reused", len(kept))
             write_json(path, frames)
             if not names_path.is_file():
                 write_json(names_path, engine.tool_names(hands=True))
@@ -86,3 +102,60 @@ def _stored(path: Path) -> list[FrameObservation] | None:
         return [FrameObservation.model_validate(f) for f in read_json(path)]
     except (OSError, ValueError, TypeError):  # pydantic's ValidationError is a ValueError
         return None
+
+
+def _unknown(frames: Iterator[tuple[float, np.ndarray]], known: dict[float, FrameObservation],
+             kept: list[FrameObservation]) -> Iterator[tuple[float, np.ndarray]]:
+    """``frames`` without those whose time is in ``known``; their observations are added to ``kept`` instead."""
+    for t, frame in frames:
+        if t in known:
+            kept.append(known[t])
+        else:
+            yield t, frame
+
+
+def renumbered(frame: FrameObservation, prefix: str) -> FrameObservation:
+    """``frame`` with the record ids the engine gives a frame observed with id prefix ``prefix`` (faces
+    ``<prefix><i>``, gaze ``<face id>.gaze``, hands ``h<prefix minus its first character><i or pose>``), no track ids."""
+    faces = [f.model_copy(update={"id": f"{prefix}{i}", "track_id": None}) for i, f in enumerate(frame.faces)]
+    gaze = [g.model_copy(update={"id": f"{f.id}.gaze"}) for f, g in zip(faces, frame.gaze, strict=True)]
+    hands = [h.model_copy(update={"id": f"h{prefix[1:]}{h.id.rsplit('.', 1)[1]}"}) for h in frame.hands]
+    return FrameObservation(t=frame.t, faces=faces, gaze=gaze, hands=hands)
+
+
+def save_index_frames(out: Path, observed: list[FrameObservation]) -> None:
+    """Write the gaze and hands of the index pass's frames (time order) under ``out/INDEX_FRAMES_DIR``, one file per
+    ``INDEX_FRAMES_S`` seconds of video (``<n>.json``: a list of ``{"t", "gaze", "hands"}``)."""
+    (out / INDEX_FRAMES_DIR).mkdir(exist_ok=True)
+    by_file: dict[int, list[dict]] = {}
+    for fr in observed:
+        by_file.setdefault(int(fr.t // INDEX_FRAMES_S), []).append({"t": fr.t, "gaze": fr.gaze, "hands": fr.hands})
+    for n, rows in by_file.items():
+        write_json(out / INDEX_FRAMES_DIR / f"{n:05d}.json", rows)
+
+
+def index_frames(index: VideoIndex, start_s: float, end_s: float) -> dict[float, FrameObservation]:
+    """The index pass's observations (faces from ``faces.json`` with their gaze and hands) of its frames in
+    [start_s, end_s), by frame time in seconds; empty for an index stored without them (built without hands, or
+    by an earlier version)."""
+    times = [fr.t for fr in index.faces]
+    out = {}
+    for fr in index.faces[bisect.bisect_left(times, start_s) : bisect.bisect_left(times, end_s)]:
+        path = index.dir / INDEX_FRAMES_DIR / f"{int(fr.t // INDEX_FRAMES_S):05d}.json"
+        try:
+            social = _social_file(path, path.stat().st_mtime_ns).get(fr.t)
+        except OSError:  # an index stored without them
+            continue
+        if social is not None:
+            out[fr.t] = FrameObservation(t=fr.t, faces=fr.faces, gaze=social["gaze"], hands=social["hands"])
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _social_file(path: Path, _mtime_ns: int) -> dict[float, dict]:
+    """One file of ``save_index_frames`` by frame time (read once per version of the file); empty when it does not
+    parse."""
+    try:
+        return {row["t"]: row for row in read_json(path)}
+    except (OSError, ValueError, TypeError, KeyError):
+        return {}

@@ -3,8 +3,9 @@
 
 An index directory (``memory.cache.VideoCache.index_dir``) holds ``clips.json``, ``transcript.json``,
 ``faces.json``, ``tracks.json``, ``events.json``, ``utterances.json``, ``voices.json``, three FAISS files and
-``manifest.json``. ``save_index`` writes them (into a staging directory the cache renames into place);
-``load_index`` reads them back into a ``VideoIndex``. Building the records is ``indexing.build``'s work.
+``manifest.json`` (and ``frames/``, the index frames' gaze and hands the verifier reads back: ``indexing.observe``).
+``save_index`` writes them (into a staging directory the cache renames into place); ``load_index`` reads them back
+into a ``VideoIndex``. Building the records is ``indexing.build``'s work.
 """
 
 from __future__ import annotations

@@ -1,0 +1,48 @@
+"""The verifier reads the index pass's own frames back instead of observing them again, with the same records."""
+
+from __future__ import annotations
+
+import shutil
+
+from indexing.build import open_index
+from indexing.observe import INDEX_FRAMES_DIR, observe_span, renumbered
+from memory.index_config import IndexConfig
+from tests.conftest import SAMPLE
+from tools.core.schema import AFFECTNET8, Box, FaceObservation, Gaze, HandObservation
+from tools.perception.engine import FrameObservation
+
+
+def test_an_index_frame_renumbered_carries_the_ids_the_engine_gives_that_frame():
+    expr = {k: 1 / 8 for k in AFFECTNET8}
+    faces = [FaceObservation(id=f"a37.{i}", t=37.0, box=Box(x0=0.1 * i, y0=0.1, x1=0.1 * i + 0.1, y1=0.3),
+                             det_score=0.9, expression=expr, track_id=4 + i) for i in range(2)]
+    hand = {"t": 37.0, "handedness": "Left", "score": 0.9, "gesture": "point", "extended": ["index"],
+            "wrist": (0.5, 0.5), "index_tip": (0.6, 0.5)}
+    frame = FrameObservation(t=37.0, faces=faces, gaze=[Gaze(id="a37.0.gaze", looking_at=1), Gaze(id="a37.1.gaze")],
+                             hands=[HandObservation(id="h37.0", **hand), HandObservation(id="h37.pose", **hand)])
+    out = renumbered(frame, "f18.4.")
+    assert [f.id for f in out.faces] == ["f18.4.0", "f18.4.1"] and {f.track_id for f in out.faces} == {None}
+    assert [g.id for g in out.gaze] == ["f18.4.0.gaze", "f18.4.1.gaze"] and out.gaze[0].looking_at == 1
+    assert [h.id for h in out.hands] == ["h18.4.0", "h18.4.pose"]
+    assert out.faces[1].expression == expr and out.faces[1].box == faces[1].box
+
+
+def test_the_verifier_reads_a_quarter_of_its_frames_from_the_index_and_stores_the_same_records(tmp_path):
+    index = open_index(SAMPLE, IndexConfig(), tmp_path)
+    assert (index.dir / INDEX_FRAMES_DIR).is_dir()
+    counts: dict[str, int] = {}
+
+    def count(name: str, n: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + n
+
+    read_back, _ = observe_span(index, 4.0, 0.0, 10.0, count)
+    index_frames = [fr for fr in index.faces if fr.t < 10.0]  # the index pass's 1 fps frames, on the same grid
+    assert counts["index_frames_reused"] == len(index_frames) >= 9
+    assert counts["face_expression_frames"] + counts["index_frames_reused"] == len(read_back)
+    shutil.rmtree(index.cache.dir / "perception")
+    shutil.rmtree(index.dir / INDEX_FRAMES_DIR)  # as an index stored without its frames: every frame observed
+    counts.clear()
+    observed, _ = observe_span(index, 4.0, 0.0, 10.0, count)
+    assert counts.get("index_frames_reused", 0) == 0 and counts["face_expression_frames"] == len(observed)
+    assert len(observed) == len(read_back) >= 36
+    assert [fr.model_dump() for fr, _ in observed] == [fr.model_dump() for fr, _ in read_back]
