@@ -17,6 +17,7 @@ Every measurement runs in a fresh subprocess, so each peak RSS is its own:
   2. session: three queries in one process -> Q1 with models loading and an empty perception cache
      ("cold"), Q1 again (models loaded, perception cached: "warm"), Q2 (models loaded, new candidates), Q3 (a
      question about a change of feeling: every person's affect timeline over the whole video, then new candidates);
+     per question, the frames the verifier observed and those it read back from the index pass;
   3. fresh: Q1 in a new process on the warm cache (what a second ``affectseek ask`` costs);
   4. brute force: every verifier tool (face detection, expression, gestures, gaze) on every frame at
      the verifier's 4 fps over the whole video, the baseline the agentic verifier avoids -> frames,
@@ -205,6 +206,8 @@ def measure(video: Path, cache: Path, minutes: float, brute: bool = True) -> dic
         "query_change_in_session_s": q3["wall_s"],
         "verifier_frames_per_question": {q["query"]: q["tool_calls"].get("face_expression_frames", 0)
                                          for q in (q1, q2, q3)},
+        "index_frames_read_back_per_question": {q["query"]: q["tool_calls"].get("index_frames_reused", 0)
+                                                for q in (q1, q2, q3)},
     }
     if brute:
         b = _run_child("brute", video, cache)
