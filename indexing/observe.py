@@ -74,7 +74,8 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
             count("visual_cached_chunks", 1)
         else:
             first = sampling_start(index.info, c0, fps)  # the same frames whatever the file's first timestamp
-            known, kept = index_frames(index, c0, c1), []
+            known = index_frames(index, c0, c1) if engine.config == cfg.perception() else {}  # the index's models
+            kept: list[FrameObservation] = []
             computed = engine.observe(_unknown(iter_frames(index.info.path, fps, first, c1), known, kept), f"f{k}.",
                                       hands=True)
             frames = [renumbered(fr, f"f{k}.{n}.") for n, fr in enumerate(sorted(computed + kept, key=lambda f: f.t))]
@@ -146,8 +147,10 @@ def index_frames(index: VideoIndex, start_s: float, end_s: float) -> dict[float,
             social = _social_file(path, path.stat().st_mtime_ns).get(fr.t)
         except OSError:  # an index stored without them
             continue
-        if social is not None:
+        try:
             out[fr.t] = FrameObservation(t=fr.t, faces=fr.faces, gaze=social["gaze"], hands=social["hands"])
+        except (TypeError, KeyError, ValueError):  # missing, or not records (pydantic's ValidationError): observed
+            continue
     return out
 
 

@@ -40,7 +40,8 @@ the most confident one: on the sample the performer's two tracks are 0.50 apart 
 video's duration on cut-heavy footage (``benches/``)."""
 REID_POOL_MIN = 64
 """With this many identity descriptors or more (about 4 s of dlib on one core), a worker process computes half of
-them beside the build (``_descriptors``, ``tools.perception.identity_worker``); fewer are not worth starting a process for (about 1 s)."""
+them beside the build (``_descriptors``, ``tools.perception.identity_worker``); fewer are not worth starting a
+process for (about 1 s)."""
 REID_MIN_FACE_PX = 32
 """Faces smaller than this (box height, pixels) get no identity descriptor: dlib's 150 px chip of a
 smaller face is mostly upsampling blur."""
@@ -195,8 +196,8 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
     return [tr.model_copy(update={"person": person[tr.track_id]}) for tr in result]
 
 
-def _descriptors(engine: PerceptionEngine, jobs: dict[str, list[tuple[bytes, Box]]],
-                 pool_min: int = REID_POOL_MIN) -> dict[str, list[np.ndarray]]:
+def _descriptors(engine: PerceptionEngine, jobs: dict[int, list[tuple[bytes, Box]]],
+                 pool_min: int = REID_POOL_MIN) -> dict[int, list[np.ndarray]]:
     """Identity descriptors of each track's face crops (``jobs``: track id -> (JPEG crop, face box in the crop)).
     With ``pool_min`` crops or more, on a CPU backend and 2+ cores, a worker process
     (``tools.perception.identity_worker``) computes the later half of the tracks while this process computes the

@@ -32,7 +32,7 @@ def test_the_worker_process_gives_the_descriptors_this_process_gives():
     assert there is not None and len(there) == len(crops)
     assert all(np.array_equal(a, b) for a, b in zip(here, there, strict=True))
     # the build's split: the later tracks' crops go to the worker, the result is the same per track
-    jobs = {f"t{i}": crops[i : i + 2] for i in range(0, len(crops), 2)}
+    jobs = {i // 2: crops[i : i + 2] for i in range(0, len(crops), 2)}  # track id -> its crops
     split = _descriptors(engine, jobs, pool_min=1)
     alone = _descriptors(engine, jobs, pool_min=10**9)
     assert split.keys() == alone.keys() == jobs.keys()
