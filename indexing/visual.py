@@ -24,7 +24,7 @@ from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
 from tools.core.media import VideoInfo, iter_frames, sampling_start
 from tools.core.schema import Box, FrameFaces
-from tools.perception.crops import box_in_crop, crop_face
+from tools.perception.crops import box_in_crop, crop_face, jpeg_rgb
 from tools.perception.engine import FrameObservation, PerceptionEngine
 from tools.perception.identity import CPU_IDENTITY_BACKENDS
 from tools.perception.identity_worker import IdentityWorker
@@ -211,20 +211,16 @@ def _descriptors(engine: PerceptionEngine, jobs: dict[int, list[tuple[bytes, Box
         while count < n // 2:
             count += len(jobs[ids[split]])
             split += 1
+
+    def here(crops: list[tuple[bytes, Box]]) -> list[np.ndarray]:
+        return [engine.describe(jpeg_rgb(data), [box])[0] for data, box in crops]
+
     theirs = [c for tid in ids[split:] for c in jobs[tid]]
     worker = IdentityWorker(backend, theirs) if theirs else None
-    mine = {tid: [engine.describe(_rgb(data), [box])[0] for data, box in jobs[tid]] for tid in ids[:split]}
+    mine = {tid: here(jobs[tid]) for tid in ids[:split]}
     flat = worker.result() if worker is not None else []
-    if flat is None:
-        flat = [engine.describe(_rgb(data), [box])[0] for data, box in theirs]
-    it = iter(flat)
+    it = iter(flat if flat is not None else here(theirs))
     return {**mine, **{tid: [next(it) for _ in jobs[tid]] for tid in ids[split:]}}
-
-
-def _rgb(jpeg: bytes) -> np.ndarray:
-    import cv2
-
-    return cv2.cvtColor(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
 
 def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, embedder, ckpt: Checkpoints,

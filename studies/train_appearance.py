@@ -39,11 +39,9 @@ C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0)
 
 
 def _describe_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    import cv2
-
     from indexing.visual import THUMB_MARGIN, face_jpeg
     from studies.faces import shown_face
-    from tools.perception.crops import box_in_crop
+    from tools.perception.crops import box_in_crop, jpeg_rgb
     from tools.perception.faces import load_face_detector
     from tools.perception.identity import load_face_identity
 
@@ -55,9 +53,7 @@ def _describe_batch(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
             vecs.append(np.zeros(128, np.float32))
             found.append(False)
             continue
-        crop = cv2.cvtColor(cv2.imdecode(np.frombuffer(face_jpeg(frame, box), np.uint8), cv2.IMREAD_COLOR),
-                            cv2.COLOR_BGR2RGB)
-        vecs.append(ident.describe(crop, [box_in_crop(frame.shape[:2], box, THUMB_MARGIN)])[0])
+        vecs.append(ident.describe(jpeg_rgb(face_jpeg(frame, box)), [box_in_crop(frame.shape[:2], box, THUMB_MARGIN)])[0])
         found.append(True)
     return np.stack(vecs), np.asarray(found)
 

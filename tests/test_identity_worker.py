@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexing.visual import THUMB_MARGIN, _descriptors, _rgb, face_jpeg
+from indexing.visual import THUMB_MARGIN, _descriptors, face_jpeg
 from memory.index_config import IndexConfig
 from tests.conftest import SAMPLE
 from tools.core.media import iter_frames
-from tools.perception.crops import box_in_crop
+from tools.perception.crops import box_in_crop, jpeg_rgb
 from tools.perception.engine import load_engine
 from tools.perception.identity_worker import IdentityWorker
 
@@ -27,7 +27,7 @@ def test_the_worker_process_gives_the_descriptors_this_process_gives():
     engine = load_engine(IndexConfig().perception())
     crops = _sample_crops()
     assert len(crops) >= 20  # the sample's performer, pianist and audience
-    here = [engine.describe(_rgb(data), [box])[0] for data, box in crops]
+    here = [engine.describe(jpeg_rgb(data), [box])[0] for data, box in crops]
     there = IdentityWorker("dlib", crops).result()
     assert there is not None and len(there) == len(crops)
     assert all(np.array_equal(a, b) for a, b in zip(here, there, strict=True))

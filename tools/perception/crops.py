@@ -1,6 +1,6 @@
 """Face crops every face model here reads: the box of a face (normalized image coordinates) cut from an RGB
 frame with a margin, in colour (``crop_face``) or as the grey square the expression models read (``gray_crop``),
-and the box's place inside such a crop (``box_in_crop``); ``CropReader``, the base of the expression readers that
+the box's place inside such a crop (``box_in_crop``) and a kept JPEG crop decoded (``jpeg_rgb``); ``CropReader``, the base of the expression readers that
 read such crops. Needs only numpy and OpenCV (the schema is imported where a box is built), so the face network
 and its trainer import it where pydantic is not installed."""
 
@@ -25,6 +25,20 @@ def crop_bounds(shape: tuple[int, ...], box: Box, margin: float = 0.1) -> tuple[
     x0, y0 = int(max(0, cx - side / 2)), int(max(0, cy - side / 2))
     x1, y1 = int(min(w, cx + side / 2)), int(min(h, cy + side / 2))
     return x0, y0, max(x1, x0 + 1), max(y1, y0 + 1)
+
+
+def jpeg_rgb(data: bytes) -> np.ndarray:
+    """The RGB uint8 image (H, W, 3) in JPEG bytes (a face crop the index kept, ``indexing.visual.face_jpeg``).
+
+    Raises:
+        ValueError: the bytes are not a decodable image.
+    """
+    import cv2
+
+    bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if bgr is None:
+        raise ValueError("a face crop is not a decodable image")
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
 
 
 def crop_face(frame: np.ndarray, box: Box, margin: float = 0.1) -> np.ndarray:

@@ -106,16 +106,10 @@ def describe_crops(backend: str, crops: list[tuple[bytes, Box]]) -> list[np.ndar
         tools.core.registry.UnknownBackendError, tools.core.registry.BackendUnavailableError: as ``load_face_identity``.
         ValueError: a crop is not a decodable image.
     """
-    import cv2
+    from tools.perception.crops import jpeg_rgb
 
     ident = load_face_identity(backend)
-    out = []
-    for data, box in crops:
-        bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-        if bgr is None:
-            raise ValueError("a face crop is not a decodable image")
-        out.append(ident.describe(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), [box])[0])
-    return out
+    return [ident.describe(jpeg_rgb(data), [box])[0] for data, box in crops]
 
 
 def load_face_identity(name: str = "dlib", **opts: object) -> FaceIdentity:
