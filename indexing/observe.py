@@ -139,8 +139,7 @@ def index_frames(index: VideoIndex, start_s: float, end_s: float) -> dict[float,
     """The index pass's observations (faces from ``faces.json`` with their gaze and hands) of its frames in
     [start_s, end_s), by frame time in seconds; empty for an index stored without them (built without hands, or
     by an earlier version)."""
-    times = [fr.t for fr in index.faces]
-    out = {}
+    times, out = index.face_times, {}
     for fr in index.faces[bisect.bisect_left(times, start_s) : bisect.bisect_left(times, end_s)]:
         path = index.dir / INDEX_FRAMES_DIR / f"{int(fr.t // INDEX_FRAMES_S):05d}.json"
         try:

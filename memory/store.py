@@ -130,7 +130,8 @@ class VideoIndex(StoredRecords):
         return transcript_encoder_for(self.config.transcript_encoder, self.transcript)
 
     @functools.cached_property
-    def _times(self) -> list[float]:
+    def face_times(self) -> list[float]:
+        """The time (s) of each index frame in ``faces``, increasing (for bisection)."""
         return [fr.t for fr in self.faces]
 
     @functools.cached_property
@@ -204,7 +205,7 @@ class VideoIndex(StoredRecords):
         enough; None when there is none."""
         window = 0.75 / self.config.sample_fps
         best, best_sim = None, min_similarity
-        lo, hi = bisect.bisect_left(self._times, t - window), bisect.bisect_right(self._times, t + window)
+        lo, hi = bisect.bisect_left(self.face_times, t - window), bisect.bisect_right(self.face_times, t + window)
         cuts = self._sorted_cuts
         for fr in self.faces[lo:hi]:
             if bisect.bisect_right(cuts, max(fr.t, t)) > bisect.bisect_right(cuts, min(fr.t, t)):  # a cut between
