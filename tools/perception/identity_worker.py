@@ -2,8 +2,8 @@
 
 dlib holds the GIL while it computes a descriptor, so a second thread adds nothing (58.5 ms a descriptor alone,
 59.0 ms with two threads; ``evals/RESULTS.md`` section 53). ``IdentityWorker`` starts
-``python -m tools.perception.identity_worker``, which reads one pickled ``(backend, [(JPEG bytes, (x0, y0, x1,
-y1)), ...])`` from stdin (boxes in normalized image coordinates of the crop), computes the descriptors with
+``python -m tools.perception.identity_worker``, which reads one pickled ``(backend, [(JPEG bytes, Box), ...])`` from
+stdin (boxes in normalized image coordinates of the crop), computes the descriptors with
 ``tools.perception.identity.describe_crops`` and writes their pickled list of (D,) float32 arrays to stdout. A
 subprocess rather than ``multiprocessing``: nothing of the caller's ``__main__`` is imported again, so a user's
 script without a main guard is not run twice. The pickles travel only between the build and the child it started.
@@ -32,9 +32,8 @@ class IdentityWorker:
         self._proc = subprocess.Popen([sys.executable, "-m", "tools.perception.identity_worker"], cwd=_ROOT,
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._n = len(crops)
-        payload = (backend, [(data, (b.x0, b.y0, b.x1, b.y1)) for data, b in crops])
         try:
-            pickle.dump(payload, self._proc.stdin)
+            pickle.dump((backend, crops), self._proc.stdin)
             self._proc.stdin.close()
         except OSError:  # the child died before reading: ``result`` says so
             pass
@@ -54,8 +53,7 @@ def _main() -> None:
     from tools.perception.identity import describe_crops
 
     backend, crops = pickle.load(sys.stdin.buffer)
-    vecs = describe_crops(backend, [(data, Box(x0=x0, y0=y0, x1=x1, y1=y1)) for data, (x0, y0, x1, y1) in crops])
-    pickle.dump(vecs, sys.stdout.buffer)
+    pickle.dump(describe_crops(backend, crops), sys.stdout.buffer)
     sys.stdout.buffer.flush()
 
 
