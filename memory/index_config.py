@@ -15,7 +15,7 @@ from tools.core.runtime import DEVICE_PATTERN
 from tools.perception.engine import PerceptionConfig
 from tools.perception.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 21
+INDEX_FORMAT = 22
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 

@@ -19,7 +19,8 @@ clips' frames, ``tools/models/FACERES.md``, so its figures here are development 
 ``--cremad DIR`` reads instead the CREMA-D clips that ``python -m evals.data.cremad`` writes (recorded test
 data: 100 clips of 64 actors no reader was trained or chosen on; label and person from the file name).
 ``--mafw MIRRORS`` reads MAFW's sample clips (``MAFW_CLIPS``: film and TV scenes, in the wild, 10 fps GIFs
-without sound, from the MAFW-database/MAFW snapshot; recorded test data no reader was trained or chosen on). A
+without sound, from the MAFW-database/MAFW snapshot; read once as test data, section 37, then development data:
+section 55 chose the faceres weights partly on them; never trained on). A
 clip with a compound label (two or three emotions) counts as right when the reading names any of them.
 
 Pooling a (n_frames, 8) array of AffectNet-8 distributions into one (8,): an expression rises from neutral to

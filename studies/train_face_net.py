@@ -36,7 +36,9 @@ import shutil
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -158,33 +160,30 @@ def validate(net, data: dict, device) -> dict:
     return res
 
 
-def train(data_dir: Path, out: Path, config: str, epochs: int = EPOCHS, seed: int = 0, device: str = "cuda") -> dict:
-    """Fit one configuration (module doc); writes ``out/faceres_<config>.{npz,json}`` and returns the log."""
+def class_weights(y: np.ndarray) -> np.ndarray:
+    """Per-face weights (N,) of inverse square-root label frequency for AffectNet-8 labels ``y`` (N,)."""
+    counts = np.bincount(y, minlength=N_LABELS).astype(np.float64)
+    return np.where(counts > 0, 1 / np.sqrt(np.maximum(counts, 1)), 0)[y]
+
+
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, config: str, epochs: int = EPOCHS, seed: int = 0,
+        device: str = "cuda", on_epoch: Callable[[int, float, Any], None] | None = None):
+    """Fit a fresh faceres network on uint8 faces ``x`` (N, 48, 48) with AffectNet-8 labels ``y``, (N,) indices or (N, 8)
+    label distributions, and per-face weights ``w`` (N,) (module doc: SGD, one-cycle rate, label smoothing, configuration ``config``'s augmentation).
+    ``on_epoch(epoch, loss, net)`` is called after every tenth epoch and the last. Returns the network, on ``device``."""
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    with np.load(data_dir / "faces.npz") as f:
-        raw = {k: f[k] for k in f.files}
-    data = {"x": _decode(raw["blob"], raw["offsets"]), "y": raw["y"], "source": raw["source"], "val": raw["val"]}
-    if "rblob" in raw:
-        data.update(rx=_decode(raw["rblob"], raw["roffsets"]), rclip=raw["rclip"], rlabel=raw["rlabel"])
-    fit = ~data["val"]
-    y = data["y"][fit]
-    counts = np.bincount(y, minlength=N_LABELS).astype(np.float64)
-    cw = np.where(counts > 0, 1 / np.sqrt(np.maximum(counts, 1)), 0)
-    w = cw[y] * np.where(data["source"][fit] == SOURCES.index("ckplus"), CK_WEIGHT, 1.0)
     w = torch.tensor(w / w.mean(), dtype=torch.float32, device=device)
-    x = torch.from_numpy(data["x"][fit]).to(device)
-    yt = torch.from_numpy(y).long().to(device)
+    x = torch.from_numpy(x).to(device)
+    yt = torch.from_numpy(y).to(device)
+    yt = yt.long() if yt.ndim == 1 else yt.float()
     net = build_network().to(device).to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(net.parameters(), lr=LR, momentum=0.9, nesterov=True, weight_decay=WEIGHT_DECAY)
     steps = epochs * math.ceil(len(y) / BATCH)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=LR, total_steps=steps, pct_start=0.15)
     aug = Augment(CONFIGS[config], device, seed)
-    log: dict = {"config": config, "steps": list(CONFIGS[config]), "epochs": epochs, "seed": seed,
-                 "n_fit": len(y), "history": []}
-    t0 = time.time()
     for epoch in range(epochs):
         order = torch.randperm(len(y), device=device)
         for i in range(0, len(y), BATCH):
@@ -197,15 +196,51 @@ def train(data_dir: Path, out: Path, config: str, epochs: int = EPOCHS, seed: in
             loss.backward()
             opt.step()
             sched.step()
-        if epoch % 10 == 9 or epoch == epochs - 1:
-            log["history"].append({"epoch": epoch + 1, "loss": round(float(loss.detach()), 4), "s": round(time.time() - t0, 1),
-                                   **validate(net, data, device)})
-            print(json.dumps(log["history"][-1]), flush=True)
-    log["final"] = log["history"][-1]
+        if on_epoch is not None and (epoch % 10 == 9 or epoch == epochs - 1):
+            on_epoch(epoch + 1, float(loss.detach()), net)
+    return net
+
+
+def save_state(net, path: Path) -> None:
+    """Write ``net``'s state dict to ``path`` (npz, floating tensors as float16), the form ``FaceRes`` loads."""
     state = {k: v.detach().float().cpu().numpy().astype(np.float16 if v.dtype.is_floating_point else v.cpu().numpy().dtype)
              for k, v in net.state_dict().items()}
-    out.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out / f"faceres_{config}.npz", **state)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **state)
+
+
+def load_faces(data_dir: Path) -> dict:
+    """``data_dir/faces.npz`` (``export``) decoded: ``x`` (N, 48, 48) uint8, ``y``, ``source``, ``val``, and the
+    recorded crops ``rx``, ``rclip``, ``rlabel`` when it has them."""
+    with np.load(data_dir / "faces.npz") as f:
+        raw = {k: f[k] for k in f.files}
+    data = {"x": _decode(raw["blob"], raw["offsets"]), "y": raw["y"], "source": raw["source"], "val": raw["val"]}
+    if "rblob" in raw:
+        data.update(rx=_decode(raw["rblob"], raw["roffsets"]), rclip=raw["rclip"], rlabel=raw["rlabel"])
+    return data
+
+
+def still_weights(data: dict, mask: np.ndarray) -> np.ndarray:
+    """Weights (mask.sum(),) of the still faces under ``mask``: class weights, CK+ faces ``CK_WEIGHT`` times more."""
+    return class_weights(data["y"][mask]) * np.where(data["source"][mask] == SOURCES.index("ckplus"), CK_WEIGHT, 1.0)
+
+
+def train(data_dir: Path, out: Path, config: str, epochs: int = EPOCHS, seed: int = 0, device: str = "cuda") -> dict:
+    """Fit one configuration (module doc); writes ``out/faceres_<config>.{npz,json}`` and returns the log."""
+    data = load_faces(data_dir)
+    fit_mask = ~data["val"]
+    log: dict = {"config": config, "steps": list(CONFIGS[config]), "epochs": epochs, "seed": seed,
+                 "n_fit": int(fit_mask.sum()), "history": []}
+    t0 = time.time()
+
+    def record(epoch: int, loss: float, net) -> None:
+        log["history"].append({"epoch": epoch, "loss": round(loss, 4), "s": round(time.time() - t0, 1),
+                               **validate(net, data, device)})
+        print(json.dumps(log["history"][-1]), flush=True)
+
+    net = fit(data["x"][fit_mask], data["y"][fit_mask], still_weights(data, fit_mask), config, epochs, seed, device, record)
+    log["final"] = log["history"][-1]
+    save_state(net, out / f"faceres_{config}.npz")
     (out / f"faceres_{config}.json").write_text(json.dumps(log, indent=1) + "\n")
     return log
 

@@ -101,3 +101,42 @@ def test_the_training_augmentation_quantises_like_jpeg_and_keeps_the_face_in_ran
     assert torch.allclose(block_means(coarse), block_means(x), atol=0.02)
     out = aug(x.repeat(64, 1, 1, 1).float())
     assert out.shape == (64, 1, 48, 48) and float(out.min()) >= -1 and float(out.max()) <= 1
+
+
+def test_a_network_fitted_by_the_training_recipe_loads_as_a_faceres_reader(tmp_path):
+    """``studies.train_face_net.fit`` on hard labels and on label distributions (FER+'s form), then ``save_state``:
+    the file loads as the reader the pipeline uses, reads crops as distributions, and carries a name of its own,
+    so an index read with other weights is never taken for one read with these."""
+    from studies.train_face_net import class_weights, fit, save_state
+    from tools.perception.face_resnet import FaceRes
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, (64, 48, 48), dtype=np.uint8)
+    hard = np.arange(64) % 8
+    soft = np.eye(8)[hard] * 0.7 + np.eye(8)[(hard + 1) % 8] * 0.3
+    for y in (hard, soft):
+        net = fit(x, y, class_weights(hard), "plain", epochs=1, device="cpu")
+        save_state(net, tmp_path / "faceres.npz")
+        reader = FaceRes(tmp_path / "faceres.npz")
+        probs = reader.classify_crops(rng.integers(0, 256, (3, 64, 64), dtype=np.uint8))
+        assert probs.shape == (3, 8) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+        assert reader.name != FaceRes().name and reader.name.startswith("faceres:faceres.npz@")
+
+
+def test_the_shipped_reader_is_the_mean_of_its_two_networks(tmp_path):
+    """The shipped file holds two networks (keys ``m0.``, ``m1.``; ``tools/models/FACERES.md``): its reading of the
+    performer's face is the mean of what each network alone reads."""
+    from tools.perception.crops import gray_crop
+    from tools.perception.face_resnet import FACERES_WEIGHTS, FaceRes
+
+    frame, boxes = _performer_faces()
+    crops = np.stack([gray_crop(frame, b) for b in boxes])
+    with np.load(FACERES_WEIGHTS) as f:
+        arrays = {k: f[k] for k in f.files}
+    assert {k.split(".", 1)[0] for k in arrays} == {"m0", "m1"}
+    alone = []
+    for m in ("m0", "m1"):
+        np.savez(tmp_path / f"{m}.npz", **{k[len(m) + 1:]: v for k, v in arrays.items() if k.startswith(m + ".")})
+        alone.append(FaceRes(tmp_path / f"{m}.npz").classify_crops(crops))
+    assert np.allclose(FaceRes().classify_crops(crops), np.mean(alone, axis=0), atol=1e-5)
+    assert not np.allclose(alone[0], alone[1], atol=1e-3)  # two trainings, two readings

@@ -7,14 +7,16 @@ stages of two basic blocks, each stage halving the resolution (48 -> 24 -> 12 ->
 About 1.9 M parameters, 80 M multiply-adds per face.
 
 Weights: ``tools/models/faceres.npz`` (float16 arrays named as the module's ``state_dict``), trained by
-``python -m studies.train_face_net`` on the dev splits of CK+, RAF-DB and FER2013 (model card
-``tools/models/FACERES.md``). The crop is the pipeline's
+``python -m studies.recorded_net`` (the recipe of ``studies.train_face_net``) on the dev splits of CK+, RAF-DB and
+FER2013 and on recorded CREMA-D frames (model card ``tools/models/FACERES.md``). The crop is the pipeline's
 (``tools.perception.crops.gray_crop``, 64x64) shrunk to 48x48 (``INPUT``) with area interpolation.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -71,10 +73,12 @@ def network_input(crops: np.ndarray) -> np.ndarray:
 
 class FaceRes(CropReader):
     """The faceres expression reader: AffectNet-8 probabilities from grey face crops, the mean over the crop
-    and its mirror image (test-time flip).
+    and its mirror image (test-time flip) and over the file's networks (the shipped file holds two, trained alike
+    from two seeds: an ensemble by averaging, which halves the spread between trainings; ``FACERES.md``).
 
     Args:
-        weights: ``.npz`` of the network's ``state_dict`` (default ``FACERES_WEIGHTS``).
+        weights: ``.npz`` of the network's ``state_dict``, or of several with keys prefixed ``m0.``, ``m1.``, ...
+            (default ``FACERES_WEIGHTS``).
         device: torch device: ``cpu`` (default), ``cuda`` or ``cuda:N``.
 
     Raises:
@@ -88,18 +92,22 @@ class FaceRes(CropReader):
         path = Path(weights) if weights else FACERES_WEIGHTS
         if not path.is_file():
             raise FileNotFoundError(f"{path}: faceres weights not found")
-        self.name = f"faceres:{path.name}"
+        self.name = f"faceres:{path.name}@{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
         self.device = device
-        net = build_network()
+        self._torch_device = torch_device(device)
         with np.load(path) as f:
             arrays = {k: f[k] for k in f.files}
-        state = {k: torch.from_numpy(v.astype(np.float32) if v.dtype.kind == "f" else v) for k, v in arrays.items()}
-        try:
-            net.load_state_dict(state)
-        except RuntimeError as e:
-            raise ValueError(f"{path}: not faceres weights ({str(e).splitlines()[0]})") from None
-        self._torch_device = torch_device(device)
-        self._net = net.eval().to(self._torch_device)
+        self._nets = []
+        members = {m.group() for k in arrays if (m := re.match(r"m\d+\.", k))}
+        for prefix in sorted(members) or [""]:
+            net = build_network()
+            state = {k[len(prefix):]: torch.from_numpy(v.astype(np.float32) if v.dtype.kind == "f" else v)
+                     for k, v in arrays.items() if k.startswith(prefix)}
+            try:
+                net.load_state_dict(state)
+            except RuntimeError as e:
+                raise ValueError(f"{path}: not faceres weights ({str(e).splitlines()[0]})") from None
+            self._nets.append(net.eval().to(self._torch_device))
 
     def classify_crops(self, crops: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for uint8 grey crops (N, S, S) (the pipeline's are 64x64)."""
@@ -108,9 +116,10 @@ class FaceRes(CropReader):
         if not len(crops):
             return np.zeros((0, N_LABELS), dtype=np.float32)
         x = torch.from_numpy(network_input(crops)).to(self._torch_device)
-        with torch.inference_mode():  # one pass over the crops and their mirror images
-            p = torch.softmax(self._net(torch.cat([x, torch.flip(x, dims=[3])])), 1)
-        return ((p[: len(x)] + p[len(x):]) / 2).cpu().numpy().astype(np.float32)
+        x = torch.cat([x, torch.flip(x, dims=[3])])  # one pass over the crops and their mirror images
+        with torch.inference_mode():
+            p = torch.stack([torch.softmax(net(x), 1) for net in self._nets]).mean(0)
+        return ((p[: len(crops)] + p[len(crops):]) / 2).cpu().numpy().astype(np.float32)
 
 
 class MeanReader(CropReader):
