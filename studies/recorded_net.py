@@ -56,12 +56,15 @@ SETS = ("cremad", "sec25", "ravdess05", "mafw")
 ENSEMBLE = ("cremad4", "cremad4_1")
 
 
-def _set_rows(name: str, cremad: Path) -> tuple[list[tuple[str, str, str, str]], Path | None]:
+def _set_clips(name: str, cremad: Path, mirrors: Path, tmp: Path) -> tuple[list[Path], list[tuple[str, str, str, str]]]:
+    """Set ``name``'s clip files (the other sets' written under ``tmp`` from their snapshots under ``mirrors``) and their
+    rows in the form of ``studies.recorded_faces.CLIPS``."""
     from studies import recorded_faces as rf
 
     if name == "cremad":
-        return rf.cremad_clips(cremad)[1], cremad
-    return {"sec25": rf.CLIPS, "ravdess05": rf.ravdess05_rows(), "mafw": rf.mafw_rows()}[name], None
+        return rf.cremad_clips(cremad)
+    rows = {"sec25": rf.CLIPS, "ravdess05": rf.ravdess05_rows(), "mafw": rf.mafw_rows()}[name]
+    return rf._extract(mirrors, tmp, rows), rows
 
 
 def export(data: Path, cremad: Path, mirrors: Path) -> Path:
@@ -70,7 +73,6 @@ def export(data: Path, cremad: Path, mirrors: Path) -> Path:
 
     from evals.data.assemble import default_root, load_manifest
     from evals.data.ferplus import soft_labels
-    from studies.recorded_faces import _extract, cremad_clips
     from studies.recorded_heads import clip_crops
     from studies.train_face_net import _encode
     from tools.core.schema import AFFECTNET8
@@ -78,9 +80,8 @@ def export(data: Path, cremad: Path, mirrors: Path) -> Path:
 
     face8, out, data_root = Face8(), {}, default_root()
     for name in SETS:
-        rows, folder = _set_rows(name, cremad)
         with tempfile.TemporaryDirectory() as tmp:
-            paths = cremad_clips(folder)[0] if folder else _extract(mirrors, Path(tmp), rows)
+            paths, rows = _set_clips(name, cremad, mirrors, Path(tmp))
             x, clip = clip_crops(paths)
         out[f"{name}_blob"], out[f"{name}_offsets"] = _encode(x)
         out[f"{name}_clip"], out[f"{name}_face8"] = clip, face8.classify_crops(x)
@@ -91,10 +92,11 @@ def export(data: Path, cremad: Path, mirrors: Path) -> Path:
     for k, (_, held) in enumerate(GroupKFold(n_splits=FOLDS).split(fold, groups=out["cremad_person"])):
         fold[held] = k
     out["cremad_fold"] = fold
-    fp = np.load(data_root / "ferplus.npz")
-    soft, keep = soft_labels(fp["votes"], fp["unknown"], fp["not_face"])
+    with np.load(data_root / "ferplus.npz") as fp:
+        soft, keep = soft_labels(fp["votes"], fp["unknown"], fp["not_face"])
+        matched = fp["matched"]
     dev = np.asarray([r["split"] == "dev" for r in load_manifest(data_root, "fer2013")])
-    out["ferplus_soft"], out["ferplus_use"] = soft[dev], (keep & fp["matched"])[dev]
+    out["ferplus_soft"], out["ferplus_use"] = soft[dev], (keep & matched)[dev]
     out["cremad_y"] = np.asarray([AFFECTNET8.index(lab) for lab in out["cremad_label"]])
     np.savez(data / "recorded.npz", **out)
     return data / "recorded.npz"
@@ -103,46 +105,35 @@ def export(data: Path, cremad: Path, mirrors: Path) -> Path:
 def _job(data: Path, out: Path, run: str, fold: int | str, device: str) -> tuple[str, dict]:
     """Fit one job (module doc) and return its key and readings: ``cremad`` (frames, 8) where it may read them
     (the held-out fold, or every frame for ``all``), and the other sets' for ``all``."""
-    from studies.train_face_net import (
-        CK_WEIGHT,
-        N_LABELS,
-        SOURCES,
-        _decode,
-        _predict,
-        class_weights,
-        fit,
-        load_faces,
-        save_state,
-        validate,
-    )
+    from studies import train_face_net as tf
 
-    stills = load_faces(data)
+    stills = tf.load_faces(data)
     with np.load(data / "recorded.npz") as f:
         rec = {k: f[k] for k in f.files}
-    sets = {s: _decode(rec[f"{s}_blob"], rec[f"{s}_offsets"]) for s in SETS}
+    sets = {s: tf._decode(rec[f"{s}_blob"], rec[f"{s}_offsets"]) for s in SETS}
     seed, labels, weight = RUNS[run]
-    y = np.eye(N_LABELS)[stills["y"]]
+    y = np.eye(tf.N_LABELS)[stills["y"]]
     if labels == "ferplus":
-        fer = np.flatnonzero(stills["source"] == SOURCES.index("fer2013"))
+        fer = np.flatnonzero(stills["source"] == tf.SOURCES.index("fer2013"))
         y[fer[rec["ferplus_use"]]] = rec["ferplus_soft"][rec["ferplus_use"]]
     keep = ~stills["val"]
     x, y = stills["x"][keep], y[keep]
-    factor = np.where(stills["source"][keep] == SOURCES.index("ckplus"), CK_WEIGHT, 1.0)
+    factor = tf.source_factor(stills["source"][keep])
     frame_fold = rec["cremad_fold"][rec["cremad_clip"]]
     if weight:
         add = frame_fold != fold
         x = np.concatenate([x, sets["cremad"][add]])
-        y = np.concatenate([y, np.eye(N_LABELS)[rec["cremad_y"][rec["cremad_clip"]][add]]])
+        y = np.concatenate([y, np.eye(tf.N_LABELS)[rec["cremad_y"][rec["cremad_clip"]][add]]])
         factor = np.concatenate([factor, np.full(int(add.sum()), weight)])
-    w = class_weights(y.argmax(1)) * factor
+    w = tf.class_weights(y.argmax(1)) * factor
     t0 = time.time()
-    net = fit(x, y, w, "plain", EPOCHS, seed, device)
+    net = tf.fit(x, y, w, "plain", EPOCHS, seed, device)
     net.eval()
-    read = {"cremad": _predict(net, sets["cremad"] if fold == "all" else sets["cremad"][frame_fold == fold], device)}
+    read = {"cremad": tf._predict(net, sets["cremad"] if fold == "all" else sets["cremad"][frame_fold == fold], device)}
     if fold == "all":
-        read.update({s: _predict(net, sets[s], device) for s in SETS[1:]})
-        read.update({k: np.asarray(v) for k, v in validate(net, stills, device).items()})
-        save_state(net, out / f"faceres_{run}.npz")
+        read.update({s: tf._predict(net, sets[s], device) for s in SETS[1:]})
+        read.update({k: np.asarray(v) for k, v in tf.validate(net, stills, device).items()})
+        tf.save_state(net, out / f"faceres_{run}.npz")
     print(f"{run} {fold}: {len(y)} faces, {time.time() - t0:.0f} s", flush=True)
     return f"{run}_{fold}", read
 

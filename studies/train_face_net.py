@@ -220,9 +220,9 @@ def load_faces(data_dir: Path) -> dict:
     return data
 
 
-def still_weights(data: dict, mask: np.ndarray) -> np.ndarray:
-    """Weights (mask.sum(),) of the still faces under ``mask``: class weights, CK+ faces ``CK_WEIGHT`` times more."""
-    return class_weights(data["y"][mask]) * np.where(data["source"][mask] == SOURCES.index("ckplus"), CK_WEIGHT, 1.0)
+def source_factor(source: np.ndarray) -> np.ndarray:
+    """Each still face's weight factor (N,) by its ``source`` index (N,) into ``SOURCES``: ``CK_WEIGHT`` for CK+, 1 else."""
+    return np.where(source == SOURCES.index("ckplus"), CK_WEIGHT, 1.0)
 
 
 def train(data_dir: Path, out: Path, config: str, epochs: int = EPOCHS, seed: int = 0, device: str = "cuda") -> dict:
@@ -238,7 +238,8 @@ def train(data_dir: Path, out: Path, config: str, epochs: int = EPOCHS, seed: in
                                **validate(net, data, device)})
         print(json.dumps(log["history"][-1]), flush=True)
 
-    net = fit(data["x"][fit_mask], data["y"][fit_mask], still_weights(data, fit_mask), config, epochs, seed, device, record)
+    w = class_weights(data["y"][fit_mask]) * source_factor(data["source"][fit_mask])
+    net = fit(data["x"][fit_mask], data["y"][fit_mask], w, config, epochs, seed, device, record)
     log["final"] = log["history"][-1]
     save_state(net, out / f"faceres_{config}.npz")
     (out / f"faceres_{config}.json").write_text(json.dumps(log, indent=1) + "\n")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
+from evals.data.sources import repository_files
 from tools.core.schema import AFFECTNET8
 
 #: FER+ vote columns in ``fer2013new.csv`` order, as AffectNet-8 labels (then unknown, not a face).
@@ -42,15 +44,17 @@ PARTS = {"Training": ("FER2013Train", "Training"), "PublicTest": ("FER2013Valid"
 MAX_RMS = 0.5
 
 
-def _git(repo: Path, *args: str) -> bytes:
-    return subprocess.run(["git", "--git-dir", str(repo), *args], check=True, capture_output=True).stdout
-
-
 def read_votes(repo: Path) -> dict[str, tuple[str, np.ndarray]]:
-    """``fer2013new.csv`` of a FERPlus snapshot (bare git dir): image name -> (usage, votes (10,) int in the csv's
-    column order). Rows without an image name (FER+ judged them not a face) are left out."""
-    text = _git(repo, "show", "HEAD:fer2013new.csv").decode()
-    rows = csv.reader(io.StringIO(text))
+    """``fer2013new.csv`` of a FERPlus snapshot (bare git dir or work tree): image name -> (usage, votes (10,) int in
+    the csv's column order). Rows without an image name (FER+ judged them not a face) are left out.
+
+    Raises:
+        FileNotFoundError: the snapshot holds no ``fer2013new.csv``.
+    """
+    found = dict(repository_files(repo, re.compile(r"^fer2013new\.csv$")))
+    if not found:
+        raise FileNotFoundError(f"{repo}: no fer2013new.csv")
+    rows = csv.reader(io.StringIO(found["fer2013new.csv"].decode()))
     next(rows)
     return {r[1]: (r[0], np.asarray(r[2:12], int)) for r in rows if r[1]}
 
@@ -65,17 +69,14 @@ def _gray(blob: bytes) -> np.ndarray:
 
 
 def _png_part(repo: Path, folder: str, names: list[str]) -> np.ndarray:
-    """The PNG copies ``data/<folder>/<name>`` of a snapshot as (len(names), 2304) float32."""
-    spec = "".join(f"HEAD:data/{folder}/{n}\n" for n in names).encode()
-    out = subprocess.run(["git", "--git-dir", str(repo), "cat-file", "--batch"], input=spec, check=True,
-                         capture_output=True).stdout
-    imgs, pos = [], 0
-    for _ in names:
-        header_end = out.index(b"\n", pos)
-        size = int(out[pos:header_end].split()[2])
-        imgs.append(_gray(out[header_end + 1:header_end + 1 + size]))
-        pos = header_end + 1 + size + 1
-    return _normalised(np.stack(imgs))
+    """The PNG copies ``data/<folder>/<name>`` of a snapshot (``evals.data.sources.repository_files``), normalised
+    (``_normalised``), in the order of ``names``.
+
+    Raises:
+        KeyError: a name has no PNG copy in the snapshot.
+    """
+    files = dict(repository_files(repo, re.compile(rf"^data/{folder}/fer\d+\.png$")))
+    return _normalised(np.stack([_gray(files[f"data/{folder}/{n}"]) for n in names]))
 
 
 def _normalised(imgs: np.ndarray) -> np.ndarray:
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     root = a.data or default_root()
     try:
         out = match(a.votes, a.images, root)
-    except (FileNotFoundError, ValueError, subprocess.CalledProcessError) as exc:
+    except (FileNotFoundError, KeyError, ValueError, subprocess.CalledProcessError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     tmp = root / "ferplus.tmp.npz"
