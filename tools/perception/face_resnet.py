@@ -14,13 +14,13 @@ FER2013 and on recorded CREMA-D frames (model card ``tools/models/FACERES.md``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
 
 import numpy as np
 
+from tools.core.derived import file_sha256
 from tools.core.runtime import torch_device
 from tools.perception.crops import CropReader
 
@@ -92,7 +92,7 @@ class FaceRes(CropReader):
         path = Path(weights) if weights else FACERES_WEIGHTS
         if not path.is_file():
             raise FileNotFoundError(f"{path}: faceres weights not found")
-        self.name = f"faceres:{path.name}@{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
+        self.name = f"faceres:{path.name}@{file_sha256(path)[:12]}"
         self.device = device
         self._torch_device = torch_device(device)
         with np.load(path) as f:
