@@ -26,8 +26,9 @@ from tools.perception.engine import FrameObservation, PerceptionEngine, load_eng
 
 #: Version of what a stored chunk holds; raised when the engine's records change for the same models
 #: (2: gaze targets drop shared attention, ``tools.perception.gaze.SHARED_ATTENTION_COS``; 3: times on the file's clock,
-#: frames on the grid of the first video frame, ``tools.core.media.sampling_start``).
-OBSERVATION_VERSION = 3
+#: frames on the grid of the first video frame, ``tools.core.media.sampling_start``; 4: body pose only on the index's
+#: frames where they are at hand, ``observe_span``).
+OBSERVATION_VERSION = 4
 #: Folder of an index holding its own frames' gaze and hands, one file per minute of video (``save_index_frames``),
 #: beside ``faces.json``: a verifier frame that is an index frame is read back from them, not observed again.
 INDEX_FRAMES_DIR = "frames"
@@ -55,12 +56,17 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
 
     A frame the index pass already observed with hands (the same decoded frame: the sampling grids share the first
     video frame) is read back from the index (``index_frames``) instead of observed again: the same models gave
-    the same records, renumbered as this chunk numbers its frames (``renumbered``).
+    the same records, renumbered as this chunk numbers its frames (``renumbered``). Body pose (crossed arms) is then
+    read on those frames only (1 fps): a posture is held for seconds, and the pose model is the most costly of a
+    frame's models (66 ms of about 200 ms on one core here; ``evals/RESULTS.md`` section 56), so the frames between
+    them run hands, faces and gaze alone. A chunk without index frames reads pose on every frame.
     """
     count = count or (lambda _name, _n=1: None)
     engine = engine or load_engine(index.config.perception())
     cfg = index.config
-    key = _tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+gestures+gaze@{fps:g}fps+v{OBSERVATION_VERSION}")
+    # the index's key (format, configuration) names the folder: readings made for another index are never read
+    key = _tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+gestures+gaze@{fps:g}fps+v{OBSERVATION_VERSION}"
+                    f"+{cfg.key()}")
     names_path = index.cache.dir / "perception" / key / "tools.json"
     stride, duration = cfg.clip_stride_s, index.info.duration_s
     out: list[tuple[FrameObservation, Path]] = []
@@ -77,7 +83,7 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
             known = index_frames(index, c0, c1) if engine.config == cfg.perception() else {}  # the index's models
             kept: list[FrameObservation] = []
             computed = engine.observe(_unknown(iter_frames(index.info.path, fps, first, c1), known, kept), f"f{k}.",
-                                      hands=True)
+                                      hands=True, pose=not known)
             frames = [renumbered(fr, f"f{k}.{n}.") for n, fr in enumerate(sorted(computed + kept, key=lambda f: f.t))]
             for name in ("face_expression_frames", "gesture_frames", "gaze_frames"):
                 count(name, len(computed))

@@ -27,7 +27,11 @@ def test_an_index_frame_renumbered_carries_the_ids_the_engine_gives_that_frame()
     assert out.faces[1].expression == expr and out.faces[1].box == faces[1].box
 
 
-def test_the_verifier_reads_a_quarter_of_its_frames_from_the_index_and_stores_the_same_records(tmp_path):
+def test_the_verifier_reads_a_quarter_of_its_frames_from_the_index_and_stores_the_same_records(tmp_path, monkeypatch):
+    """...and keeps what it stored for that index alone: after an upgrade that changes the index's format (as new
+    shipped weights do), the readings stored beside the old index are not read again."""
+    import memory.index_config
+
     index = open_index(SAMPLE, IndexConfig(), tmp_path)
     assert (index.dir / INDEX_FRAMES_DIR).is_dir()
     counts: dict[str, int] = {}
@@ -46,3 +50,35 @@ def test_the_verifier_reads_a_quarter_of_its_frames_from_the_index_and_stores_th
     assert counts.get("index_frames_reused", 0) == 0 and counts["face_expression_frames"] == len(observed)
     assert len(observed) == len(read_back) >= 36
     assert [fr.model_dump() for fr, _ in observed] == [fr.model_dump() for fr, _ in read_back]
+    counts.clear()
+    observe_span(index, 4.0, 0.0, 10.0, count)
+    assert counts.get("face_expression_frames", 0) == 0 and counts["visual_cached_chunks"] >= 3
+    monkeypatch.setattr(memory.index_config, "INDEX_FORMAT", memory.index_config.INDEX_FORMAT + 1)
+    counts.clear()
+    again, _ = observe_span(index, 4.0, 0.0, 10.0, count)
+    assert counts.get("visual_cached_chunks", 0) == 0 and counts["face_expression_frames"] == len(again)
+    assert {path.parent for _, path in again}.isdisjoint({path.parent for _, path in observed})
+
+
+def test_between_the_index_frames_the_verifier_leaves_out_the_pose_model(tmp_path, monkeypatch):
+    """Body pose (crossed arms, a posture held for seconds) comes from the index's own 1 fps frames where they are
+    at hand: the verifier's frames between them run hands, faces and gaze, not the pose model; an index stored without
+    its frames gets pose on every frame the verifier reads."""
+    from tools.perception.engine import load_engine
+
+    index = open_index(SAMPLE, IndexConfig(), tmp_path)
+    gestures = load_engine(IndexConfig().perception()).gestures
+    pose_calls, real = [], gestures._pose.process
+    monkeypatch.setattr(gestures._pose, "process", lambda frame: pose_calls.append(1) or real(frame))
+    counts: dict[str, int] = {}
+
+    def count(name: str, n: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + n
+
+    observe_span(index, 4.0, 0.0, 6.0, count)
+    assert counts["face_expression_frames"] >= 15 and counts["index_frames_reused"] >= 5 and pose_calls == []
+    shutil.rmtree(index.cache.dir / "perception")
+    shutil.rmtree(index.dir / INDEX_FRAMES_DIR)
+    counts.clear()
+    frames, _ = observe_span(index, 4.0, 0.0, 6.0, count)
+    assert len(pose_calls) == counts["face_expression_frames"] == len(frames) >= 20

