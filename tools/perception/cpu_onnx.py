@@ -1,4 +1,4 @@
-"""A torch module run on the CPU by onnxruntime: exported once, in memory, with ``torch.onnx.export``.
+"""A torch module run on the CPU by onnxruntime (by torch itself on a GPU): exported once, in memory, with ``torch.onnx.export``.
 
 The expression networks (faceres, fer's mini-Xception under face8) are small convolution stacks read a few faces at
 a time; torch's eager mode spends most of their time in per-operator overhead and, for the mini-Xception's
@@ -21,19 +21,21 @@ import numpy as np
 
 
 class CpuOnnx:
-    """``module`` (a ``torch.nn.Module`` on the CPU, in eval mode) run by onnxruntime's CPU provider.
+    """``module`` (a ``torch.nn.Module`` in eval mode on ``device``) run by onnxruntime's CPU provider when
+    ``device`` is the CPU, by torch itself on a GPU (or when asked: ``engine="torch"``).
 
     Args:
         module: the network; its inputs are float32 arrays whose first axis is the batch.
         example: one input of the right shape beyond the batch axis (e.g. ``(2, 1, 48, 48)``), for the export.
         outputs: names of the module's outputs, in order (a tensor or a tuple of tensors).
+        device: the ``torch.device`` the module is on (``tools.core.runtime.torch_device``).
 
-    Raises (at the first call):
+    Raises (at the first onnxruntime call):
         OSError: the export or onnxruntime's loading of it failed (the message names the exception).
     """
 
-    def __init__(self, module, example: tuple[int, ...], outputs: tuple[str, ...]) -> None:
-        self._module, self._example, self._outputs = module, example, outputs
+    def __init__(self, module, example: tuple[int, ...], outputs: tuple[str, ...], device) -> None:
+        self._module, self._example, self._outputs, self._device = module, example, outputs, device
         self._onnx: bytes | None = None
         self._sessions: dict[int, object] = {}
 
@@ -70,6 +72,14 @@ class CpuOnnx:
                 raise OSError(f"ONNX export of {type(self._module).__name__} failed: {type(exc).__name__}: {exc}") from exc
         return self._sessions[threads]
 
-    def __call__(self, x: np.ndarray) -> list[np.ndarray]:
-        """The module's outputs (float32 numpy arrays, in ``outputs`` order) for the batch ``x``."""
-        return self._session().run(None, {"x": np.ascontiguousarray(x, np.float32)})
+    def __call__(self, x: np.ndarray, engine: str = "auto") -> list[np.ndarray]:
+        """The module's outputs (float32 numpy arrays, in ``outputs`` order) for the batch ``x``. ``engine``:
+        ``auto`` (onnxruntime on the CPU, torch on a GPU) or ``torch`` (the module itself on its device)."""
+        x = np.ascontiguousarray(x, np.float32)
+        if self._device.type == "cpu" and engine == "auto":
+            return self._session().run(None, {"x": x})
+        import torch
+
+        with torch.inference_mode():
+            out = self._module(torch.from_numpy(x).to(self._device))
+        return [o.cpu().numpy().astype(np.float32) for o in (out if isinstance(out, tuple) else (out,))]

@@ -118,7 +118,7 @@ class FaceRes(CropReader):
             raise FileNotFoundError(f"{path}: faceres weights not found")
         self.name = f"faceres:{path.name}@{file_sha256(path)[:12]}"
         self.device = device
-        self._torch_device = torch_device(device)
+        on = torch_device(device)
         with np.load(path) as f:
             arrays = {k: f[k] for k in f.files}
         nets = []
@@ -132,21 +132,14 @@ class FaceRes(CropReader):
             except RuntimeError as e:
                 raise ValueError(f"{path}: not faceres weights ({str(e).splitlines()[0]})") from None
             nets.append(net)
-        self._reader = build_reader(nets).to(self._torch_device)
-        self.onnx = CpuOnnx(self._reader, (2, 1, INPUT, INPUT), ("p",)) if device == "cpu" else None
+        self.onnx = CpuOnnx(build_reader(nets).to(on), (2, 1, INPUT, INPUT), ("p",), on)
 
     def classify_crops(self, crops: np.ndarray, engine: str = "auto") -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for uint8 grey crops (N, S, S) (the pipeline's are 64x64).
         ``engine``: ``auto`` (onnxruntime on the CPU, torch on a GPU) or ``torch`` (the module itself)."""
-        import torch
-
         if not len(crops):
             return np.zeros((0, N_LABELS), dtype=np.float32)
-        x = network_input(crops)
-        if self.onnx is not None and engine == "auto":
-            return self.onnx(x)[0]
-        with torch.inference_mode():
-            return self._reader(torch.from_numpy(x).to(self._torch_device)).cpu().numpy().astype(np.float32)
+        return self.onnx(network_input(crops), engine)[0]
 
 
 class MeanReader(CropReader):

@@ -95,8 +95,7 @@ class MiniXception:
             self._head = self._conv("conv2d_7")
         except KeyError as exc:
             raise ValueError(f"{path}: not a mini-Xception (missing layer {exc})") from exc
-        self._module = self.module()
-        self._onnx = CpuOnnx(self._module, (2, 64, 64), OUTPUTS) if self.device.type == "cpu" else None
+        self._onnx = CpuOnnx(self.module(), (2, 64, 64), OUTPUTS, self.device)
 
     def _conv(self, name: str) -> tuple:
         """(kernel as torch OIHW, bias or None) of a Keras Conv2D."""
@@ -162,13 +161,6 @@ class MiniXception:
         (onnxruntime on the CPU, ``tools.perception.cpu_onnx``: the same outputs to within 1e-5, about 8 times
         faster than torch's eager mode, whose depthwise convolutions are slow on the CPU; torch on a GPU) or
         ``torch``."""
-        torch = _torch()
-
-        x = np.ascontiguousarray(x, np.float32)
-        if self._onnx is not None and engine == "auto":
-            outs = self._onnx(x)
-        else:
-            with torch.inference_mode():
-                outs = [o.cpu().numpy() for o in self._module(torch.from_numpy(x).to(self.device))]
+        outs = self._onnx(x, engine)
         return {"add_3": outs[0].transpose(0, 2, 3, 1).copy(), "add_4": outs[1].transpose(0, 2, 3, 1).copy(),
                 "predictions": outs[2]}
