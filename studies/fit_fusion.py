@@ -3,7 +3,7 @@
     python -m studies.train_face --without-fusion-fold --c 0.001 --out H/face8_fold.npz    # heads without the fold
     python -m studies.train_voice --without-fusion-fold --c 0.03 --out H/voice8_fold.npz
     python -m evals.composed --split fusion --form joined --videos 16 --out B              # the fold's people
-    python -m studies.fit_fusion collect --bench B/bench.jsonl --out R/fold.jsonl \
+    python -m studies.fit_fusion collect --bench B/bench.jsonl --out R/fold.jsonl [--absent] \
         --face-head H/face8_fold.npz --voice-head H/voice8_fold.npz --cache-dir C
     python -m studies.fit_fusion fit R/fold.jsonl [more.jsonl ...] --out agents/fusion.json
     python -m studies.fit_fusion score R/test.jsonl --fusion agents/fusion.json             # report only, once
@@ -26,8 +26,9 @@ carry no emotion, so they cannot tell what words are worth). Each vector's confi
 Platt scaling (logistic regression of "the judged label is right" on the fused top probability; Platt
 1999) over the judged candidates and replayed so, since the confidence enters the ranking. Kept: the
 highest sum of Joint (top-1 moment at tIoU >= 0.5 with the right emotion) and label accuracy over
-judged candidates (every returned moment's emotion counts, not only the first), ties to the vector
-nearest the hand-set one. The verifier does not depend on these weights, so the replay gives the graph's answers exactly.
+judged candidates (every returned moment's emotion counts, not only the first), plus, when the records
+hold questions about an emotion the video does not show (``collect --absent``), the share of those whose
+top moment does not name the asked emotion; ties to the vector nearest the hand-set one. The verifier does not depend on these weights, so the replay gives the graph's answers exactly.
 
 ``score`` prints the replayed metrics of a stored fusion (or the hand-set one) with the expected
 calibration error (ECE, 10 equal-width bins; ``evals.metrics.calibration_scores``) and the Brier score of the confidence.
@@ -57,9 +58,15 @@ RECORD_KEYS = {"id", "targets", "cuts", "top_k", "abstain_below", "truth", "shot
 
 
 def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path | None = None,
-            voice_head: Path | None = None) -> int:
+            voice_head: Path | None = None, absent: bool = False) -> int:
     """Run the graph on every item of ``bench``; append one record per item to ``out`` (JSONL). Returns
     the number of items written (items already in ``out`` are skipped, so a run resumes).
+
+    ``absent``: also ask each video about every emotion none of its items holds
+    (``studies.absent_emotions.absent_questions``, its plain ``QUESTIONS``); such a record has id
+    ``<video stem>-absent-<emotion>``, no ``truth`` and ``absent`` = the asked emotion. Its judged candidates
+    still carry the labels of the shots they cover, so a fusion that names the asked emotion where the face
+    shows another loses label accuracy on them.
 
     ``face_head`` / ``voice_head`` replace the shipped face8 / voice8 heads for this process (heads
     trained without the fusion fold, ``--without-fusion-fold``); give a ``cache_dir`` of their own with
@@ -85,16 +92,26 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
     shots: dict[str, list] = defaultdict(list)
     for it in items:
         shots[it.video] += [[m.start_s, m.end_s, m.emotion] for m in it.moments]
+    # (id, video path, shots key, query, truth, asked-but-absent emotion or None)
+    jobs = [(it.id, it.video_path(bench), it.video, it.query, [[m.start_s, m.end_s, m.emotion] for m in it.moments],
+             None) for it in items]
+    if absent:
+        from studies.absent_emotions import QUESTIONS, absent_questions
+
+        by_path = {it.video_path(bench): it.video for it in items}
+        jobs += [(f"{video.stem}-absent-{emotion}", video.resolve(), by_path[video.resolve()], QUESTIONS[emotion], [], emotion)
+                 for video, emotion in absent_questions(Path(bench))]
     log, settings, llm = JsonlLog(out), RunSettings(), load_llm("offline")
     done = {r["id"] for r in log.read(dict_record(RECORD_KEYS))}  # a torn last line is dropped
     n = 0
-    for it in track([i for i in items if i.id not in done], description="collect", console=_stderr(), transient=True):
-        index = open_index(it.video_path(bench), IndexConfig(), cache_dir)
-        state, _ = run_graph(it.query, RunContext(index=index, llm=llm, settings=settings))
-        log.append([{"id": it.id, "query": it.query, "targets": list(state["intent"].target_emotions),
+    for job_id, video, key, query, truth, asked in track([j for j in jobs if j[0] not in done], description="collect",
+                                                         console=_stderr(), transient=True):
+        index = open_index(video, IndexConfig(), cache_dir)
+        state, _ = run_graph(query, RunContext(index=index, llm=llm, settings=settings))
+        log.append([{"id": job_id, "query": query, "targets": list(state["intent"].target_emotions),
                      "cuts": list(index.cuts), "top_k": settings.top_k, "abstain_below": settings.abstain_below,
                      "utterances": [[u.start_s, u.end_s, u.speaker] for u in index.utterances],
-                     "truth": [[m.start_s, m.end_s, m.emotion] for m in it.moments], "shots": shots[it.video],
+                     "truth": truth, "shots": shots[key], "absent": asked,
                      "answer": [[m.start_s, m.end_s, m.emotion] for m in state.get("moments", [])],
                      "verified": [c.model_dump(mode="json") for c in state.get("verified", [])]}])
         n += 1
@@ -131,9 +148,11 @@ def shot_label(start_s: float, end_s: float, shots: list) -> str | None:
 
 
 def replay(records: list[dict], fusion: Fusion) -> dict:
-    """The emotion reasoner on every record with ``fusion``: R1@0.5 and Joint of the top-1 moment, label
-    accuracy over judged candidates, and per judged candidate (fused top probability, confidence, right)."""
-    r1, joint, judged = [], [], []
+    """The emotion reasoner on every record with ``fusion``: R1@0.5 and Joint of the top-1 moment (records with
+    a truth), label accuracy over judged candidates (all records), the share of absent-emotion records
+    (``collect(absent=True)``) whose top moment names the asked emotion (``absent_echo``; None without such
+    records), and per judged candidate (fused top probability, confidence, right)."""
+    r1, joint, judged, echo = [], [], [], []
     for r in records:
         targets = r["targets"]
         seen: list[tuple[VerifiedCandidate, float, str, float]] = []
@@ -146,17 +165,21 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
 
         drafts, _ = draft_moments(r["verified"], targets, r["cuts"], r["top_k"], r["abstain_below"], judge_fn,
                                   utterances=[tuple(u) for u in r.get("utterances", [])])  # records before: none
-        truths = [(s, e) for s, e, _ in r["truth"]]
-        top1 = (drafts[0].start_s, drafts[0].end_s) if drafts else None
-        r1.append(recall_at_1(top1, truths, 0.5))
-        joint.append(joint_at_1(top1, drafts[0].emotion if drafts else None, truths, [x[2] for x in r["truth"]]))
+        if r.get("absent"):
+            echo.append(float(bool(drafts) and drafts[0].emotion == r["absent"]))
+        else:
+            truths = [(s, e) for s, e, _ in r["truth"]]
+            top1 = (drafts[0].start_s, drafts[0].end_s) if drafts else None
+            r1.append(recall_at_1(top1, truths, 0.5))
+            joint.append(joint_at_1(top1, drafts[0].emotion if drafts else None, truths, [x[2] for x in r["truth"]]))
         for cand, top_p, label, conf in seen:
             truth = shot_label(cand.start_s, cand.end_s, r["shots"])
             if truth is not None:
                 judged.append((top_p, conf, label == truth))
     cal = calibration_scores([j[1] for j in judged], [j[2] for j in judged])
-    return {"n_items": len(records), "R1@0.5": float(np.mean(r1)), "Joint": float(np.mean(joint)),
-            "n_judged": len(judged), "label_accuracy": cal["accuracy"] or 0.0, "ECE": cal["ECE"], "Brier": cal["Brier"],
+    return {"n_items": len(records), "R1@0.5": float(np.mean(r1)) if r1 else None,
+            "Joint": float(np.mean(joint)) if joint else None,
+            "n_absent": len(echo), "absent_echo": float(np.mean(echo)) if echo else None, "n_judged": len(judged), "label_accuracy": cal["accuracy"] or 0.0, "ECE": cal["ECE"], "Brier": cal["Brier"],
             "judged": judged}
 
 
@@ -180,9 +203,16 @@ def platt(judged: list[tuple]) -> tuple[float, float]:
     return round(float(lr.coef_[0][0]), 4), round(float(lr.intercept_[0]), 4)
 
 
+def criterion(m: dict) -> float:
+    """What ``fit`` maximises over a replay's metrics ``m``: Joint + label accuracy, plus 1 - ``absent_echo`` when the
+    records hold absent-emotion questions (``collect(absent=True)``): an answer that names an emotion nobody shows
+    only because it was asked counts against the weights as a missed moment does."""
+    return m["Joint"] + m["label_accuracy"] + (1.0 - m["absent_echo"] if m.get("absent_echo") is not None else 0.0)
+
+
 def fit(records: list[dict], step: float = 0.05, verbal: float = HAND_FUSION.verbal) -> tuple[Fusion, list[dict]]:
     """The fitted fusion and the grid's rows (module doc). Each weight vector is calibrated (``platt``)
-    and replayed calibrated; the choice maximises Joint + label accuracy (ties: nearest the hand-set weights)."""
+    and replayed calibrated; the choice maximises ``criterion`` (ties: nearest the hand-set weights)."""
     from rich.progress import track
 
     rows = []
@@ -191,9 +221,10 @@ def fit(records: list[dict], step: float = 0.05, verbal: float = HAND_FUSION.ver
         fused = raw.model_copy(update={"calibration": platt(replay(records, raw)["judged"])})
         m = replay(records, fused)
         rows.append({"fusion": fused, "weights": [round(x, 4) for x in w], "Joint": m["Joint"],
-                     "R1@0.5": m["R1@0.5"], "label_accuracy": m["label_accuracy"], "ECE": m["ECE"]})
+                     "R1@0.5": m["R1@0.5"], "label_accuracy": m["label_accuracy"], "ECE": m["ECE"],
+                     "absent_echo": m["absent_echo"]})
     hand = np.array([HAND_FUSION.visual, HAND_FUSION.vocal, HAND_FUSION.verbal, HAND_FUSION.prior])
-    best = max(rows, key=lambda r: (round(r["Joint"] + r["label_accuracy"], 9),
+    best = max(rows, key=lambda r: (round(criterion(r), 9),
                                     -float(np.abs(np.array(r["weights"]) - hand).sum())))
     return best["fusion"], [{k: v for k, v in r.items() if k != "fusion"} for r in rows]
 
@@ -213,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--cache-dir")
     c.add_argument("--face-head", type=Path, help="a face8 head to use instead of the shipped one (needs --cache-dir)")
     c.add_argument("--voice-head", type=Path, help="a voice8 head to use instead of the shipped one (needs --cache-dir)")
+    c.add_argument("--absent", action="store_true",
+                   help="also ask each video about every emotion none of its items holds (studies.absent_emotions)")
     f = sub.add_parser("fit", help="fit weights and calibration on collected dev records")
     f.add_argument("records", nargs="+")
     f.add_argument("--step", type=float, default=0.05)
@@ -228,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             if (args.face_head or args.voice_head) and not args.cache_dir:
                 p.error("--face-head/--voice-head need a --cache-dir of their own")
             args.out.parent.mkdir(parents=True, exist_ok=True)
-            n = collect(args.bench, args.out, args.cache_dir, args.face_head, args.voice_head)
+            n = collect(args.bench, args.out, args.cache_dir, args.face_head, args.voice_head, args.absent)
             print(f"{n} item(s) collected into {args.out}")
             return 0
         records = load_records(args.records)
@@ -246,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(fusion.model_dump_json(indent=2) + "\n")
     print(json.dumps({"fusion": fusion.model_dump(), "hand": _summary(replay(records, HAND_FUSION)),
                       "fitted": _summary(replay(records, fusion)),
-                      "top_grid": sorted(rows, key=lambda r: -(r["Joint"] + r["label_accuracy"]))[:10]}, indent=2))
+                      "top_grid": sorted(rows, key=lambda r: -criterion(r))[:10]}, indent=2))
     return 0
 
 

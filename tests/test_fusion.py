@@ -144,3 +144,33 @@ def test_the_reasoner_caps_any_judges_confidence_where_nothing_was_read():
     for llm in (OfflineReasoner(), Sure()):
         assert judge(RunContext(index=None, llm=llm), bare, ["happiness"]).confidence <= NO_OBSERVATION_CONFIDENCE
     assert judge(RunContext(index=None, llm=Sure()), face, ["happiness"]).confidence == 0.97
+
+
+def test_replay_counts_an_answer_that_repeats_an_absent_emotion_and_scores_its_label():
+    """``studies.fit_fusion.replay`` on a question about anger in a video whose only labelled shot is neutral (an
+    absent-emotion record of ``collect(absent=True)``) beside an ordinary question: a face read mostly neutral, a
+    little angry. A fusion that leans on the asked emotion names anger (the echo counted, the judged label wrong);
+    one that reads the face names neutral (no echo, the label right). R1@0.5 and Joint count the ordinary question
+    only."""
+    from agents.emotion import Fusion
+    from agents.schema import Observations, VerifiedCandidate, VisualObservations
+    from studies.fit_fusion import replay
+
+    def cand(clip: str, start: float, face: dict) -> VerifiedCandidate:
+        return VerifiedCandidate(clip_id=clip, start_s=start, end_s=start + 4.0, retrieval_score=0.5, source="clips",
+                                 support=0.5, accepted=True, observations=Observations(visual=VisualObservations(
+                                     expression_mean=face, n_faces=1, frame_step_s=0.25)))
+
+    shots = [[0.0, 4.0, "neutral"], [4.0, 8.0, "happiness"]]
+    common = {"cuts": [4.0], "top_k": 5, "abstain_below": 0.0, "shots": shots}
+    records = [{**common, "id": "v-absent-anger", "targets": ["anger"], "truth": [], "absent": "anger",
+                "verified": [cand("c0", 0.0, {"neutral": 0.55, "anger": 0.45})]},
+               {**common, "id": "v-happiness", "targets": ["happiness"], "truth": [[4.0, 8.0, "happiness"]],
+                "verified": [cand("c1", 4.0, {"happiness": 0.8, "neutral": 0.2})]}]
+    face_only = Fusion(visual=1.0, vocal=0.0, verbal=0.0, prior=0.0)
+    leaning = replay(records, Fusion(visual=0.5, vocal=0.0, verbal=0.0, prior=0.5))
+    reading = replay(records, face_only)
+    assert (leaning["n_absent"], leaning["absent_echo"], reading["absent_echo"]) == (1, 1.0, 0.0)
+    assert (leaning["label_accuracy"], reading["label_accuracy"]) == (0.5, 1.0)
+    assert leaning["R1@0.5"] == reading["R1@0.5"] == 1.0 and leaning["Joint"] == reading["Joint"] == 1.0
+    assert replay(records[1:], face_only)["absent_echo"] is None
