@@ -2,7 +2,8 @@
 
 For each candidate clip it runs face detection + expression, gaze and gestures at ``verify_fps``
 (the perception engine through ``indexing.observe``: stored per chunk in the video's cache, so a
-later query reuses it), links
+later query reuses it; for a question about a feeling that does not ask for gestures, hands are those of the
+index's own frames, 1 fps, since there gestures are evidence but not support), links
 faces to person tracks, builds the social events between them, reads the clip's utterances (with
 speakers), vocal cues and sound from the index, and turns all of it into ``Evidence`` that cites the stored
 records: one reader per modality (``agents.readers``, over the builders of ``agents.evidence``), each giving
@@ -55,11 +56,14 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
     done = {c.clip_id for c in state.get("verified", [])}
     persons = grounded_persons(state.get("people", []))
+    # a question about a feeling reads gestures as evidence, not support: hands on the index's frames suffice
+    hands_between = not intent.target_emotions or "gesture" in intent.cues
     out = []
     for cand in state.get("candidates", []):
         if cand.clip_id in done or cand.round != state.get("round", 0):
             continue
-        stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count)
+        stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count,
+                                     hands_between=hands_between)
         view = CandidateView(ctx=ctx, cand=cand, intent=intent, texts=texts, stored=stored, tools=tools,
                              frames=social_frames([fr for fr, _ in stored], ctx.index.face_person),
                              step=1.0 / s.verify_fps, persons=persons,

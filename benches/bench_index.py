@@ -14,9 +14,10 @@ Every measurement runs in a fresh subprocess, so each peak RSS is its own:
 
   1. index: build the index -> real-time factor (video seconds per wall second) per stage, peak RSS,
      cache size on disk;
-  2. session: three queries in one process -> Q1 with models loading and an empty perception cache
+  2. session: four queries in one process -> Q1 with models loading and an empty perception cache
      ("cold"), Q1 again (models loaded, perception cached: "warm"), Q2 (models loaded, new candidates), Q3 (a
-     question about a change of feeling: every person's affect timeline over the whole video, then new candidates);
+     question about a change of feeling: every person's affect timeline over the whole video, then new candidates),
+     Q4 (a feeling few clips support, so the verifier re-queries: the costly kind of new question);
      per question, the frames the verifier observed and those it read back from the index pass;
   3. fresh: Q1 in a new process on the warm cache (what a second ``affectseek ask`` costs);
   4. brute force: every verifier tool (face detection, expression, gestures, gaze) on every frame at
@@ -42,6 +43,7 @@ MEDIA = REPO.parent / "shared" / "media"
 Q1 = "when does the audience enjoy the show?"
 Q2 = "when does she mention being new?"
 Q3 = "when does her mood change?"
+Q4 = "when is someone afraid?"
 
 
 def loop_video(src: Path, dst: Path, seconds: float) -> Path:
@@ -134,7 +136,7 @@ def _child(mode: str, video: str, cache: str) -> None:
     else:
         from graphs.pipeline import answer_query
 
-        queries = [Q1, Q1, Q2, Q3] if mode == "session" else [Q1]
+        queries = [Q1, Q1, Q2, Q3, Q4] if mode == "session" else [Q1]
         result = {"queries": []}
         for q in queries:
             t = time.perf_counter()
@@ -181,7 +183,7 @@ def measure(video: Path, cache: Path, minutes: float, brute: bool = True) -> dic
     session = _run_child("session", video, cache)
     fresh = _run_child("fresh", video, cache)
     d, t = index["duration_s"], index["timings"]
-    q1, q1_again, q2, q3 = session["queries"]
+    q1, q1_again, q2, q3, q4 = session["queries"]
 
     def rtf(*keys: str) -> float:
         return round(d / max(1e-9, sum(t.get(k, 0.0) for k in keys)), 2)
@@ -204,10 +206,12 @@ def measure(video: Path, cache: Path, minutes: float, brute: bool = True) -> dic
         "peak_rss_mib_query": round(max(session["peak_rss_mib"], fresh["peak_rss_mib"])),
         "verifier_frames_2_queries": verifier_frames,
         "query_change_in_session_s": q3["wall_s"],
+        "query_feeling_requery_in_session_s": q4["wall_s"],
         "verifier_frames_per_question": {q["query"]: q["tool_calls"].get("face_expression_frames", 0)
-                                         for q in (q1, q2, q3)},
+                                         for q in (q1, q2, q3, q4)},
         "index_frames_read_back_per_question": {q["query"]: q["tool_calls"].get("index_frames_reused", 0)
-                                                for q in (q1, q2, q3)},
+                                                for q in (q1, q2, q3, q4)},
+        "gesture_frames_per_question": {q["query"]: q["tool_calls"].get("gesture_frames", 0) for q in (q1, q2, q3, q4)},
     }
     if brute:
         b = _run_child("brute", video, cache)
@@ -249,7 +253,7 @@ def main() -> int:
                 row = {"base": name, **measure(video, Path(tmp) / f"cache-{name}{minutes:g}", minutes, brute=brute)}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-                args.out.write_text(json.dumps({"queries": [Q1, Q2, Q3], "cpu_count": os.cpu_count(), "rows": rows},
+                args.out.write_text(json.dumps({"queries": [Q1, Q2, Q3, Q4], "cpu_count": os.cpu_count(), "rows": rows},
                                                indent=2))
     keys = list(dict.fromkeys(k for r in rows for k in r if k != "tool_fps"))
     print("| " + " | ".join(keys) + " |\n|" + "---|" * len(keys))

@@ -6,6 +6,8 @@ on a span at a frame rate and stores the records per chunk of the index's clip s
 an overlapping span (a later candidate, re-query round or query, or ``affectseek inspect``) reads them back
 and the models are loaded only when some chunk is not stored yet. A stored chunk that does not parse
 is recomputed and overwritten, never used; chunks stored by an earlier ``OBSERVATION_VERSION`` are not read.
+A question about a feeling reads hands on the index's own frames only (``hands_between=False``); those chunks have a
+folder of their own, and a later question that needs every frame's hands adds them without reading faces again.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def _tool_key(name: str) -> str:
 
 def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
                  count: Callable[[str, int], None] | None = None,
-                 engine: PerceptionEngine | None = None) -> tuple[list[tuple[FrameObservation, Path]], dict[str, str]]:
+                 engine: PerceptionEngine | None = None,
+                 hands_between: bool = True) -> tuple[list[tuple[FrameObservation, Path]], dict[str, str]]:
     """Observations (with hands) of [start_s, end_s) at ``fps``, each with the chunk file holding it.
 
     Args:
@@ -50,23 +53,24 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         start_s, end_s: the span in seconds.
         count: receives cost counters ``(name, n)``.
         engine: the perception engine; default the process-wide one for ``index.config.perception()``.
+        hands_between: False (a question about a feeling: gestures are evidence, not support) keeps hands to the
+            index's own 1 fps frames where it has them; hands a stored chunk holds between them are dropped, so the
+            result does not depend on what was asked before (``_stored_chunk``).
 
     Returns:
         (frames with their chunk file, tool names ``{"face": ..., "social": "<gestures>|<gaze>"}``).
 
-    A frame the index pass already observed with hands (the same decoded frame: the sampling grids share the first
-    video frame) is read back from the index (``index_frames``) instead of observed again: the same models gave
-    the same records, renumbered as this chunk numbers its frames (``renumbered``). Body pose (crossed arms) is then
-    read on those frames only (1 fps): a posture is held for seconds, and the pose model is the most costly of a
-    frame's models (66 ms of about 200 ms on one core here; ``evals/RESULTS.md`` section 56), so the frames between
-    them run hands, faces and gaze alone. A chunk without index frames reads pose on every frame.
+    A frame the index pass already observed with hands (the same decoded frame: the grids share the first video
+    frame) is read back from the index (``index_frames``), renumbered as this chunk numbers its frames. Body pose
+    (crossed arms, held for seconds; the costliest model, ``evals/RESULTS.md`` section 56) is read on those frames
+    only; a chunk without index frames reads pose, and hands, on every frame.
     """
     count = count or (lambda _name, _n=1: None)
     engine = engine or load_engine(index.config.perception())
     cfg = index.config
     # the index's key (format, configuration) names the folder: readings made for another index are never read
-    key = _tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+gestures+gaze@{fps:g}fps+v{OBSERVATION_VERSION}"
-                    f"+{cfg.key()}")
+    key, thin_key = (_tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+{g}+gaze@{fps:g}fps+v{OBSERVATION_VERSION}"
+                               f"+{cfg.key()}") for g in ("gestures", "gestures@index"))
     names_path = index.cache.dir / "perception" / key / "tools.json"
     stride, duration = cfg.clip_stride_s, index.info.duration_s
     out: list[tuple[FrameObservation, Path]] = []
@@ -74,23 +78,20 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
         if c1 <= c0:
             continue
-        path = index.cache.perception_path(key, c0, c1)
-        frames = _stored(path)
+        known = index_frames(index, c0, c1) if engine.config == cfg.perception() else {}  # the index's models
+        thin = not hands_between and bool(known)  # without index frames, every frame reads hands
+        full_path, thin_path = (index.cache.perception_path(name, c0, c1) for name in (key, thin_key))
+        frames, path = _stored_chunk(engine, index, (full_path, thin_path), known, thin, fps, (k, c0, c1), count)
         if frames is not None:
             count("visual_cached_chunks", 1)
         else:
-            first = sampling_start(index.info, c0, fps)  # the same frames whatever the file's first timestamp
-            known = index_frames(index, c0, c1) if engine.config == cfg.perception() else {}  # the index's models
-            kept: list[FrameObservation] = []
-            computed = engine.observe(_unknown(iter_frames(index.info.path, fps, first, c1), known, kept), f"f{k}.",
-                                      hands=True, pose=not known)
-            frames = [renumbered(fr, f"f{k}.{n}.") for n, fr in enumerate(sorted(computed + kept, key=lambda f: f.t))]
-            for name in ("face_expression_frames", "gesture_frames", "gaze_frames"):
-                count(name, len(computed))
-            count("index_frames_reused", len(kept))
+            path = thin_path if thin else full_path
+            frames = _observed_chunk(engine, index, known, thin, fps, (k, c0, c1), count)
             write_json(path, frames)
             if not names_path.is_file():
                 write_json(names_path, engine.tool_names(hands=True))
+        if thin:
+            frames = [fr if fr.t in known or not fr.hands else fr.model_copy(update={"hands": []}) for fr in frames]
         out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
     try:
         names = read_json(names_path)
@@ -99,6 +100,60 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         names = engine.tool_names(hands=True)
         write_json(names_path, names)
     return out, names
+
+
+def _observed_chunk(engine: PerceptionEngine, index: VideoIndex, known: dict[float, FrameObservation], thin: bool,
+                    fps: float, chunk: tuple[int, float, float], count: Callable[[str, int], None]) -> list[FrameObservation]:
+    """Chunk ``chunk`` = (k, start s, end s) observed at ``fps``: the index's frames (``known``) read back, the others
+    observed by the engine (hands unless ``thin``; body pose only without index frames), numbered in time order."""
+    k, c0, c1 = chunk
+    first = sampling_start(index.info, c0, fps)  # the same frames whatever the file's first timestamp
+    kept: list[FrameObservation] = []
+    computed = engine.observe(_unknown(iter_frames(index.info.path, fps, first, c1), known, kept), f"f{k}.",
+                              hands=not thin, pose=not known)
+    for name in ("face_expression_frames", "gaze_frames"):
+        count(name, len(computed))
+    count("gesture_frames", 0 if thin else len(computed))
+    count("index_frames_reused", len(kept))
+    return [renumbered(fr, f"f{k}.{n}.") for n, fr in enumerate(sorted(computed + kept, key=lambda f: f.t))]
+
+
+def _stored_chunk(engine: PerceptionEngine, index: VideoIndex, paths: tuple[Path, Path],
+                  known: dict[float, FrameObservation], thin: bool, fps: float, chunk: tuple[int, float, float],
+                  count: Callable[[str, int], None]) -> tuple[list[FrameObservation] | None, Path]:
+    """Chunk ``chunk`` = (k, start s, end s)'s stored frames and their file: with every frame's hands (``paths[0]``) it serves any
+    question; one stored with hands on the index's frames only (``paths[1]``) serves a ``thin`` reading as it is and
+    any other once the hands between are added (``_hands_added``, then stored at ``paths[0]``). ``(None,
+    paths[0])`` when neither is stored."""
+    full_path, thin_path = paths
+    frames = _stored(full_path)
+    if frames is not None or not known:
+        return frames, full_path
+    frames = _stored(thin_path)
+    if frames is None or thin:
+        return frames, thin_path if frames is not None else full_path
+    frames = _hands_added(engine, index, frames, known, fps, *chunk)
+    count("gesture_frames", sum(fr.t not in known for fr in frames))
+    write_json(full_path, frames)
+    return frames, full_path
+
+
+def _hands_added(engine: PerceptionEngine, index: VideoIndex, frames: list[FrameObservation],
+                 known: dict[float, FrameObservation], fps: float, k: int, c0: float, c1: float) -> list[FrameObservation]:
+    """Chunk ``k`` ([c0, c1) s at ``fps``) as ``observe_span`` stores it with every frame's hands, from ``frames``, the
+    same chunk stored without hands between the index's frames (``known``): the gesture model reads those frames now,
+    with the stored face boxes and the ids and pose rule a full reading gives them (no pose beside index frames)."""
+    first = sampling_start(index.info, c0, fps)
+    at = {fr.t: n for n, fr in enumerate(frames)}
+    out = list(frames)
+    for t, image in iter_frames(index.info.path, fps, first, c1):
+        n = at.get(t)
+        if n is None or t in known:
+            continue
+        found = engine.gestures.recognize(np.ascontiguousarray(image), t, [f.box for f in frames[n].faces],
+                                          f"h{k}.{n}.", pose=False)
+        out[n] = frames[n].model_copy(update={"hands": found.hands})
+    return out
 
 
 def _stored(path: Path) -> list[FrameObservation] | None:

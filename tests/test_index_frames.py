@@ -82,3 +82,37 @@ def test_between_the_index_frames_the_verifier_leaves_out_the_pose_model(tmp_pat
     counts.clear()
     frames, _ = observe_span(index, 4.0, 0.0, 6.0, count)
     assert len(pose_calls) == counts["face_expression_frames"] == len(frames) >= 20
+
+
+def test_a_question_about_a_feeling_reads_hands_on_the_index_frames_only(tmp_path):
+    """With ``hands_between=False`` (the verifier, for a question about a feeling) the frames between the index's 1 fps
+    frames run faces and gaze without the hand models; the index's frames keep their hands, so the performer's
+    pointing (watched: 4-7.5 s of the sample) is still seen. A later question that needs every frame's hands reads
+    only the gesture model on those frames and gets the records a full reading gives; and the answer to a question
+    about a feeling does not depend on what was asked before: read after a full reading, the same records come back."""
+    index = open_index(SAMPLE, IndexConfig(), tmp_path)
+    counts: dict[str, int] = {}
+
+    def count(name: str, n: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + n
+
+    thin, _ = observe_span(index, 4.0, 0.0, 10.0, count, hands_between=False)
+    between = counts["face_expression_frames"]
+    assert between >= 27 and counts["gesture_frames"] == 0
+    at_index = {fr.t for fr in index.faces if fr.t < 10.0}
+    assert {fr.t for fr, _ in thin if fr.hands} <= at_index
+    assert any(h.gesture == "point" and 4.0 <= h.t < 7.5 for fr, _ in thin for h in fr.hands)
+    counts.clear()
+    added, _ = observe_span(index, 4.0, 0.0, 10.0, count)
+    assert counts.get("face_expression_frames", 0) == 0 and counts["gesture_frames"] == between
+    shutil.rmtree(index.cache.dir / "perception")
+    counts.clear()
+    full, _ = observe_span(index, 4.0, 0.0, 10.0, count)
+    assert counts["gesture_frames"] == counts["face_expression_frames"] == between  # every model on those frames
+    assert [fr.model_dump() for fr, _ in added] == [fr.model_dump() for fr, _ in full]
+    assert [(fr.t, fr.faces, fr.gaze) for fr, _ in full] == [(fr.t, fr.faces, fr.gaze) for fr, _ in thin]
+    assert sum(len(fr.hands) for fr, _ in full) > sum(len(fr.hands) for fr, _ in thin)
+    counts.clear()
+    again, _ = observe_span(index, 4.0, 0.0, 10.0, count, hands_between=False)
+    assert counts.get("face_expression_frames", 0) == 0  # the full chunks serve it
+    assert [fr.model_dump() for fr, _ in again] == [fr.model_dump() for fr, _ in thin]
