@@ -55,15 +55,14 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         engine: the perception engine; default the process-wide one for ``index.config.perception()``.
         hands_between: False (a question about a feeling: gestures are evidence, not support) keeps hands to the
             index's own 1 fps frames where it has them; hands a stored chunk holds between them are dropped, so the
-            result does not depend on what was asked before (``_stored_chunk``).
+            result does not depend on what was asked before (``_thin_chunk``).
 
     Returns:
         (frames with their chunk file, tool names ``{"face": ..., "social": "<gestures>|<gaze>"}``).
 
-    A frame the index pass already observed with hands (the same decoded frame: the grids share the first video
-    frame) is read back from the index (``index_frames``), renumbered as this chunk numbers its frames. Body pose
-    (crossed arms, held for seconds; the costliest model, ``evals/RESULTS.md`` section 56) is read on those frames
-    only; a chunk without index frames reads pose, and hands, on every frame.
+    A frame the index pass observed (the same decoded frame: the grids share the first video frame) is read back
+    (``index_frames``), renumbered as this chunk numbers its frames; body pose (crossed arms, the costliest model,
+    ``evals/RESULTS.md`` section 56) only on those. A chunk without index frames reads pose and hands on every frame.
     """
     count = count or (lambda _name, _n=1: None)
     engine = engine or load_engine(index.config.perception())
@@ -72,16 +71,20 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
     key, thin_key = (_tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+{g}+gaze@{fps:g}fps+v{OBSERVATION_VERSION}"
                                f"+{cfg.key()}") for g in ("gestures", "gestures@index"))
     names_path = index.cache.dir / "perception" / key / "tools.json"
+    same_models = engine.config == cfg.perception()  # only then are the index's frames this engine's readings
     stride, duration = cfg.clip_stride_s, index.info.duration_s
     out: list[tuple[FrameObservation, Path]] = []
     for k in range(math.floor(start_s / stride + 1e-9), math.ceil(end_s / stride - 1e-9)):
         c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
         if c1 <= c0:
             continue
-        known = index_frames(index, c0, c1) if engine.config == cfg.perception() else {}  # the index's models
-        thin = not hands_between and bool(known)  # without index frames, every frame reads hands
         full_path, thin_path = (index.cache.perception_path(name, c0, c1) for name in (key, thin_key))
-        frames, path = _stored_chunk(engine, index, (full_path, thin_path), known, thin, fps, (k, c0, c1), count)
+        path, frames = full_path, _stored(full_path)
+        # the index's own frames, read when the chunk is to be observed or thinned
+        known = index_frames(index, c0, c1) if (frames is None or not hands_between) and same_models else {}
+        thin = not hands_between and bool(known)  # without index frames, every frame reads hands
+        if frames is None and known:
+            frames, path = _thin_chunk(engine, index, (full_path, thin_path), known, thin, fps, (k, c0, c1), count)
         if frames is not None:
             count("visual_cached_chunks", 1)
         else:
@@ -93,13 +96,18 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         if thin:
             frames = [fr if fr.t in known or not fr.hands else fr.model_copy(update={"hands": []}) for fr in frames]
         out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
+    return out, _tool_names(engine, names_path)
+
+
+def _tool_names(engine: PerceptionEngine, path: Path) -> dict[str, str]:
+    """The tool names stored at ``path`` (``{"face", "social"}``), written from the engine when missing or unreadable."""
     try:
-        names = read_json(names_path)
-        names = {"face": names["face"], "social": names["social"]}
+        names = read_json(path)
+        return {"face": names["face"], "social": names["social"]}
     except (OSError, ValueError, KeyError, TypeError):
         names = engine.tool_names(hands=True)
-        write_json(names_path, names)
-    return out, names
+        write_json(path, names)
+        return names
 
 
 def _observed_chunk(engine: PerceptionEngine, index: VideoIndex, known: dict[float, FrameObservation], thin: bool,
@@ -118,20 +126,18 @@ def _observed_chunk(engine: PerceptionEngine, index: VideoIndex, known: dict[flo
     return [renumbered(fr, f"f{k}.{n}.") for n, fr in enumerate(sorted(computed + kept, key=lambda f: f.t))]
 
 
-def _stored_chunk(engine: PerceptionEngine, index: VideoIndex, paths: tuple[Path, Path],
-                  known: dict[float, FrameObservation], thin: bool, fps: float, chunk: tuple[int, float, float],
-                  count: Callable[[str, int], None]) -> tuple[list[FrameObservation] | None, Path]:
-    """Chunk ``chunk`` = (k, start s, end s)'s stored frames and their file: with every frame's hands (``paths[0]``) it serves any
-    question; one stored with hands on the index's frames only (``paths[1]``) serves a ``thin`` reading as it is and
-    any other once the hands between are added (``_hands_added``, then stored at ``paths[0]``). ``(None,
-    paths[0])`` when neither is stored."""
+def _thin_chunk(engine: PerceptionEngine, index: VideoIndex, paths: tuple[Path, Path],
+                known: dict[float, FrameObservation], thin: bool, fps: float, chunk: tuple[int, float, float],
+                count: Callable[[str, int], None]) -> tuple[list[FrameObservation] | None, Path]:
+    """Chunk ``chunk`` = (k, start s, end s) stored with hands on the index's frames only (``paths[1]``), when the one
+    with every frame's hands (``paths[0]``) is not: as it is for a ``thin`` reading, else with the hands between
+    added (``_hands_added``) and stored at ``paths[0]``. ``(None, paths[0])`` when it is not stored either."""
     full_path, thin_path = paths
-    frames = _stored(full_path)
-    if frames is not None or not known:
-        return frames, full_path
     frames = _stored(thin_path)
-    if frames is None or thin:
-        return frames, thin_path if frames is not None else full_path
+    if frames is None:
+        return None, full_path
+    if thin:
+        return frames, thin_path
     frames = _hands_added(engine, index, frames, known, fps, *chunk)
     count("gesture_frames", sum(fr.t not in known for fr in frames))
     write_json(full_path, frames)

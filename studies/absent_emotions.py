@@ -20,36 +20,37 @@ import json
 import sys
 from pathlib import Path
 
+from evals.bench import BenchError, BenchItem, load_bench
+
 #: One plain question per asked emotion (AffectNet-8 names; neutral and contempt are not asked).
 QUESTIONS = {"anger": "when does someone get angry?", "disgust": "when is someone disgusted?",
              "fear": "when is someone afraid?", "happiness": "when is someone happy?",
              "sadness": "when is someone sad?", "surprise": "when is someone surprised?"}
 
 
-def absent_questions(bench: Path) -> list[tuple[Path, str]]:
-    """``(video path, emotion)`` for each video of the bench JSONL and each ``QUESTIONS`` emotion that no item of
-    that video is labelled with, in order of video then emotion.
-
-    Raises:
-        FileNotFoundError: the bench does not exist.
-    """
+def absent_questions(items: list[BenchItem]) -> list[tuple[BenchItem, str]]:
+    """``(item, emotion)`` for each video of a labelled bench's ``items`` (``evals.bench.load_bench``; its first item
+    stands for the video) and each ``QUESTIONS`` emotion that no item of that video is labelled with, in order of
+    video then emotion."""
+    first: dict[str, BenchItem] = {}
     present: dict[str, set[str]] = {}
-    for line in bench.read_text().splitlines():
-        if line.strip():
-            item = json.loads(line)
-            present.setdefault(item["video"], set()).update(m["emotion"] for m in item["moments"])
-    return [(bench.parent / video, emotion) for video, have in sorted(present.items())
+    for it in items:
+        first.setdefault(it.video, it)
+        present.setdefault(it.video, set()).update(m.emotion for m in it.moments)
+    return [(first[video], emotion) for video, have in sorted(present.items())
             for emotion in sorted(set(QUESTIONS) - have)]
 
 
-def run(bench: Path, fusions: dict[str, str], cache_dir: str | None) -> dict:
-    """Ask every absent-emotion question under each fusion; returns per-question answers and counts per fusion."""
+def run(bench: Path, items: list[BenchItem], fusions: dict[str, str], cache_dir: str | None) -> dict:
+    """Ask every absent-emotion question of ``bench`` (its loaded ``items``) under each fusion; returns per-question
+    answers and counts per fusion."""
     from agents.state import RunSettings
     from evals.metrics import bootstrap_interval
     from graphs.pipeline import answer_query
 
     rows = []
-    for video, emotion in absent_questions(bench):
+    for item, emotion in absent_questions(items):
+        video = item.video_path(bench)
         row = {"video": video.name, "asked": emotion}
         for name, fusion in fusions.items():
             answer = answer_query(video, QUESTIONS[emotion], cache_dir=cache_dir, settings=RunSettings(fusion=fusion))
@@ -81,9 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     fusions = dict(f.split("=", 1) for f in args.fusion if "=" in f)
     if len(fusions) != len(args.fusion):
         p.error("--fusion takes NAME=FUSION pairs")
-    if not args.bench.is_file():
-        p.error(f"--bench {args.bench}: no such file")
-    return report(lambda: run(args.bench, fusions, args.cache_dir), args.json)
+    try:
+        items = load_bench(args.bench)
+    except BenchError as exc:
+        p.error(f"--bench: {exc}")
+    return report(lambda: run(args.bench, items, fusions, args.cache_dir), args.json)
 
 
 if __name__ == "__main__":

@@ -98,9 +98,8 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
     if absent:
         from studies.absent_emotions import QUESTIONS, absent_questions
 
-        by_path = {it.video_path(bench): it.video for it in items}
-        jobs += [(f"{video.stem}-absent-{emotion}", video.resolve(), by_path[video.resolve()], QUESTIONS[emotion], [], emotion)
-                 for video, emotion in absent_questions(Path(bench))]
+        jobs += [(f"{Path(it.video).stem}-absent-{emotion}", it.video_path(bench), it.video, QUESTIONS[emotion], [],
+                  emotion) for it, emotion in absent_questions(items)]
     log, settings, llm = JsonlLog(out), RunSettings(), load_llm("offline")
     done = {r["id"] for r in log.read(dict_record(RECORD_KEYS))}  # a torn last line is dropped
     n = 0
@@ -179,7 +178,8 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
     cal = calibration_scores([j[1] for j in judged], [j[2] for j in judged])
     return {"n_items": len(records), "R1@0.5": float(np.mean(r1)) if r1 else None,
             "Joint": float(np.mean(joint)) if joint else None,
-            "n_absent": len(echo), "absent_echo": float(np.mean(echo)) if echo else None, "n_judged": len(judged), "label_accuracy": cal["accuracy"] or 0.0, "ECE": cal["ECE"], "Brier": cal["Brier"],
+            "n_absent": len(echo), "absent_echo": float(np.mean(echo)) if echo else None,
+            "n_judged": len(judged), "label_accuracy": cal["accuracy"] or 0.0, "ECE": cal["ECE"], "Brier": cal["Brier"],
             "judged": judged}
 
 
