@@ -524,8 +524,8 @@ def test_a_default_cold_run_opens_no_network_connection_and_writes_only_cache_an
     cmd = [sys.executable, str(hook), str(SAMPLE), "when is she happy?", "--cache-dir", str(cache), "--json", str(out),
            "--quiet"]
     strace = shutil.which("strace")
-    if strace:
-        cmd = [strace, "-f", "-qq", "-e", "trace=connect", "-o", str(trace)] + cmd
+    if strace:  # the seccomp filter stops the process at connect() alone (every syscall under plain ptrace)
+        cmd = [strace, "-f", "--seccomp-bpf", "-qq", "-e", "trace=connect", "-o", str(trace)] + cmd
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "NETWORK" not in proc.stderr
