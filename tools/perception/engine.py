@@ -11,13 +11,14 @@ gender and age group (``tools.perception.appearance``). Indexing observes the wh
 (with hands unless ``IndexConfig.index_gestures`` is off); verification observes candidate clips at 4 fps with hands (``indexing.observe`` stores
 the records per chunk). Adding a frame-level model means one module with a registry and one field here.
 
-With hands, the gesture models (MediaPipe Hands and Pose, the slowest tools) run on a second thread
-and torch (the expression model) keeps to one thread meanwhile, so the two share the cores instead of
-contending. ``observe`` runs one frame deep: a frame's gestures are collected only after the next frame
-has been decoded and its faces, expressions and gaze read, so the gesture thread stays busy while the
-main thread decodes; on 2 cores a frame then costs about the longer of the two threads' work instead of
-their sum (measured in ``benches/bench_index.py``'s new-question latency). Results are the same as in
-sequence: every model sees the same frames with the same inputs.
+A second thread takes the costliest model after the face detector: with hands, the gesture models (MediaPipe Hands
+and Pose, the slowest tools); without, the face mesh (gaze and lips, ``evals/RESULTS.md`` section 59). Torch (the
+expression model) keeps to one thread meanwhile, so the two share the cores instead of contending. ``observe`` runs
+one frame deep: a frame's side-thread work is collected only after the next frame has been decoded and its faces
+and expressions read, so the second thread stays busy while the main thread decodes; on 2 cores a frame then costs
+about the longer of the two threads' work instead of their sum (measured in ``benches/bench_index.py``'s
+new-question latency). Results are the same as in sequence: every model sees the same frames with the same inputs,
+and the face mesh reads each face crop on its own (static image mode), whatever ran before.
 
 Devices (``PerceptionConfig.device``, ``--device``): the expression model (torch: face8 and fer's
 mini-Xception; onnxruntime's CUDA provider: hsemotion) and the identity loader are given the device.
@@ -101,7 +102,7 @@ class PerceptionEngine:
         #: Seconds spent in each tool (``faces``, ``expression``, ``gaze``, ``gestures``, ``identity``) since
         #: creation.
         self.seconds: dict[str, float] = {}
-        self._hands_thread = ThreadPoolExecutor(1, thread_name_prefix="gestures")
+        self._side_thread = ThreadPoolExecutor(1, thread_name_prefix="perception-side")
 
     def _timed(self, tool: str, fn, *args):
         t0 = time.perf_counter()
@@ -163,24 +164,32 @@ class PerceptionEngine:
         return self._collect(self._start(t, frame, id_prefix, hands, pose))
 
     def _start(self, t: float, frame: np.ndarray, id_prefix: str, hands: bool, pose: bool = True) -> tuple:
-        """Faces, expressions and gaze of one frame on this thread, its gestures submitted to the gesture
-        thread; ``_collect`` turns the result into the frame's observation."""
+        """Faces and expressions of one frame on this thread; its gestures (``hands``; the gaze then runs here) or else
+        its gaze submitted to the side thread; ``_collect`` turns the result into the frame's observation."""
         dets = self._timed("faces", self.detector.detect, frame)
         boxes = [b for b, _ in dets]
-        hands_job = self._hands_thread.submit(self._timed, "gestures", self.gestures.recognize, frame, t, boxes,
-                                              f"h{id_prefix[1:]}", pose) if hands else None
+        gaze = self.gaze  # loaded here, on this thread, whichever thread runs it
+        if hands:
+            side = self._side_thread.submit(self._timed, "gestures", self.gestures.recognize, frame, t, boxes,
+                                            f"h{id_prefix[1:]}", pose)
+        else:
+            side = self._side_thread.submit(self._timed, "gaze", gaze.estimate, frame, boxes)
         probs = self._timed("expression", self.classifier.classify, frame, boxes)
         faces = [FaceObservation(id=f"{id_prefix}{i}", t=t, box=box, det_score=round(score, 4),
                                  expression={lab: round(float(p), 4) for lab, p in zip(AFFECTNET8, probs[i], strict=True)})
                  for i, (box, score) in enumerate(dets)]
-        gaze = [g.model_copy(update={"id": f"{f.id}.gaze"})
-                for f, g in zip(faces, self._timed("gaze", self.gaze.estimate, frame, boxes), strict=True)]
-        return t, faces, gaze, hands_job
+        gazes = self._timed("gaze", gaze.estimate, frame, boxes) if hands else None
+        return t, faces, gazes, side
 
     @staticmethod
     def _collect(started: tuple) -> FrameObservation:
-        t, faces, gaze, hands_job = started
-        found = hands_job.result().hands if hands_job is not None else []
+        """The observation of a frame ``_start`` began: its side-thread work (gestures, or the gaze) waited for."""
+        t, faces, gazes, side = started
+        if gazes is None:  # the gaze ran on the side thread
+            gazes, found = side.result(), []
+        else:
+            found = side.result().hands
+        gaze = [g.model_copy(update={"id": f"{f.id}.gaze"}) for f, g in zip(faces, gazes, strict=True)]
         return FrameObservation(t=t, faces=faces, gaze=gaze, hands=found)
 
     def observe(self, frames: Iterable[tuple[float, np.ndarray]], id_prefix: str, hands: bool,
@@ -201,7 +210,7 @@ class PerceptionEngine:
             if on_frame is not None:
                 on_frame(started[0], frame, out[-1])
 
-        with _one_torch_thread() if hands else contextlib.nullcontext():
+        with _one_torch_thread():
             for n, (t, frame) in enumerate(frames, start=first_number):
                 started = self._start(t, frame, f"{id_prefix}{n}.", hands, pose)
                 if pending is not None:
@@ -214,7 +223,7 @@ class PerceptionEngine:
 
 @contextlib.contextmanager
 def _one_torch_thread():
-    """Torch's intra-op threads set to 1 inside the block (the gesture thread gets the other core)."""
+    """Torch's intra-op threads set to 1 inside the block (the side thread gets the other core)."""
     import torch
 
     before = torch.get_num_threads()
