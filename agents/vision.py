@@ -19,7 +19,7 @@ import numpy as np
 from agents.schema import VerifiedCandidate
 from indexing.visual import THUMB_MARGIN
 from memory.store import VideoIndex
-from tools.core.media import iter_frames
+from tools.core.frames import iter_frames
 from tools.core.schema import Box
 from tools.perception.captions import jpeg_data_url
 from tools.perception.crops import crop_face

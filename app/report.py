@@ -22,7 +22,7 @@ from urllib.parse import quote
 from agents.schema import Answer
 from memory.cache import write_output
 from memory.store import VideoIndex
-from tools.core.media import iter_frames
+from tools.core.frames import iter_frames
 from tools.core.schema import AFFECTNET8
 from tools.signals.timeline import PersonTimeline
 

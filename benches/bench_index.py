@@ -105,7 +105,8 @@ def dialogue_video(dst: Path, size: tuple[int, int] = (640, 360), fps: int = 25,
     import numpy as np
 
     from evals.build_bench import letterbox
-    from tools.core.media import iter_frames, load_audio
+    from tools.core.frames import iter_frames
+    from tools.core.media import load_audio
     from tools.core.video_out import VideoWriter
 
     gap = np.zeros(int(pause_s * 16_000), np.float32)
@@ -151,7 +152,7 @@ def _child(mode: str, video: str, cache: str) -> None:
 
 def _brute_force(video: str) -> dict:
     from memory.index_config import IndexConfig
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.perception.engine import load_engine
 
     engine = load_engine(IndexConfig().perception())

@@ -31,7 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.core.media import VideoError, iter_frames, load_audio, probe
+from tools.core.frames import iter_frames
+from tools.core.media import VideoError, load_audio, probe
 from tools.core.video_out import VideoWriter
 
 VIDEO_EXTS = {".mp4", ".avi", ".mov", ".mkv", ".flv", ".webm", ".m4v"}

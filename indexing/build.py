@@ -34,7 +34,8 @@ from memory.store import (
     load_matching_index,
     save_index,
 )
-from tools.core.media import VideoError, VideoInfo, iter_frames, probe
+from tools.core.frames import iter_frames
+from tools.core.media import VideoError, VideoInfo, probe
 from tools.core.schema import Transcript
 from tools.perception.asr import SAMPLE_RATE
 from tools.perception.captions import CaptionError, KeyframeCaptioner, caption_times

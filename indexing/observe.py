@@ -23,7 +23,8 @@ import numpy as np
 
 from memory.cache import read_json, write_json
 from memory.store import VideoIndex
-from tools.core.media import iter_frames, sampling_start
+from tools.core.frames import SpanReader, iter_frames
+from tools.core.media import sampling_start
 from tools.perception.engine import FrameObservation, PerceptionEngine, load_engine
 
 #: Version of what a stored chunk holds; raised when the engine's records change for the same models
@@ -74,28 +75,29 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
     same_models = engine.config == cfg.perception()  # only then are the index's frames this engine's readings
     stride, duration = cfg.clip_stride_s, index.info.duration_s
     out: list[tuple[FrameObservation, Path]] = []
-    for k in range(math.floor(start_s / stride + 1e-9), math.ceil(end_s / stride - 1e-9)):
-        c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
-        if c1 <= c0:
-            continue
-        full_path, thin_path = (index.cache.perception_path(name, c0, c1) for name in (key, thin_key))
-        path, frames = full_path, _stored(full_path)
-        # the index's own frames, read when the chunk is to be observed or thinned
-        known = index_frames(index, c0, c1) if (frames is None or not hands_between) and same_models else {}
-        thin = not hands_between and bool(known)  # without index frames, every frame reads hands
-        if frames is None and known:
-            frames, path = _thin_chunk(engine, index, (full_path, thin_path), known, thin, fps, (k, c0, c1), count)
-        if frames is not None:
-            count("visual_cached_chunks", 1)
-        else:
-            path = thin_path if thin else full_path
-            frames = _observed_chunk(engine, index, known, thin, fps, (k, c0, c1), count)
-            write_json(path, frames)
-            if not names_path.is_file():
-                write_json(names_path, engine.tool_names(hands=True))
-        if thin:
-            frames = [fr if fr.t in known or not fr.hands else fr.model_copy(update={"hands": []}) for fr in frames]
-        out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
+    with SpanReader(index.info.path, fps) as reader:  # chunk after chunk through one decoder
+        for k in range(math.floor(start_s / stride + 1e-9), math.ceil(end_s / stride - 1e-9)):
+            c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
+            if c1 <= c0:
+                continue
+            full_path, thin_path = (index.cache.perception_path(name, c0, c1) for name in (key, thin_key))
+            path, frames = full_path, _stored(full_path)
+            # the index's own frames, read when the chunk is to be observed or thinned
+            known = index_frames(index, c0, c1) if (frames is None or not hands_between) and same_models else {}
+            thin = not hands_between and bool(known)  # without index frames, every frame reads hands
+            if frames is None and known:
+                frames, path = _thin_chunk(engine, index, (full_path, thin_path), known, thin, fps, (k, c0, c1), count)
+            if frames is not None:
+                count("visual_cached_chunks", 1)
+            else:
+                path = thin_path if thin else full_path
+                frames = _observed_chunk(engine, index, reader, known, thin, (k, c0, c1), count)
+                write_json(path, frames)
+                if not names_path.is_file():
+                    write_json(names_path, engine.tool_names(hands=True))
+            if thin:
+                frames = [fr if fr.t in known or not fr.hands else fr.model_copy(update={"hands": []}) for fr in frames]
+            out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
     return out, _tool_names(engine, names_path)
 
 
@@ -110,14 +112,15 @@ def _tool_names(engine: PerceptionEngine, path: Path) -> dict[str, str]:
         return names
 
 
-def _observed_chunk(engine: PerceptionEngine, index: VideoIndex, known: dict[float, FrameObservation], thin: bool,
-                    fps: float, chunk: tuple[int, float, float], count: Callable[[str, int], None]) -> list[FrameObservation]:
-    """Chunk ``chunk`` = (k, start s, end s) observed at ``fps``: the index's frames (``known``) read back, the others
-    observed by the engine (hands unless ``thin``; body pose only without index frames), numbered in time order."""
+def _observed_chunk(engine: PerceptionEngine, index: VideoIndex, reader: SpanReader, known: dict[float, FrameObservation],
+                    thin: bool, chunk: tuple[int, float, float], count: Callable[[str, int], None]) -> list[FrameObservation]:
+    """Chunk ``chunk`` = (k, start s, end s) observed at ``reader``'s frame rate (its frames are those of
+    ``iter_frames``): the index's frames (``known``) read back, the others observed by the engine (hands unless
+    ``thin``; body pose only without index frames), numbered in time order."""
     k, c0, c1 = chunk
-    first = sampling_start(index.info, c0, fps)  # the same frames whatever the file's first timestamp
+    first = sampling_start(index.info, c0, reader.fps)  # the same frames whatever the file's first timestamp
     kept: list[FrameObservation] = []
-    computed = engine.observe(_unknown(iter_frames(index.info.path, fps, first, c1), known, kept), f"f{k}.",
+    computed = engine.observe(_unknown(reader.frames(first, c1), known, kept), f"f{k}.",
                               hands=not thin, pose=not known)
     for name in ("face_expression_frames", "gaze_frames"):
         count(name, len(computed))

@@ -22,7 +22,8 @@ import numpy as np
 
 from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
-from tools.core.media import VideoInfo, iter_frames, sampling_start
+from tools.core.frames import iter_frames
+from tools.core.media import VideoInfo, sampling_start
 from tools.core.schema import Box, FrameFaces
 from tools.perception.crops import box_in_crop, crop_face, jpeg_rgb
 from tools.perception.engine import FrameObservation, PerceptionEngine

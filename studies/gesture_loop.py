@@ -35,7 +35,7 @@ def pointing_spans(unit_s: float, duration_s: float) -> list[tuple[float, float]
     then the KatieHill frames as ``iter_frames(src, 25)`` yields them, each written at 1/25 s, repeated
     to the unit's length; the unit is then looped."""
     from benches.bench_index import MEDIA
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
 
     times = [t for t, _ in iter_frames(MEDIA / "hamilton_short.mp4", 25)]
     n_other = sum(1 for _ in iter_frames(MEDIA / "WDA_KatieHill_000.mp4", 25))

@@ -132,7 +132,7 @@ def _extract(mirrors: Path, out: Path, clips: list[tuple[str, str, str, str]] = 
 
 def read_clip(path: Path, engine) -> list[list[float]]:
     """AffectNet-8 distributions (n_frames, 8) of the largest face in each frame with a face, at ``READ_FPS``."""
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
 
     rows = []
     for t, frame in iter_frames(path, READ_FPS):

@@ -38,7 +38,7 @@ VOICE_C = (0.01, 0.03, 0.1)
 
 def clip_crops(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
     """Grey crops (N, 64, 64) of the largest face of each frame at ``FPS`` and the clip index of each."""
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.perception.crops import gray_crop
     from tools.perception.faces import load_face_detector
 

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.core.media import iter_frames, probe
+from tools.core.frames import iter_frames
+from tools.core.media import probe
 from tools.signals.shots import ChangeTrace, hard_cuts
 
 #: A found cut this close (s) to a known one is right (issue 31's bar for boundaries).

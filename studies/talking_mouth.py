@@ -41,7 +41,7 @@ def hide_mouth(crops: np.ndarray, mask_from: float = MASK_FROM) -> np.ndarray:
 
 def read_clip(path: Path, engine, face8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(whole (n, 8), mouth hidden (n, 8), mouth opening (n,)) of the largest face per frame at ``READ_FPS``."""
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.perception.crops import gray_crop
 
     crops, opening = [], []

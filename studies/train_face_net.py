@@ -76,7 +76,7 @@ def _recorded_crops(mirrors: Path) -> dict[str, np.ndarray]:
     import tempfile
 
     from studies.recorded_faces import CLIPS, READ_FPS, _extract
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.core.schema import AFFECTNET8
     from tools.perception.crops import gray_crop
     from tools.perception.engine import PerceptionConfig, load_engine

@@ -37,7 +37,7 @@ def fit_upper_head(out: Path) -> dict:
 
 def clip_crops(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
     """(crops (n, 64, 64) uint8, clip index (n,)) of the largest face in each frame of ``paths`` at ``READ_FPS``."""
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.perception.crops import gray_crop
     from tools.perception.faces import load_face_detector
 

@@ -77,7 +77,7 @@ def test_face8_gives_contempt_to_posed_contempt_faces_and_sums_to_one():
 
 def test_face8_reads_a_real_face_in_a_video_frame():
     from tests.conftest import SAMPLE
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.perception.expression import load_expression_classifier
     from tools.perception.faces import load_face_detector
 

@@ -142,7 +142,8 @@ def _answer(video: Path, tmp_path: Path, query: str = "when does someone enjoy t
 
 
 def test_variable_frame_rate_keeps_time_in_seconds(tmp_path):
-    from tools.core.media import iter_frames, probe
+    from tools.core.frames import iter_frames
+    from tools.core.media import probe
 
     # 30 fps, except 3-7 s where only every third frame is kept (10 fps): a variable-frame-rate file
     vfr = _remake(tmp_path / "vfr.mp4", keep=lambda t: not (3 <= t < 7) or round(t * 29.97) % 3 == 0)
@@ -158,7 +159,7 @@ def test_variable_frame_rate_keeps_time_in_seconds(tmp_path):
 def test_rotated_phone_video_is_turned_upright(tmp_path):
     import numpy as np
 
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
 
     # pixels stored turned 90 degrees clockwise with a display matrix saying "turn 90 degrees back", as phones do
     rotated = _remake(tmp_path / "phone.mp4", picture=lambda rgb: np.rot90(rgb, -1), size=(360, 640), rotation=90)
@@ -192,7 +193,8 @@ def test_video_without_faces_answers_from_speech_or_says_nothing_found(tmp_path)
 
 
 def test_4k_video_is_downscaled_not_refused(tmp_path):
-    from tools.core.media import iter_frames, probe
+    from tools.core.frames import iter_frames
+    from tools.core.media import probe
 
     uhd = _remake(tmp_path / "uhd.mp4", size=(3840, 2160), seconds=6.0)
     assert (probe(uhd).width, probe(uhd).height) == (3840, 2160)
@@ -371,7 +373,7 @@ def _single_keyframe_ts(dst: Path) -> Path:
 def test_media_that_players_play_is_decoded(tmp_path):
     """A single-keyframe MPEG-TS and an MKV whose clock starts at 100 s answer like the sample; the MKV's
     answer says its times count from its first timestamp."""
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
 
     ts = _single_keyframe_ts(tmp_path / "onekey.ts")
     assert [round(t) for t, _ in iter_frames(ts, 1.0, 3.0, 6.0)] == [3, 4, 5]  # seeking mid-file still decodes

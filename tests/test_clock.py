@@ -24,7 +24,8 @@ def _stream_starts(path: Path) -> tuple[float, float, float]:
 def test_the_samples_first_frame_is_where_its_video_stream_starts_on_the_file_clock():
     """The sample's video starts 0.844 s after its audio (FFmpeg's stream start times): its first frame is
     at 0.844 s, not 0, so a face is read at the time its words are heard."""
-    from tools.core.media import iter_frames, probe
+    from tools.core.frames import iter_frames
+    from tools.core.media import probe
 
     file_s, video_s, audio_s = _stream_starts(SAMPLE)
     assert video_s - audio_s == pytest.approx(0.844, abs=0.001)
@@ -38,7 +39,8 @@ def test_the_samples_first_frame_is_where_its_video_stream_starts_on_the_file_cl
 def test_audio_that_starts_after_the_picture_is_preceded_by_silence(tmp_path):
     """The same packets with the audio 2 s late: the decoded sound is the sample's, 2 s later, after 2 s of
     silence; the frames keep their times."""
-    from tools.core.media import iter_frames, load_audio
+    from tools.core.frames import iter_frames
+    from tools.core.media import load_audio
 
     late = shifted_remux(tmp_path / "late_audio.mkv", 2.0, kinds=("audio",))
     file_s, _video_s, audio_s = _stream_starts(late)
@@ -49,3 +51,24 @@ def test_audio_that_starts_after_the_picture_is_preceded_by_silence(tmp_path):
     n = min(len(original), len(shifted) - lead)
     assert np.corrcoef(original[:n], shifted[lead:lead + n])[0, 1] > 0.99
     assert next(iter(iter_frames(late, 1.0)))[0] == pytest.approx(0.0, abs=0.001)
+
+
+@pytest.mark.parametrize(("fps", "stride", "gap"), [(4.0, 2.0, 0.0), (8.0, 1.0, 0.0), (29.97, 0.5, 0.0), (4.0, 2.0, 1.5),
+                                                    (4.0, 2.0, 3.0)])
+def test_spans_read_through_one_decoder_are_the_frames_each_span_decodes_alone(fps, stride, gap):
+    """``SpanReader`` (the verifier's chunks read through one decoder) gives each span exactly the frames, times and
+    pixels, that its own ``iter_frames`` call gives (which seeks back to a keyframe), at the verifier's 4 fps and where
+    a chunk's end falls a hair before a frame (8 fps, 29.97 fps: the sample's own rate), across gaps shorter and longer
+    than the reader reads through, and again for a span before the last one (a fresh seek)."""
+    from tools.core.frames import SpanReader, iter_frames
+    from tools.core.media import probe, sampling_start
+
+    info = probe(SAMPLE)
+    starts = [round(1.0 + j * (stride + gap), 3) for j in range(8) if 1.0 + j * (stride + gap) + stride <= 9.0]
+    spans = [(sampling_start(info, s, fps), round(s + stride, 3)) for s in starts] + [(sampling_start(info, 1.5, fps), 3.0)]
+    with SpanReader(SAMPLE, fps) as reader:
+        read = [list(reader.frames(a, b)) for a, b in spans]
+    alone = [list(iter_frames(SAMPLE, fps, a, b)) for a, b in spans]
+    assert [[t for t, _ in r] for r in read] == [[t for t, _ in r] for r in alone]
+    assert all(np.array_equal(x, y) for r, s in zip(read, alone, strict=True) for (_, x), (_, y) in zip(r, s, strict=True))
+    assert all(alone) and len(alone) >= 3

@@ -17,7 +17,7 @@ def _cuda_provider() -> bool:
 
 
 def test_engine_on_cpu_reads_faces_as_the_expression_model_does():
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.perception.engine import PerceptionConfig, PerceptionEngine
     from tools.perception.expression import DEFAULT_EXPRESSION, load_expression_classifier
 

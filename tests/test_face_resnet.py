@@ -12,7 +12,7 @@ from tools.core.schema import AFFECTNET8
 
 def _performer_faces():
     """The sample's performer grinning in close-up (3.9-4.4 s): the frame and its face boxes."""
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.perception.faces import load_face_detector
 
     _, frame = next(iter_frames(SAMPLE, 1.0, 3.9, 4.4))

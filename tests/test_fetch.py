@@ -63,7 +63,7 @@ def _git_blob_id(path: Path) -> str:
 
 def test_fetch_verifies_the_pinned_checksum_then_the_backend_loads_the_file(served, tmp_path, monkeypatch):
     from tools.core.fetch import fetch_model, git_blob_sha1, pinned_path
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.core.pins import PinnedModel
     from tools.core.schema import AFFECTNET8, Box
     from tools.perception.expression import EXPRESSION_CLASSIFIERS

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.conftest import shared_media
-from tools.core.media import iter_frames
+from tools.core.frames import iter_frames
 from tools.core.schema import Box, Gaze
 from tools.perception.faces import load_face_detector
 from tools.perception.gaze import load_gaze_estimator, who_looks_at_whom

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import SAMPLE
-from tools.core.media import iter_frames
+from tools.core.frames import iter_frames
 from tools.perception.gestures import classify_hand, load_gesture_recognizer, pointing_target, ray_box_distance
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from indexing.visual import THUMB_MARGIN, _descriptors, face_jpeg
 from memory.index_config import IndexConfig
 from tests.conftest import SAMPLE
-from tools.core.media import iter_frames
+from tools.core.frames import iter_frames
 from tools.perception.crops import box_in_crop, jpeg_rgb
 from tools.perception.engine import load_engine
 from tools.perception.identity_worker import IdentityWorker

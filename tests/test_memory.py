@@ -12,7 +12,8 @@ from indexing.clips import clip_windows, describe_clip
 from memory.cache import VideoCache, atomic_write_bytes, write_json
 from memory.index import VectorIndex
 from tests.conftest import SAMPLE
-from tools.core.media import iter_frames, load_audio, probe
+from tools.core.frames import iter_frames
+from tools.core.media import load_audio, probe
 
 
 def test_clip_windows_cover_the_video_with_overlap():

@@ -27,7 +27,7 @@ def test_the_index_finds_the_sample_cuts_on_their_first_frames(cache_root):
 
 def test_a_recorded_shot_without_cuts_has_none():
     """One recorded shot of a woman talking to the camera (head and lips move every frame): no cut."""
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.signals.shots import ChangeTrace, hard_cuts
 
     trace = ChangeTrace()
@@ -61,7 +61,8 @@ def test_the_index_chunks_measure_every_frame_once():
     chunk starts) the luma trace holds exactly the frames and changes of one pass, so a cut between two chunks is
     found on its frame."""
     from indexing.visual import chunk_frames
-    from tools.core.media import iter_frames, probe
+    from tools.core.frames import iter_frames
+    from tools.core.media import probe
     from tools.signals.shots import ChangeTrace
 
     one = ChangeTrace()
@@ -120,7 +121,7 @@ def test_cuts_made_at_known_frames_are_found_on_those_frames(tmp_path):
     """A video cut at frames chosen here (30 fps: frame 73 = 2.433 s, frame 131 = 4.367 s, neither on the 1 fps
     grid), made from the sample's performer and audience shots: both cuts found on the frame where they were
     made, as the visual pass decodes for its 1 fps samples."""
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
     from tools.core.video_out import VideoWriter
     from tools.signals.shots import ChangeTrace, hard_cuts
 

@@ -23,7 +23,8 @@ pytestmark = pytest.mark.skipif(not fetched(PINNED_MODELS["whisper-base"]),
 
 def _reading(start_s: int, folder: Path) -> Path:
     """18 s of ``multilingual.mp3`` from ``start_s`` under the sample's picture played twice."""
-    from tools.core.media import iter_frames, load_audio
+    from tools.core.frames import iter_frames
+    from tools.core.media import load_audio
     from tools.core.video_out import VideoWriter
 
     speech = load_audio(REPO / "tests" / "data" / "multilingual.mp3", 16_000)[start_s * 16_000:(start_s + 18) * 16_000]

@@ -78,7 +78,7 @@ def test_a_person_seen_briefly_takes_the_videos_baseline():
 
 def _pingpong(video, start_s: float, end_s: float, seconds: float) -> list[np.ndarray]:
     """``video``'s frames in [start_s, end_s) at 25 fps, played forward and back for ``seconds``."""
-    from tools.core.media import iter_frames
+    from tools.core.frames import iter_frames
 
     frames = [f for _, f in iter_frames(video, 25.0, start_s, end_s, max_side=640)]
     loop = frames + frames[::-1]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import REPO, SAMPLE, shared_media
-from tools.core.media import iter_frames, load_audio
+from tools.core.frames import iter_frames
+from tools.core.media import load_audio
 from tools.core.registry import UnknownBackendError
 from tools.core.schema import AFFECTNET8
 from tools.perception.asr import load_asr

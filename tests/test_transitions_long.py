@@ -10,7 +10,8 @@ import pytest
 
 from evals.transitions import HAYSTACK_SHOT_S, SEGMENT_S, build_long
 from tests.conftest import SAMPLE
-from tools.core.media import iter_frames, probe
+from tools.core.frames import iter_frames
+from tools.core.media import probe
 
 #: Subject -> its emotions: three subjects who can only go between anger and sadness (two orders for three),
 #: two others who can change, two stills.

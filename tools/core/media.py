@@ -1,4 +1,5 @@
-"""Video ingestion with PyAV (FFmpeg): probing, sampled-frame streaming and audio extraction.
+"""Video ingestion with PyAV (FFmpeg): probing, the clock and audio extraction (sampled frames:
+``tools.core.frames``).
 
 Frames are streamed, never held in memory as a whole video. Every time, of frames and of audio samples
 alike, is seconds on the file's own clock counted from its first timestamp (the earliest of its streams,
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +61,8 @@ def video_warnings(info: VideoInfo) -> list[str]:
     return []
 
 
-def _open(path: Path):
+def open_video(path: Path):
+    """``av.open`` of ``path``; raises ``VideoError`` (one line) when FFmpeg cannot open it."""
     import av
 
     try:
@@ -89,7 +90,7 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
         raise VideoError(f"{p}: is a directory, not a video file")
     if p.stat().st_size == 0:
         raise VideoError(f"{p}: file is empty (0 bytes)")
-    with _open(p) as container:
+    with open_video(p) as container:
         if not container.streams.video:
             raise VideoError(f"{p}: has no video stream")
         vs = container.streams.video[0]
@@ -104,8 +105,8 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
             height=vs.codec_context.height,
             has_audio=audio is not None,
             audio_sample_rate=audio.rate if audio is not None else None,
-            start_s=round(_file_start(container), 3),
-            first_frame_s=round(max(0.0, _start_time(vs) - _file_start(container)), 3),
+            start_s=round(file_start(container), 3),
+            first_frame_s=round(max(0.0, _start_time(vs) - file_start(container)), 3),
         )
     w, h = info.width, info.height
     if min(w, h) < MIN_SIDE_PX or max(w, h) > MAX_ASPECT * min(w, h):
@@ -128,8 +129,8 @@ def _declared_duration(container, vs) -> float:
     """The later of the video stream's and the container's declared ends (seconds), both counted from the
     file's first timestamp (an MKV or MPEG-TS may start at 100 s; its container duration then ends there)."""
     stream = float(vs.duration * vs.time_base) if vs.duration is not None and vs.time_base is not None else 0.0
-    stream += _start_time(vs) - _file_start(container) if stream else 0.0
-    whole = container.duration / 1_000_000 - _file_start(container) if container.duration is not None else 0.0
+    stream += _start_time(vs) - file_start(container) if stream else 0.0
+    whole = container.duration / 1_000_000 - file_start(container) if container.duration is not None else 0.0
     return max(stream, whole)
 
 
@@ -142,9 +143,9 @@ def _last_decodable_time(path: Path, from_s: float) -> float | None:
 
     for seek_to in ((from_s, 0.0) if from_s > 0 else (0.0,)):
         last = None
-        with _open(path) as container:
+        with open_video(path) as container:
             vs = container.streams.video[0]
-            t0 = _file_start(container)
+            t0 = file_start(container)
             try:
                 if seek_to > 0:
                     container.seek(int((seek_to + t0) / vs.time_base), stream=vs, backward=True)
@@ -163,93 +164,9 @@ def _start_time(vs) -> float:
     return float(vs.start_time * vs.time_base) if vs.start_time is not None else 0.0
 
 
-def _file_start(container) -> float:
+def file_start(container) -> float:
     """The file's first timestamp (s), the earliest of its streams: every time here counts from it."""
     return container.start_time / 1_000_000 if container.start_time is not None else 0.0
-
-
-def _scaled_size(w: int, h: int, max_side: int) -> dict[str, int]:
-    """``to_ndarray`` size arguments that bring the longer side down to ``max_side`` (even sides); {} to keep it."""
-    scale = min(1.0, max_side / max(w, h)) if max(w, h) > 0 else 1.0
-    return {"width": int(w * scale) // 2 * 2, "height": int(h * scale) // 2 * 2} if scale < 1 else {}
-
-
-def _upright_rgb(frame, size: dict[str, int]) -> np.ndarray:
-    """The decoded frame as RGB uint8 (H, W, 3), turned as its display matrix says (phone video: CCW degrees)."""
-    rgb = frame.to_ndarray(format="rgb24", **size)
-    turns = round((frame.rotation or 0) / 90) % 4
-    return np.ascontiguousarray(np.rot90(rgb, turns)) if turns else rgb
-
-
-def _timed_frames(container, vs, t0: float) -> Iterator[tuple[float, object]]:
-    """``(t, av.VideoFrame)`` of each decoded frame of stream ``vs`` that has a timestamp, ``t`` in seconds from the
-    file's first timestamp ``t0``."""
-    for frame in container.decode(vs):
-        if frame.pts is not None:
-            yield float(frame.pts * vs.time_base) - t0, frame
-
-
-def iter_frames(
-    path: str | os.PathLike,
-    fps: float,
-    start_s: float = 0.0,
-    end_s: float | None = None,
-    max_side: int = 960,
-    on_decoded: Callable[[float, object], None] | None = None,
-    seek_s: float | None = None,
-) -> Iterator[tuple[float, np.ndarray]]:
-    """Yield ``(t, frame)`` sampled at ``fps`` frames/s in [start_s, end_s).
-
-    Frames are turned upright as the file's display matrix says (phone videos recorded in portrait
-    store a rotation instead of turned pixels), so what the tools see is what a player shows.
-    Sample times follow the grid ``start_s + k / fps``; a frame within half a frame interval of a grid
-    time stands for it, so consecutive spans [a, b) and [b, c) yield exactly the frames of [a, c).
-
-    Times are seconds from the file's first timestamp (an MKV whose clock starts at 100 s gives times
-    from 0; a video stream that starts 0.8 s after the audio gives a first frame at 0.8 s).
-    Each frame is RGB uint8 of shape (H, W, 3), downscaled so that its longer side is at most
-    ``max_side`` pixels. Only the sampled frames are converted to arrays; ``on_decoded`` sees every decoded frame
-    before ``end_s`` as ``(t, av.VideoFrame)``, sampled or not, so a full-frame-rate measure (``tools.signals.shots``)
-    costs no second decode. The decoder seeks to the keyframe before ``seek_s`` (default and at most ``start_s``)
-    first, so a short span of a long video costs a short decode (a file where the seek finds no keyframe, such as
-    an MPEG-TS with a single keyframe, is decoded from its start instead).
-
-    Raises:
-        VideoError: the file cannot be opened as a video.
-    """
-    import av
-
-    if fps <= 0:
-        raise ValueError("fps must be positive")
-    p, seek_s = Path(path), start_s if seek_s is None else min(seek_s, start_s)
-    for seek in ((True, False) if seek_s > 0 else (False,)):
-        decoded = 0
-        with _open(p) as container:
-            vs = container.streams.video[0]
-            vs.thread_type = "AUTO"
-            t0 = _file_start(container)
-            size = _scaled_size(vs.codec_context.width, vs.codec_context.height, max_side)
-            if seek:
-                container.seek(int((seek_s + t0) / vs.time_base), stream=vs, backward=True)
-            step, next_t = 1.0 / fps, start_s
-            half_frame = 0.5 / (float(vs.average_rate or 25))
-            try:
-                for t, frame in _timed_frames(container, vs, t0):
-                    decoded += 1
-                    if end_s is not None and t + half_frame >= end_s:
-                        break
-                    if on_decoded is not None:
-                        on_decoded(round(t, 3), frame)
-                    if t + half_frame < next_t:
-                        continue
-                    yield round(t, 3), _upright_rgb(frame, size)
-                    while next_t <= t + half_frame:
-                        next_t += step
-            except av.error.FFmpegError as exc:
-                raise VideoError(f"{p}: decoding failed at {next_t:.1f} s ({exc.strerror or type(exc).__name__})") from exc
-        if decoded:
-            return
-        # the seek landed where nothing decodes (no keyframe after it): decode from the start instead
 
 
 def load_audio(path: str | os.PathLike, sample_rate: int = 16_000) -> np.ndarray:
@@ -265,13 +182,13 @@ def load_audio(path: str | os.PathLike, sample_rate: int = 16_000) -> np.ndarray
     import av
 
     p = Path(path)
-    with _open(p) as container:
+    with open_video(p) as container:
         if not container.streams.audio:
             raise VideoError(f"{p}: has no audio track")
         stream = container.streams.audio[0]
         resampler = av.AudioResampler(format="flt", layout="mono", rate=sample_rate)
         chunks = []
-        lead = _start_time(stream) - _file_start(container)
+        lead = _start_time(stream) - file_start(container)
         if lead * sample_rate >= 1:
             chunks.append(np.zeros(round(lead * sample_rate), np.float32))
         try:

@@ -3,7 +3,7 @@
 The index samples frames at ``IndexConfig.sample_fps`` (1 fps by default), too sparse to tell a cut from motion:
 between two samples a talking head moves as much as one aligned face differs from the next person's, and two
 shots of one room share their colours. Every frame is decoded anyway (H.264 frames depend on the frames before
-them), so the visual pass hands each decoded frame to a ``ChangeTrace`` (``tools.core.media.iter_frames``'
+them), so the visual pass hands each decoded frame to a ``ChangeTrace`` (``tools.core.frames.iter_frames``'
 ``on_decoded``): a ``LUMA_ROWS`` x ``LUMA_COLS`` grid of luma values point-sampled from the frame, and its change
 from the frame before, the mean absolute difference (0-255). ``hard_cuts`` then declares a cut at a frame whose
 change is a spike: at least ``MIN_CHANGE`` and at least ``CUT_RATIO`` times the mean change of the frames within
@@ -62,7 +62,7 @@ def luma_change(prev: np.ndarray, grid: np.ndarray) -> float:
 class ChangeTrace:
     """Each decoded frame's luma change from the frame before, for the frames after ``last_t`` (seconds).
 
-    ``add`` is ``tools.core.media.iter_frames``' ``on_decoded``. A frame at or before ``last_t``, the time of the last
+    ``add`` is ``tools.core.frames.iter_frames``' ``on_decoded``. A frame at or before ``last_t``, the time of the last
     frame added, is skipped, so spans decoded one after another (each seeking to a keyframe before its start)
     add every frame once: give the next span's trace the last one's ``last_t`` and ``prev`` (the grid of that
     frame). ``times`` and ``changes`` are each added frame's time (s) and change (the first frame of a trace
