@@ -59,7 +59,8 @@ def test_spans_read_through_one_decoder_are_the_frames_each_span_decodes_alone(f
     """``SpanReader`` (the verifier's chunks read through one decoder) gives each span exactly the frames, times and
     pixels, that its own ``iter_frames`` call gives (which seeks back to a keyframe), at the verifier's 4 fps and where
     a chunk's end falls a hair before a frame (8 fps, 29.97 fps: the sample's own rate), across gaps shorter and longer
-    than the reader reads through, and again for a span before the last one (a fresh seek)."""
+    than the reader reads through, again for a span before the last one (a fresh seek), and after a span dropped half
+    read."""
     from tools.core.frames import SpanReader, iter_frames
     from tools.core.media import probe, sampling_start
 
@@ -68,6 +69,11 @@ def test_spans_read_through_one_decoder_are_the_frames_each_span_decodes_alone(f
     spans = [(sampling_start(info, s, fps), round(s + stride, 3)) for s in starts] + [(sampling_start(info, 1.5, fps), 3.0)]
     with SpanReader(SAMPLE, fps) as reader:
         read = [list(reader.frames(a, b)) for a, b in spans]
+        part = reader.frames(*spans[0])
+        next(part)
+        part.close()  # a span dropped after its first frame: the next span still gets its own frames
+        read.append(list(reader.frames(*spans[1])))
+    spans.append(spans[1])
     alone = [list(iter_frames(SAMPLE, fps, a, b)) for a, b in spans]
     assert [[t for t, _ in r] for r in read] == [[t for t, _ in r] for r in alone]
     assert all(np.array_equal(x, y) for r, s in zip(read, alone, strict=True) for (_, x), (_, y) in zip(r, s, strict=True))

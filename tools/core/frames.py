@@ -177,7 +177,15 @@ class SpanReader:
             self.close()
             self._decoder = _Decoder(self._path, start_s, self._max_side)
         self._end = end_s
-        return _sampled(self._path, self._decoder, self.fps, start_s, end_s)
+        return self._read(self._decoder, start_s, end_s)
+
+    def _read(self, decoder: _Decoder, start_s: float, end_s: float) -> Iterator[tuple[float, np.ndarray]]:
+        try:
+            yield from _sampled(self._path, decoder, self.fps, start_s, end_s)
+        except BaseException:  # a failed or abandoned span: the next one opens the file afresh
+            if self._decoder is decoder:
+                self.close()
+            raise
 
     def close(self) -> None:
         """Close the file (a later span opens it again)."""
