@@ -23,7 +23,7 @@ import numpy as np
 
 from memory.cache import read_json, write_json
 from memory.store import VideoIndex
-from tools.core.frames import SpanReader, iter_frames
+from tools.core.frames import SpanReader
 from tools.core.media import sampling_start
 from tools.perception.engine import FrameObservation, PerceptionEngine, load_engine
 
@@ -86,7 +86,8 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
             known = index_frames(index, c0, c1) if (frames is None or not hands_between) and same_models else {}
             thin = not hands_between and bool(known)  # without index frames, every frame reads hands
             if frames is None and known:
-                frames, path = _thin_chunk(engine, index, (full_path, thin_path), known, thin, fps, (k, c0, c1), count)
+                frames, path = _thin_chunk(engine, index, reader, (full_path, thin_path), known, thin, (k, c0, c1),
+                                           count)
             if frames is not None:
                 count("visual_cached_chunks", 1)
             else:
@@ -129,8 +130,8 @@ def _observed_chunk(engine: PerceptionEngine, index: VideoIndex, reader: SpanRea
     return [renumbered(fr, f"f{k}.{n}.") for n, fr in enumerate(sorted(computed + kept, key=lambda f: f.t))]
 
 
-def _thin_chunk(engine: PerceptionEngine, index: VideoIndex, paths: tuple[Path, Path],
-                known: dict[float, FrameObservation], thin: bool, fps: float, chunk: tuple[int, float, float],
+def _thin_chunk(engine: PerceptionEngine, index: VideoIndex, reader: SpanReader, paths: tuple[Path, Path],
+                known: dict[float, FrameObservation], thin: bool, chunk: tuple[int, float, float],
                 count: Callable[[str, int], None]) -> tuple[list[FrameObservation] | None, Path]:
     """Chunk ``chunk`` = (k, start s, end s) stored with hands on the index's frames only (``paths[1]``), when the one
     with every frame's hands (``paths[0]``) is not: as it is for a ``thin`` reading, else with the hands between
@@ -141,21 +142,22 @@ def _thin_chunk(engine: PerceptionEngine, index: VideoIndex, paths: tuple[Path, 
         return None, full_path
     if thin:
         return frames, thin_path
-    frames = _hands_added(engine, index, frames, known, fps, *chunk)
+    frames = _hands_added(engine, index, reader, frames, known, *chunk)
     count("gesture_frames", sum(fr.t not in known for fr in frames))
     write_json(full_path, frames)
     return frames, full_path
 
 
-def _hands_added(engine: PerceptionEngine, index: VideoIndex, frames: list[FrameObservation],
-                 known: dict[float, FrameObservation], fps: float, k: int, c0: float, c1: float) -> list[FrameObservation]:
-    """Chunk ``k`` ([c0, c1) s at ``fps``) as ``observe_span`` stores it with every frame's hands, from ``frames``, the
-    same chunk stored without hands between the index's frames (``known``): the gesture model reads those frames now,
-    with the stored face boxes and the ids and pose rule a full reading gives them (no pose beside index frames)."""
-    first = sampling_start(index.info, c0, fps)
+def _hands_added(engine: PerceptionEngine, index: VideoIndex, reader: SpanReader, frames: list[FrameObservation],
+                 known: dict[float, FrameObservation], k: int, c0: float, c1: float) -> list[FrameObservation]:
+    """Chunk ``k`` ([c0, c1) s at ``reader``'s frame rate) as ``observe_span`` stores it with every frame's hands, from
+    ``frames``, the same chunk stored without hands between the index's frames (``known``): the gesture model reads
+    those frames now, with the stored face boxes and the ids and pose rule a full reading gives them (no pose beside
+    index frames)."""
+    first = sampling_start(index.info, c0, reader.fps)
     at = {fr.t: n for n, fr in enumerate(frames)}
     out = list(frames)
-    for t, image in iter_frames(index.info.path, fps, first, c1):
+    for t, image in reader.frames(first, c1):
         n = at.get(t)
         if n is None or t in known:
             continue
