@@ -105,7 +105,7 @@ def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progr
         saved = ckpt.load(name)
         if saved is None:
             asr = asr or load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language,
-                                  batch_size=cfg.asr_batch_size, task=cfg.asr_task)
+                                  batch_size=cfg.asr_batch_size, task=cfg.asr_task, beam_size=cfg.asr_beam_size)
             part = asr.transcribe(audio[a:b])
             ckpt.save(name, part)
         else:

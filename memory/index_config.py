@@ -82,6 +82,10 @@ class IndexSettings(BaseModel):
         "decode speech N voice-activity chunks at a time (faster-whisper's batched pipeline): about 4x faster ASR "
         "on dialogue, but words can be lost at chunk edges; 0: sequential decoding with Whisper's temperature "
         "fallback"))
+    asr_beam_size: int = Field(5, ge=1, le=10, json_schema_extra={**_INDEXING, "flag": "--asr-beam", "metavar": "N"},
+                               description=(
+        "hypotheses Whisper's sequential decoder keeps: 5 (beam search, default) or 1 (greedy: about twice as fast, "
+        "but its transcript of the same audio can differ from one CPU to another; evals/RESULTS.md section 60)"))
     asr_task: Literal["transcribe", "translate"] = Field("transcribe", json_schema_extra=_INDEXING, description=(
         "transcribe (text in the spoken language) or translate (Whisper's English text of non-English speech, so "
         "English questions can search it; needs a multilingual --asr-model)"))
@@ -178,9 +182,10 @@ class IndexConfig(IndexSettings):
 
     def key(self) -> str:
         """Cache key (12 hex) of everything that changes the index's content (the caption settings only
-        when a caption model is set, the ASR task and the transcript encoder only when they are not the
+        when a caption model is set, the ASR task, beam and the transcript encoder only when they are not the
         default, so indexes built before those options existed keep their key)."""
         unused = {"caption_model", "caption_every_s"} if self.caption_model is None else set()
         unused |= {"asr_task"} if self.asr_task == "transcribe" else set()
+        unused |= {"asr_beam_size"} if self.asr_beam_size == 5 else set()
         unused |= {"transcript_encoder"} if self.transcript_encoder == "minilm" else set()
         return config_key({"format": INDEX_FORMAT, **self.model_dump(exclude={"device", *unused})})

@@ -68,9 +68,10 @@ ASK_FLAGS = {"--llm", "--llm-images", "--top-k", "--cache-dir", "--quiet", "--cl
              "--device", "--verify-fps", "--min-support", "--max-requery", "--labels", "--abstain-below",
              "--expression-backend", "--no-voice-emotion", "--no-reid", "--no-diarization", "--no-index-gestures",
              "--caption-model", "--caption-every"}
-#: Settings that became flags when the index and run settings were declared once (``IndexSettings``, ``RunSettings``).
+#: Settings that became flags when the index and run settings were declared once (``IndexSettings``, ``RunSettings``),
+#: and those added since (``--asr-beam``).
 NEW_FLAGS = {"--embedder", "--face-backend", "--candidates-per-round", "--min-accepted", "--affect-weight", "--fusion",
-             "--no-own-baseline"}
+             "--no-own-baseline", "--asr-beam"}
 
 
 def test_the_ask_flags_keep_their_names_and_are_absent_unless_given():

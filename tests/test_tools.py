@@ -248,6 +248,26 @@ def test_english_only_model_invents_little_over_german_speech_and_says_so():
 
 
 @pytest.mark.asr
+def test_greedy_decoding_is_an_option_with_its_own_guards_and_its_own_index():
+    """``--asr-beam 1`` decodes greedily under the guards fitted on greedy decodes (``GREEDY_GUARDS``), keeps every word
+    of clean English speech (JFK's line, the words known), and builds another index than the default beam search."""
+    import re
+
+    import jiwer
+
+    from memory.index_config import IndexConfig
+    from tools.signals.transcript import DEFAULT_GUARDS, GREEDY_GUARDS
+
+    greedy = load_asr("faster-whisper", beam_size=1)
+    assert greedy.guards is GREEDY_GUARDS and load_asr("faster-whisper").guards is DEFAULT_GUARDS
+    tr = greedy.transcribe(load_audio(shared_media("jfk.flac")))
+    norm = lambda t: " ".join(re.findall(r"[\w']+", t.lower()))
+    said = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+    assert not tr.rejected and jiwer.wer(norm(said), norm(" ".join(s.text for s in tr.segments))) < 0.1
+    assert IndexConfig(asr_beam_size=1).key() != IndexConfig().key() == IndexConfig(asr_beam_size=5).key()
+
+
+@pytest.mark.asr
 def test_guards_keep_every_word_of_clean_english_speech():
     from tools.signals.transcript import speech_warning
 

@@ -77,7 +77,7 @@ def test_the_default_encoder_keeps_the_cache_key_of_indexes_built_before_the_opt
 
     before = config_key({"format": INDEX_FORMAT, **IndexConfig().model_dump(exclude={"device", "transcript_encoder",
                                                                                       "caption_model", "caption_every_s",
-                                                                                      "asr_task"})})
+                                                                                      "asr_task", "asr_beam_size"})})
     assert IndexConfig().key() == before
     assert IndexConfig(transcript_encoder="use-multilingual").key() != before
 

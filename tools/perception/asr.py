@@ -33,6 +33,7 @@ from tools.signals.transcript import (
     BATCHED_GUARDS,
     DEFAULT_GUARDS,
     FALLBACK_GUARDS,
+    GREEDY_GUARDS,
     TRANSLATE_GUARDS,
     SpeechGuards,
 )
@@ -118,6 +119,10 @@ class FasterWhisperASR:
             (``evals/RESULTS.md`` section 8).
         task: ``transcribe`` (text in the spoken language) or ``translate`` (English text; multilingual
             models only; ``TRANSLATE_GUARDS`` when ``guards`` is the default).
+        beam_size: hypotheses the sequential decoder keeps: 5 (beam search, faster-whisper's default and ours) or
+            1 (greedy, under ``GREEDY_GUARDS`` when ``guards`` is the default): about twice as fast, but its
+            transcript of the same audio differs between CPUs' instruction sets, where beam search's does not
+            (``evals/RESULTS.md`` section 60). The batched pipeline keeps its beam of 5.
 
     Raises:
         FileNotFoundError: a fetchable model that has not been fetched.
@@ -126,7 +131,7 @@ class FasterWhisperASR:
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
-                 fallback: bool = False, batch_size: int = 0, task: str = "transcribe") -> None:
+                 fallback: bool = False, batch_size: int = 0, task: str = "transcribe", beam_size: int = 5) -> None:
         from faster_whisper import WhisperModel
 
         if task not in ("transcribe", "translate"):
@@ -141,8 +146,10 @@ class FasterWhisperASR:
             guards = TRANSLATE_GUARDS
         elif fallback and guards is DEFAULT_GUARDS:
             guards = FALLBACK_GUARDS
+        elif beam_size == 1 and guards is DEFAULT_GUARDS:
+            guards = GREEDY_GUARDS
         self.language, self.guards, self.fallback, self.batch_size = language, guards, fallback, batch_size
-        self.task = task
+        self.task, self.beam_size = task, beam_size
         kind, index = ct2_device(device)
         self._model = WhisperModel(
             path, device=kind, device_index=index, compute_type=compute_type or ("float16" if kind == "cuda" else "int8"),
@@ -173,7 +180,7 @@ class FasterWhisperASR:
             extra = {} if self.fallback else {"temperature": 0.0}
             segments, info = self._model.transcribe(
                 audio, word_timestamps=True, vad_filter=True, language=self.language,
-                condition_on_previous_text=False, task=self.task, **extra)
+                condition_on_previous_text=False, task=self.task, beam_size=self.beam_size, **extra)
         raw = [
             {
                 "start": s.start, "end": s.end, "text": s.text, "avg_logprob": s.avg_logprob,
@@ -212,11 +219,12 @@ class WhisperXASR:
         guards: hallucination guards (``tools.signals.transcript.screen_segments``; whisperX gives no log-probabilities, so only
             the compression-ratio, word-probability and repetition guards apply, and no speech
             regions are measured for the unread-speech warning); None keeps every segment.
+        beam_size: hypotheses the decoder keeps (whisperX's ``asr_options``; 5, its own default).
     """
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
-                 batch_size: int = 8) -> None:
+                 batch_size: int = 8, beam_size: int = 5) -> None:
         import whisperx
 
         self.device, self.language, self.guards, self.batch_size = device, language, guards, batch_size
@@ -225,6 +233,7 @@ class WhisperXASR:
         self._model = whisperx.load_model(
             model or default_whisper_model_dir(), kind, device_index=index,
             compute_type=compute_type or ("float16" if kind == "cuda" else "int8"), language=language,
+            asr_options={"beam_size": beam_size},
         )
 
     def transcribe(self, audio: np.ndarray) -> Transcript:
@@ -245,18 +254,18 @@ ASR_BACKENDS: Registry[ASRBackend] = Registry("asr")
 @ASR_BACKENDS.register("faster-whisper", about="Whisper in CTranslate2 with word timestamps, offline")
 def _load_faster_whisper(model: str | None = None, device: str = "cpu", language: str | None = None,
                          guards: SpeechGuards | None = DEFAULT_GUARDS, fallback: bool = False,
-                         batch_size: int = 0, task: str = "transcribe") -> ASRBackend:
+                         batch_size: int = 0, task: str = "transcribe", beam_size: int = 5) -> ASRBackend:
     return FasterWhisperASR(model=model, device=device, language=language, guards=guards, fallback=fallback,
-                            batch_size=batch_size, task=task)
+                            batch_size=batch_size, task=task, beam_size=beam_size)
 
 
 @ASR_BACKENDS.register("whisperx", about="whisperX batched inference on the same model, Whisper's word times "
                         "(the whisperx extra)")
 def _load_whisperx(model: str | None = None, device: str = "cpu", language: str | None = None,
-                   batch_size: int = 8, task: str = "transcribe") -> ASRBackend:
+                   batch_size: int = 8, task: str = "transcribe", beam_size: int = 5) -> ASRBackend:
     if task != "transcribe":
         raise ValueError("--asr-task translate needs the faster-whisper backend")
-    return WhisperXASR(model=model, device=device, language=language, batch_size=batch_size or 8)
+    return WhisperXASR(model=model, device=device, language=language, batch_size=batch_size or 8, beam_size=beam_size)
 
 
 def load_asr(name: str = "faster-whisper", **opts: object) -> ASRBackend:

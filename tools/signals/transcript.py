@@ -67,6 +67,15 @@ class SpeechGuards:
 #: (0.39) that AVX2's kernels keep over the German half of ``tests/data/multilingual.mp3``. ``None`` in their
 #: place keeps every segment (the baseline in ``studies.asr``).
 DEFAULT_GUARDS = SpeechGuards(min_word_probability=0.5, joint_avg_logprob=-0.55, joint_word_probability=0.7)
+#: Guards of greedy decoding (``FasterWhisperASR(beam_size=1)``, ``--asr-beam 1``), a row of the grid of its dev decodes
+#: (``python -m studies.asr --split dev --beam 1 --fit``, ``evals/RESULTS.md`` section 60): a mean word probability
+#: floor of 0.2 and the joint pair at -0.55 with 0.65, Whisper's own -1.0 log-probability floor: 5.9 invented German
+#: words a minute (7.2 for beam search under ``DEFAULT_GUARDS``), only the cut-off "If..." of the real English
+#: rejected. The fit's own pick (a 0.65 floor, the joint pair at -0.8 with 0.75: 1.1 a minute) also rejects a real
+#: news fragment and leaves three real English lines 0.05 above its floor, too close for a decoder whose output
+#: moves between CPUs; a -0.8 log-probability floor rejects the English lines of ``tests/data/multilingual.mp3`` that
+#: share a 30-s window with its German reading (the window scores -0.90).
+GREEDY_GUARDS = SpeechGuards(min_word_probability=0.2, joint_avg_logprob=-0.55, joint_word_probability=0.65)
 #: Guards of the decoder with Whisper's temperature fallback (``FasterWhisperASR(fallback=True)``), fitted on
 #: its dev decodes (``python -m studies.asr --split dev --fallback --fit``; ``evals/RESULTS.md`` section 8).
 FALLBACK_GUARDS = SpeechGuards(joint_avg_logprob=-0.7, joint_word_probability=0.55)
