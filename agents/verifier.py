@@ -24,6 +24,18 @@ evidence, a support in [0, 1] and typed observations. Support of a candidate: th
   person's mean face readings before and after the change point, times how well they show the emotions the
   question names (``agents.change.change_evidence``), instead.
 
+Coarse to fine (``triage``), for a question about a feeling (where faces, words and voice are the support and
+gestures evidence only): each round's candidates are first read on the index's own frames (1 fps by default,
+read back, nothing observed: ``indexing.observe.index_span``), with the same readers; the ``dense_per_round``
+best supported of them, and any other that reaches ``min_support`` there, are read again at ``verify_fps``; the
+others keep that reading, which rejects them (their visual observations say so: ``frame_step_s`` is the index's
+frame interval). The index's frames can only turn a candidate down: what an answer asserts was read at
+``verify_fps``, unless no candidate was accepted and the answer says its support is weak. A change-point candidate
+is always read densely (its support compares the frames either side of the change), and so is every candidate of a
+question whose support includes gestures (a pointing lasts less than a second: 1 fps misses it). So a round of a question about a
+feeling that few clips support observes ``dense_per_round`` candidates (with their short shot parts), whatever the
+video's length.
+
 When fewer than ``min_accepted`` candidates have survived, the verifier asks for a re-query: the graph
 (``graphs.affect_graph``) goes to the query refiner (``refine_query``), which asks the LLM for a refined
 search text, and back to the localizer, at most ``max_requery`` times. Offline (``offline_refine``), the
@@ -33,6 +45,7 @@ refined search text adds the next alternative descriptions of the target emotion
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -40,10 +53,10 @@ from langgraph.runtime import Runtime
 from agents.change import change_evidence
 from agents.grounding import grounded_persons, speech_of_others
 from agents.llm import LLMTask
-from agents.readers import CandidateView, read_candidate
-from agents.schema import Intent, RefinedQuery, VerifiedCandidate, persons_text
+from agents.readers import CandidateReading, CandidateView, read_candidate
+from agents.schema import Intent, Proposal, RefinedQuery, VerifiedCandidate, persons_text
 from agents.state import AffectState, RunContext
-from indexing.observe import observe_span
+from indexing.observe import index_span, observe_span, span_tool_names
 from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS
 from tools.signals.social import social_frames
 
@@ -58,21 +71,30 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     persons = grounded_persons(state.get("people", []))
     # a question about a feeling reads gestures as evidence, not support: hands on the index's frames suffice
     hands_between = not intent.target_emotions or "gesture" in intent.cues
-    out = []
-    for cand in state.get("candidates", []):
-        if cand.clip_id in done or cand.round != state.get("round", 0):
-            continue
-        stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count,
-                                     hands_between=hands_between)
-        view = CandidateView(ctx=ctx, cand=cand, intent=intent, texts=texts, stored=stored, tools=tools,
+    todo = [c for c in state.get("candidates", []) if c.clip_id not in done and c.round == state.get("round", 0)]
+
+    def view_of(cand: Proposal, stored: list, tools: dict[str, str], step: float) -> CandidateView:
+        return CandidateView(ctx=ctx, cand=cand, intent=intent, texts=texts, stored=stored, tools=tools,
                              frames=social_frames([fr for fr, _ in stored], ctx.index.face_person),
-                             step=1.0 / s.verify_fps, persons=persons,
+                             step=step, persons=persons,
                              others=speech_of_others(ctx.index, cand.start_s, cand.end_s, persons))
-        read = read_candidate(view)
+
+    coarse = {} if hands_between else triage(ctx, todo, view_of)  # gestures as support need every frame's hands
+    out = []
+    for cand in todo:
+        if cand.clip_id in coarse:
+            view, read = coarse[cand.clip_id]
+        else:
+            stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count,
+                                         hands_between=hands_between)
+            view = view_of(cand, stored, tools, 1.0 / s.verify_fps)
+            read = read_candidate(view)
         evidence, support, obs = read.evidence, read.support, read.observations
-        why = _why(read.supports, obs.visual.n_faces, view)
+        why = _why(read.supports, obs.visual.n_faces, view) + (
+            f" (read on the index's own frames, {1 / view.step:g} fps)" if cand.clip_id in coarse else "")
         if cand.change_s is not None and intent.change is not None:  # a change point: the change is the support
-            c_ev, support, c_obs = change_evidence(ctx.index, cand, intent.change, stored, tools["face"], view.step)
+            c_ev, support, c_obs = change_evidence(ctx.index, cand, intent.change, view.stored, view.tools["face"],
+                                                   view.step)
             evidence = c_ev + evidence
             obs = obs.model_copy(update={"change": c_obs})
             why = f"change {c_obs.magnitude or 0:.2f} ({c_obs.n_before} faces before, {c_obs.n_after} after)"
@@ -84,6 +106,34 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     verified = [*state.get("verified", []), *out]
     requery = sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery
     return {"verified": out, "requery": requery}
+
+
+def triage(ctx: RunContext, todo: list[Proposal],
+           view_of: Callable[[Proposal, list, dict[str, str], float], CandidateView]
+           ) -> dict[str, tuple[CandidateView, CandidateReading]]:
+    """The coarse step of the verifier (see the module doc): ``{clip id: (view, reading)}`` of the candidates in
+    ``todo`` that keep their reading on the index's own frames, each below ``min_support`` there, so rejected. Read at
+    ``verify_fps`` instead: every change-point candidate, every candidate with no index frame inside (a short shot
+    part), the ``dense_per_round`` best supported of the others (ties in the localizer's order) and any other that
+    reaches ``min_support`` on the index's frames. Empty when there are no more candidates than ``dense_per_round``."""
+    s, index = ctx.settings, ctx.index
+    if len(todo) <= s.dense_per_round:
+        return {}
+    stored = {c.clip_id: index_span(index, c.start_s, c.end_s) for c in todo if c.change_s is None}
+    spans = [c for c in todo if stored.get(c.clip_id)]
+    if len(spans) <= s.dense_per_round:
+        return {}
+    step = 1.0 / index.config.sample_fps
+    tools = span_tool_names(index, s.verify_fps)  # the index's frames were read by the same models
+    read = {}
+    for c in spans:
+        view = view_of(c, stored[c.clip_id], tools, step)
+        read[c.clip_id] = (view, read_candidate(view))
+    ranked = sorted(spans, key=lambda c: -read[c.clip_id][1].support)  # stable: ties keep the localizer's order
+    keep = {c.clip_id: read[c.clip_id] for c in ranked[s.dense_per_round:]
+            if read[c.clip_id][1].support < s.min_support}
+    ctx.count("index_read_candidates", len(keep))
+    return keep
 
 
 def _why(supports: dict[str, float], n_faces: int, view: CandidateView) -> str:

@@ -56,7 +56,7 @@ def read_predictions(path: Path, model: type[BaseModel] = Prediction) -> dict[st
 #: The run's settings that ``affectseek eval`` takes from ``AFFECTSEEK_*`` variables and the config file as well
 #: (``graphs.settings.Settings`` fields of the same names, given to ``main`` as ``defaults``; a flag still wins).
 SHARED_SETTINGS = ("llm", "top_k", "cache_dir", "device", "expression_backend", "voice_backend", "abstain_below",
-                   "verify_fps", "affect_weight", "own_baseline", "fusion", "labels")
+                   "verify_fps", "dense_per_round", "affect_weight", "own_baseline", "fusion", "labels")
 
 
 #: What some shared settings mean for ``eval`` (``graphs.flags``; the rest say what they say for ``ask``).
@@ -88,8 +88,8 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
     shared = {k: v for k, v in (defaults or {}).items() if k in SHARED_SETTINGS}
     add_setting_flags(p, ("llm", "top_k", "cache_dir", "device"), defaults=shared, target=p, helps=EVAL_HELP)
     a = p.add_argument_group("ablation (what each component adds)")
-    add_setting_flags(p, ("expression_backend", "voice_backend", "abstain_below", "verify_fps", "affect_weight",
-                          "own_baseline", "fusion"),
+    add_setting_flags(p, ("expression_backend", "voice_backend", "abstain_below", "verify_fps", "dense_per_round",
+                          "affect_weight", "own_baseline", "fusion"),
                       defaults=shared, target=a, helps=EVAL_HELP)
     p.set_defaults(labels=shared.get("labels"))
     return p

@@ -22,7 +22,7 @@ from indexing.clips import clip_vectors, clip_windows, make_clips
 from indexing.observe import save_index_frames
 from indexing.speech import ASR_CHUNK_S, transcribe_track
 from indexing.visual import VISUAL_CHUNK_S, observe_video
-from memory.cache import VideoCache, file_sha256
+from memory.cache import VideoCache, video_digest
 from memory.checkpoint import Checkpoints
 from memory.store import (
     INDEX_FORMAT,
@@ -86,7 +86,7 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
     info = probe(video)
     if config.use_audio and not info.has_audio:
         raise VideoError(f"{info.path}: has no audio track (pass --no-audio to answer from the picture alone)")
-    cache = VideoCache(cache_root, file_sha256(video))
+    cache = VideoCache(cache_root, video_digest(video, cache_root))
     timings["probe_hash"] = time.perf_counter() - t
     key = config.key()
     final = cache.index_dir(key)

@@ -68,9 +68,7 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
     count = count or (lambda _name, _n=1: None)
     engine = engine or load_engine(index.config.perception())
     cfg = index.config
-    # the index's key (format, configuration) names the folder: readings made for another index are never read
-    key, thin_key = (_tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+{g}+gaze@{fps:g}fps+v{OBSERVATION_VERSION}"
-                               f"+{cfg.key()}") for g in ("gestures", "gestures@index"))
+    key, thin_key = _span_keys(index, fps)
     names_path = index.cache.dir / "perception" / key / "tools.json"
     same_models = engine.config == cfg.perception()  # only then are the index's frames this engine's readings
     stride, duration = cfg.clip_stride_s, index.info.duration_s
@@ -100,6 +98,21 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
                 frames = [fr if fr.t in known or not fr.hands else fr.model_copy(update={"hands": []}) for fr in frames]
             out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
     return out, _tool_names(engine, names_path)
+
+
+def _span_keys(index: VideoIndex, fps: float) -> tuple[str, str]:
+    """The folder names of ``observe_span``'s chunks at ``fps`` (every frame's hands; hands on the index's frames only).
+    The index's key (format, configuration) ends them: readings made for another index are never read."""
+    cfg = index.config
+    return tuple(_tool_key(f"{cfg.face_backend}+{cfg.expression_backend}+{g}+gaze@{fps:g}fps+v{OBSERVATION_VERSION}"
+                           f"+{cfg.key()}") for g in ("gestures", "gestures@index"))
+
+
+def span_tool_names(index: VideoIndex, fps: float) -> dict[str, str]:
+    """The tool names ``observe_span`` gives at ``fps`` (``{"face", "social"}``): read from its chunks' folder, so no
+    model is loaded when a reading at that rate was stored before; from the engine (loading its models) otherwise."""
+    engine = load_engine(index.config.perception())
+    return _tool_names(engine, index.cache.dir / "perception" / _span_keys(index, fps)[0] / "tools.json")
 
 
 def _tool_names(engine: PerceptionEngine, path: Path) -> dict[str, str]:
@@ -222,6 +235,30 @@ def index_frames(index: VideoIndex, start_s: float, end_s: float) -> dict[float,
             out[fr.t] = FrameObservation(t=fr.t, faces=fr.faces, gaze=social["gaze"], hands=social["hands"])
         except (TypeError, KeyError, ValueError):  # missing, or not records (pydantic's ValidationError): observed
             continue
+    return out
+
+
+def index_span(index: VideoIndex, start_s: float, end_s: float) -> list[tuple[FrameObservation, Path]]:
+    """The index pass's own frames in [start_s, end_s) (``index_frames``: 1 fps by default) in time order, each with
+    the file that holds it, as ``observe_span`` gives frames but observing nothing: per chunk of the clip stride the
+    chunk's index frames (faces, gaze, hands, with the index's record ids) are stored once as a chunk of their own
+    (``perception/own-frames+<version>+<index key>/<start>-<end>.json``), so evidence cites one file per frame. Empty
+    for an index stored without its frames' gaze and hands."""
+    cfg = index.config
+    key = _tool_key(f"own-frames+v{OBSERVATION_VERSION}+{cfg.key()}")
+    stride, out = cfg.clip_stride_s, []
+    for k in range(math.floor(start_s / stride + 1e-9), math.ceil(end_s / stride - 1e-9)):
+        c0, c1 = round(k * stride, 3), round(min(index.info.duration_s, (k + 1) * stride), 3)
+        if c1 <= c0:
+            continue
+        path = index.cache.perception_path(key, c0, c1)
+        frames = _stored(path)
+        if frames is None:
+            known = index_frames(index, c0, c1)
+            frames = [known[t] for t in sorted(known)]
+            if frames:
+                write_json(path, frames)
+        out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
     return out
 
 

@@ -2,6 +2,7 @@
 
 Layout under ``cache_dir``::
 
+    digests/<hash of a video file's path and state>   that file's SHA-256 (``video_digest``)
     <sha256 of the file, 20 hex>/
         .index-<config hash>.partial/ a build in progress, with per-chunk checkpoints in parts/
         index-<config hash>/          the finished build, renamed into place when complete
@@ -29,7 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tools.core.derived import file_sha256  # noqa: F401  (the cache key of a video: re-exported)
+from tools.core.derived import file_sha256
 from tools.core.registry import cache_root
 from tools.core.runtime import in_flight
 
@@ -37,6 +38,42 @@ from tools.core.runtime import in_flight
 def default_cache_dir() -> Path:
     """``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek`` (model exports go in its ``models/``)."""
     return cache_root()
+
+
+#: Folder under the cache root remembering videos' content hashes by the state of their file (``video_digest``).
+DIGESTS_DIR = "digests"
+
+
+def video_digest(video: str | os.PathLike, root: str | os.PathLike | None = None) -> str:
+    """SHA-256 (64 hex) of the video file ``video``, the key of its cache, remembered under ``root`` (default
+    ``default_cache_dir()``) by the file's path and state (``os.stat``: device, inode, size, modification and change
+    times in ns), so a later question about the same unchanged file does not read the whole file again (about 1 s a
+    GB here). Any write to a file sets its change time (ctime), which no call of a user program can set back, so a
+    changed file is hashed again; on a file system that keeps times in whole seconds a rewrite of the same size within
+    the second could not be told apart. A hash is remembered only when the file's state was the same before and after
+    reading it; a cache that cannot be written means hashing every time.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    def state() -> str:
+        st = os.stat(video)
+        return f"{os.path.realpath(video)}|{st.st_dev}|{st.st_ino}|{st.st_size}|{st.st_mtime_ns}|{st.st_ctime_ns}"
+
+    before = state()
+    name = hashlib.sha256(before.encode()).hexdigest()[:32]
+    path = (Path(root) if root else default_cache_dir()) / DIGESTS_DIR / name
+    try:
+        known = path.read_text()
+        if len(known) == 64 and all(c in "0123456789abcdef" for c in known):
+            return known
+    except (OSError, UnicodeDecodeError):
+        pass
+    digest = file_sha256(video)
+    if state() == before:
+        with contextlib.suppress(OSError):
+            atomic_write_bytes(path, digest.encode())
+    return digest
 
 
 def config_key(config: dict[str, Any]) -> str:

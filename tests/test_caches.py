@@ -181,3 +181,34 @@ def test_json_through_a_link_to_standard_output_reaches_it(cold_run, tmp_path):
     assert answer["query"] == QUERY and _moments(answer) == _moments(json.loads(cold_run.out.read_text()))
     assert "start-end" in proc.stderr  # the table
     assert link.is_symlink()
+
+
+def test_a_videos_hash_is_remembered_until_the_file_changes(tmp_path, monkeypatch):
+    """``memory.cache.video_digest``: the SHA-256 of an unchanged file is read back (the file is not hashed again);
+    after the file grows, or is rewritten with the same size, it is hashed again and gives the new content's hash."""
+    import hashlib
+    import time
+
+    from memory import cache
+
+    video = tmp_path / "v.mp4"
+    shutil.copyfile(SAMPLE, video)
+    first = cache.video_digest(video, tmp_path / "c")
+    assert first == hashlib.sha256(SAMPLE.read_bytes()).hexdigest()
+    assert len(list((tmp_path / "c" / cache.DIGESTS_DIR).iterdir())) == 1
+    hashed = []
+    real = cache.file_sha256
+    monkeypatch.setattr(cache, "file_sha256", lambda p: hashed.append(p) or real(p))
+    assert cache.video_digest(video, tmp_path / "c") == first and hashed == []
+    time.sleep(0.05)  # past the kernel's timestamp tick
+    with open(video, "ab") as f:
+        f.write(b"\0")
+    grown = cache.video_digest(video, tmp_path / "c")
+    assert grown == hashlib.sha256(video.read_bytes()).hexdigest() != first and len(hashed) == 1
+    time.sleep(0.05)
+    data = bytearray(video.read_bytes())
+    data[100] ^= 0xFF
+    with open(video, "r+b") as f:  # rewritten in place, the same size
+        f.write(data)
+    assert cache.video_digest(video, tmp_path / "c") == hashlib.sha256(bytes(data)).hexdigest() != grown
+    assert len(hashed) == 2

@@ -116,3 +116,43 @@ def test_a_question_about_a_feeling_reads_hands_on_the_index_frames_only(tmp_pat
     again, _ = observe_span(index, 4.0, 0.0, 10.0, count, hands_between=False)
     assert counts.get("face_expression_frames", 0) == 0  # the full chunks serve it
     assert [fr.model_dump() for fr, _ in again] == [fr.model_dump() for fr, _ in thin]
+
+
+def test_a_round_reads_at_the_verifier_rate_only_its_best_candidates_on_the_index_frames(tmp_path):
+    """Coarse to fine (``agents.verifier.triage``): every candidate of a round is first read on the index's own 1 fps
+    frames; with ``dense_per_round=1`` only the best of them (and any shot part holding no index frame) is observed at
+    4 fps (and any other that reaches the support threshold there), the others are rejected on the index's reading:
+    their faces and hands are the index's frames, cited in a chunk of the index's frames
+    (``indexing.observe.index_span``). With
+    room for every candidate nothing is read coarsely, and more frames are observed."""
+    from agents.llm import load_llm
+    from agents.state import RunContext, RunSettings
+    from graphs.pipeline import run_graph
+
+    index = open_index(SAMPLE, IndexConfig(), tmp_path)
+    query, llm = "when does someone look happy?", load_llm("offline")
+
+    def verified(settings: RunSettings) -> tuple[list, dict[str, int]]:
+        ctx = RunContext(index=index, llm=llm, settings=settings)
+        state, _ = run_graph(query, ctx)
+        return state["verified"], ctx.tool_calls
+
+    coarse, calls = verified(RunSettings(dense_per_round=1, max_requery=0))
+    steps = [c.observations.visual.frame_step_s for c in coarse if c.observations.visual.frames]
+    assert sorted(set(steps)) == [0.25, 1.0]
+    assert calls["index_read_candidates"] == steps.count(1.0) >= 2
+    at_index = set(index.face_times)
+    for cand in coarse:
+        if cand.observations.visual.frame_step_s == 1.0:  # the index's reading only turns a candidate down
+            assert not cand.accepted and cand.support < 0.3
+            assert "read on the index's own frames, 1 fps" in cand.reject_reason
+            assert {f.t for f in cand.observations.visual.frames} <= at_index
+            cited = [e.ref for e in cand.evidence if e.modality == "visual"]
+            assert cited and all(ref.startswith("perception/own-frames") for ref in cited)
+            assert all(index.cache.resolve(ref)["t"] in at_index for ref in cited)
+    shutil.rmtree(index.cache.dir / "perception")
+    dense, dense_calls = verified(RunSettings(dense_per_round=100, max_requery=0))
+    assert "index_read_candidates" not in dense_calls
+    assert [c.clip_id for c in dense] == [c.clip_id for c in coarse]
+    assert {c.observations.visual.frame_step_s for c in dense if c.observations.visual.frames} == {0.25}
+    assert dense_calls["face_expression_frames"] > calls["face_expression_frames"]

@@ -71,7 +71,7 @@ ASK_FLAGS = {"--llm", "--llm-images", "--top-k", "--cache-dir", "--quiet", "--cl
 #: Settings that became flags when the index and run settings were declared once (``IndexSettings``, ``RunSettings``),
 #: and those added since (``--asr-beam``).
 NEW_FLAGS = {"--embedder", "--face-backend", "--candidates-per-round", "--min-accepted", "--affect-weight", "--fusion",
-             "--no-own-baseline", "--asr-beam"}
+             "--no-own-baseline", "--asr-beam", "--dense-per-round"}
 
 
 def test_the_ask_flags_keep_their_names_and_are_absent_unless_given():
@@ -101,8 +101,8 @@ def test_batch_and_eval_flags_parse_as_the_ask_flags(command, monkeypatch):
         head = ["videos/"]
     else:
         parser, names = eval_parser("eval"), {"llm", "top_k", "cache_dir", "device", "expression_backend",
-                                              "voice_backend", "abstain_below", "verify_fps", "affect_weight", "fusion",
-                                              "own_baseline"}
+                                              "voice_backend", "abstain_below", "verify_fps", "dense_per_round",
+                                              "affect_weight", "fusion", "own_baseline"}
         head = ["--bench", "b.jsonl", "--method", "graph", "--out", "o"]
     got = {d: a for d, a in _actions(parser).items() if d in Settings.model_fields and d != "labels"}
     assert set(got) == names
