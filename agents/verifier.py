@@ -32,9 +32,9 @@ others keep that reading, which rejects them (their visual observations say so: 
 frame interval). The index's frames can only turn a candidate down: what an answer asserts was read at
 ``verify_fps``, unless no candidate was accepted and the answer says its support is weak. A change-point candidate
 is always read densely (its support compares the frames either side of the change), and so is every candidate of a
-question whose support includes gestures (a pointing lasts less than a second: 1 fps misses it). So a round of a question about a
-feeling that few clips support observes ``dense_per_round`` candidates (with their short shot parts), whatever the
-video's length.
+question whose support includes gestures (a pointing lasts less than a second: 1 fps misses it). So a round of a
+question about a feeling that few clips support observes ``dense_per_round`` candidates (with their short shot
+parts), whatever the video's length.
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks for a re-query: the graph
 (``graphs.affect_graph``) goes to the query refiner (``refine_query``), which asks the LLM for a refined

@@ -71,13 +71,9 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
     key, thin_key = _span_keys(index, fps)
     names_path = index.cache.dir / "perception" / key / "tools.json"
     same_models = engine.config == cfg.perception()  # only then are the index's frames this engine's readings
-    stride, duration = cfg.clip_stride_s, index.info.duration_s
     out: list[tuple[FrameObservation, Path]] = []
     with SpanReader(index.info.path, fps) as reader:  # chunk after chunk through one decoder
-        for k in range(math.floor(start_s / stride + 1e-9), math.ceil(end_s / stride - 1e-9)):
-            c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
-            if c1 <= c0:
-                continue
+        for k, c0, c1 in _chunks(index, start_s, end_s):
             full_path, thin_path = (index.cache.perception_path(name, c0, c1) for name in (key, thin_key))
             path, frames = full_path, _stored(full_path)
             # the index's own frames, read when the chunk is to be observed or thinned
@@ -98,6 +94,16 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
                 frames = [fr if fr.t in known or not fr.hands else fr.model_copy(update={"hands": []}) for fr in frames]
             out += [(fr, path) for fr in frames if start_s <= fr.t < end_s]
     return out, _tool_names(engine, names_path)
+
+
+def _chunks(index: VideoIndex, start_s: float, end_s: float) -> Iterator[tuple[int, float, float]]:
+    """The stored chunks that [start_s, end_s) overlaps: (k, start s, end s) on the grid of the index's clip stride,
+    the last one cut at the video's end."""
+    stride, duration = index.config.clip_stride_s, index.info.duration_s
+    for k in range(math.floor(start_s / stride + 1e-9), math.ceil(end_s / stride - 1e-9)):
+        c0, c1 = round(k * stride, 3), round(min(duration, (k + 1) * stride), 3)
+        if c1 > c0:
+            yield k, c0, c1
 
 
 def _span_keys(index: VideoIndex, fps: float) -> tuple[str, str]:
@@ -244,13 +250,9 @@ def index_span(index: VideoIndex, start_s: float, end_s: float) -> list[tuple[Fr
     chunk's index frames (faces, gaze, hands, with the index's record ids) are stored once as a chunk of their own
     (``perception/own-frames+<version>+<index key>/<start>-<end>.json``), so evidence cites one file per frame. Empty
     for an index stored without its frames' gaze and hands."""
-    cfg = index.config
-    key = _tool_key(f"own-frames+v{OBSERVATION_VERSION}+{cfg.key()}")
-    stride, out = cfg.clip_stride_s, []
-    for k in range(math.floor(start_s / stride + 1e-9), math.ceil(end_s / stride - 1e-9)):
-        c0, c1 = round(k * stride, 3), round(min(index.info.duration_s, (k + 1) * stride), 3)
-        if c1 <= c0:
-            continue
+    key = _tool_key(f"own-frames+v{OBSERVATION_VERSION}+{index.config.key()}")
+    out = []
+    for _k, c0, c1 in _chunks(index, start_s, end_s):
         path = index.cache.perception_path(key, c0, c1)
         frames = _stored(path)
         if frames is None:
