@@ -1,6 +1,6 @@
 """Build long-video VQAU items from emotion-labelled short clips.
 
-    python -m evals.build_bench CLIPS_DIR --out bench_dir [--format ravdess|cremad|csv] [--csv labels.csv]
+    python -m evals.build_bench CLIPS_DIR --out bench_dir [--format ravdess|cremad|javanese|csv] [--csv labels.csv]
                                 [--clips-per-video 10] [--seed 0]
 
 Clips are shuffled (seeded), grouped, and concatenated into long videos (decoded and re-encoded with
@@ -14,6 +14,8 @@ Label readers:
   statement, repetition, actor; Livingstone & Russo, 2018). Emotions 01 neutral, 02 calm (-> neutral),
   03 happy, 04 sad, 05 angry, 06 fearful, 07 disgust, 08 surprised; audio-only files (modality 03) skipped.
 - CREMA-D file names ``ActorID_Sentence_Emotion_Level`` (Cao et al., 2014): ANG, DIS, FEA, HAP, NEU, SAD.
+- The Javanese acted-emotion clips' names ``AA-BB-CC_RR`` (person, sentence, emotion code, take;
+  ``evals.data.javanese``).
 - CSV ``file,emotion[,start_s,end_s]`` (header optional; start/end mark the emotional span inside the
   clip, default the whole clip). MELD's CSVs map onto it: ``file`` = ``dia{Dialogue_ID}_utt{Utterance_ID}.mp4``,
   ``emotion`` = ``Emotion``, ``start_s``/``end_s`` empty; a CSV with those MELD columns is read directly.
@@ -102,6 +104,13 @@ def read_cremad(folder: Path) -> list[LabelledClip]:
         if p.suffix.lower() in VIDEO_EXTS and len(parts) == 4 and parts[2].lower() in LABELS:
             out.append(LabelledClip(p, normalise_label(parts[2])))
     return out
+
+
+def read_javanese(folder: Path) -> list[LabelledClip]:
+    """Clips under ``folder`` named as the Javanese acted-emotion set names them (``evals.data.javanese.parse``)."""
+    from evals.data.javanese import parse
+
+    return [LabelledClip(p, parsed[2]) for p in sorted(folder.rglob("*.mp4")) if (parsed := parse(p.name))]
 
 
 def read_csv(folder: Path, csv_path: Path) -> list[LabelledClip]:
@@ -203,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("clips", type=Path, help="folder of labelled clips")
     p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--format", choices=["ravdess", "cremad", "csv"], default="csv")
+    p.add_argument("--format", choices=["ravdess", "cremad", "javanese", "csv"], default="csv")
     p.add_argument("--csv", type=Path, help="labels for --format csv (default CLIPS/labels.csv)")
     p.add_argument("--clips-per-video", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
@@ -213,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
             clips = read_ravdess(args.clips)
         elif args.format == "cremad":
             clips = read_cremad(args.clips)
+        elif args.format == "javanese":
+            clips = read_javanese(args.clips)
         else:
             clips = read_csv(args.clips, args.csv or args.clips / "labels.csv")
         if not clips:

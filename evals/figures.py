@@ -67,6 +67,14 @@ def _cremad(d: dict) -> str:
     return f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by actor (face8 {face8['right']})"
 
 
+def _new_people(d: dict) -> str:
+    """The per-clip cell of a set read by ``studies.recorded_faces``: the default reader, then face8 and fer."""
+    new, face8, fer = (d["methods"][f"{b}/mean"] for b in ("faceres+face8", "face8", "fer"))
+    low, high = new["ci95"]
+    return (f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by person "
+            f"(face8 {face8['right']}, fer {fer['right']})")
+
+
 def _runs(name: str, measure: str, other: str) -> Callable[[dict], str]:
     """A cell of a ``python -m evals.summary`` file: run ``name``'s ``measure``, then run ``other``'s."""
     return lambda d: f"{_stored(d['runs'][name][measure])} ({d['runs'][other][measure][0]:.3f})"
@@ -130,6 +138,13 @@ FIGURES: tuple[Figure, ...] = (
            "CREMA-D clips joined 10 per video with their speech, 48 questions (read once; section 34)",
            "recorded_bench_cremad_test.json",
            _runs("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, f316ebe)")),
+    Figure("facial expression per **recorded** clip of new people, faceres+face8, mean over the frames at 4 fps "
+           "(face8; fer)", "Javanese acted emotions, 120 clips of 5 people never trained or chosen on (read once; "
+           "section 63)", "recorded_faces_javanese_test.json", _new_people),
+    Figure("right place and emotion on **recorded** video of new people, Joint (the code when issue 31 was filed, "
+           "326be8d)", "the same clips joined 10 per video with their speech, 63 questions (read once; section 63)",
+           "recorded_bench_javanese_test.json",
+           _runs("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, 326be8d)")),
     Figure("top moment right, R1@0.5 / Joint (previous code; reading alone)",
            "composed 5-minute needle videos, 2 videos, 8 questions (read once; section 35)", "long_test.json", _long("5")),
     Figure("", "composed 30-minute video, 12 needles, 7 questions (read once)", "long_test.json", _long("30")),

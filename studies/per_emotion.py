@@ -1,51 +1,76 @@
-"""Per-emotion R1@0.5 and empty answers of finished runs, as a Markdown table.
+"""Per-emotion R1@0.5 and Joint of finished runs, and the emotion each top moment names, as a Markdown table.
 
-    python -m studies.per_emotion BENCH.jsonl runs/A [runs/B ...]
+    python -m studies.per_emotion BENCH.jsonl runs/A [runs/B ...] [--json FILE]
 
 Reads each run's ``metrics.json`` (per-item top-1 tIoU) and ``predictions.jsonl``; an item's emotion
-is that of its first ground-truth moment. Rows: AffectNet-8 emotions present in the bench, then all.
+is that of its first ground-truth moment. Rows: AffectNet-8 emotions present in the bench, then all; each cell
+"R1@0.5 / Joint" (Joint: the top moment at tIoU >= 0.5 and naming the item's emotion). ``--json`` also writes, per
+run, the emotions the top moments name for each asked emotion (``named``: the confusions of the answer's label, the
+place aside) and the count of empty answers.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from evals.bench import BenchError, load_bench
 from tools.core.schema import AFFECTNET8
 
 
-def table(bench: str, runs: list[str]) -> str:
-    """The Markdown table (R1@0.5 per emotion per run, n, and a row of empty answers).
+def scores(bench: str, runs: list[str]) -> dict:
+    """``{run: {"by_emotion": {emotion or "all": {"n", "R1@0.5", "Joint"}}, "named": {asked: {named: count}},
+    "empty": count}}``.
 
     Raises:
         BenchError: the bench does not load.
         FileNotFoundError: a run lacks metrics.json or predictions.jsonl.
     """
     emotion = {it.id: it.moments[0].emotion for it in load_bench(bench)}
-    cols, empty = [], []
+    out = {}
     for run in runs:
         per = {r["id"]: r["tIoU_top1"] for r in json.loads((Path(run) / "metrics.json").read_text())["per_item"]}
         preds = [json.loads(x) for x in (Path(run) / "predictions.jsonl").read_text().splitlines() if x.strip()]
-        cols.append(per)
-        empty.append(sum(1 for p in preds if not p["moments"]))
-    lines = ["| emotion | n | " + " | ".join(Path(r).name for r in runs) + " |", "|---|---|" + "---|" * len(runs)]
-    for emo in [*[e for e in AFFECTNET8 if e in emotion.values()], "all"]:
-        ids = [i for i, e in emotion.items() if emo in ("all", e)]
-        vals = [sum(1 for i in ids if per.get(i, 0.0) >= 0.5) / len(ids) for per in cols]
-        lines.append(f"| {emo} | {len(ids)} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
-    lines.append("| empty answers | | " + " | ".join(str(n) for n in empty) + " |")
+        named = {p["id"]: (p["moments"][0]["emotion"] if p["moments"] else None) for p in preds}
+        rows = {}
+        for emo in [*[e for e in AFFECTNET8 if e in emotion.values()], "all"]:
+            ids = [i for i, e in emotion.items() if emo in ("all", e)]
+            hit = [i for i in ids if per.get(i, 0.0) >= 0.5]
+            rows[emo] = {"n": len(ids), "R1@0.5": round(len(hit) / len(ids), 3),
+                         "Joint": round(sum(1 for i in hit if named.get(i) == emotion[i]) / len(ids), 3)}
+        confusions = {e: dict(Counter(str(named.get(i)) for i, a in emotion.items() if a == e).most_common())
+                      for e in AFFECTNET8 if e in emotion.values()}
+        out[Path(run).name] = {"by_emotion": rows, "named": confusions,
+                               "empty": sum(1 for p in preds if not p["moments"])}
+    return out
+
+
+def table(bench: str, runs: list[str]) -> str:
+    """The Markdown table of ``scores`` (R1@0.5 / Joint per emotion per run, n, and a row of empty answers)."""
+    got = scores(bench, runs)
+    names = list(got)
+    first = got[names[0]]["by_emotion"]
+    lines = ["| emotion | n | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+    for emo in first:
+        cells = [f"{got[r]['by_emotion'][emo]['R1@0.5']:.3f} / {got[r]['by_emotion'][emo]['Joint']:.3f}" for r in names]
+        lines.append(f"| {emo} | {first[emo]['n']} | " + " | ".join(cells) + " |")
+    lines.append("| empty answers | | " + " | ".join(str(got[r]["empty"]) for r in names) + " |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) < 2:
-        print("usage: python -m studies.per_emotion BENCH.jsonl RUN_DIR [RUN_DIR ...]", file=sys.stderr)
-        return 2
+    ap = argparse.ArgumentParser(prog="python -m studies.per_emotion", description=__doc__.splitlines()[0])
+    ap.add_argument("bench")
+    ap.add_argument("runs", nargs="+")
+    ap.add_argument("--json", type=Path, default=None, help="write the scores here")
+    args = ap.parse_args(argv)
     try:
-        print(table(args[0], args[1:]))
+        print(table(args.bench, args.runs))
+        if args.json:
+            args.json.write_text(json.dumps(scores(args.bench, args.runs), indent=1) + "\n")
     except (BenchError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

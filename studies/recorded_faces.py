@@ -3,6 +3,7 @@
     python -m studies.recorded_faces --mirrors /work/.mirror [--json evals/results/recorded_faces_dev.json]
     python -m studies.recorded_faces --cremad DIR [--json evals/results/recorded_faces_cremad_test.json]
     python -m studies.recorded_faces --mafw /work/.mirror [--json evals/results/recorded_faces_mafw_test.json]
+    python -m studies.recorded_faces --javanese /work/.mirror --split dev|test [--json FILE]
 
 The clips are the emotion-labelled recorded face videos reachable here (``evals/data/SOURCES.md``, "Recorded
 face video"), taken from the repository snapshots under ``--mirrors`` (``<owner>+<name>/repo``, bare git
@@ -20,7 +21,9 @@ clips' frames, ``tools/models/FACERES.md``, so its figures here are development 
 data: 100 clips of 64 actors no reader was trained or chosen on; label and person from the file name).
 ``--mafw MIRRORS`` reads MAFW's sample clips (``MAFW_CLIPS``: film and TV scenes, in the wild, 10 fps GIFs
 without sound, from the MAFW-database/MAFW snapshot; read once as test data, section 37, then development data:
-section 55 chose the faceres weights partly on them; never trained on). A
+section 55 chose the faceres weights partly on them; never trained on). ``--javanese MIRRORS --split dev|test``
+reads the Javanese acted-emotion clips of that person split (``evals.data.javanese``: 120 clips of 5 people each;
+never trained or chosen on). A
 clip with a compound label (two or three emotions) counts as right when the reading names any of them.
 
 Pooling a (n_frames, 8) array of AffectNet-8 distributions into one (8,): an expression rises from neutral to
@@ -209,6 +212,14 @@ def evaluate_ravdess05(mirrors: Path) -> dict:
         return evaluate_clips(_extract(mirrors, Path(tmp), rows), rows)
 
 
+def evaluate_javanese(mirrors: Path, split: str) -> dict:
+    from evals.data.javanese import rows as javanese_rows
+
+    rows = javanese_rows(mirrors, split)
+    with tempfile.TemporaryDirectory() as tmp:
+        return evaluate_clips(_extract(mirrors, Path(tmp), rows), rows)
+
+
 def evaluate_clips(paths: list[Path], clips: list[tuple[str, str, str, str]]) -> dict:
     """Read each clip of ``paths`` (rows of ``clips``: source, path, label, person) with every backend of
     ``BACKENDS`` and score every pooling."""
@@ -266,8 +277,13 @@ def main(argv: list[str] | None = None) -> int:
                      "(its sample clips; test)")
     src.add_argument("--ravdess05", type=Path, metavar="MIRRORS", help="folder holding the "
                      "RenatoEsposito1999+Multi-Modal-Emotion-Classification snapshot (RAVDESS actor 05's face crops; dev)")
+    src.add_argument("--javanese", type=Path, metavar="MIRRORS", help="folder holding the "
+                     "2black0+video-emotion-recognition-javanese snapshot (the Javanese acted-emotion clips)")
+    ap.add_argument("--split", choices=("dev", "test"), default="dev", help="with --javanese: the person split")
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)
+    if args.javanese:
+        return report(lambda: evaluate_javanese(args.javanese, args.split), args.json)
     if args.ravdess05:
         return report(lambda: evaluate_ravdess05(args.ravdess05), args.json)
     if args.mafw:

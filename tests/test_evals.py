@@ -116,6 +116,13 @@ def test_dataset_file_name_readers(tmp_path):
     assert rav == {"01-01-03-01-01-01-12.mp4": "happiness", "02-01-02-02-01-02-03.mp4": "neutral"}  # calm -> neutral
     crema = {c.path.name: c.emotion for c in build_bench.read_cremad(tmp_path)}
     assert crema == {"1001_DFA_ANG_XX.flv": "anger", "1002_IEO_NEU_HI.flv": "neutral"}
+    for name in ("02-03-05_01.mp4", "07-01-02_01.mp4", "07-01-09_01.mp4"):  # 09: no such emotion code
+        (tmp_path / "jav" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "jav" / name).write_bytes(b"")
+    javanese = {c.path.name: c.emotion for c in build_bench.read_javanese(tmp_path / "jav")}
+    assert javanese == {"02-03-05_01.mp4": "fear", "07-01-02_01.mp4": "sadness"}
+    from evals.data.javanese import TEST_PEOPLE, parse
+    assert parse("02-03-05_01.mp4") == ("02", "03", "fear") and "02" in TEST_PEOPLE and "07" not in TEST_PEOPLE
     (tmp_path / "meld.csv").write_text("Sr No.,Utterance,Speaker,Emotion,Sentiment,Dialogue_ID,Utterance_ID\n"
                                        "1,Oh my God!,Rachel,surprise,positive,0,3\n")
     (tmp_path / "dia0_utt3.mp4").write_bytes(b"")
