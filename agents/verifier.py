@@ -24,17 +24,16 @@ evidence, a support in [0, 1] and typed observations. Support of a candidate: th
   person's mean face readings before and after the change point, times how well they show the emotions the
   question names (``agents.change.change_evidence``), instead.
 
-Coarse to fine (``triage``), for a question about a feeling (where faces, words and voice are the support and
-gestures evidence only): each round's candidates are first read on the index's own frames (1 fps by default,
-read back, nothing observed: ``indexing.observe.index_span``), with the same readers; the ``dense_per_round``
-best supported of them, and any other that reaches ``min_support`` there, are read again at ``verify_fps``; the
-others keep that reading, which rejects them (their visual observations say so: ``frame_step_s`` is the index's
-frame interval). The index's frames can only turn a candidate down: what an answer asserts was read at
-``verify_fps``, unless no candidate was accepted and the answer says its support is weak. A change-point candidate
-is always read densely (its support compares the frames either side of the change), and so is every candidate of a
-question whose support includes gestures (a pointing lasts less than a second: 1 fps misses it). So a round of a
-question about a feeling that few clips support observes ``dense_per_round`` candidates (with their short shot
-parts), whatever the video's length.
+Coarse to fine (``triage``), for every question but one about gestures (``asks_gestures``): each round's
+candidates are first read on the index's own frames (1 fps by default, read back, nothing observed:
+``indexing.observe.index_span``), with the same readers; the ``dense_per_round`` best supported of them, and any
+other that reaches ``min_support`` there, are read again at ``verify_fps``; the others keep that reading, which
+rejects them (their visual observations say so: ``frame_step_s`` is the index's frame interval). The index's frames
+can only turn a candidate down: what an answer asserts was read at ``verify_fps``, unless no candidate was accepted
+and the answer says its support is weak. A change-point candidate is always read densely (its support compares the
+frames either side of the change), and so is every candidate of a question whose support is a gesture (a pointing
+lasts less than a second: 1 fps misses it). So a round of a question that few clips support observes
+``dense_per_round`` candidates (with their short shot parts), whatever the video's length.
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks for a re-query: the graph
 (``graphs.affect_graph``) goes to the query refiner (``refine_query``), which asks the LLM for a refined
@@ -57,7 +56,7 @@ from agents.readers import CandidateReading, CandidateView, read_candidate
 from agents.schema import Intent, Proposal, RefinedQuery, VerifiedCandidate, persons_text
 from agents.state import AffectState, RunContext
 from indexing.observe import index_span, observe_span, span_tool_names
-from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS
+from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, names_behaviour
 from tools.signals.social import social_frames
 
 
@@ -79,7 +78,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
                              step=step, persons=persons,
                              others=speech_of_others(ctx.index, cand.start_s, cand.end_s, persons))
 
-    coarse = {} if hands_between else triage(ctx, todo, view_of)  # gestures as support need every frame's hands
+    coarse = {} if asks_gestures(intent, state["query"]) else triage(ctx, todo, view_of)
     out = []
     for cand in todo:
         if cand.clip_id in coarse:
@@ -106,6 +105,13 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     verified = [*state.get("verified", []), *out]
     requery = sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery
     return {"verified": out, "requery": requery}
+
+
+def asks_gestures(intent: Intent, query: str) -> bool:
+    """Whether a gesture is support for the question (so every candidate is read at ``verify_fps``: a pointing or a
+    thumbs up lasts less than the index's frame interval): its intent asks for gestures, or it names no feeling and
+    names a behaviour (``tools.signals.lexicon.names_behaviour``: "when does someone give a thumbs up?")."""
+    return "gesture" in intent.cues or (not intent.target_emotions and names_behaviour(query))
 
 
 def triage(ctx: RunContext, todo: list[Proposal],

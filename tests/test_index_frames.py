@@ -156,3 +156,28 @@ def test_a_round_reads_at_the_verifier_rate_only_its_best_candidates_on_the_inde
     assert [c.clip_id for c in dense] == [c.clip_id for c in coarse]
     assert {c.observations.visual.frame_step_s for c in dense if c.observations.visual.frames} == {0.25}
     assert dense_calls["face_expression_frames"] > calls["face_expression_frames"]
+
+
+def test_only_a_question_whose_support_is_a_gesture_skips_the_coarse_step(tmp_path):
+    """``agents.verifier.asks_gestures``: a question that names no feeling but a gesture ("a thumbs up", "point") or
+    whose intent asks for gestures is read at 4 fps throughout (a thumbs up lasts less than the index's 1 s); a
+    question about a feeling, about what is said, or about a change is read coarse to fine. On the sample, a question
+    about what is said, with ``dense_per_round=1``, rejects some candidates on the index's frames."""
+    from agents.intent import offline_intent
+    from agents.llm import load_llm
+    from agents.state import RunContext, RunSettings
+    from agents.verifier import asks_gestures
+    from graphs.pipeline import run_graph
+
+    def asks(query: str) -> bool:
+        return asks_gestures(offline_intent({"query": query}), query)
+
+    assert asks("when does someone give a thumbs up?") and asks("when does he point at someone?")
+    assert not asks("when does someone look happy?") and not asks("when does she mention being new?")
+    assert not asks("when does her mood change?")
+    index = open_index(SAMPLE, IndexConfig(), tmp_path)
+    ctx = RunContext(index=index, llm=load_llm("offline"), settings=RunSettings(dense_per_round=1, max_requery=0))
+    state, _ = run_graph("when does he talk about being smarter?", ctx)
+    coarse = [c for c in state["verified"] if c.observations.visual.frame_step_s == 1.0]
+    assert ctx.tool_calls.get("index_read_candidates", 0) == len(coarse) >= 1
+    assert all(not c.accepted for c in coarse)
