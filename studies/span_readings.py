@@ -1,0 +1,73 @@
+"""What the index alone reads over each labelled moment of a bench: the face's and the voice's top emotion.
+
+    python -m studies.span_readings --bench B/bench.jsonl --cache-dir C [--json FILE]
+
+For every moment of every item (each labelled clip of a joined bench once, whichever question lists it), the index's
+clips that overlap it (``memory.store.Clip``: ``expression``, the mean face reading of its frames at the index's
+rate; ``voice_emotion``, the voice head's reading of its speech) are averaged, weighted by the share of each clip
+inside the moment, and the top emotion of each is compared with the moment's label. Each video's index is the one
+``python -m evals.run --cache-dir C`` built (built here if missing, with the default settings). Reported per modality:
+moments right, per label (right, n) and the most common (label, read) pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from tools.core.schema import AFFECTNET8
+
+
+def read_spans(bench: Path, cache_dir: Path) -> dict:
+    """The result described in the module doc.
+
+    Raises:
+        BenchError: the bench does not load.
+    """
+    from evals.bench import load_bench
+    from indexing.build import open_index
+    from memory.index_config import IndexConfig
+
+    moments = {}
+    for item in load_bench(bench):
+        for m in item.moments:
+            moments[(str(bench.parent / item.video), m.start_s, m.end_s)] = m.emotion  # videos relative to the bench
+    pairs: dict[str, Counter] = {"face": Counter(), "voice": Counter()}
+    indexes = {}
+    for (video, start, end), label in sorted(moments.items()):
+        if video not in indexes:
+            indexes[video] = open_index(video, IndexConfig(), cache_dir)
+        for name, field in (("face", "expression"), ("voice", "voice_emotion")):
+            read = [((min(end, c.end_s) - max(start, c.start_s)) / (c.end_s - c.start_s),
+                     [getattr(c, field)[e] for e in AFFECTNET8]) for c in indexes[video].clips
+                    if min(end, c.end_s) > max(start, c.start_s) and getattr(c, field)]
+            if read:
+                mean = np.average([r for _, r in read], axis=0, weights=[w for w, _ in read])
+                pairs[name][(label, AFFECTNET8[int(mean.argmax())])] += 1
+    out = {}
+    for name, counts in pairs.items():
+        labels = sorted({lab for lab, _ in counts}, key=AFFECTNET8.index)
+        out[name] = {"right": sum(n for (lab, got), n in counts.items() if lab == got), "n": sum(counts.values()),
+                     "per_label": {lab: [sum(n for (a, b), n in counts.items() if a == lab == b),
+                                         sum(n for (a, _), n in counts.items() if a == lab)] for lab in labels},
+                     "pairs": [[a, b, n] for (a, b), n in counts.most_common()]}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from studies.command import report
+
+    ap = argparse.ArgumentParser(prog="python -m studies.span_readings", description=__doc__.splitlines()[0])
+    ap.add_argument("--bench", type=Path, required=True)
+    ap.add_argument("--cache-dir", type=Path, required=True)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    return report(lambda: read_spans(args.bench, args.cache_dir), args.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
