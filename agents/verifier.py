@@ -2,7 +2,7 @@
 
 For each candidate clip it runs face detection + expression, gaze and gestures at ``verify_fps``
 (the perception engine through ``indexing.observe``: stored per chunk in the video's cache, so a
-later query reuses it; for a question about a feeling that does not ask for gestures, hands are those of the
+later query reuses it; for a question whose support is not a gesture (``asks_gestures``), hands are those of the
 index's own frames, 1 fps, since there gestures are evidence but not support), links
 faces to person tracks, builds the social events between them, reads the clip's utterances (with
 speakers), vocal cues and sound from the index, and turns all of it into ``Evidence`` that cites the stored
@@ -68,8 +68,8 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
     done = {c.clip_id for c in state.get("verified", [])}
     persons = grounded_persons(state.get("people", []))
-    # a question about a feeling reads gestures as evidence, not support: hands on the index's frames suffice
-    hands_between = not intent.target_emotions or "gesture" in intent.cues
+    # unless a gesture is the question's support, gestures are evidence only: hands on the index's frames suffice
+    hands_between = asks_gestures(intent, state["query"])
     todo = [c for c in state.get("candidates", []) if c.clip_id not in done and c.round == state.get("round", 0)]
 
     def view_of(cand: Proposal, stored: list, tools: dict[str, str], step: float) -> CandidateView:
@@ -78,7 +78,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
                              step=step, persons=persons,
                              others=speech_of_others(ctx.index, cand.start_s, cand.end_s, persons))
 
-    coarse = {} if asks_gestures(intent, state["query"]) else triage(ctx, todo, view_of)
+    coarse = {} if hands_between else triage(ctx, todo, view_of)
     out = []
     for cand in todo:
         if cand.clip_id in coarse:

@@ -6,8 +6,9 @@ on a span at a frame rate and stores the records per chunk of the index's clip s
 an overlapping span (a later candidate, re-query round or query, or ``affectseek inspect``) reads them back
 and the models are loaded only when some chunk is not stored yet. A stored chunk that does not parse
 is recomputed and overwritten, never used; chunks stored by an earlier ``OBSERVATION_VERSION`` are not read.
-A question about a feeling reads hands on the index's own frames only (``hands_between=False``); those chunks have a
-folder of their own, and a later question that needs every frame's hands adds them without reading faces again.
+A question whose support is not a gesture reads hands on the index's own frames only (``hands_between=False``); those
+chunks have a folder of their own, and a later question that needs every frame's hands adds them without reading faces
+again.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         start_s, end_s: the span in seconds.
         count: receives cost counters ``(name, n)``.
         engine: the perception engine; default the process-wide one for ``index.config.perception()``.
-        hands_between: False (a question about a feeling: gestures are evidence, not support) keeps hands to the
+        hands_between: False (a question whose support is not a gesture: gestures are evidence there) keeps hands to the
             index's own 1 fps frames where it has them; hands a stored chunk holds between them are dropped, so the
             result does not depend on what was asked before (``_thin_chunk``).
 
