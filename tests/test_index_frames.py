@@ -161,8 +161,9 @@ def test_a_round_reads_at_the_verifier_rate_only_its_best_candidates_on_the_inde
 def test_only_a_question_whose_support_is_a_gesture_skips_the_coarse_step(tmp_path):
     """``agents.verifier.asks_gestures``: a question that names no feeling but a gesture ("a thumbs up", "point") or
     whose intent asks for gestures is read at 4 fps throughout (a thumbs up lasts less than the index's 1 s); a
-    question about a feeling, about what is said, or about a change is read coarse to fine. On the sample, a question
-    about what is said, with ``dense_per_round=1``, rejects some candidates on the index's frames."""
+    question about a feeling, about what is said, or about a change is read coarse to fine, and reads hands on the
+    index's frames only. On the sample, a question about what is said, with ``dense_per_round=1``, rejects some
+    candidates on the index's frames and runs no hand model on the frames it observes."""
     from agents.intent import offline_intent
     from agents.llm import load_llm
     from agents.state import RunContext, RunSettings
@@ -181,3 +182,4 @@ def test_only_a_question_whose_support_is_a_gesture_skips_the_coarse_step(tmp_pa
     coarse = [c for c in state["verified"] if c.observations.visual.frame_step_s == 1.0]
     assert ctx.tool_calls.get("index_read_candidates", 0) == len(coarse) >= 1
     assert all(not c.accepted for c in coarse)
+    assert ctx.tool_calls["face_expression_frames"] > 0 and ctx.tool_calls.get("gesture_frames", 0) == 0
