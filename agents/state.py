@@ -36,7 +36,7 @@ class RunSettings(BaseModel):
     verify_fps: float = Field(4.0, gt=0, le=30, json_schema_extra=_VERIFICATION,
                               description="frame rate of the verifier on candidates")
     dense_per_round: int = Field(3, ge=1, le=100, json_schema_extra=_VERIFICATION, description=(
-        "for a question about a feeling, candidates per round read at --verify-fps: the round's candidates are first "
+        "candidates per round read at --verify-fps (every question but one whose support is a gesture): the round's candidates are first "
         "read on the index's own frames (1 fps, nothing observed); the best supported ones, and any that reach "
         "--min-support there, are read again densely; the others are rejected on the index's reading "
         "(agents.verifier.triage)"))

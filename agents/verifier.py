@@ -3,7 +3,7 @@
 For each candidate clip it runs face detection + expression, gaze and gestures at ``verify_fps``
 (the perception engine through ``indexing.observe``: stored per chunk in the video's cache, so a
 later query reuses it; for a question whose support is not a gesture (``asks_gestures``), hands are those of the
-index's own frames, 1 fps, since there gestures are evidence but not support), links
+index's own frames, 1 fps: a gesture there is evidence, and weighs in a behaviour support only as 1 fps sees it), links
 faces to person tracks, builds the social events between them, reads the clip's utterances (with
 speakers), vocal cues and sound from the index, and turns all of it into ``Evidence`` that cites the stored
 records: one reader per modality (``agents.readers``, over the builders of ``agents.evidence``), each giving
@@ -24,7 +24,7 @@ evidence, a support in [0, 1] and typed observations. Support of a candidate: th
   person's mean face readings before and after the change point, times how well they show the emotions the
   question names (``agents.change.change_evidence``), instead.
 
-Coarse to fine (``triage``), for every question but one about gestures (``asks_gestures``): each round's
+Coarse to fine (``triage``), for every question but one whose support is a gesture (``asks_gestures``): each round's
 candidates are first read on the index's own frames (1 fps by default, read back, nothing observed:
 ``indexing.observe.index_span``), with the same readers; the ``dense_per_round`` best supported of them, and any
 other that reaches ``min_support`` there, are read again at ``verify_fps``; the others keep that reading, which
@@ -110,7 +110,8 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
 def asks_gestures(intent: Intent, query: str) -> bool:
     """Whether a gesture is support for the question (so every candidate is read at ``verify_fps``: a pointing or a
     thumbs up lasts less than the index's frame interval): its intent asks for gestures, or it names no feeling and
-    names a behaviour (``tools.signals.lexicon.names_behaviour``: "when does someone give a thumbs up?")."""
+    names a behaviour, a gesture or a gaze (``tools.signals.lexicon.names_behaviour``: "when does someone give a
+    thumbs up?", "when does he look at her?")."""
     return "gesture" in intent.cues or (not intent.target_emotions and names_behaviour(query))
 
 

@@ -3,7 +3,7 @@
     python -m studies.per_emotion BENCH.jsonl runs/A [runs/B ...] [--json FILE]
 
 Reads each run's ``metrics.json`` (per-item top-1 tIoU) and ``predictions.jsonl``; an item's emotion
-is that of its first ground-truth moment. Rows: AffectNet-8 emotions present in the bench, then all; each cell
+is that of its first ground-truth moment (every moment of an item of the joined benches has the same emotion). Rows: AffectNet-8 emotions present in the bench, then all; each cell
 "R1@0.5 / Joint" (Joint: the top moment at tIoU >= 0.5 and naming the item's emotion). ``--json`` also writes, per
 run, the emotions the top moments name for each asked emotion (``named``: the confusions of the answer's label, the
 place aside) and the count of empty answers.
@@ -43,14 +43,14 @@ def scores(bench: str, runs: list[str]) -> dict:
                          "Joint": round(sum(1 for i in hit if named.get(i) == emotion[i]) / len(ids), 3)}
         confusions = {e: dict(Counter(str(named.get(i)) for i, a in emotion.items() if a == e).most_common())
                       for e in AFFECTNET8 if e in emotion.values()}
-        out[Path(run).name] = {"by_emotion": rows, "named": confusions,
+        name = Path(run).name if Path(run).name not in out else str(run)  # two runs of one folder name stay apart
+        out[name] = {"by_emotion": rows, "named": confusions,
                                "empty": sum(1 for p in preds if not p["moments"])}
     return out
 
 
-def table(bench: str, runs: list[str]) -> str:
-    """The Markdown table of ``scores`` (R1@0.5 / Joint per emotion per run, n, and a row of empty answers)."""
-    got = scores(bench, runs)
+def table(got: dict) -> str:
+    """The Markdown table of a ``scores`` result (R1@0.5 / Joint per emotion per run, n, and a row of empty answers)."""
     names = list(got)
     first = got[names[0]]["by_emotion"]
     lines = ["| emotion | n | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
@@ -68,9 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write the scores here")
     args = ap.parse_args(argv)
     try:
-        print(table(args.bench, args.runs))
+        got = scores(args.bench, args.runs)
+        print(table(got))
         if args.json:
-            args.json.write_text(json.dumps(scores(args.bench, args.runs), indent=1) + "\n")
+            args.json.write_text(json.dumps(got, indent=1) + "\n")
     except (BenchError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -213,6 +213,12 @@ def evaluate_ravdess05(mirrors: Path) -> dict:
 
 
 def evaluate_javanese(mirrors: Path, split: str) -> dict:
+    """``evaluate_clips`` over the Javanese clips of person split ``split`` ("dev" or "test"; ``evals.data.javanese``)
+    in the snapshot under ``mirrors``.
+
+    Raises:
+        FileNotFoundError: the snapshot is missing.
+    """
     from evals.data.javanese import rows as javanese_rows
 
     rows = javanese_rows(mirrors, split)

@@ -28,7 +28,8 @@ other sets). It writes ``OUT/runs.npz`` (every job's readings) and ``OUT/faceres
 Section 62: ``export --only javanese`` adds the Javanese development people's clips (``evals.data.javanese``, 120 clips
 of 5 people; fold k = the k-th person) to an existing ``recorded.npz``; the runs of ``JAVANESE_WEIGHT`` also train on
 their frames, each fold leaving out CREMA-D's fold k and Javanese person k, and ``score --previous-cv`` judges their
-mean (``JAVANESE_ENSEMBLE``) against the shipped weights by the rule of ``score``.
+mean (``JAVANESE_ENSEMBLE``) against the shipped weights by the candidate rule of ``score``. Runs trained before it
+hold no Javanese readings; ``score`` reads each run on the sets it has.
 
 ``score`` counts the clips right (a clip's reading is the mean over its frames) for faceres alone and the default form,
 with bootstrap 95 % intervals over people, and applies the rule fixed before training: a run is better than the
@@ -134,8 +135,9 @@ def export(data: Path, cremad: Path | None, mirrors: Path, only: list[str] | Non
 
 
 def _job(data: Path, out: Path, run: str, fold: int | str, device: str) -> tuple[str, dict]:
-    """Fit one job (module doc) and return its key and readings: ``cremad`` (frames, 8) where it may read them
-    (the held-out fold, or every frame for ``all``), and the other sets' for ``all``."""
+    """Fit one job (module doc) and return its key and readings (frames, 8): for a fold, those of ``TRAINED``'s held-out
+    frames (CREMA-D's fold and the Javanese person of that number); for ``all``, every set's frames and the still-face
+    validation. Needs a ``recorded.npz`` with the Javanese set (``export``, or ``export --only javanese``)."""
     from studies import train_face_net as tf
 
     stills = tf.load_faces(data)
@@ -220,16 +222,17 @@ def score(data: Path, runs: list[Path], previous: Path, previous_cv: Path | None
     for run, (_, _, weight) in RUNS.items():
         if f"{run}_all/cremad" not in got:
             continue
-        readings[run] = {s: got[f"{run}_all/{s}"] for s in SETS}
-        for s, wt in (("cremad", weight), ("javanese", JAVANESE_WEIGHT.get(run, 0.0))):
-            if wt:
+        readings[run] = {s: got[f"{run}_all/{s}"] for s in SETS if f"{run}_all/{s}" in got}  # runs before
+        for s, wt in (("cremad", weight), ("javanese", JAVANESE_WEIGHT.get(run, 0.0))):    # section 62 lack javanese
+            if wt and s in readings[run]:
                 cv = np.zeros_like(readings[run][s])
                 for k in range(FOLDS):
                     cv[frame_fold[s] == k] = got[f"{run}_{k}/{s}"]
                 readings[run][s] = cv
     for names in (ENSEMBLE, JAVANESE_ENSEMBLE):
         if all(r in readings for r in names):
-            readings["+".join(names)] = {s: np.mean([readings[r][s] for r in names], axis=0) for s in SETS}
+            readings["+".join(names)] = {s: np.mean([readings[r][s] for r in names], axis=0) for s in SETS
+                                         if all(s in readings[r] for r in names)}
     result: dict = {"epochs": EPOCHS, "runs": {}}
     for run, sets in readings.items():
         row: dict = {"total": {}}
@@ -238,14 +241,14 @@ def score(data: Path, runs: list[Path], previous: Path, previous_cv: Path | None
                                        if k.startswith(f"{run}_all/val_")}
         for form in ("faceres", "faceres+face8"):
             row[form] = {}
-            for s in SETS:
+            for s in sets:
                 frames = sets[s] if form == "faceres" else (sets[s] + rec[f"{s}_face8"]) / 2
                 pooled = _clip_readings(frames, rec[f"{s}_clip"], len(rec[f"{s}_label"]))
                 rows = [("", "", str(lab), str(who)) for lab, who in zip(rec[f"{s}_label"], rec[f"{s}_person"])]
                 row[form][s] = score_clips([None if p is None else AFFECTNET8[int(p.argmax())] for p in pooled], rows)
-            row["total"][form] = sum(row[form][s]["right"] for s in SETS)
+            row["total"][form] = sum(row[form][s]["right"] for s in sets)
         result["runs"][run] = row
-        print(run, row["total"], {s: row["faceres+face8"][s]["right"] for s in SETS}, flush=True)
+        print(run, row["total"], {s: row["faceres+face8"][s]["right"] for s in sets}, flush=True)
     if previous_cv is not None:
         _previous_cv(result, previous_cv)
     _paired(result, rec)
@@ -279,7 +282,7 @@ def _previous_cv(result: dict, path: Path) -> None:
         for s in TRAINED:
             if s in earlier[form]:
                 row[form][s] = earlier[form][s]
-        row["total"][form] = sum(row[form][s]["right"] for s in SETS)
+        row["total"][form] = sum(row[form][s]["right"] for s in row[form])
 
 
 def _paired(result: dict, rec: dict) -> None:
@@ -290,6 +293,8 @@ def _paired(result: dict, rec: dict) -> None:
     for run, row in result["runs"].items():
         row["vs_previous"] = {}
         for s in SETS:
+            if s not in row["faceres+face8"] or s not in result["runs"]["previous"]["faceres+face8"]:
+                continue
             labels = [str(lab).split("|") for lab in rec[f"{s}_label"]]
 
             def right(r: str, s: str = s, labels: list = labels) -> np.ndarray:
@@ -328,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--data", type=Path, required=True)
     e.add_argument("--cremad", type=Path, default=None, help="folder of the CREMA-D clips (python -m evals.data.cremad)")
     e.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
-    e.add_argument("--only", action="append", choices=SETS, help="(re)write only this set in the existing file")
+    e.add_argument("--only", action="append", choices=["javanese"],
+                   help="add or rewrite only this set in the existing file (the Javanese development people, section 62)")
     t = sub.add_parser("train", help="fit every job (a GPU helps)")
     t.add_argument("--data", type=Path, required=True)
     t.add_argument("--out", type=Path, required=True)

@@ -23,7 +23,9 @@ from tools.core.schema import AFFECTNET8
 
 
 def read_spans(bench: Path, cache_dir: Path) -> dict:
-    """The result described in the module doc.
+    """``{"face" | "voice": {"right": int, "n": int, "per_label": {label: [right, n]}, "pairs": [[label, read,
+    count], ...]}}`` (module doc); a moment no clip of the index reads (no face, no speech) is left out of that
+    modality's ``n``.
 
     Raises:
         BenchError: the bench does not load.
@@ -43,8 +45,8 @@ def read_spans(bench: Path, cache_dir: Path) -> dict:
             indexes[video] = open_index(video, IndexConfig(), cache_dir)
         for name, field in (("face", "expression"), ("voice", "voice_emotion")):
             read = [((min(end, c.end_s) - max(start, c.start_s)) / (c.end_s - c.start_s),
-                     [getattr(c, field)[e] for e in AFFECTNET8]) for c in indexes[video].clips
-                    if min(end, c.end_s) > max(start, c.start_s) and getattr(c, field)]
+                     [getattr(c, field).get(e, 0.0) for e in AFFECTNET8]) for c in indexes[video].clips
+                    if c.end_s > c.start_s and min(end, c.end_s) > max(start, c.start_s) and getattr(c, field)]
             if read:
                 mean = np.average([r for _, r in read], axis=0, weights=[w for w, _ in read])
                 pairs[name][(label, AFFECTNET8[int(mean.argmax())])] += 1

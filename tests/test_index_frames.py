@@ -84,9 +84,9 @@ def test_between_the_index_frames_the_verifier_leaves_out_the_pose_model(tmp_pat
     assert len(pose_calls) == counts["face_expression_frames"] == len(frames) >= 20
 
 
-def test_a_question_about_a_feeling_reads_hands_on_the_index_frames_only(tmp_path):
-    """With ``hands_between=False`` (the verifier, for a question about a feeling) the frames between the index's 1 fps
-    frames run faces and gaze without the hand models; the index's frames keep their hands, so the performer's
+def test_a_question_not_about_gestures_reads_hands_on_the_index_frames_only(tmp_path):
+    """With ``hands_between=False`` (the verifier, for a question whose support is not a gesture) the frames between the
+    index's 1 fps frames run faces and gaze without the hand models; the index's frames keep their hands, so the performer's
     pointing (watched: 4-7.5 s of the sample) is still seen. A later question that needs every frame's hands reads
     only the gesture model on those frames and gets the records a full reading gives; and the answer to a question
     about a feeling does not depend on what was asked before: read after a full reading, the same records come back."""
