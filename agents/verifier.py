@@ -68,8 +68,8 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
     done = {c.clip_id for c in state.get("verified", [])}
     persons = grounded_persons(state.get("people", []))
-    # unless a gesture is the question's support, gestures are evidence only: hands on the index's frames suffice
-    hands_between = asks_gestures(intent, state["query"])
+    # unless a gesture is the question's support, hands on the index's frames suffice and the coarse step may reject
+    gesture_support = asks_gestures(intent, state["query"])
     todo = [c for c in state.get("candidates", []) if c.clip_id not in done and c.round == state.get("round", 0)]
 
     def view_of(cand: Proposal, stored: list, tools: dict[str, str], step: float) -> CandidateView:
@@ -78,14 +78,14 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
                              step=step, persons=persons,
                              others=speech_of_others(ctx.index, cand.start_s, cand.end_s, persons))
 
-    coarse = {} if hands_between else triage(ctx, todo, view_of)
+    coarse = {} if gesture_support else triage(ctx, todo, view_of)
     out = []
     for cand in todo:
         if cand.clip_id in coarse:
             view, read = coarse[cand.clip_id]
         else:
             stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count,
-                                         hands_between=hands_between)
+                                         hands_between=gesture_support)
             view = view_of(cand, stored, tools, 1.0 / s.verify_fps)
             read = read_candidate(view)
         evidence, support, obs = read.evidence, read.support, read.observations

@@ -55,7 +55,7 @@ def observe_span(index: VideoIndex, fps: float, start_s: float, end_s: float,
         start_s, end_s: the span in seconds.
         count: receives cost counters ``(name, n)``.
         engine: the perception engine; default the process-wide one for ``index.config.perception()``.
-        hands_between: False (a question whose support is not a gesture: gestures are evidence there) keeps hands to the
+        hands_between: False (a question whose support is not a gesture: gestures count as 1 fps sees them) keeps hands to the
             index's own 1 fps frames where it has them; hands a stored chunk holds between them are dropped, so the
             result does not depend on what was asked before (``_thin_chunk``).
 

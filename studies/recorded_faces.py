@@ -285,11 +285,13 @@ def main(argv: list[str] | None = None) -> int:
                      "RenatoEsposito1999+Multi-Modal-Emotion-Classification snapshot (RAVDESS actor 05's face crops; dev)")
     src.add_argument("--javanese", type=Path, metavar="MIRRORS", help="folder holding the "
                      "2black0+video-emotion-recognition-javanese snapshot (the Javanese acted-emotion clips)")
-    ap.add_argument("--split", choices=("dev", "test"), default="dev", help="with --javanese: the person split")
+    ap.add_argument("--split", choices=("dev", "test"), default=None, help="with --javanese: the person split (dev)")
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)
+    if args.split and not args.javanese:
+        ap.error("--split goes with --javanese")
     if args.javanese:
-        return report(lambda: evaluate_javanese(args.javanese, args.split), args.json)
+        return report(lambda: evaluate_javanese(args.javanese, args.split or "dev"), args.json)
     if args.ravdess05:
         return report(lambda: evaluate_ravdess05(args.ravdess05), args.json)
     if args.mafw:

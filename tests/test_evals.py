@@ -210,3 +210,54 @@ def test_the_summary_scores_each_run_top_moment_and_counts_an_unanswered_item_as
     assert got["n"] == 8 and got["videos"] == 4 and got["interval_over"] == "videos"
     assert got["R1@0.5"][0] == 0.375 and got["Joint"][0] == 0.25
     assert got["Joint"][1] <= 0.25 <= got["Joint"][2]
+
+
+def test_per_emotion_joint_needs_the_right_place_and_the_asked_emotion(tmp_path):
+    """``studies.per_emotion.scores``: an item counts for R1@0.5 when its top moment's tIoU is at least 0.5, and for
+    Joint when that moment also names the item's emotion; ``named`` counts what the top moments name per asked
+    emotion, whatever their place."""
+    from studies.per_emotion import scores
+
+    bench = tmp_path / "bench.jsonl"
+    items = [("a", "anger"), ("b", "anger"), ("c", "fear")]
+    bench.write_text("".join(json.dumps({"id": i, "video": "v.mp4", "query": "when?", "moments": [
+        {"start_s": 0.0, "end_s": 2.0, "emotion": e}]}) + "\n" for i, e in items))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "metrics.json").write_text(json.dumps({"per_item": [
+        {"id": "a", "tIoU_top1": 0.8}, {"id": "b", "tIoU_top1": 0.6}, {"id": "c", "tIoU_top1": 0.2}]}))
+    named = {"a": "anger", "b": "surprise", "c": "fear"}
+    (run / "predictions.jsonl").write_text("".join(json.dumps({"id": i, "moments": [{"emotion": named[i]}]}) + "\n"
+                                                   for i, _ in items))
+    got = scores(str(bench), [str(run)])["run"]
+    assert got["by_emotion"]["anger"] == {"n": 2, "R1@0.5": 1.0, "Joint": 0.5}
+    assert got["by_emotion"]["fear"] == {"n": 1, "R1@0.5": 0.0, "Joint": 0.0}
+    assert got["by_emotion"]["all"]["Joint"] == round(1 / 3, 3)
+    assert got["named"] == {"fear": {"fear": 1}, "anger": {"anger": 1, "surprise": 1}} and got["empty"] == 0
+
+
+def test_the_javanese_split_is_by_person(tmp_path):
+    """``evals.data.javanese.rows`` reads the clips of a snapshot (a bare git directory, as the fetch tool leaves it):
+    the even-numbered people are test, the odd-numbered development; a name outside the set's pattern is skipped."""
+    import subprocess
+
+    from evals.data.javanese import FOLDER, REPOSITORY, rows
+
+    work = tmp_path / "work"
+    (work / FOLDER).mkdir(parents=True)
+    for name in ("01-01-03_01.mp4", "02-04-06_01.mp4", "10-02-01_01.mp4", "notes.txt"):
+        (work / FOLDER / name).write_bytes(b"x")
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "clips"], check=True)
+    (tmp_path / "mirrors" / REPOSITORY).mkdir(parents=True)
+    shutil.move(str(work / ".git"), str(tmp_path / "mirrors" / REPOSITORY / "repo"))
+    test = rows(tmp_path / "mirrors", "test")
+    assert [(p, lab, who) for _, p, lab, who in test] == [(f"{FOLDER}/02-04-06_01.mp4", "anger", "javanese-02"),
+                                                        (f"{FOLDER}/10-02-01_01.mp4", "neutral", "javanese-10")]
+    assert [who for *_, who in rows(tmp_path / "mirrors", "dev")] == ["javanese-01"]
+    with pytest.raises(ValueError, match="split must be dev or test"):
+        rows(tmp_path / "mirrors", "train")
+    with pytest.raises(FileNotFoundError, match="fetch github:2black0/video-emotion-recognition-javanese"):
+        rows(tmp_path / "nothing", "dev")

@@ -77,9 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     git = args.mirrors / REPOSITORY / "repo"
     for _, path, _, _ in found:
-        data = subprocess.run(["git", "--git-dir", str(git), "show", f"HEAD:{path}"], check=True,
-                              capture_output=True).stdout
-        (args.out / Path(path).name).write_bytes(data)
+        shown = subprocess.run(["git", "--git-dir", str(git), "show", f"HEAD:{path}"], capture_output=True, check=False)
+        if shown.returncode:
+            print(f"error: {git}: cannot read {path}: {shown.stderr.decode(errors='replace').strip()}", file=sys.stderr)
+            return 2
+        (args.out / Path(path).name).write_bytes(shown.stdout)
     print(f"wrote {len(found)} {args.split} clips of {len({r[3] for r in found})} people to {args.out}")
     return 0
 
