@@ -61,18 +61,15 @@ def _cremad_cv(d: dict) -> str:
             f"(second seed {seed2['right']}; previous faceres {prev['right']})")
 
 
-def _cremad(d: dict) -> str:
-    new, face8 = d["methods"]["faceres+face8/mean"], d["methods"]["face8/mean"]
-    low, high = new["ci95"]
-    return f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by actor (face8 {face8['right']})"
-
-
-def _new_people(d: dict) -> str:
-    """The per-clip cell of a set read by ``studies.recorded_faces``: the default reader, then face8 and fer."""
-    new, face8, fer = (d["methods"][f"{b}/mean"] for b in ("faceres+face8", "face8", "fer"))
-    low, high = new["ci95"]
-    return (f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by person "
-            f"(face8 {face8['right']}, fer {fer['right']})")
+def _per_clip(unit: str, others: tuple[str, ...]) -> Callable[[dict], str]:
+    """The per-clip cell of a set read by ``studies.recorded_faces``: the default reader with its interval over
+    ``unit`` (actor, person), then the clips right of each reader of ``others``."""
+    def cell(d: dict) -> str:
+        new = d["methods"]["faceres+face8/mean"]
+        low, high = new["ci95"]
+        rest = ", ".join(f"{b} {d['methods'][f'{b}/mean']['right']}" for b in others)
+        return f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by {unit} ({rest})"
+    return cell
 
 
 def _runs(name: str, measure: str, other: str) -> Callable[[dict], str]:
@@ -133,14 +130,14 @@ FIGURES: tuple[Figure, ...] = (
            "(5-fold cross-validation; dev; section 55)", "recorded_net_dev.json", _cremad_cv),
     Figure("facial expression per **recorded** clip, previous faceres+face8, mean over the frames (face8)",
            "CREMA-D, 100 clips of 64 actors never trained or chosen on then (read once; section 34)",
-           "recorded_faces_cremad_test.json", _cremad),
+           "recorded_faces_cremad_test.json", _per_clip("actor", ("face8",))),
     Figure("right place and emotion on **recorded** video, Joint (previous code)",
            "CREMA-D clips joined 10 per video with their speech, 48 questions (read once; section 34)",
            "recorded_bench_cremad_test.json",
            _runs("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, f316ebe)")),
     Figure("facial expression per **recorded** clip of new people, faceres+face8, mean over the frames at 4 fps "
            "(face8; fer)", "Javanese acted emotions, 120 clips of 5 people never trained or chosen on (read once; "
-           "section 63)", "recorded_faces_javanese_test.json", _new_people),
+           "section 63)", "recorded_faces_javanese_test.json", _per_clip("person", ("face8", "fer"))),
     Figure("right place and emotion on **recorded** video of new people, Joint (the code when issue 31 was filed, "
            "326be8d)", "the same clips joined 10 per video with their speech, 63 questions (read once; section 63)",
            "recorded_bench_javanese_test.json",

@@ -23,7 +23,7 @@ data: 100 clips of 64 actors no reader was trained or chosen on; label and perso
 without sound, from the MAFW-database/MAFW snapshot; read once as test data, section 37, then development data:
 section 55 chose the faceres weights partly on them; never trained on). ``--javanese MIRRORS --split dev|test``
 reads the Javanese acted-emotion clips of that person split (``evals.data.javanese``: 120 clips of 5 people each;
-never trained or chosen on). A
+no shipped reader was trained or chosen on them). A
 clip with a compound label (two or three emotions) counts as right when the reading names any of them.
 
 Pooling a (n_frames, 8) array of AffectNet-8 distributions into one (8,): an expression rises from neutral to
@@ -146,9 +146,19 @@ def read_clip(path: Path, engine) -> list[list[float]]:
     return rows
 
 
-def evaluate(mirrors: Path) -> dict:
+def evaluate_rows(mirrors: Path, rows: list[tuple[str, str, str, str]]) -> dict:
+    """``evaluate_clips`` over ``rows`` (in the form of ``CLIPS``), each clip written from its snapshot under
+    ``mirrors`` into a temporary folder (``_extract``).
+
+    Raises:
+        FileNotFoundError: a snapshot is missing.
+    """
     with tempfile.TemporaryDirectory() as tmp:
-        return evaluate_clips(_extract(mirrors, Path(tmp)), CLIPS)
+        return evaluate_clips(_extract(mirrors, Path(tmp), rows), rows)
+
+
+def evaluate(mirrors: Path) -> dict:
+    return evaluate_rows(mirrors, CLIPS)
 
 
 def cremad_clips(folder: Path) -> tuple[list[Path], list[tuple[str, str, str, str]]]:
@@ -179,9 +189,7 @@ def mafw_rows() -> list[tuple[str, str, str, str]]:
 
 
 def evaluate_mafw(mirrors: Path) -> dict:
-    rows = mafw_rows()
-    with tempfile.TemporaryDirectory() as tmp:
-        return evaluate_clips(_extract(mirrors, Path(tmp), rows), rows)
+    return evaluate_rows(mirrors, mafw_rows())
 
 
 #: RAVDESS actor 05's face crops (224 x 224, 15 frames at 5 fps, the katerynaCh multimodal-emotion-recognition
@@ -207,9 +215,7 @@ def ravdess05_rows() -> list[tuple[str, str, str, str]]:
 
 
 def evaluate_ravdess05(mirrors: Path) -> dict:
-    rows = ravdess05_rows()
-    with tempfile.TemporaryDirectory() as tmp:
-        return evaluate_clips(_extract(mirrors, Path(tmp), rows), rows)
+    return evaluate_rows(mirrors, ravdess05_rows())
 
 
 def evaluate_javanese(mirrors: Path, split: str) -> dict:
@@ -221,9 +227,7 @@ def evaluate_javanese(mirrors: Path, split: str) -> dict:
     """
     from evals.data.javanese import rows as javanese_rows
 
-    rows = javanese_rows(mirrors, split)
-    with tempfile.TemporaryDirectory() as tmp:
-        return evaluate_clips(_extract(mirrors, Path(tmp), rows), rows)
+    return evaluate_rows(mirrors, javanese_rows(mirrors, split))
 
 
 def evaluate_clips(paths: list[Path], clips: list[tuple[str, str, str, str]]) -> dict:

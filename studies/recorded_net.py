@@ -76,16 +76,13 @@ MAX_LOSS_ELSEWHERE = 2
 def _set_clips(name: str, cremad: Path, mirrors: Path, tmp: Path) -> tuple[list[Path], list[tuple[str, str, str, str]]]:
     """Set ``name``'s clip files (the other sets' written under ``tmp`` from their snapshots under ``mirrors``) and their
     rows in the form of ``studies.recorded_faces.CLIPS``."""
+    from evals.data.javanese import rows as javanese_rows
     from studies import recorded_faces as rf
 
     if name == "cremad":
         return rf.cremad_clips(cremad)
-    if name == "javanese":
-        from evals.data.javanese import rows as javanese_rows
-
-        rows = javanese_rows(mirrors, "dev")
-        return rf._extract(mirrors, tmp, rows), rows
-    rows = {"sec25": rf.CLIPS, "ravdess05": rf.ravdess05_rows(), "mafw": rf.mafw_rows()}[name]
+    rows = {"sec25": lambda: rf.CLIPS, "ravdess05": rf.ravdess05_rows, "mafw": rf.mafw_rows,
+            "javanese": lambda: javanese_rows(mirrors, "dev")}[name]()
     return rf._extract(mirrors, tmp, rows), rows
 
 

@@ -23,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from evals.data.sources import repository_files
+
 #: The repository snapshot's folder name under the mirrors (``owner+name``) and the clips' folder in it.
 REPOSITORY, FOLDER = "2black0+video-emotion-recognition-javanese", "dataset-resize"
 #: Emotion code -> AffectNet-8 (the author's speech set README, module doc).
@@ -76,12 +78,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     git = args.mirrors / REPOSITORY / "repo"
-    for _, path, _, _ in found:
-        shown = subprocess.run(["git", "--git-dir", str(git), "show", f"HEAD:{path}"], capture_output=True, check=False)
-        if shown.returncode:
-            print(f"error: {git}: cannot read {path}: {shown.stderr.decode(errors='replace').strip()}", file=sys.stderr)
-            return 2
-        (args.out / Path(path).name).write_bytes(shown.stdout)
+    wanted = re.compile("^(?:" + "|".join(re.escape(path) for _, path, _, _ in found) + ")$")
+    try:
+        for path, data in repository_files(git, wanted):
+            (args.out / Path(path).name).write_bytes(data)
+    except subprocess.CalledProcessError as exc:
+        print(f"error: {git}: cannot read the clips: {exc.stderr.decode(errors='replace').strip()}", file=sys.stderr)
+        return 2
     print(f"wrote {len(found)} {args.split} clips of {len({r[3] for r in found})} people to {args.out}")
     return 0
 
