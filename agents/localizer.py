@@ -108,8 +108,8 @@ def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     """Best speech-match score per clip id of the transcript segments that overlap the clip.
 
     Segments come from the FAISS top ``k`` by embedding (the index's transcript encoder,
-    ``tools.perception.text.load_transcript_encoder``) and from a scan for literal content-word matches; each scores
-    ``speech_match(cosine, keyword overlap)``.
+    ``tools.perception.text.load_transcript_encoder``) and from a scan for literal content-word matches (their cosine
+    from the segment's vector stored in the index); each scores ``speech_match(cosine, keyword overlap)``.
     """
     if len(index.segment_index) == 0:
         return {}
@@ -118,8 +118,10 @@ def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     scores, ids = index.segment_index.search(q, k)
     cosines = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0}
     overlaps = {i: o for i, seg in enumerate(index.transcript.segments) if (o := keyword_overlap(text, seg.text)) > 0}
-    for i in overlaps.keys() - cosines.keys():
-        cosines[i] = float(enc.encode([index.transcript.segments[i].text])[0] @ q[0])
+    if overlaps.keys() - cosines.keys():  # literal matches outside the top k: their stored vectors
+        vectors = index.segment_index.vectors()
+        for i in overlaps.keys() - cosines.keys():
+            cosines[i] = float(vectors[i] @ q[0])
     best: dict[str, float] = {}
     for i, cos in cosines.items():
         seg = index.transcript.segments[i]

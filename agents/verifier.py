@@ -27,13 +27,17 @@ evidence, a support in [0, 1] and typed observations. Support of a candidate: th
 Coarse to fine (``triage``), for every question but one whose support is a gesture (``asks_gestures``): each round's
 candidates are first read on the index's own frames (1 fps by default, read back, nothing observed:
 ``indexing.observe.index_span``), with the same readers; the ``dense_per_round`` best supported of them, and any
-other that reaches ``min_support`` there, are read again at ``verify_fps``; the others keep that reading, which
-rejects them (their visual observations say so: ``frame_step_s`` is the index's frame interval). The index's frames
-can only turn a candidate down: what an answer asserts was read at ``verify_fps``, unless no candidate was accepted
-and the answer says its support is weak. A change-point candidate is always read densely (its support compares the
-frames either side of the change), and so is every candidate of a question whose support is a gesture (a pointing
-lasts less than a second: 1 fps misses it). So a round of a question that few clips support observes
-``dense_per_round`` candidates (with their short shot parts), whatever the video's length.
+other that reaches ``min_support`` there, are read again at ``verify_fps``; the others keep that reading (their
+visual observations say so: ``frame_step_s`` is the index's frame interval), which rejects them. For a question that
+names no feeling, whose support is its words (or sounds) and reads alike at any frame rate, the dense reading stops at
+``top_k`` candidates, the most moments an answer shows: where more reach ``min_support`` on the index's frames (a
+question about what is said, whose words are said in many places), those ranked below are accepted on the index's
+reading. So what an answer asserts was read at ``verify_fps``, unless no candidate was accepted and the answer says
+its support is weak, or it is such a question's moment ranked below ``top_k`` on its words. A change-point candidate
+is always read densely (its support compares the frames either side of the change), and so is every candidate of a
+question whose support is a gesture (a pointing lasts less than a second: 1 fps misses it). So a round of a question
+that few clips support observes ``dense_per_round`` candidates (with their short shot parts), whatever the video's
+length, and one that names no feeling at most ``top_k``.
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks for a re-query: the graph
 (``graphs.affect_graph``) goes to the query refiner (``refine_query``), which asks the LLM for a refined
@@ -78,7 +82,8 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
                              step=step, persons=persons,
                              others=speech_of_others(ctx.index, cand.start_s, cand.end_s, persons))
 
-    coarse = {} if gesture_support else triage(ctx, todo, view_of)
+    # a question that names no feeling is supported by its words (or sounds), which read alike at any frame rate
+    coarse = {} if gesture_support else triage(ctx, todo, view_of, None if intent.target_emotions else s.top_k)
     out = []
     for cand in todo:
         if cand.clip_id in coarse:
@@ -116,13 +121,14 @@ def asks_gestures(intent: Intent, query: str) -> bool:
 
 
 def triage(ctx: RunContext, todo: list[Proposal],
-           view_of: Callable[[Proposal, list, dict[str, str], float], CandidateView]
+           view_of: Callable[[Proposal, list, dict[str, str], float], CandidateView], at_most: int | None = None
            ) -> dict[str, tuple[CandidateView, CandidateReading]]:
     """The coarse step of the verifier (see the module doc): ``{clip id: (view, reading)}`` of the candidates in
-    ``todo`` that keep their reading on the index's own frames, each below ``min_support`` there, so rejected. Read at
+    ``todo`` that keep their reading on the index's own frames (rejected where it is below ``min_support``). Read at
     ``verify_fps`` instead: every change-point candidate, every candidate with no index frame inside (a short shot
     part), the ``dense_per_round`` best supported of the others (ties in the localizer's order) and any other that
-    reaches ``min_support`` on the index's frames. Empty when there are no more candidates than ``dense_per_round``."""
+    reaches ``min_support`` on the index's frames, up to ``at_most`` in all when it is given (those ranked below keep
+    the index's reading, accepted or not). Empty when there are no more candidates than ``dense_per_round``."""
     s, index = ctx.settings, ctx.index
     if len(todo) <= s.dense_per_round:
         return {}
@@ -137,8 +143,9 @@ def triage(ctx: RunContext, todo: list[Proposal],
         view = view_of(c, stored[c.clip_id], tools, step)
         read[c.clip_id] = (view, read_candidate(view))
     ranked = sorted(spans, key=lambda c: -read[c.clip_id][1].support)  # stable: ties keep the localizer's order
-    keep = {c.clip_id: read[c.clip_id] for c in ranked[s.dense_per_round:]
-            if read[c.clip_id][1].support < s.min_support}
+    dense = len(ranked) if at_most is None else max(s.dense_per_round, at_most)
+    keep = {c.clip_id: read[c.clip_id] for n, c in enumerate(ranked[s.dense_per_round:], s.dense_per_round)
+            if n >= dense or read[c.clip_id][1].support < s.min_support}
     ctx.count("index_read_candidates", len(keep))
     return keep
 

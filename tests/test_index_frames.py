@@ -158,6 +158,37 @@ def test_a_round_reads_at_the_verifier_rate_only_its_best_candidates_on_the_inde
     assert dense_calls["face_expression_frames"] > calls["face_expression_frames"]
 
 
+def test_a_round_reads_densely_no_more_candidates_than_an_answer_shows(tmp_path):
+    """A question about what is said finds its words in several places, and each reaches the support threshold on
+    the index's frames alone (words read alike at any frame rate). A round reads at 4 fps only as many of them as an
+    answer shows (``top_k``), the best supported first; the rest are accepted on the index's 1 fps reading, their
+    faces cited from the index's frames. With room for every candidate, each accepted one is read at 4 fps."""
+    from agents.llm import load_llm
+    from agents.state import RunContext, RunSettings
+    from graphs.pipeline import run_graph
+
+    index = open_index(SAMPLE, IndexConfig(), tmp_path)
+
+    def verified(top_k: int) -> list:
+        ctx = RunContext(index=index, llm=load_llm("offline"),
+                         settings=RunSettings(dense_per_round=1, top_k=top_k, max_requery=0))
+        return run_graph("when does he talk about being smarter?", ctx)[0]["verified"]
+
+    few = [c for c in verified(2) if c.accepted]
+    dense = [c for c in few if c.observations.visual.frame_step_s == 0.25]
+    coarse = [c for c in few if c.observations.visual.frame_step_s == 1.0]
+    assert len(dense) == 2 and len(coarse) >= 1 and len(few) == len(dense) + len(coarse)
+    assert min(c.support for c in dense) >= max(c.support for c in coarse) >= 0.3
+    at_index = set(index.face_times)
+    for cand in coarse:
+        cited = [e.ref for e in cand.evidence if e.modality == "visual"]
+        assert cited and all(ref.startswith("perception/own-frames") for ref in cited)
+        assert all(index.cache.resolve(ref)["t"] in at_index for ref in cited)
+    every = [c for c in verified(5) if c.accepted]
+    assert [c.clip_id for c in every] == [c.clip_id for c in few]
+    assert {c.observations.visual.frame_step_s for c in every} == {0.25}
+
+
 def test_only_a_question_whose_support_is_a_gesture_skips_the_coarse_step(tmp_path):
     """``agents.verifier.asks_gestures``: a question that names no feeling but a gesture ("a thumbs up", "point") or
     whose intent asks for gestures is read at 4 fps throughout (a thumbs up lasts less than the index's 1 s); a

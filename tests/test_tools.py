@@ -166,6 +166,27 @@ def test_onnx_text_encoder_matches_sentence_transformers(tmp_path):
     assert onnx.encode([]).shape == (0, 384)
 
 
+def test_onnx_text_encoder_gives_a_text_one_vector_whatever_is_beside_it():
+    """A text's vector does not depend on the texts encoded with it, nor on what this encoder met before; a text met
+    again is served from the encoder's kept vectors, not run again."""
+    from tools.perception.text_onnx import OnnxSentenceEncoder
+
+    texts = ["when does she mention being new?", "ok",
+             "I'm currently in DC for my second week of new member orientation, and it has been a long week"]
+    first = OnnxSentenceEncoder()
+    together = first.encode(texts)
+    alone = OnnxSentenceEncoder()
+    assert np.array_equal(np.stack([alone.encode([t])[0] for t in reversed(texts)])[::-1], together)
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    assert not np.allclose(together[0], together[2])
+
+    def unexpected(text: str) -> np.ndarray:
+        raise AssertionError(f"ran {text!r} again")
+
+    first._run = unexpected
+    assert np.array_equal(first.encode([texts[2], texts[0], texts[2]]), together[[2, 0, 2]])
+
+
 def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
     """With the index and the candidates' perception outputs cached, a query needs only the ONNX text
     encoder: torch, keras and mediapipe (most of a cold start) are never imported."""
