@@ -91,6 +91,7 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
     record_derived(out)
     return out
 
+
 #: Texts whose vectors an encoder keeps (the most recently added; 384 floats each for MiniLM, about 6 MB in all).
 CACHED_TEXTS = 4096
 
@@ -126,7 +127,6 @@ class OnnxSentenceEncoder:
         self.path = Path(cache_dir or model_cache_dir()) / export_name(model_dir)
         self._tok = Tokenizer.from_file(str(src / "tokenizer.json"))
         self._tok.enable_truncation(max_len)
-        self._tok.enable_padding()
         self._session = self._open_export(src, self.path)
         self.dim = int(pooling["word_embedding_dimension"])
         self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
