@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -187,9 +188,24 @@ def test_onnx_text_encoder_gives_a_text_one_vector_whatever_is_beside_it():
     assert np.array_equal(first.encode([texts[2], texts[0], texts[2]]), together[[2, 0, 2]])
 
 
+def test_stop_words_are_scikit_learns_without_importing_it():
+    """``english_stop_words`` is scikit-learn's list, read without importing scikit-learn (a 2 s import)."""
+    import subprocess
+    import sys
+
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    code = ("import sys, json; sys.path.insert(0, '.'); from tools.signals.lexicon import english_stop_words; "
+            "print(json.dumps([sorted(english_stop_words()), 'sklearn' in sys.modules]))")
+    words, imported = json.loads(subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO,
+                                                capture_output=True, text=True, timeout=120).stdout)
+    assert set(words) == ENGLISH_STOP_WORDS and len(words) == 318 and not imported
+
+
 def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
     """With the index and the candidates' perception outputs cached, a query needs only the ONNX text
-    encoder: torch, keras and mediapipe (most of a cold start) are never imported."""
+    encoder: torch, keras and mediapipe (most of a cold start) are never imported, nor scikit-learn, whose
+    stop-word list the localizer reads (``tools.signals.lexicon.english_stop_words``)."""
     import subprocess
     import sys
 
@@ -198,10 +214,10 @@ def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
     code = ("import sys; sys.path.insert(0, '.'); from graphs.pipeline import answer_query; "
             "a = answer_query(sys.argv[1], 'when does the audience enjoy the show?', cache_dir=sys.argv[2]); "
             "print(len(a.moments), a.index['built_now'], sorted(m for m in ('torch', 'keras', 'mediapipe') "
-            "if m in sys.modules))")
+            "if m in sys.modules), 'sklearn' in sys.modules)")
     runs = [subprocess.run([sys.executable, "-c", code, str(SAMPLE), str(cache_root)], check=True, cwd=REPO,
                            capture_output=True, text=True, timeout=600).stdout.split("\n")[-2] for _ in range(2)]
-    assert runs[1].endswith("False []"), runs  # second run: loaded from cache, no heavy import
+    assert runs[1].endswith("False [] False"), runs  # second run: loaded from cache, no heavy import
     assert runs[1].split()[0] == runs[0].split()[0] != "0"  # same number of moments, at least one
 
 

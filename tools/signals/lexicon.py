@@ -10,6 +10,7 @@ situations commonly used as elicitors in affective computing, plus everyday idio
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -225,12 +226,30 @@ def names_speech(text: str) -> bool:
     return _names(text, SPEECH_PHRASES)
 
 
-def content_words(text: str) -> list[str]:
-    """Lower-cased words of ``text`` minus English stop words (scikit-learn's list) and question-frame words."""
+@functools.cache
+def english_stop_words() -> frozenset[str]:
+    """scikit-learn's English stop words (``sklearn.feature_extraction.text.ENGLISH_STOP_WORDS``, 318 words, from the
+    Glasgow Information Retrieval Group's list), read from the module that defines them without importing
+    scikit-learn itself: its import takes about 2 s on 2 cores, longer than a warm question, for a word list. Falls back
+    to the import when that module is not where scikit-learn keeps it."""
+    spec = importlib.util.find_spec("sklearn")
+    path = Path(spec.origin).parent / "feature_extraction" / "_stop_words.py" if spec and spec.origin else None
+    if path is not None and path.is_file():
+        words = importlib.util.spec_from_file_location("_sklearn_stop_words", path)
+        module = importlib.util.module_from_spec(words)
+        words.loader.exec_module(module)
+        if isinstance(getattr(module, "ENGLISH_STOP_WORDS", None), frozenset):
+            return module.ENGLISH_STOP_WORDS
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+    return ENGLISH_STOP_WORDS
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of ``text`` minus English stop words (``english_stop_words``) and question-frame words."""
+    stop = english_stop_words()
     words = re.findall(r"[a-z0-9']+", text.lower())
-    return [w for w in words if w not in ENGLISH_STOP_WORDS and w not in QUESTION_FRAME_WORDS and len(w) > 1]
+    return [w for w in words if w not in stop and w not in QUESTION_FRAME_WORDS and len(w) > 1]
 
 
 def keyword_overlap(query: str, speech: str) -> float:
