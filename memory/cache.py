@@ -23,7 +23,7 @@ import json
 import os
 import shutil
 import sys
-import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,18 +82,23 @@ def config_key(config: dict[str, Any]) -> str:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temp file in the same directory and ``os.replace``."""
+    """Write ``data`` to ``path`` through a temp file in the same directory and ``os.replace``.
+
+    The temp file's name is registered with ``in_flight`` before the file is created, so a Ctrl-C at any moment
+    (``tools.core.runtime.exit_on_interrupt``) leaves no temp file behind (creating it first, as
+    ``tempfile.mkstemp`` does, left one when the signal came between the two)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with in_flight(tmp), os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
+    with in_flight(tmp):
+        try:
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
             os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
 
 class OutputError(OSError):

@@ -212,3 +212,25 @@ def test_a_videos_hash_is_remembered_until_the_file_changes(tmp_path, monkeypatc
         f.write(data)
     assert cache.video_digest(video, tmp_path / "c") == hashlib.sha256(bytes(data)).hexdigest() != grown
     assert len(hashed) == 2
+
+
+def test_a_cache_file_is_marked_in_flight_before_it_exists(tmp_path, monkeypatch):
+    """``memory.cache.atomic_write_bytes`` registers its temporary file with ``in_flight`` before creating it, so a
+    Ctrl-C between the two (the handler removes what is registered, then exits) cannot leave it behind; the entry is
+    then complete and no temporary file remains."""
+    from memory.cache import atomic_write_bytes
+    from tools.core import runtime
+
+    created = []
+    real_open = os.open
+
+    def spy(path, flags, *args):
+        if flags & os.O_CREAT:
+            created.append((str(path), str(path) in runtime._IN_FLIGHT))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", spy)
+    atomic_write_bytes(tmp_path / "entry.json", b'{"a": 1}')
+    assert len(created) == 1 and created[0][1], created
+    assert (tmp_path / "entry.json").read_bytes() == b'{"a": 1}'
+    assert [p.name for p in tmp_path.iterdir()] == ["entry.json"] and not runtime._IN_FLIGHT
