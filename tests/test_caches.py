@@ -73,6 +73,75 @@ def test_a_cut_short_onnx_export_is_made_again_with_the_same_embeddings(tmp_path
                                                                            manifest_path(first.path).name]
 
 
+def test_an_expression_network_export_is_kept_checked_and_made_again(tmp_path):
+    """faceres's export (``tools.perception.cpu_onnx.CpuOnnx``): written once with its manifest; a second reader
+    loads it without building the network; one cut short is made again; a folder that cannot be written keeps the
+    export in memory. Every reading equals torch's own to within 1e-5."""
+    from tools.perception import face_resnet
+    from tools.perception.cpu_onnx import CpuOnnx
+    from tools.perception.face_resnet import INPUT, FaceRes, network_input
+
+    faceres = FaceRes()
+    crops = network_input(np.stack([np.full((64, 64), 40 + 60 * i, np.uint8) for i in range(3)]))
+    by_torch = faceres.onnx(crops, engine="torch")[0]
+    sha = faceres.name.rsplit("@", 1)[1]
+    models = tmp_path / "models"
+
+    def reader(build=faceres._network, cache=models) -> CpuOnnx:
+        return CpuOnnx(build, (2, 1, INPUT, INPUT), ("p",), name="faceres", weights_sha256=sha,
+                       source=face_resnet.__file__, cache_dir=cache)
+
+    def no_build(device):
+        raise AssertionError("the network was built although its export is kept")
+
+    first = reader()
+    np.testing.assert_allclose(first(crops)[0], by_torch, atol=1e-5)
+    assert check_derived(first.path) == "ok" and first.path.parent == models
+    assert sorted(p.name for p in models.iterdir()) == [first.path.name, manifest_path(first.path).name]
+    np.testing.assert_array_equal(reader(no_build)(crops)[0], first(crops)[0])
+    size = first.path.stat().st_size
+    os.truncate(first.path, size // 2)  # what a full disk or an interrupted copy leaves
+    np.testing.assert_array_equal(reader()(crops)[0], first(crops)[0])
+    assert first.path.stat().st_size == size and check_derived(first.path) == "ok"
+    blocked = tmp_path / "a-file"  # a model folder that cannot be made (a file stands where its parent would be)
+    blocked.write_bytes(b"")
+    in_memory = reader(cache=blocked / "models")
+    np.testing.assert_array_equal(in_memory(crops)[0], first(crops)[0])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "models"]
+
+
+def test_two_threads_export_two_networks_at_once(tmp_path):
+    """A first run exports on two threads together (the picture pass's expression networks, the speech pass's voice
+    encoder); torch's exporter keeps process-wide state, so without ``ONNX_EXPORT_LOCK`` one of them failed."""
+    import threading
+
+    from tools.perception import face_resnet, voices
+    from tools.perception.cpu_onnx import CpuOnnx
+    from tools.perception.face_resnet import INPUT, FaceRes
+    from tools.perception.voices import N_MELS, GE2EEncoder
+
+    faceres, ge2e = FaceRes(), GE2EEncoder()
+    readers = [CpuOnnx(faceres._network, (2, 1, INPUT, INPUT), ("p",), name="faceres", source=face_resnet.__file__,
+                       weights_sha256="a" * 64, cache_dir=tmp_path),
+               CpuOnnx(ge2e._network, (2, 160, N_MELS), ("embedding",), name="ge2e", source=voices.__file__,
+                       weights_sha256="b" * 64, input_axes=(0, 1), cache_dir=tmp_path)]
+    start, errors = threading.Barrier(2), []
+
+    def export(reader: CpuOnnx) -> None:
+        start.wait()
+        try:
+            reader.prepare()
+        except OSError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=export, args=(r,)) for r in readers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and all(check_derived(r.path) == "ok" for r in readers)
+
+
 def test_output_named_as_standard_output_keeps_its_place_when_stdout_is_a_file(tmp_path):
     """``--json`` through a link to /proc/self/fd/1 with standard output redirected to a file: the bytes go
     through the process's own standard output, not a second handle that would truncate and overwrite it."""

@@ -66,8 +66,9 @@ def test_the_ge2e_port_gives_resemblyzers_embeddings_on_real_speech():
     encoder = GE2EEncoder()
     for channel, (a, b), expected in zip(ref["channel"], ref["window"], ref["embedding"], strict=True):
         mel = mel_frames(audio[:, channel])
-        got = encoder(mel[None, round(a * 100):round(b * 100)])[0]
+        got = encoder(mel[None, round(a * 100):round(b * 100)])[0]  # onnxruntime on the CPU
         assert got == pytest.approx(expected, abs=1e-5)
+        assert encoder(mel[None, round(a * 100):round(b * 100)], engine="torch")[0] == pytest.approx(expected, abs=1e-5)
     # the backend (stretches of mel frames, windows batched by length) gives the same vectors
     voices = GE2EVoiceIdentity()
     for channel in (0, 1):

@@ -146,8 +146,7 @@ def test_faceres_reads_alike_in_onnxruntime_and_in_torch():
     """On the CPU faceres runs as an onnxruntime export of its torch module (``FaceRes`` doc): the performer's faces,
     one at a time and in a batch, under one thread (the engine's rule while gestures run) and two, read as torch
     reads them."""
-    import torch
-
+    from tools.perception.cpu_onnx import intra_op_threads
     from tools.perception.crops import gray_crop
     from tools.perception.face_resnet import FaceRes
 
@@ -155,12 +154,8 @@ def test_faceres_reads_alike_in_onnxruntime_and_in_torch():
     crops = np.stack([gray_crop(frame, b) for b in boxes] * 3)
     reader = FaceRes()
     by_torch = reader.classify_crops(crops, engine="torch")
-    before = torch.get_num_threads()
-    try:
-        for threads in (1, 2):
-            torch.set_num_threads(threads)
+    for threads in (1, 2):
+        with intra_op_threads(threads):
             assert np.allclose(reader.classify_crops(crops), by_torch, atol=1e-5)
             assert np.allclose(reader.classify_crops(crops[:1]), by_torch[:1], atol=1e-5)
-    finally:
-        torch.set_num_threads(before)
     assert reader.onnx.threads_used == [1, 2]

@@ -98,7 +98,7 @@ def test_minixception_matches_the_keras_model(engine):
     assert out["add_4"] == pytest.approx(ref["add_4"], abs=1e-4)
     assert out["add_3"].mean(axis=(1, 2)) == pytest.approx(ref["add_3_mean"], abs=1e-4)
     assert out["predictions"].argmax(1).tolist() == ref["predictions"].argmax(1).tolist()
-    assert bool(net._onnx.threads_used) == (engine == "auto")  # the export ran only when asked for
+    assert bool(net._onnx.threads_used) == (engine == "auto")  # onnxruntime ran only when asked for
 
 
 def test_minixception_rejects_a_file_that_is_not_one(tmp_path):
@@ -219,6 +219,35 @@ def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
                            capture_output=True, text=True, timeout=600).stdout.split("\n")[-2] for _ in range(2)]
     assert runs[1].endswith("False [] False"), runs  # second run: loaded from cache, no heavy import
     assert runs[1].split()[0] == runs[0].split()[0] != "0"  # same number of moments, at least one
+
+
+def test_a_question_that_reads_new_faces_imports_no_torch(cache_root, tmp_path):
+    """On an indexed video whose candidates were never read, the verifier's expression networks run from their
+    exports in the model cache (``tools.perception.cpu_onnx``): faces are read and torch is not imported."""
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO, SAMPLE
+
+    code = ("import json, sys; sys.path.insert(0, '.'); from graphs.pipeline import answer_query; "
+            "a = answer_query(sys.argv[1], 'when does the audience enjoy the show?', cache_dir=sys.argv[2]); "
+            "print(json.dumps([a.index['tool_calls'].get('face_expression_frames', 0), 'torch' in sys.modules, "
+            "[(m.start_s, m.end_s, m.emotion) for m in a.moments]]))")
+
+    def ask(cache: Path) -> list:
+        out = subprocess.run([sys.executable, "-c", code, str(SAMPLE), str(cache)], check=True, cwd=REPO,
+                             capture_output=True, text=True, timeout=600).stdout
+        return json.loads(out.splitlines()[-1])
+
+    first = ask(cache_root)  # builds the index (and the exports) where no test did yet
+    copy = Path(shutil.copytree(cache_root, tmp_path / "cache"))
+    read = [p for p in copy.glob("*/perception/*") if "4fps" in p.name or p.name.startswith("own-frames")]
+    for folder in read:  # the verifier's readings: the next question reads its candidates' frames again
+        shutil.rmtree(folder)
+    frames, torch_loaded, moments = ask(copy)
+    assert read and frames > 0 and not torch_loaded
+    assert moments == first[2]
 
 
 @pytest.mark.asr

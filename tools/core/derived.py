@@ -91,7 +91,7 @@ def check_derived(path: str | os.PathLike) -> DerivedState:
     path = Path(path)
     try:
         size = path.stat().st_size
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a file where a folder of the path should be: no such file
         return "missing"
     manifest = read_manifest(path)
     if manifest is None:

@@ -23,11 +23,16 @@ import contextlib
 import os
 import re
 import signal
+import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 #: temporary files being written right now (``in_flight``): an interrupted run removes them
+#: Held by every ``torch.onnx.export`` call (``tools.perception.cpu_onnx``, ``tools.perception.text_onnx``): the exporter
+#: keeps process-wide state (``GLOBALS.in_onnx_export``), so two exports at once on two threads (the index's picture
+#: pass and its speech pass, each loading a model on a first run) fail with "GLOBALS.in_onnx_export must be False".
+ONNX_EXPORT_LOCK = threading.Lock()
 _IN_FLIGHT: set[str] = set()
 #: a duplicate of the process's standard error taken by ``exit_on_interrupt``: the interrupt line goes there
 #: even while file descriptor 2 points at /dev/null (``tools.perception.faces.native_stderr_silenced``)

@@ -12,8 +12,9 @@ gender and age group (``tools.perception.appearance``). Indexing observes the wh
 the records per chunk). Adding a frame-level model means one module with a registry and one field here.
 
 A second thread takes the costliest model after the face detector: with hands, the gesture models (MediaPipe Hands
-and Pose, the slowest tools); without, the face mesh (gaze and lips, ``evals/RESULTS.md`` section 59). Torch (the
-expression model) keeps to one thread meanwhile, so the two share the cores instead of contending. ``observe`` runs
+and Pose, the slowest tools); without, the face mesh (gaze and lips, ``evals/RESULTS.md`` section 59). The
+expression networks (onnxruntime on the CPU, ``tools.perception.cpu_onnx``) keep to one thread meanwhile, so the two
+share the cores instead of contending. ``observe`` runs
 one frame deep: a frame's side-thread work is collected only after the next frame has been decoded and its faces
 and expressions read, so the second thread stays busy while the main thread decodes; on 2 cores a frame then costs
 about the longer of the two threads' work instead of their sum (measured in ``benches/bench_index.py``'s
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -41,6 +43,7 @@ from pydantic import BaseModel, Field
 
 from tools.core.schema import AFFECTNET8, Appearance, FaceObservation, FrameFaces, Gaze, HandObservation
 from tools.perception.appearance import load_appearance_reader
+from tools.perception.cpu_onnx import intra_op_threads
 from tools.perception.expression import DEFAULT_EXPRESSION, load_expression_classifier
 from tools.perception.faces import load_face_detector
 from tools.perception.gaze import load_gaze_estimator
@@ -210,7 +213,7 @@ class PerceptionEngine:
             if on_frame is not None:
                 on_frame(started[0], frame, out[-1])
 
-        with _one_torch_thread():
+        with _one_thread():
             for n, (t, frame) in enumerate(frames, start=first_number):
                 started = self._start(t, frame, f"{id_prefix}{n}.", hands, pose)
                 if pending is not None:
@@ -222,16 +225,19 @@ class PerceptionEngine:
 
 
 @contextlib.contextmanager
-def _one_torch_thread():
-    """Torch's intra-op threads set to 1 inside the block (the side thread gets the other core)."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
+def _one_thread():
+    """The expression networks on one intra-op thread inside the block (onnxruntime's, ``tools.perception.cpu_onnx``,
+    and torch's when torch is loaded: a GPU run), so the side thread gets the other core."""
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    if torch is not None:
+        torch.set_num_threads(1)
     try:
-        yield
+        with intra_op_threads(1):
+            yield
     finally:
-        torch.set_num_threads(before)
+        if torch is not None:
+            torch.set_num_threads(before)
 
 
 @functools.lru_cache(maxsize=4)

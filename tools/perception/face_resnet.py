@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from tools.core.derived import file_sha256
-from tools.core.runtime import torch_device
 from tools.perception.cpu_onnx import CpuOnnx
 from tools.perception.crops import CropReader
 
@@ -98,7 +97,8 @@ class FaceRes(CropReader):
     from two seeds: an ensemble by averaging, which halves the spread between trainings; ``FACERES.md``).
 
     On the CPU onnxruntime runs the reading (``tools.perception.cpu_onnx``: the same probabilities to within 1e-6
-    in about half the time of torch's eager mode); on a GPU torch runs it.
+    in about half the time of torch's eager mode) from an export kept in the model cache, so a process that finds it
+    imports no torch; on a GPU torch runs it.
 
     Args:
         weights: ``.npz`` of the network's ``state_dict``, or of several with keys prefixed ``m0.``, ``m1.``, ...
@@ -108,18 +108,32 @@ class FaceRes(CropReader):
     Raises:
         FileNotFoundError: ``weights`` does not exist.
         ValueError: the file does not hold this network's weights, or ``device`` cannot be used.
+        OSError: the export to onnxruntime failed.
     """
 
     def __init__(self, weights: str | os.PathLike | None = None, device: str = "cpu") -> None:
-        import torch
-
         path = Path(weights) if weights else FACERES_WEIGHTS
         if not path.is_file():
             raise FileNotFoundError(f"{path}: faceres weights not found")
-        self.name = f"faceres:{path.name}@{file_sha256(path)[:12]}"
-        self.device = device
-        on = torch_device(device)
-        with np.load(path) as f:
+        sha = file_sha256(path)
+        self.name = f"faceres:{path.name}@{sha[:12]}"
+        self.device, self._path = device, path
+        self.onnx = CpuOnnx(self._network, (2, 1, INPUT, INPUT), ("p",), name="faceres", weights_sha256=sha,
+                            source=__file__, device=device)
+        if device == "cpu":
+            self.onnx.prepare()  # the weights are checked here when their export is not in the model cache yet
+        else:
+            _ = self.onnx.module
+
+    def _network(self, device):
+        """The reader's ``torch.nn.Module`` (``build_reader``) of the weights file, on ``device``.
+
+        Raises:
+            ValueError: the file does not hold this network's weights.
+        """
+        import torch
+
+        with np.load(self._path) as f:
             arrays = {k: f[k] for k in f.files}
         nets = []
         members = {m.group() for k in arrays if (m := re.match(r"m\d+\.", k))}
@@ -130,9 +144,9 @@ class FaceRes(CropReader):
             try:
                 net.load_state_dict(state)
             except RuntimeError as e:
-                raise ValueError(f"{path}: not faceres weights ({str(e).splitlines()[0]})") from None
+                raise ValueError(f"{self._path}: not faceres weights ({str(e).splitlines()[0]})") from None
             nets.append(net)
-        self.onnx = CpuOnnx(build_reader(nets).to(on), (2, 1, INPUT, INPUT), ("p",), on)
+        return build_reader(nets).to(device)
 
     def classify_crops(self, crops: np.ndarray, engine: str = "auto") -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for uint8 grey crops (N, S, S) (the pipeline's are 64x64).

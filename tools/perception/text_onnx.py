@@ -21,7 +21,7 @@ import numpy as np
 
 from tools.core.derived import check_derived, record_derived
 from tools.core.registry import model_cache_dir
-from tools.core.runtime import in_flight
+from tools.core.runtime import ONNX_EXPORT_LOCK, in_flight
 
 
 def default_model_dir() -> Path:
@@ -80,7 +80,7 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
-        with in_flight(tmp), warnings.catch_warnings():
+        with ONNX_EXPORT_LOCK, in_flight(tmp), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(_Hidden(), dummy, str(tmp), input_names=names, output_names=["last_hidden_state"],
                               dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]},

@@ -4,8 +4,8 @@ Default backend ``ge2e``: the GE2E speaker encoder (Wan et al., 2018, "Generaliz
 Speaker Verification", ICASSP) with the weights Resemblyzer's authors trained on LibriSpeech, VoxCeleb 1
 and 2 (``resemblyzer`` 0.1.4, ``pretrained.pt``, Apache-2.0), taken unchanged from Resemblyzer's wheel
 into the model cache by ``affectseek models --fetch defaults`` (``tools.core.fetch``, SHA-256 pinned; data card
-``tools/models/WEIGHTS.md``): runs download nothing and ``resemblyzer`` is not installed. The network runs
-in torch here (``GE2EEncoder``): a 3-layer LSTM of 256 units over 40-band mel frames of 25 ms every
+``tools/models/WEIGHTS.md``): runs download nothing and ``resemblyzer`` is not installed. The network is built
+in torch here and run by onnxruntime on the CPU (``GE2EEncoder``): a 3-layer LSTM of 256 units over 40-band mel frames of 25 ms every
 10 ms at 16 kHz, the last layer's final hidden state through a 256 x 256 linear layer, ReLU and L2
 normalisation: a 256-d unit vector per 1.6 s partial utterance, equal to Resemblyzer's own embeddings
 to float precision (``tests/test_default_weights.py``). ``tools.signals.diarization`` clusters the embeddings into
@@ -22,8 +22,9 @@ from typing import Protocol
 
 import numpy as np
 
+from tools.core.derived import file_sha256
 from tools.core.registry import BackendUnavailableError, Registry
-from tools.core.runtime import torch_device
+from tools.perception.cpu_onnx import CpuOnnx
 
 SAMPLE_RATE = 16_000
 #: Mel frames per second of the GE2E front end (10 ms hop, Resemblyzer's ``hparams``).
@@ -73,7 +74,9 @@ def mel_frames(audio: np.ndarray) -> np.ndarray:
 
 
 class GE2EEncoder:
-    """The GE2E speaker encoder's forward pass in torch (see the module doc).
+    """The GE2E speaker encoder's forward pass (see the module doc): a torch module, run on the CPU by onnxruntime
+    from an export kept in the model cache (``tools.perception.cpu_onnx``; torch is imported only to make it), on
+    one intra-op thread whatever else runs (the speech pass shares the cores with the picture pass).
 
     ``encoder(mels)`` takes mel frames (N, T, 40) float32 (``mel_frames`` of N equally long windows, T >= 1)
     and returns (N, 256) float32 unit vectors as a numpy array on the CPU.
@@ -84,23 +87,41 @@ class GE2EEncoder:
             ``linear.{weight,bias}``; the GE2E loss's ``similarity_weight`` / ``similarity_bias`` are not part
             of the encoder and are left out. Read with ``torch.load(weights_only=True)``: tensors only, no
             code runs. Default: Resemblyzer's ``pretrained.pt``, fetched (``GE2E_MODEL``).
-        device: torch device to run on, ``"cpu"`` or ``"cuda"`` (``"cuda:1"``, ...).
+        device: ``"cpu"`` or ``"cuda"`` (``"cuda:1"``, ...); on a GPU torch runs the encoder.
 
     Raises:
         FileNotFoundError: ``weights`` does not exist, or it is None and Resemblyzer's file is not fetched
             (the message names the command).
         ValueError: the file is not such a checkpoint (not a torch file, or an encoder tensor missing, extra
-            or of another shape), or ``device`` is CUDA and torch sees no CUDA device.
+            or of another shape), or ``device`` is CUDA and torch sees no CUDA device. Checked when the export is
+            made: an export of the same file (same SHA-256) in the model cache was made from weights that passed.
+        OSError: the export to onnxruntime failed.
     """
 
     def __init__(self, weights: str | os.PathLike | None = None, device: str = "cpu") -> None:
-        import torch
-
         from tools.core.fetch import default_file
 
         path = default_file(GE2E_MODEL, GE2E_FILE) if weights is None else Path(weights)
         if not path.is_file():
             raise FileNotFoundError(f"GE2E voice encoder weights not found: {path}")
+        self._path = path
+        self._onnx = CpuOnnx(self._network, (2, 160, N_MELS), ("embedding",), name="ge2e", source=__file__,
+                             weights_sha256=file_sha256(path), device=device, input_axes=(0, 1), threads=1)
+        if device == "cpu":
+            self._onnx.prepare()
+        else:
+            _ = self._onnx.module  # a GPU that torch cannot use is an error here
+
+    def _network(self, device):
+        """The encoder as a ``torch.nn.Module`` on ``device``: (N, T, 40) mel frames -> (N, 256) unit vectors.
+
+        Raises:
+            ValueError: the file is not GE2E encoder weights (see the class doc).
+        """
+        import torch
+        import torch.nn.functional as F
+
+        path = self._path
         try:
             checkpoint = torch.load(path, map_location="cpu", weights_only=True)
         except (RuntimeError, OSError, EOFError, pickle.UnpicklingError) as exc:
@@ -109,31 +130,32 @@ class GE2EEncoder:
         if not isinstance(state, dict):
             raise ValueError(f"{path}: not GE2E encoder weights (no state dict)")  # noqa: TRY004  (a bad file, not a bad call)
         tensors = {k: v for k, v in state.items() if k not in ("similarity_weight", "similarity_bias")}
-        self._lstm = torch.nn.LSTM(N_MELS, HIDDEN, num_layers=LAYERS, batch_first=True)
-        self._linear = torch.nn.Linear(HIDDEN, EMBEDDING)
-        parts = {"lstm.": self._lstm, "linear.": self._linear}
-        extra = [k for k in tensors if not k.startswith(tuple(parts))]
+
+        class Encoder(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.lstm = torch.nn.LSTM(N_MELS, HIDDEN, num_layers=LAYERS, batch_first=True)
+                self.linear = torch.nn.Linear(HIDDEN, EMBEDDING)
+
+            def forward(self, x):
+                _, (hidden, _) = self.lstm(x)  # hidden: (layers, N, 256); the last layer's state at the last frame
+                return F.normalize(torch.relu(self.linear(hidden[-1])), dim=1)
+
+        encoder = Encoder()
+        extra = [k for k in tensors if not k.startswith(("lstm.", "linear."))]
         if extra:
             raise ValueError(f"{path}: not GE2E encoder weights (unexpected tensors {extra})")
-        for prefix, module in parts.items():
-            state = {k[len(prefix):]: torch.as_tensor(v, dtype=torch.float32)
-                     for k, v in tensors.items() if k.startswith(prefix)}
-            try:
-                module.load_state_dict(state, strict=True)
-            except RuntimeError as exc:
-                raise ValueError(f"{path}: not GE2E encoder weights ({exc})") from exc
-        self.device = torch_device(device)
-        for module in parts.values():
-            module.to(self.device).eval()
+        try:
+            encoder.load_state_dict({k: torch.as_tensor(v, dtype=torch.float32) for k, v in tensors.items()},
+                                    strict=True)
+        except RuntimeError as exc:
+            raise ValueError(f"{path}: not GE2E encoder weights ({exc})") from exc
+        return encoder.to(device).eval()
 
-    def __call__(self, mels: np.ndarray) -> np.ndarray:
-        import torch
-        import torch.nn.functional as F
-
-        with torch.inference_mode():
-            x = torch.from_numpy(np.ascontiguousarray(mels, np.float32)).to(self.device)
-            _, (hidden, _) = self._lstm(x)  # hidden: (layers, N, 256); the last layer's state at the last frame
-            return F.normalize(torch.relu(self._linear(hidden[-1])), dim=1).cpu().numpy()
+    def __call__(self, mels: np.ndarray, engine: str = "auto") -> np.ndarray:
+        """(N, 256) float32 unit vectors for mel frames (N, T, 40). ``engine``: ``auto`` (onnxruntime on the CPU,
+        torch on a GPU) or ``torch``."""
+        return self._onnx(np.ascontiguousarray(mels, np.float32), engine)[0]
 
 
 class GE2EVoiceIdentity:
