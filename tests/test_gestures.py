@@ -80,3 +80,18 @@ def test_raised_index_finger_and_open_palm_in_the_sample():
             for t, f in iter_frames(SAMPLE, 4.0, 6.85, 7.85)}
     assert "point" in seen[6.85]
     assert "palm" in seen[7.58]
+
+
+def test_the_gesture_models_name_is_known_without_loading_them():
+    """The names a span reading is stored under (``PerceptionEngine.tool_names``) come from the registry for the
+    gesture models: a question about a feeling, which never runs them on new frames, does not load them. The
+    declared name is the loaded recognizer's own."""
+    from tools.perception.engine import PerceptionConfig, PerceptionEngine
+    from tools.perception.gestures import GESTURE_RECOGNIZERS
+
+    engine = PerceptionEngine(PerceptionConfig())
+    names = engine.tool_names(hands=True)
+    assert "gestures" not in engine.__dict__  # not loaded
+    assert names["social"] == f"{load_gesture_recognizer('mediapipe').name}|{engine.gaze.name}"
+    assert GESTURE_RECOGNIZERS.tool_name("mediapipe") == load_gesture_recognizer("mediapipe").name
+    assert engine.tool_names(hands=False) == {"face": names["face"], "social": engine.gaze.name}

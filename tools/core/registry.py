@@ -47,22 +47,32 @@ class Registry(Generic[T]):
         self._loaders: dict[str, Callable[..., T]] = {}
         self._about: dict[str, str] = {}
         self._onnx: set[str] = set()
+        self._tool_names: dict[str, str] = {}
         self._cache: dict[tuple, T] = {}
         self._lock = threading.Lock()
 
-    def register(self, name: str, about: str = "", onnx: bool = False) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    def register(self, name: str, about: str = "", onnx: bool = False,
+                 tool_name: str | None = None) -> Callable[[Callable[..., T]], Callable[..., T]]:
         """Decorator that registers ``loader`` under ``name``: ``about`` is the line ``--help`` shows for it,
         ``onnx`` says that it runs an ONNX model (so ``--device cuda`` also needs onnxruntime's CUDA provider,
-        ``tools.core.runtime.check_device``)."""
+        ``tools.core.runtime.check_device``), ``tool_name`` is the ``name`` every instance it loads has, when that
+        does not depend on its options or files (``tool_name`` then answers without loading it)."""
 
         def deco(loader: Callable[..., T]) -> Callable[..., T]:
             self._loaders[name] = loader
             self._about[name] = about
             if onnx:
                 self._onnx.add(name)
+            if tool_name is not None:
+                self._tool_names[name] = tool_name
             return loader
 
         return deco
+
+    def tool_name(self, name: str) -> str | None:
+        """The ``name`` of the instances backend ``name`` loads, as registered (``register(tool_name=...)``), without
+        loading it; None when it was not declared."""
+        return self._tool_names.get(name)
 
     def about(self, name: str) -> str:
         """The description ``name`` was registered with ("" when none)."""

@@ -47,7 +47,7 @@ from tools.perception.cpu_onnx import intra_op_threads
 from tools.perception.expression import DEFAULT_EXPRESSION, load_expression_classifier
 from tools.perception.faces import load_face_detector
 from tools.perception.gaze import load_gaze_estimator
-from tools.perception.gestures import load_gesture_recognizer
+from tools.perception.gestures import GESTURE_RECOGNIZERS, load_gesture_recognizer
 from tools.perception.identity import load_face_identity
 
 
@@ -153,8 +153,13 @@ class PerceptionEngine:
 
     def tool_names(self, hands: bool) -> dict[str, str]:
         """Names of the tools behind observations: ``face`` ("<detector>+<expression>") and ``social``
-        ("<gestures>|<gaze>", or the gaze tool alone without hands). Loads the models."""
-        social = f"{self.gestures.name}|{self.gaze.name}" if hands else self.gaze.name
+        ("<gestures>|<gaze>", or the gaze tool alone without hands). Loads the models, but not the gesture models
+        where their backend declares its name (``GESTURE_RECOGNIZERS.tool_name``): a question about a feeling
+        reads hands on the index's frames only and never runs them (about 0.9 s to load)."""
+        social = self.gaze.name
+        if hands:
+            declared = None if "gestures" in self.__dict__ else GESTURE_RECOGNIZERS.tool_name(self.config.gesture_backend)
+            social = f"{declared or self.gestures.name}|{social}"
         return {"face": f"{self.detector.name}+{self.classifier.name}", "social": social}
 
     def observe_frame(self, t: float, frame: np.ndarray, id_prefix: str, hands: bool,

@@ -121,10 +121,13 @@ class MediaPipeGestures:
         min_score: palm detection confidence threshold.
     """
 
+    #: The recognizer's name (``name``), whatever its options.
+    NAME = "mediapipe-hands+pose+rules"
+
     def __init__(self, max_hands: int = 4, min_score: float = 0.5) -> None:
         import mediapipe as mp
 
-        self.name = "mediapipe-hands+pose+rules"
+        self.name = self.NAME
         with native_stderr_silenced():
             self._hands = mp.solutions.hands.Hands(static_image_mode=True, max_num_hands=max_hands,
                                                    min_detection_confidence=min_score)
@@ -180,7 +183,7 @@ class MediaPipeGestures:
 GESTURE_RECOGNIZERS: Registry[GestureRecognizer] = Registry("gestures")
 
 
-@GESTURE_RECOGNIZERS.register("mediapipe")
+@GESTURE_RECOGNIZERS.register("mediapipe", tool_name=MediaPipeGestures.NAME)
 def _load_mediapipe(max_hands: int = 4, min_score: float = 0.5) -> GestureRecognizer:
     return MediaPipeGestures(max_hands=max_hands, min_score=min_score)
 
