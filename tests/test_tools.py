@@ -443,3 +443,23 @@ def test_a_new_expression_backend_is_one_registry_entry(monkeypatch):
     assert engine.classifier.name == load_expression_classifier("fer").name
     for module in ("app/ask.py", "graphs/settings.py", "evals/run.py"):
         assert "hsemotion" not in (REPO / module).read_text()
+
+
+@pytest.mark.parametrize(("given", "kept"), [(None, "AVX2"), ("SSE41", "SSE41")])
+def test_speech_recognition_keeps_onednn_to_avx2_kernels_unless_told_otherwise(given, kept):
+    """The recogniser's loader caps oneDNN at AVX2 before CTranslate2 first runs it (its AVX-512 kernels decode
+    differently: ``tools.core.runtime.ONEDNN_MAX_ISA``); a value the environment already holds is the user's."""
+    import subprocess
+    import sys
+
+    from tests.conftest import command_env
+
+    env = {k: v for k, v in command_env().items() if k != "ONEDNN_MAX_CPU_ISA"}
+    if given is not None:
+        env["ONEDNN_MAX_CPU_ISA"] = given
+    code = ("import os, sys; sys.path.insert(0, '.'); from tools.perception.asr import load_asr; "
+            "assert 'ONEDNN_MAX_CPU_ISA' not in os.environ or sys.argv[1] != 'None'; load_asr(); "
+            "print(os.environ['ONEDNN_MAX_CPU_ISA'])")
+    out = subprocess.run([sys.executable, "-c", code, str(given)], check=True, cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=300).stdout.split()
+    assert out[-1] == kept

@@ -29,6 +29,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 #: temporary files being written right now (``in_flight``): an interrupted run removes them
+#: The highest instruction set oneDNN may use (``ONEDNN_MAX_CPU_ISA``) unless the environment names another. CTranslate2
+#: (speech recognition) runs its int8 matrix products in oneDNN on every CPU but Intel's (Intel MKL there), and oneDNN's
+#: AVX-512 kernels decode differently from its AVX2 ones: on an AVX-512 AMD EPYC the sample's transcript and two pinned
+#: answers changed, and with the cap they are those of the machines before (``evals/RESULTS.md`` section 71). Kernels
+#: up to AVX2 (down to SSE4.1) gave the same transcripts there; the cap costs that CPU 15-25 % of recognition time.
+ONEDNN_MAX_ISA = "AVX2"
+
+
+def reproducible_kernels() -> None:
+    """Cap oneDNN at ``ONEDNN_MAX_ISA`` for this process and its workers, unless ``ONEDNN_MAX_CPU_ISA`` is set already
+    (a user's own choice is kept). oneDNN reads the variable at its first use, so call this before any model runs:
+    ``configure_runtime`` does, and so does the speech recogniser's loader (``tools.perception.asr``)."""
+    os.environ.setdefault("ONEDNN_MAX_CPU_ISA", ONEDNN_MAX_ISA)
+
+
 #: Held by every ``torch.onnx.export`` call (``tools.perception.cpu_onnx``, ``tools.perception.text_onnx``): the exporter
 #: keeps process-wide state (``GLOBALS.in_onnx_export``), so two exports at once on two threads (the index's picture
 #: pass and its speech pass, each loading a model on a first run) fail with "GLOBALS.in_onnx_export must be False".
@@ -104,6 +119,7 @@ def configure_runtime(cache_dir: str | os.PathLike | None = None) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    reproducible_kernels()
     warnings.filterwarnings("ignore")
     try:
         import onnxruntime

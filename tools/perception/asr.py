@@ -14,7 +14,8 @@ Backends:
 
 Decoding is reproducible: temperature 0 only (beam search), without Whisper's temperature fallback,
 which samples (the same file could give other segments from one run to the next; ``evals/RESULTS.md``
-section 8). Word times are then refined against the audio's energy (``tools.signals.word_times``), and decoded
+section 8), and oneDNN kept to AVX2 kernels (``tools.core.runtime.reproducible_kernels``), whose AVX-512 ones decode
+differently (section 71). Word times are then refined against the audio's energy (``tools.signals.word_times``), and decoded
 segments become a ``Transcript`` through ``tools.signals.transcript`` (guards, warnings) and ``tools.signals.utterances``
 (utterances).
 """
@@ -28,6 +29,7 @@ from typing import Protocol
 import numpy as np
 
 from tools.core.registry import Registry, model_cache_dir
+from tools.core.runtime import reproducible_kernels
 from tools.core.schema import Transcript
 from tools.signals.transcript import (
     BATCHED_GUARDS,
@@ -132,6 +134,7 @@ class FasterWhisperASR:
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
                  fallback: bool = False, batch_size: int = 0, task: str = "transcribe", beam_size: int = 5) -> None:
+        reproducible_kernels()  # before CTranslate2's oneDNN first runs
         from faster_whisper import WhisperModel
 
         if task not in ("transcribe", "translate"):
@@ -225,6 +228,7 @@ class WhisperXASR:
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
                  batch_size: int = 8, beam_size: int = 5) -> None:
+        reproducible_kernels()  # before CTranslate2's oneDNN first runs
         import whisperx
 
         self.device, self.language, self.guards, self.batch_size = device, language, guards, batch_size
