@@ -11,10 +11,11 @@ built without importing torch.
 
 The export is named by a digest of what makes it (``export_digest``: the weights' SHA-256, the source files of the
 module that builds the network and of this one, the torch version that exports, the opset, the input's shape and
-variable axes, the output names), written atomically with a size + SHA-256 manifest (``tools.core.derived``) and checked against it at each
-load; one that is missing, cut short or changed is made again (0.2-0.5 s, importing torch: 1.2-3 s), one export at a
-time in a process (``tools.core.runtime.ONNX_EXPORT_LOCK``). A model cache that cannot be written keeps the export in
-memory for the process. Exports of earlier weights or code stay in the model cache until removed (7.5-15 MB each).
+variable axes, the output names), written atomically with a size + SHA-256 manifest (``tools.core.derived``) and
+checked against it at each load; one that is missing, cut short or changed is made again (0.2-0.5 s, importing
+torch: 1.2-3 s), one export at a time in a process (``tools.core.runtime.ONNX_EXPORT_LOCK``). A model cache that cannot
+be written keeps the export in memory for the process. Exports of earlier weights or code stay in the model cache
+until removed (7.5-15 MB each).
 
 onnxruntime's intra-op threads are this module's setting (``intra_op_threads``; onnxruntime's own default, one per
 physical core, outside it), one session per thread count: the perception engine keeps the expression networks to
@@ -167,6 +168,20 @@ class CpuOnnx:
             finally:
                 with contextlib.suppress(OSError):
                     tmp.unlink(missing_ok=True)
+
+    def load(self) -> None:
+        """Make the network usable on ``device`` now, so that bad weights or an unusable device fail at load time: on
+        the CPU the export (``prepare``; the network is built only when the export is not kept yet), on a GPU the
+        network itself.
+
+        Raises:
+            whatever ``build`` raises (bad weights), ``tools.core.runtime.DeviceError`` (a ``ValueError``: a GPU torch
+            cannot use), OSError (the export failed).
+        """
+        if self.device == "cpu":
+            self.prepare()
+        else:
+            _ = self.module
 
     def _session(self):
         import onnxruntime as ort

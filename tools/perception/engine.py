@@ -158,7 +158,8 @@ class PerceptionEngine:
         reads hands on the index's frames only and never runs them (about 0.9 s to load)."""
         social = self.gaze.name
         if hands:
-            declared = None if "gestures" in self.__dict__ else GESTURE_RECOGNIZERS.tool_name(self.config.gesture_backend)
+            loaded = "gestures" in self.__dict__
+            declared = None if loaded else GESTURE_RECOGNIZERS.tool_name(self.config.gesture_backend)
             social = f"{declared or self.gestures.name}|{social}"
         return {"face": f"{self.detector.name}+{self.classifier.name}", "social": social}
 

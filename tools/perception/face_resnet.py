@@ -120,10 +120,7 @@ class FaceRes(CropReader):
         self.device, self._path = device, path
         self.onnx = CpuOnnx(self._network, (2, 1, INPUT, INPUT), ("p",), name="faceres", weights_sha256=sha,
                             source=__file__, device=device)
-        if device == "cpu":
-            self.onnx.prepare()  # the weights are checked here when their export is not in the model cache yet
-        else:
-            _ = self.onnx.module
+        self.onnx.load()  # the weights are checked here when their export is not in the model cache yet
 
     def _network(self, device):
         """The reader's ``torch.nn.Module`` (``build_reader``) of the weights file, on ``device``.

@@ -125,10 +125,7 @@ class MiniXception:
             raise ValueError(f"{path}: not a mini-Xception (missing layer {missing[0]!r})")
         self._onnx = CpuOnnx(self._network, (2, 64, 64), OUTPUTS, name="minixception", source=__file__,
                              weights_sha256=file_sha256(path), device=device)
-        if device == "cpu":
-            self._onnx.prepare()
-        else:
-            _ = self._onnx.module  # a GPU that torch cannot use is an error here
+        self._onnx.load()
 
     def _network(self, device):
         """The network as a ``torch.nn.Module`` on ``device``: float32 (N, 64, 64) in [-1, 1] -> (``add_3`` (N, 64,

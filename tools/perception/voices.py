@@ -5,8 +5,8 @@ Speaker Verification", ICASSP) with the weights Resemblyzer's authors trained on
 and 2 (``resemblyzer`` 0.1.4, ``pretrained.pt``, Apache-2.0), taken unchanged from Resemblyzer's wheel
 into the model cache by ``affectseek models --fetch defaults`` (``tools.core.fetch``, SHA-256 pinned; data card
 ``tools/models/WEIGHTS.md``): runs download nothing and ``resemblyzer`` is not installed. The network is built
-in torch here and run by onnxruntime on the CPU (``GE2EEncoder``): a 3-layer LSTM of 256 units over 40-band mel frames of 25 ms every
-10 ms at 16 kHz, the last layer's final hidden state through a 256 x 256 linear layer, ReLU and L2
+in torch here and run by onnxruntime on the CPU (``GE2EEncoder``): a 3-layer LSTM of 256 units over 40-band mel
+frames of 25 ms every 10 ms at 16 kHz, the last layer's final hidden state through a 256 x 256 linear layer, ReLU and L2
 normalisation: a 256-d unit vector per 1.6 s partial utterance, equal to Resemblyzer's own embeddings
 to float precision (``tests/test_default_weights.py``). ``tools.signals.diarization`` clusters the embeddings into
 voices; the distance it cuts at is chosen on labelled speech here (``studies.diarization``).
@@ -107,10 +107,7 @@ class GE2EEncoder:
         self._path = path
         self._onnx = CpuOnnx(self._network, (2, 160, N_MELS), ("embedding",), name="ge2e", source=__file__,
                              weights_sha256=file_sha256(path), device=device, input_axes=(0, 1), threads=1)
-        if device == "cpu":
-            self._onnx.prepare()
-        else:
-            _ = self._onnx.module  # a GPU that torch cannot use is an error here
+        self._onnx.load()
 
     def _network(self, device):
         """The encoder as a ``torch.nn.Module`` on ``device``: (N, T, 40) mel frames -> (N, 256) unit vectors.
