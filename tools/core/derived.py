@@ -1,7 +1,8 @@
 """Model files derived from shipped weights (``tools.core.registry.model_cache_dir``), checked before use.
 
-A backend that makes a file once and keeps it in the model cache (the ONNX export of all-MiniLM-L6-v2,
-``tools.perception.text_onnx.export_onnx``) records the file's size and SHA-256 in a manifest beside it,
+A backend that makes a file once and keeps it in the model cache (the ONNX exports of all-MiniLM-L6-v2,
+``tools.perception.text_onnx.export_onnx``, and of the networks of ``tools.perception.cpu_onnx``; ``write_derived``)
+records the file's size and SHA-256 in a manifest beside it,
 ``<file>.manifest.json``, written atomically (temporary file, then ``os.replace``) after the file itself
 is in place. Before loading the file, ``check_derived`` compares it with its manifest, so a file cut short
 or changed between runs (a full disk, a copy interrupted, an editor) is made again instead of ending a run
@@ -16,6 +17,7 @@ per process, so the check is paid once per process.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -52,6 +54,29 @@ def file_sha256(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
+def _replace_atomically(path: Path, data: bytes) -> None:
+    """Put ``data`` at ``path`` through a temporary file beside it, marked ``in_flight`` before it exists (a Ctrl-C
+    removes it), then ``os.replace``: a reader sees the old file or the whole new one.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with in_flight(tmp):
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):  # e.g. a file where the folder should be: nothing was made
+            tmp.unlink(missing_ok=True)
+
+
+def _write_manifest(path: Path, size: int, sha256: str) -> dict:
+    manifest = {"format": MANIFEST_FORMAT, "file": path.name, "size": size, "sha256": sha256}
+    _replace_atomically(manifest_path(path), (json.dumps(manifest, indent=1) + "\n").encode())
+    return manifest
+
+
 def record_derived(path: str | os.PathLike) -> dict:
     """Write the manifest of the (complete) file ``path``: ``{"format", "file", "size", "sha256"}``, size in
     bytes, atomically; returns it. Call it after the file itself has been put in place.
@@ -60,17 +85,20 @@ def record_derived(path: str | os.PathLike) -> dict:
         OSError: the file cannot be read or the manifest cannot be written.
     """
     path = Path(path)
-    manifest = {"format": MANIFEST_FORMAT, "file": path.name, "size": path.stat().st_size,
-                "sha256": file_sha256(path)}
-    out = manifest_path(path)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        with in_flight(tmp):
-            tmp.write_text(json.dumps(manifest, indent=1) + "\n")
-            os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return manifest
+    return _write_manifest(path, path.stat().st_size, file_sha256(path))
+
+
+def write_derived(path: str | os.PathLike, data: bytes) -> dict:
+    """Put the derived file ``data`` at ``path`` atomically (its folder made when missing), then its manifest, hashed
+    from ``data`` itself; returns the manifest.
+
+    Raises:
+        OSError: the folder, the file or the manifest cannot be written.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _replace_atomically(path, data)
+    return _write_manifest(path, len(data), hashlib.sha256(data).hexdigest())
 
 
 def read_manifest(path: str | os.PathLike) -> dict | None:

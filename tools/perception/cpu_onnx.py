@@ -37,9 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.core.derived import check_derived, file_sha256, record_derived
+from tools.core.derived import check_derived, file_sha256, write_derived
 from tools.core.registry import model_cache_dir
-from tools.core.runtime import ONNX_EXPORT_LOCK, in_flight
+from tools.core.runtime import ONNX_EXPORT_LOCK
 
 #: The ONNX opset the exports use.
 OPSET = 17
@@ -109,6 +109,7 @@ class CpuOnnx:
         #: Where the export is kept: ``<cache_dir>/<name>-<digest[:16]>.onnx``.
         self.path = Path(cache_dir or model_cache_dir()) / f"{name}-{digest[:16]}.onnx"
         self._onnx: bytes | None = None  # the export, when the model cache could not keep it
+        self._prepared = False  # the export checked (or made) once in this process: ``prepare`` is done
         self._sessions: dict[int, object] = {}
 
     @property
@@ -122,10 +123,6 @@ class CpuOnnx:
         from tools.core.runtime import torch_device
 
         return self._build(torch_device(self.device))
-
-    def ready(self) -> bool:
-        """Whether the export is in the model cache as its manifest describes it (``tools.core.derived``)."""
-        return self._onnx is not None or check_derived(self.path) == "ok"
 
     def _export(self) -> bytes:
         import torch
@@ -144,30 +141,23 @@ class CpuOnnx:
         return buf.getvalue()
 
     def prepare(self) -> None:
-        """Make the export and keep it in the model cache unless it is there already (builds the network, so the
-        weights' errors surface here: whatever ``build`` raises). A cache that cannot be written keeps it in memory.
+        """Make the export and keep it in the model cache unless it is there already, checked against its manifest
+        once a process (builds the network, so the weights' errors surface here: whatever ``build`` raises). A cache
+        that cannot be written keeps it in memory.
 
         Raises:
             OSError: the export failed.
         """
-        if self.ready():
+        if self._prepared:
             return
         with ONNX_EXPORT_LOCK:  # one export at a time in a process (see the lock's doc)
-            if self.ready():  # made meanwhile by another thread
-                return
-            data = self._export()
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with in_flight(tmp):
-                    tmp.write_bytes(data)
-                    os.replace(tmp, self.path)
-                record_derived(self.path)
-            except OSError:
-                self._onnx = data  # a model cache that cannot be written: this process keeps its export
-            finally:
-                with contextlib.suppress(OSError):
-                    tmp.unlink(missing_ok=True)
+            if check_derived(self.path) != "ok":  # (checked under the lock: another thread may have made it)
+                data = self._export()
+                try:
+                    write_derived(self.path, data)
+                except OSError:
+                    self._onnx = data  # a model cache that cannot be written: this process keeps its export
+            self._prepared = True
 
     def load(self) -> None:
         """Make the network usable on ``device`` now, so that bad weights or an unusable device fail at load time: on

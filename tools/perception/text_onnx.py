@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import threading
@@ -19,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.core.derived import check_derived, record_derived
+from tools.core.derived import check_derived, record_derived, write_derived
 from tools.core.registry import model_cache_dir
-from tools.core.runtime import ONNX_EXPORT_LOCK, in_flight
+from tools.core.runtime import ONNX_EXPORT_LOCK
 
 
 def default_model_dir() -> Path:
@@ -49,7 +50,7 @@ def export_name(model_dir: str | None = None) -> str:
 
 def export_onnx(model_dir: Path, out: Path) -> Path:
     """Export the transformer of a sentence-transformers model directory to ONNX at ``out`` (atomically),
-    then record its size and SHA-256 beside it (``tools.core.derived.record_derived``: ``<out>.manifest.json``).
+    then record its size and SHA-256 beside it (``tools.core.derived.write_derived``: ``<out>.manifest.json``).
 
     Inputs ``input_ids``, ``attention_mask``, ``token_type_ids`` (int64, batch x tokens); output the
     last hidden state (batch x tokens x dim). Needs torch, transformers and onnx; runs once per model
@@ -77,18 +78,13 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
 
     names = ["input_ids", "attention_mask", "token_type_ids"]
     dummy = tuple(torch.ones(2, 8, dtype=torch.long) for _ in names)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        with ONNX_EXPORT_LOCK, in_flight(tmp), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(_Hidden(), dummy, str(tmp), input_names=names, output_names=["last_hidden_state"],
-                              dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]},
-                              opset_version=17, dynamo=False)
-            os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
-    record_derived(out)
+    buf = io.BytesIO()
+    with ONNX_EXPORT_LOCK, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(_Hidden(), dummy, buf, input_names=names, output_names=["last_hidden_state"],
+                          dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]},
+                          opset_version=17, dynamo=False)
+    write_derived(out, buf.getvalue())
     return out
 
 
