@@ -6,6 +6,7 @@ Each row of ``FIGURES`` names a file in ``evals/results`` and reads its figure f
 (right / n) gets a 95 % percentile bootstrap interval (``evals.metrics.bootstrap_interval``: over items, or
 the interval the file itself stores where it resampled people or speakers). ``tests/test_readme_figures.py``
 checks that README.md shows exactly this table, so a README figure cannot drift from its file.
+``evals.speed`` does the same for the speed and memory figures of the benchmark files in ``benches``.
 """
 
 from __future__ import annotations

@@ -5,13 +5,18 @@ from __future__ import annotations
 import re
 
 from evals.figures import FIGURES, RESULTS, share, table
+from evals.speed import BENCHES, SPEED, speed_table
 from tests.conftest import REPO
 
 
-def _evaluation_section() -> str:
+def _section(title: str) -> str:
     text = (REPO / "README.md").read_text()
-    start = text.index("## Evaluation")
+    start = text.index(f"## {title}\n")
     return text[start:text.index("\n## ", start + 1)]
+
+
+def _evaluation_section() -> str:
+    return _section("Evaluation")
 
 
 def test_the_readme_shows_the_table_the_result_files_give():
@@ -23,6 +28,11 @@ def test_every_figure_in_the_readme_table_names_a_committed_result_file():
     rows = [line for line in _evaluation_section().splitlines() if line.startswith("| ") and "`" in line]
     assert len(rows) == len(FIGURES)
     assert all(re.search(r"`[a-z0-9_]+\.json` \|$", row) for row in rows)
+
+
+def test_the_readme_shows_the_speed_table_the_bench_files_give():
+    assert SPEED and all((BENCHES / f.file).is_file() for f in SPEED)
+    assert speed_table() in _section("Speed")
 
 
 def test_a_share_is_shown_with_an_interval_around_it():

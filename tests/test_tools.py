@@ -221,9 +221,11 @@ def test_warm_query_loads_no_torch_and_no_perception_model(cache_root):
     assert runs[1].split()[0] == runs[0].split()[0] != "0"  # same number of moments, at least one
 
 
-def test_a_question_that_reads_new_faces_imports_no_torch(cache_root, tmp_path):
+def test_a_question_that_reads_new_faces_imports_neither_torch_nor_scipy_nor_matplotlib(cache_root, tmp_path):
     """On an indexed video whose candidates were never read, the verifier's expression networks run from their
-    exports in the model cache (``tools.perception.cpu_onnx``): faces are read and torch is not imported."""
+    exports in the model cache (``tools.perception.cpu_onnx``): faces are read (MediaPipe is loaded) and torch is
+    not imported, nor SciPy (the heads' softmax is numpy's) nor matplotlib (``tools.core.runtime.import_mediapipe``
+    leaves out the plotting that ``import mediapipe`` pulls in)."""
     import shutil
     import subprocess
     import sys
@@ -232,7 +234,8 @@ def test_a_question_that_reads_new_faces_imports_no_torch(cache_root, tmp_path):
 
     code = ("import json, sys; sys.path.insert(0, '.'); from graphs.pipeline import answer_query; "
             "a = answer_query(sys.argv[1], 'when does the audience enjoy the show?', cache_dir=sys.argv[2]); "
-            "print(json.dumps([a.index['tool_calls'].get('face_expression_frames', 0), 'torch' in sys.modules, "
+            "print(json.dumps([a.index['tool_calls'].get('face_expression_frames', 0), "
+            "[m for m in ('torch', 'scipy', 'matplotlib', 'mediapipe') if m in sys.modules], "
             "[(m.start_s, m.end_s, m.emotion) for m in a.moments]]))")
 
     def ask(cache: Path) -> list:
@@ -245,9 +248,38 @@ def test_a_question_that_reads_new_faces_imports_no_torch(cache_root, tmp_path):
     read = [p for p in copy.glob("*/perception/*") if "4fps" in p.name or p.name.startswith("own-frames")]
     for folder in read:  # the verifier's readings: the next question reads its candidates' frames again
         shutil.rmtree(folder)
-    frames, torch_loaded, moments = ask(copy)
-    assert read and frames > 0 and not torch_loaded
+    frames, loaded, moments = ask(copy)
+    assert read and frames > 0 and loaded == ["mediapipe"]
     assert moments == first[2]
+
+
+def test_mediapipe_is_imported_without_matplotlib_which_still_loads_when_used():
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    code = ("import sys; sys.path.insert(0, '.'); from tools.core.runtime import import_mediapipe; "
+            "mp = import_mediapipe(); before = 'matplotlib' in sys.modules; "
+            "from mediapipe.python.solutions import drawing_utils; "
+            "import matplotlib, matplotlib.pyplot as plt; "
+            "print(before, hasattr(mp.solutions, 'face_mesh'), drawing_utils.plt.figure is plt.figure, "
+            "bool(matplotlib.__version__))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO, capture_output=True, text=True,
+                         timeout=300).stdout
+    assert out.split() == ["False", "True", "True", "True"]
+
+
+def test_the_heads_softmax_gives_scipys_bits():
+    from scipy.special import softmax as scipy_softmax
+
+    from tools.perception.heads import softmax
+
+    rng = np.random.default_rng(0)
+    z = (rng.normal(size=(64, 8)) * 10).astype(np.float32)
+    assert np.array_equal(softmax(z, axis=1), scipy_softmax(z, axis=1))
+    assert np.array_equal(softmax(z[0] / 0.05), scipy_softmax(z[0] / 0.05))
+    assert np.allclose(softmax(z, axis=1).sum(axis=1), 1.0)
 
 
 @pytest.mark.asr

@@ -23,7 +23,9 @@ import contextlib
 import os
 import re
 import signal
+import sys
 import threading
+import types
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,6 +54,45 @@ _IN_FLIGHT: set[str] = set()
 #: a duplicate of the process's standard error taken by ``exit_on_interrupt``: the interrupt line goes there
 #: even while file descriptor 2 points at /dev/null (``tools.perception.faces.native_stderr_silenced``)
 _STDERR_FD: int | None = None
+
+
+class _Deferred(types.ModuleType):
+    """Stands in for a module that is imported only when one of its attributes is first read."""
+
+    def __getattr__(self, name: str):
+        import importlib
+
+        return getattr(importlib.import_module(self.__name__), name)
+
+
+_MEDIAPIPE_LOCK = threading.Lock()
+
+
+def import_mediapipe() -> types.ModuleType:
+    """The ``mediapipe`` package, imported without importing matplotlib.
+
+    ``import mediapipe`` (0.10.14) imports every legacy solution, among them ``drawing_utils``, whose
+    ``import matplotlib.pyplot`` takes about a second of a new process (``evals/RESULTS.md`` section 72) and is
+    read only by ``drawing_utils.plot_landmarks``, which nothing here calls. While ``mediapipe`` is imported,
+    ``matplotlib`` and ``matplotlib.pyplot`` are stand-ins that import the real module when one of their attributes
+    is read (so ``plot_landmarks`` still works); they are removed from ``sys.modules`` afterwards, so any other
+    ``import matplotlib`` gets the library itself. Where matplotlib is imported already, it is used as it is.
+    """
+    with _MEDIAPIPE_LOCK:
+        if "mediapipe" in sys.modules or "matplotlib" in sys.modules:
+            import mediapipe
+
+            return mediapipe
+        package, pyplot = _Deferred("matplotlib"), _Deferred("matplotlib.pyplot")
+        package.pyplot = pyplot  # what ``import matplotlib.pyplot as plt`` binds
+        sys.modules.update({"matplotlib": package, "matplotlib.pyplot": pyplot})
+        try:
+            import mediapipe
+        finally:
+            for name, stand_in in (("matplotlib", package), ("matplotlib.pyplot", pyplot)):
+                if sys.modules.get(name) is stand_in:
+                    del sys.modules[name]
+        return mediapipe
 
 
 @contextlib.contextmanager

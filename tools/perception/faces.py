@@ -16,6 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from tools.core.registry import Registry
+from tools.core.runtime import import_mediapipe
 from tools.core.schema import Box
 
 
@@ -59,7 +60,7 @@ class MediaPipeFaceDetector:
     """
 
     def __init__(self, model_selection: int = 1, min_score: float = 0.5) -> None:
-        import mediapipe as mp
+        mp = import_mediapipe()
 
         if not hasattr(mp, "solutions"):
             raise ImportError("mediapipe without the legacy solutions API; install mediapipe==0.10.14")

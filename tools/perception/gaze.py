@@ -25,6 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from tools.core.registry import Registry
+from tools.core.runtime import import_mediapipe
 from tools.core.schema import Box, Gaze
 from tools.perception.crops import crop_face
 from tools.perception.faces import native_stderr_silenced
@@ -104,7 +105,7 @@ class MediaPipeGaze:
     """Face mesh with iris on each face crop, then ``who_looks_at_whom``."""
 
     def __init__(self, min_score: float = 0.5) -> None:
-        import mediapipe as mp
+        mp = import_mediapipe()
 
         self.name = "mediapipe-face-mesh-iris+geometry"
         with native_stderr_silenced():

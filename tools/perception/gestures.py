@@ -27,6 +27,7 @@ from typing import Protocol
 import numpy as np
 
 from tools.core.registry import Registry
+from tools.core.runtime import import_mediapipe
 from tools.core.schema import Box, FrameHands, HandObservation
 from tools.perception.faces import native_stderr_silenced
 
@@ -125,7 +126,7 @@ class MediaPipeGestures:
     NAME = "mediapipe-hands+pose+rules"
 
     def __init__(self, max_hands: int = 4, min_score: float = 0.5) -> None:
-        import mediapipe as mp
+        mp = import_mediapipe()
 
         self.name = self.NAME
         with native_stderr_silenced():

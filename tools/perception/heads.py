@@ -18,6 +18,14 @@ import numpy as np
 HEAD_ARRAYS = ("mean", "scale", "coef", "intercept")
 
 
+def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
+    """exp(z) / sum(exp(z)) along ``axis``, shifted by the maximum for stability: the operations of
+    ``scipy.special.softmax`` in the same order (the same bits), without importing SciPy, which a question would
+    otherwise import for this alone (``evals/RESULTS.md`` section 72)."""
+    e = np.exp(z - np.max(z, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
 class LinearHead:
     """Multinomial logistic regression over standardised features.
 
@@ -43,8 +51,6 @@ class LinearHead:
 
     def probs(self, x: np.ndarray) -> np.ndarray:
         """Probabilities (N, K) for feature rows ``x`` (N, D) (a single row (D,) is taken as N = 1)."""
-        from scipy.special import softmax
-
         a = self._a
         z = ((np.atleast_2d(x) - a["mean"]) / a["scale"]) @ a["coef"].T + a["intercept"]
         return softmax(z, axis=1).astype(np.float32)

@@ -14,6 +14,7 @@ import numpy as np
 from tools.core.runtime import onnx_providers
 from tools.core.schema import AFFECTNET8, Box
 from tools.perception.crops import crop_face
+from tools.perception.heads import softmax
 
 #: Output order of the HSEmotion / EmotiEffLib 8-class models (their README's ``idx_to_class``).
 HSEMOTION_LABELS: tuple[str, ...] = ("anger", "contempt", "disgust", "fear", "happiness", "neutral", "sadness",
@@ -55,7 +56,6 @@ class HSEmotionONNX:
     def classify(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for N normalized boxes on an RGB uint8 frame (H, W, 3)."""
         import cv2
-        from scipy.special import softmax
 
         out = np.zeros((len(boxes), len(AFFECTNET8)), dtype=np.float32)
         if not boxes:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from tools.core.schema import AFFECTNET8
-from tools.perception.heads import LinearHead
+from tools.perception.heads import LinearHead, softmax
 from tools.perception.text import TextEncoder, load_transcript_encoder
 from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS
 
@@ -71,8 +71,6 @@ class TextEmotion:
         return self._lexicon(self.encoder.encode([text])[0], temperature)
 
     def _lexicon(self, q: np.ndarray, temperature: float = 0.05) -> dict[str, float]:
-        from scipy.special import softmax
-
         return _rounded(softmax(np.array([(self._emo[k] @ q).max() for k in AFFECTNET8]) / temperature))
 
 

@@ -1,0 +1,120 @@
+"""The README's table of speed and memory figures, rendered from the committed benchmark files in ``benches``.
+
+    python -m evals.speed   # prints the table that README.md carries under "Speed"
+
+Each row of ``SPEED`` names a bench file and reads its cell from it: wall seconds and peak RSS as ranges over the
+runs the file holds (``benches/README.md`` says how each was measured). ``tests/test_readme_figures.py`` checks that
+README.md shows exactly this table, as it does for ``evals.figures.table``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from evals.figures import Figure
+
+BENCHES = Path(__file__).parents[1] / "benches"
+
+
+def _span(values: list[float], unit: str = " s") -> str:
+    """``values`` as "a-b" (or "a" when they agree), to two decimals, with ``unit``."""
+    low, high = min(values), max(values)
+    return f"{low:.2f}{unit}" if low == high else f"{low:.2f}-{high:.2f}{unit}"
+
+
+def _mib(values: list[float]) -> str:
+    low, high = round(min(values)), round(max(values))
+    return f"{low:,} MiB" if low == high else f"{low:,}-{high:,} MiB"
+
+
+def _hour_index(key: str) -> Callable[[dict], str]:
+    """The hour's index build ``d["hour_index"][key]``: wall seconds, real-time factor and peak RSS."""
+    def cell(d: dict) -> str:
+        run = d["hour_index"][key]
+        return f"{run['wall_s']:.1f} s, RTF {run['rtf']:.1f}, {_mib([run['peak_rss_mib']])}"
+    return cell
+
+
+def _session(prefix: str) -> Callable[[dict], str]:
+    """The bench's question sessions on the indexed hour whose run names start with ``prefix``: the first question
+    (the models load), the new questions after it (the first one's warm repeat left out), the peak RSS."""
+    def cell(d: dict) -> str:
+        runs = [r for name, r in d["hour_sessions"].items() if name.startswith(prefix)]
+        first = [r["queries"][0]["wall_s"] for r in runs]
+        others = [q["wall_s"] for r in runs for q in r["queries"][2:]]
+        return (f"first {_span(first)}, the others {_span(others)} ({len(runs)} sessions); "
+                f"{_mib([r['peak_rss_mib'] for r in runs])}")
+    return cell
+
+
+def _hour_new_process(tree: str) -> Callable[[dict], str]:
+    """Each bench question on the indexed hour in a new process, by ``tree``: wall seconds and peak RSS."""
+    def cell(d: dict) -> str:
+        runs = [q[tree] for q in d["hour_question_in_a_new_process"].values()]
+        walls, rss = (list(np.ravel([r[k] for r in runs])) for k in ("wall_s", "peak_rss_mib"))
+        return f"{_span(walls)} ({len(runs)} questions, {len(walls)} runs); {_mib(rss)}"
+    return cell
+
+
+def _runs_of(key: str, tree: str) -> Callable[[dict], str]:
+    """Repeated runs ``d[key][tree]`` (lists ``wall_s`` and ``peak_rss_mib``)."""
+    def cell(d: dict) -> str:
+        r = d[key][tree]
+        return f"{_span(r['wall_s'])} ({len(r['wall_s'])} runs); {_mib(r['peak_rss_mib'])}"
+    return cell
+
+
+#: The two 2-core machines the current figures come from (``lscpu``; no GPU).
+AVX512_EPYC = "AMD EPYC, CPU family 26, AVX-512"
+AVX2_EPYC = "AMD EPYC, CPU family 25, AVX2"
+
+SPEED: tuple[Figure, ...] = (
+    Figure("an hour of speech-heavy video indexed (`make bench`'s 60-minute dialogue video): wall, RTF, peak RSS",
+           f"{AVX512_EPYC}; section 71's code", "results_onednn_avx2_60.json", _hour_index("with the cap")),
+    Figure("", f"{AVX2_EPYC}; section 72's code", "results_imports_60.json", _hour_index("now")),
+    Figure("the bench's four new questions on the indexed hour, one process: wall each, peak RSS",
+           f"{AVX512_EPYC}; section 70's code", "results_gesture_names_60.json", _session("now")),
+    Figure("", f"{AVX2_EPYC}; before section 72", "results_imports_60.json", _session("before")),
+    Figure("", f"{AVX2_EPYC}; section 72's code", "results_imports_60.json", _session("now")),
+    Figure("each of those questions in a new process on the indexed hour: wall, peak RSS",
+           f"{AVX512_EPYC}; section 69's code", "results_no_torch_60.json", _hour_new_process("now")),
+    Figure("", f"{AVX2_EPYC}; before section 72", "results_imports_60.json", _hour_new_process("before")),
+    Figure("", f"{AVX2_EPYC}; section 72's code", "results_imports_60.json", _hour_new_process("now")),
+    Figure("a question in a new process on the indexed 8 s talking head, its frames read anew: wall, peak RSS",
+           f"{AVX512_EPYC}; section 69's code", "results_no_torch_60.json",
+           _runs_of("question_in_a_new_process_on_the_indexed_sample", "now")),
+    Figure("", f"{AVX2_EPYC}; before section 72", "results_imports_60.json",
+           _runs_of("question_in_a_new_process_on_the_indexed_sample", "before")),
+    Figure("", f"{AVX2_EPYC}; section 72's code", "results_imports_60.json",
+           _runs_of("question_in_a_new_process_on_the_indexed_sample", "now")),
+)
+
+
+def speed_table(figures: tuple[Figure, ...] = SPEED) -> str:
+    """The markdown table of the speed ``figures`` (files in ``BENCHES``): measure | machine and code | figure |
+    result file."""
+    rows = ["| measure | machine (2 cores), code | figure | result file |", "|---|---|---|---|"]
+    for f in figures:
+        d = json.loads((BENCHES / f.file).read_text())
+        rows.append(f"| {f.what} | {f.data} | {f.cell(d)} | `{f.file}` |")
+    return "\n".join(rows)
+
+
+def main() -> int:
+    """Print ``speed_table()``; exit 2 with one line where the bench files are absent (an installed wheel carries
+    none: run it in a source checkout)."""
+    try:
+        print(speed_table())
+    except FileNotFoundError as exc:
+        print(f"error: {exc.filename}: bench file not found (benches is in the source checkout only)", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
