@@ -210,16 +210,20 @@ def table(figures: tuple[Figure, ...] = FIGURES) -> str:
     return "\n".join(rows)
 
 
-def main() -> int:
-    """Print ``table()``; exit 2 with one line where the result files are absent (an installed wheel carries
-    none: run it in a source checkout)."""
+def print_table(render: Callable[[], str], folder: str) -> int:
+    """Print ``render()``'s table; 2 with one line where a file it reads is absent (``folder`` is in a source
+    checkout only: an installed wheel carries none), else 0."""
     try:
-        print(table())
+        print(render())
     except FileNotFoundError as exc:
-        print(f"error: {exc.filename}: result file not found (evals/results is in the source checkout only)",
-              file=sys.stderr)
+        print(f"error: {exc.filename}: file not found ({folder} is in the source checkout only)", file=sys.stderr)
         return 2
     return 0
+
+
+def main() -> int:
+    """Print ``table()`` (``print_table``)."""
+    return print_table(table, "evals/results")
 
 
 if __name__ == "__main__":

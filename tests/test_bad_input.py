@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
 from fractions import Fraction
 from pathlib import Path
 
@@ -439,6 +441,19 @@ def _wait_for(condition, proc, what: str, timeout_s: float = 240.0) -> None:
         time.sleep(0.05)
 
 
+def _started(command: list[str], ctrl_c: str = "default", **popen) -> subprocess.Popen:
+    """``command`` started as a terminal starts it, SIGINT at its default (``ctrl_c="default"``), or as a script's
+    background job starts it, SIGINT ignored (``ctrl_c="ignored"``). A child inherits an ignored signal through exec,
+    so without this a test runner that was itself started in the background would pass its SIG_IGN on."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler if ctrl_c == "default" else signal.SIG_IGN)
+    try:
+        return subprocess.Popen(command, **popen)
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 @pytest.mark.parametrize("stage", ["start-up", "imports", "indexing", "verifier"])
 def test_ctrl_c_at_any_moment_of_a_cold_run_exits_130_in_one_line(stage, tmp_path):
     """SIGINT during start-up, imports, indexing (a partial index build is on disk) or the graph (the
@@ -452,9 +467,9 @@ def test_ctrl_c_at_any_moment_of_a_cold_run_exits_130_in_one_line(stage, tmp_pat
     import time
 
     cache = tmp_path / "cache"
-    proc = subprocess.Popen([sys.executable, "-m", "agents.run", str(SAMPLE), "when is she happy?", "--cache-dir",
-                             str(cache), "--quiet", "--trace"], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    proc = _started([sys.executable, "-m", "agents.run", str(SAMPLE), "when is she happy?", "--cache-dir", str(cache),
+                     "--quiet", "--trace"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                    env={**os.environ, "PYTHONWARNINGS": "ignore"})
     err_lines: list[str] = []
     reader = threading.Thread(target=lambda: err_lines.extend(proc.stderr), daemon=True)
     reader.start()
@@ -478,6 +493,30 @@ def test_ctrl_c_at_any_moment_of_a_cold_run_exits_130_in_one_line(stage, tmp_pat
     assert all((d / "manifest.json").is_file() for d in cache.rglob("index-*") if d.is_dir())
 
 
+def test_a_run_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path):
+    """A background job of a script (SIGINT ignored from the start) is not ended by the terminal's Ctrl-C, wherever it
+    comes: sent once the graph runs, the run still answers."""
+    import json
+    import signal
+    import sys
+    import threading
+
+    out = tmp_path / "answer.json"
+    proc = _started([sys.executable, "-m", "agents.run", str(SAMPLE), "when is she happy?", "--cache-dir",
+                     str(tmp_path / "cache"), "--quiet", "--trace", "--json", str(out)], ctrl_c="ignored", cwd=REPO,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                    env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    err_lines: list[str] = []
+    reader = threading.Thread(target=lambda: err_lines.extend(proc.stderr), daemon=True)
+    reader.start()
+    _wait_for(lambda: any("candidate_localizer" in line for line in err_lines), proc, "localizer step")
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=600)
+    reader.join(timeout=10)
+    assert proc.returncode == 0, "".join(err_lines)
+    assert json.loads(out.read_text())["moments"]
+
+
 def test_ctrl_c_while_native_notices_are_silenced_still_prints_interrupted(tmp_path):
     """Model loading points file descriptor 2 at /dev/null for a moment (``native_stderr_silenced``); a
     Ctrl-C then must still print ``interrupted`` on the real standard error and exit 130."""
@@ -487,8 +526,7 @@ def test_ctrl_c_while_native_notices_are_silenced_still_prints_interrupted(tmp_p
 
     script = ("import time\nfrom tools.core.runtime import exit_on_interrupt\nfrom tools.perception.faces import native_stderr_silenced\n"
               "exit_on_interrupt()\nwith native_stderr_silenced():\n    print('ready', flush=True)\n    time.sleep(60)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = _started([sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)

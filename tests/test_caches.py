@@ -73,6 +73,32 @@ def test_a_cut_short_onnx_export_is_made_again_with_the_same_embeddings(tmp_path
                                                                            manifest_path(first.path).name]
 
 
+def test_the_label_descriptions_vectors_are_kept_beside_the_export_and_read_back_alike(tmp_path):
+    """What a new process reads instead of running the network 39 times: the same bits, checked by a manifest, and
+    computed again when the file is cut short."""
+    from tools.perception.text_onnx import OnnxSentenceEncoder
+    from tools.signals.lexicon import EMOTION_DESCRIPTIONS
+
+    def not_run(text):
+        raise AssertionError(f"ran the network for {text!r}")
+
+    models = _private_models(tmp_path / "models")
+    texts = [text for described in EMOTION_DESCRIPTIONS.values() for text in described]
+    first = OnnxSentenceEncoder(cache_dir=models)
+    computed = first.encode_fixed(texts)
+    kept = sorted(models.glob("*.fixed-*.npy"))
+    assert len(kept) == 1 and check_derived(kept[0]) == "ok"
+    assert np.array_equal(computed, first.encode(texts))
+    reader = OnnxSentenceEncoder(cache_dir=models)
+    reader._run = not_run
+    assert np.array_equal(reader.encode_fixed(texts), computed)
+    os.truncate(kept[0], 64)  # an interrupted write: the vectors are computed and kept again
+    again = OnnxSentenceEncoder(cache_dir=models)
+    assert np.array_equal(again.encode_fixed(texts), computed) and check_derived(kept[0]) == "ok"
+    again.encode_fixed(texts[:3])  # other texts, a file of their own
+    assert len(list(models.glob("*.fixed-*.npy"))) == 2
+
+
 def test_an_expression_network_export_is_kept_checked_and_made_again(tmp_path):
     """faceres's export (``tools.perception.cpu_onnx.CpuOnnx``): written once with its manifest; a second reader
     loads it without building the network; one cut short is made again; a folder that cannot be written keeps the

@@ -56,6 +56,26 @@ _IN_FLIGHT: set[str] = set()
 _STDERR_FD: int | None = None
 
 
+def cpu_signature() -> str:
+    """A short digest of this CPU's model and instruction-set flags (``/proc/cpuinfo``'s first ``model name`` and
+    ``flags`` lines; ``platform.processor()`` and ``platform.machine()`` where that file is absent), for naming results
+    kept between runs that a CPU's kernels may round differently (``tools.perception.text_onnx``)."""
+    import hashlib
+    import platform
+
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        lines = []
+    fields = {}
+    for line in lines:
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    described = [fields.get("model name", ""), fields.get("flags", "")] if fields else [platform.processor(),
+                                                                                       platform.machine()]
+    return hashlib.sha256("|".join(described).encode()).hexdigest()[:16]
+
+
 class _Deferred(types.ModuleType):
     """Stands in for a module that is imported only when one of its attributes is first read."""
 
@@ -128,8 +148,15 @@ def exit_on_interrupt() -> None:
     entries are complete (they are renamed into place) and a ``.partial`` index build resumes.
     The line goes to the standard error the process started with, also while a native library's start-up
     notices are being silenced (file descriptor 2 briefly redirected to /dev/null).
+
+    A process started with SIGINT ignored (a command a script starts in the background, ``cmd &``, without job
+    control) keeps ignoring it, as Python itself does at start-up and as the POSIX convention asks: the run is not
+    meant to end on the terminal's Ctrl-C, and catching it only once this runs would make the same Ctrl-C end the run
+    or not depending on when it came.
     """
     global _STDERR_FD
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        return
     if _STDERR_FD is None:
         with contextlib.suppress(OSError):
             _STDERR_FD = os.dup(2)

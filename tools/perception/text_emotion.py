@@ -46,8 +46,13 @@ class TextEmotion:
         self.encoder = encoder
         self._head = LinearHead.load(head) if head is not None and Path(head).is_file() else None
         self.name = (f"words8-head:{Path(head).name}+" if self._head else "") + f"lexicon-similarity:{encoder.name}"
-        self._emo = {k: encoder.encode(v) for k, v in EMOTION_DESCRIPTIONS.items()}
-        self._cue = {k: encoder.encode(v) for k, v in CUE_DESCRIPTIONS.items()}
+        described = {**{("emotion", k): v for k, v in EMOTION_DESCRIPTIONS.items()},
+                     **{("cue", k): v for k, v in CUE_DESCRIPTIONS.items()}}
+        vectors = encoder.encode_fixed([text for texts in described.values() for text in texts])
+        bounds = np.cumsum([0, *map(len, described.values())])
+        read = {key: vectors[a:b] for key, a, b in zip(described, bounds[:-1], bounds[1:], strict=True)}
+        self._emo = {k: read["emotion", k] for k in EMOTION_DESCRIPTIONS}
+        self._cue = {k: read["cue", k] for k in CUE_DESCRIPTIONS}
 
     def similarities(self, text: str) -> tuple[dict[str, float], dict[str, float]]:
         """Cosine similarity (-1..1) of ``text`` to each emotion and each cue (max over phrases)."""
@@ -79,7 +84,6 @@ def _rounded(p: np.ndarray) -> dict[str, float]:
     return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, p, strict=True)}
 
 
-@functools.lru_cache(maxsize=4)
 def load_text_emotion(device: str = "cpu", encoder: str = "minilm") -> TextEmotion:
     """The cached scorer on a transcript encoder (``tools.perception.text.TRANSCRIPT_ENCODERS``; default the English
     all-MiniLM-L6-v2), with that encoder's words8 head when its file is present.
@@ -91,4 +95,11 @@ def load_text_emotion(device: str = "cpu", encoder: str = "minilm") -> TextEmoti
     Raises:
         tools.core.registry.UnknownBackendError, tools.core.registry.BackendUnavailableError: as ``load_transcript_encoder``.
     """
+    return _text_emotion(device, encoder)
+
+
+@functools.lru_cache(maxsize=4)
+def _text_emotion(device: str, encoder: str) -> TextEmotion:
+    """``load_text_emotion``'s scorer, cached by its arguments as given in full (``load_text_emotion()`` and
+    ``load_text_emotion("cpu", "minilm")`` are one scorer)."""
     return TextEmotion(load_transcript_encoder(encoder, device=device), head=WORDS8_HEADS.get(encoder))
