@@ -92,11 +92,14 @@ def import_mediapipe() -> types.ModuleType:
     """The ``mediapipe`` package, imported without importing matplotlib.
 
     ``import mediapipe`` (0.10.14) imports every legacy solution, among them ``drawing_utils``, whose
-    ``import matplotlib.pyplot`` takes about a second of a new process (``evals/RESULTS.md`` section 72) and is
-    read only by ``drawing_utils.plot_landmarks``, which nothing here calls. While ``mediapipe`` is imported,
+    ``import matplotlib.pyplot`` takes 0.7-0.9 s of a new process (``evals/RESULTS.md`` section 72) and is read
+    only by ``drawing_utils.plot_landmarks``, which nothing here calls. While ``mediapipe`` is imported,
     ``matplotlib`` and ``matplotlib.pyplot`` are stand-ins that import the real module when one of their attributes
     is read (so ``plot_landmarks`` still works); they are removed from ``sys.modules`` afterwards, so any other
     ``import matplotlib`` gets the library itself. Where matplotlib is imported already, it is used as it is.
+
+    Raises:
+        ImportError: mediapipe is not installed.
     """
     with _MEDIAPIPE_LOCK:
         if "mediapipe" in sys.modules or "matplotlib" in sys.modules:
