@@ -120,8 +120,10 @@ def platform_note() -> dict:
     between instruction sets, so decodes can too)."""
     import platform
 
-    model = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                  if ln.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").is_file() else ""
+    from tools.core.runtime import cpu_fields
+
+    fields = cpu_fields()
+    model = fields.get("model name", platform.processor()) if fields else ""
     return {"machine": platform.machine(), "cpu": model, "ct2_isa": os.environ.get("CT2_FORCE_CPU_ISA", "auto")}
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from studies.command import report
 from tools.core.schema import AFFECTNET8
+from tools.perception.heads import softmax
 
 #: Frame rate at which the clips' faces are read.
 FPS = 8.0
@@ -118,9 +119,7 @@ def _bias_cv(x: np.ndarray, y: np.ndarray, groups: np.ndarray, lam: float) -> in
     for tr, va in GroupKFold(n_splits=5).split(x, y, groups):
         b = np.zeros(x.shape[1])
         for _ in range(500):
-            z = x[tr] + b
-            p = np.exp(z - z.max(1, keepdims=True))
-            p /= p.sum(1, keepdims=True)
+            p = softmax(x[tr] + b, axis=1)
             p[np.arange(len(tr)), y[tr]] -= 1
             b -= 0.5 * (p.mean(0) + b / (lam * len(tr)))
         right += int(((x[va] + b).argmax(1) == y[va]).sum())

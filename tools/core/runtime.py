@@ -56,21 +56,28 @@ _IN_FLIGHT: set[str] = set()
 _STDERR_FD: int | None = None
 
 
-def cpu_signature() -> str:
-    """A short digest of this CPU's model and instruction-set flags (``/proc/cpuinfo``'s first ``model name`` and
-    ``flags`` lines; ``platform.processor()`` and ``platform.machine()`` where that file is absent), for naming results
-    kept between runs that a CPU's kernels may round differently (``tools.perception.text_onnx``)."""
-    import hashlib
-    import platform
-
+def cpu_fields() -> dict[str, str]:
+    """The first value of each field of ``/proc/cpuinfo`` (``model name``, ``flags``, ...), or {} where the file cannot
+    be read (not Linux)."""
     try:
         lines = Path("/proc/cpuinfo").read_text().splitlines()
     except OSError:
-        lines = []
-    fields = {}
+        return {}
+    fields: dict[str, str] = {}
     for line in lines:
         key, _, value = line.partition(":")
         fields.setdefault(key.strip(), value.strip())
+    return fields
+
+
+def cpu_signature() -> str:
+    """A short digest of this CPU's model and instruction-set flags (``cpu_fields``' ``model name`` and ``flags``;
+    ``platform.processor()`` and ``platform.machine()`` where ``/proc/cpuinfo`` is absent), for naming results kept
+    between runs that a CPU's kernels may round differently (``tools.perception.text_onnx``)."""
+    import hashlib
+    import platform
+
+    fields = cpu_fields()
     described = [fields.get("model name", ""), fields.get("flags", "")] if fields else [platform.processor(),
                                                                                        platform.machine()]
     return hashlib.sha256("|".join(described).encode()).hexdigest()[:16]
