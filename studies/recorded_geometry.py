@@ -1,0 +1,299 @@
+"""Face-mesh geometry beside the expression reading on recorded video: does a head fitted on both name more clips?
+
+    python -m studies.recorded_geometry --mirrors /work/.mirror --cremad CLIPS [--readings FILE.npz] [--json OUT]
+
+Issue 31 asks for the facial cues of the confused classes (brow lowerer and lip stretch for fear, nose wrinkle for
+disgust, one-sided lip corner for contempt) as face-mesh geometry, features of a head fitted on development data.
+Section 11 of ``evals/RESULTS.md`` tried it on posed stills only (CK+, RAF-DB: no gain beside the CNN features); here
+it is tried on recorded video, where the reading is weak (sections 62-63).
+
+The clips are every recorded development clip (``studies.recorded_faces``): section 25's 20 clips, RAVDESS actor
+05's 52, MAFW's 12, the Javanese development people's 120 and CREMA-D's 100 (``python -m evals.data.cremad``). The
+Javanese test people (section 63) are not read. Each clip is decoded at the verifier's 4 fps; in each frame the
+largest face is read by the default expression reader (``faceres+face8``, AffectNet-8) and its 478-point mesh is
+fitted as the gaze tool fits it, giving the 22 action-unit distances of ``studies.face_geometry.au_features``
+(inter-ocular units). Per clip:
+
+- ``reading``: the log of the mean reading over the clip's frames (8 values; the shipped reader's argmax of the
+  mean is the ``shipped`` row);
+- ``geometry``: the mean of the frames' distances (22);
+- ``geometry_own``: the same minus that person's mean over all their clips' frames (a person's own usual face;
+  Baltrusaitis et al., 2015, "Cross-dataset learning and person-specific normalisation for automatic Action Unit
+  detection"). In these acted sets a person's clips span the emotions evenly, so the mean is a fair neutral
+  estimate, kinder than a long video where one feeling can dominate; a person with one clip (MAFW) gets zeros.
+
+Heads: multinomial logistic regression on standardised features, classes weighted to balance, ``C`` chosen from
+``C_GRID`` by an inner 3-fold cross-validation grouped by person on the training part only. Two protocols:
+leave one dataset out (train on four sets, read the fifth: new people with a new look), and 5-fold
+cross-validation grouped by person over all clips. A clip is right when the predicted label is (one of) its
+label(s); 95 % intervals by bootstrap over people (``evals.metrics.bootstrap_interval``), and for each head the
+interval of its paired difference from the shipped reader (``minus_shipped_ci95``, accuracy units). The scores are
+reported over every set and without CREMA-D (next paragraph).
+
+Caveats: the shipped faceres was trained on every CREMA-D clip's frames (section 55), so the CREMA-D ``reading`` is
+in-sample (99 of 100 clips right) and the heads learn to trust it more than a new person warrants, hence the
+``without_cremad`` rows; faceres was also chosen partly on section 25's and MAFW's clips.
+
+Also compared: ``offset:reading+geometry_own``, an ``OffsetHead`` that starts from the reader's own log
+probabilities and learns only what the geometry adds (the plain heads relearn the reading from a few hundred clips
+and lose what the reader knew).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from studies.command import report
+from tools.core.schema import AFFECTNET8
+
+#: Frame rate the clips are read at (the verifier's, ``studies.recorded_faces.READ_FPS``).
+READ_FPS = 4.0
+#: Inverse regularisation strengths tried by the inner cross-validation.
+C_GRID = (0.01, 0.1, 1.0)
+#: The feature sets compared (names of the per-clip blocks joined).
+FEATURE_SETS = {"reading": ("reading",), "geometry_own": ("geometry_own",), "geometry": ("geometry",),
+                "reading+geometry_own": ("reading", "geometry_own"), "reading+geometry": ("reading", "geometry"),
+                "offset:reading+geometry_own": ("reading", "geometry_own")}
+
+
+def clip_rows(mirrors: Path, cremad: Path, tmp: Path) -> tuple[list[Path], list[tuple[str, str, str, str]], list[str]]:
+    """(paths, rows in the form of ``studies.recorded_faces.CLIPS``, dataset name per clip) of every development
+    clip (module doc), the mirrored ones written under ``tmp``.
+
+    Raises:
+        FileNotFoundError: a snapshot or the CREMA-D folder is missing.
+    """
+    from evals.data.javanese import rows as javanese_rows
+    from studies.recorded_faces import CLIPS, _extract, cremad_clips, mafw_rows, ravdess05_rows
+
+    paths, rows, sets = [], [], []
+    for name, part in (("section25", CLIPS), ("ravdess05", ravdess05_rows()), ("mafw", mafw_rows()),
+                       ("javanese_dev", javanese_rows(mirrors, "dev"))):
+        paths += _extract(mirrors, tmp / name, part)
+        rows += part
+        sets += [name] * len(part)
+    if not cremad.is_dir():
+        raise FileNotFoundError(f"{cremad}: no such folder (python -m evals.data.cremad --out {cremad})")
+    c_paths, c_rows = cremad_clips(cremad)
+    return paths + c_paths, rows + c_rows, sets + ["cremad"] * len(c_rows)
+
+
+def read_frames(path: Path, engine, mesh) -> tuple[np.ndarray, np.ndarray]:
+    """(readings (n, 8), AU distances (n, 22), NaN where no mesh was fitted) of the largest face in each frame of
+    ``path`` with a face, at ``READ_FPS``."""
+    from studies.face_geometry import au_features
+    from tools.core.frames import iter_frames
+
+    probs, geo = [], []
+    for t, frame in iter_frames(path, READ_FPS):
+        obs = engine.observe_frame(t, frame, "f", hands=False)
+        if not obs.faces:
+            continue
+        face = max(obs.faces, key=lambda f: f.box.area)
+        lm = mesh.landmarks(frame, face.box)
+        probs.append(list(face.expression.values()))
+        geo.append(au_features(lm) if lm is not None else np.full(22, np.nan))
+    return np.asarray(probs, np.float64).reshape(-1, 8), np.asarray(geo, np.float64).reshape(-1, 22)
+
+
+def collect(mirrors: Path, cremad: Path, cache: Path | None) -> dict:
+    """Each clip's frame readings and distances (read, or loaded from ``cache`` when it holds them) with its
+    label, person and dataset."""
+    if cache is not None and cache.is_file():
+        z = np.load(cache, allow_pickle=False)
+        return {k: z[k] for k in z.files}
+    from tools.perception.engine import PerceptionConfig, load_engine
+    from tools.perception.gaze import load_gaze_estimator
+
+    engine, mesh = load_engine(PerceptionConfig()), load_gaze_estimator("mediapipe")
+    with tempfile.TemporaryDirectory() as tmp:
+        paths, rows, sets = clip_rows(mirrors, cremad, Path(tmp))
+        read = [read_frames(p, engine, mesh) for p in paths]
+    data = {"probs": np.concatenate([r[0] for r in read]), "geo": np.concatenate([r[1] for r in read]),
+            "clip": np.concatenate([np.full(len(r[0]), i) for i, r in enumerate(read)]),
+            "label": np.array([lab for _, _, lab, _ in rows]), "person": np.array([f"{s}:{w}" for s, (*_, w) in
+                                                                                    zip(sets, rows, strict=True)]),
+            "dataset": np.array(sets), "path": np.array([p for _, p, _, _ in rows])}
+    if cache is not None:
+        np.savez_compressed(cache, **data)
+    return data
+
+
+def clip_features(data: dict) -> dict[str, np.ndarray]:
+    """Per-clip blocks (module doc): ``reading`` (n, 8), ``geometry`` (n, 22), ``geometry_own`` (n, 22), and
+    ``has_face`` (n,) bool. A clip without a face or a mesh gets zeros where a block has no value."""
+    n = len(data["label"])
+    reading, geometry, has_face = np.zeros((n, 8)), np.zeros((n, 22)), np.zeros(n, bool)
+    for i in range(n):
+        at = data["clip"] == i
+        if at.any():
+            has_face[i] = True
+            reading[i] = np.log(data["probs"][at].mean(0) + 1e-4)
+            g = data["geo"][at]
+            g = g[~np.isnan(g).any(1)]
+            if len(g):
+                geometry[i] = g.mean(0)
+    own = geometry.copy()
+    for who in np.unique(data["person"]):
+        mine = (data["person"] == who) & has_face
+        frames = np.isin(data["clip"], np.flatnonzero(mine)) & ~np.isnan(data["geo"]).any(1)
+        if frames.any():
+            own[mine] -= data["geo"][frames].mean(0)
+    return {"reading": reading, "geometry": geometry, "geometry_own": own, "has_face": has_face}
+
+
+def _first_label(label: str) -> str:
+    return label.split("|")[0]
+
+
+def fit_predict(x_train: np.ndarray, y_train: np.ndarray, groups: np.ndarray, x_test: np.ndarray,
+                offset: bool = False) -> tuple[list[str], float]:
+    """A head (module doc; ``offset``: an ``OffsetHead``, the first 8 columns the reading) fitted on the training
+    clips, C chosen by inner grouped 3-fold CV; its labels for ``x_test`` and the chosen C."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    def model(c: float):
+        if offset:
+            return OffsetHead(c)
+        return make_pipeline(StandardScaler(), LogisticRegression(C=c, class_weight="balanced", max_iter=5000))
+
+    def inner(c: float) -> float:
+        right = []
+        for tr, va in GroupKFold(3).split(x_train, y_train, groups):
+            pred = model(c).fit(x_train[tr], y_train[tr]).predict(x_train[va])
+            right += list(pred == y_train[va])
+        return float(np.mean(right))
+
+    best = max(C_GRID, key=inner)
+    return list(model(best).fit(x_train, y_train).predict(x_test)), best
+
+
+def only_sets(data: dict, keep: set[str]) -> dict:
+    """``data`` (``collect``) restricted to the clips of the datasets in ``keep``, clips renumbered."""
+    chosen = np.flatnonzero(np.isin(data["dataset"], sorted(keep)))
+    new = {int(old): i for i, old in enumerate(chosen)}
+    frames = np.isin(data["clip"], chosen)
+    out = {k: v[chosen] for k, v in data.items() if k not in ("probs", "geo", "clip")}
+    return {**out, "probs": data["probs"][frames], "geo": data["geo"][frames],
+            "clip": np.array([new[int(c)] for c in data["clip"][frames]], dtype=np.int64)}
+
+
+class OffsetHead:
+    """A multinomial logistic head over AffectNet-8 whose logits start from the reader's own: ``log p_reader +
+    x W + b`` with ``x`` standardised geometry, fitted by L-BFGS (``scipy.optimize.minimize``) on class-balanced
+    cross-entropy plus ``||W||^2 / (2 C)``. With ``W`` and ``b`` at zero it is the shipped reader's argmax, so the
+    geometry can only move the reading where it pays on the training clips."""
+
+    def __init__(self, c: float) -> None:
+        self.c = c
+
+    def fit(self, x: np.ndarray, y: np.ndarray) -> OffsetHead:
+        from scipy.optimize import minimize
+
+        offset, g = x[:, :8], x[:, 8:]
+        self.mu, self.sd = g.mean(0), g.std(0) + 1e-9
+        z = (g - self.mu) / self.sd
+        yi = np.array([AFFECTNET8.index(v) for v in y])
+        counts = np.bincount(yi, minlength=8).astype(float)
+        w_item = (len(yi) / (np.count_nonzero(counts) * counts[yi]))
+        d, k = z.shape[1], 8
+
+        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            w, b = theta[: d * k].reshape(d, k), theta[d * k:]
+            logits = offset + z @ w + b
+            logits -= logits.max(1, keepdims=True)
+            p = np.exp(logits)
+            p /= p.sum(1, keepdims=True)
+            nll = -np.log(p[np.arange(len(yi)), yi] + 1e-12)
+            grad_logits = p.copy()
+            grad_logits[np.arange(len(yi)), yi] -= 1
+            grad_logits *= w_item[:, None] / len(yi)
+            value = float((w_item * nll).mean() + (w ** 2).sum() / (2 * self.c * len(yi)))
+            gw = z.T @ grad_logits + w / (self.c * len(yi))
+            return value, np.concatenate([gw.ravel(), grad_logits.sum(0)])
+
+        res = minimize(loss, np.zeros(d * k + k), jac=True, method="L-BFGS-B", options={"maxiter": 2000})
+        self.w, self.b = res.x[: d * k].reshape(d, k), res.x[d * k:]
+        return self
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        z = (x[:, 8:] - self.mu) / self.sd
+        return np.array(AFFECTNET8)[np.argmax(x[:, :8] + z @ self.w + self.b, axis=1)]
+
+
+def evaluate(data: dict) -> dict:
+    """Every feature set of ``FEATURE_SETS`` under both protocols, beside the shipped reader (module doc)."""
+    from sklearn.model_selection import GroupKFold
+
+    from evals.metrics import bootstrap_interval
+
+    blocks = clip_features(data)
+    labels, people, sets = data["label"], data["person"], data["dataset"]
+    y = np.array([_first_label(lab) for lab in labels])
+    has = blocks["has_face"]
+    shipped = [AFFECTNET8[int(np.argmax(r))] if h else None for r, h in zip(blocks["reading"], has, strict=True)]
+
+    def right(pred: list[str | None]) -> np.ndarray:
+        return np.array([p is not None and p in lab.split("|") for p, lab in zip(pred, labels, strict=True)])
+
+    def scored(pred: list[str | None], against: np.ndarray | None = None) -> dict:
+        r = right(pred)
+        out: dict = {"right": int(r.sum()), "n": len(r), "ci95": [round(v, 3) for v in bootstrap_interval(r, people)],
+                     "per_dataset": {s: int(r[sets == s].sum()) for s in dict.fromkeys(sets)}}
+        if against is not None:
+            out["minus_shipped_ci95"] = [round(v, 3) for v in bootstrap_interval(r.astype(float) - against, people)]
+        return out
+
+    def protocol(splits: list[tuple[np.ndarray, np.ndarray]]) -> dict:
+        preds, chosen = {}, {}
+        for name, parts in FEATURE_SETS.items():
+            x = np.concatenate([blocks[p] for p in parts], axis=1)
+            pred: list[str | None] = [None] * len(y)
+            chosen[name] = []
+            for tr, te in splits:
+                tr, te = tr[has[tr]], te[has[te]]
+                got, c = fit_predict(x[tr], y[tr], people[tr], x[te], offset=name.startswith("offset:"))
+                chosen[name].append(c)
+                for i, p in zip(te, got, strict=True):
+                    pred[i] = p
+            preds[name] = pred
+        return {name: {**scored(p, right(shipped).astype(float)), "C": chosen[name]} for name, p in preds.items()}
+
+    idx = np.arange(len(y))
+    lodo = [(idx[sets != s], idx[sets == s]) for s in dict.fromkeys(sets)]
+    grouped = list(GroupKFold(5).split(idx, y, people))
+    return {"read_fps": READ_FPS, "clips": len(y), "people": len(set(people)),
+            "frames_with_face": len(data["clip"]),
+            "frames_with_mesh": int((~np.isnan(data["geo"]).any(1)).sum()),
+            "datasets": {s: int((sets == s).sum()) for s in dict.fromkeys(sets)},
+            "shipped": scored(shipped),
+            "leave_one_dataset_out": protocol(lodo),
+            "grouped_5fold_by_person": protocol(grouped)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
+    ap.add_argument("--cremad", type=Path, required=True, help="folder of CREMA-D clips (python -m evals.data.cremad)")
+    ap.add_argument("--readings", type=Path, default=None, help="keep the frame readings here (npz) and reuse them")
+    ap.add_argument("--json", type=Path, default=None, help="write the result here")
+    args = ap.parse_args(argv)
+
+    def both() -> dict:
+        data = collect(args.mirrors, args.cremad, args.readings)
+        return {"all_sets": evaluate(data),
+                "without_cremad": evaluate(only_sets(data, set(data["dataset"]) - {"cremad"}))}
+
+    return report(both, args.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
