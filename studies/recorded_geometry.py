@@ -34,6 +34,11 @@ Caveats: the shipped faceres was trained on every CREMA-D clip's frames (section
 in-sample (99 of 100 clips right) and the heads learn to trust it more than a new person warrants, hence the
 ``without_cremad`` rows; faceres was also chosen partly on section 25's and MAFW's clips.
 
+Upright faces: the reader's training faces are upright (RAF-DB's aligned set, CK+), but the pipeline cuts an
+axis-aligned box from the frame, so a tilted head is read tilted. ``shipped_upright`` reads each frame turned about
+the face's centre by the mesh's eye-line roll (``upright``), pooled like ``shipped``; ``upright_by_roll`` counts, per
+band of |roll|, the frames whose top label is (one of) the clip's label(s), as read and upright.
+
 Also compared: ``offset:reading+geometry_own``, an ``OffsetHead`` that starts from the reader's own log
 probabilities and learns only what the geometry adds (the plain heads relearn the reading from a few hundred clips
 and lose what the reader knew).
@@ -55,6 +60,8 @@ from tools.core.schema import AFFECTNET8
 READ_FPS = 4.0
 #: Inverse regularisation strengths tried by the inner cross-validation.
 C_GRID = (0.01, 0.1, 1.0)
+#: Bands of |roll| (degrees) in which the upright reading is compared frame by frame.
+ROLL_BANDS = ((0, 5), (5, 10), (10, 20), (20, 90))
 #: The feature sets compared (names of the per-clip blocks joined).
 FEATURE_SETS = {"reading": ("reading",), "geometry_own": ("geometry_own",), "geometry": ("geometry",),
                 "reading+geometry_own": ("reading", "geometry_own"), "reading+geometry": ("reading", "geometry"),
@@ -83,13 +90,34 @@ def clip_rows(mirrors: Path, cremad: Path, tmp: Path) -> tuple[list[Path], list[
     return paths + c_paths, rows + c_rows, sets + ["cremad"] * len(c_rows)
 
 
-def read_frames(path: Path, engine, mesh) -> tuple[np.ndarray, np.ndarray]:
-    """(readings (n, 8), AU distances (n, 22), NaN where no mesh was fitted) of the largest face in each frame of
-    ``path`` with a face, at ``READ_FPS``."""
+def upright(frame: np.ndarray, box, roll_deg: float) -> np.ndarray:
+    """``frame`` (H, W, 3) turned by ``roll_deg`` (the eye line's angle, degrees, image y downwards) about the centre
+    of ``box`` (normalized image coordinates), so that the face's eye line is level; borders replicated."""
+    import cv2
+
+    h, w = frame.shape[:2]
+    centre = ((box.x0 + box.x1) / 2 * w, (box.y0 + box.y1) / 2 * h)
+    turn = cv2.getRotationMatrix2D(centre, roll_deg, 1.0)
+    return cv2.warpAffine(frame, turn, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def eye_line_roll(lm: np.ndarray) -> float:
+    """In-plane angle (degrees) of the line from the face's right outer eye corner to its left one, in the pixel
+    frame of mesh landmarks ``lm`` (478, 2): 0 for a level face, positive when the face's left eye sits lower."""
+    from studies.face_geometry import EYE_OUT
+
+    d = lm[EYE_OUT[1]] - lm[EYE_OUT[0]]
+    return float(np.degrees(np.arctan2(d[1], d[0])))
+
+
+def read_frames(path: Path, engine, mesh) -> tuple[np.ndarray, ...]:
+    """For the largest face in each frame of ``path`` with a face, at ``READ_FPS``: (readings (n, 8), AU distances
+    (n, 22), NaN where no mesh was fitted, readings of the frame turned upright by the mesh's eye line (n, 8; the
+    plain reading where no mesh), roll in degrees (n,), NaN where no mesh)."""
     from studies.face_geometry import au_features
     from tools.core.frames import iter_frames
 
-    probs, geo = [], []
+    probs, geo, level, rolls = [], [], [], []
     for t, frame in iter_frames(path, READ_FPS):
         obs = engine.observe_frame(t, frame, "f", hands=False)
         if not obs.faces:
@@ -98,7 +126,12 @@ def read_frames(path: Path, engine, mesh) -> tuple[np.ndarray, np.ndarray]:
         lm = mesh.landmarks(frame, face.box)
         probs.append(list(face.expression.values()))
         geo.append(au_features(lm) if lm is not None else np.full(22, np.nan))
-    return np.asarray(probs, np.float64).reshape(-1, 8), np.asarray(geo, np.float64).reshape(-1, 22)
+        roll = eye_line_roll(lm) if lm is not None else float("nan")
+        rolls.append(roll)
+        level.append(list(engine.classifier.classify(upright(frame, face.box, roll), [face.box])[0])
+                     if lm is not None else probs[-1])
+    return (np.asarray(probs, np.float64).reshape(-1, 8), np.asarray(geo, np.float64).reshape(-1, 22),
+            np.asarray(level, np.float64).reshape(-1, 8), np.asarray(rolls, np.float64))
 
 
 def collect(mirrors: Path, cremad: Path, cache: Path | None) -> dict:
@@ -115,6 +148,7 @@ def collect(mirrors: Path, cremad: Path, cache: Path | None) -> dict:
         paths, rows, sets = clip_rows(mirrors, cremad, Path(tmp))
         read = [read_frames(p, engine, mesh) for p in paths]
     data = {"probs": np.concatenate([r[0] for r in read]), "geo": np.concatenate([r[1] for r in read]),
+            "probs_upright": np.concatenate([r[2] for r in read]), "roll": np.concatenate([r[3] for r in read]),
             "clip": np.concatenate([np.full(len(r[0]), i) for i, r in enumerate(read)]),
             "label": np.array([lab for _, _, lab, _ in rows]), "person": np.array([f"{s}:{w}" for s, (*_, w) in
                                                                                     zip(sets, rows, strict=True)]),
@@ -181,8 +215,9 @@ def only_sets(data: dict, keep: set[str]) -> dict:
     chosen = np.flatnonzero(np.isin(data["dataset"], sorted(keep)))
     new = {int(old): i for i, old in enumerate(chosen)}
     frames = np.isin(data["clip"], chosen)
-    out = {k: v[chosen] for k, v in data.items() if k not in ("probs", "geo", "clip")}
-    return {**out, "probs": data["probs"][frames], "geo": data["geo"][frames],
+    per_frame = ("probs", "geo", "probs_upright", "roll")
+    out = {k: v[chosen] for k, v in data.items() if k not in (*per_frame, "clip")}
+    return {**out, **{k: data[k][frames] for k in per_frame},
             "clip": np.array([new[int(c)] for c in data["clip"][frames]], dtype=np.int64)}
 
 
@@ -267,6 +302,15 @@ def evaluate(data: dict) -> dict:
             preds[name] = pred
         return {name: {**scored(p, right(shipped).astype(float)), "C": chosen[name]} for name, p in preds.items()}
 
+    upright_pred = [AFFECTNET8[int(np.argmax(data["probs_upright"][data["clip"] == i].mean(0)))] if h else None
+                    for i, h in enumerate(has)]
+    frame_labels = [labels[c].split("|") for c in data["clip"]]
+    by_roll = {}
+    for lo, hi in ROLL_BANDS:
+        at = np.flatnonzero((np.abs(data["roll"]) >= lo) & (np.abs(data["roll"]) < hi))
+        by_roll[f"{lo}-{hi}"] = {"frames": len(at), **{
+            name: int(sum(AFFECTNET8[int(np.argmax(data[key][i]))] in frame_labels[i] for i in at))
+            for name, key in (("top_right_as_read", "probs"), ("top_right_upright", "probs_upright"))}}
     idx = np.arange(len(y))
     lodo = [(idx[sets != s], idx[sets == s]) for s in dict.fromkeys(sets)]
     grouped = list(GroupKFold(5).split(idx, y, people))
@@ -275,6 +319,8 @@ def evaluate(data: dict) -> dict:
             "frames_with_mesh": int((~np.isnan(data["geo"]).any(1)).sum()),
             "datasets": {s: int((sets == s).sum()) for s in dict.fromkeys(sets)},
             "shipped": scored(shipped),
+            "shipped_upright": scored(upright_pred, right(shipped).astype(float)),
+            "upright_by_roll": by_roll,
             "leave_one_dataset_out": protocol(lodo),
             "grouped_5fold_by_person": protocol(grouped)}
 

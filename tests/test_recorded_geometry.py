@@ -38,7 +38,8 @@ def _data() -> dict:
     geo = np.array([[0.0] * 22, [0.2] * 22, [1.0] * 22, [1.2] * 22,
                     [0.5] * 22, [0.7] * 22, [1.5] * 22, [1.7] * 22])
     probs = np.full((8, 8), 1 / 8)
-    return {"probs": probs, "geo": geo, "clip": np.array([0, 0, 1, 1, 2, 2, 3, 3]),
+    return {"probs": probs, "geo": geo, "probs_upright": probs, "roll": np.arange(8.0),
+            "clip": np.array([0, 0, 1, 1, 2, 2, 3, 3]),
             "label": np.array(["neutral", "anger", "neutral", "anger"]),
             "person": np.array(["s:a", "s:a", "s:b", "s:b"]), "dataset": np.array(["s", "s", "t", "t"]),
             "path": np.array(["1", "2", "3", "4"])}
@@ -55,3 +56,26 @@ def test_only_sets_keeps_the_chosen_datasets_clips_and_their_frames():
     assert list(kept["path"]) == ["3", "4"]
     assert list(kept["clip"]) == [0, 0, 1, 1]
     np.testing.assert_allclose(kept["geo"][:, 0], [0.5, 0.7, 1.5, 1.7])
+    np.testing.assert_allclose(kept["roll"], [4, 5, 6, 7])
+
+
+def test_a_tilted_face_is_turned_upright_by_its_eye_line():
+    import cv2
+
+    from studies.recorded_geometry import eye_line_roll, upright
+    from tests.conftest import SAMPLE
+    from tools.core.frames import iter_frames
+    from tools.perception.faces import load_face_detector
+    from tools.perception.gaze import load_gaze_estimator
+
+    frame = next(f for t, f in iter_frames(SAMPLE, 1.0) if t >= 1.0)  # the performer, facing the camera
+    h, w = frame.shape[:2]
+    det, mesh = load_face_detector("mediapipe"), load_gaze_estimator("mediapipe")
+    box = max((b for b, _ in det.detect(frame)), key=lambda b: b.area)
+    level = eye_line_roll(mesh.landmarks(frame, box))
+    centre = ((box.x0 + box.x1) / 2 * w, (box.y0 + box.y1) / 2 * h)
+    tilted = cv2.warpAffine(frame, cv2.getRotationMatrix2D(centre, -15.0, 1.0), (w, h),
+                            borderMode=cv2.BORDER_REPLICATE)  # 15 degrees clockwise as seen
+    roll = eye_line_roll(mesh.landmarks(tilted, box))
+    assert abs(roll - (level + 15.0)) < 3.0
+    assert abs(eye_line_roll(mesh.landmarks(upright(tilted, box, roll), box))) < abs(level) + 3.0
