@@ -243,3 +243,49 @@ def test_an_unfetched_asr_model_name_says_which_command_fetches_it(tmp_path, mon
     with pytest.raises(FileNotFoundError, match="affectseek models --fetch whisper-base"):
         resolve_whisper_model("whisper-base")
     assert resolve_whisper_model("/some/dir") == "/some/dir"
+
+
+def test_ctrl_c_during_a_download_exits_130_and_leaves_nothing_in_the_cache(tmp_path):
+    """``affectseek models --fetch`` interrupted while the file streams in (a loopback server sends half of it,
+    then waits): exit 130, one line ``interrupted``, and the model cache's folder holds no partial file."""
+    import os
+    import signal
+    import sys
+    import time
+
+    from tests.test_bad_input import _started
+
+    release = threading.Event()
+
+    class Trickle(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(2 << 20))
+            self.end_headers()
+            self.wfile.write(b"\0" * (1 << 20))
+            self.wfile.flush()
+            release.wait(30)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    models = tmp_path / "models"
+    try:
+        proc = _started([sys.executable, "-m", "app.cli", "models", "--fetch", "hsemotion-enet-b0-8", "--url",
+                         f"http://127.0.0.1:{server.server_address[1]}/m.onnx"],
+                        env={**os.environ, "AFFECTSEEK_MODEL_CACHE": str(models), "PYTHONWARNINGS": "ignore"},
+                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not any(p.is_file() and p.stat().st_size >= 1 << 20 for p in models.rglob("*")):
+            assert proc.poll() is None and time.monotonic() < deadline, "the download never started"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        release.set()
+        server.shutdown()
+    assert proc.returncode == 130
+    assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err
+    assert not [p for p in models.rglob("*") if p.is_file()], f"left in the cache: {list(models.rglob('*'))}"

