@@ -266,16 +266,20 @@ def score_clips(pred: list[str | None], clips: list[tuple[str, str, str, str]] =
 
 
 def mirrors_main(description: str, evaluate_fn: Callable[..., dict], argv: list[str] | None = None,
-                 cremad: bool = False) -> int:
+                 cremad: bool = False, keep: tuple[str, str] | None = None) -> int:
     """The command line of a study over the recorded clips: ``--mirrors DIR [--json OUT]`` (``studies.command.report``);
-    with ``cremad`` also ``--cremad CLIPS``, given to ``evaluate_fn`` after the mirrors."""
+    with ``cremad`` also ``--cremad CLIPS``, given to ``evaluate_fn`` after the mirrors; with ``keep`` (flag, help),
+    an optional file flag (e.g. ``--readings`` for a study's stored readings; None when not given), given last."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
     if cremad:
         ap.add_argument("--cremad", type=Path, required=True, help="folder of CREMA-D clips (python -m evals.data.cremad)")
+    if keep:
+        ap.add_argument(keep[0], dest="keep", type=Path, default=None, metavar="FILE", help=keep[1])
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)
-    return report(lambda: evaluate_fn(args.mirrors, *([args.cremad] if cremad else [])), args.json)
+    extra = [*([args.cremad] if cremad else []), *([args.keep] if keep else [])]
+    return report(lambda: evaluate_fn(args.mirrors, *extra), args.json)
 
 
 def main(argv: list[str] | None = None) -> int:

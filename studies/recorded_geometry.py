@@ -46,14 +46,12 @@ and lose what the reader knew).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from studies.command import report
 from tools.core.schema import AFFECTNET8
 
 #: Frame rate the clips are read at (the verifier's, ``studies.recorded_faces.READ_FPS``).
@@ -325,20 +323,17 @@ def evaluate(data: dict) -> dict:
             "grouped_5fold_by_person": protocol(grouped)}
 
 
+def evaluate_both(mirrors: Path, cremad: Path, readings: Path | None = None) -> dict:
+    """``evaluate`` over every set (``all_sets``) and without CREMA-D (``without_cremad``; module doc)."""
+    data = collect(mirrors, cremad, readings)
+    return {"all_sets": evaluate(data), "without_cremad": evaluate(only_sets(data, set(data["dataset"]) - {"cremad"}))}
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
-    ap.add_argument("--cremad", type=Path, required=True, help="folder of CREMA-D clips (python -m evals.data.cremad)")
-    ap.add_argument("--readings", type=Path, default=None, help="keep the frame readings here (npz) and reuse them")
-    ap.add_argument("--json", type=Path, default=None, help="write the result here")
-    args = ap.parse_args(argv)
+    from studies.recorded_faces import mirrors_main
 
-    def both() -> dict:
-        data = collect(args.mirrors, args.cremad, args.readings)
-        return {"all_sets": evaluate(data),
-                "without_cremad": evaluate(only_sets(data, set(data["dataset"]) - {"cremad"}))}
-
-    return report(both, args.json)
+    return mirrors_main(__doc__.splitlines()[0], evaluate_both, argv, cremad=True,
+                        keep=("--readings", "keep the frame readings here (npz) and reuse them"))
 
 
 if __name__ == "__main__":

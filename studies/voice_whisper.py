@@ -37,14 +37,12 @@ people (``evals.metrics.bootstrap_interval``), and for each Whisper head the pai
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from studies.command import report
 from tools.core.schema import AFFECTNET8
 
 #: C grid of the logistic heads (voice8's, ``studies.train_voice.C_GRID``).
@@ -250,13 +248,10 @@ def evaluate(sets: dict[str, dict]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
-    ap.add_argument("--cremad", type=Path, required=True, help="folder of CREMA-D clips (python -m evals.data.cremad)")
-    ap.add_argument("--features", type=Path, default=None, help="keep the clips' features here (npz) and reuse them")
-    ap.add_argument("--json", type=Path, default=None, help="write the result here")
-    args = ap.parse_args(argv)
-    return report(lambda: evaluate(collect(args.mirrors, args.cremad, args.features)), args.json)
+    from studies.recorded_faces import mirrors_main
+
+    return mirrors_main(__doc__.splitlines()[0], lambda m, c, f: evaluate(collect(m, c, f)), argv, cremad=True,
+                        keep=("--features", "keep the clips' features here (npz) and reuse them"))
 
 
 if __name__ == "__main__":
