@@ -24,7 +24,7 @@ fitted as the gaze tool fits it, giving the 22 action-unit distances of ``studie
 
 Heads: multinomial logistic regression on standardised features, classes weighted to balance, ``C`` chosen from
 ``C_GRID`` by an inner 3-fold cross-validation grouped by person on the training part only. Two protocols:
-leave one dataset out (train on four sets, read the fifth: new people with a new look), and 5-fold
+leave one dataset out (train on the other sets, read the one left out: new people with a new look), and 5-fold
 cross-validation grouped by person over all clips. A clip is right when the predicted label is (one of) its
 label(s); 95 % intervals by bootstrap over people (``evals.metrics.bootstrap_interval``), and for each head the
 interval of its paired difference from the shipped reader (``minus_shipped_ci95``, accuracy units). The scores are
