@@ -231,6 +231,8 @@ class OffsetHead:
     def fit(self, x: np.ndarray, y: np.ndarray) -> OffsetHead:
         from scipy.optimize import minimize
 
+        from tools.perception.heads import softmax
+
         offset, g = x[:, :8], x[:, 8:]
         self.mu, self.sd = g.mean(0), g.std(0) + 1e-9
         z = (g - self.mu) / self.sd
@@ -241,10 +243,7 @@ class OffsetHead:
 
         def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
             w, b = theta[: d * k].reshape(d, k), theta[d * k:]
-            logits = offset + z @ w + b
-            logits -= logits.max(1, keepdims=True)
-            p = np.exp(logits)
-            p /= p.sum(1, keepdims=True)
+            p = softmax(offset + z @ w + b, axis=1)
             nll = -np.log(p[np.arange(len(yi)), yi] + 1e-12)
             grad_logits = p.copy()
             grad_logits[np.arange(len(yi)), yi] -= 1
