@@ -111,22 +111,23 @@ def eye_line_roll(lm: np.ndarray) -> float:
 def read_frames(path: Path, engine, mesh) -> tuple[np.ndarray, ...]:
     """For the largest face in each frame of ``path`` with a face, at ``READ_FPS``: (readings (n, 8), AU distances
     (n, 22), NaN where no mesh was fitted, readings of the frame turned upright by the mesh's eye line (n, 8; the
-    plain reading where no mesh), roll in degrees (n,), NaN where no mesh)."""
+    plain reading where no mesh), roll in degrees (n,), NaN where no mesh). The face is found and read by the
+    engine's detector and expression reader, the same crop as read and turned; the mesh is fitted once per face."""
     from studies.face_geometry import au_features
     from tools.core.frames import iter_frames
 
     probs, geo, level, rolls = [], [], [], []
-    for t, frame in iter_frames(path, READ_FPS):
-        obs = engine.observe_frame(t, frame, "f", hands=False)
-        if not obs.faces:
+    for _, frame in iter_frames(path, READ_FPS):
+        found = engine.detector.detect(frame)
+        if not found:
             continue
-        face = max(obs.faces, key=lambda f: f.box.area)
-        lm = mesh.landmarks(frame, face.box)
-        probs.append(list(face.expression.values()))
+        box = max((b for b, _ in found), key=lambda b: b.area)
+        lm = mesh.landmarks(frame, box)
+        probs.append(list(engine.classifier.classify(frame, [box])[0]))
         geo.append(au_features(lm) if lm is not None else np.full(22, np.nan))
         roll = eye_line_roll(lm) if lm is not None else float("nan")
         rolls.append(roll)
-        level.append(list(engine.classifier.classify(upright(frame, face.box, roll), [face.box])[0])
+        level.append(list(engine.classifier.classify(upright(frame, box, roll), [box])[0])
                      if lm is not None else probs[-1])
     return (np.asarray(probs, np.float64).reshape(-1, 8), np.asarray(geo, np.float64).reshape(-1, 22),
             np.asarray(level, np.float64).reshape(-1, 8), np.asarray(rolls, np.float64))
