@@ -65,7 +65,18 @@ class Fusion(BaseModel):
     verbal: float = Field(ge=0.0)
     prior: float = Field(ge=0.0)
     calibration: tuple[float, float] | None = None
+    vocal_by_reader: dict[str, float] = Field(default_factory=dict, description=(
+        "the vocal weight for a voice reader other than the one ``vocal`` was fitted for, by its backend name "
+        "(tools.perception.voice_emotion.VOICE_EMOTION): whisper8's was chosen on recorded dev clips "
+        "(evals/RESULTS.md section 77)"))
     source: str = ""
+
+    def for_voice(self, reader: str | None) -> Fusion:
+        """This fusion for the voice read by the backend ``reader`` (``IndexConfig.voice_backend``): its own vocal
+        weight where ``vocal_by_reader`` names it, else this fusion unchanged."""
+        if reader not in self.vocal_by_reader:
+            return self
+        return self.model_copy(update={"vocal": self.vocal_by_reader[reader]})
 
     def confidence(self, top_p: float) -> float:
         """The calibrated confidence in [0, 1] of a judgement whose fused top probability is ``top_p``."""
@@ -193,8 +204,9 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> Emoti
         if not (cand.start_s - 1e-6 <= j.start_s < j.end_s <= cand.end_s + 1e-6):
             raise ValueError(f"span must lie inside [{cand.start_s}, {cand.end_s}] with start < end")
 
-    task = dataclasses.replace(JUDGE_EMOTION, offline=functools.partial(offline_judge,
-                                                                         fusion=resolve_fusion(ctx.settings.fusion)))
+    voice = ctx.index.config.voice_backend if ctx.index is not None else None
+    fusion = resolve_fusion(ctx.settings.fusion).for_voice(voice)
+    task = dataclasses.replace(JUDGE_EMOTION, offline=functools.partial(offline_judge, fusion=fusion))
     images = candidate_images(ctx.index, cand, ctx.settings.llm_images) if ctx.settings.llm_images else []
     if images:
         ctx.count("llm_images", len(images))

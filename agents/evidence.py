@@ -9,8 +9,8 @@ observations the emotion reasoner reads (``agents.schema.Observations``):
   social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and looking at the camera;
 - ``behaviour_match``: how well those gesture and social texts match the question;
 - ``speech_evidence`` (verbal): the transcript's words in the clip, with speaker and the words' emotion;
-- ``voice_emotion_evidence`` (vocal): the clip's voice emotion; ``vocal_evidence`` (vocal): each utterance's
-  loudness, speech rate and pitch.
+- ``voice_emotion_evidence`` (vocal): the voice emotion of the candidate's clip, or of its shot part;
+  ``vocal_evidence`` (vocal): each utterance's loudness, speech rate and pitch.
 
 The verifier (``agents.verifier``) combines them into a candidate's support.
 """
@@ -38,6 +38,7 @@ from tools.perception.text_emotion import load_text_emotion
 from tools.perception.voice_emotion import valence_arousal
 from tools.signals.events import social_timeline
 from tools.signals.lexicon import keyword_overlap, speech_match
+from tools.signals.shots import shot_parts
 from tools.signals.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, speaker_of
 
 #: Visual evidence items cited per candidate at most.
@@ -209,20 +210,29 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
 
 def voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str]
                            ) -> tuple[list[Evidence], float, VocalObservations]:
-    """The clip's vocal emotion (``Clip.voice_emotion``) as vocal evidence citing clips.json, the vocal support
-    (target emotions' probability) and the distribution for the emotion reasoner."""
+    """The candidate's vocal emotion as vocal evidence citing clips.json, the vocal support (target emotions'
+    probability) and the distribution for the emotion reasoner: the voice of the candidate's own shot part where the
+    index read the clip per shot (``Clip.voice_parts``; nothing when that part has no speech), else the clip's
+    (``Clip.voice_emotion``)."""
     clip = index.clip_by_id.get(cand.clip)
     if clip is None or not clip.voice_emotion:
         return [], 0.0, VocalObservations()
-    label = max(clip.voice_emotion, key=clip.voice_emotion.__getitem__)
-    valence, arousal = valence_arousal(clip.voice_emotion)
-    extra = f"; {'+'.join(targets)} {sum(clip.voice_emotion[t] for t in targets):.2f}" if targets and label not in targets else ""
+    dist, start, end = clip.voice_emotion, clip.start_s, clip.end_s
+    if clip.voice_parts:
+        for (a, b), part in zip(shot_parts(index.cuts, clip.start_s, clip.end_s), clip.voice_parts, strict=False):
+            if abs(a - cand.start_s) < 1e-2 and abs(b - cand.end_s) < 1e-2:  # the candidate is this shot part
+                if not part:
+                    return [], 0.0, VocalObservations()
+                dist, start, end = part, a, b
+    label = max(dist, key=dist.__getitem__)
+    valence, arousal = valence_arousal(dist)
+    extra = f"; {'+'.join(targets)} {sum(dist[t] for t in targets):.2f}" if targets and label not in targets else ""
     ev = Evidence(id=f"{cand.clip_id}.ve", modality="vocal", tool=index.manifest["models"]["voice"],
-                  start_s=clip.start_s, end_s=clip.end_s,
-                  detail=f"the voice sounds {label} (p={clip.voice_emotion[label]:.2f}{extra}; arousal {arousal:+.2f})",
+                  start_s=start, end_s=end,
+                  detail=f"the voice sounds {label} (p={dist[label]:.2f}{extra}; arousal {arousal:+.2f})",
                   ref=index.ref("clips.json", clip.id))
-    support = sum(clip.voice_emotion[t] for t in targets) if targets else 0.0
-    return [ev], support, VocalObservations(voice_distribution=clip.voice_emotion, arousal=arousal, valence=valence)
+    support = sum(dist[t] for t in targets) if targets else 0.0
+    return [ev], support, VocalObservations(voice_distribution=dist, arousal=arousal, valence=valence)
 
 
 def vocal_evidence(index: VideoIndex, cand: Proposal) -> tuple[list[Evidence], dict]:

@@ -9,7 +9,8 @@ the index-time pass perceived there (``affect_scores``: the target emotions' pro
 faces, each against its person's own usual reading where there is one, and voice) and is ranked by retrieval + ``RunSettings.affect_weight`` x affect. Clips already verified in
 earlier rounds are not proposed again. A clip that spans a shot change is proposed as one candidate per shot
 (``shot_parts``: split at the shot's frame-accurate start), so the faces a candidate is judged on come from
-one shot (what is said is still read over the whole clip: speech runs on across a cut); adjacent parts judged
+one shot, and so does the voice's emotion where the index read it per part (``memory.store.Clip.voice_parts``; what is
+said is still read over the whole clip: speech runs on across a cut); adjacent parts judged
 the same emotion merge again in the emotion reasoner. A question about a change of feeling gets the change points of the
 people's affect timelines instead (``agents.change.change_candidates``), and the searches above only when the
 video has none.
@@ -18,7 +19,6 @@ video has none.
 from __future__ import annotations
 
 import bisect
-import itertools
 
 from langgraph.runtime import Runtime
 
@@ -29,10 +29,8 @@ from agents.state import AffectState, RunContext
 from memory.store import VideoIndex
 from tools.perception.text import load_text_encoder, load_transcript_encoder
 from tools.signals.lexicon import keyword_overlap, speech_match
+from tools.signals.shots import shot_parts as cut_in_shots
 
-#: A clip that spans shot changes is proposed in parts, one per shot (``shot_parts``); a part shorter than this
-#: (s) stays with its neighbour.
-MIN_PART_S = 1.0
 #: Added to a clip's score for each search beyond the first that found it.
 BOTH_BONUS = 0.05
 #: Weight of the face against the voice in the affect score (the weight of affect against retrieval is
@@ -145,13 +143,10 @@ def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
 
 
 def shot_parts(index: VideoIndex, start_s: float, end_s: float) -> list[tuple[float, float]]:
-    """[start_s, end_s) cut at the starts of the shots that begin inside it (the index's cuts, ``tools.signals.shots``),
-    leaving no part under ``MIN_PART_S``; (start_s, end_s) alone when no shot begins inside."""
-    bounds = [start_s]
-    for c in sorted(index.cuts):
-        if bounds[-1] + MIN_PART_S <= c <= end_s - MIN_PART_S:
-            bounds.append(c)
-    return list(itertools.pairwise([*bounds, end_s]))
+    """[start_s, end_s) cut at the starts of the shots that begin inside it (the index's cuts,
+    ``tools.signals.shots.shot_parts``), leaving no part under its ``MIN_PART_S``; (start_s, end_s) alone when no shot
+    begins inside."""
+    return cut_in_shots(index.cuts, start_s, end_s)
 
 
 def _in_shots(index: VideoIndex, proposal: Proposal) -> list[Proposal]:

@@ -1,6 +1,7 @@
 """Long-video benchmark: indexing speed per stage, query latency, peak memory, cache size, brute force.
 
-    python benches/bench_index.py [--minutes 10 30 60] [--bases clips dialogue] [--out benches/results.json]
+    python benches/bench_index.py [--minutes 10 30 60] [--bases clips dialogue] [--voice-emotion voice8|whisper8]
+        [--out benches/results.json]
 
 Two looped units (``--bases``; nothing committed), looped by stream copy to each length:
 - ``clips``: the real clips ``hamilton_short.mp4`` and ``WDA_KatieHill_000.mp4`` of ``../shared/media``
@@ -121,8 +122,8 @@ def dialogue_video(dst: Path, size: tuple[int, int] = (640, 360), fps: int = 25,
     return dst
 
 
-def _child(mode: str, video: str, cache: str) -> None:
-    """Run one measurement in this (fresh) process and print a JSON line."""
+def _child(mode: str, video: str, cache: str, voice: str = "voice8") -> None:
+    """Run one measurement in this (fresh) process with the vocal emotion model ``voice`` and print a JSON line."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     t0 = time.perf_counter()
     if mode == "brute":
@@ -131,17 +132,18 @@ def _child(mode: str, video: str, cache: str) -> None:
         from indexing.build import open_index
         from memory.index_config import IndexConfig
 
-        idx = open_index(video, IndexConfig(), cache)
+        idx = open_index(video, IndexConfig(voice_backend=voice), cache)
         result = {"timings": idx.manifest["timings_s"], "duration_s": idx.info.duration_s,
                   "clips": len(idx.clips), "segments": len(idx.transcript.segments), "events": len(idx.events)}
     else:
         from graphs.pipeline import answer_query
+        from memory.index_config import IndexConfig
 
         queries = [Q1, Q1, Q2, Q3, Q4] if mode == "session" else [Q1]
         result = {"queries": []}
         for q in queries:
             t = time.perf_counter()
-            a = answer_query(video, q, cache_dir=cache)
+            a = answer_query(video, q, IndexConfig(voice_backend=voice), cache_dir=cache)
             result["queries"].append({"query": q, "wall_s": round(time.perf_counter() - t, 2),
                                       "timings": a.timings_s, "tool_calls": a.index["tool_calls"],
                                       "moments": len(a.moments), "built_now": a.index["built_now"]})
@@ -169,8 +171,8 @@ def _brute_force(video: str) -> dict:
             "tool_fps": {k: round(n / v, 1) for k, v in spent.items() if v > 0}}
 
 
-def _run_child(mode: str, video: Path, cache: Path) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--child", mode, str(video), str(cache)], check=False,
+def _run_child(mode: str, video: Path, cache: Path, voice: str = "voice8") -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--child", mode, str(video), str(cache), voice], check=False,
                           capture_output=True, text=True, cwd=REPO)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
@@ -178,11 +180,12 @@ def _run_child(mode: str, video: Path, cache: Path) -> dict:
     return json.loads(line[7:])
 
 
-def measure(video: Path, cache: Path, minutes: float, brute: bool = True) -> dict:
-    """All measurements on one video; returns one result row (see the module docstring)."""
-    index = _run_child("index", video, cache)
-    session = _run_child("session", video, cache)
-    fresh = _run_child("fresh", video, cache)
+def measure(video: Path, cache: Path, minutes: float, brute: bool = True, voice: str = "voice8") -> dict:
+    """All measurements on one video with the vocal emotion model ``voice``; returns one result row (see the module
+    docstring)."""
+    index = _run_child("index", video, cache, voice)
+    session = _run_child("session", video, cache, voice)
+    fresh = _run_child("fresh", video, cache, voice)
     d, t = index["duration_s"], index["timings"]
     q1, q1_again, q2, q3, q4 = session["queries"]
 
@@ -227,7 +230,7 @@ BASES = {"clips": base_video, "dialogue": dialogue_video}
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        _child(*sys.argv[2:5])
+        _child(*sys.argv[2:6])
         return 0
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--minutes", type=float, nargs="+", default=[10.0, 30.0, 60.0])
@@ -235,6 +238,8 @@ def main() -> int:
                    help="looped units: the two shared clips (little speech) and/or the dialogue-dense real speech")
     p.add_argument("--brute-force-minutes", type=float, nargs="*", default=None,
                    help="lengths to run the every-frame baseline on (default: all; none: skip it)")
+    p.add_argument("--voice-emotion", default="voice8", choices=("voice8", "whisper8"),
+                   help="the vocal emotion model the index reads (default voice8)")
     p.add_argument("--out", type=Path, default=REPO / "benches" / "results.json")
     p.add_argument("--workdir", type=Path, default=None,
                    help="where the long videos and caches go, made when missing (default: tmp)")
@@ -251,7 +256,9 @@ def main() -> int:
             for minutes in args.minutes:
                 video = loop_video(base, Path(tmp) / f"{name}{minutes:g}m.mp4", minutes * 60)
                 brute = args.brute_force_minutes is None or minutes in args.brute_force_minutes
-                row = {"base": name, **measure(video, Path(tmp) / f"cache-{name}{minutes:g}", minutes, brute=brute)}
+                row = {"base": name, "voice": args.voice_emotion,
+                       **measure(video, Path(tmp) / f"cache-{name}{minutes:g}", minutes, brute=brute,
+                                 voice=args.voice_emotion)}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 args.out.write_text(json.dumps({"queries": [Q1, Q2, Q3, Q4], "cpu_count": os.cpu_count(), "rows": rows},

@@ -5,7 +5,9 @@ integer=True)`` (``tools.core.argtypes``), its description as help, " (default 5
 ``store_true`` flag, a ``Literal`` field a flag with those choices, a backend field whose ``json_schema_extra`` sets
 ``registry`` a flag offering that registry's names (``memory.index_config.BACKEND_REGISTRIES``: a backend registered
 in, e.g., ``tools.perception.expression`` is offered with no other edit), a field marked ``off`` a flag that turns
-the feature off (False for a switch, None for a backend: ``--no-audio``, ``--no-reid``). ``json_schema_extra`` may
+the feature off (False for a switch, None for a backend: ``--no-audio``, ``--no-reid``); a backend field may have both,
+its choices under ``flag`` and the switch off under ``off_flag`` (with ``off_help``: ``--voice-emotion`` and
+``--no-voice-emotion``). ``json_schema_extra`` may
 also give the flag's name (``flag``), ``aliases``, ``metavar`` and its ``--help`` ``group``. The flags ``ask``, ``batch`` and ``eval`` share are made here, so their
 names, bounds and help agree with the settings that ``AFFECTSEEK_*`` variables and the TOML file set.
 """
@@ -108,3 +110,7 @@ def add_setting_flags(parser: argparse.ArgumentParser, names: Iterable[str], def
         if target is None and group and group not in groups:
             groups[group] = parser.add_argument_group(group)
         (target or groups.get(group, parser)).add_argument(*flags, **kw)
+        if isinstance(extra, dict) and "off_flag" in extra:  # a backend that can also be turned off
+            (target or groups.get(group, parser)).add_argument(
+                extra["off_flag"], dest=name, action="store_const", const=None, default=argparse.SUPPRESS,
+                help=extra.get("off_help", f"turn {name.replace('_', ' ')} off"))

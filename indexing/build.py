@@ -229,7 +229,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
         captioner, captions = caption_keyframes(info, visual.cuts, cfg, progress)
         timings["caption"] = time.perf_counter() - t_cap
     task = progress.add_task("embed", total=len(windows))
-    clips = make_clips(windows, visual.faces, transcript, events, audio, voice, captions, cfg.caption_every_s)
+    clips = make_clips(windows, visual.faces, transcript, events, audio, voice, captions, cfg.caption_every_s, visual.cuts)
     vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
     text_enc = load_text_encoder(model=None, device=cfg.device)
     speech_enc = load_transcript_encoder(transcript_encoder_for(cfg.transcript_encoder, transcript), device=cfg.device)

@@ -2,7 +2,7 @@
 
 A clip is a time window (default 4 s every 2 s, the VQAU setting). Each gets the mean AffectNet-8
 expression of the faces seen in it, the recognised words, the vocal emotion over its detected speech
-(``tools.perception.voice_emotion``), what it sounds like beyond words (music, noise, a swell; ``tools.perception.sound``), up
+(``tools.perception.voice_emotion``; and over each shot's part of it when a shot begins inside), what it sounds like beyond words (music, noise, a swell; ``tools.perception.sound``), up
 to three social events, and a plain-words descriptor that the text-side embedder indexes (with a CLIP
 embedder: the mean of the clip's frame vectors instead).
 """
@@ -21,6 +21,7 @@ from tools.perception.captions import scene_of
 from tools.perception.sound import describe_sound, sound_stats
 from tools.signals.events import SocialEvent
 from tools.signals.lexicon import EMOTION_DESCRIPTIONS
+from tools.signals.shots import shot_parts
 
 
 def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tuple[float, float]]:
@@ -87,12 +88,25 @@ def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float,
     return model.distribution(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE)
 
 
+def part_voices(model, audio: np.ndarray, transcript: Transcript, cuts: list[float], start_s: float, end_s: float
+                ) -> list[dict[str, float] | None] | None:
+    """The vocal distribution (``clip_voice``) of each shot part of [start_s, end_s) (``tools.signals.shots.shot_parts``
+    over ``cuts``, seconds); None when the window lies within one shot or there is no voice model. A part is a shot
+    the verifier judges on its own (``agents.localizer``), so its voice is its own, not that of the speech across the
+    cut."""
+    parts = shot_parts(cuts, start_s, end_s)
+    if model is None or len(parts) == 1:
+        return None
+    return [clip_voice(model, audio, transcript, a, b) for a, b in parts]
+
+
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,
                events: list[SocialEvent], audio: np.ndarray, voice, captions: list[tuple[float, str]] = (),
-               caption_every_s: float = 10.0) -> list[Clip]:
+               caption_every_s: float = 10.0, cuts: list[float] = ()) -> list[Clip]:
     """One ``Clip`` per window (seconds), ids ``c<i>``, from ``affect`` in time order; ``voice`` is a voice-emotion model or None; an
     empty ``audio`` (``--no-audio``) gives no sound; ``captions`` are (keyframe time, caption) pairs
-    (``tools.perception.captions``)."""
+    (``tools.perception.captions``); ``cuts`` (shot starts, seconds) split a window's voice into its shots
+    (``part_voices``)."""
     regions = transcript.speech_regions or [(s.start_s, s.end_s) for s in transcript.segments]
     times = [fr.t for fr in affect]  # in time order, as observed
     clips = []
@@ -109,7 +123,8 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
         clips.append(Clip(id=f"c{i}", start_s=s, end_s=e,
                           descriptor=describe_clip(expr, n_max, speech, ev_text, describe_sound(sound), scene),
                           max_faces=n_max, expression=expr, speech=speech,
-                          voice_emotion=clip_voice(voice, audio, transcript, s, e), sound=sound, scene=scene))
+                          voice_emotion=clip_voice(voice, audio, transcript, s, e),
+                          voice_parts=part_voices(voice, audio, transcript, list(cuts), s, e), sound=sound, scene=scene))
     return clips
 
 

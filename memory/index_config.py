@@ -15,7 +15,7 @@ from tools.core.runtime import DEVICE_PATTERN
 from tools.perception.engine import PerceptionConfig
 from tools.perception.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 22
+INDEX_FORMAT = 23
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 
@@ -105,9 +105,9 @@ class IndexSettings(BaseModel):
                                          description=(
         "keep each shot's person tracks apart (default: tracks of one face in different shots are re-identified "
         "as one person with dlib's face descriptor)"))
-    voice_backend: str | None = Field("voice8", json_schema_extra={**_INDEXING, "flag": "--no-voice-emotion",
-                                                                   "off": True},
-                                      description="do not read emotion from the voice")
+    voice_backend: str | None = Field("voice8", json_schema_extra={
+        **_INDEXING, "registry": True, "flag": "--voice-emotion", "off_flag": "--no-voice-emotion",
+        "off_help": "do not read emotion from the voice"}, description="vocal emotion model")
     voice_id_backend: str | None = Field("ge2e", json_schema_extra={**_INDEXING, "flag": "--no-diarization",
                                                                     "off": True}, description=(
         "do not tell voices apart (default: speech is diarized with the GE2E voice encoder, each utterance gets a "

@@ -58,24 +58,7 @@ PER_PERSON_MIN = 8
 RATE = 16_000
 
 
-class WhisperVoiceFeatures:
-    """Mean and standard deviation (768,) over the frames of Whisper tiny.en's encoder output for one clip of
-    16 kHz mono speech (float32 in [-1, 1]); the model is the one ``tools.perception.asr`` transcribes with."""
-
-    def __init__(self, threads: int = 1) -> None:
-        from faster_whisper import WhisperModel
-
-        from tools.perception.asr import default_whisper_model_dir
-
-        self._model = WhisperModel(default_whisper_model_dir(), device="cpu", compute_type="int8", cpu_threads=threads)
-
-    def __call__(self, audio: np.ndarray) -> np.ndarray:
-        mel = self._model.feature_extractor(np.asarray(audio, np.float32))[:, :3000]
-        frames = np.array(self._model.encode(mel[:, : mel.shape[1] - mel.shape[1] % 2]))[0]
-        return np.concatenate([frames.mean(0), frames.std(0)])
-
-
-def _features(paths: list[str], extract: WhisperVoiceFeatures) -> dict[str, np.ndarray]:
+def _features(paths: list[str], extract) -> dict[str, np.ndarray]:
     """voice8's and Whisper's features of each audio or video file of ``paths``, read at 16 kHz, and ``kept``: the
     indices of the files with the half second of speech voice8 needs (the others are left out of both)."""
     from tools.core.media import load_audio
@@ -113,6 +96,7 @@ def collect(mirrors: Path, cremad: Path, cache: Path | None = None) -> dict[str,
     from evals.data.assemble import default_root, load_manifest
     from evals.data.javanese import rows as javanese_rows
     from studies.recorded_faces import _extract, cremad_clips
+    from tools.perception.voice_emotion import WhisperVoiceFeatures
 
     extract = WhisperVoiceFeatures()
     sets: dict[str, dict] = {}

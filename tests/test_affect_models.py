@@ -209,3 +209,51 @@ def test_a_stored_crema_d_clip_becomes_a_video_with_its_speech(tmp_path):
     assert info.has_audio and abs(info.duration_s - duration) < 0.1 and (info.width, info.height) == (128, 128)
     audio = load_audio(tmp_path / "clip.mp4", 16_000)
     assert np.abs(audio).max() > 0.01  # the actor's speech, not silence
+
+
+def test_whisper8_reads_the_test_actor_angry_and_calm_the_same_on_every_run():
+    """whisper8 (Whisper's encoder and the head fitted on three corpora that hold no RAVDESS test actor,
+    ``tools/models/WHISPER8.md``) reads the test actor's angry take as anger and the neutral one as neutral,
+    gives contempt (in none of its corpora) nothing, and the same features twice for the same audio; it refuses
+    audio that is not 16 kHz."""
+    from tools.core.media import load_audio
+    from tools.perception.voice_emotion import WhisperVoiceFeatures, load_voice_emotion, valence_arousal
+
+    model = load_voice_emotion("whisper8")
+    neutral_audio = load_audio(RAVDESS / "03-01-01-01-01-01-20.flac", 16_000)
+    neutral = model.distribution(neutral_audio)
+    angry = model.distribution(load_audio(RAVDESS / "03-01-05-02-01-01-20.flac", 16_000))
+    assert set(neutral) == set(AFFECTNET8) and sum(neutral.values()) == pytest.approx(1.0, abs=1e-3)
+    assert max(angry, key=angry.get) == "anger" and max(neutral, key=neutral.get) == "neutral"
+    assert valence_arousal(angry)[1] > valence_arousal(neutral)[1] + 0.3
+    assert max(angry["contempt"], neutral["contempt"]) < 1e-3
+    assert model.distribution(np.zeros(1600, np.float32)) is None  # 0.1 s: too short to read
+    assert model.for_recording(neutral_audio) is model  # one head for every band
+    features = WhisperVoiceFeatures()
+    once = features(neutral_audio)
+    assert once.shape == (WhisperVoiceFeatures.DIM,) and np.array_equal(once, features(neutral_audio))
+    with pytest.raises(ValueError, match="16000 Hz"):
+        features(neutral_audio, 8_000)
+
+
+def test_a_clip_across_a_cut_reads_each_shots_voice_apart():
+    """Two takes of one actor joined at a hard cut, calm then angry: read over the whole window the voice is one
+    blend, read per shot (``indexing.clips.part_voices``, as the index stores ``Clip.voice_parts``) the first shot
+    is neutral and the second anger; a window within one shot has no parts."""
+    from indexing.clips import clip_voice, part_voices
+    from tools.core.media import load_audio
+    from tools.perception.asr import load_asr
+    from tools.perception.voice_emotion import load_voice_emotion
+
+    calm = load_audio(RAVDESS / "03-01-01-01-01-01-20.flac", 16_000)
+    angry = load_audio(RAVDESS / "03-01-05-02-01-01-20.flac", 16_000)
+    audio = np.concatenate([calm, angry])
+    cut, end = len(calm) / 16_000, len(audio) / 16_000
+    transcript = load_asr("faster-whisper").transcribe(audio)
+    model = load_voice_emotion("whisper8")
+    first, second = part_voices(model, audio, transcript, [cut], 0.0, end)
+    assert max(first, key=first.get) == "neutral" and max(second, key=second.get) == "anger"
+    whole = clip_voice(model, audio, transcript, 0.0, end)
+    assert whole["neutral"] < first["neutral"] and whole["anger"] < second["anger"]
+    assert part_voices(model, audio, transcript, [cut], 0.0, cut) is None
+    assert part_voices(None, audio, transcript, [cut], 0.0, end) is None

@@ -14,6 +14,7 @@ import pytest
 from agents.schema import Answer
 from memory.cache import VideoCache, file_sha256
 from tests.conftest import SAMPLE, load_json, run_cli
+from tools.signals.shots import shot_parts
 
 pytestmark = pytest.mark.slow
 QUERY = "when does the audience enjoy the show?"
@@ -87,9 +88,14 @@ def test_every_evidence_item_resolves_to_a_cached_tool_output(first_run, e2e_cac
                 assert record["start_s"] <= ev.start_s and ev.end_s <= record["end_s"]
                 speaker = f"person {ev.person}" if ev.person is not None else "the speaker"
                 assert ev.detail.startswith(f'{speaker} says "')
-            elif ev.tool.startswith("voice8"):  # the clip's vocal emotion
-                label = max(record["voice"], key=record["voice"].get)
-                assert ev.detail.startswith(f"the voice sounds {label} (p={record['voice'][label]:.2f}")
+            elif ev.tool.startswith(("voice8", "whisper8")):  # the vocal emotion of the clip, or of its shot part
+                read = record["voice_emotion"]
+                if (ev.start_s, ev.end_s) != (record["start_s"], record["end_s"]):
+                    cuts = load_json(cache.dir / ev.ref.partition("#")[0].replace("clips.json", "tracks.json"))["cuts"]
+                    parts = shot_parts(cuts, record["start_s"], record["end_s"])
+                    read = record["voice_parts"][parts.index((pytest.approx(ev.start_s), pytest.approx(ev.end_s)))]
+                label = max(read, key=read.get)
+                assert ev.detail.startswith(f"the voice sounds {label} (p={read[label]:.2f}")
             else:
                 assert ev.detail.startswith(f"voice level {record['rms_dbfs']:.1f} dBFS")
     assert n > 0
@@ -155,4 +161,17 @@ def test_rationales_name_only_people_that_exist(first_run, e2e_cache):
         named = {int(n) for n in re.findall(r"person (\d+)", text)}
         assert named <= people, (named, people)
         assert {e.person for e in m.evidence if e.person is not None} <= people
+
+
+def test_the_voice_reader_named_by_the_flag_reads_the_index(tmp_path):
+    """``--voice-emotion whisper8`` indexes the voice with Whisper's encoder and its head: the answer names that reader
+    among its models, and the rest of the answer keeps its form."""
+    out = tmp_path / "w8.json"
+    proc = run_cli(str(SAMPLE), "when is the performer most worked up?", "--json", str(out), "--cache-dir",
+                   str(tmp_path / "cache"), "--quiet", "--voice-emotion", "whisper8")
+    assert proc.returncode == 0, proc.stderr
+    answer = Answer.model_validate(load_json(out))
+    assert answer.models["voice"] == "whisper8-head:whisper8_head.npz" and answer.moments
+    assert all(ev.tool == answer.models["voice"] for m in answer.moments for ev in m.evidence
+               if ev.id.endswith(".ve"))
 

@@ -174,3 +174,18 @@ def test_replay_counts_an_answer_that_repeats_an_absent_emotion_and_scores_its_l
     assert (leaning["label_accuracy"], reading["label_accuracy"]) == (0.5, 1.0)
     assert leaning["R1@0.5"] == reading["R1@0.5"] == 1.0 and leaning["Joint"] == reading["Joint"] == 1.0
     assert replay(records[1:], face_only)["absent_echo"] is None
+
+
+def test_a_voice_reader_gets_the_weight_chosen_for_it():
+    """The fitted fusion's vocal weight is voice8's (the default reader); whisper8, read on recorded dev clips with
+    its own weight (``vocal_by_reader``, evals/RESULTS.md section 77), gets that one: a face leaning to happiness
+    beside a voice sure of anger reads happiness with voice8's weight and anger with whisper8's."""
+    fitted = load_fusion(FUSION_FILE)
+    assert fitted.for_voice("voice8") == fitted and fitted.for_voice(None) == fitted
+    whisper = fitted.for_voice("whisper8")
+    assert whisper.vocal == fitted.vocal_by_reader["whisper8"] > fitted.vocal
+    assert (whisper.visual, whisper.verbal, whisper.prior, whisper.calibration) == \
+        (fitted.visual, fitted.verbal, fitted.prior, fitted.calibration)
+    face, voice = {"happiness": 0.5, "neutral": 0.3, "anger": 0.2}, {"anger": 0.95, "neutral": 0.05}
+    assert offline_judge(_inputs(face, voice, []), fitted).emotion == "happiness"
+    assert offline_judge(_inputs(face, voice, []), whisper).emotion == "anger"

@@ -25,6 +25,30 @@ def test_the_index_finds_the_sample_cuts_on_their_first_frames(cache_root):
     assert open_index(SAMPLE, IndexConfig(), cache_root).cuts == pytest.approx(SAMPLE_HARD_CUTS, abs=FRAME_S / 2)
 
 
+def test_a_clip_across_a_cut_is_read_in_its_shots(cache_root):
+    """``tools.signals.shots.shot_parts`` on the worked example (a part under a second stays with its neighbour), and
+    the sample's index: each clip that spans a cut keeps one voice reading per shot part, the reading of that part's
+    own speech (``indexing.clips.clip_voice``), and a clip within one shot keeps none."""
+    from indexing.build import open_index
+    from indexing.clips import clip_voice
+    from memory.index_config import IndexConfig
+    from tools.core.media import load_audio
+    from tools.perception.voice_emotion import load_voice_emotion
+    from tools.signals.shots import shot_parts
+
+    assert shot_parts(CUTS, 0.0, 4.0) == [(0.0, 2.736), (2.736, 4.0)]  # 0.667 would leave a part of 0.667 s
+    assert shot_parts(CUTS, 3.0, 7.0) == [(3.0, 7.0)]
+    index = open_index(SAMPLE, IndexConfig(), cache_root)
+    parts = {c.id: shot_parts(index.cuts, c.start_s, c.end_s) for c in index.clips}
+    assert all((c.voice_parts is None) == (len(parts[c.id]) == 1) for c in index.clips)
+    spanning = [c for c in index.clips if c.voice_parts is not None]
+    assert spanning and all(len(c.voice_parts) == len(parts[c.id]) for c in spanning)
+    audio, model = load_audio(SAMPLE, 16_000), load_voice_emotion(index.config.voice_backend)
+    clip = max(spanning, key=lambda c: sum(v is not None for v in c.voice_parts))
+    for (a, b), read in zip(parts[clip.id], clip.voice_parts, strict=True):
+        assert read == clip_voice(model, audio, index.transcript, a, b)
+
+
 def test_a_recorded_shot_without_cuts_has_none():
     """One recorded shot of a woman talking to the camera (head and lips move every frame): no cut."""
     from tools.core.frames import iter_frames

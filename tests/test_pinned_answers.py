@@ -69,6 +69,10 @@ evals/RESULTS.md section 55): the top moments stayed; the audience's shot after 
 read sadness (and ranks last), the pianist's neutral close-up ranks above the opening surprise for "someone", the
 hand-set fusion's audience answer spans the audience's whole shot (7.884-10.02 s, happiness), and her words about
 being new split at her smile's end (0.01-3.92 s happiness, then 2.06-6.0 s neutral).
+The index came to read the voice of each shot of a clip that spans a cut (``memory.store.Clip.voice_parts``;
+evals/RESULTS.md section 77): with the fitted fusion every answer stayed; with the hand-set one (voice weight 0.2) the
+pointing question's last span, the audience's shot, reads anger where it read neutral: its voice is now the
+performer's rap over that shot alone (voice8: anger), no longer the clip's blend with the speech before the cut.
 """
 
 from __future__ import annotations
@@ -95,11 +99,11 @@ PINNED = {
 #: when the people a question names came to be grounded, the audience question again with voice diarization,
 #: the pointing question with the words8 head and again when "he" came to be grounded by appearance; all three
 #: when frames came onto the file's clock; the audience and pointing questions with the faceres+face8 reader, and
-#: again when faceres learnt from recorded frames).
+#: again when faceres learnt from recorded frames; the pointing question when a shot's voice came to be read apart).
 PINNED_HAND = {
     "when does the audience enjoy the show?": [(7.884, 10.02, "happiness")],
     "when does he point at someone?": [(4.35, 6.0, "happiness"), (6.0, 7.884, "surprise"), (4.35, 6.6, "anger"),
-                                       (7.884, 9.6, "neutral")],
+                                       (7.884, 9.6, "anger")],
     "when is the performer most worked up?": [(3.58, 6.02, "happiness"), (0.0, 6.02, "happiness")],
 }
 #: The dev bench item on the other shared clip (its annotation says neutral; the answer is pinned as it is).

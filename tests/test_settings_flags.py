@@ -14,7 +14,8 @@ from graphs.settings import Settings, SettingsError, load_settings
 
 
 def _actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
-    return {a.dest: a for a in parser._actions}
+    """Each destination's first flag (a backend that can also be turned off has its off switch second)."""
+    return {a.dest: a for a in reversed(parser._actions)}
 
 
 def _parses(parser: argparse.ArgumentParser, flag: str, value: str) -> bool:
@@ -69,9 +70,9 @@ ASK_FLAGS = {"--llm", "--llm-images", "--top-k", "--cache-dir", "--quiet", "--cl
              "--expression-backend", "--no-voice-emotion", "--no-reid", "--no-diarization", "--no-index-gestures",
              "--caption-model", "--caption-every"}
 #: Settings that became flags when the index and run settings were declared once (``IndexSettings``, ``RunSettings``),
-#: and those added since (``--asr-beam``).
+#: and those added since (``--asr-beam``, ``--voice-emotion``).
 NEW_FLAGS = {"--embedder", "--face-backend", "--candidates-per-round", "--min-accepted", "--affect-weight", "--fusion",
-             "--no-own-baseline", "--asr-beam", "--dense-per-round"}
+             "--no-own-baseline", "--asr-beam", "--dense-per-round", "--voice-emotion"}
 
 
 def test_the_ask_flags_keep_their_names_and_are_absent_unless_given():
@@ -117,6 +118,22 @@ def test_batch_and_eval_flags_parse_as_the_ask_flags(command, monkeypatch):
         assert parsed["own_baseline"] is True and vars(parser.parse_args([*head, "--no-own-baseline"]))["own_baseline"] is False
         with pytest.raises(SystemExit):
             parser.parse_args([*head, "--top-k", "101"])
+
+
+@pytest.mark.parametrize("command", ["ask", "eval"])
+def test_the_voice_reader_is_chosen_or_turned_off(command):
+    """``--voice-emotion`` names the vocal emotion model (voice8 by default, whisper8 the other),
+    ``--no-voice-emotion`` turns it off, in ``ask`` and in ``eval`` alike; an unknown model is refused."""
+    from app.ask import build_parser as ask_parser
+    from evals.run import build_parser as eval_parser
+
+    parser, head = ((ask_parser(), ["v.mp4", "q"]) if command == "ask"
+                    else (eval_parser("eval"), ["--bench", "b.jsonl", "--method", "graph", "--out", "o"]))
+    assert vars(parser.parse_args([*head, "--voice-emotion", "whisper8"]))["voice_backend"] == "whisper8"
+    assert vars(parser.parse_args([*head, "--no-voice-emotion"]))["voice_backend"] is None
+    assert vars(parser.parse_args(head)).get("voice_backend", Settings.model_fields["voice_backend"].default) == "voice8"
+    with pytest.raises(SystemExit):
+        parser.parse_args([*head, "--voice-emotion", "voice9"])
 
 
 def test_an_evaluation_indexes_and_searches_as_ask_would(monkeypatch):

@@ -7,8 +7,9 @@ javanese/repo``) holds ``dataset-resize/AA-BB-CC_01.mp4``: person ``AA`` (01-10)
 Javanese), emotion ``CC`` (``EMOTIONS``), take 01; frontal head-and-shoulders recordings against a plain wall, 360x270,
 30 fps, 1.7-8 s each, with their speech. The emotion codes are those of the author's speech set recorded the same way
 (2black0/sound-emotion-recognition-javanese, README: 01 neutral, 02 sadness, 03 happiness, 04 surprise, 05 fear,
-06 anger). No shipped reader or head was trained or chosen on any of these people (``evals/RESULTS.md`` section 62
-trained faceres candidates on the development people; none was kept).
+06 anger). No shipped reader or head was trained on any of these people (``evals/RESULTS.md`` section 62
+trained faceres candidates on the development people; none was kept); the fusion's voice weight was chosen partly on
+the development people's clips (section 77).
 
 Split by person (``TEST_PEOPLE``): the even-numbered five are test (120 clips), the odd-numbered five development.
 ``--out`` receives the split's clips under their own names (``python -m evals.build_bench DIR --format javanese``

