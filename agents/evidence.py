@@ -38,7 +38,6 @@ from tools.perception.text_emotion import load_text_emotion
 from tools.perception.voice_emotion import valence_arousal
 from tools.signals.events import social_timeline
 from tools.signals.lexicon import keyword_overlap, speech_match
-from tools.signals.shots import shot_parts
 from tools.signals.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, speaker_of
 
 #: Visual evidence items cited per candidate at most.
@@ -218,12 +217,11 @@ def voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str]
     if clip is None or not clip.voice_emotion:
         return [], 0.0, VocalObservations()
     dist, start, end = clip.voice_emotion, clip.start_s, clip.end_s
-    if clip.voice_parts:
-        for (a, b), part in zip(shot_parts(index.cuts, clip.start_s, clip.end_s), clip.voice_parts, strict=False):
-            if abs(a - cand.start_s) < 1e-2 and abs(b - cand.end_s) < 1e-2:  # the candidate is this shot part
-                if not part:
-                    return [], 0.0, VocalObservations()
-                dist, start, end = part, a, b
+    _, is_part, k = cand.clip_id.partition("_")  # shot part k of the clip (``Proposal.clip``; agents.localizer._in_shots)
+    if clip.voice_parts and is_part:  # split at the index's cuts, as the index split its voice
+        dist, start, end = clip.voice_parts[int(k)], cand.start_s, cand.end_s
+        if not dist:
+            return [], 0.0, VocalObservations()
     label = max(dist, key=dist.__getitem__)
     valence, arousal = valence_arousal(dist)
     extra = f"; {'+'.join(targets)} {sum(dist[t] for t in targets):.2f}" if targets and label not in targets else ""

@@ -109,8 +109,8 @@ def add_setting_flags(parser: argparse.ArgumentParser, names: Iterable[str], def
         group = extra.get("group") if isinstance(extra, dict) else None
         if target is None and group and group not in groups:
             groups[group] = parser.add_argument_group(group)
-        (target or groups.get(group, parser)).add_argument(*flags, **kw)
+        into = target or groups.get(group, parser)
+        into.add_argument(*flags, **kw)
         if isinstance(extra, dict) and "off_flag" in extra:  # a backend that can also be turned off
-            (target or groups.get(group, parser)).add_argument(
-                extra["off_flag"], dest=name, action="store_const", const=None, default=argparse.SUPPRESS,
-                help=extra.get("off_help", f"turn {name.replace('_', ' ')} off"))
+            into.add_argument(extra["off_flag"], dest=name, action="store_const", const=None, default=argparse.SUPPRESS,
+                              help=extra.get("off_help", f"turn {name.replace('_', ' ')} off"))

@@ -10,6 +10,7 @@ embedder: the mean of the clip's frame vectors instead).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -88,7 +89,7 @@ def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float,
     return model.distribution(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE)
 
 
-def part_voices(model, audio: np.ndarray, transcript: Transcript, cuts: list[float], start_s: float, end_s: float
+def part_voices(model, audio: np.ndarray, transcript: Transcript, cuts: Sequence[float], start_s: float, end_s: float
                 ) -> list[dict[str, float] | None] | None:
     """The vocal distribution (``clip_voice``) of each shot part of [start_s, end_s) (``tools.signals.shots.shot_parts``
     over ``cuts``, seconds); None when the window lies within one shot or there is no voice model. A part is a shot
@@ -102,7 +103,7 @@ def part_voices(model, audio: np.ndarray, transcript: Transcript, cuts: list[flo
 
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,
                events: list[SocialEvent], audio: np.ndarray, voice, captions: list[tuple[float, str]] = (),
-               caption_every_s: float = 10.0, cuts: list[float] = ()) -> list[Clip]:
+               caption_every_s: float = 10.0, cuts: Sequence[float] = ()) -> list[Clip]:
     """One ``Clip`` per window (seconds), ids ``c<i>``, from ``affect`` in time order; ``voice`` is a voice-emotion model or None; an
     empty ``audio`` (``--no-audio``) gives no sound; ``captions`` are (keyframe time, caption) pairs
     (``tools.perception.captions``); ``cuts`` (shot starts, seconds) split a window's voice into its shots
@@ -124,7 +125,7 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
                           descriptor=describe_clip(expr, n_max, speech, ev_text, describe_sound(sound), scene),
                           max_faces=n_max, expression=expr, speech=speech,
                           voice_emotion=clip_voice(voice, audio, transcript, s, e),
-                          voice_parts=part_voices(voice, audio, transcript, list(cuts), s, e), sound=sound, scene=scene))
+                          voice_parts=part_voices(voice, audio, transcript, cuts, s, e), sound=sound, scene=scene))
     return clips
 
 

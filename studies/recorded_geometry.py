@@ -333,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     from studies.recorded_faces import mirrors_main
 
     return mirrors_main(__doc__.splitlines()[0], evaluate_both, argv, cremad=True,
-                        keep=("--readings", "keep the frame readings here (npz) and reuse them"))
+                        keep=(("--readings", "keep the frame readings here (npz) and reuse them"),))
 
 
 if __name__ == "__main__":

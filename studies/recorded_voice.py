@@ -85,23 +85,19 @@ def speech_paths(mirrors: Path, cremad: Path, tmp: Path) -> tuple[list[Path | No
 
 
 def hear(paths: list[Path | None]) -> dict[str, np.ndarray]:
-    """voice8's (n, 252) and Whisper's (n, 768) features of each clip's speech and ``heard`` (n,) bool: whether it
-    had the half second of speech voice8 needs (rows of the others are zeros)."""
-    from tools.core.media import load_audio
-    from tools.perception.voice_emotion import SAMPLE_RATE, WhisperVoiceFeatures, voice_features
+    """voice8's (n, 252) and Whisper's (n, 768) features of each clip's speech (``studies.voice_whisper.
+    speech_features``) and ``heard`` (n,) bool: whether it had the half second of speech voice8 needs (rows of the
+    others, and of clips without a file, are zeros)."""
+    from studies.voice_whisper import speech_features
+    from tools.perception.voice_emotion import WhisperVoiceFeatures
 
-    extract = WhisperVoiceFeatures()
-    v8, wh, heard = np.zeros((len(paths), 252), np.float32), np.zeros((len(paths), 768), np.float32), np.zeros(len(paths), bool)
-    for i, p in enumerate(paths):
-        if p is None:
-            continue
-        try:
-            audio = load_audio(str(p), SAMPLE_RATE)
-            v8[i] = voice_features(audio)
-        except ValueError:  # no sound track, or less than half a second of speech
-            continue
-        wh[i], heard[i] = extract(audio), True
-    return {"voice8": v8, "whisper": wh, "heard": heard}
+    given = [i for i, p in enumerate(paths) if p is not None]
+    read = speech_features([str(paths[i]) for i in given], WhisperVoiceFeatures())
+    at = np.array(given, int)[read["kept"]]
+    out = {"voice8": np.zeros((len(paths), 252), np.float32), "whisper": np.zeros((len(paths), 768), np.float32),
+           "heard": np.zeros(len(paths), bool)}
+    out["voice8"][at], out["whisper"][at], out["heard"][at] = read["voice8"], read["whisper"], True
+    return out
 
 
 def collect(mirrors: Path, cremad: Path, readings: Path | None, features: Path | None) -> dict:
@@ -219,18 +215,11 @@ def evaluate(data: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
+    from studies.recorded_faces import mirrors_main
 
-    from studies.command import report
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
-    ap.add_argument("--cremad", type=Path, required=True, help="folder of CREMA-D clips (python -m evals.data.cremad)")
-    ap.add_argument("--readings", type=Path, default=None, help="studies.recorded_geometry's readings (npz; kept here)")
-    ap.add_argument("--features", type=Path, default=None, help="studies.voice_whisper's features (npz; kept here)")
-    ap.add_argument("--json", type=Path, default=None, help="write the result here")
-    args = ap.parse_args(argv)
-    return report(lambda: evaluate(collect(args.mirrors, args.cremad, args.readings, args.features)), args.json)
+    return mirrors_main(__doc__.splitlines()[0], lambda m, c, r, f: evaluate(collect(m, c, r, f)), argv, cremad=True,
+                        keep=(("--readings", "studies.recorded_geometry's readings (npz; kept here)"),
+                              ("--features", "studies.voice_whisper's features (npz; kept here)")))
 
 
 if __name__ == "__main__":

@@ -58,22 +58,24 @@ PER_PERSON_MIN = 8
 RATE = 16_000
 
 
-def _features(paths: list[str], extract) -> dict[str, np.ndarray]:
-    """voice8's and Whisper's features of each audio or video file of ``paths``, read at 16 kHz, and ``kept``: the
-    indices of the files with the half second of speech voice8 needs (the others are left out of both)."""
+def speech_features(paths: list[str], extract) -> dict[str, np.ndarray]:
+    """voice8's and Whisper's features (``extract``, ``tools.perception.voice_emotion.WhisperVoiceFeatures``) of each
+    audio or video file of ``paths``, read at 16 kHz, and ``kept``: the indices of the files with the half second of
+    speech voice8 needs (a file without it, or without sound, is left out of both)."""
     from tools.core.media import load_audio
     from tools.perception.voice_emotion import voice_features
 
     v8, wh, kept = [], [], []
     for i, p in enumerate(paths):
-        audio = load_audio(p, RATE)
         try:
+            audio = load_audio(p, RATE)
             v8.append(voice_features(audio))
-        except ValueError:  # speech shorter than voice8's minimum
+        except ValueError:  # no sound track, or speech shorter than voice8's minimum
             continue
         wh.append(extract(audio))
         kept.append(i)
-    return {"voice8": np.stack(v8), "whisper": np.stack(wh), "kept": np.array(kept)}
+    return {"voice8": np.array(v8, np.float32).reshape(-1, 252), "whisper": np.array(wh, np.float32).reshape(-1, 768),
+            "kept": np.array(kept, int)}
 
 
 def _labelled(feats: dict[str, np.ndarray], labels: list[str], people: list[str]) -> dict[str, np.ndarray]:
@@ -102,17 +104,17 @@ def collect(mirrors: Path, cremad: Path, cache: Path | None = None) -> dict[str,
     sets: dict[str, dict] = {}
     for name in ("ravdess", "emodb"):
         recs = load_manifest(default_root(), name, split="dev")
-        sets[name] = _labelled(_features([r["path"] for r in recs], extract), [r["label"] for r in recs],
+        sets[name] = _labelled(speech_features([r["path"] for r in recs], extract), [r["label"] for r in recs],
                                [f"{name}:{r['person']}" for r in recs])
     if not cremad.is_dir():
         raise FileNotFoundError(f"{cremad}: no such folder (python -m evals.data.cremad --out {cremad})")
     paths, rows = cremad_clips(cremad)
-    sets["cremad"] = _labelled(_features([str(p) for p in paths], extract), [lab for _, _, lab, _ in rows],
+    sets["cremad"] = _labelled(speech_features([str(p) for p in paths], extract), [lab for _, _, lab, _ in rows],
                                [f"cremad:{who}" for *_, who in rows])
     rows = javanese_rows(mirrors, "dev")
     with tempfile.TemporaryDirectory() as tmp:
         paths = _extract(mirrors, Path(tmp), rows)
-        sets["javanese_dev"] = _labelled(_features([str(p) for p in paths], extract), [lab for _, _, lab, _ in rows],
+        sets["javanese_dev"] = _labelled(speech_features([str(p) for p in paths], extract), [lab for _, _, lab, _ in rows],
                                          [f"javanese:{who}" for *_, who in rows])
     if cache is not None:
         np.savez_compressed(cache, **{f"{n}/{k}": v for n, d in sets.items() for k, v in d.items()})
@@ -235,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     from studies.recorded_faces import mirrors_main
 
     return mirrors_main(__doc__.splitlines()[0], lambda m, c, f: evaluate(collect(m, c, f)), argv, cremad=True,
-                        keep=("--features", "keep the clips' features here (npz) and reuse them"))
+                        keep=(("--features", "keep the clips' features here (npz) and reuse them"),))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ recorded single-shot clips plus two talking-head videos (no cut; the HDTF talkin
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -115,7 +116,7 @@ def hard_cuts(times: list[float], changes: list[float]) -> list[float]:
 MIN_PART_S = 1.0
 
 
-def shot_parts(cuts: list[float], start_s: float, end_s: float) -> list[tuple[float, float]]:
+def shot_parts(cuts: Iterable[float], start_s: float, end_s: float) -> list[tuple[float, float]]:
     """[start_s, end_s) (seconds) cut at the ``cuts`` (shot starts, seconds) that fall inside it, leaving no part
     under ``MIN_PART_S``; [(start_s, end_s)] alone when no shot begins inside. The candidate localizer proposes a clip
     in these parts (``agents.localizer``), and the index reads each part's voice (``indexing.clips``)."""
