@@ -176,8 +176,8 @@ def _run(args, settings, err) -> int:
 
 def entry(prog: str = "affectseek ask") -> int:
     """``main()`` with Ctrl-C at any moment (imports, model loading, writing) ending in one line and exit 130
-    (``tools.core.runtime.exit_on_interrupt``)."""
-    from tools.core.runtime import exit_on_interrupt
+    (``tools.core.interrupt.exit_on_interrupt``)."""
+    from tools.core.interrupt import exit_on_interrupt
 
     exit_on_interrupt()
     return main(prog=prog)

@@ -31,8 +31,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from tools.core.derived import file_sha256
+from tools.core.interrupt import in_flight
 from tools.core.registry import cache_root
-from tools.core.runtime import in_flight
 
 
 def default_cache_dir() -> Path:
@@ -85,7 +85,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory and ``os.replace``.
 
     The temp file's name is registered with ``in_flight`` before the file is created, so a Ctrl-C at any moment
-    (``tools.core.runtime.exit_on_interrupt``) leaves no temp file behind (creating it first, as
+    (``tools.core.interrupt.exit_on_interrupt``) leaves no temp file behind (creating it first, as
     ``tempfile.mkstemp`` does, left one when the signal came between the two)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"

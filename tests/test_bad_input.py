@@ -524,7 +524,7 @@ def test_ctrl_c_while_native_notices_are_silenced_still_prints_interrupted(tmp_p
     import subprocess
     import sys
 
-    script = ("import time\nfrom tools.core.runtime import exit_on_interrupt\nfrom tools.perception.faces import native_stderr_silenced\n"
+    script = ("import time\nfrom tools.core.interrupt import exit_on_interrupt\nfrom tools.perception.faces import native_stderr_silenced\n"
               "exit_on_interrupt()\nwith native_stderr_silenced():\n    print('ready', flush=True)\n    time.sleep(60)\n")
     proc = _started([sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "ready"

@@ -314,18 +314,18 @@ def test_a_cache_file_is_marked_in_flight_before_it_exists(tmp_path, monkeypatch
     Ctrl-C between the two (the handler removes what is registered, then exits) cannot leave it behind; the entry is
     then complete and no temporary file remains."""
     from memory.cache import atomic_write_bytes
-    from tools.core import runtime
+    from tools.core import interrupt
 
     created = []
     real_open = os.open
 
     def spy(path, flags, *args):
         if flags & os.O_CREAT:
-            created.append((str(path), str(path) in runtime._IN_FLIGHT))
+            created.append((str(path), str(path) in interrupt._IN_FLIGHT))
         return real_open(path, flags, *args)
 
     monkeypatch.setattr(os, "open", spy)
     atomic_write_bytes(tmp_path / "entry.json", b'{"a": 1}')
     assert len(created) == 1 and created[0][1], created
     assert (tmp_path / "entry.json").read_bytes() == b'{"a": 1}'
-    assert [p.name for p in tmp_path.iterdir()] == ["entry.json"] and not runtime._IN_FLIGHT
+    assert [p.name for p in tmp_path.iterdir()] == ["entry.json"] and not interrupt._IN_FLIGHT

@@ -24,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from tools.core.runtime import in_flight
+from tools.core.interrupt import in_flight
 
 #: Format version of the manifest files.
 MANIFEST_FORMAT = 1

@@ -38,9 +38,9 @@ import zipfile
 from pathlib import Path
 
 from tools.core.derived import file_sha256
+from tools.core.interrupt import in_flight
 from tools.core.pins import DEFAULTS, PINNED_MODELS, PinnedModel, PinnedWheelModel, Wheel
 from tools.core.registry import model_cache_dir
-from tools.core.runtime import in_flight
 
 
 class FetchError(RuntimeError):

@@ -19,19 +19,14 @@ used: a missing GPU is one line for the user, not a traceback half-way through i
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import shutil
-import signal
 import sys
 import threading
 import types
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
-#: temporary files being written right now (``in_flight``): an interrupted run removes them
 #: The highest instruction set oneDNN may use (``ONEDNN_MAX_CPU_ISA``) unless the environment names another. CTranslate2
 #: (speech recognition) runs its int8 matrix products in oneDNN on every CPU but Intel's (Intel MKL there), and oneDNN's
 #: AVX-512 kernels decode differently from its AVX2 ones: on an AVX-512 AMD EPYC the sample's transcript and two pinned
@@ -51,10 +46,6 @@ def reproducible_kernels() -> None:
 #: keeps process-wide state (``GLOBALS.in_onnx_export``), so two exports at once on two threads (the index's picture
 #: pass and its speech pass, each loading a model on a first run) fail with "GLOBALS.in_onnx_export must be False".
 ONNX_EXPORT_LOCK = threading.Lock()
-_IN_FLIGHT: set[str] = set()
-#: a duplicate of the process's standard error taken by ``exit_on_interrupt``: the interrupt line goes there
-#: even while file descriptor 2 points at /dev/null (``tools.perception.faces.native_stderr_silenced``)
-_STDERR_FD: int | None = None
 
 
 def cpu_fields() -> dict[str, str]:
@@ -124,57 +115,6 @@ def import_mediapipe() -> types.ModuleType:
                 if sys.modules.get(name) is stand_in:
                     del sys.modules[name]
         return mediapipe
-
-
-@contextlib.contextmanager
-def in_flight(tmp: str | os.PathLike) -> Iterator[None]:
-    """Mark ``tmp`` as a temporary file (or folder) being written until the block ends, so that
-    ``exit_on_interrupt``'s handler can remove it if Ctrl-C ends the process meanwhile."""
-    _IN_FLIGHT.add(str(tmp))
-    try:
-        yield
-    finally:
-        _IN_FLIGHT.discard(str(tmp))
-
-
-def _interrupted(signum, frame) -> None:
-    for tmp in list(_IN_FLIGHT):
-        if os.path.isdir(tmp) and not os.path.islink(tmp):
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                Path(tmp).unlink()
-    fd = 2 if _STDERR_FD is None else _STDERR_FD
-    with contextlib.suppress(OSError):
-        if os.isatty(fd):
-            os.write(fd, b"\x1b[?25h")  # a progress bar may have hidden the cursor
-        os.write(fd, b"interrupted\n")
-    os._exit(130)
-
-
-def exit_on_interrupt() -> None:
-    """Make Ctrl-C (SIGINT) end the process at once with one line, ``interrupted``, and exit status 130.
-
-    Python's default turns SIGINT into ``KeyboardInterrupt`` wherever the interpreter is: in the middle
-    of a native extension's import it leaves the module half-initialised (numpy then fails with
-    "cannot load module more than once"), and a library that catches ``BaseException`` swallows it (the
-    run goes on). Temporary files registered with ``in_flight`` are removed first; finished cache
-    entries are complete (they are renamed into place) and a ``.partial`` index build resumes.
-    The line goes to the standard error the process started with, also while a native library's start-up
-    notices are being silenced (file descriptor 2 briefly redirected to /dev/null).
-
-    A process started with SIGINT ignored (a command a script starts in the background, ``cmd &``, without job
-    control) keeps ignoring it, as Python itself does at start-up and as the POSIX convention asks: the run is not
-    meant to end on the terminal's Ctrl-C, and catching it only once this runs would make the same Ctrl-C end the run
-    or not depending on when it came.
-    """
-    global _STDERR_FD
-    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
-        return
-    if _STDERR_FD is None:
-        with contextlib.suppress(OSError):
-            _STDERR_FD = os.dup(2)
-    signal.signal(signal.SIGINT, _interrupted)
 
 
 def configure_runtime(cache_dir: str | os.PathLike | None = None) -> None:
