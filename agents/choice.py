@@ -8,7 +8,7 @@ step that reads no cue), and an external-knowledge flag (knowledge of what a cue
 
 Offline (``offline_choice``): each option scores its grounding, the highest cosine similarity
 (all-MiniLM-L6-v2) between the option and an evidence item's text (face, gesture, gaze, speech and voice
-observations all read as sentences, e.g. "person 4's face ... shows happiness (p=0.79)"); the trace
+observations all read as sentences, e.g. "person 4's face ... shows happiness (p=0.79)"; speech by the words said); the trace
 quotes the best-matching evidence. The emotion an option names is matched through that text (a face
 "shows happiness"); a separate emotion-agreement term is not added, because the interpreter's reading of
 emotions in short option texts is loose (it reads "He says work is boring" as happiness). Without any
@@ -47,7 +47,8 @@ def choice_inputs(question: str, options: list[str], moments: list[Moment]) -> d
         for e in m.evidence:
             if e.id not in seen:
                 seen.add(e.id)
-                evidence.append(e.model_dump(include={"id", "modality", "detail", "start_s", "end_s"}))
+                evidence.append(e.model_dump(include={"id", "modality", "detail", "start_s", "end_s", "quote"},
+                                             exclude_none=True))
     return {"question": question, "options": list(options),
             "moments": [m.model_dump(include={"start_s", "end_s", "emotion", "affectnet8", "confidence", "rationale"})
                         for m in moments],
@@ -55,11 +56,14 @@ def choice_inputs(question: str, options: list[str], moments: list[Moment]) -> d
 
 
 def option_scores(inputs: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(grounding of each option (K,), option x evidence cosine similarity (K, N)); needs evidence (N >= 1)."""
+    """(grounding of each option (K,), option x evidence cosine similarity (K, N)); needs evidence (N >= 1). A verbal
+    item is matched by the words said (its ``quote``): the reading of their emotion that its text adds is no part of
+    what was said."""
     from tools.perception.text import load_text_encoder
 
     encoder = load_text_encoder(model=None)
-    sim = encoder.encode(list(inputs["options"])) @ encoder.encode([e["detail"] for e in inputs["evidence"]]).T
+    texts = [e.get("quote") or e["detail"] for e in inputs["evidence"]]
+    sim = encoder.encode(list(inputs["options"])) @ encoder.encode(texts).T
     return sim.max(axis=1), sim
 
 

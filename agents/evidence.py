@@ -9,7 +9,7 @@ observations the emotion reasoner reads (``agents.schema.Observations``):
   social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and looking at the camera;
 - ``behaviour_match``: how well those gesture and social texts match the question;
 - ``speech_evidence`` (verbal): the transcript's words in the clip, with speaker and the words' emotion;
-- ``voice_emotion_evidence`` (vocal): the voice emotion of the candidate's clip, or of its shot part;
+- ``voice_emotion_evidence`` (vocal): the voice emotion of the candidate's clip;
   ``vocal_evidence`` (vocal): each utterance's loudness, speech rate and pitch.
 
 The verifier (``agents.verifier``) combines them into a candidate's support.
@@ -40,6 +40,10 @@ from tools.signals.events import social_timeline
 from tools.signals.lexicon import keyword_overlap, speech_match
 from tools.signals.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, speaker_of
 
+#: The stretch (s) of a candidate whose faces give its visual support: the best-showing stretch this long, so that a
+#: feeling shown for a couple of seconds in a longer clip (a shot shorter than 5 s is one clip, ``indexing.clips``) is
+#: supported as in a clip that holds only it, and clips of different lengths compare.
+SUPPORT_STRETCH_S = 2.0
 #: Visual evidence items cited per candidate at most.
 MAX_FACE_EVIDENCE = 3
 
@@ -112,6 +116,19 @@ def social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameO
     return evidence
 
 
+def best_stretch(times: list[float], values: list[float], stretch_s: float, step: float) -> float:
+    """The largest mean of ``values`` over the frames of any ``stretch_s`` seconds (frames at ``times``, seconds, in
+    order, each standing for ``step`` seconds): the frames from ``times[i]`` up to ``times[i] + stretch_s - step``;
+    the mean of all of them when they span less. 0 without frames."""
+    if not values:
+        return 0.0
+    t, v = np.asarray(times), np.asarray(values, dtype=float)
+    if t[-1] - t[0] + step < stretch_s:
+        return float(v.mean())
+    ends = np.searchsorted(t, t + stretch_s - step + 1e-6, side="left")
+    return max(float(v[i:j].mean()) for i, j in enumerate(ends) if t[i] + stretch_s - step <= t[-1] + 1e-6)
+
+
 def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
                   targets: list[str], step: float, persons: set[int] | None = None, own_baseline: bool = True
                   ) -> tuple[list[Evidence], float, VisualObservations]:
@@ -119,7 +136,9 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     most and, when the clip's faces mostly show another emotion, the one showing it most), the visual
     support, and a summary.
 
-    ``step`` is the frame interval in seconds (1 / verify fps); an observation's evidence spans one step.
+    ``step`` is the frame interval in seconds (1 / verify fps); an observation's evidence spans one step. The visual
+    support is the target emotions' reading over the best-showing ``SUPPORT_STRETCH_S`` of the candidate
+    (``best_stretch``), per frame the face that shows them most.
     With ``persons`` (the question's grounded people, ``agents.grounding``) only their faces count. With
     ``own_baseline`` the support and the choice of faces read each face against its person's own usual reading
     (``VideoIndex.salient_p``); the evidence still quotes the reading as it is.
@@ -139,8 +158,9 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     def salient(f) -> float:
         return index.salient_p(f, targets) if own_baseline else target_p(f)
 
-    with_faces = [fr for fr in frames if fr.faces]
-    visual = float(np.mean([max(salient(f) for f in fr.faces) for fr in with_faces])) if targets else 0.0
+    with_faces = sorted((fr for fr in frames if fr.faces), key=lambda fr: fr.t)
+    visual = best_stretch([fr.t for fr in with_faces], [max(salient(f) for f in fr.faces) for fr in with_faces],
+                          SUPPORT_STRETCH_S, step) if targets else 0.0
     key = salient if targets else (lambda f: f.top()[1])
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
     mean = {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}
@@ -170,16 +190,16 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
 
 def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                     frames: list[SocialFrame]) -> tuple[list[Evidence], float, VerbalObservations]:
-    """One verbal evidence item per transcript segment with words in the clip (the whole index clip of a shot
-    part, ``Proposal.clip``: speech runs on across a cut), each with the emotion its
-    words read as (``tools.perception.text_emotion``: words8 over the index's transcript encoder), and the speech
-    match. Its speaker is the person whose lips move with the words in the clip's frames, else the
+    """One verbal evidence item per transcript segment with words in the candidate's index clip, quoting the whole
+    segment (a sentence runs on across a cut, and a clip ends at one: ``indexing.clips.clip_windows``), each with the
+    emotion its words read as (``tools.perception.text_emotion``: words8 over the index's transcript encoder), and the
+    speech match. Its speaker is the person whose lips move with the words in the clip's frames, else the
     utterance's index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
-    clip = index.clip_by_id.get(cand.clip)
+    clip = index.clip_by_id.get(cand.clip_id)
     lo, hi = (clip.start_s, clip.end_s) if clip is not None else (cand.start_s, cand.end_s)
-    per_segment = [(seg, [w for w in seg.words if lo <= (w.start_s + w.end_s) / 2 < hi]) for seg in index.transcript.segments]
-    per_segment = [(seg, ws) for seg, ws in per_segment if ws]
+    per_segment = [(seg, seg.words) for seg in index.transcript.segments
+                   if any(lo <= (w.start_s + w.end_s) / 2 < hi for w in seg.words)]
     if not per_segment:
         return [], 0.0, VerbalObservations()
     spoken = [" ".join(w.text for w in ws) for _, ws in per_segment]
@@ -201,7 +221,7 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
         evidence.append(Evidence(
             id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
             end_s=ws[-1].end_s, person=who, detail=f'{speaker} {says} "{text}" (words read as {label}, p={read[label]:.2f})',
-            ref=index.ref("transcript.json", seg.id)))
+            ref=index.ref("transcript.json", seg.id), quote=text))
     obs = VerbalObservations(text=said, span=[evidence[0].start_s, evidence[-1].end_s],
                              emotion_distribution=said_read, query_similarity=round(sim, 3))
     return evidence, sim, obs
@@ -210,18 +230,12 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
 def voice_emotion_evidence(index: VideoIndex, cand: Proposal, targets: list[str]
                            ) -> tuple[list[Evidence], float, VocalObservations]:
     """The candidate's vocal emotion as vocal evidence citing clips.json, the vocal support (target emotions'
-    probability) and the distribution for the emotion reasoner: the voice of the candidate's own shot part where the
-    index read the clip per shot (``Clip.voice_parts``; nothing when that part has no speech), else the clip's
-    (``Clip.voice_emotion``)."""
-    clip = index.clip_by_id.get(cand.clip)
+    probability) and the distribution for the emotion reasoner: the clip's (``Clip.voice_emotion``, read over the
+    speech of the clip's own shot)."""
+    clip = index.clip_by_id.get(cand.clip_id)
     if clip is None or not clip.voice_emotion:
         return [], 0.0, VocalObservations()
     dist, start, end = clip.voice_emotion, clip.start_s, clip.end_s
-    _, is_part, k = cand.clip_id.partition("_")  # shot part k of the clip (``Proposal.clip``; agents.localizer._in_shots)
-    if clip.voice_parts and is_part:  # split at the index's cuts, as the index split its voice
-        dist, start, end = clip.voice_parts[int(k)], cand.start_s, cand.end_s
-        if not dist:
-            return [], 0.0, VocalObservations()
     label = max(dist, key=dist.__getitem__)
     valence, arousal = valence_arousal(dist)
     extra = f"; {'+'.join(targets)} {sum(dist[t] for t in targets):.2f}" if targets and label not in targets else ""

@@ -7,13 +7,12 @@ overlap. A clip's retrieval score is the best of its scores plus a small bonus p
 that found it. When the intent names target emotions, every clip also gets an affect score from what
 the index-time pass perceived there (``affect_scores``: the target emotions' probability in the clip's
 faces, each against its person's own usual reading where there is one, and voice) and is ranked by retrieval + ``RunSettings.affect_weight`` x affect. Clips already verified in
-earlier rounds are not proposed again. A clip that spans a shot change is proposed as one candidate per shot
-(``shot_parts``: split at the shot's frame-accurate start), so the faces a candidate is judged on come from
-one shot, and so does the voice's emotion where the index read it per part (``memory.store.Clip.voice_parts``; what is
-said is still read over the whole clip: speech runs on across a cut); adjacent parts judged
-the same emotion merge again in the emotion reasoner. A question about a change of feeling gets the change points of the
-people's affect timelines instead (``agents.change.change_candidates``), and the searches above only when the
-video has none.
+earlier rounds are not proposed again. The index's clips lie inside shots (``indexing.clips.clip_windows``: a short
+shot is one clip from its frame-accurate start to its end), so the faces, voice and words a candidate is judged on come
+from one shot; overlapping clips of a shot judged the same emotion merge in the emotion reasoner, and two shots stay
+two moments. A question about a change of
+feeling gets the change points of the people's affect timelines instead (``agents.change.change_candidates``), and the
+searches above only when the video has none.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from agents.state import AffectState, RunContext
 from memory.store import VideoIndex
 from tools.perception.text import load_text_encoder, load_transcript_encoder
 from tools.signals.lexicon import keyword_overlap, speech_match
-from tools.signals.shots import shot_parts as cut_in_shots
 
 #: Added to a clip's score for each search beyond the first that found it.
 BOTH_BONUS = 0.05
@@ -142,27 +140,11 @@ def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     return best
 
 
-def shot_parts(index: VideoIndex, start_s: float, end_s: float) -> list[tuple[float, float]]:
-    """[start_s, end_s) cut at the starts of the shots that begin inside it (the index's cuts,
-    ``tools.signals.shots.shot_parts``), leaving no part under its ``MIN_PART_S``; (start_s, end_s) alone when no shot
-    begins inside."""
-    return cut_in_shots(index.cuts, start_s, end_s)
-
-
-def _in_shots(index: VideoIndex, proposal: Proposal) -> list[Proposal]:
-    """``proposal`` as one proposal per shot part (ids ``<clip id>_<k>``; the clip's score for each)."""
-    parts = shot_parts(index, proposal.start_s, proposal.end_s)
-    if len(parts) == 1:
-        return [proposal]
-    return [proposal.model_copy(update={"clip_id": f"{proposal.clip_id}_{k}", "start_s": round(a, 3), "end_s": round(b, 3)})
-            for k, (a, b) in enumerate(parts)]
-
-
 def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
-    """Propose up to ``candidates_per_round`` unseen clips for the current search text, each in its shot parts."""
+    """Propose up to ``candidates_per_round`` unseen clips for the current search text."""
     ctx = runtime.context
     index, n = ctx.index, ctx.settings.candidates_per_round
-    seen = {c.clip for c in state.get("candidates", [])}
+    seen = {c.clip_id for c in state.get("candidates", [])}
     k = n + len(seen)
     change = state["intent"].change
     if change is not None:  # a question about a change: the change points of the people's timelines
@@ -188,7 +170,7 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
                                 retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
     ranked.sort(key=lambda c: -c.retrieval_score)
     ctx.count("faiss_search", len(texts) + 1)
-    return {"candidates": [part for c in ranked[:n] for part in _in_shots(index, c)]}
+    return {"candidates": ranked[:n]}
 
 
 def describe(update: dict) -> str:

@@ -13,7 +13,8 @@ can replay it (``studies.fit_fusion``):
 - A span shorter than ``MIN_MOMENT_S`` grows about its middle to that length, inside its own shot when the
   shot is long enough, inside the video always: nobody marks a tenth of a second as a moment.
 - Judged spans of the same emotion that overlap are merged into one moment (union of the spans, the higher
-  confidence); a span judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
+  confidence); spans that only meet, as two shots meet at a cut (the index's clips lie inside shots), stay two
+  moments; a span judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
   ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label.
 - Moments judged to show a target emotion of the intent rank before the others; within each group by
   support x the judged probability of the asked emotions (support x confidence when the query names none or
@@ -121,8 +122,7 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
         j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
         asked = j.target_probability if targets and j.target_probability is not None else j.confidence
         score = cand.support * asked
-        prev = next((d for d in drafts if d.emotion == j.emotion and j.start_s <= d.end_s and d.start_s <= j.end_s),
-                    None)
+        prev = next((d for d in drafts if d.emotion == j.emotion and j.start_s < d.end_s and d.start_s < j.end_s), None)
         if prev:  # overlaps an earlier span of the same emotion
             prev.start_s, prev.end_s = min(prev.start_s, j.start_s), max(prev.end_s, j.end_s)
             prev.confidence = max(prev.confidence, j.confidence)

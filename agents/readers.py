@@ -167,7 +167,7 @@ class SoundReader:
 
     def read(self, view: CandidateView) -> Reading:
         index = view.ctx.index
-        clip = index.clip_by_id.get(view.cand.clip)
+        clip = index.clip_by_id.get(view.cand.clip_id)
         heard = describe_sound(clip.sound) if clip is not None else None
         if heard is None:
             return Reading([], 0.0, None)

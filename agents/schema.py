@@ -50,6 +50,8 @@ class Evidence(BaseModel):
     person: int | None = Field(None, description="the person the evidence is about (a person id across shots, "
                                "tools.signals.tracks.reidentify); None: nobody in particular")
     ref: str
+    quote: str | None = Field(None, description="a verbal item's words as the recogniser heard them (its detail adds "
+                              "who said them and how they read)")
 
     @model_validator(mode="after")
     def _ordered(self) -> Evidence:
@@ -70,11 +72,6 @@ class Proposal(BaseModel):
     change_s: float | None = Field(None, description="a change-point candidate's change point, seconds")
     person: int | None = Field(None, description="whose change it is (agents.change)")
     left: int | None = Field(None, description="who left at change_s, for a feeling after someone leaves")
-
-    @property
-    def clip(self) -> str:
-        """The index clip the candidate comes from (a shot part ``c3_1``: ``c3``)."""
-        return self.clip_id.split("_")[0]
 
 
 class FaceReading(BaseModel):

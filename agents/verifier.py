@@ -36,7 +36,7 @@ reading. So what an answer asserts was read at ``verify_fps``, unless no candida
 its support is weak, or it is such a question's moment ranked below ``top_k`` on its words. A change-point candidate
 is always read densely (its support compares the frames either side of the change), and so is every candidate of a
 question whose support is a gesture (a pointing lasts less than a second: 1 fps misses it). So a round of a question
-that few clips support observes ``dense_per_round`` candidates (with their short shot parts), whatever the video's
+that few clips support observes ``dense_per_round`` candidates (and any clip too short to hold an index frame), whatever the video's
 length, and one that names no feeling at most ``top_k``.
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks for a re-query: the graph
@@ -125,8 +125,8 @@ def triage(ctx: RunContext, todo: list[Proposal],
            ) -> dict[str, tuple[CandidateView, CandidateReading]]:
     """The coarse step of the verifier (see the module doc): ``{clip id: (view, reading)}`` of the candidates in
     ``todo`` that keep their reading on the index's own frames (rejected where it is below ``min_support``). Read at
-    ``verify_fps`` instead: every change-point candidate, every candidate with no index frame inside (a short shot
-    part), the ``dense_per_round`` best supported of the others (ties in the localizer's order) and any other that
+    ``verify_fps`` instead: every change-point candidate, every candidate with no index frame inside (a short
+    clip), the ``dense_per_round`` best supported of the others (ties in the localizer's order) and any other that
     reaches ``min_support`` on the index's frames, up to ``at_most`` in all when it is given (those ranked below keep
     the index's reading, accepted or not). Empty when there are no more candidates than ``dense_per_round``."""
     s, index = ctx.settings, ctx.index

@@ -1,6 +1,6 @@
 """Top-moment figures of several runs on one bench, with 95 % bootstrap intervals over videos.
 
-    python -m evals.summary --bench B/bench.jsonl --run NAME=RUN_DIR [--run NAME=RUN_DIR ...] [--json OUT]
+    python -m evals.summary --bench B/bench.jsonl --run NAME=RUN_DIR [--run NAME=RUN_DIR ...] [--against NAME] [--json OUT]
 
 Each ``RUN_DIR`` is an ``evals.run`` output (its ``predictions.jsonl``). Per item, scored as ``evals.run`` scores it
 (``evals.evaluate.score_localization``): R1@0.5 (the top moment reaches tIoU >= 0.5 with a labelled moment) and
@@ -8,7 +8,10 @@ Joint (and names that moment's emotion); per run their means with a percentile b
 resampling whole videos, since one video's questions are not independent, when the bench has at least
 ``MIN_VIDEOS`` videos, else resampling items (``interval_over`` says which). An item a run did not answer counts
 as a miss. Prints one line per run; ``--json`` writes ``{"bench", "runs": {NAME: {"n", "videos",
-"interval_over", "R1@0.5": [mean, low, high], "Joint": [...]}}}``.
+"interval_over", "R1@0.5": [mean, low, high], "Joint": [...]}}}``. ``--against NAME`` also gives each other run's
+paired difference from run NAME, question by question (the mean of the per-item differences, its interval resampled
+as above), and the questions it gains and loses: ``"paired": {OTHER: {"R1@0.5": [mean, low, high], "Joint": [...],
+"gained_lost": {"R1@0.5": [gained, lost], "Joint": [...]}}}``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from evals.metrics import bootstrap_interval
 
 #: Fewest videos for an interval over videos; fewer resample the items.
 MIN_VIDEOS = 4
+#: The top-moment figures given per run.
+FIGURES = ("R1@0.5", "Joint")
 
 
 def _with_interval(values: list[float], groups: list[str] | None) -> list[float]:
@@ -31,8 +36,9 @@ def _with_interval(values: list[float], groups: list[str] | None) -> list[float]
     return [round(sum(values) / len(values), 3), round(low, 3), round(high, 3)]
 
 
-def summarise(bench: Path, run: Path) -> dict:
-    """``{"n", "videos", "interval_over", "R1@0.5", "Joint"}`` of the run in ``run`` on ``bench`` (each figure [mean, low, high]).
+def per_item(bench: Path, run: Path) -> tuple[dict[str, list[float]], list[str]]:
+    """The run's per-item scores on ``bench`` (``{"R1@0.5": [1.0 | 0.0 per item], "Joint": [...]}``, in the bench's
+    order) and each item's video.
 
     Raises:
         BenchError: the bench is missing or not a valid bench.
@@ -48,31 +54,72 @@ def summarise(bench: Path, run: Path) -> dict:
         got = moments.get(item.id, [])
         score_localization(loc, [(m["start_s"], m["end_s"]) for m in got], [(m.start_s, m.end_s) for m in item.moments],
                            got[0]["emotion"] if got else None, [m.emotion for m in item.moments])
-    groups = [item.video for item in items]
-    by_video = len(set(groups)) >= MIN_VIDEOS
-    over = groups if by_video else None
-    return {"n": len(items), "videos": len(set(groups)), "interval_over": "videos" if by_video else "items",
-            "R1@0.5": _with_interval(loc["R1@0.5"], over), "Joint": _with_interval(loc["Joint"], over)}
+    return {k: loc[k] for k in FIGURES}, [item.video for item in items]
+
+
+def _over(groups: list[str]) -> list[str] | None:
+    return groups if len(set(groups)) >= MIN_VIDEOS else None
+
+
+def summarise(bench: Path, run: Path) -> dict:
+    """``{"n", "videos", "interval_over", "R1@0.5", "Joint"}`` of the run in ``run`` on ``bench`` (each figure [mean, low, high]).
+
+    Raises:
+        BenchError: the bench is missing or not a valid bench.
+        FileNotFoundError: the run's ``predictions.jsonl`` is missing.
+    """
+    scores, groups = per_item(bench, run)
+    over = _over(groups)
+    return {"n": len(groups), "videos": len(set(groups)), "interval_over": "videos" if over else "items",
+            **{k: _with_interval(scores[k], over) for k in FIGURES}}
+
+
+def paired(bench: Path, run: Path, base: Path) -> dict:
+    """Run ``run`` against run ``base`` on ``bench``, question by question: ``{"R1@0.5": [mean difference, low, high],
+    "Joint": [...], "gained_lost": {"R1@0.5": [gained, lost], "Joint": [...]}}`` (intervals as ``summarise``'s).
+
+    Raises:
+        BenchError: the bench is missing or not a valid bench.
+        FileNotFoundError: a run's ``predictions.jsonl`` is missing.
+    """
+    (a, groups), (b, _) = per_item(bench, run), per_item(bench, base)
+    out: dict = {"gained_lost": {}}
+    for k in FIGURES:
+        diff = [x - y for x, y in zip(a[k], b[k], strict=True)]
+        out[k] = _with_interval(diff, _over(groups))
+        out["gained_lost"][k] = [sum(d > 0 for d in diff), sum(d < 0 for d in diff)]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.summary", description=__doc__.splitlines()[0])
     ap.add_argument("--bench", type=Path, required=True)
     ap.add_argument("--run", action="append", required=True, metavar="NAME=RUN_DIR")
+    ap.add_argument("--against", metavar="NAME", default=None,
+                    help="also give each other run's paired difference from this run, with the questions gained and lost")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     out: dict = {"bench": str(args.bench), "runs": {}}
     try:
+        runs = {}
         for spec in args.run:
             name, sep, path = spec.partition("=")
             if not sep:
                 raise ValueError(f"--run {spec!r}: expected NAME=RUN_DIR")
-            out["runs"][name] = summarise(args.bench, Path(path))
+            runs[name] = Path(path)
+            out["runs"][name] = summarise(args.bench, runs[name])
+        if args.against is not None:
+            if args.against not in runs:
+                raise ValueError(f"--against {args.against!r}: no --run of that name")
+            out["paired"] = {name: paired(args.bench, path, runs[args.against])
+                             for name, path in runs.items() if name != args.against}
     except (BenchError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for name, r in out["runs"].items():
         print(f"{name}: n={r['n']} R1@0.5 {r['R1@0.5']} Joint {r['Joint']}")
+    for name, r in out.get("paired", {}).items():
+        print(f"{name} - {args.against}: R1@0.5 {r['R1@0.5']} Joint {r['Joint']} (gained, lost: {r['gained_lost']})")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1) + "\n")
     return 0

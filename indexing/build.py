@@ -222,14 +222,14 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps,
                                                voices)
     voice = load_voice_emotion(cfg.voice_backend).for_recording(audio) if cfg.use_audio and cfg.voice_backend else None
-    windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s)
+    windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s, visual.cuts)
     captioner, captions = None, []
     if cfg.caption_model:
         t_cap = time.perf_counter()
         captioner, captions = caption_keyframes(info, visual.cuts, cfg, progress)
         timings["caption"] = time.perf_counter() - t_cap
     task = progress.add_task("embed", total=len(windows))
-    clips = make_clips(windows, visual.faces, transcript, events, audio, voice, captions, cfg.caption_every_s, visual.cuts)
+    clips = make_clips(windows, visual.faces, transcript, events, audio, voice, captions, cfg.caption_every_s)
     vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
     text_enc = load_text_encoder(model=None, device=cfg.device)
     speech_enc = load_transcript_encoder(transcript_encoder_for(cfg.transcript_encoder, transcript), device=cfg.device)

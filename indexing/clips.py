@@ -25,23 +25,30 @@ from tools.signals.lexicon import EMOTION_DESCRIPTIONS
 from tools.signals.shots import shot_parts
 
 
-def clip_windows(duration_s: float, length_s: float, stride_s: float) -> list[tuple[float, float]]:
-    """Windows [start, end) of ``length_s`` every ``stride_s`` covering [0, duration_s].
+def clip_windows(duration_s: float, length_s: float, stride_s: float, cuts: Sequence[float] = ()
+                 ) -> list[tuple[float, float]]:
+    """Windows [start, end) (seconds) of ``length_s`` every ``stride_s`` covering [0, duration_s], laid out shot by
+    shot: ``cuts`` (shot starts, seconds; ``tools.signals.shots``) split the video into shots
+    (``tools.signals.shots.shot_parts``: no shot under its ``MIN_PART_S``), and each shot gets windows of its own, so
+    no window spans a shot change and a short shot is one window from its first frame to its last.
 
-    The last window ends at ``duration_s`` (a tail shorter than half a stride is absorbed into the
-    window before it); a video shorter than one window gives one window.
+    Within a shot (the whole video without cuts) the last window ends at the shot's end (a tail shorter than half a
+    stride is absorbed into the window before it); a shot shorter than one window gives one window.
     """
     if duration_s <= 0:
         return []
-    out, start = [], 0.0
-    while True:
-        end = min(duration_s, start + length_s)
-        if duration_s - end < stride_s / 2:
-            end = duration_s
-        out.append((round(start, 3), round(end, 3)))
-        if end >= duration_s:
-            return out
-        start += stride_s
+    out = []
+    for a, b in shot_parts(cuts, 0.0, duration_s):
+        start = a
+        while True:
+            end = min(b, start + length_s)
+            if b - end < stride_s / 2:
+                end = b
+            out.append((round(start, 3), round(end, 3)))
+            if end >= b:
+                break
+            start += stride_s
+    return out
 
 
 def describe_clip(expression: dict[str, float], max_faces: int, speech: str, events: list[str] = (),
@@ -89,25 +96,12 @@ def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float,
     return model.distribution(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE)
 
 
-def part_voices(model, audio: np.ndarray, transcript: Transcript, cuts: Sequence[float], start_s: float, end_s: float
-                ) -> list[dict[str, float] | None] | None:
-    """The vocal distribution (``clip_voice``) of each shot part of [start_s, end_s) (``tools.signals.shots.shot_parts``
-    over ``cuts``, seconds); None when the window lies within one shot or there is no voice model. A part is a shot
-    the verifier judges on its own (``agents.localizer``), so its voice is its own, not that of the speech across the
-    cut."""
-    parts = shot_parts(cuts, start_s, end_s)
-    if model is None or len(parts) == 1:
-        return None
-    return [clip_voice(model, audio, transcript, a, b) for a, b in parts]
-
-
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,
                events: list[SocialEvent], audio: np.ndarray, voice, captions: list[tuple[float, str]] = (),
-               caption_every_s: float = 10.0, cuts: Sequence[float] = ()) -> list[Clip]:
+               caption_every_s: float = 10.0) -> list[Clip]:
     """One ``Clip`` per window (seconds), ids ``c<i>``, from ``affect`` in time order; ``voice`` is a voice-emotion model or None; an
     empty ``audio`` (``--no-audio``) gives no sound; ``captions`` are (keyframe time, caption) pairs
-    (``tools.perception.captions``); ``cuts`` (shot starts, seconds) split a window's voice into its shots
-    (``part_voices``)."""
+    (``tools.perception.captions``)."""
     regions = transcript.speech_regions or [(s.start_s, s.end_s) for s in transcript.segments]
     times = [fr.t for fr in affect]  # in time order, as observed
     clips = []
@@ -124,8 +118,7 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
         clips.append(Clip(id=f"c{i}", start_s=s, end_s=e,
                           descriptor=describe_clip(expr, n_max, speech, ev_text, describe_sound(sound), scene),
                           max_faces=n_max, expression=expr, speech=speech,
-                          voice_emotion=clip_voice(voice, audio, transcript, s, e),
-                          voice_parts=part_voices(voice, audio, transcript, cuts, s, e), sound=sound, scene=scene))
+                          voice_emotion=clip_voice(voice, audio, transcript, s, e), sound=sound, scene=scene))
     return clips
 
 

@@ -15,7 +15,7 @@ from tools.core.runtime import DEVICE_PATTERN
 from tools.perception.engine import PerceptionConfig
 from tools.perception.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 23
+INDEX_FORMAT = 24
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 
@@ -57,7 +57,7 @@ class IndexSettings(BaseModel):
     """
 
     clip_len_s: float = Field(4.0, gt=0, le=600, json_schema_extra={**_INDEXING, "flag": "--clip-len", "metavar": "SECONDS"},
-                              description="clip window in seconds")
+                              description="clip window in seconds, laid out inside each shot (a shorter shot is one clip)")
     clip_stride_s: float = Field(2.0, gt=0, le=600, json_schema_extra={**_INDEXING, "flag": "--clip-stride", "metavar": "SECONDS"},
                                  description="clip stride in seconds")
     sample_fps: float = Field(1.0, gt=0, le=30, json_schema_extra={**_INDEXING, "flag": "--fps", "metavar": "FPS"},

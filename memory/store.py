@@ -58,7 +58,8 @@ class Utterance(BaseModel):
 
 
 class Clip(BaseModel):
-    """One indexed clip: a window [start_s, end_s) with what the index-time pass saw and heard."""
+    """One indexed clip: a window [start_s, end_s) (seconds) inside one shot (``indexing.clips.clip_windows``) with
+    what the index-time pass saw and heard."""
 
     id: str
     start_s: float
@@ -70,10 +71,6 @@ class Clip(BaseModel):
     voice_emotion: dict[str, float] | None = Field(
         None, description="AffectNet-8 probabilities of the voice over the clip's detected speech (indexing.clips.voice_span; "
                           "tools.perception.voice_emotion); None without speech")
-    voice_parts: list[dict[str, float] | None] | None = Field(
-        None, description="the voice's AffectNet-8 probabilities over the detected speech of each shot part of the clip "
-                          "(tools.signals.shots.shot_parts over the index's cuts; None for a part without speech); None "
-                          "for a clip within one shot")
     sound: SoundStats | None = Field(None, description="quiet / speech / music / noise and loudness change "
                                                        "(tools.perception.sound); None without audio")
     scene: str | None = Field(None, description="caption of the clip's keyframe (--caption-model; tools.perception.captions)")

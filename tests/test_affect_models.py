@@ -236,11 +236,11 @@ def test_whisper8_reads_the_test_actor_angry_and_calm_the_same_on_every_run():
         features(neutral_audio, 8_000)
 
 
-def test_a_clip_across_a_cut_reads_each_shots_voice_apart():
-    """Two takes of one actor joined at a hard cut, calm then angry: read over the whole window the voice is one
-    blend, read per shot (``indexing.clips.part_voices``, as the index stores ``Clip.voice_parts``) the first shot
-    is neutral and the second anger; a window within one shot has no parts."""
-    from indexing.clips import clip_voice, part_voices
+def test_clips_laid_out_in_shots_read_each_shots_voice_apart():
+    """Two takes of one actor joined at a hard cut, calm then angry: the index's clip windows lie inside the shots
+    (``indexing.clips.clip_windows`` given the cut), so each clip's voice (``clip_voice``) is its own take's, neutral
+    before the cut and anger after; read over a window across the cut the voice would be one blend."""
+    from indexing.clips import clip_voice, clip_windows
     from tools.core.media import load_audio
     from tools.perception.asr import load_asr
     from tools.perception.voice_emotion import load_voice_emotion
@@ -248,12 +248,15 @@ def test_a_clip_across_a_cut_reads_each_shots_voice_apart():
     calm = load_audio(RAVDESS / "03-01-01-01-01-01-20.flac", 16_000)
     angry = load_audio(RAVDESS / "03-01-05-02-01-01-20.flac", 16_000)
     audio = np.concatenate([calm, angry])
-    cut, end = len(calm) / 16_000, len(audio) / 16_000
+    cut, end = round(len(calm) / 16_000, 3), round(len(audio) / 16_000, 3)  # clip edges are kept to the millisecond
     transcript = load_asr("faster-whisper").transcribe(audio)
     model = load_voice_emotion("whisper8")
-    first, second = part_voices(model, audio, transcript, [cut], 0.0, end)
-    assert max(first, key=first.get) == "neutral" and max(second, key=second.get) == "anger"
+    windows = clip_windows(end, 4.0, 2.0, [cut])
+    assert all(b <= cut or a >= cut for a, b in windows)
+    reads = {(a, b): clip_voice(model, audio, transcript, a, b) for a, b in windows}
+    before = [r for (a, b), r in reads.items() if b <= cut and r]
+    after = [r for (a, b), r in reads.items() if a >= cut and r]
+    assert before and after
+    assert all(max(r, key=r.get) == "neutral" for r in before) and all(max(r, key=r.get) == "anger" for r in after)
     whole = clip_voice(model, audio, transcript, 0.0, end)
-    assert whole["neutral"] < first["neutral"] and whole["anger"] < second["anger"]
-    assert part_voices(model, audio, transcript, [cut], 0.0, cut) is None
-    assert part_voices(None, audio, transcript, [cut], 0.0, end) is None
+    assert whole["neutral"] < min(r["neutral"] for r in before) and whole["anger"] < min(r["anger"] for r in after)

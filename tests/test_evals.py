@@ -192,7 +192,7 @@ def test_affectseek_eval_takes_its_settings_from_the_environment_and_the_config_
 
 
 def test_the_summary_scores_each_run_top_moment_and_counts_an_unanswered_item_as_a_miss(tmp_path):
-    from evals.summary import summarise
+    from evals.summary import paired, summarise
 
     bench = tmp_path / "bench.jsonl"
     items = [{"id": f"v{v}-{e}", "video": f"videos/v{v}.mp4", "query": "q",
@@ -210,6 +210,17 @@ def test_the_summary_scores_each_run_top_moment_and_counts_an_unanswered_item_as
     assert got["n"] == 8 and got["videos"] == 4 and got["interval_over"] == "videos"
     assert got["R1@0.5"][0] == 0.375 and got["Joint"][0] == 0.25
     assert got["Joint"][1] <= 0.25 <= got["Joint"][2]
+    # a second run that names v1-anger's emotion too and misses v3-fear: one Joint gained, one of each lost
+    other = tmp_path / "other"
+    other.mkdir()
+    preds.update({"v1-anger": (0.5, 4.0, "anger"), "v3-fear": (40.0, 44.0, "fear")})
+    (other / "predictions.jsonl").write_text("".join(
+        json.dumps({"id": i, "moments": [{"start_s": s, "end_s": e, "emotion": em}]}) + "\n"
+        for i, (s, e, em) in preds.items()))
+    diff = paired(bench, other, run)
+    assert diff["gained_lost"] == {"R1@0.5": [0, 1], "Joint": [1, 1]}
+    assert diff["R1@0.5"][0] == -0.125 and diff["Joint"][0] == 0.0
+    assert diff["Joint"][1] <= 0.0 <= diff["Joint"][2]
 
 
 def test_per_emotion_joint_needs_the_right_place_and_the_asked_emotion(tmp_path):

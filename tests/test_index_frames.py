@@ -120,7 +120,7 @@ def test_a_question_not_about_gestures_reads_hands_on_the_index_frames_only(tmp_
 
 def test_a_round_reads_at_the_verifier_rate_only_its_best_candidates_on_the_index_frames(tmp_path):
     """Coarse to fine (``agents.verifier.triage``): every candidate of a round is first read on the index's own 1 fps
-    frames; with ``dense_per_round=1`` only the best of them (and any shot part holding no index frame) is observed at
+    frames; with ``dense_per_round=1`` only the best of them (and any clip too short to hold an index frame) is observed at
     4 fps (and any other that reaches the support threshold there), the others are rejected on the index's reading:
     their faces and hands are the index's frames, cited in a chunk of the index's frames
     (``indexing.observe.index_span``). With
@@ -140,7 +140,7 @@ def test_a_round_reads_at_the_verifier_rate_only_its_best_candidates_on_the_inde
     coarse, calls = verified(RunSettings(dense_per_round=1, max_requery=0))
     steps = [c.observations.visual.frame_step_s for c in coarse if c.observations.visual.frames]
     assert sorted(set(steps)) == [0.25, 1.0]
-    assert calls["index_read_candidates"] == steps.count(1.0) >= 2
+    assert calls["index_read_candidates"] == steps.count(1.0) >= 1
     at_index = set(index.face_times)
     for cand in coarse:
         if cand.observations.visual.frame_step_s == 1.0:  # the index's reading only turns a candidate down

@@ -24,6 +24,16 @@ def test_clip_windows_cover_the_video_with_overlap():
     assert clip_windows(0.0, 4.0, 2.0) == []
 
 
+def test_clip_windows_lie_inside_shots():
+    """With shot cuts the windows are laid out shot by shot: none spans a cut, a shot shorter than a window and half a
+    stride is one window from its start to its end, and a cut under ``MIN_PART_S`` after another makes no shot."""
+    assert clip_windows(14.0, 4.0, 2.0, [3.0, 10.5]) == [(0.0, 3.0), (3.0, 7.0), (5.0, 9.0), (7.0, 10.5), (10.5, 14.0)]
+    assert clip_windows(14.0, 4.0, 2.0, [3.0, 3.4]) == clip_windows(14.0, 4.0, 2.0, [3.0])
+    assert clip_windows(9.8, 4.0, 2.0, [4.9]) == [(0.0, 4.9), (4.9, 9.8)]  # two shots of 4.9 s: a window each
+    assert clip_windows(9.9, 4.0, 2.0, [4.9])[1:] == [(4.9, 8.9), (6.9, 9.9)]  # a shot of 5.0 s: two
+    assert clip_windows(10.0, 4.0, 2.0, []) == clip_windows(10.0, 4.0, 2.0)
+
+
 def test_vector_index_returns_cosine_neighbours(tmp_path):
     rng = np.random.default_rng(0)
     vecs = rng.normal(size=(50, 16)).astype(np.float32)

@@ -25,10 +25,11 @@ def test_the_index_finds_the_sample_cuts_on_their_first_frames(cache_root):
     assert open_index(SAMPLE, IndexConfig(), cache_root).cuts == pytest.approx(SAMPLE_HARD_CUTS, abs=FRAME_S / 2)
 
 
-def test_a_clip_across_a_cut_is_read_in_its_shots(cache_root):
+def test_the_index_lays_its_clips_out_in_shots(cache_root):
     """``tools.signals.shots.shot_parts`` on the worked example (a part under a second stays with its neighbour), and
-    the sample's index: each clip that spans a cut keeps one voice reading per shot part, the reading of that part's
-    own speech (``indexing.clips.clip_voice``), and a clip within one shot keeps none."""
+    the sample's index: every clip lies inside one of its shots, a shot shorter than 5 s is one clip from its cut to
+    the next, the clips cover the video, and each clip's voice is the reading of its own speech
+    (``indexing.clips.clip_voice``)."""
     from indexing.build import open_index
     from indexing.clips import clip_voice
     from memory.index_config import IndexConfig
@@ -39,14 +40,19 @@ def test_a_clip_across_a_cut_is_read_in_its_shots(cache_root):
     assert shot_parts(CUTS, 0.0, 4.0) == [(0.0, 2.736), (2.736, 4.0)]  # 0.667 would leave a part of 0.667 s
     assert shot_parts(CUTS, 3.0, 7.0) == [(3.0, 7.0)]
     index = open_index(SAMPLE, IndexConfig(), cache_root)
-    parts = {c.id: shot_parts(index.cuts, c.start_s, c.end_s) for c in index.clips}
-    assert all((c.voice_parts is None) == (len(parts[c.id]) == 1) for c in index.clips)
-    spanning = [c for c in index.clips if c.voice_parts is not None]
-    assert spanning and all(len(c.voice_parts) == len(parts[c.id]) for c in spanning)
+    shots = shot_parts(index.cuts, 0.0, round(index.info.duration_s, 3))  # clip edges are kept to the millisecond
+    assert len(shots) == len(SAMPLE_HARD_CUTS) + 1
+    in_shot = [[c for c in index.clips if a <= c.start_s and c.end_s <= b] for a, b in shots]
+    assert sum(map(len, in_shot)) == len(index.clips)
+    for (a, b), clips in zip(shots, in_shot, strict=True):
+        assert min(c.start_s for c in clips) == a and max(c.end_s for c in clips) == b
+        if b - a < 5.0:
+            assert [(c.start_s, c.end_s) for c in clips] == [(a, b)]
     audio, model = load_audio(SAMPLE, 16_000), load_voice_emotion(index.config.voice_backend)
-    clip = max(spanning, key=lambda c: sum(v is not None for v in c.voice_parts))
-    for (a, b), read in zip(parts[clip.id], clip.voice_parts, strict=True):
-        assert read == clip_voice(model, audio, index.transcript, a, b)
+    spoken = [c for c in index.clips if c.voice_emotion]
+    assert spoken
+    for c in spoken:
+        assert c.voice_emotion == clip_voice(model, audio, index.transcript, c.start_s, c.end_s)
 
 
 def test_a_recorded_shot_without_cuts_has_none():

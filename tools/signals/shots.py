@@ -111,15 +111,14 @@ def hard_cuts(times: list[float], changes: list[float]) -> list[float]:
     return cuts
 
 
-#: A window that spans shot changes is read in parts, one per shot (``shot_parts``); a part shorter than this (s)
-#: stays with its neighbour.
+#: The shortest shot (s) the index lays clips out in (``shot_parts``); a shorter one stays with its neighbour.
 MIN_PART_S = 1.0
 
 
 def shot_parts(cuts: Iterable[float], start_s: float, end_s: float) -> list[tuple[float, float]]:
     """[start_s, end_s) (seconds) cut at the ``cuts`` (shot starts, seconds) that fall inside it, leaving no part
-    under ``MIN_PART_S``; [(start_s, end_s)] alone when no shot begins inside. The candidate localizer proposes a clip
-    in these parts (``agents.localizer``), and the index reads each part's voice (``indexing.clips``)."""
+    under ``MIN_PART_S``; [(start_s, end_s)] alone when no shot begins inside. Over a whole video, the shots the index
+    lays its clips out in (``indexing.clips.clip_windows``)."""
     bounds = [start_s]
     for c in sorted(cuts):
         if bounds[-1] + MIN_PART_S <= c <= end_s - MIN_PART_S:
