@@ -8,7 +8,8 @@ observations the emotion reasoner reads (``agents.schema.Observations``):
 - ``gesture_evidence`` / ``social_evidence`` (visual): salient gestures with who made them and at whom, and
   social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and looking at the camera;
 - ``behaviour_match``: how well those gesture and social texts match the question;
-- ``speech_evidence`` (verbal): the transcript's words in the clip, with speaker and the words' emotion;
+- ``speech_evidence`` (verbal): the transcript segments the clip has words of, quoted whole, with speaker and the words'
+  emotion;
 - ``voice_emotion_evidence`` (vocal): the voice emotion of the candidate's clip;
   ``vocal_evidence`` (vocal): each utterance's loudness, speech rate and pitch.
 
@@ -117,16 +118,22 @@ def social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameO
 
 
 def best_stretch(times: list[float], values: list[float], stretch_s: float, step: float) -> float:
-    """The largest mean of ``values`` over the frames of any ``stretch_s`` seconds (frames at ``times``, seconds, in
-    order, each standing for ``step`` seconds): the frames from ``times[i]`` up to ``times[i] + stretch_s - step``;
-    the mean of all of them when they span less. 0 without frames."""
+    """The largest mean of ``values`` over the frames inside any stretch of ``stretch_s`` seconds that lies within the
+    frames' span (frames at ``times``, seconds, in order, each standing for ``step`` seconds; a stretch holds the frames
+    from its start to ``stretch_s - step`` later and starts or ends at a frame, so frames after a gap count too); the
+    mean of all of them when they span less, and the largest single value when a frame stands for more than the stretch.
+    0 without frames."""
     if not values:
         return 0.0
-    t, v = np.asarray(times), np.asarray(values, dtype=float)
-    if t[-1] - t[0] + step < stretch_s:
+    t, v = np.asarray(times, dtype=float), np.asarray(values, dtype=float)
+    width = stretch_s - step
+    if width < 0:
+        return float(v.max())
+    if t[-1] - t[0] < width:
         return float(v.mean())
-    ends = np.searchsorted(t, t + stretch_s - step + 1e-6, side="left")
-    return max(float(v[i:j].mean()) for i, j in enumerate(ends) if t[i] + stretch_s - step <= t[-1] + 1e-6)
+    starts = np.unique(np.clip(np.r_[t, t - width], t[0], t[-1] - width))
+    return max(float(v[(t >= a - 1e-6) & (t <= a + width + 1e-6)].mean()) for a in starts
+               if ((t >= a - 1e-6) & (t <= a + width + 1e-6)).any())
 
 
 def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,

@@ -12,9 +12,9 @@ can replay it (``studies.fit_fusion``):
   shot, found at the video's frame rate) moves onto it: a shot change bounds a moment.
 - A span shorter than ``MIN_MOMENT_S`` grows about its middle to that length, inside its own shot when the
   shot is long enough, inside the video always: nobody marks a tenth of a second as a moment.
-- Judged spans of the same emotion that overlap are merged into one moment (union of the spans, the higher
-  confidence); spans that only meet, as two shots meet at a cut (the index's clips lie inside shots), stay two
-  moments; a span judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
+- Judged spans of the same emotion that overlap or meet are merged into one moment (union of the spans, the higher
+  confidence), except spans that meet at a shot cut (``joins``: two shots are two moments; the index's clips lie inside
+  shots); a span judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
   ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label.
 - Moments judged to show a target emotion of the intent rank before the others; within each group by
   support x the judged probability of the asked emotions (support x confidence when the query names none or
@@ -92,6 +92,15 @@ def shot_around(t: float, cuts: list[float], duration_s: float) -> tuple[float, 
     return (cuts[i - 1] if i else 0.0), (cuts[i] if i < len(cuts) else duration_s)
 
 
+def joins(a: tuple[float, float], b: tuple[float, float], cuts: list[float]) -> bool:
+    """Whether spans ``a`` and ``b`` (seconds) are one moment if they read the same emotion: they overlap, or one ends
+    where the other starts at a time that is not one of the shot ``cuts`` (to the millisecond the spans are kept to)."""
+    if b[0] < a[1] and a[0] < b[1]:
+        return True
+    meet = a[1] if abs(a[1] - b[0]) < 5e-4 else b[1] if abs(b[1] - a[0]) < 5e-4 else None
+    return meet is not None and all(abs(meet - c) >= 5e-4 for c in cuts)
+
+
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
                   abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
                   duration_s: float = float("inf"), utterances: list[tuple[float, float, int | None]] = ()
@@ -122,8 +131,9 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
         j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
         asked = j.target_probability if targets and j.target_probability is not None else j.confidence
         score = cand.support * asked
-        prev = next((d for d in drafts if d.emotion == j.emotion and j.start_s < d.end_s and d.start_s < j.end_s), None)
-        if prev:  # overlaps an earlier span of the same emotion
+        prev = next((d for d in drafts if d.emotion == j.emotion and joins((d.start_s, d.end_s), (j.start_s, j.end_s), cuts)),
+                    None)
+        if prev:  # overlaps or continues an earlier span of the same emotion
             prev.start_s, prev.end_s = min(prev.start_s, j.start_s), max(prev.end_s, j.end_s)
             prev.confidence = max(prev.confidence, j.confidence)
             prev.score = max(prev.score, score)

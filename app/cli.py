@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> int:
-    """The console script: ``main()`` with Ctrl-C ending in one line and exit 130 (``tools.core.runtime``)."""
+    """The console script: ``main()`` with Ctrl-C ending in one line and exit 130 (``tools.core.interrupt``)."""
     from tools.core.interrupt import exit_on_interrupt
 
     exit_on_interrupt()

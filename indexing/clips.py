@@ -1,9 +1,9 @@
 """The index build's clips: overlapping windows, what each showed and said, and their vectors.
 
-A clip is a time window (default 4 s every 2 s, the VQAU setting). Each gets the mean AffectNet-8
-expression of the faces seen in it, the recognised words, the vocal emotion over its detected speech
-(``tools.perception.voice_emotion``; and over each shot's part of it when a shot begins inside), what it sounds like beyond words (music, noise, a swell; ``tools.perception.sound``), up
-to three social events, and a plain-words descriptor that the text-side embedder indexes (with a CLIP
+A clip is a time window (default 4 s every 2 s, the VQAU setting) inside one shot (``clip_windows``). Each gets the
+mean AffectNet-8 expression of the faces seen in it, the recognised words, the vocal emotion over its detected speech
+(``tools.perception.voice_emotion``), what it sounds like beyond words (music, noise, a swell;
+``tools.perception.sound``), up to three social events, and a plain-words descriptor that the text-side embedder indexes (with a CLIP
 embedder: the mean of the clip's frame vectors instead).
 """
 
@@ -29,8 +29,9 @@ def clip_windows(duration_s: float, length_s: float, stride_s: float, cuts: Sequ
                  ) -> list[tuple[float, float]]:
     """Windows [start, end) (seconds) of ``length_s`` every ``stride_s`` covering [0, duration_s], laid out shot by
     shot: ``cuts`` (shot starts, seconds; ``tools.signals.shots``) split the video into shots
-    (``tools.signals.shots.shot_parts``: no shot under its ``MIN_PART_S``), and each shot gets windows of its own, so
-    no window spans a shot change and a short shot is one window from its first frame to its last.
+    (``tools.signals.shots.shot_parts``: no shot under its ``MIN_PART_S``, so a cut that close to another, or to either
+    end of the video, stays inside a window), and each shot gets windows of its own, so no window spans a kept cut and
+    a short shot is one window from its first frame to its last.
 
     Within a shot (the whole video without cuts) the last window ends at the shot's end (a tail shorter than half a
     stride is absorbed into the window before it); a shot shorter than one window gives one window.
@@ -40,7 +41,7 @@ def clip_windows(duration_s: float, length_s: float, stride_s: float, cuts: Sequ
     out = []
     for a, b in shot_parts(cuts, 0.0, duration_s):
         start = a
-        while True:
+        while start < b:  # a stride longer than the window can step past the shot's end
             end = min(b, start + length_s)
             if b - end < stride_s / 2:
                 end = b

@@ -58,8 +58,8 @@ class Utterance(BaseModel):
 
 
 class Clip(BaseModel):
-    """One indexed clip: a window [start_s, end_s) (seconds) inside one shot (``indexing.clips.clip_windows``) with
-    what the index-time pass saw and heard."""
+    """One indexed clip: a window [start_s, end_s) (seconds) inside one shot of at least a second
+    (``indexing.clips.clip_windows``) with what the index-time pass saw and heard."""
 
     id: str
     start_s: float

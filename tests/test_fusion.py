@@ -102,9 +102,12 @@ def test_overlapping_spans_of_one_emotion_merge_even_with_another_reading_betwee
 
 def test_spans_of_one_emotion_that_meet_at_a_cut_stay_two_moments():
     """Two shots read as the same emotion, one after the other (two people surprised in turn): two moments, each its
-    own shot, the better-supported first; overlapping spans of one shot still merge."""
+    own shot, the better-supported first; spans that meet inside a shot still merge."""
     got = _draft({"c0": ("happiness", 100.0, 102.5, 0.3), "c1": ("happiness", 102.5, 105.0, 0.9)}, cuts=[102.5])
     assert got == [(102.5, 105.0, "happiness"), (100.0, 102.5, "happiness")]
+    # the same spans meeting inside a shot (the cut elsewhere) are one moment
+    assert _draft({"c0": ("happiness", 100.0, 102.5, 0.3), "c1": ("happiness", 102.5, 105.0, 0.9)},
+                  cuts=[99.0]) == [(100.0, 105.0, "happiness")]
 
 
 def test_a_judgement_with_nothing_observed_is_no_more_confident_than_chance():

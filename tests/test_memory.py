@@ -32,6 +32,7 @@ def test_clip_windows_lie_inside_shots():
     assert clip_windows(9.8, 4.0, 2.0, [4.9]) == [(0.0, 4.9), (4.9, 9.8)]  # two shots of 4.9 s: a window each
     assert clip_windows(9.9, 4.0, 2.0, [4.9])[1:] == [(4.9, 8.9), (6.9, 9.9)]  # a shot of 5.0 s: two
     assert clip_windows(10.0, 4.0, 2.0, []) == clip_windows(10.0, 4.0, 2.0)
+    assert clip_windows(10.0, 1.0, 4.0, [3.5]) == [(0.0, 1.0), (3.5, 4.5), (7.5, 10.0)]  # a stride past a shot's end
 
 
 def test_vector_index_returns_cosine_neighbours(tmp_path):

@@ -197,3 +197,18 @@ def test_only_an_emotion_questions_span_grows_over_the_utterance():
     plain, _ = draft_moments([cand], [], CUTS, 5, 0.0, lambda c: judged, duration_s=9.17, utterances=said)
     assert [(d.start_s, d.end_s) for d in asked] == [(3.4, 6.2)]
     assert [(d.start_s, d.end_s) for d in plain] == [(3.5, 4.6)]
+
+
+def test_a_candidates_visual_support_is_its_best_showing_two_seconds():
+    """``agents.evidence.best_stretch``: a 2 s grin at the end of a 4 s clip read at 4 fps supports the clip fully, after a
+    gap of faceless frames too; a clip shorter than the stretch gives its mean; a frame that stands for more than the
+    stretch (a sampling under 0.5 fps) gives the largest value, never an empty mean."""
+    from agents.evidence import best_stretch
+
+    times = [k * 0.25 for k in range(16)]
+    grin = [0.1] * 8 + [0.9] * 8
+    assert best_stretch(times, grin, 2.0, 0.25) == pytest.approx(0.9)
+    assert best_stretch(times[:2] + times[8:], grin[:2] + grin[8:], 2.0, 0.25) == pytest.approx(0.9)  # faces lost between
+    assert best_stretch([0.0, 0.25, 0.5], [0.2, 0.4, 0.6], 2.0, 0.25) == pytest.approx(0.4)
+    assert best_stretch([0.0, 4.0], [0.5, 0.7], 2.0, 4.0) == 0.7
+    assert best_stretch([], [], 2.0, 0.25) == 0.0

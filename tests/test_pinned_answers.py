@@ -73,7 +73,7 @@ The index came to read the voice of each shot of a clip that spans a cut (``memo
 evals/RESULTS.md section 77): with the fitted fusion every answer stayed; with the hand-set one (voice weight 0.2) the
 pointing question's last span, the audience's shot, reads anger where it read neutral: its voice is now the
 performer's rap over that shot alone (voice8: anger), no longer the clip's blend with the speech before the cut.
-The index came to lay its clips out shot by shot (``indexing.clips.clip_windows``; evals/RESULTS.md section 78): each
+The index came to lay its clips out shot by shot (``indexing.clips.clip_windows``; evals/RESULTS.md section 79): each
 of the sample's four shots is now one clip (0-1.511, 1.511-3.58, 3.58-7.884, 7.884-10.02 s) where 4 s windows had been
 cut into shot parts, a candidate's visual support is its best-showing 2 s (``agents.evidence.best_stretch``), and
 spans that only meet at a cut stay two moments (``agents.moments``). The performer's shot is one candidate: his grin
