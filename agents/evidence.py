@@ -198,26 +198,27 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
 def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                     frames: list[SocialFrame]) -> tuple[list[Evidence], float, VerbalObservations]:
     """One verbal evidence item per transcript segment with words in the candidate's index clip, quoting the whole
-    segment (a sentence runs on across a cut, and a clip ends at one: ``indexing.clips.clip_windows``), each with the
-    emotion its words read as (``tools.perception.text_emotion``: words8 over the index's transcript encoder), and the
-    speech match. Its speaker is the person whose lips move with the words in the clip's frames, else the
-    utterance's index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
+    segment (a sentence runs on across a cut, and a clip ends at one: ``indexing.clips.clip_windows``) with the emotion
+    its words read as (``tools.perception.text_emotion``: words8 over the index's transcript encoder); the emotion reasoner
+    gets those sentences, but the speech match, the words' emotion and their span read the words said inside the clip. Its speaker is the
+    person whose lips move with those words in the clip's frames, else the utterance's index-time speaker (lips in the
+    1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
     clip = index.clip_by_id.get(cand.clip_id)
     lo, hi = (clip.start_s, clip.end_s) if clip is not None else (cand.start_s, cand.end_s)
-    per_segment = [(seg, seg.words) for seg in index.transcript.segments
-                   if any(lo <= (w.start_s + w.end_s) / 2 < hi for w in seg.words)]
+    per_segment = [(seg, [w for w in seg.words if lo <= (w.start_s + w.end_s) / 2 < hi]) for seg in index.transcript.segments]
+    per_segment = [(seg, ws) for seg, ws in per_segment if ws]
     if not per_segment:
         return [], 0.0, VerbalObservations()
-    spoken = [" ".join(w.text for w in ws) for _, ws in per_segment]
-    said = " ".join(spoken)
+    said = " ".join(w.text for _, ws in per_segment for w in ws)
+    quotes = [" ".join(w.text for w in seg.words) for seg, _ in per_segment]
     words_emotion = load_text_emotion(index.config.device, index.transcript_encoder)
-    vecs = words_emotion.encoder.encode([*texts, said, *spoken])  # one encoding pass for match and emotion
+    vecs = words_emotion.encoder.encode([*texts, said, *quotes])  # one encoding pass for match and emotion
     sim = speech_match(float((vecs[: len(texts)] @ vecs[len(texts)]).max()), keyword_overlap(texts[0], said))
     said_read, *reads = words_emotion.read(vecs[len(texts):])
     evidence = []
     by_voice = {u.segment_id for u in index.utterances if u.speaker_by == "voice"}
-    for n, ((seg, ws), text, read) in enumerate(zip(per_segment, spoken, reads, strict=True)):
+    for n, ((seg, ws), text, read) in enumerate(zip(per_segment, quotes, reads, strict=True)):
         label = max(read, key=read.__getitem__)
         who = speaker_of(frames, ws[0].start_s, ws[-1].end_s + 1e-3)
         how = ""
@@ -226,10 +227,10 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
         speaker = f"person {who}{how}" if who is not None else "the speaker"
         says = f"says (spoken in {seg.translated_from}; Whisper's English translation)" if seg.translated_from else "says"
         evidence.append(Evidence(
-            id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=ws[0].start_s,
-            end_s=ws[-1].end_s, person=who, detail=f'{speaker} {says} "{text}" (words read as {label}, p={read[label]:.2f})',
+            id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=seg.words[0].start_s,
+            end_s=seg.words[-1].end_s, person=who, detail=f'{speaker} {says} "{text}" (words read as {label}, p={read[label]:.2f})',
             ref=index.ref("transcript.json", seg.id), quote=text))
-    obs = VerbalObservations(text=said, span=[evidence[0].start_s, evidence[-1].end_s],
+    obs = VerbalObservations(text=" ".join(quotes), span=[per_segment[0][1][0].start_s, per_segment[-1][1][-1].end_s],
                              emotion_distribution=said_read, query_similarity=round(sim, 3))
     return evidence, sim, obs
 

@@ -94,7 +94,8 @@ class VisualObservations(BaseModel):
 
 
 class VerbalObservations(BaseModel):
-    """The candidate's words: the text said in it (whole transcript segments), its span (s), the emotion the words read as
+    """The candidate's words: the sentences said in it (whole transcript segments), the span (s) of its own words, the
+    emotion those words read as
     (``tools.perception.text_emotion``) and the match to the question; or, when only people other than the
     question's speak there, who they are (``speakers``) and nothing else."""
 

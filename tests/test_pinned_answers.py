@@ -81,11 +81,8 @@ runs to his last smiling frame (3.58-6.97 s), "most worked up" gives the pianist
 (1.511-3.58 s, happiness, ranked first) and his own shot apart where the two had merged into 1.511-6.02 s (with either
 fusion), the pointing question keeps one span around the pointing (4.35-6.6 s, happiness; anger with the hand-set
 fusion, his rap over the whole shot) and the audience's shot, and the nested spans the overlapping windows had made
-(6.0-7.884 s surprise, 4.35-6.6 s fear) are gone; the audience answer is unchanged. A clip's speech evidence came to
-quote the whole transcript segments its words belong to (a sentence runs on across a cut): with the hand-set fusion
-the opening shot's words (his whole first sentence, read as happiness) make it happiness too, and her words about being
-new set spans from the first clip's start to the second's end (0.01-4.0 s happiness, 2.0-7.8 s neutral; the
-annotation says 0.0-7.7 s).
+(6.0-7.884 s surprise, 4.35-6.6 s fear) are gone; the audience and talking-head answers are unchanged (a clip's
+speech evidence now quotes whole sentences, but what the words match and read as is still the words inside the clip).
 """
 
 from __future__ import annotations
@@ -117,11 +114,11 @@ PINNED = {
 PINNED_HAND = {
     "when does the audience enjoy the show?": [(7.884, 10.02, "happiness")],
     "when does he point at someone?": [(4.35, 6.6, "anger"), (7.884, 9.6, "anger")],
-    "when is the performer most worked up?": [(1.511, 3.58, "happiness"), (0.0, 1.511, "happiness"),
-                                              (3.58, 6.97, "happiness")],
+    "when is the performer most worked up?": [(1.511, 3.58, "happiness"), (3.58, 6.97, "happiness"),
+                                              (0.0, 1.511, "surprise")],
 }
 #: The dev bench item on the other shared clip (its annotation says neutral; the answer is pinned as it is).
-PINNED_KATIE = {"when does she mention being new?": [(0.01, 4.0, "happiness"), (2.0, 7.8, "neutral")]}
+PINNED_KATIE = {"when does she mention being new?": [(0.01, 3.92, "happiness"), (2.06, 6.0, "neutral")]}
 
 
 @pytest.mark.parametrize(("video", "query"), [*((None, q) for q in sorted(PINNED)),
