@@ -172,18 +172,20 @@ def test_a_round_reads_densely_no_more_candidates_than_an_answer_shows(tmp_path)
     def verified(top_k: int) -> list:
         ctx = RunContext(index=index, llm=load_llm("offline"),
                          settings=RunSettings(dense_per_round=1, top_k=top_k, max_requery=0))
-        return run_graph("when does he talk about being smarter?", ctx)[0]["verified"]
+        return run_graph("when does he talk about working harder?", ctx)[0]["verified"]
 
-    few = [c for c in verified(2) if c.accepted]
+    # "by working a lot harder" runs across the cut at 1.511 s: the words are in two of the sample's shot clips
+    few = [c for c in verified(1) if c.accepted]
     dense = [c for c in few if c.observations.visual.frame_step_s == 0.25]
     coarse = [c for c in few if c.observations.visual.frame_step_s == 1.0]
-    assert len(dense) == 2 and len(coarse) >= 1 and len(few) == len(dense) + len(coarse)
+    assert len(dense) == 1 and len(coarse) >= 1 and len(few) == len(dense) + len(coarse)
     assert min(c.support for c in dense) >= max(c.support for c in coarse) >= 0.3
     at_index = set(index.face_times)
     for cand in coarse:
         cited = [e.ref for e in cand.evidence if e.modality == "visual"]
         assert cited and all(ref.startswith("perception/own-frames") for ref in cited)
-        assert all(index.cache.resolve(ref)["t"] in at_index for ref in cited)
+        faces = [e.ref for e in cand.evidence if e.tool.startswith("mediapipe-face-detection")]
+        assert faces and all(index.cache.resolve(ref)["t"] in at_index for ref in faces)
     every = [c for c in verified(5) if c.accepted]
     assert [c.clip_id for c in every] == [c.clip_id for c in few]
     assert {c.observations.visual.frame_step_s for c in every} == {0.25}
