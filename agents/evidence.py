@@ -131,9 +131,9 @@ def best_stretch(times: list[float], values: list[float], stretch_s: float, step
         return float(v.max())
     if t[-1] - t[0] < width:
         return float(v.mean())
+    # each stretch starts or ends at a frame (kept within the span), so it holds that frame
     starts = np.unique(np.clip(np.r_[t, t - width], t[0], t[-1] - width))
-    return max(float(v[(t >= a - 1e-6) & (t <= a + width + 1e-6)].mean()) for a in starts
-               if ((t >= a - 1e-6) & (t <= a + width + 1e-6)).any())
+    return max(float(v[(t >= a - 1e-6) & (t <= a + width + 1e-6)].mean()) for a in starts)
 
 
 def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,

@@ -10,9 +10,8 @@ faces, each against its person's own usual reading where there is one, and voice
 earlier rounds are not proposed again. The index's clips lie inside shots (``indexing.clips.clip_windows``: a short
 shot is one clip from its frame-accurate start to its end), so the faces, voice and words a candidate is judged on come
 from one shot; overlapping clips of a shot judged the same emotion merge in the emotion reasoner, and two shots stay
-two moments. A question about a change of
-feeling gets the change points of the people's affect timelines instead (``agents.change.change_candidates``), and the
-searches above only when the video has none.
+two moments. A question about a change of feeling gets the change points of the people's affect timelines instead
+(``agents.change.change_candidates``), and the searches above only when the video has none.
 """
 
 from __future__ import annotations

@@ -68,7 +68,10 @@ def summarise(bench: Path, run: Path) -> dict:
         BenchError: the bench is missing or not a valid bench.
         FileNotFoundError: the run's ``predictions.jsonl`` is missing.
     """
-    scores, groups = per_item(bench, run)
+    return _summary(*per_item(bench, run))
+
+
+def _summary(scores: dict[str, list[float]], groups: list[str]) -> dict:
     over = _over(groups)
     return {"n": len(groups), "videos": len(set(groups)), "interval_over": "videos" if over else "items",
             **{k: _with_interval(scores[k], over) for k in FIGURES}}
@@ -83,6 +86,10 @@ def paired(bench: Path, run: Path, base: Path) -> dict:
         FileNotFoundError: a run's ``predictions.jsonl`` is missing.
     """
     (a, groups), (b, _) = per_item(bench, run), per_item(bench, base)
+    return _paired(a, b, groups)
+
+
+def _paired(a: dict[str, list[float]], b: dict[str, list[float]], groups: list[str]) -> dict:
     out: dict = {"gained_lost": {}}
     for k in FIGURES:
         diff = [x - y for x, y in zip(a[k], b[k], strict=True)]
@@ -101,18 +108,19 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     out: dict = {"bench": str(args.bench), "runs": {}}
     try:
-        runs = {}
+        scored = {}  # each run scored once, for its summary and its pairings
         for spec in args.run:
             name, sep, path = spec.partition("=")
             if not sep:
                 raise ValueError(f"--run {spec!r}: expected NAME=RUN_DIR")
-            runs[name] = Path(path)
-            out["runs"][name] = summarise(args.bench, runs[name])
+            scored[name] = per_item(args.bench, Path(path))
+            out["runs"][name] = _summary(*scored[name])
         if args.against is not None:
-            if args.against not in runs:
+            if args.against not in scored:
                 raise ValueError(f"--against {args.against!r}: no --run of that name")
-            out["paired"] = {name: paired(args.bench, path, runs[args.against])
-                             for name, path in runs.items() if name != args.against}
+            base = scored[args.against][0]
+            out["paired"] = {name: _paired(scores, base, groups)
+                             for name, (scores, groups) in scored.items() if name != args.against}
     except (BenchError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
