@@ -9,8 +9,9 @@ the user set ``RunSettings.abstain_below``. The judged spans become ranked momen
 Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-expression distribution
 (visual), the voice's emotion distribution (vocal), the emotion of the words (verbal: words8,
 ``tools.perception.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on
-composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the span is where the chosen label shows on faces,
-or, for a question that names no emotion, around the gesture or gaze event that matches it best
+composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the
+span is where the chosen label shows on faces (when a face's top label is it: from the first to the last frame where
+its probability is at least half its peak, ``VisualObservations.shown_s``), or, for a question that names no emotion, around the gesture or gaze event that matches it best
 (``GESTURE_PAD_S``) or where the words are, whichever matches the question better. A judgement with no
 face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance). A change-point
 candidate of a question about a change is judged from the person's faces on either side
@@ -160,6 +161,8 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
         start, end = max(start, behaviour.span[0] - GESTURE_PAD_S), min(end, behaviour.span[1] + GESTURE_PAD_S)
     elif not targets and verbal.span:  # a question about speech: the words set the span
         start, end = max(start, verbal.span[0]), min(end, verbal.span[1])
+    elif shown and label in obs.visual.shown_s:  # the faces show it: from its onset to its offset
+        start, end = max(start, obs.visual.shown_s[label][0]), min(end, obs.visual.shown_s[label][1])
     elif shown and step > 0:
         start, end = max(start, min(shown) - step / 2), min(end, max(shown) + step / 2)
     elif verbal.span and not shown:

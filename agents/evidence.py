@@ -40,6 +40,7 @@ from tools.perception.voice_emotion import valence_arousal
 from tools.signals.events import social_timeline
 from tools.signals.lexicon import keyword_overlap, speech_match
 from tools.signals.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, speaker_of
+from tools.signals.stretches import best_stretch, onset_offset
 
 #: The stretch (s) of a candidate whose faces give its visual support: the best-showing stretch this long, so that a
 #: feeling shown for a couple of seconds in a longer clip (a shot shorter than 5 s is one clip, ``indexing.clips``) is
@@ -117,25 +118,6 @@ def social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameO
     return evidence
 
 
-def best_stretch(times: list[float], values: list[float], stretch_s: float, step: float) -> float:
-    """The largest mean of ``values`` over the frames inside any stretch of ``stretch_s`` seconds that lies within the
-    frames' span (frames at ``times``, seconds, in order, each standing for ``step`` seconds; a stretch holds the frames
-    from its start to ``stretch_s - step`` later and starts or ends at a frame, so frames after a gap count too); the
-    mean of all of them when they span less, and the largest single value when a frame stands for more than the stretch.
-    0 without frames."""
-    if not values:
-        return 0.0
-    t, v = np.asarray(times, dtype=float), np.asarray(values, dtype=float)
-    width = stretch_s - step
-    if width < 0:
-        return float(v.max())
-    if t[-1] - t[0] < width:
-        return float(v.mean())
-    # each stretch starts or ends at a frame (kept within the span), so it holds that frame
-    starts = np.unique(np.clip(np.r_[t, t - width], t[0], t[-1] - width))
-    return max(float(v[(t >= a - 1e-6) & (t <= a + width + 1e-6)].mean()) for a in starts)
-
-
 def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
                   targets: list[str], step: float, persons: set[int] | None = None, own_baseline: bool = True
                   ) -> tuple[list[Evidence], float, VisualObservations]:
@@ -166,8 +148,9 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
         return index.salient_p(f, targets) if own_baseline else target_p(f)
 
     with_faces = sorted((fr for fr in frames if fr.faces), key=lambda fr: fr.t)
-    visual = best_stretch([fr.t for fr in with_faces], [max(salient(f) for f in fr.faces) for fr in with_faces],
-                          SUPPORT_STRETCH_S, step) if targets else 0.0
+    times = [fr.t for fr in with_faces]
+    visual = best_stretch(times, [max(salient(f) for f in fr.faces) for fr in with_faces], SUPPORT_STRETCH_S, step
+                          ) if targets else 0.0
     key = salient if targets else (lambda f: f.top()[1])
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
     mean = {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}
@@ -189,9 +172,11 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
             detail=f"{who} at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
             ref=index.cache.ref(where[f.id], f.id),
         ))
-    obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames),
-                             frame_step_s=round(step, 3),
-                             frames=[FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3)) for f in faces])
+    spans = {k: onset_offset(times, [max(f.expression[k] for f in fr.faces) for fr in with_faces], step,
+                             (cand.start_s, cand.end_s)) for k in mean}  # where each label shows, onset to offset
+    obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames), frame_step_s=round(step, 3),
+                             frames=[FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3)) for f in faces],
+                             shown_s={k: v for k, v in spans.items() if v is not None})
     return evidence, visual, obs
 
 

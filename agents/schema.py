@@ -85,12 +85,14 @@ class FaceReading(BaseModel):
 class VisualObservations(BaseModel):
     """What the verifier's faces showed in a candidate: the mean AffectNet-8 distribution over its faces
     (of the grounded people when the question names some), the most faces in one frame, the frame
-    interval (s) and each face's top label. Empty when no face was read."""
+    interval (s), each face's top label, and where each label shows (``shown_s``). Empty when no face was read."""
 
     expression_mean: dict[str, float] = Field(default_factory=dict)
     n_faces: int = 0
     frame_step_s: float | None = None
     frames: list[FaceReading] = Field(default_factory=list)
+    shown_s: dict[str, list[float]] = Field(default_factory=dict, description="per AffectNet-8 label, [start, end] s: its "
+                                            "onset to offset, the frames at half its peak p or more (stretches.onset_offset)")
 
 
 class VerbalObservations(BaseModel):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.draw import main as draw_main
 from graphs.affect_graph import NODE_NAMES, build_graph
 
@@ -124,6 +126,42 @@ def test_offline_rationale_leads_with_the_whole_first_face_observation():
     draft = _offline_rationale("when is she surprised?", "surprise", 0.6, seen)
     assert "shows surprise (p=0.61; 3 frames) (0.5-2.0 s)" in draft.summary
     assert draft.summary.count("(") == draft.summary.count(")")
+
+
+#: The faceres+face8 reading of a recorded fear shot (Javanese development clip, 23.92-26.4 s of a bench video) at 4 fps:
+#: (time s, top label, its p, p(fear)). Fear holds at 0.15-0.28 throughout while the top label flickers.
+FEAR_SHOT = [(24.24, "neutral", 0.30, 0.20), (24.48, "anger", 0.31, 0.25), (24.76, "anger", 0.33, 0.15),
+             (25.0, "anger", 0.30, 0.23), (25.24, "sadness", 0.29, 0.23), (25.48, "anger", 0.30, 0.27),
+             (25.76, "fear", 0.28, 0.28), (26.0, "fear", 0.26, 0.26), (26.24, "fear", 0.27, 0.27)]
+
+
+def test_an_expression_spans_the_frames_at_half_its_peak_or_more():
+    from tools.signals.stretches import onset_offset
+
+    times, fear = [f[0] for f in FEAR_SHOT], [f[3] for f in FEAR_SHOT]
+    assert onset_offset(times, fear, 0.25, (23.92, 26.4)) == [24.115, 26.365]  # every frame, each +-0.125 s
+    assert onset_offset(times, fear, 0.25, (24.2, 26.3)) == [24.2, 26.3]  # inside the candidate
+    smile = [0.05, 0.1, 0.8, 0.9, 0.85, 0.3, 0.05]  # a smile's rise, apex and fall
+    assert onset_offset([0.5 * i for i in range(7)], smile, 0.5, (0.0, 4.0)) == [0.75, 2.25]
+    assert onset_offset([1.0, 2.0], [0.0, 0.0], 0.25, (0.0, 3.0)) is None
+
+
+def test_the_judged_span_runs_from_the_expressions_onset_to_its_offset_not_where_its_label_tops_a_frame():
+    """The fear shot above, judged fear: its moment is the shot's frames at half the fear peak or more (the whole shot,
+    tIoU 0.96 with it), not the last 0.75 s whose top label is fear (tIoU 0.40)."""
+    from agents.emotion import offline_judge
+    from tools.signals.stretches import onset_offset
+
+    frames = [{"t": t, "top": top, "p": p} for t, top, p, _ in FEAR_SHOT]
+    shown = onset_offset([f[0] for f in FEAR_SHOT], [f[3] for f in FEAR_SHOT], 0.25, (23.92, 26.4))
+    mean = {"fear": 0.24, "anger": 0.22, "sadness": 0.2, "neutral": 0.18, "surprise": 0.16}
+    inputs = {"labels": [], "target_emotions": ["fear"], "span": [23.92, 26.4], "verbal": {}, "vocal": {},
+              "visual": {"expression_mean": mean, "frames": frames, "frame_step_s": 0.25, "shown_s": {"fear": shown}}}
+    j = offline_judge(inputs)
+    assert j.emotion == "fear" and (j.start_s, j.end_s) == pytest.approx((24.115, 26.365), abs=0.006)  # to 10 ms
+    del inputs["visual"]["shown_s"]  # observations without onsets (a record from before them): the frames it tops
+    j = offline_judge(inputs)
+    assert (j.start_s, j.end_s) == pytest.approx((25.635, 26.365), abs=0.006)
 
 
 def test_offline_judge_keeps_its_span_inside_a_candidate_with_millisecond_edges():

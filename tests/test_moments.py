@@ -200,10 +200,10 @@ def test_only_an_emotion_questions_span_grows_over_the_utterance():
 
 
 def test_a_candidates_visual_support_is_its_best_showing_two_seconds():
-    """``agents.evidence.best_stretch``: a 2 s grin at the end of a 4 s clip read at 4 fps supports the clip fully, after a
+    """``tools.signals.stretches.best_stretch``: a 2 s grin at the end of a 4 s clip read at 4 fps supports the clip fully, after a
     gap of faceless frames too; a clip shorter than the stretch gives its mean; a frame that stands for more than the
     stretch (a sampling under 0.5 fps) gives the largest value, never an empty mean."""
-    from agents.evidence import best_stretch
+    from tools.signals.stretches import best_stretch
 
     times = [k * 0.25 for k in range(16)]
     grin = [0.1] * 8 + [0.9] * 8

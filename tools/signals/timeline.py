@@ -49,6 +49,13 @@ MIN_OWN_BASELINE = 10
 #: Fewest tracks (separate appearances) of a person for a baseline shift (``baseline_shifts``): one stretch of one
 #: emotion says nothing about how the person usually looks.
 MIN_SHIFT_TRACKS = 2
+#: Fewest frames of a person for a baseline shift (``baseline_shifts``): 20 s of face at the index's 1 fps. A few short
+#: appearances, each an emotional episode, say what the person showed, not how they usually look: on recorded
+#: development video (evals/RESULTS.md section 80) actors seen in 2-5 acted clips, 10-15 s in all, took their happy
+#: clips as their usual look and the happy moment sank; the recurring people of the long transitions bench, whose usual
+#: look the shift is for (section 48), are seen for 25-61 s each (re-identification splits a subject seen for minutes
+#: into several people). Chosen between the two on development data.
+MIN_SHIFT_FRAMES = 20
 #: Fewest frames on each side of a change point (PELT's minimum segment length).
 MIN_SEGMENT = 3
 #: Multiplier of the BIC-type penalty (1.0: the plain BIC of a mean change in Gaussian noise).
@@ -160,8 +167,8 @@ def _video_baseline(seen: dict[int, list]) -> np.ndarray:
 
 
 def baseline_shifts(affect: list[FrameFaces], person_of: Mapping[int, int]) -> dict[int, dict[str, float]]:
-    """Per person with an own baseline (``MIN_OWN_BASELINE`` frames or more) seen in ``MIN_SHIFT_TRACKS`` tracks or
-    more: label -> the video's baseline minus the person's. Added to one of the person's readings it re-centres the
+    """Per person seen in ``MIN_SHIFT_FRAMES`` frames or more over ``MIN_SHIFT_TRACKS`` tracks or more: label -> the
+    video's baseline minus the person's. Added to one of the person's readings it re-centres the
     person on the video's usual look, so a reading is scored by how far it departs from this person's own
     (salience, in the reading's scale); anyone else has no shift. A person seen once, in one stretch, has no usual
     look apart from that stretch (on recorded dev video a person's one happy shot was the moment itself).
@@ -176,7 +183,7 @@ def baseline_shifts(affect: list[FrameFaces], person_of: Mapping[int, int]) -> d
     video = _video_baseline(seen)
     return {person: reading_dict(video - median_distribution(readings(faces)))
             for person, faces in sorted(seen.items())
-            if len(faces) >= MIN_OWN_BASELINE and len({f.track_id for f in faces}) >= MIN_SHIFT_TRACKS}
+            if len(faces) >= MIN_SHIFT_FRAMES and len({f.track_id for f in faces}) >= MIN_SHIFT_TRACKS}
 
 
 def affect_timelines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> list[PersonTimeline]:
