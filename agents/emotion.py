@@ -184,7 +184,8 @@ JUDGE_EMOTION = LLMTask(
     prompt=(
         "Decide the AffectNet-8 emotion shown in one moment of a video from the tool observations given "
         "(facial expression probabilities, what was said, vocal cues), with a confidence in [0, 1] that "
-        "this label is right, the start/end seconds of the span where it shows (inside the candidate span), "
+        "this label is right, the start/end seconds of the span where it shows (inside the candidate span; "
+        "visual.shown_s gives each label's onset to offset on the faces), "
         "and, when target emotions are given, target_probability: the probability in [0, 1] that the "
         "moment shows one of them. Images, when attached, are the moment's middle frame and then crops of "
         "the faces the observations describe."

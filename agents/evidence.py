@@ -127,9 +127,9 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
 
     ``step`` is the frame interval in seconds (1 / verify fps); an observation's evidence spans one step. The visual
     support is the target emotions' reading over the best-showing ``SUPPORT_STRETCH_S`` of the candidate
-    (``best_stretch``), per frame the face that shows them most.
-    With ``persons`` (the question's grounded people, ``agents.grounding``) only their faces count. With
-    ``own_baseline`` the support and the choice of faces read each face against its person's own usual reading
+    (``best_stretch``), per frame the face that shows them most; the summary's ``shown_s`` is where each label shows
+    (``onset_offset``). With ``persons`` (the question's grounded people, ``agents.grounding``) only their faces count.
+    With ``own_baseline`` the support and the choice of faces read each face against its person's own usual reading
     (``VideoIndex.salient_p``); the evidence still quotes the reading as it is.
     """
     frames = [fr for fr, _ in stored]
@@ -174,9 +174,9 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
         ))
     spans = {k: onset_offset(times, [max(f.expression[k] for f in fr.faces) for fr in with_faces], step,
                              (cand.start_s, cand.end_s)) for k in mean}  # where each label shows, onset to offset
-    obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames), frame_step_s=round(step, 3),
-                             frames=[FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3)) for f in faces],
-                             shown_s={k: v for k, v in spans.items() if v is not None})
+    readings = [FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3)) for f in faces]
+    obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames),
+                             frame_step_s=round(step, 3), frames=readings, shown_s={k: v for k, v in spans.items() if v})
     return evidence, visual, obs
 
 

@@ -185,7 +185,8 @@ class VideoIndex(StoredRecords):
 
     def salient_p(self, face: FaceObservation, labels: list[str]) -> float:
         """The summed probability of ``labels`` in ``face``'s reading, plus the shift of the face's person
-        (``baseline_shift``: re-centred on the video's usual look where the person has an own baseline), in [0, 1]."""
+        (``baseline_shift``: re-centred on the video's usual look where the person was seen long enough for a shift,
+        ``tools.signals.timeline.MIN_SHIFT_FRAMES``), in [0, 1]."""
         shift = self.baseline_shift.get(self.face_person(face), {}) if self.baseline_shift else {}
         return min(1.0, max(0.0, sum(face.expression.get(k, 0.0) + shift.get(k, 0.0) for k in labels)))
 

@@ -147,8 +147,9 @@ def test_an_expression_spans_the_frames_at_half_its_peak_or_more():
 
 
 def test_the_judged_span_runs_from_the_expressions_onset_to_its_offset_not_where_its_label_tops_a_frame():
-    """The fear shot above, judged fear: its moment is the shot's frames at half the fear peak or more (the whole shot,
-    tIoU 0.96 with it), not the last 0.75 s whose top label is fear (tIoU 0.40)."""
+    """The fear shot above, judged fear: its span is the shot's frames at half the fear peak or more (every frame: tIoU
+    0.91 with the shot), not the last three frames whose top label is fear (0.73 s, tIoU 0.29; the moment drawn from
+    it grew to the shot's last second, tIoU 0.40)."""
     from agents.emotion import offline_judge
     from tools.signals.stretches import onset_offset
 

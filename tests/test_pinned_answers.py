@@ -75,7 +75,7 @@ pointing question's last span, the audience's shot, reads anger where it read ne
 performer's rap over that shot alone (voice8: anger), no longer the clip's blend with the speech before the cut.
 The index came to lay its clips out shot by shot (``indexing.clips.clip_windows``; evals/RESULTS.md section 79): each
 of the sample's four shots is now one clip (0-1.511, 1.511-3.58, 3.58-7.884, 7.884-10.02 s) where 4 s windows had been
-cut into shot parts, a candidate's visual support is its best-showing 2 s (``agents.evidence.best_stretch``), and
+cut into shot parts, a candidate's visual support is its best-showing 2 s (``best_stretch``, now ``tools.signals.stretches``), and
 spans that only meet at a cut stay two moments (``agents.moments``). The performer's shot is one candidate: his grin
 runs to his last smiling frame (3.58-6.97 s), "most worked up" gives the pianist's close-up under his voice
 (1.511-3.58 s, happiness, ranked first) and his own shot apart where the two had merged into 1.511-6.02 s (with either

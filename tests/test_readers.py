@@ -76,3 +76,22 @@ def test_a_modality_is_one_reader_and_its_weight(index):
     assert more.support == max(base.support, 0.45)
     assert more.observations == base.observations
     assert {e.modality for e in base.evidence} >= {"visual", "verbal"}
+
+
+def test_each_label_shows_from_its_first_to_its_last_frame_at_half_its_peak(index):
+    """The face reader's ``shown_s`` on the sample's real frames (4 fps): per label, a span inside the clip that holds
+    every frame where some face reads that label at half its peak or more, and whose first and last frames do."""
+    from agents.readers import FaceReader
+
+    for clip in index.clips:
+        view = view_of(index, clip, "when does someone enjoy the show?", ["happiness"])
+        shown = FaceReader().read(view).observations.shown_s
+        per_frame = [(fr.t, fr.faces) for fr, _ in view.stored if fr.faces]
+        assert per_frame and set(shown) <= set(per_frame[0][1][0].expression)
+        for label, (start, end) in shown.items():
+            assert clip.start_s <= start < end <= clip.end_s
+            p = [(t, max(f.expression[label] for f in faces)) for t, faces in per_frame]
+            peak = max(v for _, v in p)
+            at_half = [t for t, v in p if v >= 0.5 * peak]
+            assert start <= min(at_half) and max(at_half) <= end  # every such frame is inside
+            assert start >= min(at_half) - 0.125 - 1e-3 and end <= max(at_half) + 0.125 + 1e-3  # and it starts/ends there

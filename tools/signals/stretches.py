@@ -41,10 +41,10 @@ def onset_offset(times: list[float], values: list[float], step: float, bounds: t
                  ) -> list[float] | None:
     """[start, end] seconds from the first to the last of ``times`` whose value is at least ``ONSET_SHARE`` of the
     largest of ``values`` (one per time; a label's probability per frame), each frame spanning ``step`` seconds
-    about its time, inside ``bounds``; None when there is no time or no value above 0."""
+    about its time, to the millisecond, inside ``bounds`` (start, end seconds); None when there is no value above 0."""
     peak = max(values, default=0.0)
     if peak <= 0:
         return None
     shown = [t for t, v in zip(times, values, strict=True) if v >= ONSET_SHARE * peak]
-    start, end = max(bounds[0], min(shown) - step / 2), min(bounds[1], max(shown) + step / 2)
-    return [round(start, 3), round(end, 3)] if end > start else None
+    start, end = max(bounds[0], round(min(shown) - step / 2, 3)), min(bounds[1], round(max(shown) + step / 2, 3))
+    return [start, end] if end > start else None

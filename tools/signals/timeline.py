@@ -49,7 +49,8 @@ MIN_OWN_BASELINE = 10
 #: Fewest tracks (separate appearances) of a person for a baseline shift (``baseline_shifts``): one stretch of one
 #: emotion says nothing about how the person usually looks.
 MIN_SHIFT_TRACKS = 2
-#: Fewest frames of a person for a baseline shift (``baseline_shifts``): 20 s of face at the index's 1 fps. A few short
+#: Fewest frames of a person for a baseline shift (``baseline_shifts``): 20 s of face at the index's default 1 fps (a
+#: count of frames, as ``MIN_OWN_BASELINE``: at ``--fps 2`` it is 10 s). A few short
 #: appearances, each an emotional episode, say what the person showed, not how they usually look: on recorded
 #: development video (evals/RESULTS.md section 80) actors seen in 2-5 acted clips, 10-15 s in all, took their happy
 #: clips as their usual look and the happy moment sank; the recurring people of the long transitions bench, whose usual
