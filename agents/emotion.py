@@ -11,8 +11,9 @@ Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-e
 ``tools.perception.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on
 composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the
 span is where the chosen label shows on faces (when a face's top label is it: from the first to the last frame where
-its probability is at least half its peak, ``VisualObservations.shown_s``), or, for a question that names no emotion, around the gesture or gaze event that matches it best
-(``GESTURE_PAD_S``) or where the words are, whichever matches the question better. A judgement with no
+its probability is at least half its peak, ``VisualObservations.shown_s``), or, for a question that names no emotion,
+around the gesture or gaze event that matches it best (``GESTURE_PAD_S``) or where the words are, whichever matches
+the question better. A judgement with no
 face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance). A change-point
 candidate of a question about a change is judged from the person's faces on either side
 (``agents.change.judge_change``): the emotion after, the emotion before, the whole span.

@@ -174,9 +174,9 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
         ))
     spans = {k: onset_offset(times, [max(f.expression[k] for f in fr.faces) for fr in with_faces], step,
                              (cand.start_s, cand.end_s)) for k in mean}  # where each label shows, onset to offset
-    readings = [FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3)) for f in faces]
+    tops = [FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3)) for f in faces]
     obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames),
-                             frame_step_s=round(step, 3), frames=readings, shown_s={k: v for k, v in spans.items() if v})
+                             frame_step_s=round(step, 3), frames=tops, shown_s={k: s for k, s in spans.items() if s})
     return evidence, visual, obs
 
 
@@ -184,15 +184,15 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                     frames: list[SocialFrame]) -> tuple[list[Evidence], float, VerbalObservations]:
     """One verbal evidence item per transcript segment with words in the candidate's index clip, quoting the whole
     segment (a sentence runs on across a cut, and a clip ends at one: ``indexing.clips.clip_windows``) with the emotion
-    its words read as (``tools.perception.text_emotion``: words8 over the index's transcript encoder); the emotion reasoner
-    gets those sentences, but the speech match, the words' emotion and their span read the words said inside the clip. Its speaker is the
-    person whose lips move with those words in the clip's frames, else the utterance's index-time speaker (lips in the
-    1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
+    its words read as (``tools.perception.text_emotion``: words8 over the index's transcript encoder); the emotion
+    reasoner gets those sentences, but the speech match, the words' emotion and their span read the words said inside
+    the clip. Its speaker is the person whose lips move with those words in the clip's frames, else the utterance's
+    index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
     index = ctx.index
     clip = index.clip_by_id.get(cand.clip_id)
     lo, hi = (clip.start_s, clip.end_s) if clip is not None else (cand.start_s, cand.end_s)
-    per_segment = [(seg, [w for w in seg.words if lo <= (w.start_s + w.end_s) / 2 < hi]) for seg in index.transcript.segments]
-    per_segment = [(seg, ws) for seg, ws in per_segment if ws]
+    own = [(seg, [w for w in seg.words if lo <= (w.start_s + w.end_s) / 2 < hi]) for seg in index.transcript.segments]
+    per_segment = [(seg, ws) for seg, ws in own if ws]
     if not per_segment:
         return [], 0.0, VerbalObservations()
     said = " ".join(w.text for _, ws in per_segment for w in ws)
@@ -213,7 +213,8 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
         says = f"says (spoken in {seg.translated_from}; Whisper's English translation)" if seg.translated_from else "says"
         evidence.append(Evidence(
             id=f"{cand.clip_id}.t{n}", modality="verbal", tool=index.transcript.model, start_s=seg.words[0].start_s,
-            end_s=seg.words[-1].end_s, person=who, detail=f'{speaker} {says} "{text}" (words read as {label}, p={read[label]:.2f})',
+            end_s=seg.words[-1].end_s, person=who,
+            detail=f'{speaker} {says} "{text}" (words read as {label}, p={read[label]:.2f})',
             ref=index.ref("transcript.json", seg.id), quote=text))
     obs = VerbalObservations(text=" ".join(quotes), span=[per_segment[0][1][0].start_s, per_segment[-1][1][-1].end_s],
                              emotion_distribution=said_read, query_similarity=round(sim, 3))

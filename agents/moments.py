@@ -131,8 +131,8 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
         j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
         asked = j.target_probability if targets and j.target_probability is not None else j.confidence
         score = cand.support * asked
-        prev = next((d for d in drafts if d.emotion == j.emotion and joins((d.start_s, d.end_s), (j.start_s, j.end_s), cuts)),
-                    None)
+        prev = next((d for d in drafts
+                     if d.emotion == j.emotion and joins((d.start_s, d.end_s), (j.start_s, j.end_s), cuts)), None)
         if prev:  # overlaps or continues an earlier span of the same emotion
             prev.start_s, prev.end_s = min(prev.start_s, j.start_s), max(prev.end_s, j.end_s)
             prev.confidence = max(prev.confidence, j.confidence)

@@ -92,7 +92,7 @@ class VisualObservations(BaseModel):
     frame_step_s: float | None = None
     frames: list[FaceReading] = Field(default_factory=list)
     shown_s: dict[str, list[float]] = Field(default_factory=dict, description=(
-        "per label, [start, end] s: its onset to offset, the frames at half its peak p or more (stretches.onset_offset)"))
+        "per label, [start, end] s: its onset to offset, the frames at half its peak or more (stretches.onset_offset)"))
 
 
 class VerbalObservations(BaseModel):

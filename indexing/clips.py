@@ -3,8 +3,8 @@
 A clip is a time window (default 4 s every 2 s, the VQAU setting) inside one shot (``clip_windows``). Each gets the
 mean AffectNet-8 expression of the faces seen in it, the recognised words, the vocal emotion over its detected speech
 (``tools.perception.voice_emotion``), what it sounds like beyond words (music, noise, a swell;
-``tools.perception.sound``), up to three social events, and a plain-words descriptor that the text-side embedder indexes (with a CLIP
-embedder: the mean of the clip's frame vectors instead).
+``tools.perception.sound``), up to three social events, and a plain-words descriptor that the text-side embedder
+indexes (with a CLIP embedder: the mean of the clip's frame vectors instead).
 """
 
 from __future__ import annotations
