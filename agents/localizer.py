@@ -6,12 +6,16 @@ social events (``tools.signals.events``: gaze, addressing, exclusion, expression
 overlap. A clip's retrieval score is the best of its scores plus a small bonus per additional search
 that found it. When the intent names target emotions, every clip also gets an affect score from what
 the index-time pass perceived there (``affect_scores``: the target emotions' probability in the clip's
-faces, each against its person's own usual reading where there is one, and voice) and is ranked by retrieval + ``RunSettings.affect_weight`` x affect. Clips already verified in
-earlier rounds are not proposed again. The index's clips lie inside shots (``indexing.clips.clip_windows``: a short
-shot is one clip from its frame-accurate start to its end), so the faces, voice and words a candidate is judged on come
-from one shot; overlapping clips of a shot judged the same emotion merge in the emotion reasoner, and two shots stay
-two moments. A question about a change of feeling gets the change points of the people's affect timelines instead
-(``agents.change.change_candidates``), and the searches above only when the video has none.
+faces, each against its person's own usual reading where there is one, and voice) and is ranked by retrieval +
+``RunSettings.affect_weight`` x affect; the clip search then scores every clip, not only its top k, so that a clip's
+place does not depend on k (outside the top k a clip would lose its whole cosine, a median of 0.3-0.5 over a long
+video's clips with the descriptor embedder, a step the reading could seldom make up; evals/RESULTS.md section 82).
+Clips already verified in earlier rounds are not proposed again. The index's clips lie inside shots
+(``indexing.clips.clip_windows``: a short shot is one clip from its frame-accurate start to its end), so the faces,
+voice and words a candidate is judged on come from one shot; overlapping clips of a shot judged the same emotion
+merge in the emotion reasoner, and two shots stay two moments. A question about a change of feeling gets the change
+points of the people's affect timelines instead (``agents.change.change_candidates``), and the searches above only
+when the video has none.
 """
 
 from __future__ import annotations
@@ -152,9 +156,11 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
         if proposals or seen:
             return {"candidates": proposals}
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
-    found = {"clips": search_clips(index, texts, k), "transcript": search_transcript(index, state["search_text"], k),
-             "events": search_events(index, state["search_text"], k)}
     targets = list(state["intent"].target_emotions)
+    clip_k = len(index.clips) if targets else k  # a question about a feeling scores every clip (module doc)
+    found = {"clips": search_clips(index, texts, clip_k),
+             "transcript": search_transcript(index, state["search_text"], k),
+             "events": search_events(index, state["search_text"], k)}
     affect = affect_scores(index, targets, grounded_persons(state.get("people", [])),
                            ctx.settings.own_baseline) if targets else {}
     ranked = []
