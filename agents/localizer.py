@@ -7,9 +7,10 @@ overlap. A clip's retrieval score is the best of its scores plus a small bonus p
 that found it. When the intent names target emotions, every clip also gets an affect score from what
 the index-time pass perceived there (``affect_scores``: the target emotions' probability in the clip's
 faces, each against its person's own usual reading where there is one, and voice) and is ranked by retrieval +
-``RunSettings.affect_weight`` x affect; the clip search then scores every clip, not only its top k, so that a clip's
-place does not depend on k (outside the top k a clip would lose its whole cosine, a median of 0.3-0.5 over a long
-video's clips with the descriptor embedder, a step the reading could seldom make up; evals/RESULTS.md section 82).
+``RunSettings.affect_weight`` x affect, where each clip's retrieval score also counts its clip-search cosine whether
+or not the search's top k holds it (outside it a clip would lose its whole cosine, a median of 0.3-0.5 over a long
+video's clips with the descriptor embedder, a step the reading could seldom make up; evals/RESULTS.md section 82); the
+bonus and a candidate's ``source`` still name the searches whose top k found it.
 Clips already verified in earlier rounds are not proposed again. The index's clips lie inside shots
 (``indexing.clips.clip_windows``: a short shot is one clip from its frame-accurate start to its end), so the faces,
 voice and words a candidate is judged on come from one shot; overlapping clips of a shot judged the same emotion
@@ -144,7 +145,8 @@ def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
 
 
 def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
-    """Propose up to ``candidates_per_round`` unseen clips for the current search text."""
+    """Propose up to ``candidates_per_round`` unseen clips for the current search text, best first (module doc: for a
+    question about a feeling every clip is scored, each with its clip-search cosine)."""
     ctx = runtime.context
     index, n = ctx.index, ctx.settings.candidates_per_round
     seen = {c.clip_id for c in state.get("candidates", [])}
@@ -156,25 +158,26 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
         if proposals or seen:
             return {"candidates": proposals}
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
-    targets = list(state["intent"].target_emotions)
-    clip_k = len(index.clips) if targets else k  # a question about a feeling scores every clip (module doc)
-    found = {"clips": search_clips(index, texts, clip_k),
-             "transcript": search_transcript(index, state["search_text"], k),
+    found = {"clips": search_clips(index, texts, k), "transcript": search_transcript(index, state["search_text"], k),
              "events": search_events(index, state["search_text"], k)}
+    targets = list(state["intent"].target_emotions)
+    # a question about a feeling scores every clip: each keeps its clip-search cosine, in the top k or not
+    cosine = search_clips(index, texts, len(index.clips)) if targets else {}
     affect = affect_scores(index, targets, grounded_persons(state.get("people", [])),
                            ctx.settings.own_baseline) if targets else {}
     ranked = []
     for clip in index.clips:
         hits = {name: scores[clip.id] for name, scores in found.items() if clip.id in scores}
-        if clip.id in seen or not (hits or clip.id in affect):
+        if clip.id in seen or not (hits or clip.id in affect or clip.id in cosine):
             continue
-        score = (max(hits.values()) + BOTH_BONUS * (len(hits) - 1) if hits else 0.0) \
+        parts = [*hits.values(), *([cosine[clip.id]] if clip.id in cosine else [])]
+        score = (max(parts) + BOTH_BONUS * max(len(hits) - 1, 0) if parts else 0.0) \
             + ctx.settings.affect_weight * affect.get(clip.id, 0.0)
-        source = "+".join([*hits, *(["affect"] if clip.id in affect else [])])
+        source = "+".join([*hits, *(["affect"] if clip.id in affect else [])]) or "clips"
         ranked.append(Proposal(clip_id=clip.id, start_s=clip.start_s, end_s=clip.end_s,
                                 retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
     ranked.sort(key=lambda c: -c.retrieval_score)
-    ctx.count("faiss_search", len(texts) + 1)
+    ctx.count("faiss_search", len(texts) * (2 if targets else 1) + 1)
     return {"candidates": ranked[:n]}
 
 

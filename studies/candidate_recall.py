@@ -3,11 +3,12 @@
     python -m studies.candidate_recall BENCH.jsonl --cache-dir DIR [--json FILE]
 
 For each question of a bench, the graph's first three nodes run as in an answer (offline intent, person grounding,
-``agents.localizer.localize_candidates`` with the default ``RunSettings``: 8 candidates a round), and the round's
+``agents.localizer.localize_candidates``; index and search settings from the environment and config file as in
+``python -m evals.run``, by default 8 candidates a round), and the round's
 candidates are compared with the question's annotated moments: ``rank`` is the place (0 = first) of the first
 candidate whose clip matches a moment at tIoU >= 0.5, None when none of the round's does. Prints one line per question
-and the counts of questions whose moment is proposed first and proposed at all. The same command in a tree of an earlier
-commit gives that code's candidates (the study uses only the nodes' public functions).
+and the counts of questions whose moment is proposed first and proposed at all. Copied into a tree of an earlier commit,
+the same command gives that code's candidates (it uses only the nodes' public functions).
 """
 
 from __future__ import annotations
@@ -23,28 +24,29 @@ from agents.grounding import ground_persons
 from agents.intent import interpret_intent
 from agents.llm import load_llm
 from agents.localizer import localize_candidates
-from agents.state import RunContext, RunSettings
+from agents.state import RunContext
 from evals.bench import load_bench
+from graphs.settings import Settings, load_settings
 from indexing.build import open_index
-from memory.index_config import IndexConfig
+from tools.core.runtime import configure_runtime
 from tools.core.schema import temporal_iou
 
 
-def first_round_ranks(bench: str, cache_dir: str, settings: RunSettings | None = None) -> dict[str, int | None]:
+def first_round_ranks(bench: str, cache_dir: str, settings: Settings) -> dict[str, int | None]:
     """Per item id, the place in the localizer's first round of the first candidate matching an annotated moment at
     tIoU >= 0.5, or None.
 
     Raises:
-        BenchError: the bench does not load.
+        BenchError: the bench does not load in ``settings``' label set.
     """
-    llm, settings = load_llm("offline"), settings or RunSettings()
+    llm, run, config = load_llm("offline"), settings.run_settings(), settings.index_config()
     ranks: dict[str, int | None] = {}
     opened: tuple[Path, object] | None = None
-    for item in load_bench(bench):
+    for item in load_bench(bench, run.labels):
         video = item.video_path(bench)
         if opened is None or opened[0] != video:
-            opened = (video, open_index(video, IndexConfig(), cache_dir))
-        runtime = Runtime(context=RunContext(index=opened[1], llm=llm, settings=settings))
+            opened = (video, open_index(video, config, cache_dir))
+        runtime = Runtime(context=RunContext(index=opened[1], llm=llm, settings=run))
         state: dict = {"query": item.query, "candidates": []}
         for node in (interpret_intent, ground_persons, localize_candidates):
             state.update(node(state, runtime))
@@ -61,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", required=True)
     ap.add_argument("--json", help="write {item id: rank or null} here")
     args = ap.parse_args(argv)
-    ranks = first_round_ranks(args.bench, args.cache_dir)
+    configure_runtime(args.cache_dir)
+    ranks = first_round_ranks(args.bench, args.cache_dir, load_settings({}))
     for item_id, rank in ranks.items():
         print(f"{item_id}\t{rank}")
     first = sum(r == 0 for r in ranks.values())

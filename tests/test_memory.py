@@ -46,6 +46,24 @@ def test_vector_index_returns_cosine_neighbours(tmp_path):
     assert len(again) == 50 and again.search(vecs[[3]], 1)[1][0, 0] == 3
 
 
+def test_an_hnsw_index_asked_for_every_vector_scores_them_all(monkeypatch):
+    """Above ``HNSW_THRESHOLD`` vectors the index is an HNSW graph, whose search reaches only part of them when asked
+    for all (about half of them here before); the localizer asks for every clip, so that answer is exact."""
+    import memory.index as mi
+
+    monkeypatch.setattr(mi, "HNSW_THRESHOLD", 100)
+    vecs = np.random.default_rng(1).normal(size=(3000, 16)).astype(np.float32)
+    idx = VectorIndex(vecs)
+    queries = vecs[[5, 900]]
+    scores, ids = idx.search(queries, len(idx))
+    exact = mi.l2_normalize(queries) @ mi.l2_normalize(vecs).T
+    assert ids.shape == (2, 3000) and all(sorted(row) == list(range(3000)) for row in ids.tolist())
+    assert np.allclose(scores, np.take_along_axis(exact, ids, axis=1), atol=1e-5)
+    assert (np.diff(scores, axis=1) <= 1e-6).all() and ids[0, 0] == 5 and ids[1, 0] == 900
+    _, top_ids = idx.search(queries, 10)  # a top k still comes from the graph
+    assert top_ids.shape == (2, 10) and top_ids[0, 0] == 5
+
+
 def test_empty_index_searches_to_nothing():
     scores, ids = VectorIndex(np.zeros((0, 8), np.float32)).search(np.ones((1, 8), np.float32), 5)
     assert scores.shape == (1, 0) and ids.shape == (1, 0)
