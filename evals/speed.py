@@ -71,6 +71,22 @@ def _runs_of(key: str, tree: str) -> Callable[[dict], str]:
     return cell
 
 
+def _bench_index(d: dict) -> str:
+    """The hour's index build in a ``make bench`` row file (``benches/bench_index.py``): wall, RTF, peak RSS."""
+    row = d["rows"][0]
+    return f"{row['index_wall_s']:.1f} s, RTF {row['rtf_index_wall']:.1f}, {_mib([row['peak_rss_mib_index']])}"
+
+
+def _bench_session(d: dict) -> str:
+    """The four questions of a ``make bench`` row file's one session: the first (the models load), the three new
+    ones after its warm repeat, the session's peak RSS."""
+    row = d["rows"][0]
+    others = [row[k] for k in ("query_new_in_session_s", "query_change_in_session_s",
+                               "query_feeling_requery_in_session_s")]
+    rss = _mib([row["peak_rss_mib_query"]])
+    return f"first {row['query_cold_s']:.2f} s, the others {_span(others)} (1 session); {rss}"
+
+
 #: The two 2-core machines the current figures come from (``lscpu``; no GPU).
 AVX512_EPYC = "AMD EPYC, CPU family 26, AVX-512"
 AVX2_EPYC = "AMD EPYC, CPU family 25, AVX2"
@@ -79,10 +95,12 @@ SPEED: tuple[Figure, ...] = (
     Figure("an hour of speech-heavy video indexed (`make bench`'s 60-minute dialogue video): wall, RTF, peak RSS",
            f"{AVX512_EPYC}; section 71's code", "results_onednn_avx2_60.json", _hour_index("with the cap")),
     Figure("", f"{AVX2_EPYC}; section 72's code", "results_imports_60.json", _hour_index("now")),
+    Figure("", f"{AVX2_EPYC}; section 82's code", "results_candidates_60.json", _bench_index),
     Figure("the bench's four new questions on the indexed hour, one process: wall each, peak RSS",
            f"{AVX512_EPYC}; section 70's code", "results_gesture_names_60.json", _session("now")),
     Figure("", f"{AVX2_EPYC}; section 72's code", "results_fixed_texts_60.json", _session("before")),
     Figure("", f"{AVX2_EPYC}; section 73's code, the same sitting", "results_fixed_texts_60.json", _session("now")),
+    Figure("", f"{AVX2_EPYC}; section 82's code", "results_candidates_60.json", _bench_session),
     Figure("each of those questions in a new process on the indexed hour: wall, peak RSS",
            f"{AVX512_EPYC}; section 69's code", "results_no_torch_60.json", _hour_new_process("now")),
     Figure("", f"{AVX2_EPYC}; section 72's code", "results_fixed_texts_60.json", _hour_new_process("before")),
