@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 
+import numpy as np
 from langgraph.runtime import Runtime
 
 from agents.change import change_candidates
@@ -80,9 +81,12 @@ def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | fro
     return out
 
 
-def search_clips(index: VideoIndex, texts: list[str], k: int) -> dict[str, float]:
-    """Best cosine score per clip id over ``texts`` (top ``k`` per text) in the clip index."""
-    scores, ids = index.clip_index.search(index.config.clip_embedder().embed_queries(texts), k)
+def search_clips(index: VideoIndex, texts: list[str], k: int, queries: np.ndarray | None = None) -> dict[str, float]:
+    """Best cosine score per clip id over ``texts`` (top ``k`` per text) in the clip index; ``queries``: the texts'
+    clip-embedder vectors (len(texts), D) when the caller has them already."""
+    if queries is None:
+        queries = index.config.clip_embedder().embed_queries(texts)
+    scores, ids = index.clip_index.search(queries, k)
     best: dict[str, float] = {}
     for row_s, row_i in zip(scores, ids, strict=True):
         for s, i in zip(row_s, row_i, strict=True):
@@ -158,11 +162,13 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
         if proposals or seen:
             return {"candidates": proposals}
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
-    found = {"clips": search_clips(index, texts, k), "transcript": search_transcript(index, state["search_text"], k),
+    queries = index.config.clip_embedder().embed_queries(texts)
+    found = {"clips": search_clips(index, texts, k, queries),
+             "transcript": search_transcript(index, state["search_text"], k),
              "events": search_events(index, state["search_text"], k)}
     targets = list(state["intent"].target_emotions)
     # a question about a feeling scores every clip: each keeps its clip-search cosine, in the top k or not
-    cosine = search_clips(index, texts, len(index.clips)) if targets else {}
+    cosine = search_clips(index, texts, len(index.clips), queries) if targets else {}
     affect = affect_scores(index, targets, grounded_persons(state.get("people", [])),
                            ctx.settings.own_baseline) if targets else {}
     ranked = []

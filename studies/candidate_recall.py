@@ -26,10 +26,10 @@ from agents.llm import load_llm
 from agents.localizer import localize_candidates
 from agents.state import RunContext
 from evals.bench import load_bench
+from evals.metrics import recall_at_1
 from graphs.settings import Settings, load_settings
 from indexing.build import open_index
 from tools.core.runtime import configure_runtime
-from tools.core.schema import temporal_iou
 
 
 def first_round_ranks(bench: str, cache_dir: str, settings: Settings) -> dict[str, int | None]:
@@ -52,7 +52,7 @@ def first_round_ranks(bench: str, cache_dir: str, settings: Settings) -> dict[st
             state.update(node(state, runtime))
         truth = [(m.start_s, m.end_s) for m in item.moments]
         ranks[item.id] = next((i for i, c in enumerate(state["candidates"])
-                               if max(temporal_iou((c.start_s, c.end_s), t) for t in truth) >= 0.5), None)
+                               if recall_at_1((c.start_s, c.end_s), truth, 0.5)), None)
     return ranks
 
 
