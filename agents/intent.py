@@ -51,11 +51,10 @@ WORD_BONUS = 0.2
 BEHAVIOUR_ONLY_BELOW = 0.4
 
 
-def asked_emotions(query: str, whole_question: bool = False, words: bool = True) -> list[str]:
-    """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none
-    reaches ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below ``BEHAVIOUR_ONLY_BELOW``): the
-    similarity of ``tools.signals.lexicon.emotion_phrase(query)`` to each emotion's descriptions, plus ``WORD_BONUS``
-    for each emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``). For the ablations of
+def emotion_scores(query: str, whole_question: bool = False, words: bool = True) -> dict[str, float]:
+    """The score of each AffectNet-8 emotion for ``query`` (``asked_emotions`` ranks them): the cosine similarity of
+    ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS`` for each
+    emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``). For the ablations of
     ``studies.intent``: ``words=False`` leaves the named words out, ``whole_question=True`` reads the whole
     question without them (the reading before both)."""
     phrase = query if whole_question else emotion_phrase(query)
@@ -63,11 +62,25 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True)
     if words and not whole_question:
         for emotion in named_emotions(phrase):
             emotions[emotion] += WORD_BONUS
-    ranked = sorted(emotions, key=lambda k: -emotions[k])
-    best = emotions[ranked[0]]
+    return emotions
+
+
+def chosen_emotions(scores: dict[str, float], query: str) -> list[str]:
+    """The emotions ``scores`` (``emotion_scores``) make ``query`` ask about, best first: at most two, within
+    ``EMOTION_MARGIN`` of the best and at least ``MIN_EMOTION_SIM``; none for a question about behaviour or speech
+    whose best score is below ``BEHAVIOUR_ONLY_BELOW``."""
+    ranked = sorted(scores, key=lambda k: -scores[k])
+    best = scores[ranked[0]]
     if best < BEHAVIOUR_ONLY_BELOW and (names_behaviour(query) or names_speech(query)):
         return []
-    return [k for k in ranked[:2] if emotions[k] >= max(MIN_EMOTION_SIM, best - EMOTION_MARGIN)]
+    return [k for k in ranked[:2] if scores[k] >= max(MIN_EMOTION_SIM, best - EMOTION_MARGIN)]
+
+
+def asked_emotions(query: str, whole_question: bool = False, words: bool = True) -> list[str]:
+    """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none reaches
+    ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below ``BEHAVIOUR_ONLY_BELOW``):
+    ``chosen_emotions`` of ``emotion_scores`` (the arguments are that function's)."""
+    return chosen_emotions(emotion_scores(query, whole_question, words), query)
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:

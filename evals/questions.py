@@ -12,6 +12,10 @@ from pathlib import Path
 from tools.core.schema import AFFECTNET8
 
 QUESTIONS = Path(__file__).parent / "data" / "questions.jsonl"
+#: Held-out questions, idioms and VQAU-Bench's memory form (``evals/data/SOURCES.md``): the first file's are
+#: development material since the second was written.
+HELDOUT = Path(__file__).parent / "data" / "questions_heldout.jsonl"
+HELDOUT2 = Path(__file__).parent / "data" / "questions_heldout2.jsonl"
 #: Questions of each emotion that go to the test split (the rest are dev).
 TEST_PER_EMOTION = 6
 
@@ -38,3 +42,10 @@ def split(split_name: str, path: Path = QUESTIONS) -> list[tuple[str, str]]:
         chosen = order[:TEST_PER_EMOTION] if split_name == "test" else order[TEST_PER_EMOTION:]
         out += [(q, emotion) for q in chosen]
     return out
+
+
+def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, str]]:
+    """(question, AffectNet-8 label) of a held-out question file, those of one ``form`` ("idiom" or "memory")
+    when given."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(r["query"], r["emotion"]) for r in records if form in (None, r["form"])]

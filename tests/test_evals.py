@@ -272,3 +272,22 @@ def test_the_javanese_split_is_by_person(tmp_path):
         rows(tmp_path / "mirrors", "train")
     with pytest.raises(FileNotFoundError, match="fetch github:2black0/video-emotion-recognition-javanese"):
         rows(tmp_path / "nothing", "dev")
+
+
+def test_goemotions_keeps_single_group_comments_in_the_sets_own_split(tmp_path):
+    from evals.data.sources import set_records
+
+    (tmp_path / "data" / "ekman").mkdir(parents=True)
+    (tmp_path / "data" / "ekman" / "train.tsv").write_text(  # the repository's rows: text, Ekman group ids, comment id
+        "I can't stop smiling today\t3\tc1\nThat smell made me gag\t1\tc2\nWhat?! No way\t6,3\tc3\n")
+    (tmp_path / "data" / "ekman" / "test.tsv").write_text("I am so done with this\t0\tc4\n")
+    records = {name: rec for name, _, rec in set_records("goemotions", tmp_path)}
+    assert {name: (r["label"], r["split"], r["fold"]) for name, r in records.items()} == {
+        "train/c1.txt": ("happiness", "dev", "train"), "train/c2.txt": ("disgust", "dev", "train"),
+        "test/c4.txt": ("anger", "test", "test")}  # the comment raters put in two groups is left out
+    assert records["train/c2.txt"]["text"] == "That smell made me gag"
+    from evals.questions import HELDOUT, HELDOUT2, heldout
+
+    second = heldout(HELDOUT2)
+    assert len(second) == 64 and {q for q, _ in second}.isdisjoint(q for q, _ in heldout(HELDOUT))
+    assert len(heldout(HELDOUT, form="idiom")) == 48

@@ -1,7 +1,7 @@
 """Assemble the labelled face and speech sets the project measures itself on, split by person.
 
     python -m evals.data.assemble --source ckplus=DIR --source rafdb=DIR --source fer2013=DIR --source ravdess=DIR \
-        --source emodb=DIR --source meld=DIR --source utkface=DIR [--out DIR]
+        --source emodb=DIR --source meld=DIR --source goemotions=DIR --source utkface=DIR [--out DIR]
 
 Each ``DIR`` is a clone (work tree) or a bare git directory of the public repository that holds the
 set (``evals/data/SOURCES.md`` names them, with licences and label origins). Nothing is downloaded:
@@ -25,6 +25,10 @@ Splits (no person in both):
   split, since its main speakers appear in every part (no person split is possible): train and dev are
   dev (``fold`` "train" / "val"), test is test. One record per utterance, its words in ``text`` and in a
   ``.txt`` file; ``person`` is the speaker's name.
+- GoEmotions in its authors' Ekman groups (``data/ekman/{train,dev,test}.tsv``: English Reddit comments, each with
+  the groups its raters chose; Demszky et al., 2020, ACL): the comments in one group, in the set's own split, since
+  comment authors are not given: train and dev are dev (``fold`` "train" / "val"), test is test. One record per
+  comment, its words in ``text`` and in a ``.txt`` file; ``person`` is None.
 - UTKFace, its aligned and cropped faces of part 1 (``crop_part1/A_G_R_YYYYMMDDHHMMSSmmm.jpg.chip.jpg``: age A in
   years, gender G 0 male / 1 female, race R, collection time; Zhang, Song and Qi, 2017, CVPR): one face per
   image, for the appearance head (``studies.train_appearance``), not for emotion. UTKFace has no person ids,
@@ -121,7 +125,8 @@ def default_root() -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.data.assemble", description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", action="append", required=True, metavar="SET=DIR",
-                    help="ckplus=DIR, rafdb=DIR, ravdess=DIR, emodb=DIR, meld=DIR, utkface=DIR or speakers=DIR: a clone or bare git dir of the set's repository")
+                    help="ckplus=DIR, rafdb=DIR, ravdess=DIR, emodb=DIR, meld=DIR, goemotions=DIR, utkface=DIR or speakers=DIR: "
+                         "a clone or bare git dir of the set's repository")
     ap.add_argument("--out", type=Path, default=None, help="output root (default <cache>/data)")
     args = ap.parse_args(argv)
     out = args.out or default_root()

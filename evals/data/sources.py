@@ -58,6 +58,12 @@ _MELD = re.compile(r"(?:^|/)data/MELD/(train|dev|test)_sent_emo\.csv$")
 #: MELD's seven labels -> AffectNet-8 (joy is happiness; MELD has no contempt).
 MELD_LABELS = {"neutral": "neutral", "joy": "happiness", "sadness": "sadness", "surprise": "surprise",
                "fear": "fear", "disgust": "disgust", "anger": "anger"}
+#: GoEmotions in its authors' Ekman grouping (Demszky et al., 2020, ACL, "GoEmotions"; Apache-2.0), as
+#: monologg/GoEmotions-pytorch holds it: ``data/ekman/{train,dev,test}.tsv`` rows ``text<TAB>ids<TAB>comment id``
+#: with ids into ``GOEMOTIONS_EKMAN`` (several ids where raters chose several groups).
+_GOEMO = re.compile(r"(?:^|/)data/ekman/(train|dev|test)\.tsv$")
+#: The Ekman groups in the order of the files' ``labels.txt`` -> AffectNet-8 (joy is happiness; no contempt).
+GOEMOTIONS_EKMAN = ("anger", "disgust", "fear", "happiness", "neutral", "sadness", "surprise")
 _UTK = re.compile(r"(?:^|/)crop_part1/((\d+)_([01])_(\d)_((\d{10})\d{7})\.jpg\.chip\.jpg)$")
 #: UTKFace's race field (its dataset page): 0-4.
 UTKFACE_RACES = ("White", "Black", "Asian", "Indian", "Others")
@@ -180,6 +186,20 @@ def _meld(source: Path) -> Iterator[tuple[str, bytes, dict]]:
                 "text": row["Utterance"], "language": "en"}
 
 
+def _goemotions(source: Path) -> Iterator[tuple[str, bytes, dict]]:
+    """GoEmotions' Reddit comments that carry one Ekman group (several groups: left out), in the set's own split
+    (its authors are not given, so no person split: train and dev are dev, test is test)."""
+    for rel, data in repository_files(source, _GOEMO):
+        part = _GOEMO.search(rel).group(1)
+        for line in data.decode("utf-8").splitlines():
+            text, ids, comment = line.split("\t")
+            if "," not in ids:
+                label = GOEMOTIONS_EKMAN[int(ids)]
+                yield f"{part}/{comment}.txt", text.encode(), {
+                    "label": label, "raw_label": label, "person": None, "split": "test" if part == "test" else "dev",
+                    "fold": {"dev": "val"}.get(part, part), "text": text, "language": "en"}
+
+
 def _utkface(source: Path) -> Iterator[tuple[str, bytes, dict]]:
     """UTKFace part 1 faces with annotated gender, age and race, split by collection hour."""
     for rel, data in repository_files(source, _UTK):
@@ -241,7 +261,7 @@ def _cremad(source: Path) -> Iterator[tuple[str, bytes, dict]]:
 
 #: Set name -> the reader of its records, in the order the sets are named to the user.
 READERS = {"ckplus": _ckplus, "rafdb": _rafdb, "fer2013": _fer2013, "ravdess": _ravdess, "emodb": _emodb, "meld": _meld,
-           "utkface": _utkface, "speakers": _speakers, "cremad": _cremad}
+           "goemotions": _goemotions, "utkface": _utkface, "speakers": _speakers, "cremad": _cremad}
 
 
 def set_records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
@@ -252,5 +272,5 @@ def set_records(name: str, source: Path) -> Iterator[tuple[str, bytes, dict]]:
         FileNotFoundError: ``source`` does not exist.
     """
     if name not in READERS:
-        raise ValueError(f"unknown set {name!r}; choose ckplus, rafdb, fer2013, ravdess, emodb, meld, utkface, speakers or cremad")
+        raise ValueError(f"unknown set {name!r}; choose {', '.join(READERS)}")
     yield from READERS[name](source)

@@ -71,12 +71,17 @@ class TextEmotion:
             return [self._lexicon(q) for q in vectors]
         return [_rounded(p) for p in self._head.probs(vectors)]
 
+    def lexicon_probs(self, vectors: np.ndarray, temperature: float = 0.05) -> np.ndarray:
+        """``lexicon_distribution`` (N, 8), AffectNet-8 order, of sentence vectors (N, D) of ``encoder``."""
+        return np.stack([softmax(np.array([(self._emo[k] @ q).max() for k in AFFECTNET8]) / temperature)
+                         for q in vectors]) if len(vectors) else np.zeros((0, len(AFFECTNET8)))
+
     def lexicon_distribution(self, text: str, temperature: float = 0.05) -> dict[str, float]:
         """Softmax over AffectNet-8 of the emotion similarities (``temperature`` in cosine units)."""
         return self._lexicon(self.encoder.encode([text])[0], temperature)
 
     def _lexicon(self, q: np.ndarray, temperature: float = 0.05) -> dict[str, float]:
-        return _rounded(softmax(np.array([(self._emo[k] @ q).max() for k in AFFECTNET8]) / temperature))
+        return _rounded(self.lexicon_probs(q[None], temperature)[0])
 
 
 def _rounded(p: np.ndarray) -> dict[str, float]:
