@@ -16,10 +16,11 @@ can replay it (``studies.fit_fusion``):
   confidence), except spans that meet at a shot cut (``joins``: two shots are two moments; the index's clips lie inside
   shots); a span judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
   ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label.
-- Moments judged to show a target emotion of the intent rank before the others; within each group by
-  support x the judged probability of the asked emotions (support x confidence when the query names none or
-  the judge gave no such probability), best first. The label says what the moment shows; the ranking says
-  how strongly it shows what was asked.
+- Moments judged to show a target emotion of the intent rank before the others; within each group, those read at
+  the verifier's rate before those read on the index's frames only (``VerifiedCandidate.coarse``: a 1 fps reading
+  is not one an answer should lead with), then by support x the judged probability of the asked emotions (support x
+  confidence when the query names none or the judge gave no such probability), best first. The label says what the
+  moment shows; the ranking says how strongly it shows what was asked.
 """
 
 from __future__ import annotations
@@ -137,14 +138,15 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
             prev.start_s, prev.end_s = min(prev.start_s, j.start_s), max(prev.end_s, j.end_s)
             prev.confidence = max(prev.confidence, j.confidence)
             prev.score = max(prev.score, score)
+            prev.coarse = prev.coarse and cand.coarse
             prev.evidence += [e for e in cand.evidence if e.id not in {x.id for x in prev.evidence}]
         else:
             change = None if j.before is None or cand.change_s is None else MomentChange(
                 t_s=cand.observations.change.t_s or cand.change_s, person=cand.person, before=j.before, after=j.emotion,
                 magnitude=cand.observations.change.magnitude or 0.0, left=cand.observations.change.left)
             drafts.append(MomentDraft(start_s=j.start_s, end_s=j.end_s, emotion=j.emotion, confidence=j.confidence,
-                                      score=score, evidence=list(cand.evidence), change=change))
-    drafts.sort(key=lambda d: (targets and d.emotion not in targets, -d.score))
+                                      score=score, evidence=list(cand.evidence), change=change, coarse=cand.coarse))
+    drafts.sort(key=lambda d: (targets and d.emotion not in targets, d.coarse, -d.score))
     kept: list[MomentDraft] = []
     for d in drafts:  # one reading per moment: a span judged twice keeps its better-ranked label
         if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU for k in kept):

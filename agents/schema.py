@@ -153,14 +153,13 @@ class VerifiedCandidate(Proposal):
     evidence: list[Evidence] = Field(default_factory=list)
     observations: Observations = Field(default_factory=Observations,
                                        description="verifier measurements the emotion reasoner reads")
+    coarse: bool = Field(False, description="read on the index's frames only, not at verify_fps (agents.verifier)")
 
 
 class MomentDraft(BaseModel):
-    """A moment the emotion reasoner judged, before the rationale writer explains it.
-
-    ``score`` (support x the probability of the asked emotions, or x confidence) ranks drafts; ``evidence`` is everything the verifier cited for the
-    candidates merged into it.
-    """
+    """A moment the emotion reasoner judged, before the rationale writer explains it: ``score`` (support x the probability
+    of the asked emotions, or x confidence) ranks drafts, after ``coarse`` (``agents.moments``); ``evidence`` is
+    everything the verifier cited for the candidates merged into it."""
 
     start_s: float
     end_s: float
@@ -169,6 +168,7 @@ class MomentDraft(BaseModel):
     score: float
     evidence: list[Evidence]
     change: MomentChange | None = None
+    coarse: bool = False  # every candidate merged into it was read on the index's frames only
 
 
 class EmotionJudgement(BaseModel):

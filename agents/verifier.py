@@ -28,16 +28,17 @@ Coarse to fine (``triage``), for every question but one whose support is a gestu
 candidates are first read on the index's own frames (1 fps by default, read back, nothing observed:
 ``indexing.observe.index_span``), with the same readers; the ``dense_per_round`` best supported of them, and any
 other that reaches ``min_support`` there, are read again at ``verify_fps``; the others keep that reading (their
-visual observations say so: ``frame_step_s`` is the index's frame interval), which rejects them. For a question that
-names no feeling, whose support is its words (or sounds) and reads alike at any frame rate, the dense reading stops at
-``top_k`` candidates, the most moments an answer shows: where more reach ``min_support`` on the index's frames (a
-question about what is said, whose words are said in many places), those ranked below are accepted on the index's
-reading. So what an answer asserts was read at ``verify_fps``, unless no candidate was accepted and the answer says
-its support is weak, or it is such a question's moment ranked below ``top_k`` on its words. A change-point candidate
+visual observations say so: ``frame_step_s`` is the index's frame interval; ``VerifiedCandidate.coarse``), which
+rejects them. The dense reading, in that order, stops once ``top_k`` candidates (the most moments an answer shows)
+are accepted at ``verify_fps``: where more reach ``min_support`` on the index's frames (a question about what is said,
+whose words are said in many places; a feeling that many shots show), those ranked below are accepted on the index's
+reading, and their moments rank after those read at ``verify_fps`` (``agents.moments``). So what an answer asserts first was read at ``verify_fps``, unless no
+candidate was accepted and the answer says its support is weak; a moment read at 1 fps only fills an answer that
+fewer densely read candidates support. A change-point candidate
 is always read densely (its support compares the frames either side of the change), and so is every candidate of a
 question whose support is a gesture (a pointing lasts less than a second: 1 fps misses it). So a round of a question
 that few clips support observes ``dense_per_round`` candidates (and any clip too short to hold an index frame), whatever the video's
-length, and one that names no feeling at most ``top_k``.
+length, and any other at most ``top_k`` (``evals/RESULTS.md`` sections 61, 67 and 85).
 
 When fewer than ``min_accepted`` candidates have survived, the verifier asks for a re-query: the graph
 (``graphs.affect_graph``) goes to the query refiner (``refine_query``), which asks the LLM for a refined
@@ -70,11 +71,11 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     s = ctx.settings
     intent = state["intent"]
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
-    done = {c.clip_id for c in state.get("verified", [])}
+    seen = {c.clip_id for c in state.get("verified", [])}
     persons = grounded_persons(state.get("people", []))
     # unless a gesture is the question's support, hands on the index's frames suffice and the coarse step may reject
     gesture_support = asks_gestures(intent, state["query"])
-    todo = [c for c in state.get("candidates", []) if c.clip_id not in done and c.round == state.get("round", 0)]
+    todo = [c for c in state.get("candidates", []) if c.clip_id not in seen and c.round == state.get("round", 0)]
 
     def view_of(cand: Proposal, stored: list, tools: dict[str, str], step: float) -> CandidateView:
         return CandidateView(ctx=ctx, cand=cand, intent=intent, texts=texts, stored=stored, tools=tools,
@@ -82,31 +83,24 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
                              step=step, persons=persons,
                              others=speech_of_others(ctx.index, cand.start_s, cand.end_s, persons))
 
-    # a question that names no feeling is supported by its words (or sounds), which read alike at any frame rate
-    coarse = {} if gesture_support else triage(ctx, todo, view_of, None if intent.target_emotions else s.top_k)
-    out = []
-    for cand in todo:
-        if cand.clip_id in coarse:
-            view, read = coarse[cand.clip_id]
+    def dense(cand: Proposal) -> VerifiedCandidate:
+        stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count,
+                                     hands_between=gesture_support)
+        view = view_of(cand, stored, tools, 1.0 / s.verify_fps)
+        return _verdict(ctx, intent, cand, view, read_candidate(view), coarse=False)
+
+    at_index, ranked = ({}, []) if gesture_support else triage(ctx, todo, view_of)
+    done = {c.clip_id: dense(c) for c in todo if c.clip_id not in at_index}  # change points, short clips
+    n_dense = sum(v.accepted for v in done.values())
+    for n, cand in enumerate(ranked):  # the best on the index's frames first, until an answer's worth is accepted
+        view, read = at_index[cand.clip_id]
+        if n < s.dense_per_round or (read.support >= s.min_support and n_dense < s.top_k):
+            done[cand.clip_id] = dense(cand)
+            n_dense += done[cand.clip_id].accepted
         else:
-            stored, tools = observe_span(ctx.index, s.verify_fps, cand.start_s, cand.end_s, ctx.count,
-                                         hands_between=gesture_support)
-            view = view_of(cand, stored, tools, 1.0 / s.verify_fps)
-            read = read_candidate(view)
-        evidence, support, obs = read.evidence, read.support, read.observations
-        why = _why(read.supports, obs.visual.n_faces, view) + (
-            f" (read on the index's own frames, {1 / view.step:g} fps)" if cand.clip_id in coarse else "")
-        if cand.change_s is not None and intent.change is not None:  # a change point: the change is the support
-            c_ev, support, c_obs = change_evidence(ctx.index, cand, intent.change, view.stored, view.tools["face"],
-                                                   view.step)
-            evidence = c_ev + evidence
-            obs = obs.model_copy(update={"change": c_obs})
-            why = f"change {c_obs.magnitude or 0:.2f} ({c_obs.n_before} faces before, {c_obs.n_after} after)"
-        accepted = support >= s.min_support
-        reason = None if accepted else f"support {support:.2f} < {s.min_support}: {why}"
-        out.append(VerifiedCandidate(
-            **cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,
-            evidence=evidence, observations=obs))
+            done[cand.clip_id] = _verdict(ctx, intent, cand, view, read, coarse=True)
+            ctx.count("index_read_candidates", 1)
+    out = [done[c.clip_id] for c in todo]
     verified = [*state.get("verified", []), *out]
     requery = sum(1 for c in verified if c.accepted) < s.min_accepted and state.get("round", 0) < s.max_requery
     return {"verified": out, "requery": requery}
@@ -121,33 +115,47 @@ def asks_gestures(intent: Intent, query: str) -> bool:
 
 
 def triage(ctx: RunContext, todo: list[Proposal],
-           view_of: Callable[[Proposal, list, dict[str, str], float], CandidateView], at_most: int | None = None
-           ) -> dict[str, tuple[CandidateView, CandidateReading]]:
-    """The coarse step of the verifier (see the module doc): ``{clip id: (view, reading)}`` of the candidates in
-    ``todo`` that keep their reading on the index's own frames (rejected where it is below ``min_support``). Read at
-    ``verify_fps`` instead: every change-point candidate, every candidate with no index frame inside (a short
-    clip), the ``dense_per_round`` best supported of the others (ties in the localizer's order) and any other that
-    reaches ``min_support`` on the index's frames, up to ``at_most`` in all when it is given (those ranked below keep
-    the index's reading, accepted or not). Empty when there are no more candidates than ``dense_per_round``."""
+           view_of: Callable[[Proposal, list, dict[str, str], float], CandidateView]
+           ) -> tuple[dict[str, tuple[CandidateView, CandidateReading]], list[Proposal]]:
+    """The coarse step of the verifier (see the module doc): ``({clip id: (view, reading)}, ranked)``, every candidate of
+    ``todo`` that holds an index frame and is no change point read on the index's own frames, and those candidates
+    best supported there first (ties in the localizer's order); ``verify_candidates`` reads them at ``verify_fps`` in
+    that order as far as its budget goes. Empty when there are no more of them than ``dense_per_round``."""
     s, index = ctx.settings, ctx.index
     if len(todo) <= s.dense_per_round:
-        return {}
+        return {}, []
     stored = {c.clip_id: index_span(index, c.start_s, c.end_s) for c in todo if c.change_s is None}
     spans = [c for c in todo if stored.get(c.clip_id)]
     if len(spans) <= s.dense_per_round:
-        return {}
+        return {}, []
     step = 1.0 / index.config.sample_fps
     tools = span_tool_names(index, s.verify_fps)  # the index's frames were read by the same models
     read = {}
     for c in spans:
         view = view_of(c, stored[c.clip_id], tools, step)
         read[c.clip_id] = (view, read_candidate(view))
-    ranked = sorted(spans, key=lambda c: -read[c.clip_id][1].support)  # stable: ties keep the localizer's order
-    dense = len(ranked) if at_most is None else max(s.dense_per_round, at_most)
-    keep = {c.clip_id: read[c.clip_id] for n, c in enumerate(ranked[s.dense_per_round:], s.dense_per_round)
-            if n >= dense or read[c.clip_id][1].support < s.min_support}
-    ctx.count("index_read_candidates", len(keep))
-    return keep
+    return read, sorted(spans, key=lambda c: -read[c.clip_id][1].support)  # stable: ties keep the localizer's order
+
+
+def _verdict(ctx: RunContext, intent: Intent, cand: Proposal, view: CandidateView, read: CandidateReading,
+             coarse: bool) -> VerifiedCandidate:
+    """The verified candidate from its reading (``coarse``: on the index's frames only): accepted when its support
+    reaches ``min_support``; a change-point candidate of a change question is supported by the change instead
+    (``agents.change.change_evidence``)."""
+    s = ctx.settings
+    evidence, support, obs = read.evidence, read.support, read.observations
+    why = _why(read.supports, obs.visual.n_faces, view) + (
+        f" (read on the index's own frames, {1 / view.step:g} fps)" if coarse else "")
+    if cand.change_s is not None and intent.change is not None:  # a change point: the change is the support
+        c_ev, support, c_obs = change_evidence(ctx.index, cand, intent.change, view.stored, view.tools["face"],
+                                               view.step)
+        evidence = c_ev + evidence
+        obs = obs.model_copy(update={"change": c_obs})
+        why = f"change {c_obs.magnitude or 0:.2f} ({c_obs.n_before} faces before, {c_obs.n_after} after)"
+    accepted = support >= s.min_support
+    reason = None if accepted else f"support {support:.2f} < {s.min_support}: {why}"
+    return VerifiedCandidate(**cand.model_dump(), support=round(support, 4), accepted=accepted, reject_reason=reason,
+                             evidence=evidence, observations=obs, coarse=coarse)
 
 
 def _why(supports: dict[str, float], n_faces: int, view: CandidateView) -> str:

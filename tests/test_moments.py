@@ -147,6 +147,29 @@ def test_a_judged_tenth_of_a_second_becomes_a_moment_of_a_second_on_the_shot_sta
     assert [(d.start_s, d.end_s) for d in drafts] == [(2.736, 3.736)]
 
 
+def test_a_moment_read_on_the_index_frames_only_ranks_after_those_read_at_the_verifier_rate():
+    """A candidate the verifier accepted on its 1 fps reading alone (``VerifiedCandidate.coarse``: beyond the round's
+    dense reading) may read stronger there than a candidate read at 4 fps; its moment still comes after, and fills the
+    answer only where room is left. Among the moments read alike, the score ranks."""
+    from agents.moments import draft_moments
+    from agents.schema import EmotionJudgement, VerifiedCandidate
+
+    def cand(clip: str, start: float, support: float, coarse: bool) -> VerifiedCandidate:
+        return VerifiedCandidate(clip_id=clip, start_s=start, end_s=start + 1.0, retrieval_score=0.5, source="clips",
+                                 support=support, accepted=True, coarse=coarse)
+
+    cands = [cand("a", 0.0, 0.9, True), cand("b", 4.0, 0.5, False), cand("c", 6.0, 0.6, False)]
+
+    def judge(c: VerifiedCandidate) -> EmotionJudgement:
+        return EmotionJudgement(emotion="happiness", confidence=0.8, start_s=c.start_s, end_s=c.end_s,
+                                target_probability=0.8)
+
+    drafts, _ = draft_moments(cands, ["happiness"], [], 5, 0.0, judge, duration_s=9.17)
+    assert [(d.start_s, d.coarse) for d in drafts] == [(6.0, False), (4.0, False), (0.0, True)]
+    top, _ = draft_moments(cands, ["happiness"], [], 2, 0.0, judge, duration_s=9.17)
+    assert [d.start_s for d in top] == [6.0, 4.0]
+
+
 def test_cuts_made_at_known_frames_are_found_on_those_frames(tmp_path):
     """A video cut at frames chosen here (30 fps: frame 73 = 2.433 s, frame 131 = 4.367 s, neither on the 1 fps
     grid), made from the sample's performer and audience shots: both cuts found on the frame where they were
