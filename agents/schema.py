@@ -157,9 +157,9 @@ class VerifiedCandidate(Proposal):
 
 
 class MomentDraft(BaseModel):
-    """A moment the emotion reasoner judged, before the rationale writer explains it: ``score`` (support x the probability
-    of the asked emotions, or x confidence) ranks drafts, after ``coarse`` (``agents.moments``); ``evidence`` is
-    everything the verifier cited for the candidates merged into it."""
+    """A moment the emotion reasoner judged, before the rationale writer explains it: ``score`` (support x the
+    probability of the asked emotions, or x confidence) ranks drafts, after ``coarse`` (``agents.moments``);
+    ``evidence`` is everything the verifier cited for the candidates merged into it."""
 
     start_s: float
     end_s: float

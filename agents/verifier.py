@@ -32,10 +32,10 @@ visual observations say so: ``frame_step_s`` is the index's frame interval; ``Ve
 rejects them. The dense reading, in that order, stops once ``top_k`` candidates (the most moments an answer shows)
 are accepted at ``verify_fps``: where more reach ``min_support`` on the index's frames (a question about what is said,
 whose words are said in many places; a feeling that many shots show), those ranked below are accepted on the index's
-reading, and their moments rank after those read at ``verify_fps`` (``agents.moments``). So what an answer asserts first was read at ``verify_fps``, unless no
-candidate was accepted and the answer says its support is weak; a moment read at 1 fps only fills an answer that
-fewer densely read candidates support. A change-point candidate
-is always read densely (its support compares the frames either side of the change), and so is every candidate of a
+reading, and their moments rank after those read at ``verify_fps`` (``agents.moments``). So what an answer asserts
+first was read at ``verify_fps``, unless no candidate was accepted and the answer says its support is weak; a moment
+read at 1 fps only fills an answer that fewer densely read candidates support. A change-point candidate is always
+read densely (its support compares the frames either side of the change), and so is every candidate of a
 question whose support is a gesture (a pointing lasts less than a second: 1 fps misses it). So a round of a question
 that few clips support observes ``dense_per_round`` candidates (and any clip too short to hold an index frame), whatever the video's
 length, and any other at most ``top_k`` (``evals/RESULTS.md`` sections 61, 67 and 85).
@@ -117,8 +117,8 @@ def asks_gestures(intent: Intent, query: str) -> bool:
 def triage(ctx: RunContext, todo: list[Proposal],
            view_of: Callable[[Proposal, list, dict[str, str], float], CandidateView]
            ) -> tuple[dict[str, tuple[CandidateView, CandidateReading]], list[Proposal]]:
-    """The coarse step of the verifier (see the module doc): ``({clip id: (view, reading)}, ranked)``, every candidate of
-    ``todo`` that holds an index frame and is no change point read on the index's own frames, and those candidates
+    """The coarse step of the verifier (see the module doc): ``({clip id: (view, reading)}, ranked)``, every candidate
+    of ``todo`` that holds an index frame and is no change point read on the index's own frames, and those candidates
     best supported there first (ties in the localizer's order); ``verify_candidates`` reads them at ``verify_fps`` in
     that order as far as its budget goes. Empty when there are no more of them than ``dense_per_round``."""
     s, index = ctx.settings, ctx.index

@@ -45,8 +45,9 @@ NO_FEELING = ("when does he look at her?", "when does he point at someone?", "wh
               "when does she leave the room?", "when does she mention being new?", "when does she turn around?",
               "when does someone ask about the schedule?", "when does someone give a thumbs up?",
               "when does someone talk about the software?", "when does she look at him?",
-              "when does the man in the dark suit walk in?", "when is the dog on screen?", "when does he open the laptop?",
-              "when do they shake hands?", "when does she read the report?", "when does the camera pan to the audience?")
+              "when does the man in the dark suit walk in?", "when is the dog on screen?",
+              "when does he open the laptop?", "when do they shake hands?", "when does she read the report?",
+              "when does the camera pan to the audience?")
 #: Issue 31's idioms ("lose their cool" -> sadness, "light up" -> sadness and disgust, ...), as questions.
 ISSUE_IDIOMS = (("when does he lose his cool?", "anger"), ("when does someone light up?", "happiness"),
                 ("when does she blow up?", "anger"), ("when does someone's jaw drop?", "surprise"))
@@ -96,7 +97,8 @@ def dev_questions() -> dict[str, list[tuple[str, str]]]:
     from evals.questions import heldout, split
     from studies.intent import composed_wording
 
-    return {"labelled": split("dev") + split("test"), "bench_phrasings": composed_wording("dev") + composed_wording("test"),
+    return {"labelled": split("dev") + split("test"),
+            "bench_phrasings": composed_wording("dev") + composed_wording("test"),
             "idioms": heldout(form="idiom"), "memory_form": heldout(form="memory"), "issue_idioms": list(ISSUE_IDIOMS)}
 
 
