@@ -285,7 +285,7 @@ def test_goemotions_keeps_single_group_comments_in_the_sets_own_split(tmp_path):
     assert {name: (r["label"], r["split"], r["fold"]) for name, r in records.items()} == {
         "train/c1.txt": ("happiness", "dev", "train"), "train/c2.txt": ("disgust", "dev", "train"),
         "test/c4.txt": ("anger", "test", "test")}  # the comment raters put in two groups is left out
-    assert records["train/c2.txt"]["text"] == "That smell made me gag"
+    assert records["train/c2.txt"]["text"] == "That smell made me gag" and records["train/c1.txt"]["raw_label"] == "joy"
     from evals.questions import HELDOUT, HELDOUT2, heldout
 
     second = heldout(HELDOUT2)

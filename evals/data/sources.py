@@ -62,8 +62,9 @@ MELD_LABELS = {"neutral": "neutral", "joy": "happiness", "sadness": "sadness", "
 #: monologg/GoEmotions-pytorch holds it: ``data/ekman/{train,dev,test}.tsv`` rows ``text<TAB>ids<TAB>comment id``
 #: with ids into ``GOEMOTIONS_EKMAN`` (several ids where raters chose several groups).
 _GOEMO = re.compile(r"(?:^|/)data/ekman/(train|dev|test)\.tsv$")
-#: The Ekman groups in the order of the files' ``labels.txt`` -> AffectNet-8 (joy is happiness; no contempt).
-GOEMOTIONS_EKMAN = ("anger", "disgust", "fear", "happiness", "neutral", "sadness", "surprise")
+#: The Ekman groups in the order of the files' ``labels.txt`` (read into AffectNet-8 by ``MELD_LABELS``: the same
+#: seven names; joy is happiness; no contempt).
+GOEMOTIONS_EKMAN = ("anger", "disgust", "fear", "joy", "neutral", "sadness", "surprise")
 _UTK = re.compile(r"(?:^|/)crop_part1/((\d+)_([01])_(\d)_((\d{10})\d{7})\.jpg\.chip\.jpg)$")
 #: UTKFace's race field (its dataset page): 0-4.
 UTKFACE_RACES = ("White", "Black", "Asian", "Indian", "Others")
@@ -194,9 +195,9 @@ def _goemotions(source: Path) -> Iterator[tuple[str, bytes, dict]]:
         for line in data.decode("utf-8").splitlines():
             text, ids, comment = line.split("\t")
             if "," not in ids:
-                label = GOEMOTIONS_EKMAN[int(ids)]
+                raw = GOEMOTIONS_EKMAN[int(ids)]
                 yield f"{part}/{comment}.txt", text.encode(), {
-                    "label": label, "raw_label": label, "person": None, "split": "test" if part == "test" else "dev",
+                    "label": MELD_LABELS[raw], "raw_label": raw, "person": None, "split": "test" if part == "test" else "dev",
                     "fold": {"dev": "val"}.get(part, part), "text": text, "language": "en"}
 
 
