@@ -7,11 +7,14 @@ names (``tools.signals.lexicon.person_phrases``: person words, with a screen pos
 noun). A question about behaviour ("when does he point at someone?", "when does she look at him?": it names
 a gesture or gaze, ``tools.signals.lexicon.names_behaviour``), or about what is said ("when does she mention being
 new?", ``tools.signals.lexicon.names_speech``), names no emotion unless one reaches ``BEHAVIOUR_ONLY_BELOW``. A word or idiom of the phrase that names a feeling in Open English WordNet
-(``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion.
+(``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion; an
+idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up", "on edge", "lose one's cool") is read
+through its gloss as well, each emotion's score the mean of the phrase's and the gloss's (``IDIOM_WEIGHT``).
 A question about a change of feeling ("when does her mood change?", "when does he go from calm to angry?";
 ``agents.change.ask_change``) sets ``Intent.change`` with the emotions it names before and after; its target
-emotions are those after the change. Measured on labelled and held-out questions by ``studies.intent`` (``evals/RESULTS.md`` sections 23, 27, 28;
-``evals/results/intent_*.json``).
+emotions are those after the change. Measured on labelled and held-out questions by ``studies.intent`` and
+``studies.build_idiom_glosses`` (``evals/RESULTS.md`` sections 23, 27, 28, 86; ``evals/results/intent_*.json``,
+``idiom_glosses_dev.json``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
 from tools.perception.text_emotion import load_text_emotion
+from tools.signals.idioms import glossed_idioms
 from tools.signals.lexicon import (
     CUE_DESCRIPTIONS,
     EMOTION_DESCRIPTIONS,
@@ -49,19 +53,33 @@ WORD_BONUS = 0.2
 #: Below this best emotion similarity, a query that names a gesture or gaze (or speech) is about that and names
 #: no emotion ("when is he angry?" reads 0.49, "when does he point at someone?" 0.30 for contempt).
 BEHAVIOUR_ONLY_BELOW = 0.4
+#: Weight of an idiom's gloss beside the question's phrase (1: each emotion's score is the mean of the two), chosen on
+#: the development questions of ``studies.build_idiom_glosses`` with the first sense read (0.5-2 and 1-3 senses tried;
+#: ``evals/RESULTS.md`` section 86).
+IDIOM_WEIGHT = 1.0
 
 
-def emotion_scores(query: str, whole_question: bool = False, words: bool = True) -> dict[str, float]:
+def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
+                   idioms: bool = True) -> dict[str, float]:
     """The score of each AffectNet-8 emotion for ``query`` (``asked_emotions`` ranks them): the cosine similarity of
     ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS`` for each
-    emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``). For the ablations of
-    ``studies.intent``: ``words=False`` leaves the named words out, ``whole_question=True`` reads the whole
-    question without them (the reading before both)."""
+    emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``); where the phrase holds idioms
+    with a gloss (``tools.signals.idioms.glossed_idioms``), ``(score + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)`` with
+    ``g`` the emotion's highest similarity to their glosses. For the ablations of ``studies.intent`` and
+    ``studies.build_idiom_glosses``: ``words=False`` leaves the named words out, ``idioms=False`` the glosses,
+    ``whole_question=True`` reads the whole question without either (the reading before both)."""
     phrase = query if whole_question else emotion_phrase(query)
-    emotions, _ = load_text_emotion().similarities(phrase)
-    if words and not whole_question:
+    text = load_text_emotion()
+    emotions, _ = text.similarities(phrase)
+    if whole_question:
+        return emotions
+    if words:
         for emotion in named_emotions(phrase):
             emotions[emotion] += WORD_BONUS
+    glosses = [text.similarities(gloss)[0] for _, gloss in glossed_idioms(phrase)] if idioms else []
+    for emotion in emotions if glosses else ():
+        g = max(sims[emotion] for sims in glosses)
+        emotions[emotion] = (emotions[emotion] + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)
     return emotions
 
 
@@ -76,11 +94,11 @@ def chosen_emotions(scores: dict[str, float], query: str) -> list[str]:
     return [k for k in ranked[:2] if scores[k] >= max(MIN_EMOTION_SIM, best - EMOTION_MARGIN)]
 
 
-def asked_emotions(query: str, whole_question: bool = False, words: bool = True) -> list[str]:
+def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True) -> list[str]:
     """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none reaches
     ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below ``BEHAVIOUR_ONLY_BELOW``):
     ``chosen_emotions`` of ``emotion_scores`` (the arguments are that function's)."""
-    return chosen_emotions(emotion_scores(query, whole_question, words), query)
+    return chosen_emotions(emotion_scores(query, whole_question, words, idioms), query)
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:

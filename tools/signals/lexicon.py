@@ -175,22 +175,28 @@ def _forms(tokens: list[str]) -> list[str]:
 
 def named_emotions(phrase: str) -> list[str]:
     """The AffectNet-8 emotions that words of ``phrase`` name in ``emotion_words`` ("seem livid" -> anger;
-    "jumpy" -> fear; "hits the roof" -> anger), in order of first mention: the longest phrases first (up to
-    ``MAX_PHRASE_WORDS`` words), each also with possessives as WordNet's "one's" and its first word without a
-    common inflection (``_forms``)."""
+    "jumpy" -> fear; "hits the roof" -> anger), in order of first mention (``matched_phrases``)."""
+    words = emotion_words()
+    return list(dict.fromkeys(words[key] for key in matched_phrases(phrase, words)))
+
+
+def matched_phrases(phrase: str, table: dict) -> list[str]:
+    """The keys of ``table`` (lower-case words and phrases) that words of ``phrase`` stand for, in order of first
+    mention: the longest phrases first (up to ``MAX_PHRASE_WORDS`` words), no word in two, each also tried with
+    possessives as WordNet's "one's" and its first word without a common inflection (``_forms``: "loses her cool"
+    -> "lose one's cool")."""
     tokens = phrase.lower().split()
     found: list[tuple[int, str]] = []
     taken: set[int] = set()
-    words = emotion_words()
     for n in range(MAX_PHRASE_WORDS, 0, -1):
         for i in range(len(tokens) - n + 1):
             if taken & set(range(i, i + n)):
                 continue
-            emotion = next((words[f] for f in _forms(tokens[i:i + n]) if f in words), None)
-            if emotion:
-                found.append((i, emotion))
+            key = next((f for f in _forms(tokens[i:i + n]) if f in table), None)
+            if key is not None:
+                found.append((i, key))
                 taken |= set(range(i, i + n))
-    return list(dict.fromkeys(e for _, e in sorted(found)))
+    return [key for _, key in sorted(found)]
 
 
 #: Words that frame a question rather than carry its content ("when *does* she *mention* X").

