@@ -159,6 +159,10 @@ FIGURES: tuple[Figure, ...] = (
            "long_test_seed5.json", _long("5")),
     Figure("", "fourth draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed5.json", _long("30")),
     Figure("", "fourth draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed5.json", _long("60")),
+    Figure("", "fifth draw (seed 6), idioms read through glosses: 5 minutes, 2 videos, 8 questions (read once; "
+           "section 87)", "long_test_seed6.json", _long("5")),
+    Figure("", "fifth draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed6.json", _long("30")),
+    Figure("", "fifth draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed6.json", _long("60")),
     Figure("voice emotion, 7 classes (chance 0.143)", "RAVDESS test actors, 360 utterances (read twice)", "voice_test.json",
            lambda d: share(d["test_accuracy"], d["n_test"])),
     Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
