@@ -286,8 +286,11 @@ def test_goemotions_keeps_single_group_comments_in_the_sets_own_split(tmp_path):
         "train/c1.txt": ("happiness", "dev", "train"), "train/c2.txt": ("disgust", "dev", "train"),
         "test/c4.txt": ("anger", "test", "test")}  # the comment raters put in two groups is left out
     assert records["train/c2.txt"]["text"] == "That smell made me gag" and records["train/c1.txt"]["raw_label"] == "joy"
-    from evals.questions import HELDOUT, HELDOUT2, heldout
+    from evals.questions import HELDOUT, HELDOUT2, HELDOUT3, heldout
+    from tools.core.schema import AFFECTNET8
 
-    second = heldout(HELDOUT2)
-    assert len(second) == 64 and {q for q, _ in second}.isdisjoint(q for q, _ in heldout(HELDOUT))
+    second, third = heldout(HELDOUT2), heldout(HELDOUT3)
+    assert len(second) == len(third) == 64 and {q for q, _ in second}.isdisjoint(q for q, _ in heldout(HELDOUT))
+    assert {q for q, _ in third}.isdisjoint(q for f in (HELDOUT, HELDOUT2) for q, _ in heldout(f))
+    assert {label for _, label in heldout(HELDOUT3, form="memory")} == set(AFFECTNET8)
     assert len(heldout(HELDOUT, form="idiom")) == 48
