@@ -23,6 +23,7 @@ two ways, with ``studies.intent.score`` (top-1, hit, none, per emotion, the miss
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import re
@@ -71,41 +72,39 @@ def idiom_glosses(entries: list[dict]) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
+#: The two readings compared: name -> whether the glosses are read (``agents.intent.asked_emotions(idioms=...)``).
+READINGS = {"without glosses": False, "with glosses (shipped)": True}
+
+
 def trial() -> dict:
     """Top-1 right per development set, and the no-feeling questions left without an emotion, without and with the
     glosses (module doc), with the questions whose first target changed."""
-    from agents.intent import chosen_emotions, emotion_scores
+    from agents.intent import asked_emotions
     from studies.train_feel import NO_FEELING, dev_questions
 
     sets = dev_questions()
-    rows, first = {}, {}
-    for name, idioms in (("without glosses", False), ("with glosses (shipped)", True)):
-        def targets(q: str, idioms: bool = idioms) -> list[str]:
-            return chosen_emotions(emotion_scores(q, idioms=idioms), q)
-
-        right = {s: sum(bool(t := targets(q)) and t[0] == lab for q, lab in qs) for s, qs in sets.items()}
-        rows[name] = {**right, "all": sum(right.values()),
-                      "no_feeling_kept_empty": sum(not targets(q) for q in NO_FEELING)}
-        first[name] = {q: (targets(q) or [None])[0] for qs in sets.values() for q, _ in qs}
     labels = {q: lab for qs in sets.values() for q, lab in qs}
-    changed = [{"question": q, "label": labels[q], "without": first["without glosses"][q], "with": w}
-               for q, w in first["with glosses (shipped)"].items() if w != first["without glosses"][q]]
+    rows, first = {}, {}
+    for name, idioms in READINGS.items():
+        targets = {q: asked_emotions(q, idioms=idioms) for q in [*labels, *NO_FEELING]}
+        right = {s: sum(targets[q][:1] == [lab] for q, lab in qs) for s, qs in sets.items()}
+        rows[name] = {**right, "all": sum(right.values()),
+                      "no_feeling_kept_empty": sum(not targets[q] for q in NO_FEELING)}
+        first[name] = {q: (targets[q] or [None])[0] for q in labels}
+    without, with_ = (first[name] for name in READINGS)
+    changed = [{"question": q, "label": labels[q], "without": without[q], "with": w}
+               for q, w in with_.items() if w != without[q]]
     return {"rows": rows, "changed": changed}
 
 
 def heldout_scores() -> dict:
     """``studies.intent.score`` of the second held-out file, per form, without and with the glosses."""
-    from agents.intent import chosen_emotions, emotion_scores
+    from agents.intent import asked_emotions
     from evals.questions import HELDOUT2, heldout
     from studies.intent import score
 
-    out = {}
-    for name, idioms in (("without glosses", False), ("with glosses (shipped)", True)):
-        def targets(q: str, idioms: bool = idioms) -> list[str]:
-            return chosen_emotions(emotion_scores(q, idioms=idioms), q)
-
-        out[name] = {form: score(heldout(HELDOUT2, form), targets) for form in ("idiom", "memory")}
-    return out
+    return {name: {form: score(heldout(HELDOUT2, form), functools.partial(asked_emotions, idioms=idioms))
+                   for form in ("idiom", "memory")} for name, idioms in READINGS.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

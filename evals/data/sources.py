@@ -197,8 +197,9 @@ def _goemotions(source: Path) -> Iterator[tuple[str, bytes, dict]]:
             if "," not in ids:
                 raw = GOEMOTIONS_EKMAN[int(ids)]
                 yield f"{part}/{comment}.txt", text.encode(), {
-                    "label": MELD_LABELS[raw], "raw_label": raw, "person": None, "split": "test" if part == "test" else "dev",
-                    "fold": {"dev": "val"}.get(part, part), "text": text, "language": "en"}
+                    "label": MELD_LABELS[raw], "raw_label": raw, "person": None,
+                    "split": "test" if part == "test" else "dev", "fold": {"dev": "val"}.get(part, part),
+                    "text": text, "language": "en"}
 
 
 def _utkface(source: Path) -> Iterator[tuple[str, bytes, dict]]:
