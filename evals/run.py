@@ -32,9 +32,8 @@ from evals.formats import BenchFormat, load_formats
 from evals.methods import METHODS, MethodContext, Prediction
 from graphs.flags import add_setting_flags
 from graphs.settings import SettingsError, load_settings
-from memory.index_config import IndexConfig
+from memory.index_config import IndexConfig, library_versions
 from memory.jsonl import JsonlLog
-from memory.store import library_versions
 from tools.core.runtime import DeviceError, check_device, configure_runtime
 from tools.perception.expression import EXPRESSION_CLASSIFIERS
 

@@ -1,11 +1,15 @@
 """What an index is built with: ``IndexConfig`` (the settings of an index build and its cache key) and
-``INDEX_FORMAT``, the version of the stored layout that is part of that key.
+``INDEX_FORMAT``, the version of the stored layout that is part of that key, and the library versions an index's
+manifest records (``library_versions``).
 
 The stored index itself (its records, ``save_index`` and ``load_index``) is ``memory.store``'s.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.metadata
+import platform
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
@@ -17,6 +21,19 @@ from tools.perception.expression import DEFAULT_EXPRESSION
 
 INDEX_FORMAT = 24
 """Version of the stored layout and of what the build computes; part of the cache key."""
+
+#: Libraries whose versions an index manifest records.
+INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "faster-whisper", "sentence-transformers",
+                   "open_clip_torch")
+
+
+def library_versions(packages: tuple[str, ...] = INDEX_LIBRARIES) -> dict[str, str]:
+    """Python's version and the installed version of each of ``packages`` (missing ones left out)."""
+    out = {"python": platform.python_version()}
+    for pkg in packages:
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            out[pkg] = importlib.metadata.version(pkg)
+    return out
 
 
 #: Field metadata (``json_schema_extra``) that ``graphs.flags`` reads: the ``--help`` group of an index setting.

@@ -2,8 +2,9 @@
 ``IndexConfig``, are ``memory.index_config``'s).
 
 An index directory (``memory.cache.VideoCache.index_dir``) holds ``clips.json``, ``transcript.json``,
-``faces.json``, ``tracks.json``, ``events.json``, ``utterances.json``, ``voices.json``, three FAISS files and
-``manifest.json`` (and ``frames/``, the index frames' gaze and hands the verifier reads back: ``indexing.observe``).
+``faces.json``, ``tracks.json``, ``events.json``, ``utterances.json``, ``voices.json``, ``timelines.json`` (each
+person's affect timeline, ``VideoIndex.timelines``), three FAISS files and ``manifest.json`` (and ``frames/``, the
+index frames' gaze and hands the verifier reads back: ``indexing.observe``).
 ``save_index`` writes them (into a staging directory the cache renames into place); ``load_index`` reads them back
 into a ``VideoIndex``. Building the records is ``indexing.build``'s work.
 """
@@ -13,8 +14,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import functools
-import importlib.metadata
-import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from memory.cache import VideoCache, read_json, write_json
 from memory.index import VectorIndex
-from memory.index_config import INDEX_FORMAT, IndexConfig
+from memory.index_config import INDEX_FORMAT, IndexConfig, library_versions
 from tools.core.media import VideoInfo
 from tools.core.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
 from tools.perception.sound import SoundStats
@@ -35,7 +34,7 @@ from tools.signals.diarization import VoiceTurn
 from tools.signals.events import SocialEvent
 from tools.signals.social import SpeechTurn
 from tools.signals.speech_timeline import speech_timelines
-from tools.signals.timeline import PersonTimeline, affect_timelines, baseline_shifts
+from tools.signals.timeline import PersonTimeline, affect_timelines, baseline_shifts, timeline_method
 from tools.signals.tracks import TrackSummary, box_similarity
 
 
@@ -88,6 +87,11 @@ class StoredRecords:
     events: list[SocialEvent]
     utterances: list[Utterance]
     voices: list[VoiceTurn]
+
+    @functools.cached_property
+    def person_by_track(self) -> dict[int, int]:
+        """Track id -> person id (``TrackSummary.person_id``: one id for the tracks of one person across shots)."""
+        return {t.track_id: t.person_id for t in self.tracks}
 
 
 @dataclass
@@ -143,14 +147,10 @@ class VideoIndex(StoredRecords):
         """Track id of a face observation made at any frame rate (``track_at`` of its time and box)."""
         return self.track_at(face.t, face.box)
 
-    @functools.cached_property
-    def _person(self) -> dict[int, int]:
-        return {t.track_id: t.person_id for t in self.tracks}
-
     def person_of(self, track_id: int | None) -> int | None:
         """The person id of a track (``TrackSummary.person``: one id for the tracks of one person across
         shots), or the track id itself in an index built without re-identification."""
-        return None if track_id is None else self._person.get(track_id, track_id)
+        return None if track_id is None else self.person_by_track.get(track_id, track_id)
 
     @functools.cached_property
     def clip_by_id(self) -> dict[str, Clip]:
@@ -160,8 +160,13 @@ class VideoIndex(StoredRecords):
     @functools.cached_property
     def timelines(self) -> list[PersonTimeline]:
         """Each person's face reading over the video, baseline, salience and change points
-        (``tools.signals.timeline.affect_timelines`` of the index's faces; computed on first use, not stored)."""
-        return affect_timelines(self.faces, {t.track_id: t.person_id for t in self.tracks})
+        (``tools.signals.timeline.affect_timelines`` of the index's faces): read from ``timelines.json`` when the index
+        pass stored them with this code's ``timeline_method``, computed otherwise (an index stored before they were)."""
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            stored = read_json(self.dir / "timelines.json")
+            if stored["method"] == timeline_method():
+                return [PersonTimeline.model_validate(t) for t in stored["timelines"]]
+        return affect_timelines(self.faces, self.person_by_track)
 
     @functools.cached_property
     def speech_timelines(self) -> list[PersonTimeline]:
@@ -181,7 +186,7 @@ class VideoIndex(StoredRecords):
     def baseline_shift(self) -> dict[int, dict[str, float]]:
         """Person id -> label -> the video's baseline minus the person's own, for people seen long enough for
         one (``tools.signals.timeline.baseline_shifts``; computed on first use, not stored)."""
-        return baseline_shifts(self.faces, {t.track_id: t.person_id for t in self.tracks})
+        return baseline_shifts(self.faces, self.person_by_track)
 
     def salient_p(self, face: FaceObservation, labels: list[str]) -> float:
         """The summed probability of ``labels`` in ``face``'s reading, plus the shift of the face's person
@@ -219,20 +224,6 @@ class VideoIndex(StoredRecords):
         return best
 
 
-#: Libraries whose versions an index manifest records.
-INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "faster-whisper", "sentence-transformers",
-                   "open_clip_torch")
-
-
-def library_versions(packages: tuple[str, ...] = INDEX_LIBRARIES) -> dict[str, str]:
-    """Python's version and the installed version of each of ``packages`` (missing ones left out)."""
-    out = {"python": platform.python_version()}
-    for pkg in packages:
-        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
-            out[pkg] = importlib.metadata.version(pkg)
-    return out
-
-
 def save_index(out: Path, records: IndexRecords, info: VideoInfo, cfg: IndexConfig, models: dict[str, str],
                timings: dict[str, float], resumed_chunks: int) -> None:
     """Write ``records`` and the manifest (config, model names, library versions, stage timings in
@@ -244,6 +235,8 @@ def save_index(out: Path, records: IndexRecords, info: VideoInfo, cfg: IndexConf
     write_json(out / "events.json", records.events)
     write_json(out / "utterances.json", records.utterances)
     write_json(out / "voices.json", records.voices)
+    write_json(out / "timelines.json", {"method": timeline_method(),
+                                        "timelines": affect_timelines(records.faces, records.person_by_track)})
     VectorIndex(records.event_vectors).save(out / "events.faiss")
     VectorIndex(records.clip_vectors).save(out / "clips.faiss")
     VectorIndex(records.segment_vectors).save(out / "segments.faiss")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -110,7 +112,7 @@ def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_r
     before it and the calm after it (face8 alone read her calm talking face as surprise, the talking-mouth error;
     the default reader, faceres+face8, reads it as neutral)."""
     from graphs.pipeline import ask, open_index
-    from tests.conftest import shared_media
+    from tests.conftest import load_json, shared_media
     from tools.core.video_out import VideoWriter
 
     katie = shared_media("WDA_KatieHill_000.mp4")
@@ -121,6 +123,9 @@ def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_r
             out.add_frame(f)
         out.add_audio(np.zeros(20 * 16_000, np.float32))
     index = open_index(video, cache_dir=cache_root)
+    stored = load_json(index.dir / "timelines.json")  # the index pass stored her timeline as computed from its faces
+    computed = affect_timelines(index.faces, index.person_by_track)
+    assert stored["timelines"] == [tl.model_dump(mode="json") for tl in computed]
     answer = ask(index, "when does her mood change?")
     assert answer.intent.change is not None and answer.intent.change.before == answer.intent.change.after == []
     top = answer.moments[0]
@@ -178,7 +183,6 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
 def test_what_comes_next_is_the_earliest_change_not_the_largest():
     """"What does he feel next?" is answered by the person's first change of feeling; "when does his mood change?" by
     the largest (here a small step from a faint smile to a faint frown, then a large one to open anger)."""
-    from types import SimpleNamespace
 
     from agents.change import change_candidates
     from agents.change_schema import ChangeAsk
@@ -241,3 +245,24 @@ def test_how_she_feels_after_he_leaves_is_read_at_his_departure(tmp_path, cache_
 
     page = render_report(answer, index, tmp_path / "r.html").read_text()
     assert f"as person {top.change.left} leaves" in page
+
+
+def test_stored_timelines_are_read_only_when_made_by_this_method(tmp_path):
+    """An index keeps its timelines (``timelines.json``); they are read back when made with this code's method, and
+    computed again from the faces when the method differs (a stale file) or the file is missing or cut short."""
+    from memory.cache import write_json
+    from memory.store import VideoIndex
+    from tools.signals.timeline import timeline_method
+
+    rng = np.random.default_rng(3)
+    faces = _frames(_noisy("neutral", 0.7, 15, rng) + _noisy("anger", 0.7, 15, rng))
+    index = SimpleNamespace(dir=tmp_path, faces=faces, person_by_track={0: 4})
+    computed = affect_timelines(faces, {0: 4})
+    assert [c.after for c in computed[0].changes] == ["anger"]
+    other = affect_timelines(_frames(_noisy("sadness", 0.6, 12, rng)), {0: 9})  # a file that differs from the faces
+    write_json(tmp_path / "timelines.json", {"method": timeline_method(), "timelines": other})
+    assert VideoIndex.timelines.func(index) == other
+    write_json(tmp_path / "timelines.json", {"method": {**timeline_method(), "min_change": 0.5}, "timelines": other})
+    assert VideoIndex.timelines.func(index) == computed
+    (tmp_path / "timelines.json").write_text('{"method": ')
+    assert VideoIndex.timelines.func(index) == computed

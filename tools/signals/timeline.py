@@ -31,6 +31,7 @@ records.
 
 from __future__ import annotations
 
+import importlib.metadata
 import math
 from collections import defaultdict
 from collections.abc import Mapping
@@ -65,6 +66,17 @@ PENALTY_SCALE = 1.0
 MIN_NOISE_VAR = 1e-4
 #: Smallest total-variation distance between the mean readings before and after a kept change.
 MIN_CHANGE = 0.2
+#: Version of the method above; raised when it changes in a way the constants do not show (``timeline_method``).
+TIMELINE_FORMAT = 1
+
+
+def timeline_method() -> dict[str, float | int | str]:
+    """What ``affect_timelines`` depends on besides its input: ``TIMELINE_FORMAT``, the constants above and the
+    installed ``ruptures`` version (read from its metadata, without importing it). The index pass stores the timelines
+    with it (``memory.store.save_index``); a stored result made under another method is computed again."""
+    return {"format": TIMELINE_FORMAT, "smooth_s": SMOOTH_S, "min_own_baseline": MIN_OWN_BASELINE,
+            "min_segment": MIN_SEGMENT, "penalty_scale": PENALTY_SCALE, "min_noise_var": MIN_NOISE_VAR,
+            "min_change": MIN_CHANGE, "ruptures": importlib.metadata.version("ruptures")}
 
 
 class ChangePoint(BaseModel):
