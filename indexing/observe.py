@@ -24,7 +24,7 @@ import numpy as np
 
 from memory.cache import read_json, write_json
 from memory.store import VideoIndex
-from tools.core.frames import SpanReader
+from tools.core.frames import SpanReader, prefetched
 from tools.core.media import sampling_start
 from tools.perception.engine import FrameObservation, PerceptionEngine, load_engine
 
@@ -141,7 +141,7 @@ def _observed_chunk(engine: PerceptionEngine, index: VideoIndex, reader: SpanRea
     k, c0, c1 = chunk
     first = sampling_start(index.info, c0, reader.fps)  # the same frames whatever the file's first timestamp
     kept: list[FrameObservation] = []
-    computed = engine.observe(_unknown(reader.frames(first, c1), known, kept), f"f{k}.",
+    computed = engine.observe(prefetched(_unknown(reader.frames(first, c1), known, kept)), f"f{k}.",
                               hands=not thin, pose=not known)
     for name in ("face_expression_frames", "gaze_frames"):
         count(name, len(computed))

@@ -78,3 +78,33 @@ def test_spans_read_through_one_decoder_are_the_frames_each_span_decodes_alone(f
     assert [[t for t, _ in r] for r in read] == [[t for t, _ in r] for r in alone]
     assert all(np.array_equal(x, y) for r, s in zip(read, alone, strict=True) for (_, x), (_, y) in zip(r, s, strict=True))
     assert all(alone) and len(alone) >= 3
+
+
+def test_spans_decoded_one_frame_ahead_on_a_thread_are_the_same_frames():
+    """``prefetched`` (the verifier decodes a chunk's next frame while it reads this one) gives each span of a
+    ``SpanReader`` the frames, times and pixels the span gives read directly; a prefetched span dropped after its first
+    frame leaves the next span its own frames; an error raised on the decoding thread is raised to the reader."""
+    from tools.core.frames import SpanReader, prefetched
+    from tools.core.media import probe, sampling_start
+
+    info = probe(SAMPLE)
+    spans = [(sampling_start(info, s, 4.0), s + 2.0) for s in (1.0, 3.0, 6.0)]
+    with SpanReader(SAMPLE, 4.0) as reader:
+        direct = [list(reader.frames(a, b)) for a, b in spans]
+    with SpanReader(SAMPLE, 4.0) as reader:
+        ahead = [list(prefetched(reader.frames(a, b))) for a, b in spans[:1]]
+        part = prefetched(reader.frames(*spans[1]))
+        next(part)
+        part.close()
+        ahead += [list(prefetched(reader.frames(a, b))) for a, b in spans[1:]]
+    assert [[t for t, _ in r] for r in ahead] == [[t for t, _ in r] for r in direct] and all(len(r) == 8 for r in direct)
+    assert all(np.array_equal(x, y) for r, s in zip(ahead, direct, strict=True) for (_, x), (_, y) in zip(r, s, strict=True))
+
+    def failing():
+        yield 1
+        raise ValueError("decoding failed at 2.0 s")
+
+    got = []
+    with pytest.raises(ValueError, match="decoding failed"):
+        got.extend(prefetched(failing()))
+    assert got == [1]

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from tools.core.media import VideoError, file_start, open_video
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
+T = TypeVar("T")
+_END = object()
 
 
 def _scaled_size(w: int, h: int, max_side: int) -> dict[str, int]:
@@ -198,3 +202,22 @@ class SpanReader:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def prefetched(items: Iterator[T]) -> Iterator[T]:
+    """The items of ``items``, in order, each made on a thread of its own while the caller works on the one before
+    (one item ahead): decoding a span's next frame overlaps the work on this one, since FFmpeg decodes and converts
+    without holding the GIL (PyAV). An error raised making an item is raised here when the caller reaches it; when the
+    caller stops early, the item being made is waited for and ``items`` is closed (a ``SpanReader`` span then opens
+    the file afresh)."""
+    pool = ThreadPoolExecutor(1, thread_name_prefix="prefetch")
+    try:
+        ahead = pool.submit(next, items, _END)
+        while (item := ahead.result()) is not _END:
+            ahead = pool.submit(next, items, _END)
+            yield item
+    finally:
+        pool.shutdown(wait=True)
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
