@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.cache import read_json, write_json
+from memory.cache import read_json, read_records, write_json
 from memory.store import VideoIndex
 from tools.core.frames import SpanReader, prefetched
 from tools.core.media import sampling_start
@@ -192,7 +192,7 @@ def _stored(path: Path) -> list[FrameObservation] | None:
     if not path.is_file():
         return None
     try:
-        return [FrameObservation.model_validate(f) for f in read_json(path)]
+        return read_records(path, list[FrameObservation])
     except (OSError, ValueError, TypeError):  # pydantic's ValidationError is a ValueError
         return None
 

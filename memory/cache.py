@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -28,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from tools.core.derived import file_sha256
 from tools.core.interrupt import in_flight
@@ -182,6 +183,24 @@ def _plain(obj: Any) -> Any:
 def read_json(path: Path) -> Any:
     """Load JSON from ``path``."""
     return json.loads(Path(path).read_text())
+
+
+@functools.cache
+def _adapter(kind: Any) -> TypeAdapter:
+    return TypeAdapter(kind)
+
+
+def read_records(path: Path, kind: Any) -> Any:
+    """The JSON file ``path`` read as ``kind`` (a pydantic model or ``list[Model]``) in one pass of pydantic's own JSON
+    parser (``TypeAdapter.validate_json``): the same records as ``json.loads`` then ``model_validate``, in a third
+    to a half of the time (an hour's faces and clips, 3.3 MB, on the 2-core development machine: 0.17-0.26 s ->
+    0.06-0.09 s).
+
+    Raises:
+        OSError: the file cannot be read.
+        pydantic.ValidationError (a ValueError): the file is not JSON, or not records of ``kind``.
+    """
+    return _adapter(kind).validate_json(Path(path).read_bytes())
 
 
 class VideoCache:

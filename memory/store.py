@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from memory.cache import VideoCache, read_json, write_json
+from memory.cache import VideoCache, read_json, read_records, write_json
 from memory.index import VectorIndex
 from memory.index_config import INDEX_FORMAT, IndexConfig, library_versions
 from tools.core.media import VideoInfo
@@ -265,14 +265,14 @@ def load_index(info: VideoInfo, cache: VideoCache, config: IndexConfig, d: Path)
         cache=cache,
         config=config,
         dir=d,
-        clips=[Clip.model_validate(c) for c in read_json(d / "clips.json")],
-        transcript=Transcript.model_validate(read_json(d / "transcript.json")),
-        faces=[FrameFaces.model_validate(f) for f in read_json(d / "faces.json")],
+        clips=read_records(d / "clips.json", list[Clip]),
+        transcript=read_records(d / "transcript.json", Transcript),
+        faces=read_records(d / "faces.json", list[FrameFaces]),
         tracks=[TrackSummary.model_validate(t) for t in tracks["tracks"]],
         cuts=tracks["cuts"],
-        events=[SocialEvent.model_validate(e) for e in read_json(d / "events.json")],
-        utterances=[Utterance.model_validate(u) for u in read_json(d / "utterances.json")],
-        voices=[VoiceTurn.model_validate(v) for v in read_json(d / "voices.json")],
+        events=read_records(d / "events.json", list[SocialEvent]),
+        utterances=read_records(d / "utterances.json", list[Utterance]),
+        voices=read_records(d / "voices.json", list[VoiceTurn]),
         clip_index=VectorIndex.load(d / "clips.faiss"),
         segment_index=VectorIndex.load(d / "segments.faiss"),
         event_index=VectorIndex.load(d / "events.faiss"),

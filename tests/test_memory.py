@@ -133,6 +133,14 @@ def test_corrupted_index_is_rebuilt_not_used(tmp_path):
     assert {c.sound.kind for c in again.clips} == {"speech"} and not any("sound:" in c.descriptor for c in again.clips)
     assert again.transcript.speech_regions and again.transcript.speech_regions[0][0] < 0.5
     assert open_index(SAMPLE, IndexConfig(), tmp_path).built_now is False
+    from memory.cache import read_json
+    from memory.store import Clip
+    from tools.core.schema import FrameFaces, Transcript
+
+    # the records are read in one pass of pydantic's JSON parser: the same as reading the JSON, then each record
+    assert again.faces == [FrameFaces.model_validate(f) for f in read_json(again.dir / "faces.json")] and again.faces
+    assert again.clips == [Clip.model_validate(c) for c in read_json(again.dir / "clips.json")]
+    assert again.transcript == Transcript.model_validate(read_json(again.dir / "transcript.json"))
 
 
 def test_two_processes_indexing_the_same_video_do_not_collide(tmp_path):
