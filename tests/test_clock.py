@@ -97,8 +97,10 @@ def test_spans_decoded_one_frame_ahead_on_a_thread_are_the_same_frames():
         next(part)
         part.close()
         ahead += [list(prefetched(reader.frames(a, b))) for a, b in spans[1:]]
-    assert [[t for t, _ in r] for r in ahead] == [[t for t, _ in r] for r in direct] and all(len(r) == 8 for r in direct)
-    assert all(np.array_equal(x, y) for r, s in zip(ahead, direct, strict=True) for (_, x), (_, y) in zip(r, s, strict=True))
+    assert [[t for t, _ in r] for r in ahead] == [[t for t, _ in r] for r in direct]
+    assert all(len(r) == 8 for r in direct)
+    pairs = [(x, y) for r, d in zip(ahead, direct, strict=True) for (_, x), (_, y) in zip(r, d, strict=True)]
+    assert all(np.array_equal(x, y) for x, y in pairs)
 
     def failing():
         yield 1
