@@ -77,9 +77,10 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
         for emotion in named_emotions(phrase):
             emotions[emotion] += WORD_BONUS
     glosses = [text.similarities(gloss)[0] for _, gloss in glossed_idioms(phrase)] if idioms else []
-    for emotion in emotions if glosses else ():
-        g = max(sims[emotion] for sims in glosses)
-        emotions[emotion] = (emotions[emotion] + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)
+    if glosses:
+        for emotion in emotions:
+            g = max(sims[emotion] for sims in glosses)
+            emotions[emotion] = (emotions[emotion] + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)
     return emotions
 
 

