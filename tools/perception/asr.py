@@ -14,9 +14,10 @@ Backends:
 
 Decoding is reproducible: temperature 0 only (beam search), without Whisper's temperature fallback,
 which samples (the same file could give other segments from one run to the next; ``evals/RESULTS.md``
-section 8), and oneDNN kept to AVX2 kernels (``tools.core.runtime.reproducible_kernels``), whose AVX-512 ones decode
-differently (section 71). Word times are then refined against the audio's energy (``tools.signals.word_times``), and decoded
-segments become a ``Transcript`` through ``tools.signals.transcript`` (guards, warnings) and ``tools.signals.utterances``
+section 8), oneDNN kept to AVX2 kernels (``tools.core.runtime.reproducible_kernels``), whose AVX-512 ones decode
+differently (section 71), and the log-mel features computed alike on every CPU (``tools.perception.log_mel``;
+faster-whisper's own differ in the last bits on an AVX-512 CPU, section 89). Word times are then refined against the
+audio's energy (``tools.signals.word_times``), and decoded segments become a ``Transcript`` through ``tools.signals.transcript`` (guards, warnings) and ``tools.signals.utterances``
 (utterances).
 """
 
@@ -137,6 +138,8 @@ class FasterWhisperASR:
         reproducible_kernels()  # before CTranslate2's oneDNN first runs
         from faster_whisper import WhisperModel
 
+        from tools.perception.log_mel import ReproducibleFeatures
+
         if task not in ("transcribe", "translate"):
             raise ValueError(f"unknown ASR task {task!r}; choose transcribe or translate")
         path = resolve_whisper_model(model)
@@ -158,6 +161,7 @@ class FasterWhisperASR:
             path, device=kind, device_index=index, compute_type=compute_type or ("float16" if kind == "cuda" else "int8"),
             cpu_threads=os.cpu_count() or 2,
         )
+        self._model.feature_extractor = ReproducibleFeatures.like(self._model.feature_extractor)  # alike on any CPU
         if task == "translate" and self.english_only:
             raise ValueError(f"{self.name} reads English only, so it cannot translate: use --asr-model with a "
                              "multilingual Whisper model (e.g. whisper-base after `affectseek models --fetch "

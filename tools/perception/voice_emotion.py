@@ -60,12 +60,12 @@ def voice_features(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndar
     Raises:
         ValueError: shorter than ``MIN_SPEECH_S`` seconds.
     """
-    from faster_whisper.feature_extractor import FeatureExtractor
+    from tools.perception.log_mel import ReproducibleFeatures
 
     if len(audio) < MIN_SPEECH_S * sample_rate:
         raise ValueError(f"speech shorter than {MIN_SPEECH_S} s")
     audio = np.asarray(audio, np.float32)
-    mel = FeatureExtractor(feature_size=80, sampling_rate=sample_rate)(audio)[:, :-1]  # (80, frames)
+    mel = ReproducibleFeatures(feature_size=80, sampling_rate=sample_rate)(audio)[:, :-1]  # (80, frames)
     hop = sample_rate // 100
     frames = audio[: len(audio) // hop * hop].reshape(-1, hop)
     db = 10 * np.log10((frames.astype(np.float64) ** 2).mean(axis=1) + 1e-10)
@@ -136,8 +136,10 @@ class WhisperVoiceFeatures:
         from faster_whisper import WhisperModel
 
         from tools.perception.asr import default_whisper_model_dir
+        from tools.perception.log_mel import ReproducibleFeatures
 
         self._model = WhisperModel(default_whisper_model_dir(), device="cpu", compute_type="int8", cpu_threads=threads)
+        self._model.feature_extractor = ReproducibleFeatures.like(self._model.feature_extractor)  # alike on any CPU
 
     def __call__(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
         """Features (768,) float32 of mono float audio (n,) at 16 kHz in [-1, 1].
