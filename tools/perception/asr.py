@@ -17,8 +17,8 @@ which samples (the same file could give other segments from one run to the next;
 section 8), oneDNN kept to AVX2 kernels (``tools.core.runtime.reproducible_kernels``), whose AVX-512 ones decode
 differently (section 71), and the log-mel features computed alike on every CPU (``tools.perception.log_mel``;
 faster-whisper's own differ in the last bits on an AVX-512 CPU, section 89). Word times are then refined against the
-audio's energy (``tools.signals.word_times``), and decoded segments become a ``Transcript`` through ``tools.signals.transcript`` (guards, warnings) and ``tools.signals.utterances``
-(utterances).
+audio's energy (``tools.signals.word_times``), and decoded segments become a ``Transcript`` through
+``tools.signals.transcript`` (guards, warnings) and ``tools.signals.utterances`` (utterances).
 """
 
 from __future__ import annotations
