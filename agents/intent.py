@@ -8,8 +8,9 @@ noun). A question about behaviour ("when does he point at someone?", "when does 
 a gesture or gaze, ``tools.signals.lexicon.names_behaviour``), or about what is said ("when does she mention being
 new?", ``tools.signals.lexicon.names_speech``), names no emotion unless one reaches ``BEHAVIOUR_ONLY_BELOW``. A word or idiom of the phrase that names a feeling in Open English WordNet
 (``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion; an
-idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up", "on edge", "lose one's cool") is read
-through its gloss as well, each emotion's score the mean of the phrase's and the gloss's (``IDIOM_WEIGHT``).
+idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up", "on edge", "lose one's cool"), or a
+word WordNet defines as a feeling without filing it under one ("snide", "crestfallen"), is read through its gloss as
+well, each emotion's score the mean of the phrase's and the gloss's (``IDIOM_WEIGHT``).
 A question about a change of feeling ("when does her mood change?", "when does he go from calm to angry?";
 ``agents.change.ask_change``) sets ``Intent.change`` with the emotions it names before and after; its target
 emotions are those after the change. Measured on labelled and held-out questions by ``studies.intent`` and
@@ -30,7 +31,7 @@ from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
 from tools.perception.text_emotion import load_text_emotion
-from tools.signals.idioms import glossed_idioms
+from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
     CUE_DESCRIPTIONS,
     EMOTION_DESCRIPTIONS,
@@ -60,14 +61,15 @@ IDIOM_WEIGHT = 1.0
 
 
 def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
-                   idioms: bool = True) -> dict[str, float]:
+                   idioms: bool = True, word_glosses: bool = True) -> dict[str, float]:
     """The score of each AffectNet-8 emotion for ``query`` (``asked_emotions`` ranks them): the cosine similarity of
     ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS`` for each
-    emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``); where the phrase holds idioms
-    with a gloss (``tools.signals.idioms.glossed_idioms``), ``(score + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)`` with
-    ``g`` the emotion's highest similarity to their glosses. For the ablations of ``studies.intent`` and
-    ``studies.build_idiom_glosses``: ``words=False`` leaves the named words out, ``idioms=False`` the glosses,
-    ``whole_question=True`` reads the whole question without either (the reading before both)."""
+    emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``); where the phrase holds idioms or
+    words with a gloss (``tools.signals.idioms.glossed_phrases``), ``(score + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)``
+    with ``g`` the emotion's highest similarity to their glosses. For the ablations of ``studies.intent``,
+    ``studies.build_idiom_glosses`` and ``studies.build_word_glosses``: ``words=False`` leaves the named words out,
+    ``idioms=False`` every gloss, ``word_glosses=False`` the words' glosses, ``whole_question=True`` reads the whole
+    question without any of them (the reading before all)."""
     phrase = query if whole_question else emotion_phrase(query)
     text = load_text_emotion()
     emotions, _ = text.similarities(phrase)
@@ -76,7 +78,8 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
     if words:
         for emotion in named_emotions(phrase):
             emotions[emotion] += WORD_BONUS
-    glosses = [text.similarities(gloss)[0] for _, gloss in glossed_idioms(phrase)] if idioms else []
+    glossed = glossed_phrases(phrase, words=word_glosses) if idioms else []
+    glosses = [text.similarities(gloss)[0] for _, gloss in glossed]
     if glosses:
         for emotion in emotions:
             g = max(sims[emotion] for sims in glosses)
@@ -95,11 +98,12 @@ def chosen_emotions(scores: dict[str, float], query: str) -> list[str]:
     return [k for k in ranked[:2] if scores[k] >= max(MIN_EMOTION_SIM, best - EMOTION_MARGIN)]
 
 
-def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True) -> list[str]:
+def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
+                   word_glosses: bool = True) -> list[str]:
     """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none reaches
     ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below ``BEHAVIOUR_ONLY_BELOW``):
     ``chosen_emotions`` of ``emotion_scores`` (the arguments are that function's)."""
-    return chosen_emotions(emotion_scores(query, whole_question, words, idioms), query)
+    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses), query)
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:

