@@ -12,12 +12,13 @@ from pathlib import Path
 from tools.core.schema import AFFECTNET8
 
 QUESTIONS = Path(__file__).parent / "data" / "questions.jsonl"
-#: Held-out questions, idioms and VQAU-Bench's memory form (``evals/data/SOURCES.md``): the first and second files'
-#: are development material since the next was written (the second was read once, ``evals/RESULTS.md`` section 86);
-#: the third is unread.
+#: Held-out questions, idioms and VQAU-Bench's memory form (``evals/data/SOURCES.md``): the first three files' are
+#: development material since the next was written (the second was read once, ``evals/RESULTS.md`` section 86, the
+#: third once, section 90); the fourth is unread.
 HELDOUT = Path(__file__).parent / "data" / "questions_heldout.jsonl"
 HELDOUT2 = Path(__file__).parent / "data" / "questions_heldout2.jsonl"
 HELDOUT3 = Path(__file__).parent / "data" / "questions_heldout3.jsonl"
+HELDOUT4 = Path(__file__).parent / "data" / "questions_heldout4.jsonl"
 #: Questions of each emotion that go to the test split (the rest are dev).
 TEST_PER_EMOTION = 6
 
