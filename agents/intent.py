@@ -9,7 +9,7 @@ a gesture or gaze, ``tools.signals.lexicon.names_behaviour``), or about what is 
 new?", ``tools.signals.lexicon.names_speech``), names no emotion unless one reaches ``BEHAVIOUR_ONLY_BELOW``. A word or idiom of the phrase that names a feeling in Open English WordNet
 (``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion; an
 idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up", "on edge", "lose one's cool"), or a
-word WordNet defines as a feeling without filing it under one ("snide", "crestfallen"), is read through its gloss as
+word WordNet defines as a feeling without filing it under one ("snide", "fuming"), is read through its gloss as
 well, each emotion's score the mean of the phrase's and the gloss's (``IDIOM_WEIGHT``).
 A question about a change of feeling ("when does her mood change?", "when does he go from calm to angry?";
 ``agents.change.ask_change``) sets ``Intent.change`` with the emotions it names before and after; its target

