@@ -79,18 +79,14 @@ def trial() -> dict:
     """Top-1 right per development set, and the no-feeling questions left without an emotion, without and with the
     glosses (module doc), with the questions whose first target changed."""
     from agents.intent import asked_emotions
+    from studies.intent import read_sets
     from studies.train_feel import NO_FEELING, dev_questions
 
     sets = dev_questions()
     labels = {q: lab for qs in sets.values() for q, lab in qs}
-    rows, first = {}, {}
-    for name, idioms in READINGS.items():
-        targets = {q: asked_emotions(q, idioms=idioms, word_glosses=False) for q in [*labels, *NO_FEELING]}
-        right = {s: sum(targets[q][:1] == [lab] for q, lab in qs) for s, qs in sets.items()}
-        rows[name] = {**right, "all": sum(right.values()),
-                      "no_feeling_kept_empty": sum(not targets[q] for q in NO_FEELING)}
-        first[name] = {q: (targets[q] or [None])[0] for q in labels}
-    without, with_ = (first[name] for name in READINGS)
+    rows, targets = read_sets(sets, NO_FEELING, {
+        name: functools.partial(asked_emotions, idioms=idioms, word_glosses=False) for name, idioms in READINGS.items()})
+    without, with_ = ({q: (targets[name][q] or [None])[0] for q in labels} for name in READINGS)
     changed = [{"question": q, "label": labels[q], "without": without[q], "with": w}
                for q, w in with_.items() if w != without[q]]
     return {"rows": rows, "changed": changed}

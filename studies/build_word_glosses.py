@@ -31,8 +31,10 @@ list) the same two ways: once, when the list was done.
 from __future__ import annotations
 
 import collections
+import functools
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -158,25 +160,28 @@ def paired(now: list[bool], before: list[bool]) -> dict:
 READINGS = {"without word glosses": False, "with word glosses (shipped)": True}
 
 
+def _readings() -> dict[str, Callable[[str], list[str]]]:
+    """``READINGS`` as readers of a question (``agents.intent.asked_emotions``), for ``studies.intent.read_sets``."""
+    from agents.intent import asked_emotions
+
+    return {name: functools.partial(asked_emotions, word_glosses=words) for name, words in READINGS.items()}
+
+
 def trial() -> dict:
     """Top-1 right per development set, the no-feeling questions left without an emotion, and the questions whose
     first target changed, without and with the word glosses (module doc), with a bootstrap interval of the paired
     difference over the questions."""
-    from agents.intent import asked_emotions
     from evals.questions import HELDOUT2, heldout
+    from studies.intent import read_sets
     from studies.train_feel import NO_FEELING, dev_questions
 
     sets = {**dev_questions(), "heldout2_idioms": heldout(HELDOUT2, "idiom"),
             "heldout2_memory": heldout(HELDOUT2, "memory")}
     questions = [(q, lab) for qs in sets.values() for q, lab in qs]
-    rows, first = {}, {}
-    for name, words in READINGS.items():
-        targets = {q: asked_emotions(q, word_glosses=words) for q in [*dict(questions), *NO_FEELING]}
-        right = {s: sum(targets[q][:1] == [lab] for q, lab in qs) for s, qs in sets.items()}
-        rows[name] = {**right, "all": sum(right.values()), "of": len(questions),
-                      "no_feeling_kept_empty": sum(not targets[q] for q in NO_FEELING), "no_feeling": len(NO_FEELING)}
-        first[name] = [(targets[q] or [None])[0] == lab for q, lab in questions]
-    without, with_ = (first[name] for name in READINGS)
+    rows, targets = read_sets(sets, NO_FEELING, _readings())
+    for row in rows.values():
+        row.update({"of": len(questions), "no_feeling": len(NO_FEELING)})
+    without, with_ = ([targets[name][q][:1] == [lab] for q, lab in questions] for name in READINGS)
     changed = [{"question": q, "label": lab, "right_without": a, "right_with": b}
                for (q, lab), a, b in zip(questions, without, with_, strict=True) if a != b]
     return {"rows": rows, "paired_all": paired(with_, without), "changed": changed}
@@ -185,14 +190,13 @@ def trial() -> dict:
 def heldout_scores() -> dict:
     """``studies.intent.score`` of the third held-out file, per form, without and with the word glosses, with the
     paired interval of top-1 over its 64 questions."""
-    from agents.intent import asked_emotions
     from evals.questions import HELDOUT3, heldout
-    from studies.intent import score
+    from studies.intent import read_sets, score
 
-    out = {name: {form: score(heldout(HELDOUT3, form), lambda q, w=words: asked_emotions(q, word_glosses=w))
-                  for form in ("idiom", "memory")} for name, words in READINGS.items()}
-    right = {name: [asked_emotions(q, word_glosses=words)[:1] == [lab] for q, lab in heldout(HELDOUT3)]
-             for name, words in READINGS.items()}
+    _, targets = read_sets({"heldout3": heldout(HELDOUT3)}, (), _readings())
+    out = {name: {form: score(heldout(HELDOUT3, form), targets[name].__getitem__) for form in ("idiom", "memory")}
+           for name in READINGS}
+    right = {name: [targets[name][q][:1] == [lab] for q, lab in heldout(HELDOUT3)] for name in READINGS}
     return {**out, "paired_top1": paired(*(right[name] for name in reversed(READINGS)))}
 
 

@@ -59,6 +59,22 @@ def score(questions: list[tuple[str, str]], targets_of: Callable[[str], list[str
 READINGS = {"phrase_and_words": {}, "emotion_phrase": {"words": False}, "whole_question": {"whole_question": True}}
 
 
+def read_sets(sets: dict[str, list[tuple[str, str]]], no_feeling: list[str] | tuple[str, ...],
+              readings: dict[str, Callable[[str], list[str]]]) -> tuple[dict[str, dict], dict[str, dict[str, list[str]]]]:
+    """Each reading (name -> question -> target emotions, most likely first) of the labelled question sets (name ->
+    (question, AffectNet-8 label)) and of ``no_feeling`` (questions that name no feeling): per reading, the questions
+    whose first target is the label, per set and ``all``, and ``no_feeling_kept_empty`` (the no-feeling questions given
+    no emotion); and per reading each question's targets. Each question is read once per reading."""
+    questions = [*dict.fromkeys(q for qs in sets.values() for q, _ in qs), *no_feeling]
+    rows, targets = {}, {}
+    for name, read in readings.items():
+        targets[name] = found = {q: read(q) for q in dict.fromkeys(questions)}
+        right = {s: sum(found[q][:1] == [lab] for q, lab in qs) for s, qs in sets.items()}
+        rows[name] = {**right, "all": sum(right.values()),
+                      "no_feeling_kept_empty": sum(not found[q] for q in no_feeling)}
+    return rows, targets
+
+
 def evaluate(split_name: str) -> dict:
     """``score`` of each reading in ``READINGS`` of the offline interpreter (``agents.intent.asked_emotions``)
     on the split's questions and on the composed wording."""

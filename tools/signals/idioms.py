@@ -16,7 +16,7 @@ import functools
 import json
 from pathlib import Path
 
-from tools.signals.lexicon import matched_phrases
+from tools.signals.lexicon import emotion_words, matched_phrases
 
 #: Multiword idiom (lower case) -> the first sense of its Wiktionary entry (CC BY-SA; ``studies.build_idiom_glosses``).
 IDIOM_GLOSSES = Path(__file__).parents[1] / "data" / "idiom_glosses.json"
@@ -48,8 +48,6 @@ def word_glosses() -> dict[str, str]:
 def _phrase_table() -> dict[str, str | None]:
     """Every key ``glossed_phrases`` matches: the one-word emotion words (``tools.signals.lexicon.emotion_words``,
     without a gloss: "lonely" is read as the emotion word it is, not as "lone"), the word glosses and the idioms."""
-    from tools.signals.lexicon import emotion_words
-
     named = {word: None for word in emotion_words() if " " not in word}
     return {**named, **word_glosses(), **idiom_glosses()}
 
