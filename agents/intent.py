@@ -41,6 +41,7 @@ from tools.signals.lexicon import (
     names_speech,
     person_phrases,
 )
+from tools.signals.negation import split_negated
 
 #: Similarity below which a query is taken to name no emotion (MiniLM cosine; unrelated text ~0.0-0.15).
 MIN_EMOTION_SIM = 0.25
@@ -58,25 +59,38 @@ BEHAVIOUR_ONLY_BELOW = 0.4
 #: the development questions of ``studies.build_idiom_glosses`` with the first sense read (0.5-2 and 1-3 senses tried;
 #: ``evals/RESULTS.md`` section 86).
 IDIOM_WEIGHT = 1.0
+#: The score of an emotion that the question negates ("when is she not happy?"): below any cosine similarity, so it
+#: is never asked about (``tools.signals.negation``).
+NEGATED_SCORE = -1.0
+#: The similarity at which a negated stretch, or the gloss of a word in it, names the emotion it is most similar to
+#: (``negated_emotions``): the word glosses' floor (``studies.build_word_glosses.FLOOR``).
+NEGATED_MIN_SIM = 0.5
+#: Words for feeling in general, whose negation ("no emotion at all") asks for none rather than denying one.
+GENERAL_FEELING_WORDS = frozenset({"emotion", "emotions", "feeling", "feelings", "mood", "moods", "affect", "reaction",
+                                   "reactions", "expression", "expressions"})
 
 
 def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
-                   idioms: bool = True, word_glosses: bool = True) -> dict[str, float]:
+                   idioms: bool = True, word_glosses: bool = True, negation: bool = True) -> dict[str, float]:
     """The score of each AffectNet-8 emotion for ``query`` (``asked_emotions`` ranks them): the cosine similarity of
     ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS`` for each
     emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``); where the phrase holds idioms or
     words with a gloss (``tools.signals.idioms.glossed_phrases``), ``(score + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)``
-    with ``g`` the emotion's highest similarity to their glosses. For the ablations of ``studies.intent``,
-    ``studies.build_idiom_glosses`` and ``studies.build_word_glosses``: ``words=False`` leaves the named words out,
-    ``idioms=False`` every gloss, ``word_glosses=False`` the words' glosses, ``whole_question=True`` reads the whole
-    question without any of them (the reading before all)."""
+    with ``g`` the emotion's highest similarity to their glosses. Words the phrase negates
+    (``tools.signals.negation.split_negated``: "not happy", "without fear") add no bonus and no gloss, and an emotion
+    they name scores ``NEGATED_SCORE`` (``negated_emotions``). For the ablations of ``studies.intent``,
+    ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and ``studies.negation``: ``words=False`` leaves the
+    named words out, ``idioms=False`` every gloss, ``word_glosses=False`` the words' glosses, ``negation=False`` reads
+    negated words as any others, ``whole_question=True`` reads the whole question without any of them (the reading
+    before all)."""
     phrase = query if whole_question else emotion_phrase(query)
     text = load_text_emotion()
     emotions, _ = text.similarities(phrase)
     if whole_question:
         return emotions
+    affirmed, scopes = split_negated(phrase) if negation else (phrase, [])
     if words:
-        for emotion in named_emotions(phrase):
+        for emotion in named_emotions(affirmed):
             emotions[emotion] += WORD_BONUS
     glossed = glossed_phrases(phrase, words=word_glosses) if idioms else []
     glosses = [text.similarities(gloss)[0] for _, gloss in glossed]
@@ -84,7 +98,29 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
         for emotion in emotions:
             g = max(sims[emotion] for sims in glosses)
             emotions[emotion] = (emotions[emotion] + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)
+    for emotion in negated_emotions(scopes, word_glosses=word_glosses):
+        emotions[emotion] = NEGATED_SCORE
     return emotions
+
+
+def negated_emotions(scopes: list[str], word_glosses: bool = True) -> list[str]:
+    """The AffectNet-8 emotions that negated stretches of a question (``tools.signals.negation.split_negated``) name:
+    by a word or idiom of ``tools.signals.lexicon.named_emotions`` ("not *happy*", "not *lose his temper*"), else by
+    what a stretch says or a gloss of its words says (``tools.signals.idioms.glossed_phrases``; "not *snide*",
+    "not *having fun*"): the emotion that text is most similar to when that reaches ``NEGATED_MIN_SIM``. A stretch
+    that names no feeling ("not see it coming", "without reacting") negates none, and neither does a word for feeling
+    in general (``GENERAL_FEELING_WORDS``: "no emotion" asks for a calm face, not for anything but one)."""
+    text = load_text_emotion()
+    out: list[str] = []
+    for scope in scopes:
+        named = named_emotions(scope)
+        said = [scope, *(gloss for key, gloss in glossed_phrases(scope, words=word_glosses)
+                         if key not in GENERAL_FEELING_WORDS)]
+        for sims in ([] if named else [text.similarities(t)[0] for t in said]):
+            best = max(sims, key=sims.__getitem__)
+            named += [best] if sims[best] >= NEGATED_MIN_SIM else []
+        out += named
+    return list(dict.fromkeys(out))
 
 
 def chosen_emotions(scores: dict[str, float], query: str) -> list[str]:
@@ -99,11 +135,11 @@ def chosen_emotions(scores: dict[str, float], query: str) -> list[str]:
 
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
-                   word_glosses: bool = True) -> list[str]:
+                   word_glosses: bool = True, negation: bool = True) -> list[str]:
     """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none reaches
     ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below ``BEHAVIOUR_ONLY_BELOW``):
     ``chosen_emotions`` of ``emotion_scores`` (the arguments are that function's)."""
-    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses), query)
+    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation), query)
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:

@@ -25,6 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from tools.core.schema import AFFECTNET8, first_error
+from tools.signals.negation import expand_contractions, split_negated
 
 #: The bundled taxonomies by name (``Taxonomy.name``) -> file in ``agents/taxonomies/``.
 TAXONOMY_DIR = Path(__file__).with_name("taxonomies")
@@ -112,8 +113,9 @@ class Taxonomy(BaseModel):
         return self.primary(reading)
 
     def named_in(self, query: str) -> list[str]:
-        """Labels whose ``words`` occur in ``query`` as whole words, in the order they occur."""
-        text = " ".join(re.findall(r"[a-z']+", query.lower()))
+        """Labels whose ``words`` occur in ``query`` as whole words, in the order they occur; words the query negates
+        ("when is she not proud?"; ``tools.signals.negation.split_negated``) name none."""
+        text, _ = split_negated(" ".join(re.findall(r"[a-z']+", expand_contractions(query.lower()))))
         hits = []
         for lab in self.labels:
             at = [m.start() for w in lab.words for m in re.finditer(rf"\b{re.escape(w)}\b", text)]

@@ -19,6 +19,10 @@ HELDOUT = Path(__file__).parent / "data" / "questions_heldout.jsonl"
 HELDOUT2 = Path(__file__).parent / "data" / "questions_heldout2.jsonl"
 HELDOUT3 = Path(__file__).parent / "data" / "questions_heldout3.jsonl"
 HELDOUT4 = Path(__file__).parent / "data" / "questions_heldout4.jsonl"
+#: Negated questions ("when is she not happy?", form "negated": the label is the emotion the question denies) and
+#: phrasings that look negated but are not ("when can't she stop laughing?", form "not_negated": the label is the
+#: emotion asked), each marked dev or test by a seeded shuffle when written (``studies.negation``).
+NEGATION = Path(__file__).parent / "data" / "questions_negation.jsonl"
 #: Questions of each emotion that go to the test split (the rest are dev).
 TEST_PER_EMOTION = 6
 
@@ -52,3 +56,10 @@ def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, st
     when given."""
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [(r["query"], r["emotion"]) for r in records if form in (None, r["form"])]
+
+
+def negation_questions(split_name: str, form: str) -> list[tuple[str, str]]:
+    """(question, AffectNet-8 label) of ``NEGATION``'s ``split_name`` ("dev" or "test") and ``form`` ("negated" or
+    "not_negated")."""
+    records = [json.loads(line) for line in NEGATION.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(r["query"], r["emotion"]) for r in records if r["split"] == split_name and r["form"] == form]

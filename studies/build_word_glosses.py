@@ -138,23 +138,6 @@ def word_glosses(wordnet: Path) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def paired(now: list[bool], before: list[bool]) -> dict:
-    """``{"mean", "ci95", "gained", "lost"}`` of two readings of the same questions (``now[i]``, ``before[i]``: question
-    i right): the mean of ``now - before`` with its bootstrap 95 % interval over questions
-    (``evals.metrics.bootstrap_interval``), rounded to 4 places, and the number of questions gained and lost.
-
-    Raises:
-        ValueError: the two lists differ in length or are empty.
-    """
-    from evals.metrics import bootstrap_interval
-
-    diff = [float(a) - float(b) for a, b in zip(now, before, strict=True)]
-    if not diff:
-        raise ValueError("no questions to compare")
-    return {"mean": round(sum(diff) / len(diff), 4), "ci95": [round(v, 4) for v in bootstrap_interval(diff)],
-            "gained": diff.count(1.0), "lost": diff.count(-1.0)}
-
-
 #: The two readings compared: name -> whether the word glosses are read
 #: (``agents.intent.asked_emotions(word_glosses=...)``).
 READINGS = {"without word glosses": False, "with word glosses (shipped)": True}
@@ -172,7 +155,7 @@ def trial() -> dict:
     first target changed, without and with the word glosses (module doc), with a bootstrap interval of the paired
     difference over the questions."""
     from evals.questions import HELDOUT2, heldout
-    from studies.intent import read_sets
+    from studies.intent import paired, read_sets
     from studies.train_feel import NO_FEELING, dev_questions
 
     sets = {**dev_questions(), "heldout2_idioms": heldout(HELDOUT2, "idiom"),
@@ -191,7 +174,7 @@ def heldout_scores() -> dict:
     """``studies.intent.score`` of the third held-out file, per form, without and with the word glosses, with the
     paired interval of top-1 over its 64 questions."""
     from evals.questions import HELDOUT3, heldout
-    from studies.intent import read_sets, score
+    from studies.intent import paired, read_sets, score
 
     _, targets = read_sets({"heldout3": heldout(HELDOUT3)}, (), _readings())
     out = {name: {form: score(heldout(HELDOUT3, form), targets[name].__getitem__) for form in ("idiom", "memory")}

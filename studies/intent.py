@@ -75,6 +75,23 @@ def read_sets(sets: dict[str, list[tuple[str, str]]], no_feeling: list[str] | tu
     return rows, targets
 
 
+def paired(now: list[bool], before: list[bool]) -> dict:
+    """``{"mean", "ci95", "gained", "lost"}`` of two readings of the same questions (``now[i]``, ``before[i]``: question
+    i right): the mean of ``now - before`` with its bootstrap 95 % interval over questions
+    (``evals.metrics.bootstrap_interval``), rounded to 4 places, and the number of questions gained and lost.
+
+    Raises:
+        ValueError: the two lists differ in length or are empty.
+    """
+    from evals.metrics import bootstrap_interval
+
+    diff = [float(a) - float(b) for a, b in zip(now, before, strict=True)]
+    if not diff:
+        raise ValueError("no questions to compare")
+    return {"mean": round(sum(diff) / len(diff), 4), "ci95": [round(v, 4) for v in bootstrap_interval(diff)],
+            "gained": diff.count(1.0), "lost": diff.count(-1.0)}
+
+
 def evaluate(split_name: str) -> dict:
     """``score`` of each reading in ``READINGS`` of the offline interpreter (``agents.intent.asked_emotions``)
     on the split's questions and on the composed wording."""

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from evals.questions import HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, QUESTIONS, heldout, split
+import json
+
+from evals.questions import (
+    HELDOUT,
+    HELDOUT2,
+    HELDOUT3,
+    HELDOUT4,
+    NEGATION,
+    QUESTIONS,
+    heldout,
+    negation_questions,
+    split,
+)
 from tools.core.schema import AFFECTNET8
 
 FILES = (HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4)
@@ -21,3 +33,16 @@ def test_each_held_out_file_holds_new_questions_balanced_over_the_emotions():
         assert not asked & earlier, path.name
         assert i == 0 or not asked & labelled, path.name
         earlier |= asked
+
+
+def test_the_negation_questions_are_new_and_split_in_halves_per_emotion():
+    """The negation file holds 6 negated questions and 2 that look negated but are not per emotion, each form split
+    half dev, half test, none asked by another question file (case ignored)."""
+    records = [json.loads(line) for line in NEGATION.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len({r["query"].lower() for r in records}) == len(records) == 64
+    for form, per_emotion in (("negated", 3), ("not_negated", 1)):
+        for part in ("dev", "test"):
+            assert sorted(lab for _, lab in negation_questions(part, form)) == sorted(AFFECTNET8 * per_emotion)
+    others = {q.lower() for path in FILES for q, _ in heldout(path)}
+    others |= {q.lower() for part in ("dev", "test") for q, _ in split(part, QUESTIONS)}
+    assert not {r["query"].lower() for r in records} & others

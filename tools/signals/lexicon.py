@@ -15,6 +15,8 @@ import json
 import re
 from pathlib import Path
 
+from tools.signals.negation import expand_contractions
+
 EMOTION_DESCRIPTIONS: dict[str, list[str]] = {
     "neutral": ["calm, composed, neutral face", "speaking evenly, matter-of-fact, no strong feeling",
                 "listening attentively with a relaxed face"],
@@ -128,11 +130,12 @@ _PERSON_REFERENCE = re.compile(
 def emotion_phrase(text: str) -> str:
     """What a question says of the feeling it asks about: ``text`` lower-cased without its opening ("when
     does", "when is") and without the words that only name people ("she", "the woman", "someone's"); e.g.
-    "When does she feel left out?" -> "feel left out". The AffectNet-8 descriptions of ``EMOTION_DESCRIPTIONS``
+    "When does she feel left out?" -> "feel left out"; negative contractions written out ("when isn't she happy?" ->
+    "not happy"; ``tools.signals.negation.expand_contractions``). The AffectNet-8 descriptions of ``EMOTION_DESCRIPTIONS``
     are such predicates, and the frame and person words otherwise weigh in the similarity (descriptions that
     mention "someone" gain on every question that does). Returns ``text`` unchanged when nothing would remain.
     """
-    t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
+    t = " ".join(re.findall(r"[a-z'-]+", expand_contractions(text.lower())))
     t = _PERSON_REFERENCE.sub(" ", _QUESTION_OPENING.sub("", t))
     t = " ".join(t.split())
     return t or text
