@@ -88,7 +88,7 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
     emotions, _ = text.similarities(phrase)
     if whole_question:
         return emotions
-    affirmed, scopes = split_negated(phrase) if negation else (phrase, [])
+    affirmed, scopes = split_negated(emotion_phrase(query, punctuation=True)) if negation else (phrase, [])
     if words:
         for emotion in named_emotions(affirmed):
             emotions[emotion] += WORD_BONUS

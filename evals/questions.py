@@ -23,6 +23,8 @@ HELDOUT4 = Path(__file__).parent / "data" / "questions_heldout4.jsonl"
 #: phrasings that look negated but are not ("when can't she stop laughing?", form "not_negated": the label is the
 #: emotion asked), each marked dev or test by a seeded shuffle when written (``studies.negation``).
 NEGATION = Path(__file__).parent / "data" / "questions_negation.jsonl"
+#: A second such file, all test, written after the first file's read (``evals/RESULTS.md`` section 91).
+NEGATION2 = Path(__file__).parent / "data" / "questions_negation2.jsonl"
 #: Questions of each emotion that go to the test split (the rest are dev).
 TEST_PER_EMOTION = 6
 
@@ -58,8 +60,8 @@ def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, st
     return [(r["query"], r["emotion"]) for r in records if form in (None, r["form"])]
 
 
-def negation_questions(split_name: str, form: str) -> list[tuple[str, str]]:
-    """(question, AffectNet-8 label) of ``NEGATION``'s ``split_name`` ("dev" or "test") and ``form`` ("negated" or
-    "not_negated")."""
-    records = [json.loads(line) for line in NEGATION.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [(r["query"], r["emotion"]) for r in records if r["split"] == split_name and r["form"] == form]
+def negation_questions(form: str, split_name: str | None = None, path: Path = NEGATION) -> list[tuple[str, str]]:
+    """(question, AffectNet-8 label) of a negation file (``NEGATION``, ``NEGATION2``) of one ``form`` ("negated" or
+    "not_negated"), those of ``split_name`` ("dev" or "test") when given."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(r["query"], r["emotion"]) for r in records if split_name in (None, r["split"]) and r["form"] == form]

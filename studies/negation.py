@@ -9,17 +9,19 @@ governs apart (``tools.signals.negation``, after NegEx) and never asks about an 
 (``agents.intent.negated_emotions``). Two readings are compared: ``negation=False`` (the reading before) and the
 shipped one.
 
-The questions (``evals.questions.NEGATION``, written and split before the reading was built; 6 negated questions and
-2 phrasings that look negated but are not, per emotion, half of each to dev and half to test by a seeded shuffle): a
-negated question is read right when the emotion it denies is not among the targets, a not-negated one when its
-emotion comes first.
+The questions: ``evals.questions.NEGATION`` (written and split before the reading was built: 6 negated questions and
+2 phrasings that look negated but are not, per emotion, half of each to dev and half to test by a seeded shuffle) and
+``evals.questions.NEGATION2`` (written after the first file's test half was read: 3 negated and 2 not, per emotion,
+four of the latter in VQAU-Bench's memory form with a cue in the scene, "nobody wanted the party to end, felt so
+joyful"). A negated question is read right when the emotion it denies is not among the targets, a not-negated one
+when its emotion comes first.
 
 ``--trial``: the development sets of ``studies.build_word_glosses`` (260 labelled questions, idioms and memory-form
-questions; the third held-out file, a development set since section 90: 64 more), the 16 questions that name no
-feeling, and the dev half of the negation questions. The cues, the terminators, the phrasings that do not negate and
-``agents.intent.GENERAL_FEELING_WORDS`` were chosen this way (``evals/RESULTS.md`` section 91). ``--heldout``: the test
-half of the negation questions and the fourth held-out question file (``evals.questions.HELDOUT4``: 48 idioms and slang
-phrasings, 16 memory-form questions, written before this reading), the same two ways: once, when the reading was done.
+questions), the third and fourth held-out files (development sets since sections 90 and 91: 128 more), the 16
+questions that name no feeling, and both halves of the first negation file (its test half read once in section 91,
+a development set since). The cues, the terminators, the phrasings that do not negate and
+``agents.intent.GENERAL_FEELING_WORDS`` were chosen this way (``evals/RESULTS.md`` section 91). ``--heldout``: the
+second negation file, the same two ways: once, when the reading was done.
 """
 
 from __future__ import annotations
@@ -41,14 +43,12 @@ def _readings() -> dict[str, Callable[[str], list[str]]]:
     return {name: functools.partial(asked_emotions, negation=read) for name, read in READINGS.items()}
 
 
-def negation_rows(split_name: str) -> tuple[dict, dict]:
-    """Per reading, for ``split_name`` of the negation questions: ``negated_avoided`` (negated questions whose denied
-    emotion is not a target) and ``not_negated_top1``, with their counts; and the paired difference of each, shipped
-    minus before (``studies.intent.paired``)."""
-    from evals.questions import negation_questions
+def negation_rows(negated: list[tuple[str, str]], plain: list[tuple[str, str]]) -> tuple[dict, dict]:
+    """Per reading, over negated questions and questions that deny no feeling (``plain``; question, label):
+    ``negated_avoided`` (negated questions whose denied emotion is not a target) and ``not_negated_top1``, with
+    their counts; and the paired difference of each, shipped minus before (``studies.intent.paired``)."""
     from studies.intent import paired
 
-    negated, plain = negation_questions(split_name, "negated"), negation_questions(split_name, "not_negated")
     avoided, first = {}, {}
     for name, read in _readings().items():
         avoided[name] = [lab not in read(q) for q, lab in negated]
@@ -60,13 +60,14 @@ def negation_rows(split_name: str) -> tuple[dict, dict]:
 
 
 def trial() -> dict:
-    """Top-1 right per development set, the no-feeling questions left without an emotion, the dev negation questions
-    (``negation_rows``), and the questions whose targets changed, without and with negation read."""
-    from evals.questions import HELDOUT2, HELDOUT3, heldout
+    """Top-1 right per development set, the no-feeling questions left without an emotion, each half of the first
+    negation file (``negation_rows``), and the questions whose targets changed, without and with negation read."""
+    from evals.questions import HELDOUT2, HELDOUT3, HELDOUT4, heldout, negation_questions
     from studies.intent import paired, read_sets
     from studies.train_feel import NO_FEELING, dev_questions
 
-    sets = {**dev_questions(), "heldout2": heldout(HELDOUT2), "heldout3": heldout(HELDOUT3)}
+    sets = {**dev_questions(), **{f"heldout{i}": heldout(path) for i, path in ((2, HELDOUT2), (3, HELDOUT3),
+                                                                                (4, HELDOUT4))}}
     questions = [(q, lab) for qs in sets.values() for q, lab in qs]
     rows, targets = read_sets(sets, NO_FEELING, _readings())
     for row in rows.values():
@@ -74,24 +75,26 @@ def trial() -> dict:
     before, now = ([targets[name][q][:1] == [lab] for q, lab in questions] for name in READINGS)
     changed = [{"question": q, "label": lab, "before": targets[BEFORE][q], "now": targets[NOW][q]}
                for q, lab in [*questions, *((q, None) for q in NO_FEELING)] if targets[BEFORE][q] != targets[NOW][q]]
-    neg_rows, neg_paired = negation_rows("dev")
-    return {"rows": rows, "paired_all": paired(now, before), "changed": changed,
-            "negation_dev": neg_rows, "negation_dev_paired": neg_paired}
+    negation = {}
+    for half in ("dev", "test"):
+        rows_half, paired_half = negation_rows(negation_questions("negated", half), negation_questions("not_negated", half))
+        negation[half] = {"rows": rows_half, "paired": paired_half}
+    return {"rows": rows, "paired_all": paired(now, before), "changed": changed, "negation": negation}
 
 
 def heldout_scores() -> dict:
-    """The test half of the negation questions (``negation_rows``) and ``studies.intent.score`` of the fourth held-out
-    file per form, without and with negation read, with the paired interval of the file's top-1."""
-    from evals.questions import HELDOUT4, heldout
-    from studies.intent import paired, read_sets, score
+    """``negation_rows`` of the second negation file (``evals.questions.NEGATION2``), with the questions whose
+    targets changed."""
+    from evals.questions import NEGATION2, negation_questions
 
-    neg_rows, neg_paired = negation_rows("test")
-    _, targets = read_sets({"heldout4": heldout(HELDOUT4)}, (), _readings())
-    file4 = {name: {form: score(heldout(HELDOUT4, form), targets[name].__getitem__) for form in ("idiom", "memory")}
-             for name in READINGS}
-    right = {name: [targets[name][q][:1] == [lab] for q, lab in heldout(HELDOUT4)] for name in READINGS}
-    return {"negation_test": neg_rows, "negation_test_paired": neg_paired, "heldout4": file4,
-            "heldout4_paired_top1": paired(right[NOW], right[BEFORE])}
+    negated, plain = negation_questions("negated", path=NEGATION2), negation_questions("not_negated", path=NEGATION2)
+    rows, paired_rows = negation_rows(negated, plain)
+    readers = _readings()
+    targets = {name: {q: read(q) for q, _ in [*negated, *plain]} for name, read in readers.items()}
+    return {"rows": rows, "paired": paired_rows,
+            "questions": [{"question": q, "label": lab, "form": form, "before": targets[BEFORE][q],
+                           "now": targets[NOW][q]}
+                          for form, qs in (("negated", negated), ("not_negated", plain)) for q, lab in qs]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--trial", action="store_true", help="read the development questions with and without negation")
     mode.add_argument("--heldout", action="store_true",
-                      help="read the negation test half and the fourth held-out file the same two ways, once")
+                      help="read the second negation file the same two ways, once")
     ap.add_argument("--json", help="write the report here")
     args = ap.parse_args(argv)
     return report(trial if args.trial else heldout_scores, args.json)

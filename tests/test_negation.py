@@ -39,6 +39,8 @@ def test_the_emotion_phrase_keeps_a_contracted_negation(question, phrase):
     ("try not to cry", "try to cry", []),
     ("not stop laughing", "not stop laughing", []),
     ("not hide her contempt", "not hide her contempt", []),
+    ("not be happier", "not be happier", []),
+    ("nobody came , felt lonely", "felt lonely", ["came"]),
     ("say no", "say", []),
     ("happy", "happy", []),
 ])
@@ -90,13 +92,24 @@ def test_a_negated_label_word_names_no_label():
     assert labels.named_in("when isn't he proud of her?") == []
 
 
+def test_a_cue_in_a_remembered_scene_denies_nothing_after_its_clause():
+    """"nobody came" negates the coming, not the loneliness the memory form names after the comma."""
+    from agents.intent import asked_emotions
+
+    question = "I recall a boy waiting at the gate and nobody came, felt kind of lonely"
+    assert emotion_phrase(question, punctuation=True).endswith("nobody came , felt kind of lonely")
+    assert asked_emotions(question)[:1] == ["sadness"]
+
+
 def test_the_study_reads_the_dev_negation_questions_as_recorded():
-    """``studies.negation``'s dev rows are those ``evals/results/negation_dev.json`` records."""
+    """``studies.negation``'s rows for the first file's dev half are those ``evals/results/negation_dev.json``
+    records."""
     import json
     from pathlib import Path
 
+    from evals.questions import negation_questions
     from studies.negation import negation_rows
 
     recorded = json.loads((Path(__file__).parents[1] / "evals" / "results" / "negation_dev.json").read_text())
-    rows, _ = negation_rows("dev")
-    assert rows == recorded["negation_dev"]
+    rows, _ = negation_rows(negation_questions("negated", "dev"), negation_questions("not_negated", "dev"))
+    assert rows == recorded["negation"]["dev"]["rows"]

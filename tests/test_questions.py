@@ -10,6 +10,7 @@ from evals.questions import (
     HELDOUT3,
     HELDOUT4,
     NEGATION,
+    NEGATION2,
     QUESTIONS,
     heldout,
     negation_questions,
@@ -36,13 +37,19 @@ def test_each_held_out_file_holds_new_questions_balanced_over_the_emotions():
 
 
 def test_the_negation_questions_are_new_and_split_in_halves_per_emotion():
-    """The negation file holds 6 negated questions and 2 that look negated but are not per emotion, each form split
-    half dev, half test, none asked by another question file (case ignored)."""
+    """The first negation file holds 6 negated questions and 2 that look negated but are not per emotion, each form
+    split half dev, half test; the second 3 and 2 per emotion; neither asks a question of another question file (case
+    ignored)."""
     records = [json.loads(line) for line in NEGATION.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len({r["query"].lower() for r in records}) == len(records) == 64
     for form, per_emotion in (("negated", 3), ("not_negated", 1)):
         for part in ("dev", "test"):
-            assert sorted(lab for _, lab in negation_questions(part, form)) == sorted(AFFECTNET8 * per_emotion)
+            assert sorted(lab for _, lab in negation_questions(form, part)) == sorted(AFFECTNET8 * per_emotion)
+    second = {q.lower() for form in ("negated", "not_negated") for q, _ in negation_questions(form, path=NEGATION2)}
+    assert sorted(lab for _, lab in negation_questions("negated", path=NEGATION2)) == sorted(AFFECTNET8 * 3)
+    assert sorted(lab for _, lab in negation_questions("not_negated", path=NEGATION2)) == sorted(AFFECTNET8 * 2)
     others = {q.lower() for path in FILES for q, _ in heldout(path)}
     others |= {q.lower() for part in ("dev", "test") for q, _ in split(part, QUESTIONS)}
-    assert not {r["query"].lower() for r in records} & others
+    first = {r["query"].lower() for r in records}
+    assert len(second) == 40
+    assert not first & others and not second & (others | first)

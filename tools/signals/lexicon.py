@@ -127,15 +127,18 @@ _PERSON_REFERENCE = re.compile(
     r"|(?:the|that|this)\s+one)(?:'s)?(?:\s+(?:on the (?:left|right)|in the (?:middle|centre|center)))?\b")
 
 
-def emotion_phrase(text: str) -> str:
+def emotion_phrase(text: str, punctuation: bool = False) -> str:
     """What a question says of the feeling it asks about: ``text`` lower-cased without its opening ("when
     does", "when is") and without the words that only name people ("she", "the woman", "someone's"); e.g.
     "When does she feel left out?" -> "feel left out"; negative contractions written out ("when isn't she happy?" ->
     "not happy"; ``tools.signals.negation.expand_contractions``). The AffectNet-8 descriptions of ``EMOTION_DESCRIPTIONS``
     are such predicates, and the frame and person words otherwise weigh in the similarity (descriptions that
-    mention "someone" gain on every question that does). Returns ``text`` unchanged when nothing would remain.
+    mention "someone" gain on every question that does). ``punctuation=True`` keeps the marks that end a clause as
+    words of their own ("nobody came , felt kind of lonely"), for ``tools.signals.negation.split_negated``. Returns
+    ``text`` unchanged when nothing would remain.
     """
-    t = " ".join(re.findall(r"[a-z'-]+", expand_contractions(text.lower())))
+    words = r"[a-z'-]+|[,;:.!?]" if punctuation else r"[a-z'-]+"
+    t = " ".join(re.findall(words, expand_contractions(text.lower())))
     t = _PERSON_REFERENCE.sub(" ", _QUESTION_OPENING.sub("", t))
     t = " ".join(t.split())
     return t or text

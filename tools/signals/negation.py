@@ -26,6 +26,13 @@ NOT_NEGATING = frozenset({"stop", "stopping", "help", "helping", "hide", "hiding
 #: Words that end a cue's scope (NegEx's termination terms, for the clauses a question joins).
 SCOPE_TERMINATORS = frozenset({"but", "and", "or", "to", "yet", "though", "although", "while", "until", "because",
                                "so", "when", "after", "before", "than", "then"})
+#: Marks that end a clause, and so a cue's scope (NegEx ends a scope at the end of a sentence), kept as words of their
+#: own by ``tools.signals.lexicon.emotion_phrase(punctuation=True)``; not part of the affirmed text.
+CLAUSE_MARKS = frozenset({",", ";", ":", ".", "!", "?"})
+#: After a cue and "be" or "been", a comparative says the feeling could not be stronger ("couldn't be happier",
+#: "never been more pleased", "couldn't be better"): such a cue negates nothing. Comparatives: these words and words
+#: ending in "ier".
+COMPARATIVES = frozenset({"more", "better"})
 #: The most words a cue negates (NegEx's window).
 MAX_SCOPE_WORDS = 5
 
@@ -41,25 +48,33 @@ def expand_contractions(text: str) -> str:
     return text
 
 
+def _intensifies(tokens: list[str]) -> bool:
+    """Whether the words after a cue make it an intensifier ("be happier", "been more pleased"; ``COMPARATIVES``)."""
+    return (len(tokens) >= 2 and tokens[0] in ("be", "been")
+            and (tokens[1] in COMPARATIVES or (tokens[1].endswith("ier") and len(tokens[1]) > 4)))
+
+
 def split_negated(phrase: str) -> tuple[str, list[str]]:
     """``(affirmed, scopes)`` of ``phrase`` (lower-case words; contractions expanded by ``expand_contractions``):
     ``affirmed`` is the phrase without its negation cues and the words they negate, ``scopes`` the negated stretches
     in order (module doc). ``"not happy"`` -> ``("", ["happy"])``; ``"stay calm and not lose his temper"`` ->
-    ``("stay calm and", ["lose his temper"])``; ``"can not stop laughing"`` -> ``("can not stop laughing", [])``."""
+    ``("stay calm and", ["lose his temper"])``; ``"can not stop laughing"`` -> ``("can not stop laughing", [])``;
+    ``"nobody came , felt lonely"`` -> ``("felt lonely", ["came"])`` (``CLAUSE_MARKS`` end a scope and are dropped).
+    """
     tokens = phrase.split()
     kept: list[str] = []
     scopes: list[str] = []
     i = 0
     while i < len(tokens):
         width = 2 if tuple(tokens[i:i + 2]) in NEGATION_PAIRS else 1 if tokens[i] in NEGATION_CUES else 0
-        after = tokens[i + width] if i + width < len(tokens) else ""
-        if not width or after in NOT_NEGATING:
-            kept.append(tokens[i])
+        after = tokens[i + width:i + width + 2]
+        if not width or after[:1] and after[0] in NOT_NEGATING or _intensifies(after):
+            kept += [] if tokens[i] in CLAUSE_MARKS else [tokens[i]]
             i += 1
             continue
         end = i + width
-        while (end < len(tokens) and end - i - width < MAX_SCOPE_WORDS and tokens[end] not in SCOPE_TERMINATORS
-               and tokens[end] not in NEGATION_CUES):
+        while (end < len(tokens) and end - i - width < MAX_SCOPE_WORDS
+               and tokens[end] not in SCOPE_TERMINATORS | NEGATION_CUES | CLAUSE_MARKS):
             end += 1
         if end > i + width:
             scopes.append(" ".join(tokens[i + width:end]))
