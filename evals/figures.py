@@ -41,6 +41,12 @@ def share(rate: float, n: int) -> str:
     return f"{right / n:.3f} [{low:.3f}, {high:.3f}]"
 
 
+def _of(d: dict, reading: str, right: str, of: str, interval: bool = True) -> str:
+    """``right`` of ``of`` of one reading of a ``studies.negation`` result file, as a share (with its interval)."""
+    row = d["rows"][reading]
+    return share(row[right] / row[of], row[of]) if interval else f"{row[right] / row[of]:.3f}"
+
+
 def _stored(point_low_high: list[float]) -> str:
     """A figure whose file stores [value, low, high]."""
     value, low, high = point_low_high
@@ -182,6 +188,24 @@ FIGURES: tuple[Figure, ...] = (
     Figure("", "third held-out questions, 16 in VQAU-Bench's memory form (read once; without the word glosses)",
            "intent_heldout3.json", lambda d: f"{share(d['with word glosses (shipped)']['memory']['top1'], 16)} "
                                              f"({d['without word glosses']['memory']['top1']:.3f})"),
+    Figure("", "fourth held-out questions, 48 idioms and slang, negation read, its first version (read once; section "
+           "91; without)",
+           "negation_heldout1.json", lambda d: f"{share(d['heldout4']['with negation (shipped)']['idiom']['top1'], 48)} "
+                                               f"({d['heldout4']['without negation']['idiom']['top1']:.3f})"),
+    Figure("", "fourth held-out questions, 16 in VQAU-Bench's memory form (read once, the first version: one lost, "
+           "mended since; without)", "negation_heldout1.json",
+           lambda d: f"{share(d['heldout4']['with negation (shipped)']['memory']['top1'], 16)} "
+                     f"({d['heldout4']['without negation']['memory']['top1']:.3f})"),
+    Figure("denied emotion not asked, offline interpreter (without negation read)",
+           "second negation questions, 24 negated (\"when is she not happy?\"; read once; section 91)",
+           "negation_heldout2.json", lambda d: f"{_of(d, 'with negation (shipped)', 'negated_avoided', 'of_negated')} "
+                                               f"({_of(d, 'without negation', 'negated_avoided', 'of_negated', False)})"),
+    Figure("feeling not denied named first (without negation read)",
+           "same file, 16 that deny no feeling (\"can't stop laughing\", \"nobody wanted the party to end, felt so "
+           "joyful\")",
+           "negation_heldout2.json",
+           lambda d: f"{_of(d, 'with negation (shipped)', 'not_negated_top1', 'of_not_negated')} "
+                     f"({_of(d, 'without negation', 'not_negated_top1', 'of_not_negated', False)})"),
     Figure("top moment right, R1@0.5 (hand-set fusion)", "composed joined test form, 96 queries, commit a33ecb9 (read 35+ times: now dev)",
            "fusion_test.json", lambda d: f"{share(d['test-graph-fold']['localization']['R1@0.5'], JOINED_QUERIES)} "
                                          f"({d['test-graph-hand']['localization']['R1@0.5']:.3f})"),
