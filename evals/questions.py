@@ -19,6 +19,7 @@ HELDOUT = Path(__file__).parent / "data" / "questions_heldout.jsonl"
 HELDOUT2 = Path(__file__).parent / "data" / "questions_heldout2.jsonl"
 HELDOUT3 = Path(__file__).parent / "data" / "questions_heldout3.jsonl"
 HELDOUT4 = Path(__file__).parent / "data" / "questions_heldout4.jsonl"
+HELDOUT5 = Path(__file__).parent / "data" / "questions_heldout5.jsonl"
 #: Negated questions ("when is she not happy?", form "negated": the label is the emotion the question denies) and
 #: phrasings that look negated but are not ("when can't she stop laughing?", form "not_negated": the label is the
 #: emotion asked), each marked dev or test by a seeded shuffle when written (``studies.negation``).

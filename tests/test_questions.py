@@ -9,6 +9,7 @@ from evals.questions import (
     HELDOUT2,
     HELDOUT3,
     HELDOUT4,
+    HELDOUT5,
     NEGATION,
     NEGATION2,
     QUESTIONS,
@@ -18,7 +19,7 @@ from evals.questions import (
 )
 from tools.core.schema import AFFECTNET8
 
-FILES = (HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4)
+FILES = (HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, HELDOUT5)
 
 
 def test_each_held_out_file_holds_new_questions_balanced_over_the_emotions():
