@@ -10,12 +10,14 @@ new?", ``tools.signals.lexicon.names_speech``), names no emotion unless one reac
 (``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion; an
 idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up", "on edge", "lose one's cool"), or a
 word WordNet defines as a feeling without filing it under one ("snide", "fuming"), is read through its gloss as
-well, each emotion's score the mean of the phrase's and the gloss's (``IDIOM_WEIGHT``).
+well, each emotion's score the mean of the phrase's and the gloss's (``IDIOM_WEIGHT``). An emotion that words
+the question negates name ("when is she not happy?"; ``tools.signals.negation``, after NegEx) is never a target.
 A question about a change of feeling ("when does her mood change?", "when does he go from calm to angry?";
-``agents.change.ask_change``) sets ``Intent.change`` with the emotions it names before and after; its target
-emotions are those after the change. Measured on labelled and held-out questions by ``studies.intent`` and
-``studies.build_idiom_glosses`` (``evals/RESULTS.md`` sections 23, 27, 28, 86; ``evals/results/intent_*.json``,
-``idiom_glosses_dev.json``).
+``agents.change.ask_change``) sets ``Intent.change`` with the emotions it names before and after (none for a side
+that only denies one, ``side_emotions``); its target emotions are those after the change. Measured on labelled and
+held-out questions by ``studies.intent``, ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and
+``studies.negation`` (``evals/RESULTS.md`` sections 23, 27, 28, 86, 90, 91; ``evals/results/intent_*.json``,
+``idiom_glosses_dev.json``, ``word_glosses_dev.json``, ``negation_*.json``).
 """
 
 from __future__ import annotations
@@ -77,12 +79,13 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
     emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``); where the phrase holds idioms or
     words with a gloss (``tools.signals.idioms.glossed_phrases``), ``(score + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)``
     with ``g`` the emotion's highest similarity to their glosses. Words the phrase negates
-    (``tools.signals.negation.split_negated``: "not happy", "without fear") add no bonus and no gloss, and an emotion
-    they name scores ``NEGATED_SCORE`` (``negated_emotions``). For the ablations of ``studies.intent``,
-    ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and ``studies.negation``: ``words=False`` leaves the
-    named words out, ``idioms=False`` every gloss, ``word_glosses=False`` the words' glosses, ``negation=False`` reads
-    negated words as any others, ``whole_question=True`` reads the whole question without any of them (the reading
-    before all)."""
+    (``tools.signals.negation.split_negated``: "not happy", "without fear") add no bonus, and an emotion they name
+    scores ``NEGATED_SCORE`` (``negated_emotions``); their glosses are read as the rest's (leaving them out lost "no
+    emotion at all", whose gloss reads neutral; ``evals/RESULTS.md`` section 91). For the ablations of
+    ``studies.intent``, ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and ``studies.negation``:
+    ``words=False`` leaves the named words out, ``idioms=False`` every gloss, ``word_glosses=False`` the words'
+    glosses, ``negation=False`` reads negated words as any others (contractions are written out either way),
+    ``whole_question=True`` reads the whole question without any of them (the reading before all)."""
     phrase = query if whole_question else emotion_phrase(query)
     text = load_text_emotion()
     emotions, _ = text.similarities(phrase)
@@ -98,29 +101,40 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
         for emotion in emotions:
             g = max(sims[emotion] for sims in glosses)
             emotions[emotion] = (emotions[emotion] + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)
-    for emotion in negated_emotions(scopes, word_glosses=word_glosses):
+    for emotion in negated_emotions(scopes, idioms=idioms, word_glosses=word_glosses):
         emotions[emotion] = NEGATED_SCORE
     return emotions
 
 
-def negated_emotions(scopes: list[str], word_glosses: bool = True) -> list[str]:
+def negated_emotions(scopes: list[str], idioms: bool = True, word_glosses: bool = True) -> list[str]:
     """The AffectNet-8 emotions that negated stretches of a question (``tools.signals.negation.split_negated``) name:
     by a word or idiom of ``tools.signals.lexicon.named_emotions`` ("not *happy*", "not *lose his temper*"), else by
     what a stretch says or a gloss of its words says (``tools.signals.idioms.glossed_phrases``; "not *snide*",
     "not *having fun*"): the emotion that text is most similar to when that reaches ``NEGATED_MIN_SIM``. A stretch
     that names no feeling ("not see it coming", "without reacting") negates none, and neither does a word for feeling
-    in general (``GENERAL_FEELING_WORDS``: "no emotion" asks for a calm face, not for anything but one)."""
+    in general (``GENERAL_FEELING_WORDS``: "no emotion" asks for a calm face, not for anything but one). ``idioms``
+    and ``word_glosses`` as in ``emotion_scores``."""
     text = load_text_emotion()
     out: list[str] = []
     for scope in scopes:
         named = named_emotions(scope)
-        said = [scope, *(gloss for key, gloss in glossed_phrases(scope, words=word_glosses)
+        said = [scope, *(gloss for key, gloss in (glossed_phrases(scope, words=word_glosses) if idioms else [])
                          if key not in GENERAL_FEELING_WORDS)]
         for sims in ([] if named else [text.similarities(t)[0] for t in said]):
             best = max(sims, key=sims.__getitem__)
             named += [best] if sims[best] >= NEGATED_MIN_SIM else []
         out += named
     return list(dict.fromkeys(out))
+
+
+def side_emotions(phrase: str) -> list[str]:
+    """The emotions one side of a change question names (``agents.change.ask_change``): ``asked_emotions``, or none
+    (any emotion) when the side only denies one ("from calm to *not angry*", "from angry to *no longer angry*"), since
+    the emotion nearest a denial is no reading of what comes after it."""
+    affirmed, scopes = split_negated(emotion_phrase(phrase, punctuation=True))
+    if scopes and negated_emotions(scopes) and not named_emotions(affirmed):
+        return []
+    return asked_emotions(phrase)
 
 
 def chosen_emotions(scores: dict[str, float], query: str) -> list[str]:
@@ -145,7 +159,7 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True,
 def offline_intent(inputs: dict[str, Any]) -> Intent:
     """The offline reasoner's intent (see the module doc)."""
     query = inputs["query"]
-    change = ask_change(query, asked_emotions)
+    change = ask_change(query, side_emotions)
     targets = change.after if change is not None else asked_emotions(query)
     _, cues = load_text_emotion().similarities(query)
     cue_ranked = sorted(cues, key=lambda k: -cues[k])

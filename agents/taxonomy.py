@@ -114,11 +114,14 @@ class Taxonomy(BaseModel):
 
     def named_in(self, query: str) -> list[str]:
         """Labels whose ``words`` occur in ``query`` as whole words, in the order they occur; words the query negates
-        ("when is she not proud?"; ``tools.signals.negation.split_negated``) name none."""
-        text, _ = split_negated(" ".join(re.findall(r"[a-z']+", expand_contractions(query.lower()))))
+        ("when is she not proud?"; ``tools.signals.negation.split_negated``, a clause mark ending a cue's scope) name
+        none. Contractions are written out in both ("can't wait" matches "can not wait")."""
+        words = re.findall(r"[a-z']+|[,;:.!?\u2014\u2013]", expand_contractions(query.lower()))
+        text, _ = split_negated(" ".join(words))
         hits = []
         for lab in self.labels:
-            at = [m.start() for w in lab.words for m in re.finditer(rf"\b{re.escape(w)}\b", text)]
+            at = [m.start() for w in lab.words
+                  for m in re.finditer(rf"\b{re.escape(expand_contractions(w.lower()))}\b", text)]
             if at:
                 hits.append((min(at), lab.name))
         return [name for _, name in sorted(hits)]

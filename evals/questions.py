@@ -57,12 +57,21 @@ def split(split_name: str, path: Path = QUESTIONS) -> list[tuple[str, str]]:
 def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, str]]:
     """(question, AffectNet-8 label) of a held-out question file, those of one ``form`` ("idiom" or "memory")
     when given."""
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [(r["query"], r["emotion"]) for r in records if form in (None, r["form"])]
+    return [(r["query"], r["emotion"]) for r in _records(path) if form in (None, r["form"])]
 
 
 def negation_questions(form: str, split_name: str | None = None, path: Path = NEGATION) -> list[tuple[str, str]]:
     """(question, AffectNet-8 label) of a negation file (``NEGATION``, ``NEGATION2``) of one ``form`` ("negated" or
-    "not_negated"), those of ``split_name`` ("dev" or "test") when given."""
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [(r["query"], r["emotion"]) for r in records if split_name in (None, r["split"]) and r["form"] == form]
+    "not_negated"), those of ``split_name`` ("dev" or "test") when given.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        KeyError: a record lacks "query", "emotion", "form" or "split".
+    """
+    return [(r["query"], r["emotion"]) for r in _records(path)
+            if split_name in (None, r["split"]) and r["form"] == form]
+
+
+def _records(path: Path) -> list[dict]:
+    """The JSON records of a question file, one per non-empty line."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from tools.signals.negation import expand_contractions
+from tools.signals.negation import PERSON_BREAK, expand_contractions
 
 EMOTION_DESCRIPTIONS: dict[str, list[str]] = {
     "neutral": ["calm, composed, neutral face", "speaking evenly, matter-of-fact, no strong feeling",
@@ -130,16 +130,17 @@ _PERSON_REFERENCE = re.compile(
 def emotion_phrase(text: str, punctuation: bool = False) -> str:
     """What a question says of the feeling it asks about: ``text`` lower-cased without its opening ("when
     does", "when is") and without the words that only name people ("she", "the woman", "someone's"); e.g.
-    "When does she feel left out?" -> "feel left out"; negative contractions written out ("when isn't she happy?" ->
-    "not happy"; ``tools.signals.negation.expand_contractions``). The AffectNet-8 descriptions of ``EMOTION_DESCRIPTIONS``
-    are such predicates, and the frame and person words otherwise weigh in the similarity (descriptions that
-    mention "someone" gain on every question that does). ``punctuation=True`` keeps the marks that end a clause as
-    words of their own ("nobody came , felt kind of lonely"), for ``tools.signals.negation.split_negated``. Returns
-    ``text`` unchanged when nothing would remain.
+    "When does she feel left out?" -> "feel left out"; negative contractions written out ("when isn't she happy?"
+    -> "not happy"; ``tools.signals.negation.expand_contractions``). The AffectNet-8 descriptions of
+    ``EMOTION_DESCRIPTIONS`` are such predicates, and the frame and person words otherwise weigh in the similarity
+    (descriptions that mention "someone" gain on every question that does). ``punctuation=True`` keeps the marks
+    that end a clause as words of their own and marks a removed person reference with
+    ``tools.signals.negation.PERSON_BREAK`` ("nobody came , felt kind of lonely"; "nobody notice | is sad"), for
+    ``tools.signals.negation.split_negated``. Returns ``text`` unchanged when nothing would remain.
     """
-    words = r"[a-z'-]+|[,;:.!?]" if punctuation else r"[a-z'-]+"
+    words = r"[a-z'-]+|[,;:.!?\u2014\u2013]" if punctuation else r"[a-z'-]+"
     t = " ".join(re.findall(words, expand_contractions(text.lower())))
-    t = _PERSON_REFERENCE.sub(" ", _QUESTION_OPENING.sub("", t))
+    t = _PERSON_REFERENCE.sub(f" {PERSON_BREAK} " if punctuation else " ", _QUESTION_OPENING.sub("", t))
     t = " ".join(t.split())
     return t or text
 
