@@ -131,10 +131,11 @@ def side_emotions(phrase: str) -> list[str]:
     """The emotions one side of a change question names (``agents.change.ask_change``): ``asked_emotions``, or none
     (any emotion) when the side only denies one ("from calm to *not angry*", "from angry to *no longer angry*"), since
     the emotion nearest a denial is no reading of what comes after it."""
-    affirmed, scopes = split_negated(emotion_phrase(phrase, punctuation=True))
-    if scopes and negated_emotions(scopes) and not named_emotions(affirmed):
+    scores = emotion_scores(phrase)
+    affirmed, _ = split_negated(emotion_phrase(phrase, punctuation=True))
+    if NEGATED_SCORE in scores.values() and not named_emotions(affirmed):  # a denied emotion, none affirmed
         return []
-    return asked_emotions(phrase)
+    return chosen_emotions(scores, phrase)
 
 
 def chosen_emotions(scores: dict[str, float], query: str) -> list[str]:

@@ -85,8 +85,8 @@ def trial() -> dict:
 
 
 def heldout_scores() -> dict:
-    """``negation_rows`` of the second negation file (``evals.questions.NEGATION2``), with the questions whose
-    targets changed."""
+    """``negation_rows`` of the second negation file (``evals.questions.NEGATION2``), with each question's targets
+    under both readings."""
     from evals.questions import NEGATION2, negation_questions
 
     negated, plain = negation_questions("negated", path=NEGATION2), negation_questions("not_negated", path=NEGATION2)

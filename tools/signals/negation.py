@@ -5,12 +5,12 @@ After NegEx (Chapman, Bridewell, Hanbury, Cooper and Buchanan, 2001, "A Simple A
 Findings and Diseases in Discharge Summaries", Journal of Biomedical Informatics 34(5)): a negation cue
 (``NEGATION_CUES``: "not", "no", "never", "nobody", "without", "neither", "nor", "anything but", and "n't" once
 contractions are written out) negates the words after it, up to a scope terminator ("but", "and", "to", ...), the
-next cue, a clause mark or a removed person reference (``SCOPE_BREAKS``), or ``MAX_SCOPE_WORDS`` words (NegEx's
-window of five). A cue that begins a phrase which shows its feeling rather than denying it negates nothing (NegEx's
-pseudo-negations): "can't *stop* laughing", "can't *hide* his anger", "not *just* angry", "can't *keep* his nerves
-*in check*", "couldn't *be happier*", and "no" said aloud ("*say* no angrily"). Pure functions of text; the question
-reader (``agents.intent.emotion_scores``) and the label matcher (``agents.taxonomy.Taxonomy.named_in``) read the
-negated words apart.
+next cue, a clause mark or dash or a removed person reference (``CLAUSE_MARKS``, ``DASHES``, ``PERSON_BREAK``), or
+``MAX_SCOPE_WORDS`` words (NegEx's window of five). A cue that begins a phrase which shows its feeling rather than
+denying it negates nothing (NegEx's pseudo-negations): "can't *stop* laughing", "can't *hide* his anger", "not *just*
+angry", "can't *keep* his nerves *in check*", "couldn't *be happier*", and "no" said aloud ("*say* no angrily"). Pure
+functions of text; the question reader (``agents.intent.emotion_scores``) and the label matcher
+(``agents.taxonomy.Taxonomy.named_in``) read the negated words apart.
 """
 
 from __future__ import annotations
