@@ -171,11 +171,21 @@ def caption_keyframes(info: VideoInfo, cuts: list[float], cfg: IndexConfig, prog
     return captioner, captions
 
 
-def _speech_pass(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress
+def speech_threads(beside_pictures: bool) -> int:
+    """The recogniser's CPU threads in the speech pass: one per core, less the core the visual pass takes when the
+    two run side by side (at least one). On 2 cores of a Zen 4 EPYC, Whisper tiny.en runs as fast on one
+    CTranslate2 thread as on two, and beside the visual pass its second thread only took time from it: 10 minutes
+    of dialogue indexed in 100-105 s on two, 96-100 s on one, the same index (``evals/RESULTS.md`` section 93)."""
+    cores = os.cpu_count() or 1
+    return max(1, cores - 1) if beside_pictures else cores
+
+
+def _speech_pass(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress, beside_pictures: bool = False
                  ) -> tuple[np.ndarray, Transcript, list[VoiceTurn], float, float]:
-    """The speech pass: (16 kHz audio, transcript, voice turns, seconds transcribing, seconds diarizing)."""
+    """The speech pass: (16 kHz audio, transcript, voice turns, seconds transcribing, seconds diarizing);
+    ``beside_pictures``: it runs beside the visual pass (``speech_threads``)."""
     t0 = time.perf_counter()
-    audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S)
+    audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S, speech_threads(beside_pictures))
     t1 = time.perf_counter()
     voices = diarize(audio, transcript, cfg.voice_id_backend, cfg.device) if cfg.use_audio and cfg.voice_id_backend else []
     return audio, transcript, voices, t1 - t0, time.perf_counter() - t1
@@ -208,7 +218,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
 
     t = time.perf_counter()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr") as pool:
-        speech = pool.submit(_speech_pass, info, cfg, ckpt, progress) if overlap else None  # CTranslate2: no GIL
+        speech = pool.submit(_speech_pass, info, cfg, ckpt, progress, True) if overlap else None  # CTranslate2: no GIL
         visual = observe_video(info, cfg, engine, embedder, ckpt, out, progress, timings, visual_chunk_s)
         if cfg.index_gestures:
             save_index_frames(out, visual.observed)

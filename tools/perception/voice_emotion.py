@@ -130,16 +130,9 @@ class WhisperVoiceFeatures:
     DIM = 768
 
     def __init__(self, threads: int = 1) -> None:
-        from tools.core.runtime import reproducible_kernels
+        from tools.perception.asr import default_whisper_model_dir, whisper_model
 
-        reproducible_kernels()  # before CTranslate2's oneDNN first runs
-        from faster_whisper import WhisperModel
-
-        from tools.perception.asr import default_whisper_model_dir
-        from tools.perception.log_mel import ReproducibleFeatures
-
-        self._model = WhisperModel(default_whisper_model_dir(), device="cpu", compute_type="int8", cpu_threads=threads)
-        self._model.feature_extractor = ReproducibleFeatures.like(self._model.feature_extractor)  # alike on any CPU
+        self._model = whisper_model(default_whisper_model_dir(), threads=threads)
 
     def __call__(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
         """Features (768,) float32 of mono float audio (n,) at 16 kHz in [-1, 1].

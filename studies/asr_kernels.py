@@ -1,0 +1,144 @@
+"""Whisper's transcripts under each family of CPU kernels, by beam search and by greedy decoding.
+
+    python -m studies.asr_kernels [--beam 5 1] [--emulate EPYC-Milan] [--json evals/results/asr_kernels.json]
+
+Each setting runs in a fresh process, since CTranslate2, oneDNN, numpy and OpenBLAS choose their kernels when they
+load, and transcribes the real speech at hand (``RECORDINGS``: the bench's ``SPEECH`` list, the speech control clip
+and the bench's dialogue unit when it has been built) with the shipped recogniser
+(``tools.perception.asr.FasterWhisperASR``) at each beam size:
+
+- ``native``: as the CPU allows, oneDNN capped at AVX2 (``tools.core.runtime.reproducible_kernels``);
+- ``ct2_avx2``: CTranslate2's own kernels held to AVX2 (``CT2_FORCE_CPU_ISA=AVX2``), as on a CPU without AVX-512;
+- ``held``: that, with numpy's AVX-512 loops off and OpenBLAS held to its Haswell kernels;
+- ``onednn_sse41``, ``onednn_all``: oneDNN at SSE4.1 or unrestricted, outside what the cap allows;
+- ``ct2_avx``, ``ct2_generic``: CTranslate2's AVX and portable kernels (a CPU without AVX2);
+- ``emulated`` (``--emulate CPU``): the native setting under ``qemu-x86_64 -cpu CPU`` user-mode emulation, e.g. an
+  AVX2 EPYC-Milan on an AVX-512 host (slow, so only ``EMULATED``).
+
+Reported per beam size and setting: of the recordings, how many give ``native``'s segments (text, start, end),
+its words (text, start, end) and its whole transcript (with word probabilities) exactly; and per beam size the
+decoding seconds of ``native`` (the real-time factor of the recogniser alone, one process at a time). Used for
+``evals/RESULTS.md`` section 93 (``evals/results/asr_kernels.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+#: Kernel settings: name -> environment variables on top of this process's.
+SETTINGS: dict[str, dict[str, str]] = {
+    "native": {},
+    "ct2_avx2": {"CT2_FORCE_CPU_ISA": "AVX2"},
+    "held": {"CT2_FORCE_CPU_ISA": "AVX2", "NPY_DISABLE_CPU_FEATURES": "X86_V4,AVX512_ICL,AVX512_SPR",
+             "OPENBLAS_CORETYPE": "Haswell"},
+    "onednn_sse41": {"ONEDNN_MAX_CPU_ISA": "SSE41", "CT2_FORCE_CPU_ISA": "AVX2"},
+    "onednn_all": {"ONEDNN_MAX_CPU_ISA": "ALL"},
+    "ct2_avx": {"CT2_FORCE_CPU_ISA": "AVX"},
+    "ct2_generic": {"CT2_FORCE_CPU_ISA": "GENERIC"},
+}
+#: The recordings the emulated CPU transcribes (file names within ``RECORDINGS``).
+EMULATED = ("hamilton_short.mp4", "WDA_KatieHill_000.mp4", "jfk.flac", "speech_control.mp4")
+
+
+def recordings(workdir: Path) -> list[Path]:
+    """The real speech at hand: ``benches.bench_index.SPEECH``, ``tests/data/speech_control.mp4`` and the bench's
+    dialogue unit (``benches.bench_index.dialogue_video``, made in ``workdir`` as ``unit.mp4``)."""
+    sys.path.insert(0, str(REPO / "benches"))
+    from bench_index import SPEECH, dialogue_video
+
+    return [*SPEECH, REPO / "tests" / "data" / "speech_control.mp4", dialogue_video(workdir / "unit.mp4")]
+
+
+def _digest(obj: object) -> str:
+    return hashlib.sha256(json.dumps(obj).encode()).hexdigest()[:12]
+
+
+def transcribe(beam: int, paths: list[str]) -> list[dict]:
+    """Transcripts of ``paths`` by the shipped recogniser at ``beam``: per file its name, segments, words, the
+    digest of its whole ``Transcript`` and the decoding seconds."""
+    from tools.core.media import load_audio
+    from tools.perception.asr import FasterWhisperASR
+
+    asr = FasterWhisperASR(beam_size=beam)
+    out = []
+    for path in paths:
+        audio = load_audio(path)
+        t0 = time.perf_counter()
+        tr = asr.transcribe(audio)
+        out.append({"file": Path(path).name, "seconds": round(time.perf_counter() - t0, 2),
+                    "audio_s": round(len(audio) / 16_000, 2),
+                    "segments": [(s.start_s, s.end_s, s.text) for s in tr.segments],
+                    "words": [(w.text, w.start_s, w.end_s) for s in tr.segments for w in s.words],
+                    "whole": hashlib.sha256(tr.model_dump_json().encode()).hexdigest()[:12]})
+    return out
+
+
+def _run(beam: int, paths: list[Path], env: dict[str, str], emulate: str | None = None) -> list[dict]:
+    prefix = [shutil.which("qemu-x86_64") or "qemu-x86_64", "-cpu", emulate] if emulate else []
+    proc = subprocess.run([*prefix, sys.executable, "-m", "studies.asr_kernels", "--child", str(beam),
+                           *map(str, paths)], cwd=REPO, capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO), **env})
+    if proc.returncode != 0:
+        raise RuntimeError(f"beam {beam} under {env or emulate}: {proc.stderr[-1500:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _same(rows: list[dict], base: dict[str, dict]) -> dict:
+    keys = ("segments", "words", "whole")
+    return {"recordings": len(rows),
+            **{f"same_{k}": sum(r[k] == base[r["file"]][k] for r in rows) for k in keys},
+            "digests": {r["file"]: _digest(r["segments"]) for r in rows}}
+
+
+def study(beams: list[int], emulate: str | None) -> dict:
+    """Run every setting at every beam size (see the module doc)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return _study(recordings(Path(tmp)), beams, emulate)
+
+
+def _study(paths: list[Path], beams: list[int], emulate: str | None) -> dict:
+    out: dict = {"what": "evals/RESULTS.md section 93: transcripts of the real speech at hand under each family of "
+                         "CPU kernels; same_*: recordings equal to the native setting's",
+                 "recordings": [p.name for p in paths], "settings": SETTINGS, "beams": {}}
+    for beam in beams:
+        rows = {name: _run(beam, paths, env) for name, env in SETTINGS.items()}
+        base = {r["file"]: r for r in rows["native"]}
+        found = {name: _same(r, base) for name, r in rows.items()}
+        if emulate:
+            found[f"emulated {emulate}"] = _same(_run(beam, [p for p in paths if p.name in EMULATED], {}, emulate),
+                                                 base)
+        seconds, audio = sum(r["seconds"] for r in rows["native"]), sum(r["audio_s"] for r in rows["native"])
+        out["beams"][str(beam)] = {"native_decoding_s": round(seconds, 2), "audio_s": round(audio, 2),
+                                   "native_rtf": round(audio / seconds, 1), "settings": found}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from studies.command import report
+
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        print(json.dumps(transcribe(int(argv[1]), argv[2:])))
+        return 0
+    ap = argparse.ArgumentParser(prog="python -m studies.asr_kernels", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--beam", type=int, nargs="+", default=[5, 1], help="beam sizes (default: 5 and 1)")
+    ap.add_argument("--emulate", metavar="CPU", help="also run under qemu-x86_64 -cpu CPU (e.g. EPYC-Milan)")
+    ap.add_argument("--json", help="write the report here")
+    args = ap.parse_args(argv)
+    if args.emulate and shutil.which("qemu-x86_64") is None:
+        ap.error("--emulate needs qemu-x86_64 on the PATH")
+    return report(lambda: study(args.beam, args.emulate), args.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

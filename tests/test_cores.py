@@ -1,0 +1,40 @@
+"""The same index and answer on a machine with one core or with many (``tests/as_cores.py``)."""
+
+import pytest
+
+from tests.conftest import SAMPLE, load_json, run_module
+
+
+def _files(index_dir) -> dict[str, bytes]:
+    """Every file of an index but its manifest (which holds the build's timings), by path within the index."""
+    return {str(p.relative_to(index_dir)): p.read_bytes() for p in sorted(index_dir.rglob("*"))
+            if p.is_file() and p.name != "manifest.json"}
+
+
+@pytest.mark.slow
+@pytest.mark.asr
+def test_one_core_and_four_cores_build_the_same_index_and_answer(tmp_path):
+    """The thread counts a CPU sets (CTranslate2's, onnxruntime's, the sentence encoder's, the re-identification
+    worker) change how fast the index is built, not what it holds: cold runs as a one-core and as a four-core
+    machine store byte-identical index files and give the same answer (``evals/RESULTS.md`` section 93)."""
+    answers, dirs = [], []
+    for cores in ("1", "4"):
+        proc = run_module("tests.as_cores", cores, str(SAMPLE), "when does the audience enjoy the show?",
+                          "--cache-dir", str(tmp_path / cores), "--json", str(tmp_path / f"{cores}.json"), "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        answers.append(load_json(tmp_path / f"{cores}.json"))
+        [d] = sorted(p for p in (tmp_path / cores).rglob("index-*") if p.is_dir())
+        dirs.append(d)
+    assert dirs[0].name == dirs[1].name  # the thread counts are not part of the cache key
+    one, four = (_files(d) for d in dirs)
+    assert {"transcript.json", "faces.json", "tracks.json", "clips.faiss"} <= set(one)
+    assert sorted(one) == sorted(four)
+    for name in one:
+        assert one[name] == four[name], name
+    assert load_json(dirs[0] / "transcript.json")["segments"]  # the sample's speech was transcribed
+    assert load_json(dirs[0] / "tracks.json")  # and its faces tracked
+    for a in answers:  # what may differ: seconds spent, and where each cache lives
+        a.pop("timings_s"), a["index"].pop("dir")
+        for step in a["trace"]:
+            step.pop("elapsed_s")
+    assert answers[0]["moments"] and answers[0] == answers[1]
