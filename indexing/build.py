@@ -36,6 +36,7 @@ from memory.store import (
 )
 from tools.core.frames import iter_frames
 from tools.core.media import VideoError, VideoInfo, probe
+from tools.core.runtime import cpu_budget
 from tools.core.schema import Transcript
 from tools.perception.asr import SAMPLE_RATE
 from tools.perception.captions import CaptionError, KeyframeCaptioner, caption_times
@@ -172,11 +173,13 @@ def caption_keyframes(info: VideoInfo, cuts: list[float], cfg: IndexConfig, prog
 
 
 def speech_threads(beside_pictures: bool) -> int:
-    """The recogniser's CPU threads in the speech pass: one per core, less the core the visual pass takes when the
-    two run side by side (at least one). On 2 cores of a Zen 4 EPYC, Whisper tiny.en runs as fast on one
-    CTranslate2 thread as on two, and beside the visual pass its second thread only took time from it: 10 minutes
-    of dialogue indexed in 100-105 s on two, 96-100 s on one, the same index (``evals/RESULTS.md`` section 93)."""
-    cores = os.cpu_count() or 1
+    """The recogniser's CPU threads in the speech pass: one per core this process may use
+    (``tools.core.runtime.cpu_budget``), less the core the visual pass takes when the two run side by side (at least
+    one). On 2 cores of a Zen 4 EPYC, Whisper tiny.en (int8, beam 5) decoded a
+    300-s chunk as fast on one CTranslate2 thread as on two, and beside the visual pass its second thread only took
+    time from it: 10 minutes of dialogue indexed in 101.5-105.6 s on two, 95.9-100.7 s on one, the same index
+    (``evals/RESULTS.md`` section 93)."""
+    cores = cpu_budget()
     return max(1, cores - 1) if beside_pictures else cores
 
 

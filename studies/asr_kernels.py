@@ -1,19 +1,23 @@
 """Whisper's transcripts under each family of CPU kernels, by beam search and by greedy decoding.
 
-    python -m studies.asr_kernels [--beam 5 1] [--emulate EPYC-Milan] [--json evals/results/asr_kernels.json]
+    python -m studies.asr_kernels [--beam 5 1] [--emulate EPYC-Milan Skylake-Client]
+        [--json evals/results/asr_kernels.json]
 
 Each setting runs in a fresh process, since CTranslate2, oneDNN, numpy and OpenBLAS choose their kernels when they
 load, and transcribes the real speech at hand (``RECORDINGS``: the bench's ``SPEECH`` list, the speech control clip
 and the bench's dialogue unit when it has been built) with the shipped recogniser
 (``tools.perception.asr.FasterWhisperASR``) at each beam size:
 
-- ``native``: as the CPU allows, oneDNN capped at AVX2 (``tools.core.runtime.reproducible_kernels``);
+- ``native``: as the code runs on any CPU: oneDNN capped at AVX2, CTranslate2 off Intel MKL
+  (``tools.core.runtime.reproducible_kernels``);
 - ``ct2_avx2``: CTranslate2's own kernels held to AVX2 (``CT2_FORCE_CPU_ISA=AVX2``), as on a CPU without AVX-512;
 - ``held``: that, with numpy's AVX-512 loops off and OpenBLAS held to its Haswell kernels;
 - ``onednn_sse41``, ``onednn_all``: oneDNN at SSE4.1 or unrestricted, outside what the cap allows;
 - ``ct2_avx``, ``ct2_generic``: CTranslate2's AVX and portable kernels (a CPU without AVX2);
-- ``emulated`` (``--emulate CPU``): the native setting under ``qemu-x86_64 -cpu CPU`` user-mode emulation, e.g. an
-  AVX2 EPYC-Milan on an AVX-512 host (slow, so only ``EMULATED``).
+- ``ct2_mkl``: CTranslate2's int8 products in Intel MKL (``CT2_USE_MKL=1``), its own default on Intel CPUs;
+- ``emulated CPU`` (``--emulate CPU ...``): the native setting under ``qemu-x86_64 -cpu CPU`` user-mode emulation,
+  e.g. an AVX2 EPYC-Milan or an Intel Skylake-Client on an AVX-512 AMD host (slow, so only ``EMULATED``); for an
+  Intel model also ``emulated CPU, MKL`` (``CT2_USE_MKL=1``: what CTranslate2 does there by default).
 
 Reported per beam size and setting: of the recordings, how many give ``native``'s segments (text, start, end),
 its words (text, start, end) and its whole transcript (with word probabilities) exactly; and per beam size the
@@ -45,7 +49,10 @@ SETTINGS: dict[str, dict[str, str]] = {
     "onednn_all": {"ONEDNN_MAX_CPU_ISA": "ALL"},
     "ct2_avx": {"CT2_FORCE_CPU_ISA": "AVX"},
     "ct2_generic": {"CT2_FORCE_CPU_ISA": "GENERIC"},
+    "ct2_mkl": {"CT2_USE_MKL": "1"},
 }
+#: qemu CPU models of Intel CPUs (on which CTranslate2 would pick Intel MKL by itself).
+INTEL_MODELS = ("Skylake-Client", "Skylake-Server", "Cascadelake-Server", "Icelake-Server", "Haswell", "Broadwell")
 #: The recordings the emulated CPU transcribes (file names within ``RECORDINGS``).
 EMULATED = ("hamilton_short.mp4", "WDA_KatieHill_000.mp4", "jfk.flac", "speech_control.mp4")
 
@@ -100,13 +107,13 @@ def _same(rows: list[dict], base: dict[str, dict]) -> dict:
             "digests": {r["file"]: _digest(r["segments"]) for r in rows}}
 
 
-def study(beams: list[int], emulate: str | None) -> dict:
+def study(beams: list[int], emulate: list[str]) -> dict:
     """Run every setting at every beam size (see the module doc)."""
     with tempfile.TemporaryDirectory() as tmp:
         return _study(recordings(Path(tmp)), beams, emulate)
 
 
-def _study(paths: list[Path], beams: list[int], emulate: str | None) -> dict:
+def _study(paths: list[Path], beams: list[int], emulate: list[str]) -> dict:
     out: dict = {"what": "evals/RESULTS.md section 93: transcripts of the real speech at hand under each family of "
                          "CPU kernels; same_*: recordings equal to the native setting's",
                  "recordings": [p.name for p in paths], "settings": SETTINGS, "beams": {}}
@@ -114,9 +121,11 @@ def _study(paths: list[Path], beams: list[int], emulate: str | None) -> dict:
         rows = {name: _run(beam, paths, env) for name, env in SETTINGS.items()}
         base = {r["file"]: r for r in rows["native"]}
         found = {name: _same(r, base) for name, r in rows.items()}
-        if emulate:
-            found[f"emulated {emulate}"] = _same(_run(beam, [p for p in paths if p.name in EMULATED], {}, emulate),
-                                                 base)
+        few = [p for p in paths if p.name in EMULATED]
+        for cpu in emulate:
+            found[f"emulated {cpu}"] = _same(_run(beam, few, {}, cpu), base)
+            if cpu.startswith(INTEL_MODELS):
+                found[f"emulated {cpu}, MKL"] = _same(_run(beam, few, {"CT2_USE_MKL": "1"}, cpu), base)
         seconds, audio = sum(r["seconds"] for r in rows["native"]), sum(r["audio_s"] for r in rows["native"])
         out["beams"][str(beam)] = {"native_decoding_s": round(seconds, 2), "audio_s": round(audio, 2),
                                    "native_rtf": round(audio / seconds, 1), "settings": found}
@@ -132,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     ap = argparse.ArgumentParser(prog="python -m studies.asr_kernels", description=__doc__.split("\n\n")[0])
     ap.add_argument("--beam", type=int, nargs="+", default=[5, 1], help="beam sizes (default: 5 and 1)")
-    ap.add_argument("--emulate", metavar="CPU", help="also run under qemu-x86_64 -cpu CPU (e.g. EPYC-Milan)")
+    ap.add_argument("--emulate", metavar="CPU", nargs="+", default=[],
+                    help="also run under qemu-x86_64 -cpu CPU (e.g. EPYC-Milan Skylake-Client)")
     ap.add_argument("--json", help="write the report here")
     args = ap.parse_args(argv)
     if args.emulate and shutil.which("qemu-x86_64") is None:

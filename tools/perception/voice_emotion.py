@@ -114,7 +114,7 @@ class WhisperVoiceFeatures:
     per 20 ms) of Whisper tiny.en's encoder output for a stretch of 16 kHz mono speech, encoded on its own log-mel
     frames (not padded to Whisper's 30 s window: about 0.05 s for 3 s of speech on one core, against 0.7 s padded).
     Speech beyond 30 s is cut at 30 s. The model is the CTranslate2 one the transcription runs
-    (``tools.perception.asr.default_whisper_model_dir``), int8 on the CPU with oneDNN capped as there
+    (``tools.perception.whisper.default_whisper_model_dir``), int8 on the CPU with oneDNN capped as there
     (``tools.core.runtime.reproducible_kernels``). Whisper encoders rank among the best frozen speech-emotion
     features across corpora (Ma et al., 2024, "EmoBox: Multilingual Multi-corpus Speech Emotion Recognition Toolkit
     and Benchmark"); measured here in ``evals/RESULTS.md`` sections 76 and 77.
@@ -130,7 +130,7 @@ class WhisperVoiceFeatures:
     DIM = 768
 
     def __init__(self, threads: int = 1) -> None:
-        from tools.perception.asr import default_whisper_model_dir, whisper_model
+        from tools.perception.whisper import default_whisper_model_dir, whisper_model
 
         self._model = whisper_model(default_whisper_model_dir(), threads=threads)
 
