@@ -87,9 +87,10 @@ def _bench_session(d: dict) -> str:
     return f"first {row['query_cold_s']:.2f} s, the others {_span(others)} (1 session); {rss}"
 
 
-#: The two 2-core machines the current figures come from (``lscpu``; no GPU).
+#: The three 2-core machines the current figures come from (``lscpu``; no GPU).
 AVX512_EPYC = "AMD EPYC, CPU family 26, AVX-512"
 AVX2_EPYC = "AMD EPYC, CPU family 25, AVX2"
+ZEN4_EPYC = "AMD EPYC, CPU family 25 model 17, AVX-512"
 
 SPEED: tuple[Figure, ...] = (
     Figure("an hour of speech-heavy video indexed (`make bench`'s 60-minute dialogue video): wall, RTF, peak RSS",
@@ -98,6 +99,8 @@ SPEED: tuple[Figure, ...] = (
     Figure("", f"{AVX2_EPYC}; section 82's code", "results_candidates_60.json", _bench_index),
     Figure("", f"{AVX2_EPYC}; section 85's code", "results_dense_budget_60.json", _bench_index),
     Figure("", f"{AVX2_EPYC}; section 88's code, another day", "results_stored_timelines_60.json", _bench_index),
+    Figure("", f"{ZEN4_EPYC}; section 91's code", "results_zen4_60.json", _bench_index),
+    Figure("", f"{ZEN4_EPYC}; section 94's code", "results_text_unpadded_60.json", _bench_index),
     Figure("the bench's four new questions on the indexed hour, one process: wall each, peak RSS",
            f"{AVX512_EPYC}; section 70's code", "results_gesture_names_60.json", _session("now")),
     Figure("", f"{AVX2_EPYC}; section 72's code", "results_fixed_texts_60.json", _session("before")),
@@ -109,6 +112,8 @@ SPEED: tuple[Figure, ...] = (
            _session("before")),
     Figure("", f"{AVX2_EPYC}; section 88's code, the same sitting", "results_stored_timelines_sessions_60.json",
            _session("now")),
+    Figure("", f"{ZEN4_EPYC}; section 91's code", "results_zen4_60.json", _bench_session),
+    Figure("", f"{ZEN4_EPYC}; section 94's code", "results_text_unpadded_60.json", _bench_session),
     Figure("each of those questions in a new process on the indexed hour: wall, peak RSS",
            f"{AVX512_EPYC}; section 69's code", "results_no_torch_60.json", _hour_new_process("now")),
     Figure("", f"{AVX2_EPYC}; section 72's code", "results_fixed_texts_60.json", _hour_new_process("before")),

@@ -188,6 +188,26 @@ def test_onnx_text_encoder_gives_a_text_one_vector_whatever_is_beside_it():
     assert np.array_equal(first.encode([texts[2], texts[0], texts[2]]), together[[2, 0, 2]])
 
 
+def test_onnx_text_encoder_runs_a_text_as_long_as_its_tokens():
+    """all-MiniLM-L6-v2's tokenizer file pads every text to 128 tokens; the encoder runs a text unpadded (a short
+    transcript segment costs its few tokens, not 128), and the vector is the one the padded, masked run gives."""
+    from tools.perception.text_onnx import OnnxSentenceEncoder
+
+    texts = ["ok", "when does she mention being new?",
+             "I'm currently in DC for my second week of new member orientation, and it has been a long week"]
+    enc = OnnxSentenceEncoder()
+    lengths, run = [], enc._session.run
+    enc._session = type("Recorder", (), {"run": lambda _, out, feed: lengths.append(feed["input_ids"].shape) or run(
+        out, feed)})()
+    unpadded = enc.encode(texts)
+    enc._kept.clear()
+    enc._tok.enable_padding(length=128)  # the tokenizer file's own setting
+    padded = enc.encode(texts)
+    real = [sum(enc._tok.encode(t).attention_mask) for t in texts]  # [CLS] + word pieces + [SEP]
+    assert lengths == [(1, n) for n in real] + [(1, 128)] * 3 and real[0] == 3 and max(real) < 128
+    assert np.allclose(unpadded, padded, atol=1e-6) and not np.allclose(unpadded[0], unpadded[1])
+
+
 def test_stop_words_are_scikit_learns_without_importing_it():
     """``english_stop_words`` is scikit-learn's list, read without importing scikit-learn (a 2 s import)."""
     import subprocess

@@ -123,6 +123,7 @@ class OnnxSentenceEncoder:
         self.path = Path(cache_dir or model_cache_dir()) / export_name(model_dir)
         self._tok = Tokenizer.from_file(str(src / "tokenizer.json"))
         self._tok.enable_truncation(max_len)
+        self._tok.no_padding()  # all-MiniLM-L6-v2's tokenizer.json pads every text to 128 tokens; see ``encode``
         self._session = self._open_export(src, self.path)
         self.dim = int(pooling["word_embedding_dimension"])
         self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -162,10 +163,13 @@ class OnnxSentenceEncoder:
     def encode(self, texts: list[str]) -> np.ndarray:
         """Embeddings (len(texts), dim) float32, L2-normalised.
 
-        Each text is run alone (no padding: a text's vector never depends on the texts beside it, on any CPU, and
-        short texts run faster than in padded batches: the hour bench's 581 transcript segments in 1.2-1.6 s against
-        5.1-5.2 s in batches of 64 on 2 cores, ``benches/results_words_cap_60.json``), and the vectors of the last ``CACHED_TEXTS`` texts run are kept, so a text met again in this
-        process (the verifier reads a candidate's words twice, coarse then fine) is not run again."""
+        Each text is run alone and unpadded, as long as its tokens (at most the model's ``max_seq_length``): a text's
+        vector never depends on the texts beside it, on any CPU, and a short text costs what its tokens cost. Padded
+        to the tokenizer file's 128 tokens, as every text was before, the vectors are the same bits on this code's
+        CPUs (889 texts of an index and the question files, ``evals/RESULTS.md`` section 94) at 2.5 times the time
+        for clip descriptors (49 tokens on average) and 4.7 times for transcript segments (14). The vectors of the
+        last ``CACHED_TEXTS`` texts run are kept, so a text met again in this process (the verifier reads a
+        candidate's words twice, coarse then fine) is not run again."""
         with self._lock:  # the index's speech pass runs on a thread of its own
             for text in dict.fromkeys(t for t in texts if t not in self._kept):
                 self._kept[text] = self._run(text)
@@ -207,7 +211,7 @@ class OnnxSentenceEncoder:
         feed = {"input_ids": np.array([enc.ids], np.int64), "attention_mask": np.array([enc.attention_mask], np.int64),
                 "token_type_ids": np.array([enc.type_ids], np.int64)}
         hidden = self._session.run(None, feed)[0]
-        # the masked mean of the padded batches before, all ones here: the same float operations, the same bits
+        # the masked mean of padded batches, all ones here (no padding): the same float operations, the same bits
         mask = feed["attention_mask"][..., None].astype(np.float32)
         vecs = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         return (vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)[0]
