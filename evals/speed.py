@@ -87,7 +87,7 @@ def _bench_session(d: dict) -> str:
     return f"first {row['query_cold_s']:.2f} s, the others {_span(others)} (1 session); {rss}"
 
 
-#: The three 2-core machines the current figures come from (``lscpu``; no GPU).
+#: The three CPU models of the 2-core machines the current figures come from (``lscpu``; no GPU).
 AVX512_EPYC = "AMD EPYC, CPU family 26, AVX-512"
 AVX2_EPYC = "AMD EPYC, CPU family 25, AVX2"
 ZEN4_EPYC = "AMD EPYC, CPU family 25 model 17, AVX-512"

@@ -90,6 +90,9 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
 
 #: Texts whose vectors an encoder keeps (the most recently added; 384 floats each for MiniLM, about 6 MB in all).
 CACHED_TEXTS = 4096
+#: How ``encode`` runs a text, a part of the name of ``encode_fixed``'s files: the names had no such part while texts
+#: ran padded to 128 tokens, so files written then are not read now.
+RUN = ("unpadded",)
 
 
 class OnnxSentenceEncoder:
@@ -165,9 +168,10 @@ class OnnxSentenceEncoder:
 
         Each text is run alone and unpadded, as long as its tokens (at most the model's ``max_seq_length``): a text's
         vector never depends on the texts beside it, on any CPU, and a short text costs what its tokens cost. Padded
-        to the tokenizer file's 128 tokens, as every text was before, the vectors are the same bits on this code's
-        CPUs (889 texts of an index and the question files, ``evals/RESULTS.md`` section 94) at 2.5 times the time
-        for clip descriptors (49 tokens on average) and 4.7 times for transcript segments (14). The vectors of the
+        to the tokenizer file's 128 tokens, as every text was before, the vectors were the same bits (889 texts of an
+        index and the question files on a Zen 4 AMD EPYC, 64 of them on emulated AVX2 EPYC and Skylake CPUs;
+        ``evals/RESULTS.md`` section 94) at 2.5 times the time for clip descriptors (49 tokens on average) and 4.7
+        times for transcript segments (14). The vectors of the
         last ``CACHED_TEXTS`` texts run are kept, so a text met again in this process (the verifier reads a
         candidate's words twice, coarse then fine) is not run again."""
         with self._lock:  # the index's speech pass runs on a thread of its own
@@ -180,18 +184,19 @@ class OnnxSentenceEncoder:
 
     def encode_fixed(self, texts: list[str]) -> np.ndarray:
         """``encode`` for texts fixed in the code (the label descriptions ``tools.perception.text_emotion`` scores
-        questions against), whose vectors a new process would otherwise compute again each time (39 texts, 0.85-0.96
-        s on a 2-core AMD EPYC, ``evals/RESULTS.md`` section 73): they are kept beside the export in the model cache,
-        named by a digest of the texts, the export's SHA-256, the onnxruntime version and the CPU
-        (``tools.core.runtime.cpu_signature``: another CPU's kernels may round differently), with a manifest checked
-        when read. Each text runs alone, so the vectors are the bits ``encode`` gives. Where the file cannot be
-        written (a read-only cache, an export without a manifest) this is ``encode``."""
+        questions against), whose vectors a new process would otherwise compute again each time (39 texts, 0.85-0.96 s
+        on a 2-core AMD EPYC, ``evals/RESULTS.md`` section 73): they are kept beside the export in the model cache,
+        named by a digest of the texts, the export's SHA-256, the onnxruntime version, the CPU
+        (``tools.core.runtime.cpu_signature``: another CPU's kernels may round differently) and ``RUN`` (how a text is
+        run: files written when texts ran padded are not read), with a manifest checked when read. Each text runs alone,
+        so the vectors are the bits ``encode`` gives. Where the file cannot be written (a read-only cache, an export
+        without a manifest) this is ``encode``."""
         import onnxruntime as ort
 
         export = read_manifest(self.path)
         if export is None:
             return self.encode(texts)
-        key = json.dumps([texts, export["sha256"], ort.__version__, cpu_signature()])
+        key = json.dumps([texts, export["sha256"], ort.__version__, cpu_signature(), *RUN])
         path = self.path.with_name(f"{self.path.stem}.fixed-{hashlib.sha256(key.encode()).hexdigest()[:16]}.npy")
         if check_derived(path) == "ok":
             with contextlib.suppress(ValueError, OSError):  # unreadable despite its manifest: computed again
