@@ -92,7 +92,7 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
 CACHED_TEXTS = 4096
 #: How ``encode`` runs a text, a part of the name of ``encode_fixed``'s files: the names had no such part while texts
 #: ran padded to 128 tokens, so files written then are not read now.
-RUN = ("unpadded",)
+RUN = "unpadded"
 
 
 class OnnxSentenceEncoder:
@@ -171,9 +171,8 @@ class OnnxSentenceEncoder:
         to the tokenizer file's 128 tokens, as every text was before, the vectors were the same bits (889 texts of an
         index and the question files on a Zen 4 AMD EPYC, 64 of them on emulated AVX2 EPYC and Skylake CPUs;
         ``evals/RESULTS.md`` section 94) at 2.5 times the time for clip descriptors (49 tokens on average) and 4.7
-        times for transcript segments (14). The vectors of the
-        last ``CACHED_TEXTS`` texts run are kept, so a text met again in this process (the verifier reads a
-        candidate's words twice, coarse then fine) is not run again."""
+        times for transcript segments (14). The vectors of the last ``CACHED_TEXTS`` texts run are kept, so a text met
+        again in this process (the verifier reads a candidate's words twice, coarse then fine) is not run again."""
         with self._lock:  # the index's speech pass runs on a thread of its own
             for text in dict.fromkeys(t for t in texts if t not in self._kept):
                 self._kept[text] = self._run(text)
@@ -196,7 +195,7 @@ class OnnxSentenceEncoder:
         export = read_manifest(self.path)
         if export is None:
             return self.encode(texts)
-        key = json.dumps([texts, export["sha256"], ort.__version__, cpu_signature(), *RUN])
+        key = json.dumps([texts, export["sha256"], ort.__version__, cpu_signature(), RUN])
         path = self.path.with_name(f"{self.path.stem}.fixed-{hashlib.sha256(key.encode()).hexdigest()[:16]}.npy")
         if check_derived(path) == "ok":
             with contextlib.suppress(ValueError, OSError):  # unreadable despite its manifest: computed again
@@ -215,8 +214,5 @@ class OnnxSentenceEncoder:
         enc = self._tok.encode(text)
         feed = {"input_ids": np.array([enc.ids], np.int64), "attention_mask": np.array([enc.attention_mask], np.int64),
                 "token_type_ids": np.array([enc.type_ids], np.int64)}
-        hidden = self._session.run(None, feed)[0]
-        # the masked mean of padded batches, all ones here (no padding): the same float operations, the same bits
-        mask = feed["attention_mask"][..., None].astype(np.float32)
-        vecs = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+        vecs = self._session.run(None, feed)[0].mean(axis=1)  # unpadded: every token is the text's
         return (vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)[0]
