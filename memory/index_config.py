@@ -19,7 +19,7 @@ from tools.core.runtime import DEVICE_PATTERN
 from tools.perception.engine import PerceptionConfig
 from tools.perception.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 25
+INDEX_FORMAT = 26
 """Version of the stored layout and of what the build computes; part of the cache key."""
 
 #: Libraries whose versions an index manifest records.

@@ -3,7 +3,8 @@
 The export (``export_onnx``, made with ``torch.onnx.export``) is kept in the model cache with a size + SHA-256
 manifest (``tools.core.derived``) checked at every load, so a cut-short export is made again. ``OnnxSentenceEncoder``
 computes the same embeddings as the ``sentence-transformers`` backend (``tools.perception.text``) without importing
-torch or transformers once the export exists.
+torch or transformers once the export exists. The export computes in float64 and a vector is rounded to float32 once,
+at the end, so the index's text vectors are the same bits on any x86-64 CPU (see ``OnnxSentenceEncoder.encode``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,11 @@ def export_name(model_dir: str | None = None) -> str:
     if weights is None:
         raise OSError(f"{src}: no model weights")
     stamp = hashlib.sha256(f"{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode()).hexdigest()[:10]
-    return f"{'all-MiniLM-L6-v2' if model_dir is None else src.name}-{stamp}.onnx"
+    return f"{'all-MiniLM-L6-v2' if model_dir is None else src.name}-{stamp}-{PRECISION}.onnx"
+
+
+#: The precision the export computes in, a part of its file name (exports made in float32 had none).
+PRECISION = "f64"
 
 
 def export_onnx(model_dir: Path, out: Path) -> Path:
@@ -53,8 +58,10 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
     then record its size and SHA-256 beside it (``tools.core.derived.write_derived``: ``<out>.manifest.json``).
 
     Inputs ``input_ids``, ``attention_mask``, ``token_type_ids`` (int64, batch x tokens); output the
-    last hidden state (batch x tokens x dim). Needs torch, transformers and onnx; runs once per model
-    (about 90 MB and 10-20 s on 2 cores for all-MiniLM-L6-v2).
+    last hidden state (batch x tokens x dim), float64: the weights are widened to float64 and every operation runs
+    in it but the GELU's Erf, for which onnxruntime's CPU provider has a float32 kernel only
+    (``_erf_in_float32``). Needs torch, transformers and onnx; runs once per model (about 180 MB and 10-20 s on 2
+    cores for all-MiniLM-L6-v2).
 
     Raises:
         ImportError: torch, transformers or onnx is missing.
@@ -65,7 +72,7 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
-    model = AutoModel.from_pretrained(str(model_dir)).eval()
+    model = AutoModel.from_pretrained(str(model_dir)).eval().double()
 
     class _Hidden(torch.nn.Module):
         def __init__(self) -> None:
@@ -84,8 +91,36 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
         torch.onnx.export(_Hidden(), dummy, buf, input_names=names, output_names=["last_hidden_state"],
                           dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]},
                           opset_version=17, dynamo=False)
-    write_derived(out, buf.getvalue())
+    write_derived(out, _erf_in_float32(buf.getvalue()))
     return out
+
+
+def _erf_in_float32(model: bytes) -> bytes:
+    """The serialized ONNX ``model`` with each Erf node's input cast to float32 and its output back to float64
+    (onnxruntime 1.x registers Erf for float only on the CPU). GELU's result then has float32's relative precision
+    (~6e-8) in its Erf term, as in the float32 model. onnxruntime's MLAS computes float32 Erf with one FMA3 kernel on
+    every CPU that has FMA3 (x86-64 CPUs since about 2013) and with an SSE2 one on older CPUs, whose last bits may
+    differ.
+
+    Raises:
+        ImportError: onnx is missing.
+    """
+    import onnx
+    from onnx import TensorProto, helper
+
+    proto = onnx.load_from_string(model)
+    nodes = []
+    for node in proto.graph.node:
+        if node.op_type != "Erf":
+            nodes.append(node)
+            continue
+        x, y = node.input[0], node.output[0]
+        nodes += [helper.make_node("Cast", [x], [f"{x}_f32"], to=TensorProto.FLOAT),
+                  helper.make_node("Erf", [f"{x}_f32"], [f"{y}_f32"], name=node.name),
+                  helper.make_node("Cast", [f"{y}_f32"], [y], to=TensorProto.DOUBLE)]
+    del proto.graph.node[:]
+    proto.graph.node.extend(nodes)
+    return proto.SerializeToString()
 
 
 #: Texts whose vectors an encoder keeps (the most recently added; 384 floats each for MiniLM, about 6 MB in all).
@@ -171,8 +206,18 @@ class OnnxSentenceEncoder:
         to the tokenizer file's 128 tokens, as every text was before, the vectors were the same bits (889 texts of an
         index and the question files on a Zen 4 AMD EPYC, 64 of them on emulated AVX2 EPYC and Skylake CPUs;
         ``evals/RESULTS.md`` section 94) at 2.5 times the time for clip descriptors (49 tokens on average) and 4.7
-        times for transcript segments (14). The vectors of the last ``CACHED_TEXTS`` texts run are kept, so a text met
-        again in this process (the verifier reads a candidate's words twice, coarse then fine) is not run again."""
+        times for transcript segments (14).
+
+        The export computes in float64 (``export_onnx``) and the pooled, normalised vector is rounded to float32 once:
+        onnxruntime picks its matrix kernels by the CPU, and in float32 an AVX-512 and an AVX2 CPU gave vectors up to
+        1.0e-7 apart (26 of 64 texts), enough to change the index's bits; in float64 the kernels' differences sit far
+        below float32's last place. The same bits for 64 texts on a Zen 4 AMD EPYC (AVX-512) and on emulated AVX2
+        EPYC-Milan and Skylake-Client CPUs, and the same index files for the bundled talking head (``evals/RESULTS.md``
+        section 95); a CPU without FMA3 computes Erf with another kernel (``_erf_in_float32``; on an emulated Nehalem
+        the 64 vectors are up to 3.0e-8 apart). The cost: about three times the float32 model's time per text.
+
+        The vectors of the last ``CACHED_TEXTS`` texts run are kept, so a text met again in this process (the verifier
+        reads a candidate's words twice, coarse then fine) is not run again."""
         with self._lock:  # the index's speech pass runs on a thread of its own
             for text in dict.fromkeys(t for t in texts if t not in self._kept):
                 self._kept[text] = self._run(text)
@@ -210,9 +255,9 @@ class OnnxSentenceEncoder:
         return vectors
 
     def _run(self, text: str) -> np.ndarray:
-        """The (dim,) embedding of one text: mean of the last hidden states, L2-normalised."""
+        """The (dim,) float32 embedding of one text: mean of the last hidden states, L2-normalised, in float64."""
         enc = self._tok.encode(text)
         feed = {"input_ids": np.array([enc.ids], np.int64), "attention_mask": np.array([enc.attention_mask], np.int64),
                 "token_type_ids": np.array([enc.type_ids], np.int64)}
-        vecs = self._session.run(None, feed)[0].mean(axis=1)  # unpadded: every token is the text's
-        return (vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)[0]
+        vec = self._session.run(None, feed)[0][0].mean(axis=0)  # float64; unpadded: every token is the text's
+        return (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)  # rounded to float32 once
