@@ -57,3 +57,21 @@ def test_the_speech_pass_leaves_a_core_to_the_pictures_within_the_cores_it_may_u
     assert cpu_budget() == (budget or 6)
     assert speech_threads(beside_pictures=True) == (beside or 5)
     assert speech_threads(beside_pictures=False) == (budget or 6)
+
+
+def test_the_text_encoder_takes_a_batch_workers_share_of_the_cores(monkeypatch):
+    """onnxruntime does not read ``OMP_NUM_THREADS``: where it is set (a batch worker's share, ``app.batch_tasks``),
+    the text encoder's session runs on that many threads, and unset on onnxruntime's default (0); the vectors are
+    the same bits."""
+    import numpy as np
+
+    from tools.perception.text_onnx import OnnxSentenceEncoder
+
+    texts = ["when does she mention being new?", "the audience laughs and claps"]
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    capped = OnnxSentenceEncoder()
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    free = OnnxSentenceEncoder()
+    assert capped._session.get_session_options().intra_op_num_threads == 1
+    assert free._session.get_session_options().intra_op_num_threads == 0
+    assert np.array_equal(capped.encode(texts), free.encode(texts))

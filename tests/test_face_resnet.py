@@ -159,3 +159,21 @@ def test_faceres_reads_alike_in_onnxruntime_and_in_torch():
             assert np.allclose(reader.classify_crops(crops), by_torch, atol=1e-5)
             assert np.allclose(reader.classify_crops(crops[:1]), by_torch[:1], atol=1e-5)
     assert reader.onnx.threads_used == [1, 2]
+
+
+def test_faceres_takes_a_batch_workers_share_of_the_cores(monkeypatch):
+    """onnxruntime does not read ``OMP_NUM_THREADS``: where it is set (a batch worker's share, ``app.batch_tasks``),
+    faceres's session is made for that many threads, and unset for onnxruntime's default (0); the readings are the
+    same."""
+    from tools.perception.crops import gray_crop
+    from tools.perception.face_resnet import FaceRes
+
+    frame, boxes = _performer_faces()
+    crops = np.stack([gray_crop(frame, b) for b in boxes])
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    capped = FaceRes()
+    in_share = capped.classify_crops(crops)
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    free = FaceRes()
+    assert np.array_equal(free.classify_crops(crops), in_share)
+    assert capped.onnx.threads_used == [1] and free.onnx.threads_used == [0]

@@ -62,6 +62,14 @@ def cpu_budget() -> int:
     return max(1, int(given)) if given.isdigit() else max(1, os.cpu_count() or 1)
 
 
+def onnx_threads() -> int:
+    """onnxruntime's intra-op thread count for a new CPU session: ``cpu_budget()`` where ``OMP_NUM_THREADS`` is set (a
+    batch worker's share, ``app.batch_tasks``), else 0, onnxruntime's own default (one per physical core).
+    onnxruntime does not read ``OMP_NUM_THREADS`` itself, so without this each of N workers would run a session's
+    operators on every core."""
+    return cpu_budget() if os.environ.get("OMP_NUM_THREADS", "").strip().isdigit() else 0
+
+
 def cpu_fields() -> dict[str, str]:
     """The first value of each field of ``/proc/cpuinfo`` (``model name``, ``flags``, ...), or {} where the file cannot
     be read (not Linux)."""

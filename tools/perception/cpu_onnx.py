@@ -17,8 +17,9 @@ torch: 1.2-3 s), one export at a time in a process (``tools.core.runtime.ONNX_EX
 be written keeps the export in memory for the process. Exports of earlier weights or code stay in the model cache
 until removed (7.5-15 MB each).
 
-onnxruntime's intra-op threads are this module's setting (``intra_op_threads``; onnxruntime's own default, one per
-physical core, outside it), one session per thread count: the perception engine keeps the expression networks to
+onnxruntime's intra-op threads are this module's setting (``intra_op_threads``; outside it
+``tools.core.runtime.onnx_threads``: a batch worker's ``OMP_NUM_THREADS``, else onnxruntime's own default, one per
+physical core), one session per thread count: the perception engine keeps the expression networks to
 one thread while the gesture models run on the other core (``tools.perception.engine``).
 """
 
@@ -39,7 +40,7 @@ import numpy as np
 
 from tools.core.derived import check_derived, file_sha256, write_derived
 from tools.core.registry import model_cache_dir
-from tools.core.runtime import ONNX_EXPORT_LOCK
+from tools.core.runtime import ONNX_EXPORT_LOCK, onnx_threads
 
 #: The ONNX opset the exports use.
 OPSET = 17
@@ -176,7 +177,7 @@ class CpuOnnx:
     def _session(self):
         import onnxruntime as ort
 
-        threads = _THREADS[0] if self._threads is None else self._threads
+        threads = (_THREADS[0] if self._threads is None else self._threads) or onnx_threads()
         if threads not in self._sessions:
             self.prepare()
             opts = ort.SessionOptions()

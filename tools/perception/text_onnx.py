@@ -23,7 +23,7 @@ import numpy as np
 
 from tools.core.derived import check_derived, read_manifest, record_derived, write_derived
 from tools.core.registry import model_cache_dir
-from tools.core.runtime import ONNX_EXPORT_LOCK, cpu_signature
+from tools.core.runtime import ONNX_EXPORT_LOCK, cpu_signature, onnx_threads
 
 
 def default_model_dir() -> Path:
@@ -172,7 +172,7 @@ class OnnxSentenceEncoder:
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
-        opts.log_severity_level = 3
+        opts.log_severity_level, opts.intra_op_num_threads = 3, onnx_threads()
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
     def _open_export(self, src: Path, path: Path):
