@@ -212,9 +212,10 @@ class OnnxSentenceEncoder:
         onnxruntime picks its matrix kernels by the CPU, and in float32 an AVX-512 and an AVX2 CPU gave vectors up to
         1.0e-7 apart (26 of 64 texts), enough to change the index's bits; in float64 the kernels' differences sit far
         below float32's last place. The same bits for 64 texts on a Zen 4 AMD EPYC (AVX-512) and on emulated AVX2
-        EPYC-Milan and Skylake-Client CPUs, and the same index files for the bundled talking head (``evals/RESULTS.md``
-        section 95); a CPU without FMA3 computes Erf with another kernel (``_erf_in_float32``; on an emulated Nehalem
-        the 64 vectors are up to 3.0e-8 apart). The cost: about three times the float32 model's time per text.
+        EPYC-Milan and Skylake-Client CPUs, and on both the same index files for the bundled talking head
+        (``evals/RESULTS.md`` section 95); a CPU without FMA3 computes Erf with another kernel (``_erf_in_float32``; on
+        an emulated Nehalem the 64 vectors are up to 3.0e-8 apart). The cost: about three times the float32 model's
+        time per text.
 
         The vectors of the last ``CACHED_TEXTS`` texts run are kept, so a text met again in this process (the verifier
         reads a candidate's words twice, coarse then fine) is not run again."""
