@@ -11,8 +11,8 @@ with onnxruntime's "InvalidProtobuf".
 The whole check runs on every load: reading and hashing the 181 MB float64 MiniLM export takes 0.13 s on one
 core of the 2-core development machine (0.07 s for the 90 MB float32 export before it; ``hashlib`` SHA-256 at about
 1.4 GB/s, file in the page cache; ``benches/results_text_f64_10.json``), under the 0.3 s where a cheaper check (size
-always, the digest once per mtime) would have paid for its extra state; onnxruntime then reads the file from the page cache the hash warmed. Registries load each backend once
-per process, so the check is paid once per process.
+always, the digest once per mtime) would have paid for its extra state; onnxruntime then reads the file from the
+page cache the hash warmed. Registries load each backend once per process, so the check is paid once per process.
 """
 
 from __future__ import annotations

@@ -64,7 +64,8 @@ def cpu_budget() -> int:
 
 def onnx_threads() -> int:
     """onnxruntime's intra-op thread count for a new CPU session: ``cpu_budget()`` where ``OMP_NUM_THREADS`` is set (a
-    batch worker's share, ``app.batch_tasks``), else 0, onnxruntime's own default (one per physical core).
+    batch worker's share, ``app.batch_tasks``, or a cap the user's shell or container exports, which then holds for a
+    single run too), else 0, onnxruntime's own default (one per physical core).
     onnxruntime does not read ``OMP_NUM_THREADS`` itself, so without this each of N workers would run a session's
     operators on every core."""
     return cpu_budget() if os.environ.get("OMP_NUM_THREADS", "").strip().isdigit() else 0

@@ -92,7 +92,8 @@ class CpuOnnx:
         weights_sha256: SHA-256 of the weights ``build`` reads (part of the export's digest).
         source: the file of the code ``build`` runs (its module's ``__file__``; part of the export's digest).
         input_axes: the input's axes whose length may vary between calls (default: the batch axis alone).
-        threads: intra-op threads of every call, whatever ``intra_op_threads`` says (None: follow it).
+        threads: intra-op threads of every call, whatever ``intra_op_threads`` says (None: follow it; 0 where
+            neither sets a count: ``tools.core.runtime.onnx_threads``, a batch worker's share or onnxruntime's default).
         device: ``cpu``, ``cuda`` or ``cuda:N`` (``tools.core.runtime.torch_device``).
         cache_dir: where the export is kept (default ``model_cache_dir()``).
 

