@@ -55,20 +55,25 @@ def reproducible_kernels() -> None:
 ONNX_EXPORT_LOCK = threading.Lock()
 
 
+def _omp_threads() -> int | None:
+    """``OMP_NUM_THREADS`` as a thread count (at least 1), or None where it is unset or not a whole number."""
+    given = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return max(1, int(given)) if given.isdigit() else None
+
+
 def cpu_budget() -> int:
     """The cores this process may keep busy: ``OMP_NUM_THREADS`` where it is set (a batch worker's share of the
     machine, ``app.batch_tasks``, or the user's own cap), else one per core (``os.cpu_count()``); at least 1."""
-    given = os.environ.get("OMP_NUM_THREADS", "").strip()
-    return max(1, int(given)) if given.isdigit() else max(1, os.cpu_count() or 1)
+    return _omp_threads() or max(1, os.cpu_count() or 1)
 
 
 def onnx_threads() -> int:
-    """onnxruntime's intra-op thread count for a new CPU session: ``cpu_budget()`` where ``OMP_NUM_THREADS`` is set (a
+    """onnxruntime's intra-op thread count for a new CPU session: ``OMP_NUM_THREADS`` where it is set (a
     batch worker's share, ``app.batch_tasks``, or a cap the user's shell or container exports, which then holds for a
     single run too), else 0, onnxruntime's own default (one per physical core).
     onnxruntime does not read ``OMP_NUM_THREADS`` itself, so without this each of N workers would run a session's
     operators on every core."""
-    return cpu_budget() if os.environ.get("OMP_NUM_THREADS", "").strip().isdigit() else 0
+    return _omp_threads() or 0
 
 
 def cpu_fields() -> dict[str, str]:

@@ -101,10 +101,9 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
 def _erf_in_float32(model: bytes) -> bytes:
     """The serialized ONNX ``model``, whose tensors are float64 (``export_onnx`` widens the weights), with each Erf
     node's input cast to float32 and its output back to float64 (onnxruntime 1.x registers Erf for float only on the
-    CPU). GELU's result then has float32's relative precision
-    (~6e-8) in its Erf term, as in the float32 model. onnxruntime's MLAS computes float32 Erf with one FMA3 kernel on
-    every CPU that has FMA3 (x86-64 CPUs since about 2013) and with an SSE2 one on older CPUs, whose last bits may
-    differ.
+    CPU). GELU's result then has float32's relative precision (~6e-8) in its Erf term, as in the float32 model.
+    onnxruntime's MLAS computes float32 Erf with one FMA3 kernel on every CPU that has FMA3 (x86-64 CPUs since about
+    2013) and with an SSE2 one on older CPUs, whose last bits may differ.
 
     Raises:
         ImportError: onnx is missing.
