@@ -8,7 +8,8 @@
     affectseek bench [--minutes 10 30]                               speed benchmark (a source checkout)
     affectseek draw [--png out.png] [--mermaid]                      the agent graph's picture
     affectseek models [--fetch NAME] [--cache-dir DIR]               model backends; fetch a pinned model
-                                                                     (--fetch defaults: once, after installing)
+                                                                     (--fetch defaults: once, after installing;
+                                                                     --prune: drop files older versions made)
 
 ``affectseek COMMAND --help`` explains each. Exit codes are the command's own (0 done, 2 bad input,
 1 internal failure, 130 interrupted).
@@ -34,15 +35,22 @@ def _bench(argv: list[str], prog: str) -> int:
 
 
 def _models(argv: list[str], prog: str) -> int:
-    """Print each perception tool's registered backends (default first) and the fetchable models, or
-    fetch one (``--fetch NAME``; ``--fetch defaults``: the models the default pipeline reads). This is the only
-    command that downloads a model."""
-    args = _models_parser(prog).parse_args(argv)
+    """Print each perception tool's registered backends (default first) and the fetchable models, fetch one
+    (``--fetch NAME``; ``--fetch defaults``: the models the default pipeline reads), or remove the derived files the
+    defaults no longer read (``--prune``, ``app.prune``). This is the only command that downloads a model."""
+    parser = _models_parser(prog)
+    args = parser.parse_args(argv)
+    if args.prune and (args.fetch or args.url):
+        parser.error("--prune goes alone (without --fetch or --url)")
     from tools.core.runtime import configure_runtime
 
     configure_runtime(args.cache_dir)
     if args.fetch:
         return _fetch_models(args.fetch, args.url, prog)
+    if args.prune:
+        from app.prune import prune_models
+
+        return prune_models(prog)
     _list_models()
     return 0
 
@@ -62,6 +70,9 @@ def _models_parser(prog: str):
                    f"the default pipeline needs: {', '.join(m.name for m in DEFAULT_MODELS)}) or one of "
                    f"{', '.join(PINNED_MODELS)}")
     p.add_argument("--url", help="download from this address instead (a mirror); the pinned checksum still applies")
+    p.add_argument("--prune", action="store_true", help="remove the files derived from model weights (ONNX exports, "
+                   "label vectors) that the default pipeline no longer reads, e.g. those older versions made; fetched "
+                   "models stay, and any file removed is made again if a run needs it")
     p.add_argument("--cache-dir", help="cache root whose models/ folder to list or fetch into, as `affectseek ask "
                    "--cache-dir` reads it (default $AFFECTSEEK_CACHE or ~/.cache/affectseek; $AFFECTSEEK_MODEL_CACHE "
                    "names the models folder itself)")

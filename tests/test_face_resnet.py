@@ -103,12 +103,14 @@ def test_the_training_augmentation_quantises_like_jpeg_and_keeps_the_face_in_ran
     assert out.shape == (64, 1, 48, 48) and float(out.min()) >= -1 and float(out.max()) <= 1
 
 
-def test_a_network_fitted_by_the_training_recipe_loads_as_a_faceres_reader(tmp_path):
+def test_a_network_fitted_by_the_training_recipe_loads_as_a_faceres_reader(tmp_path, monkeypatch):
     """``studies.train_face_net.fit`` on hard labels and on label distributions (FER+'s form), then ``save_state``:
     the file loads as the reader the pipeline uses, reads crops as distributions, and carries a name of its own,
     so an index read with other weights is never taken for one read with these."""
     from studies.train_face_net import class_weights, fit, save_state
     from tools.perception.face_resnet import FaceRes
+
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))  # these weights' exports: not the user's
 
     rng = np.random.default_rng(0)
     x = rng.integers(0, 256, (64, 48, 48), dtype=np.uint8)
@@ -123,7 +125,7 @@ def test_a_network_fitted_by_the_training_recipe_loads_as_a_faceres_reader(tmp_p
         assert reader.name != FaceRes().name and reader.name.startswith("faceres:faceres.npz@")
 
 
-def test_the_shipped_reader_is_the_mean_of_its_two_networks(tmp_path):
+def test_the_shipped_reader_is_the_mean_of_its_two_networks(tmp_path, monkeypatch):
     """The shipped file holds two networks (keys ``m0.``, ``m1.``; ``tools/models/FACERES.md``): its reading of the
     performer's face is the mean of what each network alone reads."""
     from tools.perception.crops import gray_crop
@@ -134,11 +136,13 @@ def test_the_shipped_reader_is_the_mean_of_its_two_networks(tmp_path):
     with np.load(FACERES_WEIGHTS) as f:
         arrays = {k: f[k] for k in f.files}
     assert {k.split(".", 1)[0] for k in arrays} == {"m0", "m1"}
+    shipped = FaceRes().classify_crops(crops)
+    monkeypatch.setenv("AFFECTSEEK_MODEL_CACHE", str(tmp_path / "models"))  # each network's export: not the user's
     alone = []
     for m in ("m0", "m1"):
         np.savez(tmp_path / f"{m}.npz", **{k[len(m) + 1:]: v for k, v in arrays.items() if k.startswith(m + ".")})
         alone.append(FaceRes(tmp_path / f"{m}.npz").classify_crops(crops))
-    assert np.allclose(FaceRes().classify_crops(crops), np.mean(alone, axis=0), atol=1e-5)
+    assert np.allclose(shipped, np.mean(alone, axis=0), atol=1e-5)
     assert not np.allclose(alone[0], alone[1], atol=1e-3)  # two trainings, two readings
 
 

@@ -13,6 +13,9 @@ core of the 2-core development machine (0.07 s for the 90 MB float32 export befo
 1.4 GB/s, file in the page cache; ``benches/results_text_f64_10.json``), under the 0.3 s where a cheaper check (size
 always, the digest once per mtime) would have paid for its extra state; onnxruntime then reads the file from the
 page cache the hash warmed. Registries load each backend once per process, so the check is paid once per process.
+
+The files a process checks or writes are remembered (``used_derived``), so that ``prune_derived`` can remove the rest
+once the defaults are loaded (``affectseek models --prune``, ``app.prune``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ from tools.core.interrupt import in_flight
 
 #: Format version of the manifest files.
 MANIFEST_FORMAT = 1
+
+#: The derived files this process checked or wrote (absolute paths): the ones ``prune_derived`` keeps.
+_USED: set[Path] = set()
 
 #: What ``check_derived`` finds: ``ok`` (the file matches its manifest), ``missing`` (no file),
 #: ``unrecorded`` (a file without a readable manifest, e.g. made before manifests existed), ``mismatch``
@@ -96,6 +102,7 @@ def write_derived(path: str | os.PathLike, data: bytes) -> dict:
         OSError: the folder, the file or the manifest cannot be written.
     """
     path = Path(path)
+    _USED.add(path.absolute())
     path.parent.mkdir(parents=True, exist_ok=True)
     _replace_atomically(path, data)
     return _write_manifest(path, len(data), hashlib.sha256(data).hexdigest())
@@ -117,6 +124,7 @@ def check_derived(path: str | os.PathLike) -> DerivedState:
     """Whether the derived file ``path`` is the one its manifest describes (see ``DerivedState``): the
     size first (a stat), then the SHA-256 of the whole file (see the module doc for its cost)."""
     path = Path(path)
+    _USED.add(path.absolute())
     try:
         size = path.stat().st_size
     except (FileNotFoundError, NotADirectoryError):  # a file where a folder of the path should be: no such file
@@ -131,3 +139,34 @@ def check_derived(path: str | os.PathLike) -> DerivedState:
     except OSError:
         return "mismatch"
     return "ok" if digest == manifest["sha256"] else "mismatch"
+
+
+def used_derived() -> set[Path]:
+    """The derived files (absolute paths) this process has checked (``check_derived``) or written (``write_derived``)
+    so far, whether or not they exist."""
+    return set(_USED)
+
+
+def prune_derived(folder: str | os.PathLike, keep: set[Path]) -> list[tuple[Path, int]]:
+    """Remove from ``folder`` (not its subfolders) every derived file, one with a manifest beside it, that ``keep``
+    (absolute paths) does not name, with its manifest, and every manifest whose file is gone. Other files (a file
+    without a manifest, a temporary file of a write in progress, anything a user put there) are left. Returns the
+    (path, bytes) removed, file and manifest apart, sorted by path.
+
+    Raises:
+        OSError: a file cannot be removed (the files removed before it stay removed).
+    """
+    folder = Path(folder)
+    suffix = ".manifest.json"
+    removed = []
+    for man in sorted(folder.glob(f"*{suffix}")):
+        path = man.with_name(man.name[: -len(suffix)])
+        if not man.is_file() or path.absolute() in keep:
+            continue
+        for p in (path, man):
+            with contextlib.suppress(FileNotFoundError):
+                size = p.stat().st_size
+                p.unlink()
+                removed.append((p, size))
+    return sorted(removed)
+
