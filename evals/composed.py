@@ -7,8 +7,12 @@ These videos are **composed, not recorded**: no emotion-labelled face video with
 here (``../shared/DATA.md``), so each shot shows one labelled face image (``evals.data.assemble``) for
 the length of one labelled RAVDESS speech clip of the same AffectNet-8 emotion, letterboxed into
 640x360 and encoded with PyAV (H.264 25 fps, AAC 16 kHz mono). Face and voice come from different
-people of the same split. Emotional faces are CK+ (posed, frontal, with contempt); neutral faces are
-RAF-DB (CK+48 has no neutral). RAVDESS has no contempt, so contempt shots carry neutral speech.
+people of the same split. ``--faces ckplus`` (the default, every bench before section 99 of ``evals/RESULTS.md``):
+emotional faces are CK+ (posed, frontal, grey 48x48, with contempt) and neutral faces RAF-DB (colour web faces; CK+48
+has no neutral), so a face's dataset tells its class. ``--faces mixed`` draws each shot's face from one of the
+datasets that hold its emotion, the dataset first (each alike), then the image: CK+, RAF-DB and FER2013 (grey 48x48
+web faces) for the six emotions, RAF-DB and FER2013 for neutral, CK+ alone for contempt; grey and colour, posed and
+web faces then show in every class but contempt. RAVDESS has no contempt, so contempt shots carry neutral speech.
 
 - ``joined``: ~30-40 s videos of 8 shots, one per AffectNet-8 emotion in random order; one item per
   emotion (the short joined form).
@@ -76,18 +80,31 @@ def write_shots(shots: list[tuple[str, np.ndarray]], out_path: Path) -> list[tup
     return spans
 
 
-def _pools(split: str, root: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Face image paths and speech paths per AffectNet-8 emotion for ``split`` (``fusion``: the dev
-    split's fusion fold, ``evals.data.assemble.in_fusion_fold``)."""
+#: The face sets of each ``--faces`` choice: emotion -> the assembled sets a shot's face is drawn from.
+FACE_SETS = {"ckplus": {e: ("rafdb",) if e == "neutral" else ("ckplus",) for e in AFFECTNET8},
+             "mixed": {e: ("rafdb", "fer2013") if e == "neutral" else ("ckplus",) if e == "contempt"
+                       else ("ckplus", "rafdb", "fer2013") for e in AFFECTNET8}}
+
+
+def _pools(split: str, root: Path, faces_from: str = "ckplus"
+           ) -> tuple[dict[str, list[list[str]]], dict[str, list[str]]]:
+    """Face image paths per AffectNet-8 emotion, one list per set of ``FACE_SETS[faces_from]``, and speech paths per
+    emotion, for ``split`` (``fusion``: the dev split's fusion fold, ``evals.data.assemble.in_fusion_fold``).
+
+    Raises:
+        FileNotFoundError: a set it needs is not assembled.
+        ValueError: a set holds no face of an emotion it should show in ``split``."""
     def records(name: str) -> list[dict]:
         if split != "fusion":
             return load_manifest(root, name, split)
         return [r for r in load_manifest(root, name, "dev") if in_fusion_fold(name, r)]
 
-    faces: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
-    for r in records("ckplus"):
-        faces[r["label"]].append(r["path"])
-    faces["neutral"] = [r["path"] for r in records("rafdb") if r["label"] == "neutral"]
+    sets = FACE_SETS[faces_from]
+    by_set = {name: records(name) for name in dict.fromkeys(n for names in sets.values() for n in names)}
+    faces = {e: [[r["path"] for r in by_set[name] if r["label"] == e] for name in sets[e]] for e in AFFECTNET8}
+    empty = [f"{name} {e}" for e in AFFECTNET8 for name, paths in zip(sets[e], faces[e], strict=True) if not paths]
+    if empty:
+        raise ValueError(f"no {split} faces of {', '.join(empty)} in the assembled data")
     voices: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
     for r in records("ravdess"):
         voices[r["label"]].append(r["path"])
@@ -117,6 +134,11 @@ def query_templates(split: str, wording: str = "templates") -> dict[str, list[st
 SHOTS_PER_5_MIN = 80
 
 
+def _face_pool(pools: list[list[str]], rng: random.Random) -> list[str]:
+    """One of an emotion's face sets, each alike (a single set costs no draw, so a seed's ``ckplus`` videos stay)."""
+    return pools[0] if len(pools) == 1 else rng.choice(pools)
+
+
 def needle_emotions(rng: random.Random, n: int) -> list[str]:
     """``n`` needle emotions: shuffled rounds of ``EMOTIONAL``, so no emotion repeats before all have come."""
     out: list[str] = []
@@ -126,18 +148,20 @@ def needle_emotions(rng: random.Random, n: int) -> list[str]:
 
 
 def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None,
-          wording: str = "templates", minutes: float = 5.0, needles: int = 4) -> Path:
+          wording: str = "templates", minutes: float = 5.0, needles: int = 4, faces_from: str = "ckplus") -> Path:
     """Write ``videos`` composed videos and their bench items; returns the bench file. The queries are drawn
     from ``query_templates(split, wording)``; the videos are the same whatever the wording. ``minutes`` and
-    ``needles`` shape the long form (the defaults give the 5-minute form of earlier benches, shot for shot).
+    ``needles`` shape the long form (the defaults give the 5-minute form of earlier benches, shot for shot);
+    ``faces_from`` names the face sets (``FACE_SETS``: with ``ckplus`` a seed gives the videos it always gave).
 
     Raises:
-        ValueError: more needles than the long form's shots can hold apart."""
+        FileNotFoundError: a face or speech set is not assembled.
+        ValueError: more needles than the long form's shots can hold apart, or a face set lacks an emotion."""
     root = root or default_root()
     rng = random.Random(f"{split}-{form}-{seed}")
     queries = random.Random(f"queries-{split}-{form}-{seed}")
     templates = query_templates(split, wording)
-    faces, voices = _pools(split, root)
+    faces, voices = _pools(split, root, faces_from)
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     lines = []
     for v in range(videos):
@@ -153,7 +177,7 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
             picks = rng.sample(EMOTIONAL, 4) if needles == 4 else needle_emotions(rng, needles)
             for pos, emo in zip(places, picks, strict=True):
                 emotions[pos] = emo
-        shots = [(rng.choice(faces[e]), load_audio(rng.choice(voices[e]), RATE)) for e in emotions]
+        shots = [(rng.choice(_face_pool(faces[e], rng)), load_audio(rng.choice(voices[e]), RATE)) for e in emotions]
         name = f"{form}_{split}_{v:03d}.mp4"
         spans = write_shots(shots, out_dir / "videos" / name)
         for emo in dict.fromkeys(e for e in emotions if form == "joined" or e != "neutral"):
@@ -180,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
                          "labelled questions of evals/data/questions.jsonl (six per emotion; studies.intent)")
     ap.add_argument("--minutes", type=float, default=5.0, help="long form: length of each video, at least (min)")
     ap.add_argument("--needles", type=int, default=4, help="long form: emotional shots per video")
+    ap.add_argument("--faces", choices=sorted(FACE_SETS), default="ckplus",
+                    help="face sets: ckplus (emotions CK+, neutral RAF-DB; the benches so far) or mixed (each class "
+                         "from CK+, RAF-DB and FER2013 where they hold it, so a face's look does not tell its class)")
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
@@ -187,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--videos and --needles must be >= 1 and --minutes > 0")
     try:
         bench = build(args.split, args.form, args.out, args.videos, args.seed, args.data, args.wording,
-                      args.minutes, args.needles)
+                      args.minutes, args.needles, args.faces)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

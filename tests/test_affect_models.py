@@ -142,6 +142,42 @@ def test_a_longer_needle_bench_holds_its_needles_apart_with_every_emotion_before
         composed.build("dev", "long", tmp_path / "full", videos=1, root=root, minutes=1, needles=13)
 
 
+def test_mixed_faces_show_every_class_from_several_sets_and_keep_the_ckplus_draws(tmp_path):
+    """``--faces mixed`` pools each emotion's faces per set (CK+, RAF-DB, FER2013 where they hold it; neutral not from
+    CK+, contempt from CK+ alone) and draws the set before the image; ``ckplus`` keeps one pool per emotion, so a seed
+    draws what it drew before; a set without an emotion it must show is one clear error."""
+    import json
+    import random
+
+    from evals import composed
+
+    def manifest(name: str, labels: list[str]) -> None:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "manifest.jsonl").write_text("".join(
+            json.dumps({"path": f"{lab}/{name}_{k}.png", "label": lab, "split": "test", "person": f"P{k}"}) + "\n"
+            for lab in labels for k in range(2)))
+
+    manifest("ckplus", composed.EMOTIONAL)
+    manifest("rafdb", [e for e in AFFECTNET8 if e != "contempt"])
+    manifest("fer2013", [e for e in AFFECTNET8 if e != "contempt"])
+    manifest("ravdess", [e for e in AFFECTNET8 if e != "contempt"])
+    mixed, voices = composed._pools("test", tmp_path, "mixed")
+    sets = {e: sorted(Path(p[0]).parent.parent.name for p in mixed[e]) for e in AFFECTNET8}
+    assert sets["happiness"] == ["ckplus", "fer2013", "rafdb"] and sets["neutral"] == ["fer2013", "rafdb"]
+    assert sets["contempt"] == ["ckplus"] and voices["contempt"] == voices["neutral"]
+    assert all(Path(p).parent.name == e for e in AFFECTNET8 for pool in mixed[e] for p in pool)
+    drawn = {Path(composed._face_pool(mixed["anger"], random.Random(k))[0]).parent.parent.name for k in range(40)}
+    assert drawn == {"ckplus", "fer2013", "rafdb"}
+    ck, _ = composed._pools("test", tmp_path, "ckplus")
+    assert all(len(ck[e]) == 1 for e in AFFECTNET8)
+    rng = random.Random(0)
+    composed._face_pool(ck["fear"], rng)
+    assert rng.random() == random.Random(0).random()  # one pool: no draw spent on choosing it
+    (tmp_path / "fer2013" / "manifest.jsonl").write_text("")
+    with pytest.raises(ValueError, match="fer2013 neutral"):
+        composed._pools("test", tmp_path, "mixed")
+
+
 def test_words8_reads_spoken_feelings_and_gives_contempt_nothing():
     from tools.perception.text_emotion import load_text_emotion
 
