@@ -139,9 +139,8 @@ def mesh_landmarks(name: str, root=None, workers: int = 2) -> np.ndarray:
     Raises:
         FileNotFoundError: the set was not assembled (``evals.data.assemble``).
     """
-    from concurrent.futures import ProcessPoolExecutor
-
     from evals.data.assemble import default_root, load_manifest
+    from studies.command import process_pool
     from studies.heads import save_npz
 
     root = root or default_root()
@@ -151,7 +150,7 @@ def mesh_landmarks(name: str, root=None, workers: int = 2) -> np.ndarray:
         lm = np.load(cache)["landmarks"]
         if len(lm) == len(paths):
             return lm
-    with ProcessPoolExecutor(workers) as ex:
+    with process_pool(workers) as ex:
         lm = np.concatenate(list(ex.map(_fit_mesh, [paths[i : i + 300] for i in range(0, len(paths), 300)])))
     save_npz(cache, {"landmarks": lm}, compressed=True)
     return lm

@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
+from studies.command import process_pool
 from studies.heads import save_npz
 from tools.core.schema import AFFECTNET8, Box
 
@@ -73,7 +73,7 @@ def face_crops(name: str, root: Path | None = None, workers: int = 2) -> dict[st
             return data
     paths = [r["path"] for r in recs]
     chunks = [paths[i : i + 500] for i in range(0, len(paths), 500)]
-    with ProcessPoolExecutor(workers) as ex:
+    with process_pool(workers) as ex:
         parts = list(ex.map(_crop_batch, chunks))
     data = {"x": np.concatenate([p[0] for p in parts]), "found": np.concatenate([p[1] for p in parts]),
             "y": np.asarray([AFFECTNET8.index(r["label"]) for r in recs]),

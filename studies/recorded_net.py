@@ -174,12 +174,13 @@ def _job(data: Path, out: Path, run: str, fold: int | str, device: str) -> tuple
 def train(data: Path, out: Path, procs: int, device: str = "cuda", runs: list[str] | None = None) -> Path:
     """Run the jobs of ``JOBS`` (of the ``runs`` named, default all) in ``procs`` processes; ``out/runs.npz`` is rewritten as each job ends, so a run
     stopped early keeps what finished. Returns its path."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
+
+    from studies.command import process_pool
 
     out.mkdir(parents=True, exist_ok=True)
     flat: dict[str, np.ndarray] = {}
-    with ProcessPoolExecutor(procs, mp_context=multiprocessing.get_context("spawn")) as ex:
+    with process_pool(procs) as ex:
         for done in as_completed([ex.submit(_job, data, out, run, fold, device) for run, fold in JOBS
                                   if runs is None or run in runs]):
             key, read = done.result()

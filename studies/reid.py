@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from studies.command import report
+from studies.command import process_pool, report
 
 MAX_FAR = 0.001
 MAX_FAR_CONTINUITY = 0.01
@@ -55,8 +55,6 @@ def descriptors(root: Path | None = None) -> dict[str, np.ndarray]:
     Raises:
         FileNotFoundError: CK+ was not assembled.
     """
-    from concurrent.futures import ProcessPoolExecutor
-
     from evals.data.assemble import default_root, load_manifest
     from studies.heads import save_npz
 
@@ -68,7 +66,7 @@ def descriptors(root: Path | None = None) -> dict[str, np.ndarray]:
         if len(data["v"]) == len(recs):
             return data
     paths = [r["path"] for r in recs]
-    with ProcessPoolExecutor(2) as ex:
+    with process_pool(2) as ex:
         parts = list(ex.map(_describe, [paths[i : i + 250] for i in range(0, len(paths), 250)]))
     data = {"v": np.concatenate([p[0] for p in parts]), "found": np.concatenate([p[1] for p in parts]),
             "person": np.asarray([r["person"] for r in recs]), "split": np.asarray([r["split"] for r in recs]),

@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import sys
 import zlib
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
 from evals.data.sources import UTKFACE_RACES
-from studies.command import report
+from studies.command import process_pool, report
 from studies.heads import cached_set_features, fit_linear_head, save_npz
 from tools.core.schema import AGE_GROUPS, AGE_WORDS, GENDERS
 from tools.perception.appearance import APPEARANCE_HEAD, AppearanceReader, age_group
@@ -65,7 +64,7 @@ def utkface_features(root: Path | None = None, workers: int = 2) -> dict[str, np
     def compute(recs: list[dict]) -> dict[str, np.ndarray]:
         paths = [r["path"] for r in recs]
         chunks = [paths[i:i + 250] for i in range(0, len(paths), 250)]
-        with ProcessPoolExecutor(workers) as ex:
+        with process_pool(workers) as ex:
             parts = list(ex.map(_describe_batch, chunks))
         return {"x": np.concatenate([p[0] for p in parts]), "found": np.concatenate([p[1] for p in parts]),
                 "y": np.asarray([GENDERS.index("woman" if r["raw_label"] == "female" else "man") for r in recs]),
