@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 
 import pytest
 
@@ -40,6 +41,28 @@ def test_perfect_and_disjoint_predictions_score_as_expected():
         PredictedMoment(start_s=100.0, end_s=101.0, emotion="anger", score=1.0)]) for i in items}
     m = evaluate(items, far)
     assert m["localization"]["mIoU"] == 0.0 and m["emotion"]["n"] == 0
+
+
+#: A lock this process holds while a study's pool runs (``test_a_studys_workers_do_not_inherit_a_held_lock``).
+_HELD = threading.Lock()
+
+
+def _held_lock_is_free() -> bool:
+    """In a pool's worker: whether ``_HELD`` can be taken within a second."""
+    free = _HELD.acquire(timeout=1.0)
+    if free:
+        _HELD.release()
+    return free
+
+
+def test_a_studys_workers_do_not_inherit_a_held_lock():
+    """A lock held in this process when a study's pool starts (as MediaPipe's threads hold theirs) is free in its
+    workers: they start afresh instead of as forks, where such a lock stays held for ever (``evals/RESULTS.md``
+    section 100)."""
+    from studies.command import process_pool
+
+    with _HELD, process_pool(1) as pool:
+        assert pool.submit(_held_lock_is_free).result(timeout=120)
 
 
 @pytest.mark.slow
