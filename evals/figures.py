@@ -91,6 +91,14 @@ def _long(minutes: str) -> Callable[[dict], str]:
                       f"{d[minutes]['runs']['reading alone']['R1@0.5'][0]:.3f})")
 
 
+def _baselines(summary: dict) -> str:
+    """A cell of an ``evals.summary`` file of ``now`` and the two baselines: now's R1@0.5 (interval) / Joint, then the
+    R1@0.5 of retrieval alone and of the reading alone."""
+    runs = summary["runs"]
+    return (f"{_stored(runs['now']['R1@0.5'])} / {runs['now']['Joint'][0]:.3f} "
+            f"({runs['retrieval alone']['R1@0.5'][0]:.3f}; {runs['reading alone']['R1@0.5'][0]:.3f})")
+
+
 def _change_cell(m: dict) -> str:
     """The cell of a change bench's ``methods`` (``evals.transitions score``): within 2 s / both emotions named,
     then the previous code's and the reading alone's."""
@@ -126,7 +134,7 @@ JOINED_QUERIES, LONG_QUERIES = 96, 8
 
 FIGURES: tuple[Figure, ...] = (
     Figure("facial expression per image, faceres+face8 (face8; fer as shipped)",
-           "CK+ test subjects, posed stills, 297 (read 6 times: now dev)", "faces_test.json", _faces("ckplus")),
+           "CK+ test subjects, posed stills, 297 (read 7 times: now dev)", "faces_test.json", _faces("ckplus")),
     Figure("", "RAF-DB test, web stills, 3,068 (read 5 times: now dev)", "faces_test.json", _faces("rafdb")),
     Figure("", "FER2013 PrivateTest, grey web stills, 3,589 (read 3 times, each when a reader was done)", "faces_test.json", _faces("fer2013")),
     Figure("facial expression per **recorded** clip, faceres+face8, mean over the frames at 4 fps (previous weights; "
@@ -169,6 +177,18 @@ FIGURES: tuple[Figure, ...] = (
            "section 87)", "long_test_seed6.json", _long("5")),
     Figure("", "fifth draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed6.json", _long("30")),
     Figure("", "fifth draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed6.json", _long("60")),
+    Figure("top moment right, R1@0.5 / Joint (retrieval alone; reading alone)", "sixth draw (seed 7), faces as before "
+           "(CK+ needles, RAF-DB neutral): 5 minutes, 2 videos, 8 questions (read once; section 99)",
+           "long_test_seed7.json", lambda d: _baselines(d["5"])),
+    *(Figure("", f"sixth draw: {m} minutes, {k} needles, 7 questions (read once)", "long_test_seed7.json",
+             lambda d, m=m: _baselines(d[m])) for m, k in (("30", 12), ("60", 20))),
+    Figure("", "mixed faces (seed 9: every class from CK+, RAF-DB and FER2013 where they hold it): 5 minutes, 2 videos, "
+           "8 questions (read once; section 99)", "long_test_mixed_seed9.json", lambda d: _baselines(d["5"])),
+    *(Figure("", f"mixed faces: {m} minutes, {k} needles, 7 questions (read once)", "long_test_mixed_seed9.json",
+             lambda d, m=m: _baselines(d[m])) for m, k in (("30", 12), ("60", 20))),
+    Figure("", "joined test form, 12 videos, 96 questions, faces as before (seed 9; read once; section 99)",
+           "joined_test_seed9.json", lambda d: _baselines(d["ckplus"])),
+    Figure("", "the same draw with mixed faces (read once)", "joined_test_seed9.json", lambda d: _baselines(d["mixed"])),
     Figure("voice emotion, 7 classes (chance 0.143)", "RAVDESS test actors, 360 utterances (read twice)", "voice_test.json",
            lambda d: share(d["test_accuracy"], d["n_test"])),
     Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
