@@ -17,12 +17,13 @@ the one ``ask`` would build with the same settings (``run_index_config``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -94,13 +95,21 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
     return p
 
 
-def _logger(out: Path) -> logging.Logger:
+@contextlib.contextmanager
+def _run_log(out: Path) -> Iterator[logging.Logger]:
+    """The ``evals.run`` logger writing to ``out/run.log`` for one run; its file is closed and let go after, so a
+    second run in the same process (a script, ``affectseek eval`` called twice, the tests) logs to its own file only
+    (before, each run's handler stayed, and every later run's lines went to the earlier runs' files too)."""
     log = logging.getLogger("evals.run")
     log.setLevel(logging.INFO)
     handler = logging.FileHandler(out / "run.log")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     log.addHandler(handler)
-    return log
+    try:
+        yield log
+    finally:
+        log.removeHandler(handler)
+        handler.close()
 
 
 def _predict_all(items, args, predict_one: Callable, failed: Callable, model: type[BaseModel], log_path: Path,
@@ -201,7 +210,13 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defau
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    log = _logger(out)
+    with _run_log(out) as log:
+        return _run(args, fmt, items, labels, index_config, settings, out, log)
+
+
+def _run(args: argparse.Namespace, fmt: BenchFormat, items: list, labels: str, index_config: IndexConfig,
+         settings: dict, out: Path, log: logging.Logger) -> int:
+    """``main`` once its arguments are checked: predict every item (resuming), score, write the run's files; 0."""
     config = _run_record(args, fmt, len(items))
     config.update(index_config=index_config.model_dump(), settings=settings)
     ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,

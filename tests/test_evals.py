@@ -65,6 +65,21 @@ def test_a_studys_workers_do_not_inherit_a_held_lock():
         assert pool.submit(_held_lock_is_free).result(timeout=120)
 
 
+def test_two_runs_in_one_process_each_log_to_their_own_file(tmp_path, cache_root):
+    """``evals.run.main`` twice in one process (a script, the tests): the second run's lines (here its resuming)
+    reach its own ``run.log`` only, and no handler is left on the logger after a run."""
+    import logging
+
+    bench = shared_file("bench/dev.jsonl")
+    first, second = tmp_path / "first", tmp_path / "second"
+    for out in (first, second, second):  # the third call resumes the second run
+        assert eval_run.main(["--bench", str(bench), "--method", "uniform", "--out", str(out),
+                              "--cache-dir", str(cache_root)]) == 0
+        assert not logging.getLogger("evals.run").handlers
+    assert "resuming: 3 of 3" in (second / "run.log").read_text()
+    assert "resuming" not in (first / "run.log").read_text()
+
+
 @pytest.mark.slow
 def test_run_resume_and_report_on_the_dev_bench(tmp_path, cache_root, capsys):
     bench = shared_file("bench/dev.jsonl")
