@@ -70,10 +70,11 @@ def process_video(video: str, video_key: str, queries: list[str], settings: Sett
 
 
 def _local_pool(jobs, settings: Settings, out_dir: Path, workers: int) -> Iterator[list[dict]]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    from tools.core.runtime import process_pool
+
+    with process_pool(workers) as pool:
         futures = [pool.submit(process_video, path, key, qs, settings, str(out_dir)) for path, key, qs in jobs]
         try:
             for fut in as_completed(futures):

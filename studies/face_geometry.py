@@ -140,8 +140,8 @@ def mesh_landmarks(name: str, root=None, workers: int = 2) -> np.ndarray:
         FileNotFoundError: the set was not assembled (``evals.data.assemble``).
     """
     from evals.data.assemble import default_root, load_manifest
-    from studies.command import process_pool
     from studies.heads import save_npz
+    from tools.core.runtime import process_pool
 
     root = root or default_root()
     cache = root / "crops" / f"{name}_mesh.npz"

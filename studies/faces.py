@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
-from studies.command import process_pool
 from studies.heads import save_npz
+from tools.core.runtime import process_pool
 from tools.core.schema import AFFECTNET8, Box
 
 FRAME_SIZE = (640, 360)

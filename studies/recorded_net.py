@@ -176,7 +176,7 @@ def train(data: Path, out: Path, procs: int, device: str = "cuda", runs: list[st
     stopped early keeps what finished. Returns its path."""
     from concurrent.futures import as_completed
 
-    from studies.command import process_pool
+    from tools.core.runtime import process_pool
 
     out.mkdir(parents=True, exist_ok=True)
     flat: dict[str, np.ndarray] = {}

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from studies.command import process_pool, report
+from studies.command import report
+from tools.core.runtime import process_pool
 
 MAX_FAR = 0.001
 MAX_FAR_CONTINUITY = 0.01

@@ -28,8 +28,9 @@ import numpy as np
 
 from evals.data.assemble import default_root, load_manifest
 from evals.data.sources import UTKFACE_RACES
-from studies.command import process_pool, report
+from studies.command import report
 from studies.heads import cached_set_features, fit_linear_head, save_npz
+from tools.core.runtime import process_pool
 from tools.core.schema import AGE_GROUPS, AGE_WORDS, GENDERS
 from tools.perception.appearance import APPEARANCE_HEAD, AppearanceReader, age_group
 from tools.perception.heads import HEAD_ARRAYS

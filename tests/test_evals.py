@@ -59,7 +59,7 @@ def test_a_studys_workers_do_not_inherit_a_held_lock():
     """A lock held in this process when a study's pool starts (as MediaPipe's threads hold theirs) is free in its
     workers: they start afresh instead of as forks, where such a lock stays held for ever (``evals/RESULTS.md``
     section 100)."""
-    from studies.command import process_pool
+    from tools.core.runtime import process_pool
 
     with _HELD, process_pool(1) as pool:
         assert pool.submit(_held_lock_is_free).result(timeout=120)

@@ -169,4 +169,3 @@ def prune_derived(folder: str | os.PathLike, keep: set[Path]) -> list[tuple[Path
                 p.unlink()
                 removed.append((p, size))
     return sorted(removed)
-

@@ -55,6 +55,19 @@ def reproducible_kernels() -> None:
 ONNX_EXPORT_LOCK = threading.Lock()
 
 
+def process_pool(workers: int):
+    """A ``concurrent.futures.ProcessPoolExecutor`` of ``workers`` processes started afresh (``spawn``), not forked from
+    this one: a fork copies only the forking thread, so a lock another thread held at that moment (MediaPipe's,
+    onnxruntime's, a test runner's) stays held in the child forever. Forked from a pytest worker that had run
+    MediaPipe, ``studies.faces.face_crops``'s two workers each waited on such a lock for 22 minutes until killed
+    (``evals/RESULTS.md`` section 100). ``affectseek batch``'s local workers (``app.batch_tasks``) and the studies'
+    pools come from here. The mapped functions must be importable (module level)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+
+
 def _omp_threads() -> int | None:
     """``OMP_NUM_THREADS`` as a thread count (at least 1), or None where it is unset or not a whole number."""
     given = os.environ.get("OMP_NUM_THREADS", "").strip()
