@@ -14,118 +14,27 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from evals.metrics import bootstrap_interval
+from evals.figure_cells import (
+    Figure,
+    baselines,
+    change,
+    change_cell,
+    cremad_cv,
+    faces,
+    heldout_row,
+    long_cell,
+    negation_share,
+    per_clip,
+    recorded,
+    runs_cell,
+    salience,
+    share,
+    stored,
+)
 
 RESULTS = Path(__file__).with_name("results")
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One row: what was measured (``what``), on which data (``data``), from which result file (``file``, in
-    ``RESULTS``), and how its cell is read from the file's JSON (``cell``)."""
-
-    what: str
-    data: str
-    file: str
-    cell: Callable[[dict], str]
-
-
-def share(rate: float, n: int) -> str:
-    """``rate`` of ``n`` items as "0.604 [0.510, 0.698]": the 95 % bootstrap interval over the items (the
-    file gives the rate; right = rate x n, rounded)."""
-    right = round(rate * n)
-    low, high = bootstrap_interval([1.0] * right + [0.0] * (n - right))
-    return f"{right / n:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def _of(d: dict, reading: str, right: str, of: str, interval: bool = True) -> str:
-    """``right`` of ``of`` of one reading of a ``studies.negation`` result file, as a share (with its interval)."""
-    row = d["rows"][reading]
-    return share(row[right] / row[of], row[of]) if interval else f"{row[right] / row[of]:.3f}"
-
-
-def _stored(point_low_high: list[float]) -> str:
-    """A figure whose file stores [value, low, high]."""
-    value, low, high = point_low_high
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def _recorded(d: dict) -> str:
-    new, face8, fer = (d["methods"][f"{b}/mean"] for b in ("faceres+face8", "face8", "fer"))
-    low, high = new["ci95"]
-    return (f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by person "
-            f"(previous faceres {d['previous_weights']['faceres+face8']['mean']}; face8 {face8['right']}, "
-            f"fer {fer['right']} of {fer['n']})")
-
-
-def _cremad_cv(d: dict) -> str:
-    now, seed2, prev = (d["runs"][r]["faceres+face8"]["cremad"] for r in ("cremad4", "cremad4_1", "previous"))
-    low, high = now["ci95"]
-    return (f"{now['right']} of {now['n']}: {now['accuracy']:.3f} [{low:.3f}, {high:.3f}] by actor "
-            f"(second seed {seed2['right']}; previous faceres {prev['right']})")
-
-
-def _per_clip(unit: str, others: tuple[str, ...]) -> Callable[[dict], str]:
-    """The per-clip cell of a set read by ``studies.recorded_faces``: the default reader with its interval over
-    ``unit`` (actor, person), then the clips right of each reader of ``others``."""
-    def cell(d: dict) -> str:
-        new = d["methods"]["faceres+face8/mean"]
-        low, high = new["ci95"]
-        rest = ", ".join(f"{b} {d['methods'][f'{b}/mean']['right']}" for b in others)
-        return f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by {unit} ({rest})"
-    return cell
-
-
-def _runs(name: str, measure: str, other: str) -> Callable[[dict], str]:
-    """A cell of a ``python -m evals.summary`` file: run ``name``'s ``measure``, then run ``other``'s."""
-    return lambda d: f"{_stored(d['runs'][name][measure])} ({d['runs'][other][measure][0]:.3f})"
-
-
-def _long(minutes: str) -> Callable[[dict], str]:
-    """A length's cell of ``long_test.json``: now, then the previous code and the reading alone."""
-    return lambda d: (f"{_stored(d[minutes]['runs']['now']['R1@0.5'])} / {d[minutes]['runs']['now']['Joint'][0]:.3f} "
-                      f"({d[minutes]['runs']['previous code']['R1@0.5'][0]:.3f}; "
-                      f"{d[minutes]['runs']['reading alone']['R1@0.5'][0]:.3f})")
-
-
-def _baselines(summary: dict) -> str:
-    """A cell of an ``evals.summary`` file of ``now`` and the two baselines: now's R1@0.5 (interval) / Joint, then the
-    R1@0.5 of retrieval alone and of the reading alone."""
-    runs = summary["runs"]
-    return (f"{_stored(runs['now']['R1@0.5'])} / {runs['now']['Joint'][0]:.3f} "
-            f"({runs['retrieval alone']['R1@0.5'][0]:.3f}; {runs['reading alone']['R1@0.5'][0]:.3f})")
-
-
-def _change_cell(m: dict) -> str:
-    """The cell of a change bench's ``methods`` (``evals.transitions score``): within 2 s / both emotions named,
-    then the previous code's and the reading alone's."""
-    return (f"{_stored(m['graph']['within_2s'])} / {m['graph']['both'][0]:.3f} "
-            f"({m['previous']['within_2s'][0]:.3f} / {m['previous']['both'][0]:.3f}; "
-            f"{m['reading alone']['within_2s'][0]:.3f} / {m['reading alone']['both'][0]:.3f})")
-
-
-def _change(length: str) -> Callable[[dict], str]:
-    """A length's cell of ``continuity_test.json`` (``_change_cell``)."""
-    return lambda d: _change_cell(d[length]["methods"])
-
-
-def _salience(length: str) -> Callable[[dict], str]:
-    """A length's cell of ``salience_test.json``: right place and emotion, then the previous code's, the reading
-    alone's and the reading against the own baseline alone."""
-    def cell(d: dict) -> str:
-        m = d[length]["methods"]
-        return (f"{_stored(m['this change']['both'])} ({m['previous code']['both'][0]:.3f}; "
-                f"{m['reading alone']['both'][0]:.3f}; {m['reading alone, own baseline']['both'][0]:.3f})")
-    return cell
-
-
-def _faces(name: str) -> Callable[[dict], str]:
-    """The per-image cell of set ``name``: the default reader, then face8 and fer."""
-    return lambda d: (f"{share(d['faceres+face8'][name]['accuracy'], d['faceres+face8'][name]['n'])} "
-                      f"({d['face8'][name]['accuracy']:.3f}; {d['fer'][name]['accuracy']:.3f})")
 
 
 #: Queries of the composed test benches (``evals/RESULTS.md`` sections 4 and 5): the joined form's 96, the
@@ -134,98 +43,100 @@ JOINED_QUERIES, LONG_QUERIES = 96, 8
 
 FIGURES: tuple[Figure, ...] = (
     Figure("facial expression per image, faceres+face8 (face8; fer as shipped)",
-           "CK+ test subjects, posed stills, 297 (read 7 times: now dev)", "faces_test.json", _faces("ckplus")),
-    Figure("", "RAF-DB test, web stills, 3,068 (read 5 times: now dev)", "faces_test.json", _faces("rafdb")),
-    Figure("", "FER2013 PrivateTest, grey web stills, 3,589 (read 3 times, each when a reader was done)", "faces_test.json", _faces("fer2013")),
+           "CK+ test subjects, posed stills, 297 (read 7 times: now dev)", "faces_test.json", faces("ckplus")),
+    Figure("", "RAF-DB test, web stills, 3,068 (read 5 times: now dev)", "faces_test.json", faces("rafdb")),
+    Figure("", "FER2013 PrivateTest, grey web stills, 3,589 (read 3 times, each when a reader was done)",
+           "faces_test.json", faces("fer2013")),
     Figure("facial expression per **recorded** clip, faceres+face8, mean over the frames at 4 fps (previous weights; "
            "face8, fer)", "20 clips of 11 people: MEAD, RAVDESS, web video (dev; sections 25, 33, 55)",
-           "recorded_faces_dev.json", _recorded),
+           "recorded_faces_dev.json", recorded),
     Figure("facial expression per **recorded** clip, faceres+face8, mean over the frames at 8 fps (second training seed; "
            "previous weights)", "CREMA-D, 100 clips of 64 actors, each read by a network trained without its actor "
-           "(5-fold cross-validation; dev; section 55)", "recorded_net_dev.json", _cremad_cv),
+           "(5-fold cross-validation; dev; section 55)", "recorded_net_dev.json", cremad_cv),
     Figure("facial expression per **recorded** clip, previous faceres+face8, mean over the frames (face8)",
            "CREMA-D, 100 clips of 64 actors never trained or chosen on then (read once; section 34)",
-           "recorded_faces_cremad_test.json", _per_clip("actor", ("face8",))),
+           "recorded_faces_cremad_test.json", per_clip("actor", ("face8",))),
     Figure("right place and emotion on **recorded** video, Joint (previous code)",
            "CREMA-D clips joined 10 per video with their speech, 48 questions (read once; section 34)",
            "recorded_bench_cremad_test.json",
-           _runs("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, f316ebe)")),
+           runs_cell("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, f316ebe)")),
     Figure("facial expression per **recorded** clip of new people, faceres+face8, mean over the frames at 4 fps "
            "(face8; fer)", "Javanese acted emotions, 120 clips of 5 people never trained or chosen on (read once; "
-           "section 63)", "recorded_faces_javanese_test.json", _per_clip("person", ("face8", "fer"))),
+           "section 63)", "recorded_faces_javanese_test.json", per_clip("person", ("face8", "fer"))),
     Figure("right place and emotion on **recorded** video of new people, Joint (the code when issue 31 was filed, "
            "326be8d)", "the same clips joined 10 per video with their speech, 63 questions (read once; section 63)",
            "recorded_bench_javanese_test.json",
-           _runs("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, 326be8d)")),
+           runs_cell("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, 326be8d)")),
     Figure("top moment right, R1@0.5 / Joint (previous code; reading alone)",
-           "composed 5-minute needle videos, 2 videos, 8 questions (read once; section 35)", "long_test.json", _long("5")),
-    Figure("", "composed 30-minute video, 12 needles, 7 questions (read once)", "long_test.json", _long("30")),
-    Figure("", "composed 60-minute video, 20 needles, 7 questions (read once)", "long_test.json", _long("60")),
+           "composed 5-minute needle videos, 2 videos, 8 questions (read once; section 35)", "long_test.json",
+           long_cell("5")),
+    Figure("", "composed 30-minute video, 12 needles, 7 questions (read once)", "long_test.json", long_cell("30")),
+    Figure("", "composed 60-minute video, 20 needles, 7 questions (read once)", "long_test.json", long_cell("60")),
     Figure("", "second draw (seed 2), after frame-accurate cuts: 5 minutes, 2 videos, 8 questions (read once; "
-               "section 38)", "long_test_seed2.json", _long("5")),
-    Figure("", "second draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed2.json", _long("30")),
-    Figure("", "second draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed2.json", _long("60")),
+               "section 38)", "long_test_seed2.json", long_cell("5")),
+    Figure("", "second draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed2.json", long_cell("30")),
+    Figure("", "second draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed2.json", long_cell("60")),
     Figure("", "third draw (seed 4), clips in shots: 5 minutes, 2 videos, 8 questions (read once; section 81)",
-           "long_test_seed4.json", _long("5")),
-    Figure("", "third draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed4.json", _long("30")),
-    Figure("", "third draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed4.json", _long("60")),
+           "long_test_seed4.json", long_cell("5")),
+    Figure("", "third draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed4.json", long_cell("30")),
+    Figure("", "third draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed4.json", long_cell("60")),
     Figure("", "fourth draw (seed 5), every clip's cosine kept: 5 minutes, 2 videos, 8 questions (read once; section 83)",
-           "long_test_seed5.json", _long("5")),
-    Figure("", "fourth draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed5.json", _long("30")),
-    Figure("", "fourth draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed5.json", _long("60")),
+           "long_test_seed5.json", long_cell("5")),
+    Figure("", "fourth draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed5.json", long_cell("30")),
+    Figure("", "fourth draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed5.json", long_cell("60")),
     Figure("", "fifth draw (seed 6), idioms read through glosses: 5 minutes, 2 videos, 8 questions (read once; "
-           "section 87)", "long_test_seed6.json", _long("5")),
-    Figure("", "fifth draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed6.json", _long("30")),
-    Figure("", "fifth draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed6.json", _long("60")),
+           "section 87)", "long_test_seed6.json", long_cell("5")),
+    Figure("", "fifth draw: 30 minutes, 12 needles, 7 questions (read once)", "long_test_seed6.json", long_cell("30")),
+    Figure("", "fifth draw: 60 minutes, 20 needles, 7 questions (read once)", "long_test_seed6.json", long_cell("60")),
     Figure("top moment right, R1@0.5 / Joint (retrieval alone; reading alone)", "sixth draw (seed 7), faces as before "
            "(CK+ needles, RAF-DB neutral): 5 minutes, 2 videos, 8 questions (read once; section 99)",
-           "long_test_seed7.json", lambda d: _baselines(d["5"])),
+           "long_test_seed7.json", lambda d: baselines(d["5"])),
     *(Figure("", f"sixth draw: {m} minutes, {k} needles, 7 questions (read once)", "long_test_seed7.json",
-             lambda d, m=m: _baselines(d[m])) for m, k in (("30", 12), ("60", 20))),
+             lambda d, m=m: baselines(d[m])) for m, k in (("30", 12), ("60", 20))),
     Figure("", "mixed faces (seed 9: every class from CK+, RAF-DB and FER2013 where they hold it): 5 minutes, 2 videos, "
-           "8 questions (read once; section 99)", "long_test_mixed_seed9.json", lambda d: _baselines(d["5"])),
+           "8 questions (read once; section 99)", "long_test_mixed_seed9.json", lambda d: baselines(d["5"])),
     *(Figure("", f"mixed faces: {m} minutes, {k} needles, 7 questions (read once)", "long_test_mixed_seed9.json",
-             lambda d, m=m: _baselines(d[m])) for m, k in (("30", 12), ("60", 20))),
+             lambda d, m=m: baselines(d[m])) for m, k in (("30", 12), ("60", 20))),
     Figure("", "joined test form, 12 videos, 96 questions, faces as before (seed 9; read once; section 99)",
-           "joined_test_seed9.json", lambda d: _baselines(d["ckplus"])),
-    Figure("", "the same draw with mixed faces (read once)", "joined_test_seed9.json", lambda d: _baselines(d["mixed"])),
+           "joined_test_seed9.json", lambda d: baselines(d["ckplus"])),
+    Figure("", "the same draw with mixed faces (read once)", "joined_test_seed9.json", lambda d: baselines(d["mixed"])),
     Figure("voice emotion, 7 classes (chance 0.143)", "RAVDESS test actors, 360 utterances (read twice)", "voice_test.json",
            lambda d: share(d["test_accuracy"], d["n_test"])),
     Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
            "intent_test.json", lambda d: f"{share(d['phrase_and_words']['questions']['top1'], 48)} "
                                          f"({d['whole_question']['questions']['top1']:.3f})"),
-    Figure("", "second held-out questions, 48 idioms and slang, idioms read through Wiktionary's glosses (read once; "
-           "section 86; without the glosses)", "intent_heldout2.json",
-           lambda d: f"{share(d['with glosses (shipped)']['idiom']['top1'], 48)} "
-                     f"({d['without glosses']['idiom']['top1']:.3f})"),
-    Figure("", "second held-out questions, 16 in VQAU-Bench's memory form (read once; without the glosses)",
-           "intent_heldout2.json", lambda d: f"{share(d['with glosses (shipped)']['memory']['top1'], 16)} "
-                                             f"({d['without glosses']['memory']['top1']:.3f})"),
-    Figure("", "third held-out questions, 48 idioms and slang, words read through WordNet's glosses too (read once; "
-           "section 90; without the word glosses)", "intent_heldout3.json",
-           lambda d: f"{share(d['with word glosses (shipped)']['idiom']['top1'], 48)} "
-                     f"({d['without word glosses']['idiom']['top1']:.3f})"),
-    Figure("", "third held-out questions, 16 in VQAU-Bench's memory form (read once; without the word glosses)",
-           "intent_heldout3.json", lambda d: f"{share(d['with word glosses (shipped)']['memory']['top1'], 16)} "
-                                             f"({d['without word glosses']['memory']['top1']:.3f})"),
-    Figure("", "fourth held-out questions, 48 idioms and slang, negation read, its first version (read once; section "
-           "91; without)",
-           "negation_heldout1.json", lambda d: f"{share(d['heldout4']['with negation (shipped)']['idiom']['top1'], 48)} "
-                                               f"({d['heldout4']['without negation']['idiom']['top1']:.3f})"),
-    Figure("", "fourth held-out questions, 16 in VQAU-Bench's memory form (read once, the first version: one lost, "
-           "mended since; without)", "negation_heldout1.json",
-           lambda d: f"{share(d['heldout4']['with negation (shipped)']['memory']['top1'], 16)} "
-                     f"({d['heldout4']['without negation']['memory']['top1']:.3f})"),
+    heldout_row("second held-out questions, 48 idioms and slang, idioms read through Wiktionary's glosses (read once; "
+             "section 86; without the glosses)", "intent_heldout2.json", "with glosses (shipped)", "without glosses"),
+    heldout_row("second held-out questions, 16 in VQAU-Bench's memory form (read once; without the glosses)",
+             "intent_heldout2.json", "with glosses (shipped)", "without glosses", "memory"),
+    heldout_row("third held-out questions, 48 idioms and slang, words read through WordNet's glosses too (read once; "
+             "section 90; without the word glosses)", "intent_heldout3.json", "with word glosses (shipped)",
+             "without word glosses"),
+    heldout_row("third held-out questions, 16 in VQAU-Bench's memory form (read once; without the word glosses)",
+             "intent_heldout3.json", "with word glosses (shipped)", "without word glosses", "memory"),
+    heldout_row("fourth held-out questions, 48 idioms and slang, negation read, its first version (read once; section "
+             "91; without)", "negation_heldout1.json", "with negation (shipped)", "without negation",
+             within="heldout4"),
+    heldout_row("fourth held-out questions, 16 in VQAU-Bench's memory form (read once, the first version: one lost, "
+             "mended since; without)", "negation_heldout1.json", "with negation (shipped)", "without negation",
+             "memory", within="heldout4"),
+    heldout_row("fifth held-out questions, 48 idioms and slang, neutral described as an unmoved face and an ordinary "
+             "scene too (read once; section 101; without)", "neutral_descriptions_heldout5.json",
+             "neutral's five descriptions (shipped)", "neutral's three descriptions"),
+    heldout_row("fifth held-out questions, 16 in VQAU-Bench's memory form (read once; without)",
+             "neutral_descriptions_heldout5.json", "neutral's five descriptions (shipped)",
+             "neutral's three descriptions", "memory"),
     Figure("denied emotion not asked, offline interpreter (without negation read)",
            "second negation questions, 24 negated (\"when is she not happy?\"; read once; section 91)",
-           "negation_heldout2.json", lambda d: f"{_of(d, 'with negation (shipped)', 'negated_avoided', 'of_negated')} "
-                                               f"({_of(d, 'without negation', 'negated_avoided', 'of_negated', False)})"),
+           "negation_heldout2.json",
+           lambda d: f"{negation_share(d, 'with negation (shipped)', 'negated_avoided', 'of_negated')} "
+                     f"({negation_share(d, 'without negation', 'negated_avoided', 'of_negated', False)})"),
     Figure("feeling not denied named first (without negation read)",
            "same file, 16 that deny no feeling (\"can't stop laughing\", \"nobody wanted the party to end, felt so "
            "joyful\")",
            "negation_heldout2.json",
-           lambda d: f"{_of(d, 'with negation (shipped)', 'not_negated_top1', 'of_not_negated')} "
-                     f"({_of(d, 'without negation', 'not_negated_top1', 'of_not_negated', False)})"),
+           lambda d: f"{negation_share(d, 'with negation (shipped)', 'not_negated_top1', 'of_not_negated')} "
+                     f"({negation_share(d, 'without negation', 'not_negated_top1', 'of_not_negated', False)})"),
     Figure("top moment right, R1@0.5 (hand-set fusion)", "composed joined test form, 96 queries, commit a33ecb9 (read 35+ times: now dev)",
            "fusion_test.json", lambda d: f"{share(d['test-graph-fold']['localization']['R1@0.5'], JOINED_QUERIES)} "
                                          f"({d['test-graph-hand']['localization']['R1@0.5']:.3f})"),
@@ -236,38 +147,38 @@ FIGURES: tuple[Figure, ...] = (
            "fusion_test.json", lambda d: share(d["long-graph-fold"]["localization"]["R1@0.5"], LONG_QUERIES)),
     Figure("change point within 2 s, \"when does her mood change?\" (previous code; perception reading alone)",
            "composed transitions of one face, CK+ test subjects, 14 questions (read once; face8, commit c973ac8)", "transitions_test.json",
-           lambda d: f"{_stored(d['methods']['graph']['within_2s'])} ({d['methods']['previous']['within_2s'][0]:.3f}; "
+           lambda d: f"{stored(d['methods']['graph']['within_2s'])} ({d['methods']['previous']['within_2s'][0]:.3f}; "
                      f"{d['methods']['reading alone']['within_2s'][0]:.3f})"),
     Figure("and the emotions before and after both named (reading alone)", "same", "transitions_test.json",
-           lambda d: f"{_stored(d['methods']['graph']['both'])} ({d['methods']['reading alone']['both'][0]:.3f})"),
+           lambda d: f"{stored(d['methods']['graph']['both'])} ({d['methods']['reading alone']['both'][0]:.3f})"),
     Figure("change point within 2 s in a long video, \"from A to B\" (retrieval alone; reading alone)",
            "composed 30-minute video, 8 subjects' transitions among still shots, CK+ test subjects (read once; section 41)",
            "transitions_long_test.json",
-           lambda d: f"{_stored(d['30']['methods']['graph']['within_2s'])} "
+           lambda d: f"{stored(d['30']['methods']['graph']['within_2s'])} "
                      f"({d['30']['methods']['retrieval alone']['within_2s'][0]:.3f}; "
                      f"{d['30']['methods']['reading alone']['within_2s'][0]:.3f})"),
     Figure("", "composed 60-minute video, 12 transitions (read once)", "transitions_long_test.json",
-           lambda d: f"{_stored(d['60']['methods']['graph']['within_2s'])} "
+           lambda d: f"{stored(d['60']['methods']['graph']['within_2s'])} "
                      f"({d['60']['methods']['retrieval alone']['within_2s'][0]:.3f}; "
                      f"{d['60']['methods']['reading alone']['within_2s'][0]:.3f})"),
     Figure("feeling after someone leaves: departure within 2 s / before and after both named (previous code; reading "
            "alone)", "composed, two CK+ test subjects side by side, one walks out, 12 questions (read once; section 43)",
-           "departures_test.json", lambda d: _change_cell(d["methods"])),
+           "departures_test.json", lambda d: change_cell(d["methods"])),
     Figure("change across a hard cut: within 2 s / before and after both named (previous code; reading alone)",
            "composed transitions of one face at hard cuts, CK+ test subjects, a new draw, 15 questions (read once; "
-           "section 47)", "continuity_test.json", _change("short")),
+           "section 47)", "continuity_test.json", change("short")),
     Figure("", "a new draw: composed 30-minute video, 8 transitions among still shots (read once)",
-           "continuity_test.json", _change("30")),
+           "continuity_test.json", change("30")),
     Figure("", "a new draw: composed 60-minute video, 12 transitions (read once)", "continuity_test.json",
-           _change("60")),
+           change("60")),
     Figure("a moment that stands out against the person's own look: right place and emotion (previous code; "
            "reading alone; reading alone against each person's baseline)",
            "composed 30-minute video, CK+ test subjects changing once among recurring stills, a question per emotion "
-           "shown (read once; section 48)", "salience_test.json", _salience("30")),
-    Figure("", "composed 60-minute video, the same form (read once)", "salience_test.json", _salience("60")),
+           "shown (read once; section 48)", "salience_test.json", salience("30")),
+    Figure("", "composed 60-minute video, the same form (read once)", "salience_test.json", salience("60")),
     Figure("word edges at a pause within 0.1 s of the hand labels, refined (Whisper's)",
            "TIMIT test speakers, 190 edges, by speaker (read twice: now dev)", "word_times_test.json",
-           lambda d: f"{_stored(d['refined_at']['within_0.1s'])} ({d['whisper_at']['within_0.1s'][0]:.3f})"),
+           lambda d: f"{stored(d['refined_at']['within_0.1s'])} ({d['whisper_at']['within_0.1s'][0]:.3f})"),
 )
 
 

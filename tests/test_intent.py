@@ -244,3 +244,18 @@ def test_word_glosses_keep_a_words_most_emotional_sense(tmp_path):
     (yaml_dir / "entries-b.yaml").write_text("- not a mapping\n")
     with pytest.raises(ValueError, match="not a mapping"):
         word_glosses(tmp_path)
+
+
+def test_neutral_is_read_in_an_unmoved_face_and_an_ordinary_scene():
+    """Neutral's descriptions say a calm face, even speech, an unmoved face ("deadpan", "indifferent") and an ordinary
+    scene ("business as usual"); with the first three alone (the reading before, ``studies.descriptions``) the same
+    questions read otherwise, while a question about a calm face and one about a feeling read as before."""
+    from studies.descriptions import _read
+
+    for question in ("when is he totally deadpan?", "when does someone look indifferent?",
+                     "when is it business as usual for them?"):
+        assert _read(question, previous=False)[:1] == ["neutral"], question
+        assert _read(question, previous=True)[:1] != ["neutral"], question
+    for question, emotion in (("when is someone calm and composed?", "neutral"), ("when is he fuming?", "anger"),
+                              ("when does someone light up?", "happiness")):
+        assert _read(question, previous=False)[:1] == _read(question, previous=True)[:1] == [emotion], question

@@ -10,6 +10,7 @@ from evals.questions import (
     HELDOUT3,
     HELDOUT4,
     HELDOUT5,
+    HELDOUT6,
     NEGATION,
     NEGATION2,
     QUESTIONS,
@@ -19,7 +20,7 @@ from evals.questions import (
 )
 from tools.core.schema import AFFECTNET8
 
-FILES = (HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, HELDOUT5)
+FILES = (HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, HELDOUT5, HELDOUT6)
 
 
 def test_each_held_out_file_holds_new_questions_balanced_over_the_emotions():

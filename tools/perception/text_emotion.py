@@ -42,16 +42,20 @@ class TextEmotion:
     """Scores texts against the AffectNet-8 and cue descriptions with ``encoder``, and reads the emotion of
     spoken words with the words8 head over the same encoder when ``head`` exists (see the module doc)."""
 
-    def __init__(self, encoder: TextEncoder, head: str | Path | None = WORDS8_HEAD) -> None:
+    def __init__(self, encoder: TextEncoder, head: str | Path | None = WORDS8_HEAD,
+                 descriptions: dict[str, list[str]] | None = None) -> None:
+        """``descriptions``: AffectNet-8 label -> the phrases it is scored against (default
+        ``tools.signals.lexicon.EMOTION_DESCRIPTIONS``; a study compares others)."""
         self.encoder = encoder
         self._head = LinearHead.load(head) if head is not None and Path(head).is_file() else None
         self.name = (f"words8-head:{Path(head).name}+" if self._head else "") + f"lexicon-similarity:{encoder.name}"
-        described = {**{("emotion", k): v for k, v in EMOTION_DESCRIPTIONS.items()},
+        descriptions = EMOTION_DESCRIPTIONS if descriptions is None else descriptions
+        described = {**{("emotion", k): v for k, v in descriptions.items()},
                      **{("cue", k): v for k, v in CUE_DESCRIPTIONS.items()}}
         vectors = encoder.encode_fixed([text for texts in described.values() for text in texts])
         bounds = np.cumsum([0, *map(len, described.values())])
         read = {key: vectors[a:b] for key, a, b in zip(described, bounds[:-1], bounds[1:], strict=True)}
-        self._emo = {k: read["emotion", k] for k in EMOTION_DESCRIPTIONS}
+        self._emo = {k: read["emotion", k] for k in descriptions}
         self._cue = {k: read["cue", k] for k in CUE_DESCRIPTIONS}
 
     def similarities(self, text: str) -> tuple[dict[str, float], dict[str, float]]:

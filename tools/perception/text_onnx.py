@@ -232,9 +232,9 @@ class OnnxSentenceEncoder:
 
     def encode_fixed(self, texts: list[str]) -> np.ndarray:
         """``encode`` for texts fixed in the code (the label descriptions ``tools.perception.text_emotion`` scores
-        questions against), whose vectors a new process would otherwise compute again each time (39 texts, 0.85-0.96 s
-        on a 2-core AMD EPYC, ``evals/RESULTS.md`` section 73): they are kept beside the export in the model cache,
-        named by a digest of the texts, the export's SHA-256, the onnxruntime version, the CPU
+        questions against), whose vectors a new process would otherwise compute again each time (39 texts then,
+        0.85-0.96 s on a 2-core AMD EPYC, ``evals/RESULTS.md`` section 73): they are kept beside the export in the model
+        cache, named by a digest of the texts, the export's SHA-256, the onnxruntime version, the CPU
         (``tools.core.runtime.cpu_signature``: another CPU's kernels may round differently) and ``RUN`` (how a text is
         run: files written when texts ran padded are not read), with a manifest checked when read. Each text runs alone,
         so the vectors are the bits ``encode`` gives. Where the file cannot be written (a read-only cache, an export

@@ -4,7 +4,9 @@ Used on both sides of text-side retrieval: clip descriptors are written with the
 offline reasoner maps vague queries onto labels by sentence-embedding similarity to them. The
 descriptions paraphrase the AffectNet annotation guidelines (Mollahosseini et al., 2017) and the
 situations commonly used as elicitors in affective computing, plus everyday idioms for each feeling
-("feeling down", "in a good mood", "put off"); they are not tuned to any test clip or test query.
+("feeling down", "in a good mood", "put off"); they are not tuned to any test clip or test query. Neutral's last two
+phrases (an unmoved face, an ordinary scene) were written from the development questions' misses and read once on
+held-out questions (``python -m studies.descriptions``; ``evals/RESULTS.md`` section 101).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from tools.signals.negation import PERSON_BREAK, expand_contractions
 
 EMOTION_DESCRIPTIONS: dict[str, list[str]] = {
     "neutral": ["calm, composed, neutral face", "speaking evenly, matter-of-fact, no strong feeling",
-                "listening attentively with a relaxed face"],
+                "listening attentively with a relaxed face",
+                "impassive, expressionless, unemotional, deadpan, indifferent",
+                "ordinary, routine, nothing special, business as usual"],
     "happiness": ["smiling and laughing, happy, amused, enjoying it", "joy, delight, fun, pleased, cheerful",
                   "excited and enthusiastic, having a good time", "in a good mood, upbeat, cheerful spirits"],
     "sadness": ["sad, unhappy, downcast face, close to tears", "feeling left out, lonely, ignored, excluded",
