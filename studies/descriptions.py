@@ -61,7 +61,8 @@ def _scorer(previous: bool) -> Iterator[None]:
         agents.intent.load_text_emotion = shipped
 
 
-def _read(question: str, previous: bool) -> list[str]:
+def read_question(question: str, previous: bool) -> list[str]:
+    """``agents.intent.asked_emotions(question)`` with neutral described as before (``previous``) or as shipped."""
     from agents.intent import asked_emotions
 
     with _scorer(previous):
@@ -70,7 +71,7 @@ def _read(question: str, previous: bool) -> list[str]:
 
 def _readings() -> dict[str, Callable[[str], list[str]]]:
     """``READINGS`` as readers of a question (``agents.intent.asked_emotions`` under ``_scorer``)."""
-    return {name: functools.partial(_read, previous=previous) for name, previous in READINGS.items()}
+    return {name: functools.partial(read_question, previous=previous) for name, previous in READINGS.items()}
 
 
 def trial() -> dict:

@@ -250,12 +250,13 @@ def test_neutral_is_read_in_an_unmoved_face_and_an_ordinary_scene():
     """Neutral's descriptions say a calm face, even speech, an unmoved face ("deadpan", "indifferent") and an ordinary
     scene ("business as usual"); with the first three alone (the reading before, ``studies.descriptions``) the same
     questions read otherwise, while a question about a calm face and one about a feeling read as before."""
-    from studies.descriptions import _read
+    from studies.descriptions import read_question
 
     for question in ("when is he totally deadpan?", "when does someone look indifferent?",
                      "when is it business as usual for them?"):
-        assert _read(question, previous=False)[:1] == ["neutral"], question
-        assert _read(question, previous=True)[:1] != ["neutral"], question
+        assert read_question(question, previous=False)[:1] == ["neutral"], question
+        assert read_question(question, previous=True)[:1] != ["neutral"], question
     for question, emotion in (("when is someone calm and composed?", "neutral"), ("when is he fuming?", "anger"),
                               ("when does someone light up?", "happiness")):
-        assert _read(question, previous=False)[:1] == _read(question, previous=True)[:1] == [emotion], question
+        before, now = (read_question(question, previous=previous)[:1] for previous in (True, False))
+        assert before == now == [emotion], question
