@@ -75,31 +75,13 @@ def _readings() -> dict[str, Callable[[str], list[str]]]:
 
 
 def trial() -> dict:
-    """Top-1 right per development set, the no-feeling questions left without an emotion, each half of the first
-    negation file (negated questions whose denied emotion is not a target; others whose emotion comes first), and
-    the questions whose targets changed, under both readings."""
-    from evals.questions import HELDOUT2, HELDOUT3, HELDOUT4, heldout, negation_questions
-    from studies.intent import paired, read_sets
-    from studies.train_feel import NO_FEELING, dev_questions
+    """Top-1 right per development set, the no-feeling questions left without an emotion, and the questions whose
+    targets changed (``studies.intent.development_trial``), and each half of the first negation file
+    (``studies.negation.first_file_rows``), under both readings."""
+    from studies.intent import development_trial
+    from studies.negation import first_file_rows
 
-    sets = {**dev_questions(), **{f"heldout{i}": heldout(path) for i, path in ((2, HELDOUT2), (3, HELDOUT3),
-                                                                                (4, HELDOUT4))}}
-    questions = [(q, lab) for qs in sets.values() for q, lab in qs]
-    rows, targets = read_sets(sets, NO_FEELING, _readings())
-    for row in rows.values():
-        row.update({"of": len(questions), "no_feeling": len(NO_FEELING)})
-    before, now = ([targets[name][q][:1] == [lab] for q, lab in questions] for name in READINGS)
-    changed = [{"question": q, "label": lab, "before": targets[BEFORE][q], "now": targets[NOW][q]}
-               for q, lab in [*questions, *((q, None) for q in NO_FEELING)] if targets[BEFORE][q] != targets[NOW][q]]
-    negation = {}
-    for half in ("dev", "test"):
-        negated, plain = (negation_questions(form, half) for form in ("negated", "not_negated"))
-        read = {name: {q: reader(q) for q, _ in [*negated, *plain]} for name, reader in _readings().items()}
-        negation[half] = {name: {"negated_avoided": sum(lab not in found[q] for q, lab in negated),
-                                 "of_negated": len(negated),
-                                 "not_negated_top1": sum(found[q][:1] == [lab] for q, lab in plain),
-                                 "of_not_negated": len(plain)} for name, found in read.items()}
-    return {"rows": rows, "paired_all": paired(now, before), "changed": changed, "negation": negation}
+    return {**development_trial(_readings(), BEFORE, NOW), "negation": first_file_rows(_readings(), BEFORE, NOW)}
 
 
 def heldout_scores() -> dict:

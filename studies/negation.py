@@ -44,44 +44,45 @@ def _readings() -> dict[str, Callable[[str], list[str]]]:
     return {name: functools.partial(asked_emotions, negation=read) for name, read in READINGS.items()}
 
 
-def negation_rows(negated: list[tuple[str, str]], plain: list[tuple[str, str]]) -> tuple[dict, dict, dict]:
-    """Per reading, over negated questions and questions that deny no feeling (``plain``; question, label):
-    ``negated_avoided`` (negated questions whose denied emotion is not a target) and ``not_negated_top1``, with
-    their counts; the paired difference of each, shipped minus before (``studies.intent.paired``); and each reading's
-    targets per question."""
+def negation_rows(negated: list[tuple[str, str]], plain: list[tuple[str, str]],
+                  readings: dict[str, Callable[[str], list[str]]] | None = None, before: str = BEFORE,
+                  now: str = NOW) -> tuple[dict, dict, dict]:
+    """Per reading of ``readings`` (default ``READINGS``: without and with negation), over negated questions and
+    questions that deny no feeling (``plain``; question, label): ``negated_avoided`` (negated questions whose denied
+    emotion is not a target) and ``not_negated_top1``, with their counts; the paired difference of each, ``now`` minus
+    ``before`` (``studies.intent.paired``); and each reading's targets per question."""
     from studies.intent import paired
 
-    targets = {name: {q: read(q) for q, _ in [*negated, *plain]} for name, read in _readings().items()}
+    readings = _readings() if readings is None else readings
+    targets = {name: {q: read(q) for q, _ in [*negated, *plain]} for name, read in readings.items()}
     avoided = {name: [lab not in found[q] for q, lab in negated] for name, found in targets.items()}
     first = {name: [found[q][:1] == [lab] for q, lab in plain] for name, found in targets.items()}
     rows = {name: {"negated_avoided": sum(avoided[name]), "of_negated": len(negated),
-                   "not_negated_top1": sum(first[name]), "of_not_negated": len(plain)} for name in READINGS}
-    return rows, {"negated_avoided": paired(avoided[NOW], avoided[BEFORE]),
-                  "not_negated_top1": paired(first[NOW], first[BEFORE])}, targets
+                   "not_negated_top1": sum(first[name]), "of_not_negated": len(plain)} for name in readings}
+    return rows, {"negated_avoided": paired(avoided[now], avoided[before]),
+                  "not_negated_top1": paired(first[now], first[before])}, targets
 
 
 def trial() -> dict:
-    """Top-1 right per development set, the no-feeling questions left without an emotion, each half of the first
-    negation file (``negation_rows``), and the questions whose targets changed, without and with negation read."""
-    from evals.questions import HELDOUT2, HELDOUT3, HELDOUT4, heldout, negation_questions
-    from studies.intent import paired, read_sets
-    from studies.train_feel import NO_FEELING, dev_questions
+    """Top-1 right per development set, the no-feeling questions left without an emotion, and the questions whose
+    targets changed (``studies.intent.development_trial``), and each half of the first negation file
+    (``negation_rows``), without and with negation read."""
+    from studies.intent import development_trial
 
-    sets = {**dev_questions(), **{f"heldout{i}": heldout(path) for i, path in ((2, HELDOUT2), (3, HELDOUT3),
-                                                                                (4, HELDOUT4))}}
-    questions = [(q, lab) for qs in sets.values() for q, lab in qs]
-    rows, targets = read_sets(sets, NO_FEELING, _readings())
-    for row in rows.values():
-        row.update({"of": len(questions), "no_feeling": len(NO_FEELING)})
-    before, now = ([targets[name][q][:1] == [lab] for q, lab in questions] for name in READINGS)
-    changed = [{"question": q, "label": lab, "before": targets[BEFORE][q], "now": targets[NOW][q]}
-               for q, lab in [*questions, *((q, None) for q in NO_FEELING)] if targets[BEFORE][q] != targets[NOW][q]]
-    negation = {}
+    return {**development_trial(_readings(), BEFORE, NOW), "negation": first_file_rows(_readings(), BEFORE, NOW)}
+
+
+def first_file_rows(readings: dict[str, Callable[[str], list[str]]], before: str, now: str) -> dict:
+    """``negation_rows`` (rows and paired differences) of each half ("dev", "test") of the first negation file under
+    two readings (``before``, ``now``: names in ``readings``)."""
+    from evals.questions import negation_questions
+
+    out = {}
     for half in ("dev", "test"):
         forms = (negation_questions(form, half) for form in ("negated", "not_negated"))
-        rows_half, paired_half, _ = negation_rows(*forms)
-        negation[half] = {"rows": rows_half, "paired": paired_half}
-    return {"rows": rows, "paired_all": paired(now, before), "changed": changed, "negation": negation}
+        rows_half, paired_half, _ = negation_rows(*forms, readings, before, now)
+        out[half] = {"rows": rows_half, "paired": paired_half}
+    return out
 
 
 def heldout_scores() -> dict:
