@@ -76,10 +76,9 @@ def _readings() -> dict[str, Callable[[str], list[str]]]:
 
 def trial() -> dict:
     """Top-1 right per development set, the no-feeling questions left without an emotion, and the questions whose
-    targets changed (``studies.intent.development_trial``), and each half of the first negation file
+    targets changed (``studies.negation.development_trial``), and each half of the first negation file
     (``studies.negation.first_file_rows``), under both readings."""
-    from studies.intent import development_trial
-    from studies.negation import first_file_rows
+    from studies.negation import development_trial, first_file_rows
 
     return {**development_trial(_readings(), BEFORE, NOW), "negation": first_file_rows(_readings(), BEFORE, NOW)}
 

@@ -65,11 +65,31 @@ def negation_rows(negated: list[tuple[str, str]], plain: list[tuple[str, str]],
 
 def trial() -> dict:
     """Top-1 right per development set, the no-feeling questions left without an emotion, and the questions whose
-    targets changed (``studies.intent.development_trial``), and each half of the first negation file
+    targets changed (``development_trial``), and each half of the first negation file
     (``negation_rows``), without and with negation read."""
-    from studies.intent import development_trial
-
     return {**development_trial(_readings(), BEFORE, NOW), "negation": first_file_rows(_readings(), BEFORE, NOW)}
+
+
+def development_trial(readings: dict[str, Callable[[str], list[str]]], before: str, now: str) -> dict:
+    """Two readings (``before``, ``now``: names in ``readings``) of the question reader's development sets since
+    section 91 of ``evals/RESULTS.md`` (``studies.train_feel.dev_questions`` and the second, third and fourth
+    held-out files: 388 questions) and of the 16 questions that name no feeling (``studies.train_feel.NO_FEELING``):
+    ``rows`` (``studies.intent.read_sets``, with the counts), ``paired_all`` (``studies.intent.paired`` over the 388, ``now`` against ``before``)
+    and ``changed`` (each question whose targets differ, with both)."""
+    from evals.questions import HELDOUT2, HELDOUT3, HELDOUT4, heldout
+    from studies.intent import paired, read_sets
+    from studies.train_feel import NO_FEELING, dev_questions
+
+    sets = {**dev_questions(), **{f"heldout{i}": heldout(path) for i, path in ((2, HELDOUT2), (3, HELDOUT3),
+                                                                                (4, HELDOUT4))}}
+    questions = [(q, lab) for qs in sets.values() for q, lab in qs]
+    rows, targets = read_sets(sets, NO_FEELING, readings)
+    for row in rows.values():
+        row.update({"of": len(questions), "no_feeling": len(NO_FEELING)})
+    right = {name: [targets[name][q][:1] == [lab] for q, lab in questions] for name in (before, now)}
+    changed = [{"question": q, "label": lab, "before": targets[before][q], "now": targets[now][q]}
+               for q, lab in [*questions, *((q, None) for q in NO_FEELING)] if targets[before][q] != targets[now][q]]
+    return {"rows": rows, "paired_all": paired(right[now], right[before]), "changed": changed}
 
 
 def first_file_rows(readings: dict[str, Callable[[str], list[str]]], before: str, now: str) -> dict:
