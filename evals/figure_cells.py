@@ -13,7 +13,7 @@ from evals.metrics import bootstrap_interval
 @dataclass(frozen=True)
 class Figure:
     """One row: what was measured (``what``), on which data (``data``), from which result file (``file``, in
-    ``RESULTS``), and how its cell is read from the file's JSON (``cell``)."""
+    ``evals.figures.RESULTS``), and how its cell is read from the file's JSON (``cell``)."""
 
     what: str
     data: str
@@ -53,6 +53,8 @@ def stored(point_low_high: list[float]) -> str:
 
 
 def recorded(d: dict) -> str:
+    """The cell of ``recorded_faces_dev.json``: the default reader's clips right with its interval by person, then
+    the previous weights', face8's and fer's."""
     new, face8, fer = (d["methods"][f"{b}/mean"] for b in ("faceres+face8", "face8", "fer"))
     low, high = new["ci95"]
     return (f"{new['right']} of {new['n']}: {new['accuracy']:.3f} [{low:.3f}, {high:.3f}] by person "
@@ -61,6 +63,8 @@ def recorded(d: dict) -> str:
 
 
 def cremad_cv(d: dict) -> str:
+    """The cell of ``recorded_net_dev.json``: the default reader's CREMA-D clips right by cross-validation with its
+    interval by actor, then the second training seed's and the previous weights'."""
     now, seed2, prev = (d["runs"][r]["faceres+face8"]["cremad"] for r in ("cremad4", "cremad4_1", "previous"))
     low, high = now["ci95"]
     return (f"{now['right']} of {now['n']}: {now['accuracy']:.3f} [{low:.3f}, {high:.3f}] by actor "

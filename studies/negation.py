@@ -64,9 +64,9 @@ def negation_rows(negated: list[tuple[str, str]], plain: list[tuple[str, str]],
 
 
 def trial() -> dict:
-    """Top-1 right per development set, the no-feeling questions left without an emotion, and the questions whose
-    targets changed (``development_trial``), and each half of the first negation file
-    (``negation_rows``), without and with negation read."""
+    """Top-1 right per development set, the no-feeling questions left without an emotion and the questions whose
+    targets changed (``development_trial``), and each half of the first negation file (``first_file_rows``), without
+    and with negation read."""
     return {**development_trial(_readings(), BEFORE, NOW), "negation": first_file_rows(_readings(), BEFORE, NOW)}
 
 
@@ -74,8 +74,8 @@ def development_trial(readings: dict[str, Callable[[str], list[str]]], before: s
     """Two readings (``before``, ``now``: names in ``readings``) of the question reader's development sets since
     section 91 of ``evals/RESULTS.md`` (``studies.train_feel.dev_questions`` and the second, third and fourth
     held-out files: 388 questions) and of the 16 questions that name no feeling (``studies.train_feel.NO_FEELING``):
-    ``rows`` (``studies.intent.read_sets``, with the counts), ``paired_all`` (``studies.intent.paired`` over the 388, ``now`` against ``before``)
-    and ``changed`` (each question whose targets differ, with both)."""
+    ``rows`` (``studies.intent.read_sets``, with the counts), ``paired_all`` (``studies.intent.paired`` over the 388,
+    ``now`` against ``before``) and ``changed`` (each question whose targets differ, with both)."""
     from evals.questions import HELDOUT2, HELDOUT3, HELDOUT4, heldout
     from studies.intent import paired, read_sets
     from studies.train_feel import NO_FEELING, dev_questions
