@@ -32,7 +32,7 @@ from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
-from tools.perception.text_emotion import load_text_emotion
+from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
     CUE_DESCRIPTIONS,
@@ -72,8 +72,9 @@ GENERAL_FEELING_WORDS = frozenset({"emotion", "emotions", "feeling", "feelings",
                                    "reactions", "expression", "expressions"})
 
 
-def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
-                   idioms: bool = True, word_glosses: bool = True, negation: bool = True) -> dict[str, float]:
+def emotion_scores(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
+                   word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None
+                   ) -> dict[str, float]:
     """The score of each AffectNet-8 emotion for ``query`` (``asked_emotions`` ranks them): the cosine similarity of
     ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS`` for each
     emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``); where the phrase holds idioms or
@@ -85,9 +86,10 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
     ``studies.intent``, ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and ``studies.negation``:
     ``words=False`` leaves the named words out, ``idioms=False`` every gloss, ``word_glosses=False`` the words'
     glosses, ``negation=False`` reads negated words as any others (contractions are written out either way),
-    ``whole_question=True`` reads the whole question without any of them (the reading before all)."""
+    ``whole_question=True`` reads the whole question without any of them (the reading before all). ``text``: the
+    scorer (default ``load_text_emotion()``; ``studies.descriptions`` passes one with other label descriptions)."""
     phrase = query if whole_question else emotion_phrase(query)
-    text = load_text_emotion()
+    text = text or load_text_emotion()
     emotions, _ = text.similarities(phrase)
     if whole_question:
         return emotions
@@ -101,20 +103,21 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
         for emotion in emotions:
             g = max(sims[emotion] for sims in glosses)
             emotions[emotion] = (emotions[emotion] + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)
-    for emotion in negated_emotions(scopes, idioms=idioms, word_glosses=word_glosses):
+    for emotion in negated_emotions(scopes, idioms=idioms, word_glosses=word_glosses, text=text):
         emotions[emotion] = NEGATED_SCORE
     return emotions
 
 
-def negated_emotions(scopes: list[str], idioms: bool = True, word_glosses: bool = True) -> list[str]:
+def negated_emotions(scopes: list[str], idioms: bool = True, word_glosses: bool = True,
+                     text: TextEmotion | None = None) -> list[str]:
     """The AffectNet-8 emotions that negated stretches of a question (``tools.signals.negation.split_negated``) name:
     by a word or idiom of ``tools.signals.lexicon.named_emotions`` ("not *happy*", "not *lose his temper*"), else by
     what a stretch says or a gloss of its words says (``tools.signals.idioms.glossed_phrases``; "not *snide*",
     "not *having fun*"): the emotion that text is most similar to when that reaches ``NEGATED_MIN_SIM``. A stretch
     that names no feeling ("not see it coming", "without reacting") negates none, and neither does a word for feeling
-    in general (``GENERAL_FEELING_WORDS``: "no emotion" asks for a calm face, not for anything but one). ``idioms``
-    and ``word_glosses`` as in ``emotion_scores``."""
-    text = load_text_emotion()
+    in general (``GENERAL_FEELING_WORDS``: "no emotion" asks for a calm face, not for anything but one). ``idioms``,
+    ``word_glosses`` and ``text`` as in ``emotion_scores``."""
+    text = text or load_text_emotion()
     out: list[str] = []
     for scope in scopes:
         named = named_emotions(scope)
@@ -150,11 +153,11 @@ def chosen_emotions(scores: dict[str, float], query: str) -> list[str]:
 
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
-                   word_glosses: bool = True, negation: bool = True) -> list[str]:
+                   word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None) -> list[str]:
     """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none reaches
     ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below ``BEHAVIOUR_ONLY_BELOW``):
     ``chosen_emotions`` of ``emotion_scores`` (the arguments are that function's)."""
-    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation), query)
+    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text), query)
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:

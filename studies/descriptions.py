@@ -22,10 +22,13 @@ same two ways: once, when the change was done.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tools.perception.text_emotion import TextEmotion
 
 #: How many of neutral's descriptions the reading before had (the first ones of ``EMOTION_DESCRIPTIONS["neutral"]``).
 PREVIOUS_NEUTRAL = 3
@@ -35,7 +38,7 @@ BEFORE, NOW = READINGS
 
 
 @functools.cache
-def _previous_scorer():
+def _previous_scorer() -> TextEmotion:
     """The shipped question scorer's encoder and words head, with neutral described as before (module doc)."""
     from tools.perception.text_emotion import TextEmotion, load_text_emotion
     from tools.signals.lexicon import EMOTION_DESCRIPTIONS
@@ -45,32 +48,15 @@ def _previous_scorer():
     return TextEmotion(shipped.encoder, descriptions=previous)
 
 
-@contextlib.contextmanager
-def _scorer(previous: bool) -> Iterator[None]:
-    """Within the block, ``agents.intent`` scores questions with the reading before (``previous``) or as shipped."""
-    import agents.intent
-
-    if not previous:
-        yield
-        return
-    shipped = agents.intent.load_text_emotion
-    agents.intent.load_text_emotion = _previous_scorer
-    try:
-        yield
-    finally:
-        agents.intent.load_text_emotion = shipped
-
-
 def read_question(question: str, previous: bool) -> list[str]:
     """``agents.intent.asked_emotions(question)`` with neutral described as before (``previous``) or as shipped."""
     from agents.intent import asked_emotions
 
-    with _scorer(previous):
-        return asked_emotions(question)
+    return asked_emotions(question, text=_previous_scorer() if previous else None)
 
 
 def _readings() -> dict[str, Callable[[str], list[str]]]:
-    """``READINGS`` as readers of a question (``agents.intent.asked_emotions`` under ``_scorer``)."""
+    """``READINGS`` as readers of a question (``read_question``)."""
     return {name: functools.partial(read_question, previous=previous) for name, previous in READINGS.items()}
 
 
