@@ -58,10 +58,11 @@ def prune_models(prog: str) -> int:
         print(f"{prog}: nothing removed: a default model cannot load ({exc}); run `{prog} --fetch defaults` first",
               file=sys.stderr)
         return 2
-    removed = prune_derived(folder, used_derived())
+    used = used_derived()
+    removed = prune_derived(folder, used)
     for path, size in removed:
         print(f"removed {path.name} ({size / 2**20:.1f} MiB)")
-    kept = sorted(p.name for p in used_derived() if p.parent == folder.absolute() and p.is_file())
+    kept = sorted(p.name for p in used if p.parent == folder.absolute() and p.is_file())
     print(f"{len(removed)} files removed, {sum(s for _, s in removed) / 2**20:.1f} MiB freed in {folder}; kept the "
           f"{len(kept)} files the defaults read: {', '.join(kept)}")
     return 0
