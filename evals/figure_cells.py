@@ -36,13 +36,12 @@ def negation_share(d: dict, reading: str, right: str, of: str, interval: bool = 
 
 
 def heldout_row(data: str, file: str, now: str, before: str, form: str = "idiom", within: str | None = None) -> Figure:
-    """A row of a held-out question file's read: top-1 of the ``form`` questions ("idiom": 48, "memory": 16) with the
-    shipped reading ``now`` (with its interval), then with the reading ``before`` (in ``within`` of the file's JSON)."""
-    n = 48 if form == "idiom" else 16
-
+    """A row of a held-out question file's read: top-1 of the ``form`` questions ("idiom" or "memory"; their count as
+    the file gives it) with the shipped reading ``now`` (with its interval), then with the reading ``before`` (in
+    ``within`` of the file's JSON)."""
     def cell(d: dict) -> str:
         d = d[within] if within else d
-        return f"{share(d[now][form]['top1'], n)} ({d[before][form]['top1']:.3f})"
+        return f"{share(d[now][form]['top1'], d[now][form]['n'])} ({d[before][form]['top1']:.3f})"
     return Figure("", data, file, cell)
 
 
