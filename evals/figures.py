@@ -126,6 +126,12 @@ FIGURES: tuple[Figure, ...] = (
     heldout_row("fifth held-out questions, 16 in VQAU-Bench's memory form (read once; without)",
              "neutral_descriptions_heldout5.json", "neutral's five descriptions (shipped)",
              "neutral's three descriptions", "memory"),
+    heldout_row("sixth held-out questions, 48 idioms and slang (read once; section 102; with one more description for "
+             "every label but happiness, not kept)", "descriptions_heldout6.json",
+             "section 101's descriptions (shipped)", "one more for every label but happiness (not kept)"),
+    heldout_row("sixth held-out questions, 16 in VQAU-Bench's memory form (read once; with those descriptions)",
+             "descriptions_heldout6.json", "section 101's descriptions (shipped)",
+             "one more for every label but happiness (not kept)", "memory"),
     Figure("denied emotion not asked, offline interpreter (without negation read)",
            "second negation questions, 24 negated (\"when is she not happy?\"; read once; section 91)",
            "negation_heldout2.json",

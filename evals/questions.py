@@ -12,9 +12,9 @@ from pathlib import Path
 from tools.core.schema import AFFECTNET8
 
 QUESTIONS = Path(__file__).parent / "data" / "questions.jsonl"
-#: Held-out questions, idioms and VQAU-Bench's memory form (``evals/data/SOURCES.md``): the first three files' are
-#: development material since it was read once (the second in ``evals/RESULTS.md`` section 86, the third in 90, the
-#: fourth in 91, the fifth in 101); the sixth is unread.
+#: Held-out questions, idioms and VQAU-Bench's memory form (``evals/data/SOURCES.md``): each file is development
+#: material since it was read once (the second in ``evals/RESULTS.md`` section 86, the third in 90, the fourth in 91,
+#: the fifth in 101, the sixth in 102).
 HELDOUT = Path(__file__).parent / "data" / "questions_heldout.jsonl"
 HELDOUT2 = Path(__file__).parent / "data" / "questions_heldout2.jsonl"
 HELDOUT3 = Path(__file__).parent / "data" / "questions_heldout3.jsonl"

@@ -1,22 +1,25 @@
-"""The neutral label's descriptions in the offline question reader: their trial on the development questions and
-their read on the fifth held-out file.
+"""The label descriptions of the offline question reader: each change's trial on the development questions and its
+read on a held-out file written before it.
 
-    python -m studies.descriptions --trial [--json report.json]
-    python -m studies.descriptions --heldout [--json report.json]
+    python -m studies.descriptions --trial [--change 101|102] [--json report.json]
+    python -m studies.descriptions --heldout [--change 101|102] [--json report.json]
 
 The question reader scores a question's emotion phrase by its cosine similarity to each AffectNet-8 label's
-descriptions (``tools.signals.lexicon.EMOTION_DESCRIPTIONS``, best phrase). Until section 101 of ``evals/RESULTS.md``
-neutral had three, all of a calm face or even speech, and the development questions' commonest misses were neutral
-ones that say so otherwise: an unmoved face ("deadpan", "indifferent", "unfazed") or an ordinary scene ("business as
-usual", "nothing special"). Neutral now has two more phrases, written from those misses: "impassive, expressionless,
-unemotional, deadpan, indifferent" and "ordinary, routine, nothing special, business as usual". Two readings are
-compared: neutral with its first ``PREVIOUS_NEUTRAL`` phrases (the reading before) and the shipped one.
+descriptions (``tools.signals.lexicon.EMOTION_DESCRIPTIONS``, best phrase). Two changes added phrases, each written
+from the development questions' misses and judged by a rule written before its held-out read (``evals/RESULTS.md``):
 
-``--trial``: the development sets of ``studies.negation`` (388 labelled questions: the labelled 96, the benches' 32
-phrasings, the idioms, memory-form questions and issue idioms of the first held-out file, and the second, third and
-fourth held-out files), the 16 questions that name no feeling, and both halves of the first negation file.
-``--heldout``: the fifth held-out file (``evals.questions.HELDOUT5``, 64 questions written before this change), the
-same two ways: once, when the change was done.
+- section 101: neutral's fourth and fifth phrases, an unmoved face ("impassive, expressionless, unemotional, deadpan,
+  indifferent") and an ordinary scene ("ordinary, routine, nothing special, business as usual"); read on the fifth
+  held-out file (``evals.questions.HELDOUT5``); kept.
+- section 102: ``TRIED_102``, one more phrase for every label but happiness, two for sadness, chosen one at a time on
+  the development questions (a phrase was taken when it named at least two more of them first and no question that
+  names no feeling, and no negated or plain question of the first negation file, read worse); read on the sixth
+  held-out file (``evals.questions.HELDOUT6``); not kept (one question fewer named first).
+
+``--trial``: the development sets of ``studies.negation.development_trial`` (388 labelled questions), for section 102
+the fifth held-out file too (452), the 16 questions that name no feeling, and both halves of the first negation file.
+``--heldout``: the change's held-out file, per form (idioms and slang; memory form), read once when the change was
+done.
 """
 
 from __future__ import annotations
@@ -28,65 +31,103 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tools.perception.text_emotion import TextEmotion
 
-#: How many of neutral's descriptions the reading before had (the first ones of ``EMOTION_DESCRIPTIONS["neutral"]``).
-PREVIOUS_NEUTRAL = 3
-#: The readings compared: name -> whether neutral keeps only its first ``PREVIOUS_NEUTRAL`` descriptions.
-READINGS = {"neutral's three descriptions": True, "neutral's five descriptions (shipped)": False}
-BEFORE, NOW = READINGS
+_BEFORE_101 = {"neutral": 3, "happiness": 4, "sadness": 4, "surprise": 3, "fear": 3, "disgust": 4, "anger": 3,
+               "contempt": 3}
+#: The readings of shipped phrases: the first n of each ``EMOTION_DESCRIPTIONS[label]`` (section -> label -> n).
+COUNTS: dict[str, dict[str, int]] = {"100": _BEFORE_101, "101": {**_BEFORE_101, "neutral": 5}}
+#: The phrases section 102 added to section 101's descriptions, tried and not kept (label -> phrases).
+TRIED_102: dict[str, list[str]] = {
+    "neutral": ["unbothered, unfazed, without any reaction, just going along"],
+    "sadness": ["gloomy, mopey, bleak, in low spirits", "heartbroken, gutted, choked up, in tears"],
+    "surprise": ["a sudden shock, a double take, jaw dropping in disbelief"],
+    "fear": ["terrified, petrified, trembling, frozen with dread"],
+    "disgust": ["creeped out by something filthy, slimy or foul"],
+    "anger": ["losing one's temper, exploding with rage, snapping at someone"],
+    "contempt": ["sneering at someone, mean and arrogant, demeaning"],
+}
+#: Each change: (reading before, reading after), each as (name in the result file, section of its descriptions).
+CHANGES: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
+    "101": (("neutral's three descriptions", "100"), ("neutral's five descriptions (shipped)", "101")),
+    "102": (("section 101's descriptions (shipped)", "101"),
+            ("one more for every label but happiness (not kept)", "102")),
+}
+
+
+def descriptions(section: str) -> dict[str, list[str]]:
+    """Each AffectNet-8 label's phrases as section ``section`` read them: ``COUNTS[section]`` of the shipped ones, or
+    for "102" the shipped ones with ``TRIED_102``."""
+    from tools.signals.lexicon import EMOTION_DESCRIPTIONS
+
+    if section == "102":
+        return {k: [*v, *TRIED_102.get(k, [])] for k, v in EMOTION_DESCRIPTIONS.items()}
+    return {k: v[:COUNTS[section][k]] for k, v in EMOTION_DESCRIPTIONS.items()}
 
 
 @functools.cache
-def _previous_scorer() -> TextEmotion:
-    """The shipped question scorer's encoder and words head, with neutral described as before (module doc)."""
+def scorer(section: str) -> TextEmotion:
+    """The shipped question scorer's encoder and words head with section ``section``'s ``descriptions``."""
     from tools.perception.text_emotion import TextEmotion, load_text_emotion
-    from tools.signals.lexicon import EMOTION_DESCRIPTIONS
 
-    shipped = load_text_emotion()
-    previous = {**EMOTION_DESCRIPTIONS, "neutral": EMOTION_DESCRIPTIONS["neutral"][:PREVIOUS_NEUTRAL]}
-    return TextEmotion(shipped.encoder, descriptions=previous)
+    return TextEmotion(load_text_emotion().encoder, descriptions=descriptions(section))
 
 
-def read_question(question: str, previous: bool) -> list[str]:
-    """``agents.intent.asked_emotions(question)`` with neutral described as before (``previous``) or as shipped."""
+def read_question(question: str, section: str) -> list[str]:
+    """``agents.intent.asked_emotions(question)`` with section ``section``'s ``descriptions``."""
     from agents.intent import asked_emotions
 
-    return asked_emotions(question, text=_previous_scorer() if previous else None)
+    return asked_emotions(question, text=scorer(section))
 
 
-def _readings() -> dict[str, Callable[[str], list[str]]]:
-    """``READINGS`` as readers of a question (``read_question``)."""
-    return {name: functools.partial(read_question, previous=previous) for name, previous in READINGS.items()}
+def _readings(change: str) -> tuple[dict[str, Callable[[str], list[str]]], str, str]:
+    """The change's two readings as readers of a question, with the names of the one before and the one after."""
+    pair = CHANGES[change]
+    return ({name: functools.partial(read_question, section=section) for name, section in pair},
+            pair[0][0], pair[1][0])
 
 
-def trial() -> dict:
+def heldout_file(change: str) -> Path:
+    """The held-out question file the change was read on."""
+    from evals.questions import HELDOUT5, HELDOUT6
+
+    return {"101": HELDOUT5, "102": HELDOUT6}[change]
+
+
+def trial(change: str = "102") -> dict:
     """Top-1 right per development set, the no-feeling questions left without an emotion, and the questions whose
-    targets changed (``studies.negation.development_trial``), and each half of the first negation file
-    (``studies.negation.first_file_rows``), under both readings."""
+    targets changed (``studies.negation.development_trial``, with the fifth held-out file for section 102), and each
+    half of the first negation file (``studies.negation.first_file_rows``), under the change's two readings."""
+    from evals.questions import HELDOUT5, heldout
     from studies.negation import development_trial, first_file_rows
 
-    return {**development_trial(_readings(), BEFORE, NOW), "negation": first_file_rows(_readings(), BEFORE, NOW)}
+    readings, before, now = _readings(change)
+    more = {"heldout5": heldout(HELDOUT5)} if change == "102" else {}
+    return {**development_trial(readings, before, now, more), "negation": first_file_rows(readings, before, now)}
 
 
-def heldout_scores() -> dict:
-    """``studies.intent.score`` of the fifth held-out file, per form (idioms and slang; memory form), under both
-    readings, each top-1 with its bootstrap 95 % interval over questions, the paired interval of top-1 over its 64
-    questions and each question's targets."""
+def heldout_scores(change: str = "102") -> dict:
+    """``studies.intent.score`` of the change's held-out file, per form (idioms and slang; memory form), under both
+    readings, each top-1 with its bootstrap 95 % interval over questions, the paired interval of top-1 over all the
+    file's questions and each question's targets."""
     from evals.metrics import bootstrap_interval
-    from evals.questions import HELDOUT5, heldout
+    from evals.questions import heldout
     from studies.intent import paired, read_sets, score
 
-    _, targets = read_sets({"heldout5": heldout(HELDOUT5)}, (), _readings())
-    out = {name: {form: {**score(qs := heldout(HELDOUT5, form), targets[name].__getitem__),
+    path = heldout_file(change)
+    readings, before, now = _readings(change)
+    _, targets = read_sets({"heldout": heldout(path)}, (), readings)
+    out = {name: {form: {**score(qs := heldout(path, form), targets[name].__getitem__),
                          "top1_ci95": [round(v, 3) for v in bootstrap_interval(
                              [float(targets[name][q][:1] == [lab]) for q, lab in qs])]}
                   for form in ("idiom", "memory")}
-           for name in READINGS}
-    right = {name: [targets[name][q][:1] == [lab] for q, lab in heldout(HELDOUT5)] for name in READINGS}
-    return {**out, "paired_top1": paired(right[NOW], right[BEFORE]),
-            "questions": [{"question": q, "label": lab, "before": targets[BEFORE][q], "now": targets[NOW][q]}
-                          for q, lab in heldout(HELDOUT5)]}
+           for name in readings}
+    right = {name: [targets[name][q][:1] == [lab] for q, lab in heldout(path)] for name in readings}
+    return {**out, "paired_top1": paired(right[now], right[before]),
+            "questions": [{"question": q, "label": lab, "before": targets[before][q], "now": targets[now][q]}
+                          for q, lab in heldout(path)]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,11 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m studies.descriptions", description=__doc__.split("\n\n")[0])
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--trial", action="store_true",
-                      help="read the development questions with neutral's three and five descriptions")
-    mode.add_argument("--heldout", action="store_true", help="read the fifth held-out file the same two ways, once")
+                      help="read the development questions with the descriptions before the change and after it")
+    mode.add_argument("--heldout", action="store_true", help="read the change's held-out file the same two ways, once")
+    ap.add_argument("--change", choices=sorted(CHANGES), default="102",
+                    help="the section of evals/RESULTS.md whose change to compare (default: %(default)s)")
     ap.add_argument("--json", help="write the report here")
     args = ap.parse_args(argv)
-    return report(trial if args.trial else heldout_scores, args.json)
+    run = trial if args.trial else heldout_scores
+    return report(functools.partial(run, args.change), args.json)
 
 
 if __name__ == "__main__":

@@ -70,18 +70,20 @@ def trial() -> dict:
     return {**development_trial(_readings(), BEFORE, NOW), "negation": first_file_rows(_readings(), BEFORE, NOW)}
 
 
-def development_trial(readings: dict[str, Callable[[str], list[str]]], before: str, now: str) -> dict:
+def development_trial(readings: dict[str, Callable[[str], list[str]]], before: str, now: str,
+                      more: dict[str, list[tuple[str, str]]] | None = None) -> dict:
     """Two readings (``before``, ``now``: names in ``readings``) of the question reader's development sets since
     section 91 of ``evals/RESULTS.md`` (``studies.train_feel.dev_questions`` and the second, third and fourth
-    held-out files: 388 questions) and of the 16 questions that name no feeling (``studies.train_feel.NO_FEELING``):
-    ``rows`` (``studies.intent.read_sets``, with the counts), ``paired_all`` (``studies.intent.paired`` over the 388,
-    ``now`` against ``before``) and ``changed`` (each question whose targets differ, with both)."""
+    held-out files: 388 questions), with the labelled sets of ``more`` (name -> (question, AffectNet-8 label): held-out
+    files read since), and of the 16 questions that name no feeling (``studies.train_feel.NO_FEELING``):
+    ``rows`` (``studies.intent.read_sets``, with the counts), ``paired_all`` (``studies.intent.paired`` over all the
+    labelled questions, ``now`` against ``before``) and ``changed`` (each question whose targets differ, with both)."""
     from evals.questions import HELDOUT2, HELDOUT3, HELDOUT4, heldout
     from studies.intent import paired, read_sets
     from studies.train_feel import NO_FEELING, dev_questions
 
     sets = {**dev_questions(), **{f"heldout{i}": heldout(path) for i, path in ((2, HELDOUT2), (3, HELDOUT3),
-                                                                                (4, HELDOUT4))}}
+                                                                                (4, HELDOUT4))}, **(more or {})}
     questions = [(q, lab) for qs in sets.values() for q, lab in qs]
     rows, targets = read_sets(sets, NO_FEELING, readings)
     for row in rows.values():

@@ -248,15 +248,32 @@ def test_word_glosses_keep_a_words_most_emotional_sense(tmp_path):
 
 def test_neutral_is_read_in_an_unmoved_face_and_an_ordinary_scene():
     """Neutral's descriptions say a calm face, even speech, an unmoved face ("deadpan", "indifferent") and an ordinary
-    scene ("business as usual"); with the first three alone (the reading before, ``studies.descriptions``) the same
-    questions read otherwise, while a question about a calm face and one about a feeling read as before."""
+    scene ("business as usual"); with the first three alone (the reading before section 101, ``studies.descriptions``)
+    the same questions read otherwise, while a question about a calm face and one about a feeling read as before."""
     from studies.descriptions import read_question
 
     for question in ("when is he totally deadpan?", "when does someone look indifferent?",
                      "when is it business as usual for them?"):
-        assert read_question(question, previous=False)[:1] == ["neutral"], question
-        assert read_question(question, previous=True)[:1] != ["neutral"], question
+        assert read_question(question, "101")[:1] == ["neutral"], question
+        assert read_question(question, "100")[:1] != ["neutral"], question
     for question, emotion in (("when is someone calm and composed?", "neutral"), ("when is he fuming?", "anger"),
                               ("when does someone light up?", "happiness")):
-        before, now = (read_question(question, previous=previous)[:1] for previous in (True, False))
+        before, now = (read_question(question, section)[:1] for section in ("100", "101"))
         assert before == now == [emotion], question
+
+
+def test_the_descriptions_study_reads_the_shipped_lexicon_and_the_phrases_it_tried():
+    """``studies.descriptions``: section 101's reading is the shipped ``EMOTION_DESCRIPTIONS`` (the held-out rows of
+    the README name it so); section 102's adds the tried phrases, which read a development miss built of their own
+    words ("double take") and lose one the held-out read lost ("get the creeps", fear, taken to disgust by "creeped
+    out"); section 100's is neutral's first three phrases."""
+    from studies.descriptions import TRIED_102, descriptions, read_question
+    from tools.signals.lexicon import EMOTION_DESCRIPTIONS
+
+    assert descriptions("101") == EMOTION_DESCRIPTIONS
+    assert descriptions("100")["neutral"] == EMOTION_DESCRIPTIONS["neutral"][:3]
+    assert descriptions("102") == {k: [*v, *TRIED_102.get(k, [])] for k, v in EMOTION_DESCRIPTIONS.items()}
+    assert read_question("when does someone do a double take?", "101") == []
+    assert read_question("when does someone do a double take?", "102")[:1] == ["surprise"]
+    assert read_question("when does she get the creeps?", "101")[:1] == ["fear"]
+    assert read_question("when does she get the creeps?", "102")[:1] == ["disgust"]
