@@ -14,13 +14,14 @@ from tools.core.schema import AFFECTNET8
 QUESTIONS = Path(__file__).parent / "data" / "questions.jsonl"
 #: Held-out questions, idioms and VQAU-Bench's memory form (``evals/data/SOURCES.md``): each file is development
 #: material since it was read once (the second in ``evals/RESULTS.md`` section 86, the third in 90, the fourth in 91,
-#: the fifth in 101, the sixth in 102).
+#: the fifth in 101, the sixth in 102); the seventh is unread.
 HELDOUT = Path(__file__).parent / "data" / "questions_heldout.jsonl"
 HELDOUT2 = Path(__file__).parent / "data" / "questions_heldout2.jsonl"
 HELDOUT3 = Path(__file__).parent / "data" / "questions_heldout3.jsonl"
 HELDOUT4 = Path(__file__).parent / "data" / "questions_heldout4.jsonl"
 HELDOUT5 = Path(__file__).parent / "data" / "questions_heldout5.jsonl"
 HELDOUT6 = Path(__file__).parent / "data" / "questions_heldout6.jsonl"
+HELDOUT7 = Path(__file__).parent / "data" / "questions_heldout7.jsonl"
 #: Negated questions ("when is she not happy?", form "negated": the label is the emotion the question denies) and
 #: phrasings that look negated but are not ("when can't she stop laughing?", form "not_negated": the label is the
 #: emotion asked), each marked dev or test by a seeded shuffle when written (``studies.negation``).

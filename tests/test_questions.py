@@ -11,6 +11,7 @@ from evals.questions import (
     HELDOUT4,
     HELDOUT5,
     HELDOUT6,
+    HELDOUT7,
     NEGATION,
     NEGATION2,
     QUESTIONS,
@@ -20,7 +21,7 @@ from evals.questions import (
 )
 from tools.core.schema import AFFECTNET8
 
-FILES = (HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, HELDOUT5, HELDOUT6)
+FILES = (HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, HELDOUT5, HELDOUT6, HELDOUT7)
 
 
 def test_each_held_out_file_holds_new_questions_balanced_over_the_emotions():
