@@ -12,9 +12,9 @@ from the development questions' misses and judged by a rule written before its h
   indifferent") and an ordinary scene ("ordinary, routine, nothing special, business as usual"); read on the fifth
   held-out file (``evals.questions.HELDOUT5``); kept.
 - section 102: ``TRIED_102``, one more phrase for every label but happiness, two for sadness, chosen one at a time on
-  the development questions (a phrase was taken when it named at least two more of them first and no question that
-  names no feeling, and no negated or plain question of the first negation file, read worse); read on the sixth
-  held-out file (``evals.questions.HELDOUT6``); not kept (one question fewer named first).
+  the development questions (a phrase was taken when it named at least two more of them first and left no fewer
+  no-feeling questions empty, negated questions of the first negation file avoided and its plain ones named first);
+  read on the sixth held-out file (``evals.questions.HELDOUT6``); not kept (one question fewer named first).
 
 ``--trial``: the development sets of ``studies.negation.development_trial`` (388 labelled questions), for section 102
 the fifth held-out file too (452), the 16 questions that name no feeling, and both halves of the first negation file.
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from tools.perception.text_emotion import TextEmotion
 
+#: Each label's phrase count before section 101 (neutral's first three; the others as shipped).
 _BEFORE_101 = {"neutral": 3, "happiness": 4, "sadness": 4, "surprise": 3, "fear": 3, "disgust": 4, "anger": 3,
                "contempt": 3}
 #: The readings of shipped phrases: the first n of each ``EMOTION_DESCRIPTIONS[label]`` (section -> label -> n).

@@ -250,11 +250,12 @@ def test_neutral_is_read_in_an_unmoved_face_and_an_ordinary_scene():
     """Neutral's descriptions say a calm face, even speech, an unmoved face ("deadpan", "indifferent") and an ordinary
     scene ("business as usual"); with the first three alone (the reading before section 101, ``studies.descriptions``)
     the same questions read otherwise, while a question about a calm face and one about a feeling read as before."""
+    from agents.intent import asked_emotions
     from studies.descriptions import read_question
 
     for question in ("when is he totally deadpan?", "when does someone look indifferent?",
                      "when is it business as usual for them?"):
-        assert read_question(question, "101")[:1] == ["neutral"], question
+        assert asked_emotions(question)[:1] == read_question(question, "101")[:1] == ["neutral"], question
         assert read_question(question, "100")[:1] != ["neutral"], question
     for question, emotion in (("when is someone calm and composed?", "neutral"), ("when is he fuming?", "anger"),
                               ("when does someone light up?", "happiness")):
