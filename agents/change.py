@@ -3,7 +3,7 @@ change?", "when does he go from calm to angry?", "what does he feel next?" (the 
 event, "how does she feel after he leaves?".
 
 - The intent interpreter reads the question's before and after (``ask_change``: ``tools.signals.change_words.change_phrases``
-  mapped to AffectNet-8 by ``agents.intent.asked_emotions``).
+  mapped to AffectNet-8 by ``agents.intent.side_emotions``: a side that only denies an emotion names none).
 - The localizer proposes the change points of each person's affect timeline (``tools.signals.timeline``, from the
   index), of the question's people when it names some, where the top emotion differs on the two sides
   (``change_candidates``; a change of intensity alone is no change of feeling): a candidate spans
@@ -52,7 +52,7 @@ DEPARTURE_WINDOW_S = 4.0
 
 def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk | None:
     """The ``ChangeAsk`` of a question about a change of feeling (None for any other question); the before
-    and after phrases are read into AffectNet-8 emotions by ``emotions_of`` (``agents.intent.asked_emotions``).
+    and after phrases are read into AffectNet-8 emotions by ``emotions_of`` (``agents.intent.side_emotions``).
     A question about a feeling after someone leaves names the emotion after only when the rest of it holds an
     emotion word ("is she happy once he is gone?"; ``tools.signals.lexicon.named_emotions``)."""
     if clause := departure_clause(query):

@@ -37,7 +37,7 @@ from agents.llm import LLMTask
 from agents.moments import draft_moments
 from agents.schema import EmotionJudgement, Observations, VerifiedCandidate
 from agents.state import AffectState, RunContext
-from agents.vision import candidate_images
+from agents.vision import candidate_images, reads_images
 from tools.core.schema import AFFECTNET8
 
 #: The fitted fusion of the offline judge (``studies.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
@@ -203,8 +203,9 @@ def judge_inputs(cand: VerifiedCandidate, targets: list[str]) -> dict[str, Any]:
 
 
 def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> EmotionJudgement:
-    """Ask the LLM for the emotion of ``cand``; the span is clamped to the candidate's clip, and a judgement of a
-    candidate where nothing was read (``read_nothing``) gets at most ``NO_OBSERVATION_CONFIDENCE``."""
+    """Ask the LLM for the emotion of ``cand``; a judged span outside the candidate's is refused (the LLM gets one
+    repair, then the offline judge answers), and a judgement of a candidate where nothing was read (``read_nothing``)
+    gets at most ``NO_OBSERVATION_CONFIDENCE``."""
     def inside(j: EmotionJudgement) -> None:
         if not (cand.start_s - 1e-6 <= j.start_s < j.end_s <= cand.end_s + 1e-6):
             raise ValueError(f"span must lie inside [{cand.start_s}, {cand.end_s}] with start < end")
@@ -212,7 +213,7 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> Emoti
     voice = ctx.index.config.voice_backend if ctx.index is not None else None
     fusion = resolve_fusion(ctx.settings.fusion).for_voice(voice)
     task = dataclasses.replace(JUDGE_EMOTION, offline=functools.partial(offline_judge, fusion=fusion))
-    images = candidate_images(ctx.index, cand, ctx.settings.llm_images) if ctx.settings.llm_images else []
+    images = candidate_images(ctx.index, cand, ctx.settings.llm_images) if reads_images(ctx) else []
     if images:
         ctx.count("llm_images", len(images))
     judgement = ctx.llm.structured(task, judge_inputs(cand, targets), validate=inside, images=images)
@@ -228,13 +229,12 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Judge accepted candidates and merge them into ranked moment drafts (``moments`` = [])."""
     ctx = runtime.context
     targets = list(state["intent"].target_emotions)
+    change = state["intent"].change
     drafts, weak = draft_moments(state.get("verified", []), targets, sorted(ctx.index.cuts), ctx.settings.top_k,
                                  ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets),
                                  duration_s=ctx.index.info.duration_s,
-                                 utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances])
-    change = state["intent"].change
-    if change is not None and change.first:  # what comes next: the earliest change leads
-        drafts.sort(key=lambda d: d.change.t_s if d.change is not None else float("inf"))
+                                 utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances],
+                                 first_change=change is not None and change.first)  # what comes next: earliest leads
     return {"drafts": drafts, "weak": weak}
 
 

@@ -25,7 +25,7 @@ from agents.grounding_rules import face_observations, ground_phrase, person_thum
 from agents.llm import LLM, LLMTask
 from agents.schema import PersonGrounding, persons_text
 from agents.state import AffectState, RunContext
-from agents.vision import MAX_IMAGES, thumbnail_url
+from agents.vision import MAX_IMAGES, reads_images, thumbnail_url
 from memory.store import VideoIndex
 from tools.signals.lexicon import AGE_ADJECTIVES, PERSON_WORDS, POSITIONED_NOUNS, POSITIONS, person_phrases
 
@@ -145,7 +145,8 @@ def ground_persons(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """The person grounder's node: ``people``, the intent's people phrases grounded in the video
     (``ground_people``; a vision LLM for the rest when ``RunSettings.llm_images`` > 0)."""
     ctx = runtime.context
-    return {"people": ground_people(state["intent"].people, ctx.index, ctx.llm, ctx.settings.llm_images)}
+    return {"people": ground_people(state["intent"].people, ctx.index, ctx.llm,
+                                    ctx.settings.llm_images if reads_images(ctx) else 0)}
 
 
 def describe(update: dict) -> str:

@@ -60,7 +60,9 @@ APPEARANCE_PHRASES: dict[str, tuple[str | None, str | None]] = {
     "a woman": ("woman", None), "a girl": ("woman", None), "a man": ("man", None), "a boy": ("man", None),
     "a child": (None, "child"), "an older woman": ("woman", "older"), "an older man": ("man", "older"),
     "an older person": (None, "older"), "a young woman": ("woman", "young"), "a young man": ("man", "young"),
-    "a young person": (None, "young"),
+    "a young person": (None, "young"), "a young girl": ("woman", "young"), "a young boy": ("man", "young"),
+    # "the older girl" is older than other children, not 40 or over: the age word says nothing the age head reads
+    "an older girl": ("woman", None), "an older boy": ("man", None),
 }
 
 

@@ -58,12 +58,13 @@ def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | fro
     if persons or shifted:
         clips = sorted(index.clips, key=lambda c: c.start_s)
         starts = [c.start_s for c in clips]
+        reach = max((c.end_s - c.start_s for c in clips), default=0.0)  # no clip starting earlier holds the frame
         for fr in index.faces:
             p = [index.salient_p(f, targets) if shifted else sum(f.expression.get(t, 0.0) for t in targets)
                  for f in fr.faces
                  if not persons or (f.track_id is not None and index.person_of(f.track_id) in persons)]
             i = bisect.bisect_right(starts, fr.t) - 1
-            while p and i >= 0 and starts[i] > fr.t - 2 * index.config.clip_len_s:
+            while p and i >= 0 and starts[i] >= fr.t - reach:
                 if fr.t < clips[i].end_s:
                     per_face.setdefault(clips[i].id, []).extend(p)
                 i -= 1
@@ -183,7 +184,8 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
         ranked.append(Proposal(clip_id=clip.id, start_s=clip.start_s, end_s=clip.end_s,
                                 retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
     ranked.sort(key=lambda c: -c.retrieval_score)
-    ctx.count("faiss_search", len(texts) * (2 if targets else 1) + 1)
+    # the clip searches (once more over every clip for a feeling), the transcript's and the social events'
+    ctx.count("faiss_search", len(texts) * (2 if targets else 1) + 1 + (len(index.event_index) > 0))
     return {"candidates": ranked[:n]}
 
 

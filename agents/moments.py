@@ -104,15 +104,16 @@ def joins(a: tuple[float, float], b: tuple[float, float], cuts: list[float]) -> 
 
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
                   abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
-                  duration_s: float = float("inf"), utterances: list[tuple[float, float, int | None]] = ()
-                  ) -> tuple[list[MomentDraft], bool]:
+                  duration_s: float = float("inf"), utterances: list[tuple[float, float, int | None]] = (),
+                  first_change: bool = False) -> tuple[list[MomentDraft], bool]:
     """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
     ``judge_fn``, grow the spans of an emotion question over the utterances they overlap (``over_the_utterance``;
     ``utterances``: the index's, as (start, end, speaker)), put spans on shot boundaries (``snap_to_cuts``: the
     index's shot ``cuts`` in seconds, sorted), give each at least ``MIN_MOMENT_S`` inside ``duration_s``, merge and
-    rank (module doc).
+    rank (module doc). ``first_change`` (a question about what someone feels next): the drafts go in order of their
+    change of feeling, earliest first, before the cut to ``top_k``, so the first change is kept however it ranks.
 
-    Returns (at most ``top_k`` drafts, best first; weak).
+    Returns (at most ``top_k`` drafts, best first, or earliest change first; weak).
     """
     chosen = [c for c in verified if c.accepted]
     weak = not chosen
@@ -151,4 +152,6 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     for d in drafts:  # one reading per moment: a span judged twice keeps its better-ranked label
         if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU for k in kept):
             kept.append(d)
+    if first_change:
+        kept.sort(key=lambda d: d.change.t_s if d.change is not None else float("inf"))
     return kept[:top_k], weak and bool(kept)

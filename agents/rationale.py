@@ -67,7 +67,7 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
         sides = sorted((e for e in inputs["evidence"] if e["id"].rsplit(".", 1)[-1] in order),
                        key=lambda e: order[e["id"].rsplit(".", 1)[-1]])
         said = " and ".join(f"{e['detail']} ({e['start_s']:.1f} s)" for e in sides) or said
-        label = f"{change['before']} -> {label}"
+        label = f"{m.get('before_label', change['before'])} -> {label}"
     summary = f"{label} ({read}confidence {m['confidence']:.2f}): {said}."
     return RationaleDraft(summary=summary, steps=steps)
 
@@ -93,10 +93,12 @@ def write_rationales(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     for d in state.get("drafts", []):
         evidence = [e for e in d.evidence if e.start_s < d.end_s and e.end_s > d.start_s] or d.evidence
         label = taxonomy.label_for(d.emotion, state["intent"].target_labels)
+        moment = {**d.model_dump(include={"start_s", "end_s", "emotion", "confidence", "change"}), "label": label}
+        if d.change is not None:  # the emotion before the change, named in the answer's label set too
+            moment["before_label"] = taxonomy.label_for(d.change.before)
         draft = ctx.llm.structured(
             WRITE_RATIONALE,
-            {"query": state["query"],
-             "moment": {**d.model_dump(include={"start_s", "end_s", "emotion", "confidence", "change"}), "label": label},
+            {"query": state["query"], "moment": moment,
              "evidence": [e.model_dump(exclude={"ref", "person"}) for e in evidence]},
             validate=lambda r, ev=evidence: check_citations(r, ev),
         )

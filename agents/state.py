@@ -38,7 +38,7 @@ class RunSettings(BaseModel):
     dense_per_round: int = Field(3, ge=1, le=100, json_schema_extra=_VERIFICATION, description=(
         "candidates per round read at --verify-fps (every question but one whose support is a gesture): the round's candidates are first "
         "read on the index's own frames (1 fps, nothing observed); the best supported ones, and any that reach "
-        "--min-support there (up to --top-k in all for a question that names no feeling), are read again densely; "
+        "--min-support there (up to --top-k in all), are read again densely; "
         "the others keep the index's reading, which rejects those below --min-support (agents.verifier.triage)"))
     min_support: float = Field(0.3, ge=0, le=1, json_schema_extra=_VERIFICATION,
                                description="reject candidates scoring below this (0-1)")

@@ -9,7 +9,9 @@ speakers), vocal cues and sound from the index, and turns all of it into ``Evide
 records: one reader per modality (``agents.readers``, over the builders of ``agents.evidence``), each giving
 evidence, a support in [0, 1] and typed observations. Support of a candidate: the largest weighted support,
 
-- visual: mean over frames with faces of the highest probability any face gives the target emotions;
+- visual: the target emotions' probability over the candidate's best-showing ``SUPPORT_STRETCH_S``, per frame the face
+  that shows them most, read against its person's own baseline where the person has one
+  (``agents.evidence.face_evidence``);
 - verbal: ``speech_match`` of the query and the clip's speech (sentence-embedding cosine with the
   index's transcript encoder, all-MiniLM-L6-v2 for English, raised by literal content-word overlap),
   weighted 1.0 when the intent asks for speech and 0.6 otherwise;

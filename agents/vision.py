@@ -14,8 +14,11 @@ thumbnail per person (``thumbnail_url``; ``agents.grounding``). The offline reas
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from agents.llm import OfflineReasoner
 from agents.schema import VerifiedCandidate
 from indexing.visual import THUMB_MARGIN
 from memory.store import VideoIndex
@@ -23,6 +26,9 @@ from tools.core.frames import iter_frames
 from tools.core.schema import Box
 from tools.perception.captions import jpeg_data_url
 from tools.perception.crops import crop_face
+
+if TYPE_CHECKING:
+    from agents.state import RunContext
 
 #: Upper bound of ``--llm-images``.
 MAX_IMAGES = 8
@@ -32,6 +38,12 @@ KEYFRAME_SIDE, FACE_SIDE = 512, 224
 
 def _frame_at(index: VideoIndex, t: float) -> np.ndarray | None:
     return next((f for _, f in iter_frames(index.info.path, fps=25.0, start_s=t, end_s=t + 0.04)), None)
+
+
+def reads_images(ctx: RunContext) -> bool:
+    """Whether a run shows its LLM images: ``--llm-images`` above 0 and an LLM other than the offline reasoner, which
+    reads none (``agents.llm.OfflineReasoner``), so no frame is decoded for it."""
+    return ctx.settings.llm_images > 0 and not isinstance(ctx.llm, OfflineReasoner)
 
 
 def thumbnail_url(index: VideoIndex, thumbnail: str) -> str | None:

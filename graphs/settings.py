@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from agents.state import RunSettings
@@ -42,6 +42,13 @@ class Settings(BaseSettings, RunSettings, IndexSettings):
                      "litellm model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
     cache_dir: str | None = Field(None, description="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     quiet: bool = Field(False, description="no progress bars")
+
+    @model_validator(mode="after")
+    def _images_need_a_vision_llm(self) -> Settings:
+        if self.llm_images and self.llm == "offline":
+            raise ValueError("--llm-images needs a vision --llm (e.g. openai/gpt-4o-mini or ollama/llava); "
+                             "the offline reasoner reads no images")
+        return self
 
     def check_device(self) -> None:
         """Check that ``device`` can run the models these settings load (``tools.core.runtime.check_device``:

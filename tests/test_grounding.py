@@ -98,6 +98,24 @@ def test_the_localizer_reads_only_the_grounded_peoples_faces(sample_index):
     assert all(0.0 <= s <= 1.0 for s in audience.values())
 
 
+def test_the_localizer_reads_every_face_inside_a_clip_whatever_its_length(cache_root):
+    """With a stride more than twice the window (``--clip-len 0.5 --clip-stride 3.5``) a shot's last window can run
+    past two window lengths (the audience's shot, 7.9-10.0 s, is one 2.1 s window); the faces at its end still count
+    for it: each clip's face score is the mean over the grounded people's 1 fps faces inside the clip."""
+    from agents.localizer import affect_scores
+
+    index = open_index(SAMPLE, IndexConfig(clip_len_s=0.5, clip_stride_s=3.5, use_audio=False), cache_root)
+    [g] = ground_people(["the audience"], index)
+    persons = grounded_persons([g])
+    long = [c for c in index.clips if c.end_s - c.start_s > 1.0]
+    assert any(fr.t > c.start_s + 1.0 and fr.t < c.end_s for c in long for fr in index.faces)
+    scores = affect_scores(index, ["happiness"], persons)
+    for clip in index.clips:  # read without the audio track, so a clip's score is its faces' alone
+        faces = [f.expression["happiness"] for fr in index.faces if clip.start_s <= fr.t < clip.end_s
+                 for f in fr.faces if f.track_id is not None and index.person_of(f.track_id) in persons]
+        assert scores.get(clip.id) == (pytest.approx(sum(faces) / len(faces)) if faces else None), clip.id
+
+
 def test_a_place_on_screen_names_one_person_per_shot(sample_index):
     # watched, 8-10 s: three audience members side by side; the man in the middle (track 6) laughs with his
     # hand at his chin, the woman on the right (track 5) beside him, a woman on the left (track 7) at 9 s
@@ -129,6 +147,19 @@ def test_age_words_qualify_the_person_they_precede():
     assert person_phrases("is the old lady sad when the young one speaks?") == ["an older woman", "a young person"]
     assert person_phrases("when does the kid cry?") == ["a child"]
     assert person_phrases("when does the young woman on the left smile?") == ["a woman on the left"]
+
+
+def test_every_person_noun_with_an_age_word_is_read_by_appearance():
+    """Each phrase an age word makes of a person noun ("the young girl", "the older boy", "the elderly gentleman") is
+    one the appearance rule reads, so none is dropped as naming nobody in particular."""
+    from agents.grounding_rules import APPEARANCE_PHRASES
+    from tools.signals.lexicon import AGE_ADJECTIVES, POSITIONED_NOUNS, person_phrases
+
+    for adjective in AGE_ADJECTIVES:
+        for noun in POSITIONED_NOUNS:
+            [phrase] = person_phrases(f"when does the {adjective} {noun} smile?")
+            assert phrase in APPEARANCE_PHRASES, (adjective, noun, phrase)
+    assert APPEARANCE_PHRASES["a young girl"] == ("woman", "young")
 
 
 def test_a_hosted_models_people_phrases_reach_the_offline_rules(sample_index):

@@ -235,3 +235,25 @@ def test_a_candidates_visual_support_is_its_best_showing_two_seconds():
     assert best_stretch([0.0, 0.25, 0.5], [0.2, 0.4, 0.6], 2.0, 0.25) == pytest.approx(0.4)
     assert best_stretch([0.0, 4.0], [0.5, 0.7], 2.0, 4.0) == 0.7
     assert best_stretch([], [], 2.0, 0.25) == 0.0
+
+
+def test_what_comes_next_keeps_the_earliest_change_however_it_ranks():
+    """"What does he feel next?" is answered by the earliest change of feeling, not the largest: with room for one
+    moment, a weaker change at 10 s is kept over a stronger one at 50 s; asked about a feeling, the stronger leads."""
+    from agents.change_schema import MomentChange
+    from agents.moments import draft_moments
+    from agents.schema import EmotionJudgement, VerifiedCandidate
+
+    cands = [VerifiedCandidate(clip_id=f"c{t}", start_s=t - 2.0, end_s=t + 2.0, retrieval_score=0.5, source="change",
+                               change_s=t, person=1, support=support, accepted=True)
+             for t, support in ((10.0, 0.4), (50.0, 0.9))]
+
+    def judge(c: VerifiedCandidate) -> EmotionJudgement:
+        return EmotionJudgement(emotion="happiness", confidence=c.support, start_s=c.start_s, end_s=c.end_s,
+                                target_probability=c.support, before="neutral")
+
+    first, _ = draft_moments(cands, [], [], 1, 0.0, judge, duration_s=100.0, first_change=True)
+    assert [d.change.t_s for d in first] == [10.0]
+    assert isinstance(first[0].change, MomentChange) and first[0].change.before == "neutral"
+    ranked, _ = draft_moments(cands, [], [], 1, 0.0, judge, duration_s=100.0)
+    assert [d.change.t_s for d in ranked] == [50.0]

@@ -27,8 +27,9 @@ def _parses(parser: argparse.ArgumentParser, flag: str, value: str) -> bool:
 
 
 def _loads(name: str, value: str) -> bool:
+    vision = {"llm": "openai/gpt-4o-mini"} if name == "llm_images" else {}  # images need a vision --llm
     try:
-        load_settings({name: value})
+        load_settings({name: value, **vision})
     except SettingsError:
         return False
     return True
@@ -179,6 +180,7 @@ def test_each_index_and_run_setting_is_declared_once_and_reaches_its_section(mon
                "fusion": "hand", "labels": "vqau-13", "llm_images": "1"}
     for name, value in changed.items():
         monkeypatch.setenv(f"AFFECTSEEK_{name.upper()}", value)
+    monkeypatch.setenv("AFFECTSEEK_LLM", "openai/gpt-4o-mini")  # llm_images needs a vision model
     settings = load_settings({})
     got = {**settings.index_config().model_dump(), **settings.run_settings().model_dump()}
     assert {k: got[k] for k in changed} == {
@@ -186,6 +188,18 @@ def test_each_index_and_run_setting_is_declared_once_and_reaches_its_section(mon
         "identity_backend": None, "voice_id_backend": None, "index_gestures": False, "caption_every_s": 5.0,
         "top_k": 2, "candidates_per_round": 6, "min_support": 0.5, "affect_weight": 0.0, "fusion": "hand",
         "labels": "VQAU-13", "llm_images": 1}
+
+
+def test_images_for_the_offline_reasoner_are_refused_in_one_line(monkeypatch):
+    """``--llm-images`` shows images to a vision LLM; the offline reasoner reads none, so asking for them without
+    ``--llm`` is an error that says so, not images decoded and ignored."""
+    monkeypatch.delenv("AFFECTSEEK_CONFIG", raising=False)
+    monkeypatch.delenv("AFFECTSEEK_LLM", raising=False)
+    with pytest.raises(SettingsError, match="--llm-images needs a vision --llm") as err:
+        load_settings({"llm_images": 2})
+    assert "\n" not in str(err.value)
+    assert load_settings({"llm_images": 2, "llm": "ollama/llava"}).run_settings().llm_images == 2
+    assert load_settings({"llm_images": 0}).run_settings().llm_images == 0
 
 
 @pytest.mark.parametrize(("name", "value"), [("voice_backend", "voice9"), ("identity_backend", "arcface"),

@@ -142,6 +142,11 @@ def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_r
     page = render_report(answer, index, tmp_path / "r.html").read_text()
     assert f'id="change-{top.change.person}-0" data-t="{index.timelines[0].changes[0].t_s}"' in page
     assert f"goes from happiness to {top.change.after} at" in page
+    from agents.state import RunSettings  # in another label set both sides are named in it
+
+    mer = ask(index, "when does her mood change?", RunSettings(labels="MER-6")).moments[0]
+    assert (mer.change.t_s, mer.emotion) == (top.change.t_s, "neutral")
+    assert mer.rationale.startswith("happy -> neutral ")
 
 
 @pytest.mark.slow
