@@ -10,10 +10,12 @@ stores it all (``memory.store``) in a staging directory that is renamed into pla
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -183,15 +185,38 @@ def speech_threads(beside_pictures: bool) -> int:
     return max(1, cores - 1) if beside_pictures else cores
 
 
-def _speech_pass(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress, beside_pictures: bool = False
-                 ) -> tuple[np.ndarray, Transcript, list[VoiceTurn], float, float]:
+def _speech_pass(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress, beside_pictures: bool = False,
+                 stop: threading.Event | None = None) -> tuple[np.ndarray, Transcript, list[VoiceTurn], float, float]:
     """The speech pass: (16 kHz audio, transcript, voice turns, seconds transcribing, seconds diarizing);
-    ``beside_pictures``: it runs beside the visual pass (``speech_threads``)."""
+    ``beside_pictures``: it runs beside the visual pass (``speech_threads``), which sets ``stop`` when it fails."""
     t0 = time.perf_counter()
-    audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S, speech_threads(beside_pictures))
+    audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S, speech_threads(beside_pictures),
+                                         stop)
     t1 = time.perf_counter()
     voices = diarize(audio, transcript, cfg.voice_id_backend, cfg.device) if cfg.use_audio and cfg.voice_id_backend else []
     return audio, transcript, voices, t1 - t0, time.perf_counter() - t1
+
+
+def _visual_pass(info: VideoInfo, cfg: IndexConfig, engine, embedder, ckpt: Checkpoints, out: Path, progress,
+                 timings: dict[str, float], chunk_s: float, speech: Future | None, stop: threading.Event):
+    """``observe_video`` (and the index frames for gestures) beside the ``speech`` pass: between its chunks it raises
+    the speech pass's error (``_failed``), and when it fails itself it sets ``stop``, so the speech pass ends after the
+    chunk in progress, not after the whole track."""
+    try:
+        visual = observe_video(info, cfg, engine, embedder, ckpt, out, progress, timings, chunk_s,
+                               between_chunks=functools.partial(_failed, speech))
+    except BaseException:
+        stop.set()
+        raise
+    if cfg.index_gestures:
+        save_index_frames(out, visual.observed)
+    return visual
+
+
+def _failed(speech: Future | None) -> None:
+    """Raise the speech pass's error if it has failed (the visual pass asks between its chunks)."""
+    if speech is not None and speech.done() and speech.exception() is not None:
+        raise speech.exception()
 
 
 def _split_visual_timings(timings: dict[str, float], spent: dict[str, float]) -> None:
@@ -209,7 +234,8 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     seconds of each stage to ``timings`` (``visual_and_speech``: the wall time of both passes).
 
     ``overlap`` (default ``OVERLAP_SPEECH``) runs the speech pass (ASR, then voice diarization) on a
-    second thread while the visual pass runs, so the two share the cores instead of taking turns.
+    second thread while the visual pass runs, so the two share the cores instead of taking turns. A failure of either
+    pass ends the build within a chunk of the other (``_failed``), not after the whole of it; finished chunks are kept.
     """
     overlap = OVERLAP_SPEECH if overlap is None else overlap
     embedder = cfg.clip_embedder()
@@ -221,10 +247,9 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
 
     t = time.perf_counter()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr") as pool:
-        speech = pool.submit(_speech_pass, info, cfg, ckpt, progress, True) if overlap else None  # CTranslate2: no GIL
-        visual = observe_video(info, cfg, engine, embedder, ckpt, out, progress, timings, visual_chunk_s)
-        if cfg.index_gestures:
-            save_index_frames(out, visual.observed)
+        stop = threading.Event()
+        speech = pool.submit(_speech_pass, info, cfg, ckpt, progress, True, stop) if overlap else None  # no GIL
+        visual = _visual_pass(info, cfg, engine, embedder, ckpt, out, progress, timings, visual_chunk_s, speech, stop)
         timings["decode_faces"] = time.perf_counter() - t
         audio, transcript, voices, timings["transcribe"], timings["diarize"] = (
             speech.result() if speech is not None else _speech_pass(info, cfg, ckpt, progress))

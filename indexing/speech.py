@@ -9,6 +9,8 @@ resumes after the last one.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from memory.checkpoint import Checkpoints
@@ -53,8 +55,8 @@ def merge_transcripts(parts: list[tuple[float, Transcript]], duration_s: float) 
     """Join chunk transcripts (each with its offset in seconds) into one, renumbering segment ids.
 
     Times are shifted by each chunk's offset; ids follow the single-pass scheme ``s<i>`` and ``w<i>.<j>``.
-    The language is the one most chunks detected; speech and untranscribed seconds add up; speech regions
-    and rejected segments are kept, shifted.
+    The language is the one most chunks detected (on a tie, the first chunk's of them); speech and untranscribed
+    seconds add up; speech regions and rejected segments are kept, shifted.
     """
     segments: list[TranscriptSegment] = []
     rejected = [r.model_copy(update={"start_s": round(r.start_s + offset, 3), "end_s": round(r.end_s + offset, 3)})
@@ -69,7 +71,8 @@ def merge_transcripts(parts: list[tuple[float, Transcript]], duration_s: float) 
                                               end_s=round(seg.end_s + offset, 3), text=seg.text, words=words,
                                               translated_from=seg.translated_from))
     langs = [tr.language for _, tr in parts if tr.language and tr.segments]
-    language = max(set(langs), key=langs.count) if langs else None
+    # the language most chunks detected; a tie goes to the earlier chunk's, so every run joins alike
+    language = max(dict.fromkeys(langs), key=langs.count) if langs else None
     model = parts[0][1].model if parts else "none"
     notes = list(dict.fromkeys(n for _, tr in parts for n in tr.notes))
     return Transcript(language=language, duration_s=duration_s, model=model, segments=segments, notes=notes,
@@ -80,14 +83,21 @@ def merge_transcripts(parts: list[tuple[float, Transcript]], duration_s: float) 
                       rejected=rejected, english_only=any(tr.english_only for _, tr in parts))
 
 
+class PassStopped(Exception):
+    """The speech pass stopped before its next chunk because the build failed elsewhere (``transcribe_track``)."""
+
+
 def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress,
-                     chunk_s: float = ASR_CHUNK_S, threads: int = 0) -> tuple[np.ndarray, Transcript]:
+                     chunk_s: float = ASR_CHUNK_S, threads: int = 0, stop: threading.Event | None = None
+                     ) -> tuple[np.ndarray, Transcript]:
     """The audio track (float32 samples at ``SAMPLE_RATE``; NaN/Inf read as silence, with a note on the
     transcript) and its transcript; without ``cfg.use_audio`` an empty track and an empty transcript.
     ``threads``: the recogniser's CPU threads (``tools.perception.asr.FasterWhisperASR``; 0: one per core).
+    ``stop``: set by the build when the visual pass beside this one failed; no further chunk is transcribed.
 
     Raises:
         tools.core.registry.BackendUnavailableError: the ASR backend cannot load.
+        PassStopped: ``stop`` was set before a chunk still to transcribe.
     """
     if not cfg.use_audio:
         task = progress.add_task("transcribe", total=1)
@@ -104,6 +114,8 @@ def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progr
     for k, (a, b) in enumerate(spans):
         name = f"asr_{k:05d}"
         saved = ckpt.load(name)
+        if saved is None and stop is not None and stop.is_set():
+            raise PassStopped(f"speech pass stopped before chunk {k}")
         if saved is None:
             asr = asr or load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language,
                                   batch_size=cfg.asr_batch_size, task=cfg.asr_task, beam_size=cfg.asr_beam_size,

@@ -11,10 +11,10 @@ tracks are re-identified across shots by face identity descriptors (``tools.sign
 
 from __future__ import annotations
 
+import contextlib
 import math
-import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
 from tools.core.frames import iter_frames
 from tools.core.media import VideoInfo, sampling_start
+from tools.core.runtime import cpu_budget
 from tools.core.schema import Box, FrameFaces
 from tools.perception.crops import box_in_crop, crop_face, jpeg_rgb
 from tools.perception.engine import FrameObservation, PerceptionEngine
@@ -44,8 +45,9 @@ REID_POOL_MIN = 64
 them beside the build (``_descriptors``, ``tools.perception.identity_worker``); fewer are not worth starting a
 process for (about 1 s)."""
 REID_MIN_FACE_PX = 32
-"""Faces smaller than this (box height, pixels) get no identity descriptor: dlib's 150 px chip of a
-smaller face is mostly upsampling blur."""
+"""Faces smaller than this (box height, pixels of the frame the pass reads: turned upright and at most 960 px on its
+longer side, ``frame_shape``) get no identity descriptor: dlib's 150 px chip of a smaller face is mostly upsampling
+blur."""
 
 
 @dataclass
@@ -142,6 +144,15 @@ THUMB_MARGIN = 0.25
 """Margin (fraction of the face box side) of the face crops kept from the pass: thumbnails and identity."""
 
 
+def frame_shape(info: VideoInfo) -> tuple[int, int]:
+    """(H, W) in pixels of the frames the visual pass reads (``tools.core.frames.iter_frames``: turned upright and
+    downscaled), which the face boxes' normalized coordinates and the face crops refer to; ``info``'s size is the coded
+    one, which a portrait phone video stores turned. Read from the first frame; ``info``'s size when none decodes."""
+    with contextlib.closing(iter_frames(info.path, 1.0, info.first_frame_s)) as frames:
+        first = next(frames, None)
+    return first[1].shape[:2] if first is not None else (info.height, info.width)
+
+
 def face_jpeg(frame: np.ndarray, box: Box) -> bytes:
     """The face at ``box`` in an RGB frame as a JPEG crop (``crop_face`` with ``THUMB_MARGIN``)."""
     import cv2
@@ -173,6 +184,7 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
     pixels (``tools.perception.identity`` on the kept crops, ``_descriptors``), read as ``TrackSummary.appearance``
     (``tools.perception.appearance``), and ``tools.signals.tracks.reidentify`` gives each track its ``person``."""
     faces = {f.id: f for fr in affect for f in fr.faces}
+    shape = frame_shape(info)
     (out / "thumbs").mkdir(exist_ok=True)
     result, jobs = [], {}
     for tr in tracks:
@@ -181,11 +193,10 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
         if crops.get(ranked[0].id):
             update["thumbnail"] = f"thumbs/track_{tr.track_id}.jpg"
             (out / update["thumbnail"]).write_bytes(crops[ranked[0].id])
-        sized = [f for f in ranked if (f.box.y1 - f.box.y0) * info.height >= REID_MIN_FACE_PX
+        sized = [f for f in ranked if (f.box.y1 - f.box.y0) * shape[0] >= REID_MIN_FACE_PX
                  and crops.get(f.id)][:REID_FACES]
         if sized:
-            jobs[tr.track_id] = [(crops[f.id], box_in_crop((info.height, info.width), f.box, THUMB_MARGIN))
-                                 for f in sized]
+            jobs[tr.track_id] = [(crops[f.id], box_in_crop(shape, f.box, THUMB_MARGIN)) for f in sized]
         result.append(tr.model_copy(update=update))
     if engine is None:
         return result
@@ -200,14 +211,14 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
 def _descriptors(engine: PerceptionEngine, jobs: dict[int, list[tuple[bytes, Box]]],
                  pool_min: int = REID_POOL_MIN) -> dict[int, list[np.ndarray]]:
     """Identity descriptors of each track's face crops (``jobs``: track id -> (JPEG crop, face box in the crop)).
-    With ``pool_min`` crops or more, on a CPU backend and 2+ cores, a worker process
+    With ``pool_min`` crops or more, on a CPU backend and 2+ cores to use (``cpu_budget``), a worker process
     (``tools.perception.identity_worker``) computes the later half of the tracks while this process computes the
     first. The descriptors are the same either way; if the worker fails, this process computes its share too."""
     backend = engine.config.identity_backend
     ids = list(jobs)
     n = sum(len(v) for v in jobs.values())
     split = len(ids)
-    if n >= pool_min and backend in CPU_IDENTITY_BACKENDS and (os.cpu_count() or 1) >= 2:
+    if n >= pool_min and backend in CPU_IDENTITY_BACKENDS and cpu_budget() >= 2:
         count, split = 0, 0
         while count < n // 2:
             count += len(jobs[ids[split]])
@@ -225,9 +236,11 @@ def _descriptors(engine: PerceptionEngine, jobs: dict[int, list[tuple[bytes, Box
 
 
 def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, embedder, ckpt: Checkpoints,
-                  out: Path, progress, timings: dict[str, float], chunk_s: float = VISUAL_CHUNK_S) -> VisualPass:
+                  out: Path, progress, timings: dict[str, float], chunk_s: float = VISUAL_CHUNK_S,
+                  between_chunks: Callable[[], None] | None = None) -> VisualPass:
     """Run the visual pass over the whole video (see the module doc); finished chunks are checkpoints
-    in ``ckpt`` and are read back instead of recomputed. Thumbnails go under ``out/thumbs``."""
+    in ``ckpt`` and are read back instead of recomputed. Thumbnails go under ``out/thumbs``. ``between_chunks`` is
+    called after each chunk (the build's check that the speech pass beside it has not failed; it may raise)."""
     chunk_s = max(1, round(chunk_s * cfg.sample_fps)) / cfg.sample_fps
     n_frames = max(1, int(info.duration_s * cfg.sample_fps) + 1)
     task = progress.add_task("decode + faces", total=n_frames)
@@ -258,6 +271,8 @@ def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, e
             trace = ChangeTrace(float(arrays["last_t"][0]), arrays["last_luma"])
         if embedder.uses_frames and len(arrays.get("frame_vecs", ())):
             frame_vecs.append(arrays["frame_vecs"])
+        if between_chunks is not None:
+            between_chunks()
     t = time.perf_counter()
     cuts = hard_cuts(np.concatenate(change_t).tolist(), np.concatenate(change).tolist())
     _add(timings, "cuts", time.perf_counter() - t)

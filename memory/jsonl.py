@@ -31,7 +31,7 @@ class JsonlLog:
     def read(self, parse: Callable[[str], T]) -> list[T]:
         """Every valid record in file order, parsed by ``parse(line)``, which raises ``ValueError`` (or
         ``pydantic.ValidationError``) for a line that is not a record. Invalid lines are removed from the
-        file (rewritten atomically) so appends continue after the last good record."""
+        file (rewritten atomically, keeping its permissions) so appends continue after the last good record."""
         if not self.path.is_file():
             return []
         raw = self.path.read_text(encoding="utf-8", errors="replace")
@@ -43,7 +43,9 @@ class JsonlLog:
                 continue
         clean = "".join(line + "\n" for line, _ in good)
         if clean != raw:
+            mode = self.path.stat().st_mode & 0o777
             atomic_write_bytes(self.path, clean.encode())
+            os.chmod(self.path, mode)  # the user's results file, not a private cache file
         return [rec for _, rec in good]
 
     def append(self, records: Iterable[dict[str, Any] | BaseModel]) -> None:

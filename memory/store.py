@@ -99,7 +99,8 @@ class IndexRecords(StoredRecords):
     """Everything an index build produces, before it is stored (``save_index``).
 
     ``clip_vectors`` (n_clips, dim), ``segment_vectors`` (n_segments, dim) and ``event_vectors``
-    (n_events, dim) are float32 rows, L2-normalised by their embedders.
+    (n_events, dim) are float32 rows, L2-normalised by their embedders (a CLIP clip vector, the mean of its frames'
+    vectors, is shorter; ``VectorIndex`` normalises every row it stores).
     """
 
     clip_vectors: np.ndarray
@@ -227,7 +228,8 @@ class VideoIndex(StoredRecords):
 def save_index(out: Path, records: IndexRecords, info: VideoInfo, cfg: IndexConfig, models: dict[str, str],
                timings: dict[str, float], resumed_chunks: int) -> None:
     """Write ``records`` and the manifest (config, model names, library versions, stage timings in
-    seconds) into the directory ``out``; every file is written atomically."""
+    seconds) into the directory ``out``, the build's staging directory (``memory.cache``: renamed into place only when
+    complete); the JSON files are written atomically, the FAISS files by faiss itself."""
     write_json(out / "clips.json", records.clips)
     write_json(out / "transcript.json", records.transcript)
     write_json(out / "faces.json", records.faces)

@@ -100,12 +100,16 @@ def test_a_bad_setting_or_config_file_is_one_line_and_exit_2(tmp_path):
 
 
 def test_jsonl_log_drops_a_torn_line_and_appends_after_the_good_ones(tmp_path):
+    """A line cut short by a kill is dropped and the file mended, keeping its permissions (it is the user's results
+    file, readable by others where it was)."""
     log = JsonlLog(tmp_path / "results.jsonl")
     log.append([{"video": "a.mp4", "query": "q", "status": "ok"}, {"video": "b.mp4", "query": "q", "status": "ok"}])
+    os.chmod(log.path, 0o644)
     with log.path.open("a") as f:
         f.write('{"video": "c.mp4", "query": "q", "sta')  # killed mid-write
     parse = dict_record({"video", "query", "status"})
     assert [r["video"] for r in log.read(parse)] == ["a.mp4", "b.mp4"]
+    assert log.path.stat().st_mode & 0o777 == 0o644 and "c.mp4" not in log.path.read_text()
     log.append([{"video": "c.mp4", "query": "q", "status": "ok"}])
     assert [r["video"] for r in log.read(parse)] == ["a.mp4", "b.mp4", "c.mp4"]
 

@@ -158,9 +158,14 @@ def test_variable_frame_rate_keeps_time_in_seconds(tmp_path):
     assert answer.moments[0].emotion == "happiness" and answer.moments[0].start_s < 4.0  # the grin at ~2.7 s
 
 
-def test_rotated_phone_video_is_turned_upright(tmp_path):
+def test_rotated_phone_video_is_turned_upright(tmp_path, cache_root):
+    """A portrait phone video is read as a player shows it: the same frames, the same answer, and each face's identity
+    descriptor cut from the upright frame (its coded size is turned), so every person reads as the same person of the
+    sample does (before, the sample's man at 1.8 s read 0.95 a woman)."""
     import numpy as np
 
+    from indexing.build import open_index
+    from memory.index_config import IndexConfig
     from tools.core.frames import iter_frames
 
     # pixels stored turned 90 degrees clockwise with a display matrix saying "turn 90 degrees back", as phones do
@@ -172,6 +177,18 @@ def test_rotated_phone_video_is_turned_upright(tmp_path):
     answer, _ = _answer(rotated, tmp_path)
     assert answer.moments[0].emotion == "happiness" and answer.moments[0].start_s < 4.0
     assert any(e.modality == "visual" and "face" in e.detail for e in answer.moments[0].evidence)
+    phone, sample = (open_index(v, IndexConfig(), c) for v, c in ((rotated, tmp_path / "cache"), (SAMPLE, cache_root)))
+    phone_faces, sample_faces = ({f.id: f for fr in idx.faces for f in fr.faces} for idx in (phone, sample))
+    read = 0
+    for track in phone.tracks:  # the sample's track that starts with it, at the nearest place
+        box = phone_faces[track.observation_ids[0]].box
+        same = min((t for t in sample.tracks if abs(t.first_s - track.first_s) < 0.05),
+                   key=lambda t: abs(sample_faces[t.observation_ids[0]].box.x0 - box.x0))
+        if track.appearance and same.appearance:
+            assert (track.appearance.woman >= 0.5) == (same.appearance.woman >= 0.5), track.track_id
+            assert abs(track.appearance.woman - same.appearance.woman) < 0.3, track.track_id
+            read += 1
+    assert read >= 5
 
 
 def test_silent_audio_answers_from_the_picture(tmp_path):

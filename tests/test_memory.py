@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 
 import numpy as np
 import pytest
@@ -219,6 +220,63 @@ def test_killed_build_resumes_after_its_last_finished_chunk(tmp_path, monkeypatc
     assert [s.id for s in resumed.transcript.segments] == [f"s{i}" for i in range(len(starts))]
 
 
+def _parts(root) -> set[str]:
+    """The finished chunks kept in the one staging directory under ``root`` (a build that failed)."""
+    [partial] = [p for p in root.rglob(".index-*.partial") if p.is_dir()]
+    return {p.stem for p in (partial / "parts").glob("*.json")} - {"plan"}
+
+
+def test_a_pass_that_fails_ends_the_build_without_waiting_for_the_other(tmp_path, monkeypatch):
+    """The two passes run side by side; when one fails the error comes within a chunk of the other, not after the
+    whole of it (on an hour: minutes), and the finished chunks are kept for the next build."""
+    import indexing.build as ix
+    import indexing.speech
+    from memory.index_config import IndexConfig
+    from tools.core.registry import BackendUnavailableError
+    from tools.perception.engine import PerceptionEngine
+
+    monkeypatch.setattr(ix, "VISUAL_CHUNK_S", 1.0)  # the sample's 10 s: ten visual chunks
+    monkeypatch.setattr(ix, "ASR_CHUNK_S", 2.0)  # and about five speech chunks
+
+    def no_recogniser(*_a, **_k):
+        raise BackendUnavailableError("asr backend 'faster-whisper' cannot load: no model here")
+
+    observe, load_asr, calls = PerceptionEngine.observe, indexing.speech.load_asr, []
+
+    def slow_observe(self, *args, **kwargs):  # a visual chunk takes at least 0.3 s, as a long video's do
+        time.sleep(0.3)
+        return observe(self, *args, **kwargs)
+
+    with monkeypatch.context() as m:  # the recogniser cannot load: the visual pass stops at its next chunk
+        m.setattr(indexing.speech, "load_asr", no_recogniser)
+        m.setattr(PerceptionEngine, "observe", slow_observe)
+        with pytest.raises(BackendUnavailableError, match="no model here"):
+            ix.open_index(SAMPLE, IndexConfig(), tmp_path / "a")
+    visual = {p for p in _parts(tmp_path / "a") if p.startswith("visual_")}
+    assert len(visual) <= 5, visual  # of ten
+
+    def fails_on_the_second_chunk(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("the expression model broke")
+        return observe(self, *args, **kwargs)
+
+    class SlowRecogniser:  # a speech chunk takes at least 0.5 s (the loaded model, shared by other tests, untouched)
+        def __init__(self, *args, **kwargs) -> None:
+            self.asr = load_asr(*args, **kwargs)
+
+        def transcribe(self, audio):
+            time.sleep(0.5)
+            return self.asr.transcribe(audio)
+
+    monkeypatch.setattr(PerceptionEngine, "observe", fails_on_the_second_chunk)
+    monkeypatch.setattr(indexing.speech, "load_asr", SlowRecogniser)
+    with pytest.raises(RuntimeError, match="expression model broke"):  # the speech pass stops after its chunk
+        ix.open_index(SAMPLE, IndexConfig(), tmp_path / "b")
+    speech = {p for p in _parts(tmp_path / "b") if p.startswith("asr_")}
+    assert len(speech) <= 3, speech  # of five
+
+
 _INDEX_FILES = ("clips.json", "transcript.json", "faces.json", "tracks.json", "events.json", "utterances.json",
                 "voices.json", "clips.faiss", "segments.faiss", "events.faiss")
 
@@ -265,6 +323,24 @@ def test_asr_chunks_cut_speech_at_quiet_points():
     for _, cut in spans[:-1]:
         around = audio[cut - 800:cut + 800]
         assert np.sqrt(np.mean(around ** 2)) < np.median(frame_rms) / 3  # in a pause, not mid-word
+
+
+def test_chunk_transcripts_join_in_the_language_most_chunks_heard_and_a_tie_in_the_first_chunks():
+    """The joined transcript's language decides which encoder embeds its segments; it is the language most chunks
+    detected, and on a tie the earlier chunk's, so the same chunks give the same language in every process (a set's
+    order changes with the hash seed)."""
+    from indexing.speech import merge_transcripts
+    from tools.core.schema import Transcript, TranscriptSegment
+
+    def chunk(language: str) -> Transcript:
+        return Transcript(language=language, duration_s=300.0, model="m",
+                          segments=[TranscriptSegment(id="s0", start_s=1.0, end_s=2.0, text="hallo")])
+
+    def joined(*languages: str) -> str | None:
+        return merge_transcripts([(300.0 * k, chunk(lang)) for k, lang in enumerate(languages)], 1200.0).language
+
+    assert joined("de", "en", "en", "de") == "de" and joined("en", "de", "de", "en") == "en"
+    assert joined("de", "en", "en") == "en"
 
 
 def test_speech_pass_beside_the_visual_pass_builds_the_same_index(tmp_path):
