@@ -173,6 +173,8 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
     after_leaving = ask_change("how does she feel after he leaves?", asked_emotions)
     assert after_leaving.departure and (after_leaving.before, after_leaving.after) == ([], [])  # the answer's to name
     assert ask_change("is she happy once the man has walked out?", asked_emotions).after[0] == "happiness"
+    assert ask_change("once he is gone, is she happy?", asked_emotions).after[0] == "happiness"  # the word before "?"
+    assert ask_change("after he leaves is she sad?", asked_emotions).after[0] == "sadness"
     assert not ask_change("how does she feel after being angry?", asked_emotions).departure
     assert ask_change("when does she leave the room?", asked_emotions) is None  # her leaving, no feeling asked
     for left_out in ("when does she feel left out?", "when is he left alone?"):

@@ -490,6 +490,10 @@ def test_a_fluent_segment_alone_among_rejected_ones_is_rejected_too():
     assert [k["text"] for k in kept] == ["a fine sentence", "and it goes on"]
     kept, _ = screen_segments([seg(0.0, "so ja nein", doubtful), seg(5.0, "a fine sentence", fluent)], DEFAULT_GUARDS)
     assert [k["text"] for k in kept] == ["a fine sentence"]
+    # Whisper may decode one span twice: a fluent segment with the very times of a rejected one is its island
+    kept, rejected = screen_segments([seg(2.0, "a fine sentence", fluent), seg(2.0, "so ja nein", doubtful)],
+                                     DEFAULT_GUARDS)
+    assert kept == [] and sorted(r.reason for r in rejected)[0] == "alone among rejected segments"
 
 
 def test_a_word_beside_its_voiced_stretch_keeps_its_length():

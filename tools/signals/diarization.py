@@ -63,11 +63,12 @@ def speech_windows(regions: list[tuple[float, float]], window_s: float = WINDOW_
         if b - a <= window_s:
             out.append((a, b))
             continue
+        last = round(b - window_s, 3)
         s = a
-        while s + window_s < b:
+        while s + window_s < b and round(s, 3) < last:  # a sum of hops can land on the last window's start
             out.append((round(s, 3), round(s + window_s, 3)))
             s += hop_s
-        out.append((round(b - window_s, 3), b))
+        out.append((last, b))
     return out
 
 

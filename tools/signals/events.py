@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from tools.core.schema import AFFECTNET8, FrameFaces, Gaze, Modality, TranscriptSegment
 from tools.signals.social import SocialFrame, SpeechTurn, speaker_of
+from tools.signals.timeline import readings
 from tools.signals.tracks import TrackSummary
 
 EventType = Literal["mutual_gaze", "gaze_aversion", "one_sided_gaze", "pointing_at", "addressed_by_speech",
@@ -65,7 +66,7 @@ def expression_changes(affect: list[FrameFaces], tracks: list[TrackSummary], win
         obs = [faces[i] for i in tr.observation_ids if i in faces]
         if len(obs) < min_hold + 1:
             continue
-        probs = smooth_track_expressions(np.array([[o.expression[k] for k in AFFECTNET8] for o in obs]), window)
+        probs = smooth_track_expressions(readings(obs), window)
         labels = probs.argmax(axis=1)
         current = labels[0]
         who = tr.person_id

@@ -50,16 +50,6 @@ CUE_DESCRIPTIONS: dict[str, list[str]] = {
     "group": ["the audience, the crowd, everyone, the group", "people together reacting"],
 }
 
-#: Cue -> Social Genome modality tag of the evidence that answers it.
-CUE_MODALITY: dict[str, str] = {
-    "speech": "verbal",
-    "facial_expression": "visual",
-    "gaze": "visual",
-    "gesture": "visual",
-    "voice": "vocal",
-    "group": "visual",
-}
-
 #: Words that name a person in a query; mapped to a role description.
 PERSON_WORDS: dict[str, str] = {
     "she": "a woman", "her": "a woman", "woman": "a woman", "girl": "a girl", "he": "a man", "him": "a man",
@@ -195,8 +185,9 @@ def matched_phrases(phrase: str, table: dict) -> list[str]:
     """The keys of ``table`` (lower-case words and phrases) that words of ``phrase`` stand for, in order of first
     mention: the longest phrases first (up to ``MAX_PHRASE_WORDS`` words), no word in two, each also tried with
     possessives as WordNet's "one's" and its first word without a common inflection (``_forms``: "loses her cool"
-    -> "lose one's cool")."""
-    tokens = phrase.lower().split()
+    -> "lose one's cool"). A mark that ends a word ("is she sad?") is no part of it; a mark standing alone (a clause's
+    end, ``emotion_phrase(punctuation=True)``) stays a token, so no phrase spans it."""
+    tokens = [t.strip("?!.,;:\"") or t for t in phrase.lower().split()]
     found: list[tuple[int, str]] = []
     taken: set[int] = set()
     for n in range(MAX_PHRASE_WORDS, 0, -1):

@@ -7,7 +7,8 @@ them), so the visual pass hands each decoded frame to a ``ChangeTrace`` (``tools
 ``on_decoded``): a ``LUMA_ROWS`` x ``LUMA_COLS`` grid of luma values point-sampled from the frame, and its change
 from the frame before, the mean absolute difference (0-255). ``hard_cuts`` then declares a cut at a frame whose
 change is a spike: at least ``MIN_CHANGE`` and at least ``CUT_RATIO`` times the mean change of the frames within
-``WINDOW_S`` around it. Pixel differences between consecutive frames are the classic hard-cut cue (Zhang,
+``WINDOW_S`` around it plus one grey level (so a near-still scene, whose mean change is a fraction of a level, needs a
+change of several levels). Pixel differences between consecutive frames are the classic hard-cut cue (Zhang,
 Kankanhalli and Smoliar, 1993, "Automatic partitioning of full-motion video"); the threshold relative to the
 neighbouring frames is the idea of PySceneDetect's AdaptiveDetector (its score against the average of a window
 of frames around it), which keeps fast motion from reading as a cut. A cut's time is the first frame of the new
@@ -93,8 +94,8 @@ def hard_cuts(times: list[float], changes: list[float]) -> list[float]:
         times: each frame's time in seconds, ascending.
         changes: each frame's ``luma_change`` from the frame before it (same length as ``times``).
 
-    A cut frame's change is at least ``MIN_CHANGE``, at least ``CUT_RATIO`` x the mean change of the frames within
-    ``WINDOW_S`` of it (leaving out it and its neighbours; twice ``MIN_CHANGE`` when there are none) and the
+    A cut frame's change is at least ``MIN_CHANGE``, at least ``CUT_RATIO`` x (1 + the mean change of the frames
+    within ``WINDOW_S`` of it, leaving out it and its neighbours; twice ``MIN_CHANGE`` when there are none) and the
     largest of its neighbours'.
     """
     c = np.asarray(changes, dtype=np.float64)

@@ -174,7 +174,8 @@ def _reject_islands(kept: list[dict], rejected: list[RejectedSegment], gap_s: fl
     """``kept`` without the segments alone among rejected ones (``SpeechGuards.island_gap_s``), which go to
     ``reject``; segments rejected for having no words do not count as neighbours."""
     timeline = sorted([(float(seg["start"]), float(seg["end"]), k) for k, seg in enumerate(kept)]
-                      + [(r.start_s, r.end_s, None) for r in rejected if r.reason != NO_WORDS])
+                      + [(r.start_s, r.end_s, None) for r in rejected if r.reason != NO_WORDS],
+                      key=lambda x: (x[0], x[1], x[2] is None, x[2] or 0))  # a kept and a rejected span may be alike
     islands = set()
     for i, (start, end, k) in enumerate(timeline):
         if k is None:

@@ -131,8 +131,8 @@ def refine_words(words: list[tuple[float, float]], audio: np.ndarray, sample_rat
                  db: np.ndarray | None = None) -> list[tuple[float, float]]:
     """Refined (start, end) in seconds of time-ordered word spans of ``audio`` (mono float at
     ``sample_rate``; word times relative to its first sample), by the module doc's three steps; the
-    spans stay in order, each inside the audio with end >= start. ``db``: ``frame_db(audio)`` when
-    already computed."""
+    spans stay in order, each inside the audio with end >= start. Where the energy shows no voiced stretch near the
+    words (steady noise or music), they come back as given. ``db``: ``frame_db(audio)`` when already computed."""
     if not words:
         return []
     db = frame_db(audio, sample_rate) if db is None else db
