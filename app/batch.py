@@ -44,6 +44,15 @@ def read_results(path: Path) -> list[dict]:
     return JsonlLog(path).read(dict_record({"video", "query", "status"}))
 
 
+def latest(records: list[dict]) -> list[dict]:
+    """Each (video, query) pair's last record, in order of the pairs' first records: a pair retried
+    (``--retry-failed``) counts once, as its latest run went."""
+    last: dict[tuple[str, str], dict] = {}
+    for r in records:
+        last[r["video"], r["query"]] = r  # a dict keeps a key where it was first set
+    return list(last.values())
+
+
 def plan(videos: list[Path], root: Path, queries: list[str], done: list[dict],
          retry_failed: bool) -> list[tuple[str, str, list[str]]]:
     """(path, key, queries still to answer) per video, skipping pairs recorded in ``done``."""
@@ -152,7 +161,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     if videos is None:
         return 2
     log = JsonlLog(args.out / RESULTS)
-    done = read_results(log.path)
+    done = latest(read_results(log.path))
     jobs = plan(videos, args.dir, queries, done, args.retry_failed)
     if done:
         err.print(f"resuming: {len(done)} pair(s) already in {safe(log.path)}, {sum(len(q) for *_, q in jobs)} to do")
@@ -161,7 +170,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     except KeyboardInterrupt:
         err.print(f"interrupted: finished pairs are in {safe(log.path)}; rerun the same command to resume")
         return 130
-    results = read_results(log.path)
+    results = latest(read_results(log.path))
     failed = [r for r in results if r["status"] != "ok"]
     if not settings.quiet:
         _summary(results, Console())

@@ -55,13 +55,17 @@ def draw_png(path: str) -> None:
 
 
 def main(argv: list[str] | None = None, prog: str = "affectseek draw") -> int:
-    """Run the ``draw`` command; returns 0."""
+    """Run the ``draw`` command; returns 0, or 2 when the PNG cannot be written (one line)."""
     p = argparse.ArgumentParser(prog=prog, description="Write the agent graph picture.")
     p.add_argument("--png", metavar="OUT", help="write a PNG here")
     p.add_argument("--mermaid", action="store_true", help="print the Mermaid source (default when no --png)")
     args = p.parse_args(argv)
     if args.png:
-        draw_png(args.png)
+        try:
+            draw_png(args.png)
+        except OSError as exc:
+            print(f"error: cannot write {args.png}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         print(f"wrote {args.png}", file=sys.stderr)
     if args.mermaid or not args.png:
         print(graph_structure().draw_mermaid())

@@ -121,36 +121,39 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
     except SettingsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from tools.core.runtime import configure_runtime
+    from tools.core.runtime import DeviceError, configure_runtime
 
     configure_runtime(settings.cache_dir)
     from rich.console import Console
 
     from indexing.build import open_index
+    from memory.cache import OutputError, json_bytes, write_output, writes_to_stdout
     from tools.core.media import VideoError, probe
+    from tools.core.registry import BackendUnavailableError
     from tools.core.terminal import printable
 
     try:
+        settings.check_device()  # a missing GPU is one line, as for ask and batch
         config = settings.index_config()
         if config.use_audio and not probe(args.video).has_audio:
             print("no audio track: no transcript, no speech events", file=sys.stderr)
             config = config.model_copy(update={"use_audio": False})
         index = open_index(args.video, config, settings.cache_dir)
-    except VideoError as exc:
+    except (VideoError, DeviceError, BackendUnavailableError) as exc:
         print(printable(f"error: {exc}"), file=sys.stderr)
         return 2
     events = whole_video_events(index, args.events_fps)
-    print_index(Console(), args.video, index, events)
+    print_index(Console(stderr=bool(args.json) and writes_to_stdout(args.json)), args.video, index, events)
     if args.json:
-        from pathlib import Path
-
-        from memory.cache import write_json
-
-        write_json(Path(args.json), {"video": args.video, "duration_s": index.info.duration_s, "cuts": index.cuts,
-                                     "tracks": index.tracks, "expression": track_expression_series(index),
-                                     "transcript": index.transcript, "utterances": index.utterances, "voices": index.voices,
-                                     "events": events, "timelines": index.timelines,
-                                     "speech_timelines": index.speech_timelines})
+        try:  # a user-named output, as ask's --json: "-" is standard output, the file gets the usual permissions
+            write_output(args.json, json_bytes({
+                "video": args.video, "duration_s": index.info.duration_s, "cuts": index.cuts, "tracks": index.tracks,
+                "expression": track_expression_series(index), "transcript": index.transcript,
+                "utterances": index.utterances, "voices": index.voices, "events": events,
+                "timelines": index.timelines, "speech_timelines": index.speech_timelines}))
+        except OutputError as exc:
+            print(printable(f"error: {exc}"), file=sys.stderr)
+            return 2
     return 0
 
 

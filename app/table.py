@@ -8,8 +8,9 @@ from pathlib import Path
 
 
 def fmt_time(s: float) -> str:
-    """Seconds -> mm:ss.s"""
-    return f"{int(s // 60):02d}:{s % 60:04.1f}"
+    """Seconds -> mm:ss.s (rounded to a tenth first, so 59.97 s is 01:00.0, not 00:60.0)."""
+    tenths = round(s * 10)
+    return f"{tenths // 600:02d}:{tenths % 600 / 10:04.1f}"
 
 
 def fallback_summary(answer) -> str:

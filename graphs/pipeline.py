@@ -31,9 +31,9 @@ from tools.perception.engine import device_notes
 from tools.signals.transcript import transcript_warnings
 
 MAX_QUERY_CHARS = 2000
+"""Longest question accepted (characters); the text encoder reads only its first 256 tokens anyway."""
 #: Answer options of a multiple-choice question at most (Social-IQ 2.0 has 4, HumanSense up to 5).
 MAX_OPTIONS = 10
-"""Longest question accepted (characters); the text encoder reads only its first 256 tokens anyway."""
 
 
 class QueryError(ValueError):

@@ -165,9 +165,14 @@ def write_output(target: str | os.PathLike, data: bytes) -> None:
         raise OutputError(f"cannot write {where}: {exc.strerror or exc}") from exc
 
 
+def json_bytes(obj: Any) -> bytes:
+    """``obj`` (pydantic models and lists of them included) as the JSON ``write_json`` writes."""
+    return json.dumps(_plain(obj), indent=1).encode()
+
+
 def write_json(path: Path, obj: Any) -> None:
     """Atomically write ``obj`` (pydantic models and lists of them included) as JSON."""
-    atomic_write_bytes(path, json.dumps(_plain(obj), indent=1).encode())
+    atomic_write_bytes(path, json_bytes(obj))
 
 
 def _plain(obj: Any) -> Any:

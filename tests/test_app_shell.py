@@ -121,3 +121,10 @@ def test_the_older_clip_flag_names_still_set_the_clip_model():
     new = build_parser().parse_args(["v.mp4", "q", "--openclip-checkpoint", "x.pt", "--openclip-model", "ViT-L-14"])
     assert vars(old) == vars(new)
     assert (new.openclip_checkpoint, new.openclip_model) == ("x.pt", "ViT-L-14")
+
+
+def test_times_in_the_moments_table_carry_over_to_the_next_minute():
+    from app.table import fmt_time
+
+    assert [fmt_time(s) for s in (0.0, 7.884, 59.97, 119.96, 61.2)] == ["00:00.0", "00:07.9", "01:00.0", "02:00.0",
+                                                                       "01:01.2"]

@@ -69,6 +69,22 @@ def test_killed_batch_resumes_with_the_unfinished_pairs(folder, tmp_path, cache_
     assert "1 to do" in retried.stderr and len(_records(out)) == 4  # broken.mp4 tried again, fails again
 
 
+def test_a_failed_pair_answered_on_retry_counts_as_answered(folder, tmp_path, cache_root):
+    """The results file keeps every run's line; a pair that failed and was answered on ``--retry-failed`` counts once,
+    as answered, so the batch exits 0 then and on every later run."""
+    mended, out = tmp_path / "videos", tmp_path / "out"
+    shutil.copytree(folder, mended)
+    out.mkdir()
+    assert _batch(mended, out, cache_root, "--workers", "1").returncode == 3  # broken.mp4 cannot be read
+    shutil.copy(SAMPLE, mended / "broken.mp4")  # the user mends the file
+    retried = _batch(mended, out, cache_root, "--workers", "1", "--retry-failed")
+    assert retried.returncode == 0, retried.stderr
+    assert "resuming: 3 pair(s) already" in retried.stderr and "3 answered, 0 failed" in retried.stderr
+    again = _batch(mended, out, cache_root, "--workers", "1")
+    assert again.returncode == 0 and ", 0 to do" in again.stderr and "3 answered, 0 failed" in again.stderr
+    assert len(_records(out)) == 4  # the failed line stays, read as superseded
+
+
 def test_ray_path_on_a_local_cluster_gives_the_same_answers(folder, tmp_path, cache_root):
     pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
     local, ray_out = tmp_path / "local", tmp_path / "ray"

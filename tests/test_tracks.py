@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,7 +13,7 @@ import pytest
 from app.inspect import main as inspect_main
 from indexing.build import open_index
 from memory.index_config import IndexConfig
-from tests.conftest import SAMPLE, shared_media
+from tests.conftest import REPO, SAMPLE, shared_media
 from tools.core.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
 from tools.signals.events import expression_changes
 from tools.signals.tracks import (
@@ -163,6 +166,37 @@ def test_inspect_reads_the_index_settings_ask_reads(cache_root, tmp_path, monkey
     assert tracks[0] == tracks[1] and {t["person"] for t in tracks[0]} == {None}
     monkeypatch.setenv("AFFECTSEEK_IDENTITY_BACKEND", "arcface")  # not registered: one line, exit 2
     assert inspect_main([str(SAMPLE), "--cache-dir", str(cache_root)]) == 2
+
+
+def test_inspect_writes_its_json_as_a_user_named_output(cache_root, tmp_path, capsys, monkeypatch):
+    """``inspect --json`` writes as ``ask --json`` does: "-" is standard output (the table then goes to standard
+    error), a file gets the usual permissions, and a folder or a GPU that is not there is one line and exit 2, not a
+    traceback."""
+    monkeypatch.delenv("AFFECTSEEK_CONFIG", raising=False)
+    assert inspect_main([str(SAMPLE), "--json", "-", "--cache-dir", str(cache_root)]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["video"] == str(SAMPLE) and "tracks" in out.err
+    made = tmp_path / "inspect.json"
+    assert inspect_main([str(SAMPLE), "--json", str(made), "--cache-dir", str(cache_root)]) == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert made.stat().st_mode & 0o777 == 0o666 & ~umask
+    capsys.readouterr()
+    assert inspect_main([str(SAMPLE), "--json", str(tmp_path), "--cache-dir", str(cache_root)]) == 2  # a folder
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot write") and err.count("\n") == 1
+    if not __import__("torch").cuda.is_available():
+        assert inspect_main([str(SAMPLE), "--device", "cuda", "--cache-dir", str(tmp_path / "c")]) == 2
+        assert "CUDA is not available" in capsys.readouterr().err
+
+
+def test_draw_to_a_folder_that_is_not_there_is_one_line():
+    from app.draw import main as draw_main
+
+    proc = subprocess.run([sys.executable, "-m", "app.draw", "--png", "/nonexistent-folder/graph.png"], check=False,
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: cannot write") and "Traceback" not in proc.stderr
+    assert draw_main(["--mermaid"]) == 0
 
 
 @pytest.mark.slow

