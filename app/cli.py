@@ -42,6 +42,8 @@ def _models(argv: list[str], prog: str) -> int:
     args = parser.parse_args(argv)
     if args.prune and (args.fetch or args.url):
         parser.error("--prune goes alone (without --fetch or --url)")
+    if args.url and not args.fetch:
+        parser.error("--url names where --fetch downloads from; give --fetch NAME with it")
     from tools.core.runtime import configure_runtime
 
     configure_runtime(args.cache_dir)

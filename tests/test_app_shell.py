@@ -47,6 +47,8 @@ def test_models_lists_the_registered_backends_with_their_defaults():
     assert "hsemotion" in lines["expression"]
     assert "faster-whisper (default)" in lines["asr"]
     assert "not fetched" in lines["hsemotion-enet-b0-8"]  # listed with how to fetch it, never fetched silently
+    alone = affectseek("models", "--url", "https://example.org/model.tar")  # where to fetch from, but no --fetch
+    assert alone.returncode == 2 and "give --fetch NAME with it" in alone.stderr and not alone.stdout
 
 
 def test_models_and_ask_read_the_models_folder_of_the_same_cache_dir(tmp_path, monkeypatch):
