@@ -40,15 +40,11 @@ def find_videos(root: Path, recursive: bool = False) -> list[Path]:
 
 
 def read_results(path: Path) -> list[dict]:
-    """Records of ``results.jsonl``; a line cut short by a kill is dropped (and removed from the file)."""
-    return JsonlLog(path).read(dict_record({"video", "query", "status"}))
-
-
-def latest(records: list[dict]) -> list[dict]:
-    """Each (video, query) pair's last record, in order of the pairs' first records: a pair retried
-    (``--retry-failed``) counts once, as its latest run went."""
+    """Each (video, query) pair's latest record in ``results.jsonl``, in order of the pairs' first records: a pair
+    retried (``--retry-failed``) counts once, as its latest run went. A line cut short by a kill is dropped (and removed
+    from the file)."""
     last: dict[tuple[str, str], dict] = {}
-    for r in records:
+    for r in JsonlLog(path).read(dict_record({"video", "query", "status"})):
         last[r["video"], r["query"]] = r  # a dict keeps a key where it was first set
     return list(last.values())
 
@@ -161,7 +157,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     if videos is None:
         return 2
     log = JsonlLog(args.out / RESULTS)
-    done = latest(read_results(log.path))
+    done = read_results(log.path)
     jobs = plan(videos, args.dir, queries, done, args.retry_failed)
     if done:
         err.print(f"resuming: {len(done)} pair(s) already in {safe(log.path)}, {sum(len(q) for *_, q in jobs)} to do")
@@ -170,7 +166,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     except KeyboardInterrupt:
         err.print(f"interrupted: finished pairs are in {safe(log.path)}; rerun the same command to resume")
         return 130
-    results = latest(read_results(log.path))
+    results = read_results(log.path)
     failed = [r for r in results if r["status"] != "ok"]
     if not settings.quiet:
         _summary(results, Console())
