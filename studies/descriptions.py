@@ -28,7 +28,7 @@ import argparse
 import functools
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 #: Each label's phrase count before section 101 (neutral's first three; the others as shipped).
 _BEFORE_101 = {"neutral": 3, "happiness": 4, "sadness": 4, "surprise": 3, "fear": 3, "disgust": 4, "anger": 3,
                "contempt": 3}
-#: The readings of shipped phrases: the first n of each ``EMOTION_DESCRIPTIONS[label]`` (section -> label -> n).
-COUNTS: dict[str, dict[str, int]] = {"100": _BEFORE_101, "101": {**_BEFORE_101, "neutral": 5}}
 #: The phrases section 102 added to section 101's descriptions, tried and not kept (label -> phrases).
 TRIED_102: dict[str, list[str]] = {
     "neutral": ["unbothered, unfazed, without any reaction, just going along"],
@@ -50,22 +48,36 @@ TRIED_102: dict[str, list[str]] = {
     "anger": ["losing one's temper, exploding with rage, snapping at someone"],
     "contempt": ["sneering at someone, mean and arrogant, demeaning"],
 }
-#: Each change: (reading before, reading after), each as (name in the result file, section of its descriptions).
-CHANGES: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
-    "101": (("neutral's three descriptions", "100"), ("neutral's five descriptions (shipped)", "101")),
-    "102": (("section 101's descriptions (shipped)", "101"),
-            ("one more for every label but happiness (not kept)", "102")),
+#: Each section's reading: (how many of each label's shipped phrases, the first ones of
+#: ``EMOTION_DESCRIPTIONS[label]``, or None for all; phrases added after them, label -> phrases).
+SECTIONS: dict[str, tuple[dict[str, int] | None, dict[str, list[str]]]] = {
+    "100": (_BEFORE_101, {}), "101": ({**_BEFORE_101, "neutral": 5}, {}), "102": (None, TRIED_102)}
+
+
+class Change(NamedTuple):
+    """One change to the descriptions: its two readings, each as (name in the result files, ``SECTIONS`` key), the
+    ``evals.questions`` file it was read on once, and the held-out files read before it, development sets by then."""
+
+    before: tuple[str, str]
+    after: tuple[str, str]
+    heldout: str
+    development: tuple[str, ...] = ()
+
+
+CHANGES: dict[str, Change] = {
+    "101": Change(("neutral's three descriptions", "100"), ("neutral's five descriptions (shipped)", "101"),
+                  "HELDOUT5"),
+    "102": Change(("section 101's descriptions (shipped)", "101"),
+                  ("one more for every label but happiness (not kept)", "102"), "HELDOUT6", ("HELDOUT5",)),
 }
 
 
 def descriptions(section: str) -> dict[str, list[str]]:
-    """Each AffectNet-8 label's phrases as section ``section`` read them: ``COUNTS[section]`` of the shipped ones, or
-    for "102" the shipped ones with ``TRIED_102``."""
+    """Each AffectNet-8 label's phrases as section ``section`` read them (``SECTIONS``)."""
     from tools.signals.lexicon import EMOTION_DESCRIPTIONS
 
-    if section == "102":
-        return {k: [*v, *TRIED_102.get(k, [])] for k, v in EMOTION_DESCRIPTIONS.items()}
-    return {k: v[:COUNTS[section][k]] for k, v in EMOTION_DESCRIPTIONS.items()}
+    counts, added = SECTIONS[section]
+    return {k: [*(v if counts is None else v[:counts[k]]), *added.get(k, [])] for k, v in EMOTION_DESCRIPTIONS.items()}
 
 
 @functools.cache
@@ -85,27 +97,27 @@ def read_question(question: str, section: str) -> list[str]:
 
 def _readings(change: str) -> tuple[dict[str, Callable[[str], list[str]]], str, str]:
     """The change's two readings as readers of a question, with the names of the one before and the one after."""
-    pair = CHANGES[change]
+    pair = CHANGES[change][:2]
     return ({name: functools.partial(read_question, section=section) for name, section in pair},
             pair[0][0], pair[1][0])
 
 
-def heldout_file(change: str) -> Path:
-    """The held-out question file the change was read on."""
-    from evals.questions import HELDOUT5, HELDOUT6
+def question_file(name: str) -> Path:
+    """The path ``evals.questions`` names ``name`` ("HELDOUT6")."""
+    import evals.questions
 
-    return {"101": HELDOUT5, "102": HELDOUT6}[change]
+    return getattr(evals.questions, name)
 
 
 def trial(change: str = "102") -> dict:
     """Top-1 right per development set, the no-feeling questions left without an emotion, and the questions whose
-    targets changed (``studies.negation.development_trial``, with the fifth held-out file for section 102), and each
-    half of the first negation file (``studies.negation.first_file_rows``), under the change's two readings."""
-    from evals.questions import HELDOUT5, heldout
+    targets changed (``studies.negation.development_trial``, with the held-out files read before the change), and
+    each half of the first negation file (``studies.negation.first_file_rows``), under the change's two readings."""
+    from evals.questions import heldout
     from studies.negation import development_trial, first_file_rows
 
     readings, before, now = _readings(change)
-    more = {"heldout5": heldout(HELDOUT5)} if change == "102" else {}
+    more = {name.lower(): heldout(question_file(name)) for name in CHANGES[change].development}
     return {**development_trial(readings, before, now, more), "negation": first_file_rows(readings, before, now)}
 
 
@@ -117,7 +129,7 @@ def heldout_scores(change: str = "102") -> dict:
     from evals.questions import heldout
     from studies.intent import paired, read_sets, score
 
-    path = heldout_file(change)
+    path = question_file(CHANGES[change].heldout)
     readings, before, now = _readings(change)
     _, targets = read_sets({"heldout": heldout(path)}, (), readings)
     out = {name: {form: {**score(qs := heldout(path, form), targets[name].__getitem__),
