@@ -184,7 +184,7 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
     pixels (``tools.perception.identity`` on the kept crops, ``_descriptors``), read as ``TrackSummary.appearance``
     (``tools.perception.appearance``), and ``tools.signals.tracks.reidentify`` gives each track its ``person``."""
     faces = {f.id: f for fr in affect for f in fr.faces}
-    shape = frame_shape(info)
+    shape = frame_shape(info) if engine is not None and tracks else None  # one frame decoded, for re-identification
     (out / "thumbs").mkdir(exist_ok=True)
     result, jobs = [], {}
     for tr in tracks:
@@ -193,11 +193,13 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
         if crops.get(ranked[0].id):
             update["thumbnail"] = f"thumbs/track_{tr.track_id}.jpg"
             (out / update["thumbnail"]).write_bytes(crops[ranked[0].id])
+        result.append(tr.model_copy(update=update))
+        if shape is None:
+            continue
         sized = [f for f in ranked if (f.box.y1 - f.box.y0) * shape[0] >= REID_MIN_FACE_PX
                  and crops.get(f.id)][:REID_FACES]
         if sized:
             jobs[tr.track_id] = [(crops[f.id], box_in_crop(shape, f.box, THUMB_MARGIN)) for f in sized]
-        result.append(tr.model_copy(update=update))
     if engine is None:
         return result
     described = _descriptors(engine, jobs)
