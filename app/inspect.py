@@ -69,6 +69,7 @@ def print_index(con, video: str, index, events: list) -> None:
     """Shots, person tracks, transcript (kept and rejected segments), warnings and events, on ``con``."""
     from rich.table import Table
 
+    from tools.core.media import video_warnings
     from tools.core.terminal import markup_safe as safe
     from tools.signals.transcript import transcript_warnings
 
@@ -103,7 +104,7 @@ def print_index(con, video: str, index, events: list) -> None:
         con.print(f"{len(voices)} voice(s) in {len(index.voices)} turns (GE2E voice embeddings, clustered)")
     for rej in index.transcript.rejected:
         con.print(f"  [dim]rejected {rej.start_s:6.1f}-{rej.end_s:6.1f} s  {safe(rej.text)} ({safe(rej.reason)})[/dim]")
-    for note in transcript_warnings(index.transcript):
+    for note in video_warnings(index.info) + transcript_warnings(index.transcript):
         con.print(f"[yellow]warning: {safe(note)}[/yellow]")
     for e in events:
         con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {safe(e.detail)} (conf {e.confidence:.2f})")
@@ -128,17 +129,13 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
 
     from indexing.build import open_index
     from memory.cache import OutputError, json_bytes, write_output, writes_to_stdout
-    from tools.core.media import VideoError, probe
+    from tools.core.media import VideoError
     from tools.core.registry import BackendUnavailableError
     from tools.core.terminal import printable
 
     try:
         settings.check_device()  # a missing GPU is one line, as for ask and batch
-        config = settings.index_config()
-        if config.use_audio and not probe(args.video).has_audio:
-            print("no audio track: no transcript, no speech events", file=sys.stderr)
-            config = config.model_copy(update={"use_audio": False})
-        index = open_index(args.video, config, settings.cache_dir)
+        index = open_index(args.video, settings.index_config(), settings.cache_dir)
     except (VideoError, DeviceError, BackendUnavailableError) as exc:
         print(printable(f"error: {exc}"), file=sys.stderr)
         return 2

@@ -126,7 +126,7 @@ def open_index(video: str | os.PathLike, config: IndexConfig | None = None, cach
     questions with ``ask``.
 
     Args:
-        video: path of a video file with an audio track (or ``config.use_audio=False``).
+        video: path of a video file (one without an audio track is read from its pictures alone).
         config: how to index (clip length/stride, frame rate, models).
         cache_dir: cache root; default ``$AFFECTSEEK_CACHE`` or ``~/.cache/affectseek``.
         progress: a ``rich.progress.Progress`` for indexing stages, or None.

@@ -37,7 +37,7 @@ from memory.store import (
     save_index,
 )
 from tools.core.frames import iter_frames
-from tools.core.media import VideoError, VideoInfo, probe
+from tools.core.media import VideoInfo, probe
 from tools.core.runtime import cpu_budget
 from tools.core.schema import Transcript
 from tools.perception.asr import SAMPLE_RATE
@@ -81,14 +81,16 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
     last finished chunk on the next call (``manifest["resumed_chunks"]`` counts what it reused).
 
     Raises:
-        tools.core.media.VideoError: the file is not a usable video, or has no audio track while
-            ``config.use_audio`` is set.
+        tools.core.media.VideoError: the file is not a usable video.
+
+    A file without an audio track is indexed as ``config.use_audio=False`` would index it (the pictures alone);
+    the answers' warnings say so (``tools.core.media.video_warnings``).
     """
     timings: dict[str, float] = {}
     t = time.perf_counter()
     info = probe(video)
     if config.use_audio and not info.has_audio:
-        raise VideoError(f"{info.path}: has no audio track (pass --no-audio to answer from the picture alone)")
+        config = config.model_copy(update={"use_audio": False})
     cache = VideoCache(cache_root, video_digest(video, cache_root))
     timings["probe_hash"] = time.perf_counter() - t
     key = config.key()

@@ -39,11 +39,14 @@ def _assert_clean_error(proc, cache: Path, words: str) -> None:
     assert leftovers == []
 
 
-@pytest.mark.parametrize("case", ["missing", "directory", "not_a_video", "empty_file", "truncated", "no_audio"])
+@pytest.mark.parametrize("case", ["missing", "url", "directory", "not_a_video", "empty_file", "truncated",
+                                  "still_image"])
 def test_bad_video_exits_2_with_one_line(case, tmp_path):
     cache = tmp_path / "cache"
     if case == "missing":
         path, words = tmp_path / "nope.mp4", "no such file"
+    elif case == "url":  # named as typed, not as a path would shorten it ("https:/...")
+        path, words = "https://example.com/talk.mp4", "https://example.com/talk.mp4: is a URL"
     elif case == "directory":
         path, words = tmp_path, "is a directory"
     elif case == "not_a_video":
@@ -55,8 +58,13 @@ def test_bad_video_exits_2_with_one_line(case, tmp_path):
     elif case == "truncated":
         path, words = tmp_path / "cut.mp4", "cannot be decoded"
         path.write_bytes(SAMPLE.read_bytes()[: SAMPLE.stat().st_size // 2])
-    else:
-        path, words = _video_without_audio(SAMPLE, tmp_path / "silent.mp4"), "no audio track"
+    else:  # a photo (FFmpeg reads it as a one-frame video)
+        from PIL import Image
+
+        from tools.core.frames import iter_frames
+
+        path, words = tmp_path / "photo.jpg", "is a still image, not a video"
+        Image.fromarray(next(iter(iter_frames(SAMPLE, 1.0, 2.0, 2.5)))[1]).save(path)
     proc = run_cli(str(path), "when is she happy?", "--cache-dir", str(cache), "--quiet")
     _assert_clean_error(proc, cache, words)
 
@@ -66,17 +74,21 @@ def test_empty_query_exits_2(tmp_path):
     _assert_clean_error(proc, tmp_path / "cache", "query is empty")
 
 
-def test_no_audio_flag_answers_from_the_picture(tmp_path):
+@pytest.mark.parametrize("flags", [(), ("--no-audio",)])
+def test_a_video_without_audio_track_is_answered_from_the_picture(flags, tmp_path):
+    """With or without ``--no-audio`` (before, without it the run was refused, exit 2), from the same index, and the
+    answer says nothing was heard."""
     silent = _video_without_audio(SAMPLE, tmp_path / "silent.mp4")
     out = tmp_path / "a.json"
-    proc = run_cli(str(silent), "when does someone smile?", "--no-audio", "--json", str(out),
+    proc = run_cli(str(silent), "when does someone smile?", *flags, "--json", str(out),
                    "--cache-dir", str(tmp_path / "cache"), "--quiet")
     assert proc.returncode == 0, proc.stderr
     from agents.schema import Answer
 
     answer = Answer.model_validate_json(out.read_text())
     assert answer.models["asr"].startswith("none")
-    assert all(e.modality == "visual" for m in answer.moments for e in m.evidence)
+    assert answer.moments and all(e.modality == "visual" for m in answer.moments for e in m.evidence)
+    assert any("has no audio track" in w for w in answer.warnings), answer.warnings
 
 
 # ---- the rest of the input matrix: each a real video made from the bundled sample with PyAV ----------------
@@ -156,6 +168,40 @@ def test_variable_frame_rate_keeps_time_in_seconds(tmp_path):
     answer, _ = _answer(vfr, tmp_path)
     assert answer.moments and all(0 <= m.start_s < m.end_s <= answer.duration_s + 1e-6 for m in answer.moments)
     assert answer.moments[0].emotion == "happiness" and answer.moments[0].start_s < 4.0  # the grin at ~2.7 s
+
+
+def _pictures_cut(dst: Path, after_s: float) -> Path:
+    """The sample remuxed with its video packets after ``after_s`` s of video dropped and all its sound kept."""
+    import av
+
+    with av.open(str(SAMPLE)) as inp, av.open(str(dst), "w") as out:
+        vin, ain = inp.streams.video[0], inp.streams.audio[0]
+        vo, ao = out.add_stream_from_template(vin), out.add_stream_from_template(ain)
+        for packet in inp.demux(vin, ain):
+            late = packet.stream.type == "video" and packet.pts is not None and (
+                (packet.pts - vin.start_time) * packet.time_base > after_s)
+            if packet.dts is None or late:
+                continue
+            packet.stream = vo if packet.stream.type == "video" else ao
+            out.mux(packet)
+    return dst
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
+def test_sound_that_runs_on_after_the_pictures_is_no_truncation(suffix, tmp_path):
+    """A file whose pictures end 4 s before its sound (MP4 declares each stream's length, Matroska each track's end
+    in a tag) is read whole, sound to its end; before, it was refused as truncated. A Matroska file cut short is
+    still refused."""
+    from tools.core.media import VideoError, load_audio, probe
+
+    cut = _pictures_cut(tmp_path / f"cut{suffix}", 4.0)
+    info = probe(cut)
+    assert info.duration_s == pytest.approx(10.0, abs=0.05)  # the sound's end, as the sample's
+    assert len(load_audio(cut)) / 16_000 == pytest.approx(10.0, abs=0.1)
+    whole = _pictures_cut(tmp_path / "whole.mkv", 99.0).read_bytes()
+    (tmp_path / "short.mkv").write_bytes(whole[: len(whole) * 6 // 10])
+    with pytest.raises(VideoError, match="truncated: frames stop at 6.0 s of 10.0 s declared"):
+        probe(tmp_path / "short.mkv")
 
 
 def test_rotated_phone_video_is_turned_upright(tmp_path, cache_root):

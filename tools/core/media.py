@@ -54,11 +54,17 @@ def sampling_start(info: VideoInfo, start_s: float, fps: float) -> float:
 
 
 def video_warnings(info: VideoInfo) -> list[str]:
-    """What a user must be told about the file itself: a first timestamp other than 0 (times are relative)."""
+    """What a user must be told about the file itself: a first timestamp other than 0 (times are relative), and
+    no audio track (nothing was heard)."""
+    notes = [] if info.has_audio else [NO_AUDIO_NOTE]
     if info.start_s >= 0.5:
-        return [(f"the file's timestamps start at {info.start_s:.1f} s; every time here is counted from that first "
-                 "timestamp (add that offset to seek in players that show the file's raw timestamps)")]
-    return []
+        notes.append(f"the file's timestamps start at {info.start_s:.1f} s; every time here is counted from that first "
+                     "timestamp (add that offset to seek in players that show the file's raw timestamps)")
+    return notes
+
+
+#: The warning of a file without an audio track, which is read from its pictures alone.
+NO_AUDIO_NOTE = "the file has no audio track: read from its pictures alone (no words, voice or sound)"
 
 
 def open_video(path: Path):
@@ -79,11 +85,13 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
         check_decode: decode the first and the last second of video to catch truncated files.
 
     Raises:
-        VideoError: missing file, a directory, not a video, no video stream, zero length, a picture
+        VideoError: missing file, a URL, a directory, not a video, a still image, no video stream, zero length, a picture
             size outside ``MIN_SIDE_PX``/``MAX_ASPECT``, or a file whose frames stop well before its
             declared duration (truncated).
     """
     p = Path(path)
+    if not p.exists() and "://" in str(path):
+        raise VideoError(f"{path}: is a URL, and a run opens no network connection: download the video and pass its file")
     if not p.exists():
         raise VideoError(f"{p}: no such file")
     if p.is_dir():
@@ -93,8 +101,11 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
     with open_video(p) as container:
         if not container.streams.video:
             raise VideoError(f"{p}: has no video stream")
+        if container.format.name == "image2" or container.format.name.endswith("_pipe"):
+            raise VideoError(f"{p}: is a still image, not a video")
         vs = container.streams.video[0]
         duration = _declared_duration(container, vs)
+        video_end = _video_end(container, vs)
         fps = float(vs.average_rate or vs.guessed_rate or 0) or 25.0
         audio = container.streams.audio[0] if container.streams.audio else None
         info = VideoInfo(
@@ -116,8 +127,9 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
         last = _last_decodable_time(p, max(0.0, duration - 1.0))
         if last is None:
             raise VideoError(f"{p}: no video frame could be decoded")
-        if duration > 0 and last < duration - max(1.0, 0.05 * duration):
-            raise VideoError(f"{p}: truncated: frames stop at {last:.1f} s of {duration:.1f} s declared")
+        declared = video_end or duration  # sound may run on after the pictures end: that is no truncation
+        if declared > 0 and last < declared - max(1.0, 0.05 * declared):
+            raise VideoError(f"{p}: truncated: frames stop at {last:.1f} s of {declared:.1f} s declared")
         if duration <= 0:
             duration = last
     if duration <= 0:
@@ -128,10 +140,28 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
 def _declared_duration(container, vs) -> float:
     """The later of the video stream's and the container's declared ends (seconds), both counted from the
     file's first timestamp (an MKV or MPEG-TS may start at 100 s; its container duration then ends there)."""
-    stream = float(vs.duration * vs.time_base) if vs.duration is not None and vs.time_base is not None else 0.0
-    stream += _start_time(vs) - file_start(container) if stream else 0.0
     whole = container.duration / 1_000_000 - file_start(container) if container.duration is not None else 0.0
-    return max(stream, whole)
+    return max(_video_end(container, vs) or 0.0, whole)
+
+
+def _video_end(container, vs) -> float | None:
+    """The video stream's own declared end (seconds from the file's first timestamp), None where the file
+    states none. MP4 and MOV give each stream a duration (its length, from the stream's first timestamp);
+    Matroska and WebM give none, but FFmpeg's muxer writes each track's ``DURATION`` tag
+    ("HH:MM:SS.nnnnnnnnn"): the end of its last frame on the file's timestamps."""
+    if vs.duration is not None and vs.time_base is not None and vs.duration > 0:
+        return float(vs.duration * vs.time_base) + _start_time(vs) - file_start(container)
+    end = _clock_tag(vs.metadata.get("DURATION") or vs.metadata.get("duration") or "")
+    return end - file_start(container) if end > 0 else None
+
+
+def _clock_tag(text: str) -> float:
+    """Seconds in a "HH:MM:SS.fraction" tag; 0.0 when the text is not one."""
+    try:
+        hours, minutes, seconds = (float(x) for x in text.split(":"))
+    except ValueError:
+        return 0.0
+    return max(0.0, hours * 3600 + minutes * 60 + seconds)
 
 
 def _last_decodable_time(path: Path, from_s: float) -> float | None:
