@@ -33,6 +33,7 @@ from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
+from tools.signals.emoji import spelled_out
 from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
     CUE_DESCRIPTIONS,
@@ -161,8 +162,9 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True,
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:
-    """The offline reasoner's intent (see the module doc)."""
-    query = inputs["query"]
+    """The offline reasoner's intent (see the module doc); emoji are read as their names
+    (``tools.signals.emoji.spelled_out``: "when is she 😢?" asks about sadness)."""
+    query = spelled_out(inputs["query"])
     change = ask_change(query, side_emotions)
     targets = change.after if change is not None else asked_emotions(query)
     _, cues = load_text_emotion().similarities(query)

@@ -278,3 +278,22 @@ def test_the_descriptions_study_reads_the_shipped_lexicon_and_the_phrases_it_tri
     assert read_question("when does someone do a double take?", "102")[:1] == ["surprise"]
     assert read_question("when does she get the creeps?", "101")[:1] == ["fear"]
     assert read_question("when does she get the creeps?", "102")[:1] == ["disgust"]
+
+
+@pytest.mark.parametrize(("question", "emotion"), [
+    ("when is she 😊?", "happiness"), ("when does he look 😠", "anger"), ("when does she go 😢", "sadness"),
+    ("when is everyone 😱", "fear"), ("when is he 🤢?", "disgust"), ("when is she 😲", "surprise"),
+    ("when is he 😐", "neutral"), ("when does he 😂 at her joke? 🏽", "happiness"),
+])
+def test_an_emoji_is_read_as_its_unicode_name(question, emotion):
+    """Before, the sentence encoder read an emoji's bytes: "when is everyone 😱" asked about happiness, "when is he 😐"
+    about no emotion. The question's people are still read ("she", "he"), and a question without emoji is read as it
+    is."""
+    from agents.intent import offline_intent
+    from tools.signals.emoji import spelled_out
+
+    intent = offline_intent({"query": question})
+    assert intent.target_emotions[:1] == [emotion], (spelled_out(question), intent.target_emotions)
+    assert intent.people in (["a woman"], ["a man"], ["everyone"], ["a man", "a woman"])
+    assert spelled_out("when does she feel left out?") == "when does she feel left out?"
+    assert spelled_out("when is she 😢?") == "when is she crying face?"
