@@ -32,6 +32,7 @@ from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
+from tools.perception.language import question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.emoji import spelled_out
 from tools.signals.idioms import glossed_phrases
@@ -161,13 +162,40 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True,
     return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text), query)
 
 
+def foreign_emotions(query: str) -> list[str]:
+    """The AffectNet-8 emotions a question in another language than English asks about: ``chosen_emotions`` of the
+    whole question's cosine similarity to the English descriptions under the multilingual Universal Sentence Encoder
+    (``load_text_emotion(encoder="use-multilingual")``), which places a sentence and its translation close together.
+    Its floor and margin are the English reader's (``MIN_EMOTION_SIM`` and ``EMOTION_MARGIN``): of the floors 0.15-0.30
+    tried on the translated development questions, 0.25 named the most feelings right and kept the most questions
+    about no feeling empty, the two shares weighed alike (``evals/RESULTS.md`` section 105)."""
+    scores, _ = load_text_emotion(encoder="use-multilingual").similarities(query)
+    return chosen_emotions(scores, query)
+
+
+def language_notes(query: str) -> list[str]:
+    """What the answer must say of how the offline reader read ``query``: nothing for an English question; for one in
+    another language, which one and what of it was read (``offline_intent``)."""
+    language = question_language(spelled_out(query))
+    if language == "en":
+        return []
+    return [(f"the question reads as language '{language}': the feeling it asks about was read with the multilingual "
+             "sentence encoder; the people it names, a change of feeling and negation are read in English questions "
+             "only")]
+
+
 def offline_intent(inputs: dict[str, Any]) -> Intent:
     """The offline reasoner's intent (see the module doc); emoji are read as their names
-    (``tools.signals.emoji.spelled_out``: "when is she 😢?" asks about sadness)."""
+    (``tools.signals.emoji.spelled_out``: "when is she 😢?" asks about sadness). A question in another language
+    (``tools.perception.language.question_language``) is read by ``foreign_emotions``; its people, a change it asks
+    about and its negations are read in English questions only."""
     query = spelled_out(inputs["query"])
-    change = ask_change(query, side_emotions)
-    targets = change.after if change is not None else asked_emotions(query)
-    _, cues = load_text_emotion().similarities(query)
+    if question_language(query) != "en":
+        targets, change, scorer = foreign_emotions(query), None, load_text_emotion(encoder="use-multilingual")
+    else:
+        change, scorer = ask_change(query, side_emotions), load_text_emotion()
+        targets = change.after if change is not None else asked_emotions(query)
+    _, cues = scorer.similarities(query)
     cue_ranked = sorted(cues, key=lambda k: -cues[k])
     chosen_cues = [c for c in cue_ranked if cues[c] >= MIN_CUE_SIM] or cue_ranked[:1]
     if (targets or change is not None) and "facial_expression" not in chosen_cues:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.change import change_warnings
+from agents.intent import language_notes
 from agents.llm import LLM, FallbackLLM, load_llm
 from agents.schema import Answer, Choice, TraceStep
 from agents.state import RunContext, RunSettings
@@ -205,7 +206,8 @@ def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunCont
                 if state.get("choice") else None),
         moments=state.get("moments", []), message=status_message(state, ctx.settings),
         warnings=video_warnings(index.info) + transcript_warnings(index.transcript)
-        + device_notes(index.config.perception()) + change_warnings(state["intent"].change, state.get("moments", [])),
+        + device_notes(index.config.perception()) + change_warnings(state["intent"].change, state.get("moments", []))
+        + (language_notes(query) if reasoner.name == "offline" else []),
         rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
         candidates_rejected=sum(1 for c in verified if not c.accepted), llm=reasoner.name,
         llm_fallbacks=list(reasoner.fallbacks) if isinstance(reasoner, FallbackLLM) else [],

@@ -273,3 +273,16 @@ def test_stored_timelines_are_read_only_when_made_by_this_method(tmp_path):
     assert VideoIndex.timelines.func(index) == computed
     (tmp_path / "timelines.json").write_text('{"method": ')
     assert VideoIndex.timelines.func(index) == computed
+
+
+def test_a_question_in_german_finds_her_smile_and_says_how_it_was_read(cache_root):
+    """"Wann lächelt sie?" ("when does she smile?") on the talking head: before, the English reader read no feeling in
+    it; now its top moment is her smile at the start, read as happiness, and the answer says the question was read as
+    German."""
+    from graphs.pipeline import ask, open_index
+    from tests.conftest import shared_media
+
+    answer = ask(open_index(shared_media("WDA_KatieHill_000.mp4"), cache_dir=cache_root), "Wann lächelt sie?")
+    assert answer.intent.target_emotions[:1] == ["happiness"]
+    assert answer.moments[0].emotion == "happiness" and answer.moments[0].start_s < 1.0
+    assert any("language 'de'" in w for w in answer.warnings), answer.warnings

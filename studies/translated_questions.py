@@ -1,0 +1,142 @@
+"""Questions in other languages: the offline question reader before (English readings only) and now (a question in
+another language read by the multilingual sentence encoder, ``agents.intent.foreign_emotions``).
+
+    python -m studies.translated_questions --dev [--json report.json]
+    python -m studies.translated_questions --heldout [--json report.json]
+
+``--dev``: the labelled questions' dev half translated into Spanish, German, French and Chinese, and the 16 questions
+that name no feeling translated likewise (``evals/data/questions_translated.jsonl``); the floors tried for the
+multilingual reading; and how many of the project's English question files' questions the language check calls
+English (every file but the translated ones and the unread seventh held-out file). ``--heldout``: the test half's
+translations (``questions_translated_heldout.jsonl``), read once when the change was done.
+
+Top-1 is the share of feeling questions whose first target is their label; its interval resamples the English
+questions (a question's four translations together: ``evals.metrics.bootstrap_interval`` with groups).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from pathlib import Path
+
+DATA = Path(__file__).parents[1] / "evals" / "data"
+DEV = DATA / "questions_translated.jsonl"
+HELDOUT = DATA / "questions_translated_heldout.jsonl"
+#: The floors tried for the multilingual reading on the development translations (``agents.intent.MIN_EMOTION_SIM``
+#: is the one taken).
+FLOORS = tuple(k / 100 for k in range(15, 31))
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _readings() -> dict:
+    """Each reading's targets of a question: before (the English reader whatever the language) and now (the shipped
+    ``agents.intent.offline_intent``)."""
+    from agents.intent import asked_emotions, offline_intent
+
+    return {"before": asked_emotions, "now": lambda q: offline_intent({"query": q}).target_emotions}
+
+
+def _top1(rows: list[dict], targets: dict[str, list[str]]) -> dict:
+    """Top-1 over ``rows`` with its interval over English questions, per language and per emotion."""
+    from evals.metrics import bootstrap_interval
+
+    right = [float(targets[r["query"]][:1] == [r["emotion"]]) for r in rows]
+    low, high = bootstrap_interval(right, [r["english"] for r in rows])
+
+    def share(keep) -> float:
+        picked = [x for x, r in zip(right, rows, strict=True) if keep(r)]
+        return round(sum(picked) / len(picked), 3)
+
+    return {"n": len(rows), "right": int(sum(right)), "top1": round(sum(right) / len(rows), 3),
+            "top1_ci95": [round(low, 3), round(high, 3)],
+            "per_language": {lang: share(lambda r, lang=lang: r["language"] == lang)
+                             for lang in dict.fromkeys(r["language"] for r in rows)},
+            "per_emotion": {e: share(lambda r, e=e: r["emotion"] == e) for e in dict.fromkeys(r["emotion"] for r in rows)}}
+
+
+def read(path: Path) -> dict:
+    """Both readings of a translated question file: top-1 of its feeling questions, the no-feeling questions left
+    without an emotion, the paired difference, the language named right, and each question's targets."""
+    from agents.intent import language_notes
+    from studies.intent import paired
+    from tools.perception.language import question_language
+
+    rows = _rows(path)
+    feeling, none = [r for r in rows if r["emotion"]], [r for r in rows if not r["emotion"]]
+    targets = {name: {r["query"]: read_one(r["query"]) for r in rows} for name, read_one in _readings().items()}
+    right = {name: [t[r["query"]][:1] == [r["emotion"]] for r in feeling] for name, t in targets.items()}
+    return {
+        "questions": str(path.relative_to(DATA.parents[1])),
+        **{name: {"feeling": _top1(feeling, t), "no_feeling_kept_empty": sum(not t[r["query"]] for r in none),
+                  "no_feeling": len(none)} for name, t in targets.items()},
+        "paired_top1": paired(right["now"], right["before"]),
+        "language_named": sum(question_language(r["query"]) == r["language"] for r in rows),
+        "noted": sum(bool(language_notes(r["query"])) for r in rows),
+        "per_question": [{"question": r["query"], "language": r["language"], "label": r["emotion"],
+                          "before": targets["before"][r["query"]], "now": targets["now"][r["query"]]} for r in rows],
+    }
+
+
+def floors() -> list[dict]:
+    """The development translations read at each of ``FLOORS``: feeling questions right first, no-feeling questions
+    left empty, and the mean of the two shares (the rule the floor was chosen by)."""
+    from agents.intent import EMOTION_MARGIN
+    from tools.perception.text_emotion import load_text_emotion
+
+    rows = _rows(DEV)
+    use = load_text_emotion(encoder="use-multilingual")
+    scores = [use.similarities(r["query"])[0] for r in rows]
+    out = []
+    for floor in FLOORS:
+        chosen = []
+        for s in scores:
+            ranked = sorted(s, key=lambda k: -s[k])
+            chosen.append([k for k in ranked[:2] if s[k] >= max(floor, s[ranked[0]] - EMOTION_MARGIN)])
+        right = sum(c[:1] == [r["emotion"]] for c, r in zip(chosen, rows, strict=True) if r["emotion"])
+        empty = sum(not c for c, r in zip(chosen, rows, strict=True) if not r["emotion"])
+        n_feel = sum(bool(r["emotion"]) for r in rows)
+        out.append({"floor": floor, "right": right, "kept_empty": empty,
+                    "balanced": round((right / n_feel + empty / (len(rows) - n_feel)) / 2, 4)})
+    return out
+
+
+def english_questions() -> dict:
+    """How many distinct questions of the English question files (every ``evals/data/questions*.jsonl`` but the
+    translated ones and ``questions_heldout7.jsonl``, which is unread) the language check calls English, and those it
+    does not."""
+    from tools.perception.language import has_english_marker, question_language
+
+    questions = sorted({json.loads(line)["query"] for f in sorted(DATA.glob("questions*.jsonl"))
+                        if "translated" not in f.name and "heldout7" not in f.name
+                        for line in f.read_text(encoding="utf-8").splitlines() if line.strip()})
+    other = [q for q in questions if question_language(q) != "en"]
+    return {"n": len(questions), "english": len(questions) - len(other),
+            "by_marker": sum(map(has_english_marker, questions)), "not_english": other}
+
+
+def development() -> dict:
+    """``--dev``'s report (module doc)."""
+    return {**read(DEV), "floors": floors(), "english_questions": english_questions()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from studies.command import report
+
+    ap = argparse.ArgumentParser(prog="python -m studies.translated_questions", description=__doc__.split("\n\n")[0])
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--dev", action="store_true", help="read the development translations, the floors and the "
+                      "English files' language")
+    mode.add_argument("--heldout", action="store_true", help="read the held-out translations, once")
+    ap.add_argument("--json", help="write the report here")
+    args = ap.parse_args(argv)
+    return report(development if args.dev else functools.partial(read, HELDOUT), args.json, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

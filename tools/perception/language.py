@@ -1,0 +1,53 @@
+"""The language a question is written in, so that one in another language is read by the multilingual encoder.
+
+A question that holds one of ``ENGLISH_MARKERS`` (words of English questions that are no words of the other languages
+the multilingual Universal Sentence Encoder reads: "when", "does", "she", ...) is English without further reading:
+all 583 questions of the project's English question files hold one (the unread seventh held-out file left out), and
+none of the 256 translated development questions does (``evals/data/questions_translated.jsonl``). Any other
+question is identified by py3langid (a maintained fork of Lui & Baldwin's langid.py, 2012: a naive Bayes classifier
+over byte n-grams, its model inside the wheel), restricted to ``tools.perception.text.USE_LANGUAGES``: it named the
+right language for all 256 translations, and English for every English question too when asked without the markers
+(``python -m studies.translated_questions --dev``; ``evals/RESULTS.md`` section 105). Its model takes about 0.7 s
+to load, so it is loaded only for a question without a marker, once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from tools.perception.text import USE_LANGUAGES
+
+#: Words of English questions that are not words of the other ``USE_LANGUAGES`` written in Latin script (so "is",
+#: Dutch too, "was", German too, and "he", Spanish too, are not among them); the memory form's "felt", "remember" and
+#: "recall" too ("I kinda remember ..., felt so warm").
+ENGLISH_MARKERS = frozenset({
+    "when", "does", "did", "she", "they", "someone", "somebody", "anyone", "anybody", "everyone", "the", "what", "how",
+    "who", "which", "where", "why", "him", "his", "their", "are", "were", "people", "felt", "remember", "recall",
+})
+_WORD = re.compile(r"[a-z]+")
+
+
+@functools.lru_cache(maxsize=1)
+def _identifier():
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(sorted(USE_LANGUAGES))
+    return identifier
+
+
+def has_english_marker(text: str) -> bool:
+    """Whether a word of ``text`` is one of ``ENGLISH_MARKERS`` (any case)."""
+    return bool(ENGLISH_MARKERS.intersection(_WORD.findall(text.lower())))
+
+
+@functools.lru_cache(maxsize=256)
+def question_language(text: str) -> str:
+    """The ISO 639-1 code of the language ``text`` is written in, one of ``USE_LANGUAGES`` ("en" for English; "zh"
+    for Chinese in either script): "en" when a word of it is one of ``ENGLISH_MARKERS``, else py3langid's most probable
+    language among those (see the module doc). The same text gives the same code on every machine."""
+    if has_english_marker(text):
+        return "en"
+    language, _ = _identifier().classify(text)
+    return language
