@@ -143,6 +143,11 @@ FIGURES: tuple[Figure, ...] = (
            "negation_heldout2.json",
            lambda d: f"{negation_share(d, 'with negation (shipped)', 'not_negated_top1', 'of_not_negated')} "
                      f"({negation_share(d, 'without negation', 'not_negated_top1', 'of_not_negated', False)})"),
+    Figure("asked emotion named first, a question in another language (the English reader alone)",
+           "the labelled test half translated into Spanish, German, French and Chinese, 192 questions (read once; "
+           "section 105; interval over the English questions)", "translated_questions_heldout.json",
+           lambda d: f"{stored([d['now']['feeling']['top1'], *d['now']['feeling']['top1_ci95']])} "
+                     f"({d['before']['feeling']['top1']:.3f})"),
     Figure("top moment right, R1@0.5 (hand-set fusion)", "composed joined test form, 96 queries, commit a33ecb9 (read 35+ times: now dev)",
            "fusion_test.json", lambda d: f"{share(d['test-graph-fold']['localization']['R1@0.5'], JOINED_QUERIES)} "
                                          f"({d['test-graph-hand']['localization']['R1@0.5']:.3f})"),
