@@ -162,15 +162,16 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True,
     return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text), query)
 
 
-def foreign_emotions(query: str) -> list[str]:
-    """The AffectNet-8 emotions a question in another language than English asks about: ``chosen_emotions`` of the
-    whole question's cosine similarity to the English descriptions under the multilingual Universal Sentence Encoder
-    (``load_text_emotion(encoder="use-multilingual")``), which places a sentence and its translation close together.
-    Its floor and margin are the English reader's (``MIN_EMOTION_SIM`` and ``EMOTION_MARGIN``): of the floors 0.15-0.30
-    tried on the translated development questions, 0.25 named the most feelings right and kept the most questions
-    about no feeling empty, the two shares weighed alike (``evals/RESULTS.md`` section 105)."""
-    scores, _ = load_text_emotion(encoder="use-multilingual").similarities(query)
-    return chosen_emotions(scores, query)
+def foreign_reading(query: str) -> tuple[list[str], dict[str, float]]:
+    """(the AffectNet-8 emotions a question in another language than English asks about, its similarity to each cue):
+    ``chosen_emotions`` of the whole question's cosine similarity to the English descriptions under the multilingual
+    Universal Sentence Encoder (``load_text_emotion(encoder="use-multilingual")``), which places a sentence and its
+    translation close together. Its floor and margin are the English reader's (``MIN_EMOTION_SIM`` and
+    ``EMOTION_MARGIN``): of the floors 0.15-0.30 tried on the translated development questions, 0.25 named the most
+    feelings right and kept the most questions about no feeling empty, the two shares weighed alike
+    (``evals/RESULTS.md`` section 105)."""
+    scores, cues = load_text_emotion(encoder="use-multilingual").similarities(query)
+    return chosen_emotions(scores, query), cues
 
 
 def language_notes(query: str) -> list[str]:
@@ -187,15 +188,14 @@ def language_notes(query: str) -> list[str]:
 def offline_intent(inputs: dict[str, Any]) -> Intent:
     """The offline reasoner's intent (see the module doc); emoji are read as their names
     (``tools.signals.emoji.spelled_out``: "when is she 😢?" asks about sadness). A question in another language
-    (``tools.perception.language.question_language``) is read by ``foreign_emotions``; its people, a change it asks
+    (``tools.perception.language.question_language``) is read by ``foreign_reading``; its people, a change it asks
     about and its negations are read in English questions only."""
     query = spelled_out(inputs["query"])
     if question_language(query) != "en":
-        targets, change, scorer = foreign_emotions(query), None, load_text_emotion(encoder="use-multilingual")
+        (targets, cues), change = foreign_reading(query), None
     else:
-        change, scorer = ask_change(query, side_emotions), load_text_emotion()
+        change, (_, cues) = ask_change(query, side_emotions), load_text_emotion().similarities(query)
         targets = change.after if change is not None else asked_emotions(query)
-    _, cues = scorer.similarities(query)
     cue_ranked = sorted(cues, key=lambda k: -cues[k])
     chosen_cues = [c for c in cue_ranked if cues[c] >= MIN_CUE_SIM] or cue_ranked[:1]
     if (targets or change is not None) and "facial_expression" not in chosen_cues:

@@ -51,7 +51,8 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
                     "AffectNet-8 emotion and a rationale grounded in what the perception tools observed.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("video", nargs="?", default=None, help="video file (any format FFmpeg reads; one without an audio track is read from its pictures)")
+    p.add_argument("video", nargs="?", default=None,
+                   help="video file (any format FFmpeg reads; one without an audio track is read from its pictures)")
     p.add_argument("query", nargs="?", default=None, help='the question, e.g. "when does she feel left out?"')
     p.add_argument("--json", metavar="OUT", default=None, help="write the answer as JSON here ('-': standard output, the table "
                    "then goes to standard error; schema: --schema)")

@@ -1,5 +1,5 @@
 """Questions in other languages: the offline question reader before (English readings only) and now (a question in
-another language read by the multilingual sentence encoder, ``agents.intent.foreign_emotions``).
+another language read by the multilingual sentence encoder, ``agents.intent.foreign_reading``).
 
     python -m studies.translated_questions --dev [--json report.json]
     python -m studies.translated_questions --heldout [--json report.json]
@@ -57,7 +57,8 @@ def _top1(rows: list[dict], targets: dict[str, list[str]]) -> dict:
             "top1_ci95": [round(low, 3), round(high, 3)],
             "per_language": {lang: share(lambda r, lang=lang: r["language"] == lang)
                              for lang in dict.fromkeys(r["language"] for r in rows)},
-            "per_emotion": {e: share(lambda r, e=e: r["emotion"] == e) for e in dict.fromkeys(r["emotion"] for r in rows)}}
+            "per_emotion": {e: share(lambda r, e=e: r["emotion"] == e)
+                            for e in dict.fromkeys(r["emotion"] for r in rows)}}
 
 
 def read(path: Path) -> dict:

@@ -286,9 +286,9 @@ def test_the_descriptions_study_reads_the_shipped_lexicon_and_the_phrases_it_tri
     ("when is he 😐", "neutral"), ("when does he 😂 at her joke? 🏽", "happiness"),
 ])
 def test_an_emoji_is_read_as_its_unicode_name(question, emotion):
-    """Before, the sentence encoder read an emoji's bytes: "when is everyone 😱" asked about happiness, "when is he 😐"
-    about no emotion. The question's people are still read ("she", "he"), and a question without emoji is read as it
-    is."""
+    """Before, the sentence encoder read an emoji as an unknown token: "when is everyone 😱" asked about happiness,
+    "when is he 😐" about no emotion. The question's people are still read ("she", "he"), and a question without emoji
+    is read as it is."""
     from agents.intent import offline_intent
     from tools.signals.emoji import spelled_out
 

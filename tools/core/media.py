@@ -85,13 +85,14 @@ def probe(path: str | os.PathLike, check_decode: bool = True) -> VideoInfo:
         check_decode: decode the first and the last second of video to catch truncated files.
 
     Raises:
-        VideoError: missing file, a URL, a directory, not a video, a still image, no video stream, zero length, a picture
-            size outside ``MIN_SIDE_PX``/``MAX_ASPECT``, or a file whose frames stop well before its
-            declared duration (truncated).
+        VideoError: missing file, a URL, a directory, not a video, a still image, no video stream, zero length,
+            a picture size outside ``MIN_SIDE_PX``/``MAX_ASPECT``, or a file whose frames stop well before the
+            video stream's declared end (truncated).
     """
     p = Path(path)
     if not p.exists() and "://" in str(path):
-        raise VideoError(f"{path}: is a URL, and a run opens no network connection: download the video and pass its file")
+        raise VideoError(f"{path}: is a URL, and a run opens no network connection: download the video and pass "
+                         "its file")
     if not p.exists():
         raise VideoError(f"{p}: no such file")
     if p.is_dir():

@@ -1,7 +1,8 @@
 """Emoji in a question read as words: each pictograph written out as its Unicode character name.
 
 "when is she 😊?" names no feeling to a reader of words; written out, "when is she smiling face with smiling eyes?",
-it does. The names are the Unicode Character Database's (Python's ``unicodedata``), the same on every machine.
+it does. The names are the Unicode Character Database's (Python's ``unicodedata``), which never change a character's
+name once given; an emoji newer than the Python's Unicode version has no name there and is left as it is.
 """
 
 from __future__ import annotations
