@@ -203,7 +203,7 @@ def judge_change(obs: ChangeObservations, targets: list[str], span: list[float],
                  confidence: Callable[[float], float]) -> EmotionJudgement:
     """The offline judgement of a change candidate: the top label after the change (and ``before``, the top
     label before), the candidate's whole span, ``confidence`` of the after side's top probability
-    (``agents.emotion.Fusion.confidence``) and the targets' probability after the change."""
+    (``agents.fusion.Fusion.confidence``) and the targets' probability after the change."""
     after = max(obs.after, key=obs.after.__getitem__)
     target_p = round(sum(obs.after.get(t, 0.0) for t in targets), 3) if targets else None
     return EmotionJudgement(emotion=after, before=max(obs.before, key=obs.before.__getitem__),

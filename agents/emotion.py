@@ -23,16 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
-import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, Field
 
 from agents.change import judge_change
+from agents.fusion import Fusion, load_fusion, resolve_fusion
 from agents.llm import LLMTask
 from agents.moments import draft_moments
 from agents.schema import EmotionJudgement, Observations, VerifiedCandidate
@@ -40,8 +37,6 @@ from agents.state import AffectState, RunContext
 from agents.vision import candidate_images, reads_images
 from tools.core.schema import AFFECTNET8
 
-#: The fitted fusion of the offline judge (``studies.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
-FUSION_FILE = Path(__file__).with_name("fusion.json")
 #: Seconds added on each side of the gesture or gaze event that sets the span of a behaviour question
 #: (a gesture's preparation and retraction around its stroke; McNeill, 1992, "Hand and Mind").
 GESTURE_PAD_S = 1.0
@@ -50,63 +45,6 @@ GESTURE_PAD_S = 1.0
 #: with observations; with none, the label is only the asked emotion (or neutral) and is right no more often
 #: than a guess, so its confidence is capped here.
 NO_OBSERVATION_CONFIDENCE = round(1 / len(AFFECTNET8), 3)
-
-
-class Fusion(BaseModel):
-    """Weights of the offline judge's late fusion and the calibration of its confidence.
-
-    The fused distribution is ``sum_m w_m p_m / sum_m w_m`` over the modalities m that observed
-    something (facial expression mean, voice emotion, speech-content emotion, and the intent prior: 1 on
-    the asked emotions); its top label is the judgement. The confidence is Platt scaling of the top
-    probability x (Platt 1999): ``1 / (1 + exp(-(a x + b)))``, an estimate of P(label right) fitted on
-    judged dev candidates; without ``calibration`` it is x itself.
-    """
-
-    visual: float = Field(ge=0.0)
-    vocal: float = Field(ge=0.0)
-    verbal: float = Field(ge=0.0)
-    prior: float = Field(ge=0.0)
-    calibration: tuple[float, float] | None = None
-    vocal_by_reader: dict[str, float] = Field(default_factory=dict, description=(
-        "the vocal weight for a voice reader other than the one ``vocal`` was fitted for, by its backend name "
-        "(tools.perception.voice_emotion.VOICE_EMOTION): whisper8's was chosen on recorded dev clips "
-        "(evals/RESULTS.md section 77)"))
-    source: str = ""
-
-    def for_voice(self, reader: str | None) -> Fusion:
-        """This fusion for the voice read by the backend ``reader`` (``IndexConfig.voice_backend``): its own vocal
-        weight where ``vocal_by_reader`` names it, else this fusion unchanged."""
-        if reader not in self.vocal_by_reader:
-            return self
-        return self.model_copy(update={"vocal": self.vocal_by_reader[reader]})
-
-    def confidence(self, top_p: float) -> float:
-        """The calibrated confidence in [0, 1] of a judgement whose fused top probability is ``top_p``."""
-        if self.calibration is None:
-            return float(top_p)
-        a, b = self.calibration
-        return 1.0 / (1.0 + math.exp(-(a * top_p + b)))
-
-
-#: The weights set by hand before any fit (face 0.5, voice 0.2, words 0.15, prior 0.15; no calibration):
-#: the ablation baseline of evals/RESULTS.md.
-HAND_FUSION = Fusion(visual=0.5, vocal=0.2, verbal=0.15, prior=0.15, source="set by hand, checked on the dev split")
-
-
-@functools.cache
-def load_fusion(path: Path = FUSION_FILE) -> Fusion:
-    """The ``Fusion`` stored at ``path`` (JSON of its fields).
-
-    Raises:
-        OSError: the file cannot be read.
-        pydantic.ValidationError: it is not a fusion.
-    """
-    return Fusion.model_validate(json.loads(Path(path).read_text()))
-
-
-def resolve_fusion(name: str) -> Fusion:
-    """``fitted`` -> ``load_fusion()``; ``hand`` -> ``HAND_FUSION``; anything else -> ``load_fusion(name)``."""
-    return {"fitted": load_fusion, "hand": lambda: HAND_FUSION}.get(name, lambda: load_fusion(Path(name)))()
 
 
 def observed(inputs: dict[str, Any]) -> Observations:

@@ -7,13 +7,15 @@ each node as ``runtime.context`` (``langgraph.runtime.Runtime``), never through 
 
 from __future__ import annotations
 
+import json
 import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agents.fusion import load_fusion
 from agents.llm import LLM
 from agents.schema import Intent, Moment, MomentDraft, OptionChoice, PersonGrounding, Proposal, VerifiedCandidate
 from agents.taxonomy import resolve_labels
@@ -57,7 +59,7 @@ class RunSettings(BaseModel):
         "return no moment whose support is below this (0-1; 0: when no candidate reaches --min-support the best "
         "ones are returned and the answer says support is weak)"))
     fusion: str = Field("fitted", json_schema_extra={**_VERIFICATION, "metavar": "fitted|hand|FILE"}, description=(
-        "the offline judge's fusion (agents.emotion.resolve_fusion): fitted (agents/fusion.json, fitted on the dev "
+        "the offline judge's fusion (agents.fusion.resolve_fusion): fitted (agents/fusion.json, fitted on the dev "
         "split), hand (the earlier hand-set weights, uncalibrated) or a fusion JSON file"))
     labels: str = Field("AffectNet-8", json_schema_extra={**_VERIFICATION, "metavar": "NAME|FILE"}, description=(
         "label set of the answer's emotions: AffectNet-8, VQAU-13, Ekman-6, MER-6, or a taxonomy .json (format: "
@@ -76,8 +78,17 @@ class RunSettings(BaseModel):
     @field_validator("fusion")
     @classmethod
     def _known_fusion(cls, v: str) -> str:
-        if v not in ("fitted", "hand") and not Path(v).is_file():
+        if v in ("fitted", "hand"):
+            return v
+        if not Path(v).is_file():
             raise ValueError(f"{v!r}: use fitted, hand or a fusion JSON file")
+        try:
+            load_fusion(Path(v))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{v!r}: not a readable JSON file ({type(exc).__name__})") from None
+        except ValidationError as exc:
+            where = ".".join(map(str, exc.errors()[0]["loc"])) or "the file"
+            raise ValueError(f"{v!r}: not a fusion file ({where}: {exc.errors()[0]['msg']})") from None
         return v
 
 

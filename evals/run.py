@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defau
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        from agents.emotion import resolve_fusion
+        from agents.fusion import resolve_fusion
 
         resolve_fusion(args.fusion)
     except (OSError, ValueError) as exc:

@@ -46,7 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.emotion import HAND_FUSION, Fusion, fuse, judge_inputs, offline_judge
+from agents.emotion import fuse, judge_inputs, offline_judge
+from agents.fusion import HAND_FUSION, Fusion
 from agents.moments import draft_moments
 from agents.schema import VerifiedCandidate
 from evals.bench import BenchError, load_bench

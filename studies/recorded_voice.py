@@ -119,7 +119,7 @@ def collect(mirrors: Path, cremad: Path, readings: Path | None, features: Path |
 def shipped_w() -> float:
     """The shipped fusion's weight of whisper8's voice relative to the face: vocal / (visual + vocal) of
     ``agents/fusion.json`` for whisper8 (``Fusion.for_voice``)."""
-    from agents.emotion import load_fusion
+    from agents.fusion import load_fusion
 
     fusion = load_fusion().for_voice("whisper8")
     return round(fusion.vocal / (fusion.visual + fusion.vocal), 4)

@@ -74,6 +74,18 @@ def test_empty_query_exits_2(tmp_path):
     _assert_clean_error(proc, tmp_path / "cache", "query is empty")
 
 
+@pytest.mark.parametrize(("text", "words"), [('{"visual": 1}', "not a fusion file (vocal: Field required)"),
+                                             ("[0.5, 0.2]", "not a fusion file"),
+                                             ("weights: 0.5", "not a readable JSON file")])
+def test_a_fusion_file_that_is_no_fusion_exits_2_before_any_work(text, words, tmp_path):
+    """Before, JSON that was not a fusion passed the settings, the video was indexed, and the judge failed with an
+    internal error (exit 1) and pydantic's three-error message."""
+    path = tmp_path / "weights.json"
+    path.write_text(text)
+    proc = run_cli(str(SAMPLE), "when is she happy?", "--fusion", str(path), "--cache-dir", str(tmp_path / "cache"))
+    _assert_clean_error(proc, tmp_path / "cache", words)
+
+
 @pytest.mark.parametrize("flags", [(), ("--no-audio",)])
 def test_a_video_without_audio_track_is_answered_from_the_picture(flags, tmp_path):
     """With or without ``--no-audio`` (before, without it the run was refused, exit 2), from the same index, and the

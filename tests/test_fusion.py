@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.emotion import FUSION_FILE, HAND_FUSION, Fusion, load_fusion, offline_judge, resolve_fusion
+from agents.emotion import offline_judge
+from agents.fusion import FUSION_FILE, HAND_FUSION, Fusion, load_fusion, resolve_fusion
 
 
 def _inputs(face: dict, voice: dict, targets: list[str]) -> dict:
@@ -162,7 +163,7 @@ def test_replay_counts_an_answer_that_repeats_an_absent_emotion_and_scores_its_l
     little angry. A fusion that leans on the asked emotion names anger (the echo counted, the judged label wrong);
     one that reads the face names neutral (no echo, the label right). R1@0.5 and Joint count the ordinary question
     only."""
-    from agents.emotion import Fusion
+    from agents.fusion import Fusion
     from agents.schema import Observations, VerifiedCandidate, VisualObservations
     from studies.fit_fusion import replay
 

@@ -16,7 +16,7 @@ def test_a_ravdess_face_crop_is_heard_from_its_own_performance():
 
 
 def test_the_study_reads_whisper8s_weight_from_the_shipped_fusion():
-    from agents.emotion import load_fusion
+    from agents.fusion import load_fusion
 
     fusion = load_fusion()
     assert shipped_w() == pytest.approx(fusion.vocal_by_reader["whisper8"] / (fusion.visual + fusion.vocal_by_reader["whisper8"]),
