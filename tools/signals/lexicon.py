@@ -121,6 +121,11 @@ _PERSON_REFERENCE = re.compile(
     r"|(?:the|that|this)\s+one)(?:'s)?(?:\s+(?:on the (?:left|right)|in the (?:middle|centre|center)))?\b")
 
 
+#: Marks that end a clause (an em and an en dash among them): ``emotion_phrase(punctuation=True)`` keeps each as a
+#: word of its own, and ``matched_phrases`` drops one that ends a word.
+CLAUSE_MARKS = ",;:.!?\u2014\u2013"
+
+
 def emotion_phrase(text: str, punctuation: bool = False) -> str:
     """What a question says of the feeling it asks about: ``text`` lower-cased without its opening ("when
     does", "when is") and without the words that only name people ("she", "the woman", "someone's"); e.g.
@@ -132,7 +137,7 @@ def emotion_phrase(text: str, punctuation: bool = False) -> str:
     ``tools.signals.negation.PERSON_BREAK`` ("nobody came , felt kind of lonely"; "nobody notice | is sad"), for
     ``tools.signals.negation.split_negated``. Returns ``text`` unchanged when nothing would remain.
     """
-    words = r"[a-z'-]+|[,;:.!?\u2014\u2013]" if punctuation else r"[a-z'-]+"
+    words = rf"[a-z'-]+|[{CLAUSE_MARKS}]" if punctuation else r"[a-z'-]+"
     t = " ".join(re.findall(words, expand_contractions(text.lower())))
     t = _PERSON_REFERENCE.sub(f" {PERSON_BREAK} " if punctuation else " ", _QUESTION_OPENING.sub("", t))
     t = " ".join(t.split())
@@ -187,7 +192,7 @@ def matched_phrases(phrase: str, table: dict) -> list[str]:
     possessives as WordNet's "one's" and its first word without a common inflection (``_forms``: "loses her cool"
     -> "lose one's cool"). A mark that ends a word ("is she sad?") is no part of it; a mark standing alone (a clause's
     end, ``emotion_phrase(punctuation=True)``) stays a token, so no phrase spans it."""
-    tokens = [t.strip("?!.,;:\"") or t for t in phrase.lower().split()]
+    tokens = [t.strip(CLAUSE_MARKS + '"') or t for t in phrase.lower().split()]
     found: list[tuple[int, str]] = []
     taken: set[int] = set()
     for n in range(MAX_PHRASE_WORDS, 0, -1):
