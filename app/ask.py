@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
 
 EXAMPLES = """examples:
   affectseek ask samples/hamilton_short.mp4 "when does the audience enjoy the show?"
@@ -77,13 +75,6 @@ def _add_output_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", default=False, help="show tracebacks of internal errors")
 
 
-def _writable_dir(folder: Path) -> bool:
-    """True when ``folder`` (empty = the current one) is an existing directory this process may write."""
-
-    folder = folder if str(folder) else Path(".")
-    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
-
-
 def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
     """Run the ``ask`` command; returns the exit code."""
     args = build_parser(prog).parse_args(argv)
@@ -121,12 +112,12 @@ def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
 
 
 def _check_outputs(args) -> str | None:
-    """An error line when ``--json`` or ``--report`` points into a folder that cannot be written."""
-    from memory.cache import writes_through
+    """An error line when ``--json`` or ``--report`` cannot be written (``app.outputs.output_problem``)."""
+    from app.outputs import output_problem
 
     for flag, target in (("--json", args.json), ("--report", args.report)):
-        if target and not writes_through(target) and not _writable_dir(Path(target).parent):
-            return f"error: {flag} {target}: its folder does not exist or cannot be written"
+        if target and (problem := output_problem(target)) is not None:
+            return f"error: {flag} {target}: {problem}"
     return None
 
 

@@ -113,7 +113,9 @@ def print_index(con, video: str, index, events: list) -> None:
 
 
 def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int:
-    """Run the ``inspect`` command; returns the exit code (2: unusable video)."""
+    """Run the ``inspect`` command; returns the exit code, as ``ask`` gives it: 2 for bad input (an unusable video, a
+    missing GPU, a ``--json`` that cannot be written, checked before any work), 1 when a backend cannot load or the
+    output fails to be written."""
     args = build_parser(prog).parse_args(argv)
     from graphs.settings import SettingsError, settings_from_args
 
@@ -127,18 +129,25 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
     configure_runtime(settings.cache_dir)
     from rich.console import Console
 
+    from app.outputs import output_problem
     from indexing.build import open_index
     from memory.cache import OutputError, json_bytes, write_output, writes_to_stdout
     from tools.core.media import VideoError
     from tools.core.registry import BackendUnavailableError
     from tools.core.terminal import printable
 
+    if args.json and (problem := output_problem(args.json)) is not None:
+        print(printable(f"error: --json {args.json}: {problem}"), file=sys.stderr)
+        return 2
     try:
         settings.check_device()  # a missing GPU is one line, as for ask and batch
         index = open_index(args.video, settings.index_config(), settings.cache_dir)
-    except (VideoError, DeviceError, BackendUnavailableError) as exc:
+    except (VideoError, DeviceError) as exc:
         print(printable(f"error: {exc}"), file=sys.stderr)
         return 2
+    except BackendUnavailableError as exc:
+        print(printable(f"error: {exc}"), file=sys.stderr)
+        return 1
     events = whole_video_events(index, args.events_fps)
     print_index(Console(stderr=bool(args.json) and writes_to_stdout(args.json)), args.video, index, events)
     if args.json:
@@ -150,7 +159,7 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
                 "timelines": index.timelines, "speech_timelines": index.speech_timelines}))
         except OutputError as exc:
             print(printable(f"error: {exc}"), file=sys.stderr)
-            return 2
+            return 1
     return 0
 
 

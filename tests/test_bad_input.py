@@ -369,6 +369,8 @@ def test_json_outputs_go_through_devices_links_and_stdout_and_fail_in_one_line(c
     args = (str(SAMPLE), "when is she happy?", "--cache-dir", str(cache_root), "--quiet")
     missing = run_cli(*args, "--json", str(tmp_path / "no" / "such" / "a.json"))
     assert missing.returncode == 2 and "its folder does not exist" in missing.stderr and "Traceback" not in missing.stderr
+    folder = run_cli(*args, "--json", str(tmp_path))  # before, exit 1 after the work
+    assert folder.returncode == 2 and folder.stderr.strip() == f"error: --json {tmp_path}: is a folder"
     full = run_cli(*args, "--json", "/dev/full")
     assert full.returncode == 1 and "cannot write /dev/full" in full.stderr and len(full.stderr.strip().splitlines()) == 1
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # the device is still a device

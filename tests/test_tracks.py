@@ -170,8 +170,8 @@ def test_inspect_reads_the_index_settings_ask_reads(cache_root, tmp_path, monkey
 
 def test_inspect_writes_its_json_as_a_user_named_output(cache_root, tmp_path, capsys, monkeypatch):
     """``inspect --json`` writes as ``ask --json`` does: "-" is standard output (the table then goes to standard
-    error), a file gets the usual permissions, and a folder or a GPU that is not there is one line and exit 2, not a
-    traceback."""
+    error), a file gets the usual permissions, and a folder, a folder that is not there or a GPU that is not there is
+    one line and exit 2 before any work, not a traceback; a write that fails (a full disk) is exit 1, as for ``ask``."""
     monkeypatch.delenv("AFFECTSEEK_CONFIG", raising=False)
     assert inspect_main([str(SAMPLE), "--json", "-", "--cache-dir", str(cache_root)]) == 0
     out = capsys.readouterr()
@@ -184,7 +184,13 @@ def test_inspect_writes_its_json_as_a_user_named_output(cache_root, tmp_path, ca
     capsys.readouterr()
     assert inspect_main([str(SAMPLE), "--json", str(tmp_path), "--cache-dir", str(cache_root)]) == 2  # a folder
     err = capsys.readouterr().err
-    assert err.startswith("error: cannot write") and err.count("\n") == 1
+    assert err == f"error: --json {tmp_path}: is a folder\n"
+    fresh = tmp_path / "fresh-cache"
+    assert inspect_main([str(SAMPLE), "--json", str(tmp_path / "no" / "i.json"), "--cache-dir", str(fresh)]) == 2
+    assert "its folder does not exist" in capsys.readouterr().err and not fresh.exists()  # stopped before any work
+    assert inspect_main([str(SAMPLE), "--json", "/dev/full", "--cache-dir", str(cache_root)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot write /dev/full") and err.count("\n") == 1
     if not __import__("torch").cuda.is_available():
         assert inspect_main([str(SAMPLE), "--device", "cuda", "--cache-dir", str(tmp_path / "c")]) == 2
         assert "CUDA is not available" in capsys.readouterr().err
