@@ -76,8 +76,9 @@ def _add_output_flags(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
-    """Run the ``ask`` command; returns the exit code."""
-    args = build_parser(prog).parse_args(argv)
+    """Run the ``ask`` command; returns the exit code. Options may stand anywhere, between the video and the question
+    too (``parse_intermixed_args``)."""
+    args = build_parser(prog).parse_intermixed_args(argv)
     if args.schema:
         from agents.schema import Answer
 

@@ -108,6 +108,10 @@ def test_second_query_reuses_index_and_perception(first_run, e2e_cache, tmp_path
     assert "face_expression_frames" not in again.index["tool_calls"]  # verifier outputs came from the cache
     assert [(m.start_s, m.end_s, m.emotion) for m in again.moments] == \
         [(m.start_s, m.end_s, m.emotion) for m in first.moments]
+    between = tmp_path / "between.json"  # options between the video and the question (before: unrecognised)
+    proc = run_cli(str(SAMPLE), "--top-k", "1", QUERY, "--json", str(between), "--cache-dir", str(e2e_cache), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert [m.start_s for m in Answer.model_validate(load_json(between)).moments] == [first.moments[0].start_s]
 
 
 def test_corrupted_perception_chunk_is_recomputed_not_used(first_run, e2e_cache, tmp_path):
