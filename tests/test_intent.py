@@ -318,7 +318,9 @@ def test_a_question_in_another_language_is_read_by_the_multilingual_encoder(ques
 
 def test_english_questions_stay_with_the_english_reader():
     """Every question of the English question files is called English (the seventh held-out file, unread, left out),
-    so none is read otherwise than before; a question about no feeling in another language names none."""
+    the 70 short keyword queries too, which py3langid alone calls another language for 23 ("sad moments" French,
+    "sobbing" Italian), so none is read otherwise than before; a question about no feeling in another language names
+    none."""
     from agents.intent import language_notes, offline_intent
     from studies.translated_questions import english_questions
 

@@ -6,9 +6,12 @@ all 583 questions of the project's English question files hold one (the unread s
 none of the 256 translated development questions does (``evals/data/questions_translated.jsonl``). Any other
 question is identified by py3langid (a maintained fork of Lui & Baldwin's langid.py, 2012: a naive Bayes classifier
 over byte n-grams, its model inside the wheel), restricted to ``tools.perception.text.USE_LANGUAGES``: it named the
-right language for all 256 translations, and English for every English question too when asked without the markers
-(``python -m studies.translated_questions --dev``; ``evals/RESULTS.md`` section 105). Its model takes about 0.7 s
-to load, so it is loaded only for a question without a marker, once per process.
+right language for all 256 translations, each with a probability of 0.83 or more. Short English queries without a
+marker ("sad moments", "awkward silence", "sobbing": ``evals/data/questions_keywords.jsonl``) it often calls another
+language, but with 0.61 at most, so a question is taken to be in another language only at ``MIN_LANGUAGE_P`` or more,
+and is read as English otherwise, as before (``python -m studies.translated_questions --dev``; ``evals/RESULTS.md``
+section 105). Its model takes about 0.7 s to load, so it is loaded only for a question without a marker, once per
+process.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ ENGLISH_MARKERS = frozenset({
     "when", "does", "did", "she", "they", "someone", "somebody", "anyone", "anybody", "everyone", "the", "what", "how",
     "who", "which", "where", "why", "him", "his", "their", "are", "were", "people", "felt", "remember", "recall",
 })
+#: py3langid's probability (normalised over ``USE_LANGUAGES``) from which a question is taken to be in the language it
+#: names: midway between its most confident wrong call on the English keyword queries (0.61) and its least confident
+#: call on the translated development questions (0.83).
+MIN_LANGUAGE_P = 0.72
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -46,8 +53,9 @@ def has_english_marker(text: str) -> bool:
 def question_language(text: str) -> str:
     """The ISO 639-1 code of the language ``text`` is written in, one of ``USE_LANGUAGES`` ("en" for English; "zh"
     for Chinese in either script): "en" when a word of it is one of ``ENGLISH_MARKERS``, else py3langid's most probable
-    language among those (see the module doc). The same text gives the same code on every machine."""
+    language among those when its probability reaches ``MIN_LANGUAGE_P``, else "en" (see the module doc). The same
+    text gives the same code on every machine."""
     if has_english_marker(text):
         return "en"
-    language, _ = _identifier().classify(text)
-    return language
+    language, p = _identifier().classify(text)
+    return language if p >= MIN_LANGUAGE_P else "en"
