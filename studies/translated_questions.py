@@ -3,12 +3,20 @@ another language read by the multilingual sentence encoder, ``agents.intent.fore
 
     python -m studies.translated_questions --dev [--json report.json]
     python -m studies.translated_questions --heldout [--json report.json]
+    python -m studies.translated_questions --bench BENCH.jsonl --language de --out DIR/bench_de.jsonl
+    python -m studies.translated_questions --score DIR --bench BENCH.jsonl [--json report.json]
 
 ``--dev``: the labelled questions' dev half translated into Spanish, German, French and Chinese, and the 16 questions
 that name no feeling translated likewise (``evals/data/questions_translated.jsonl``); the floors tried for the
 multilingual reading; and how many of the project's English question files' questions the language check calls
 English (every file but the translated ones and the unread seventh held-out file). ``--heldout``: the test half's
 translations (``questions_translated_heldout.jsonl``), read once when the change was done.
+
+``--bench``: a bench (``evals.bench``) whose questions are the bench templates (``evals.build_bench.TEMPLATES``), with
+each question replaced by its translation (``evals/data/templates_translated.jsonl``) and each video named by its
+absolute path, for ``python -m evals.run``. ``--score DIR``: R1@0.5 and Joint of the runs in ``DIR`` (``en`` on the
+English bench; ``before_<language>`` and ``now_<language>`` on ``DIR/bench_<language>.jsonl``), per language and over
+all four, with intervals and paired differences over the bench's videos (``evals/RESULTS.md`` section 105).
 
 Top-1 is the share of feeling questions whose first target is their label; its interval resamples the English
 questions (a question's four translations together: ``evals.metrics.bootstrap_interval`` with groups).
@@ -25,6 +33,7 @@ from pathlib import Path
 DATA = Path(__file__).parents[1] / "evals" / "data"
 DEV = DATA / "questions_translated.jsonl"
 HELDOUT = DATA / "questions_translated_heldout.jsonl"
+TEMPLATES = DATA / "templates_translated.jsonl"
 #: The floors tried for the multilingual reading on the development translations (``agents.intent.MIN_EMOTION_SIM``
 #: is the one taken).
 FLOORS = tuple(k / 100 for k in range(15, 31))
@@ -121,6 +130,47 @@ def english_questions() -> dict:
             "by_marker": sum(map(has_english_marker, questions)), "not_english": other}
 
 
+def translate_bench(bench: Path, language: str, out: Path) -> int:
+    """Write ``bench`` to ``out`` with every question in ``language`` (``TEMPLATES``) and absolute video paths;
+    returns the number of items.
+
+    Raises:
+        KeyError: a question of the bench has no translation into ``language``.
+    """
+    table = {r["english"]: r["query"] for r in _rows(TEMPLATES) if r["language"] == language}
+    items = [json.loads(line) for line in bench.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for item in items:
+        item["query"] = table[item["query"]]
+        item["video"] = str((bench.resolve().parent / item["video"]).resolve())
+    out.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
+    return len(items)
+
+
+def bench_scores(folder: Path, english: Path) -> dict:
+    """``--score``'s report (module doc): per run [mean, low, high] of R1@0.5 and Joint (``evals.summary.per_item``),
+    and over the four languages the paired difference ``now - before`` with its interval over videos."""
+    from evals.metrics import bootstrap_interval
+    from evals.summary import per_item
+
+    def interval(values: list[float], videos: list[str]) -> list[float]:
+        return [round(sum(values) / len(values), 3), *(round(v, 3) for v in bootstrap_interval(values, videos))]
+
+    scores, videos = per_item(english, folder / "en")
+    out: dict = {"en": {k: interval(v, videos) for k, v in scores.items()}}
+    pooled: dict[str, dict[str, list[float]]] = {"before": {}, "now": {}}
+    for language in ("es", "de", "fr", "zh"):
+        for reading in ("before", "now"):
+            scores, videos = per_item(folder / f"bench_{language}.jsonl", folder / f"{reading}_{language}")
+            out[f"{reading}_{language}"] = {k: interval(v, videos) for k, v in scores.items()}
+            for k, v in scores.items():
+                pooled[reading].setdefault(k, []).extend(v)
+    groups = videos * 4
+    out["pooled"] = {reading: {k: interval(v, groups) for k, v in figures.items()} for reading, figures in pooled.items()}
+    out["paired"] = {k: interval([a - b for a, b in zip(pooled["now"][k], pooled["before"][k], strict=True)], groups)
+                     for k in pooled["now"]}
+    return out
+
+
 def development() -> dict:
     """``--dev``'s report (module doc)."""
     return {**read(DEV), "floors": floors(), "english_questions": english_questions()}
@@ -131,11 +181,23 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m studies.translated_questions", description=__doc__.split("\n\n")[0])
     mode = ap.add_mutually_exclusive_group(required=True)
+    ap.add_argument("--score", type=Path, metavar="DIR", help="score the runs in DIR (module doc); with --bench")
     mode.add_argument("--dev", action="store_true", help="read the development translations, the floors and the "
                       "English files' language")
     mode.add_argument("--heldout", action="store_true", help="read the held-out translations, once")
+    mode.add_argument("--bench", type=Path, help="a bench of template questions to translate (with --language, --out)"
+                      " or whose translations' runs to score (with --score)")
+    ap.add_argument("--language", choices=("es", "de", "fr", "zh"), help="the language of the translated bench")
+    ap.add_argument("--out", type=Path, help="where to write the translated bench")
     ap.add_argument("--json", help="write the report here")
     args = ap.parse_args(argv)
+    if args.bench and args.score:
+        return report(functools.partial(bench_scores, args.score, args.bench), args.json)
+    if args.bench:
+        if not (args.language and args.out):
+            ap.error("--bench needs --language and --out")
+        print(f"wrote {translate_bench(args.bench, args.language, args.out)} items to {args.out}")
+        return 0
     return report(development if args.dev else functools.partial(read, HELDOUT), args.json, ensure_ascii=False)
 
 
