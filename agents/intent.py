@@ -32,7 +32,7 @@ from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
-from tools.perception.language import question_language
+from tools.perception.language import question_core, question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.emoji import spelled_out
 from tools.signals.idioms import glossed_phrases
@@ -49,6 +49,11 @@ from tools.signals.negation import split_negated
 
 #: Similarity below which a query is taken to name no emotion (MiniLM cosine; unrelated text ~0.0-0.15).
 MIN_EMOTION_SIM = 0.25
+#: ``MIN_EMOTION_SIM`` for a question in another language, read without its frame words (``foreign_reading``;
+#: multilingual Universal Sentence Encoder cosine): of 0.15-0.40 tried on the translated development questions, the
+#: floor that named the most feelings right first and kept the most questions about no feeling empty, the two shares
+#: weighed alike (``evals/RESULTS.md`` section 107).
+FOREIGN_MIN_EMOTION_SIM = 0.34
 #: Emotions within this similarity of the best one are kept as targets too (at most two).
 EMOTION_MARGIN = 0.04
 #: Cues at least this similar to the query are kept (the best one always is).
@@ -143,15 +148,15 @@ def side_emotions(phrase: str) -> list[str]:
     return chosen_emotions(scores, phrase)
 
 
-def chosen_emotions(scores: dict[str, float], query: str) -> list[str]:
+def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMOTION_SIM) -> list[str]:
     """The emotions ``scores`` (``emotion_scores``) make ``query`` ask about, best first: at most two, within
-    ``EMOTION_MARGIN`` of the best and at least ``MIN_EMOTION_SIM``; none for a question about behaviour or speech
-    whose best score is below ``BEHAVIOUR_ONLY_BELOW``."""
+    ``EMOTION_MARGIN`` of the best and at least ``floor``; none for a question about behaviour or speech whose best
+    score is below ``BEHAVIOUR_ONLY_BELOW``."""
     ranked = sorted(scores, key=lambda k: -scores[k])
     best = scores[ranked[0]]
     if best < BEHAVIOUR_ONLY_BELOW and (names_behaviour(query) or names_speech(query)):
         return []
-    return [k for k in ranked[:2] if scores[k] >= max(MIN_EMOTION_SIM, best - EMOTION_MARGIN)]
+    return [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]
 
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
@@ -162,16 +167,15 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True,
     return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text), query)
 
 
-def foreign_reading(query: str) -> tuple[list[str], dict[str, float]]:
-    """(the AffectNet-8 emotions a question in another language than English asks about, its similarity to each cue):
-    ``chosen_emotions`` of the whole question's cosine similarity to the English descriptions under the multilingual
-    Universal Sentence Encoder (``load_text_emotion(encoder="use-multilingual")``), which places a sentence and its
-    translation close together. Its floor and margin are the English reader's (``MIN_EMOTION_SIM`` and
-    ``EMOTION_MARGIN``): of the floors 0.15-0.30 tried on the translated development questions, 0.25 named the most
-    feelings right and kept the most questions about no feeling empty, the two shares weighed alike
-    (``evals/RESULTS.md`` section 105)."""
-    scores, cues = load_text_emotion(encoder="use-multilingual").similarities(query)
-    return chosen_emotions(scores, query), cues
+def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, float]]:
+    """(the AffectNet-8 emotions a question in ``language``, not English, asks about, its similarity to each cue):
+    ``chosen_emotions`` at ``FOREIGN_MIN_EMOTION_SIM`` of the cosine similarity of the question without its frame words
+    (``tools.perception.language.question_core``: "¿cuándo se siente alguien rechazado?" -> "se siente rechazado") to
+    the English descriptions under the multilingual Universal Sentence Encoder (``load_text_emotion(encoder=
+    "use-multilingual")``), which places a sentence and its translation close together (``evals/RESULTS.md`` sections
+    105 and 107)."""
+    scores, cues = load_text_emotion(encoder="use-multilingual").similarities(question_core(query, language))
+    return chosen_emotions(scores, query, FOREIGN_MIN_EMOTION_SIM), cues
 
 
 def language_notes(query: str) -> list[str]:
@@ -191,8 +195,8 @@ def offline_intent(inputs: dict[str, Any]) -> Intent:
     (``tools.perception.language.question_language``) is read by ``foreign_reading``; its people, a change it asks
     about and its negations are read in English questions only."""
     query = spelled_out(inputs["query"])
-    if question_language(query) != "en":
-        (targets, cues), change = foreign_reading(query), None
+    if (language := question_language(query)) != "en":
+        (targets, cues), change = foreign_reading(query, language), None
     else:
         change, (_, cues) = ask_change(query, side_emotions), load_text_emotion().similarities(query)
         targets = change.after if change is not None else asked_emotions(query)

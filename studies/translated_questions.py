@@ -2,7 +2,7 @@
 another language read by the multilingual sentence encoder, ``agents.intent.foreign_reading``).
 
     python -m studies.translated_questions --dev [--json report.json]
-    python -m studies.translated_questions --heldout [--json report.json]
+    python -m studies.translated_questions --heldout [--second] [--json report.json]
     python -m studies.translated_questions --bench BENCH.jsonl --language de --out DIR/bench_de.jsonl
     python -m studies.translated_questions --score DIR --bench BENCH.jsonl [--json report.json]
 
@@ -10,7 +10,9 @@ another language read by the multilingual sentence encoder, ``agents.intent.fore
 that name no feeling translated likewise (``evals/data/questions_translated.jsonl``); the floors tried for the
 multilingual reading; and how many of the project's English question files' questions the language check calls
 English (every file but the translated ones and the unread seventh held-out file). ``--heldout``: the test half's
-translations (``questions_translated_heldout.jsonl``), read once when the change was done.
+translations (``questions_translated_heldout.jsonl``), read once when section 105's change was done; with
+``--second``, the sixth held-out file's idioms translated (``questions_translated_heldout2.jsonl``), read once when
+section 107's was.
 
 ``--bench``: a bench (``evals.bench``) whose questions are the bench templates (``evals.build_bench.TEMPLATES``), with
 each question replaced by its translation (``evals/data/templates_translated.jsonl``) and each video named by its
@@ -33,10 +35,12 @@ from pathlib import Path
 DATA = Path(__file__).parents[1] / "evals" / "data"
 DEV = DATA / "questions_translated.jsonl"
 HELDOUT = DATA / "questions_translated_heldout.jsonl"
+HELDOUT2 = DATA / "questions_translated_heldout2.jsonl"
 TEMPLATES = DATA / "templates_translated.jsonl"
-#: The floors tried for the multilingual reading on the development translations (``agents.intent.MIN_EMOTION_SIM``
-#: is the one taken).
-FLOORS = tuple(k / 100 for k in range(15, 31))
+#: The floors tried for the multilingual reading on the development translations: section 105 tried 0.15-0.30 on the
+#: whole question and took 0.25; section 107 tried 0.15-0.40 on the question without its frame words
+#: (``tools.perception.language.question_core``) and took ``agents.intent.FOREIGN_MIN_EMOTION_SIM``.
+FLOORS = tuple(k / 100 for k in range(15, 41))
 
 
 def _rows(path: Path) -> list[dict]:
@@ -44,11 +48,20 @@ def _rows(path: Path) -> list[dict]:
 
 
 def _readings() -> dict:
-    """Each reading's targets of a question: before (the English reader whatever the language) and now (the shipped
+    """Each reading's targets of a question: before (the English reader whatever the language), section 105's (a
+    question in another language read whole at ``agents.intent.MIN_EMOTION_SIM``) and now (the shipped
     ``agents.intent.offline_intent``)."""
-    from agents.intent import asked_emotions, offline_intent
+    from agents.intent import asked_emotions, chosen_emotions, offline_intent
+    from tools.perception.language import question_language
+    from tools.perception.text_emotion import load_text_emotion
 
-    return {"before": asked_emotions, "now": lambda q: offline_intent({"query": q}).target_emotions}
+    def whole(q: str) -> list[str]:
+        if question_language(q) == "en":
+            return asked_emotions(q)
+        return chosen_emotions(load_text_emotion(encoder="use-multilingual").similarities(q)[0], q)
+
+    return {"before": asked_emotions, "section_105": whole,
+            "now": lambda q: offline_intent({"query": q}).target_emotions}
 
 
 def _top1(rows: list[dict], targets: dict[str, list[str]]) -> dict:
@@ -71,8 +84,9 @@ def _top1(rows: list[dict], targets: dict[str, list[str]]) -> dict:
 
 
 def read(path: Path) -> dict:
-    """Both readings of a translated question file: top-1 of its feeling questions, the no-feeling questions left
-    without an emotion, the paired difference, the language named right, and each question's targets."""
+    """The readings of a translated question file (``_readings``): top-1 of its feeling questions, the no-feeling
+    questions left without an emotion, the paired differences of now against before and against section 105's
+    reading, the language named right, and each question's targets."""
     from agents.intent import language_notes
     from studies.intent import paired
     from tools.perception.language import question_language
@@ -86,22 +100,25 @@ def read(path: Path) -> dict:
         **{name: {"feeling": _top1(feeling, t), "no_feeling_kept_empty": sum(not t[r["query"]] for r in none),
                   "no_feeling": len(none)} for name, t in targets.items()},
         "paired_top1": paired(right["now"], right["before"]),
+        "paired_top1_section_105": paired(right["now"], right["section_105"]),
         "language_named": sum(question_language(r["query"]) == r["language"] for r in rows),
         "noted": sum(bool(language_notes(r["query"])) for r in rows),
         "per_question": [{"question": r["query"], "language": r["language"], "label": r["emotion"],
-                          "before": targets["before"][r["query"]], "now": targets["now"][r["query"]]} for r in rows],
+                          **{name: t[r["query"]] for name, t in targets.items()}} for r in rows],
     }
 
 
-def floors() -> list[dict]:
-    """The development translations read at each of ``FLOORS``: feeling questions right first, no-feeling questions
-    left empty, and the mean of the two shares (the rule the floor was chosen by)."""
+def floors(core: bool = True) -> list[dict]:
+    """The development translations read at each of ``FLOORS``, without their frame words (``core``; the whole
+    question with ``core=False``, section 105's reading): feeling questions right first, no-feeling questions left
+    empty, and the mean of the two shares (the rule the floor was chosen by)."""
     from agents.intent import EMOTION_MARGIN
+    from tools.perception.language import question_core
     from tools.perception.text_emotion import load_text_emotion
 
     rows = _rows(DEV)
     use = load_text_emotion(encoder="use-multilingual")
-    scores = [use.similarities(r["query"])[0] for r in rows]
+    scores = [use.similarities(question_core(r["query"], r["language"]) if core else r["query"])[0] for r in rows]
     out = []
     for floor in FLOORS:
         chosen = []
@@ -165,7 +182,8 @@ def bench_scores(folder: Path, english: Path) -> dict:
             for k, v in scores.items():
                 pooled[reading].setdefault(k, []).extend(v)
     groups = videos * 4
-    out["pooled"] = {reading: {k: interval(v, groups) for k, v in figures.items()} for reading, figures in pooled.items()}
+    out["pooled"] = {reading: {k: interval(v, groups) for k, v in figures.items()}
+                     for reading, figures in pooled.items()}
     out["paired"] = {k: interval([a - b for a, b in zip(pooled["now"][k], pooled["before"][k], strict=True)], groups)
                      for k in pooled["now"]}
     return out
@@ -173,7 +191,8 @@ def bench_scores(folder: Path, english: Path) -> dict:
 
 def development() -> dict:
     """``--dev``'s report (module doc)."""
-    return {**read(DEV), "floors": floors(), "english_questions": english_questions()}
+    return {**read(DEV), "floors": floors(), "floors_whole_question": floors(core=False),
+            "english_questions": english_questions()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--score", type=Path, metavar="DIR", help="score the runs in DIR (module doc); with --bench")
     mode.add_argument("--dev", action="store_true", help="read the development translations, the floors and the "
                       "English files' language")
+    ap.add_argument("--second", action="store_true", help="with --heldout: the second held-out file (section 107)")
     mode.add_argument("--heldout", action="store_true", help="read the held-out translations, once")
     mode.add_argument("--bench", type=Path, help="a bench of template questions to translate (with --language, --out)"
                       " or whose translations' runs to score (with --score)")
@@ -198,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--bench needs --language and --out")
         print(f"wrote {translate_bench(args.bench, args.language, args.out)} items to {args.out}")
         return 0
-    return report(development if args.dev else functools.partial(read, HELDOUT), args.json, ensure_ascii=False)
+    held_out = HELDOUT2 if args.second else HELDOUT
+    return report(development if args.dev else functools.partial(read, held_out), args.json, ensure_ascii=False)
 
 
 if __name__ == "__main__":

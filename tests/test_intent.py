@@ -301,7 +301,7 @@ def test_an_emoji_is_read_as_its_unicode_name(question, emotion):
 
 @pytest.mark.parametrize(("question", "language", "emotion"), [
     ("¿cuándo está a punto de llorar?", "es", "sadness"), ("wann wird der Streit hitzig?", "de", "anger"),
-    ("quand semble-t-il s'amuser ?", "fr", "happiness"), ("他什么时候轻蔑地看着别人？", "zh", "contempt"),
+    ("quand éclate-t-elle de rire ?", "fr", "happiness"), ("他什么时候轻蔑地看着别人？", "zh", "contempt"),
     ("¿cuándo pone alguien cara de asco ante algo repugnante?", "es", "disgust"),
 ])
 def test_a_question_in_another_language_is_read_by_the_multilingual_encoder(question, language, emotion):
@@ -328,3 +328,16 @@ def test_english_questions_stay_with_the_english_reader():
     assert checked["n"] > 500 and checked["english"] == checked["n"], checked["not_english"]
     assert language_notes("when does she feel left out?") == [] and language_notes("happy") == []
     assert offline_intent({"query": "wann klappt er den Laptop auf?"}).target_emotions == []
+
+
+def test_a_question_in_another_language_is_read_without_its_frame_words():
+    """"When" and "someone" are dropped as the English reader drops them, whole words only, and the question marks;
+    a question that would be left empty, or in a language without frame words listed, stays as it is."""
+    from tools.perception.language import question_core
+
+    assert question_core("¿Cuándo se siente alguien rechazado?", "es") == "se siente rechazado"
+    assert question_core("wann fühlt sich jemand zurückgewiesen?", "de") == "fühlt sich zurückgewiesen"
+    assert question_core("quand quelqu'un se sent-il rejeté ?", "fr") == "se sent-il rejeté"
+    assert question_core("什么时候有人觉得被拒绝了？", "zh") == "觉得被拒绝了"
+    assert question_core("wann ist er ein Wannabe?", "de") == "ist er ein Wannabe"
+    assert question_core("¿cuándo?", "es") == "¿cuándo?" and question_core("wann?", "sw") == "wann?"

@@ -35,6 +35,37 @@ MIN_LANGUAGE_P = 0.72
 _WORD = re.compile(r"[a-z]+")
 
 
+#: The words that only frame a question in each language the multilingual encoder reads: "when" and "someone" (and
+#: their forms), as the English reader drops "when does" and "someone" (``tools.signals.lexicon.emotion_phrase``);
+#: ``question_core``. Measured in Spanish, German, French and Chinese (``evals/RESULTS.md`` section 107); the others
+#: are the same two words, unmeasured.
+QUESTION_FRAMES: dict[str, tuple[str, ...]] = {
+    "es": ("cuándo", "cuando", "alguien"), "de": ("wann", "jemand", "jemanden", "jemandem"),
+    "fr": ("quand", "quelqu'un", "quelqu’un"), "it": ("quando", "qualcuno"), "pt": ("quando", "alguém"),
+    "nl": ("wanneer", "iemand"), "pl": ("kiedy", "ktoś", "kogoś", "komuś"),
+    "ru": ("когда", "кто-то", "кого-то", "кому-то"),
+    "tr": ("ne zaman", "birisi", "biri"), "ar": ("متى", "شخص ما", "أحد"), "ja": ("いつ", "誰か"), "ko": ("언제", "누군가"),
+    "zh": ("什么时候", "何时", "有人"), "th": ("เมื่อไหร่", "เมื่อไร", "ใคร"),
+}
+#: Languages written without spaces between words (or with particles joined to them): their frame words are removed
+#: wherever they stand.
+_UNSPACED = frozenset({"ja", "ko", "zh", "th"})
+_MARKS = re.compile("[¿?？;؟]")
+
+
+def question_core(text: str, language: str) -> str:
+    """``text`` without its question marks and the words of ``QUESTION_FRAMES[language]`` (whole words, any case;
+    anywhere in a language of ``_UNSPACED``), spaces collapsed: "¿cuándo se siente alguien rechazado?" -> "se siente
+    rechazado". ``text`` itself when nothing would remain or the language has no frame words listed."""
+    words = QUESTION_FRAMES.get(language, ())
+    core = text
+    for word in sorted(words, key=len, reverse=True):
+        pattern = re.escape(word) if language in _UNSPACED else rf"(?<!\w){re.escape(word)}(?!\w)"
+        core = re.sub(pattern, " ", core, flags=re.IGNORECASE)
+    core = " ".join(_MARKS.sub(" ", core).split()) if words else text
+    return core or text
+
+
 @functools.lru_cache(maxsize=1)
 def _identifier():
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
