@@ -32,7 +32,12 @@ from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
-from tools.perception.language import question_core, question_language
+from tools.perception.language import (
+    FOREIGN_PERSON_WORDS,
+    foreign_people,
+    question_core,
+    question_language,
+)
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.emoji import spelled_out
 from tools.signals.idioms import glossed_phrases
@@ -184,27 +189,30 @@ def language_notes(query: str) -> list[str]:
     language = question_language(spelled_out(query))
     if language == "en":
         return []
+    people = ("the people it names by pronoun or noun were read" if language in FOREIGN_PERSON_WORDS
+              else "the people it names were not read")
     return [(f"the question reads as language '{language}': the feeling it asks about was read with the multilingual "
-             "sentence encoder; the people it names, a change of feeling and negation are read in English questions "
-             "only")]
+             f"sentence encoder and {people}; a change of feeling and negation are read in English questions only")]
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:
     """The offline reasoner's intent (see the module doc); emoji are read as their names
     (``tools.signals.emoji.spelled_out``: "when is she 😢?" asks about sadness). A question in another language
-    (``tools.perception.language.question_language``) is read by ``foreign_reading``; its people, a change it asks
-    about and its negations are read in English questions only."""
+    (``tools.perception.language.question_language``) is read by ``foreign_reading``, its people by
+    ``tools.perception.language.foreign_people`` (Spanish, German, French and Chinese); a change it asks about and its
+    negations are read in English questions only."""
     query = spelled_out(inputs["query"])
     if (language := question_language(query)) != "en":
         (targets, cues), change = foreign_reading(query, language), None
+        people = foreign_people(query, language)
     else:
         change, (_, cues) = ask_change(query, side_emotions), load_text_emotion().similarities(query)
         targets = change.after if change is not None else asked_emotions(query)
+        people = person_phrases(query)
     cue_ranked = sorted(cues, key=lambda k: -cues[k])
     chosen_cues = [c for c in cue_ranked if cues[c] >= MIN_CUE_SIM] or cue_ranked[:1]
     if (targets or change is not None) and "facial_expression" not in chosen_cues:
         chosen_cues.append("facial_expression")
-    people = person_phrases(query)
     described = [EMOTION_DESCRIPTIONS[e][0] for e in targets]
     return Intent(target_emotions=targets, people=people, cues=chosen_cues,
                   search_text="; ".join([query, *described]), change=change)

@@ -52,8 +52,8 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     p.add_argument("video", nargs="?", default=None,
                    help="video file (any format FFmpeg reads; one without an audio track is read from its pictures)")
     p.add_argument("query", nargs="?", default=None, help='the question, e.g. "when does she feel left out?" (offline, '
-                   "a question in another of the multilingual sentence encoder's 16 languages is read for its feeling "
-                   "only; the answer says so)")
+                   "a question in another of the multilingual sentence encoder's 16 languages is read for its feeling, "
+                   "and in Spanish, German, French and Chinese its people; the answer says so)")
     p.add_argument("--json", metavar="OUT", default=None, help="write the answer as JSON here ('-': standard output, the table "
                    "then goes to standard error; schema: --schema)")
     p.add_argument("--report", metavar="HTML", default=None, help="write a self-contained HTML report (timeline, tracks, events, "

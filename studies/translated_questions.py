@@ -8,8 +8,9 @@ another language read by the multilingual sentence encoder, ``agents.intent.fore
 
 ``--dev``: the labelled questions' dev half translated into Spanish, German, French and Chinese, and the 16 questions
 that name no feeling translated likewise (``evals/data/questions_translated.jsonl``); the floors tried for the
-multilingual reading; and how many of the project's English question files' questions the language check calls
-English (every file but the translated ones and the unread seventh held-out file). ``--heldout``: the test half's
+multilingual reading; how many of the project's English question files' questions the language check calls
+English (every file but the translated ones and the unread seventh held-out file); and the people read from every
+translated file against those of its English question (``people_agreement``; section 108). ``--heldout``: the test half's
 translations (``questions_translated_heldout.jsonl``), read once when section 105's change was done; with
 ``--second``, the sixth held-out file's idioms translated (``questions_translated_heldout2.jsonl``), read once when
 section 107's was.
@@ -189,10 +190,30 @@ def bench_scores(folder: Path, english: Path) -> dict:
     return out
 
 
+def people_agreement() -> dict:
+    """Per language, over every translated question file: how many questions the English reader's people of the
+    English question (``tools.signals.lexicon.person_phrases``) are read exactly from the translation, before (the
+    English reader's people of the translation) and now (``tools.perception.language.foreign_people``), and how many
+    translations now name someone the English question does not."""
+    from tools.perception.language import foreign_people
+    from tools.signals.lexicon import person_phrases
+
+    rows = [r for path in (DEV, HELDOUT, HELDOUT2, TEMPLATES) for r in _rows(path)]
+    out = {}
+    for language in dict.fromkeys(r["language"] for r in rows):
+        mine = [r for r in rows if r["language"] == language]
+        now = [(foreign_people(r["query"], language), person_phrases(r["english"])) for r in mine]
+        out[language] = {"n": len(mine), "before": sum(person_phrases(r["query"]) == person_phrases(r["english"])
+                                                       for r in mine),
+                         "now": sum(got == want for got, want in now),
+                         "names_another": sum(bool(set(got) - set(want)) for got, want in now)}
+    return out
+
+
 def development() -> dict:
     """``--dev``'s report (module doc)."""
     return {**read(DEV), "floors": floors(), "floors_whole_question": floors(core=False),
-            "english_questions": english_questions()}
+            "english_questions": english_questions(), "people": people_agreement()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -341,3 +341,23 @@ def test_a_question_in_another_language_is_read_without_its_frame_words():
     assert question_core("什么时候有人觉得被拒绝了？", "zh") == "觉得被拒绝了"
     assert question_core("wann ist er ein Wannabe?", "de") == "ist er ein Wannabe"
     assert question_core("¿cuándo?", "es") == "¿cuándo?" and question_core("wann?", "sw") == "wann?"
+
+
+def test_the_people_a_question_in_another_language_names():
+    """Pronouns and person nouns of Spanish, German, French and Chinese questions name people as "she", "he" and
+    "someone" do; a French pronoun that repeats a noun subject ("quelqu'un ... semble-t-il") and German "sie" where
+    it could be "they" name nobody more. Before, such questions named nobody."""
+    from agents.intent import offline_intent
+    from tools.perception.language import foreign_people
+
+    assert foreign_people("¿cuándo está ella triste?", "es") == ["a woman"]
+    assert foreign_people("wann sieht sie enttäuscht aus?", "de") == ["a woman"]
+    assert foreign_people("wann sind sie froh?", "de") == ["a group"]
+    assert foreign_people("wann verliert er die Beherrschung?", "de") == ["a man"]
+    assert foreign_people("quand se fâche-t-il ?", "fr") == ["a man"]
+    assert foreign_people("quand quelqu'un semble-t-il ravi ?", "fr") == ["anyone"]
+    assert foreign_people("quand tout est-il calme ?", "fr") == []
+    assert foreign_people("她什么时候对他翻白眼？", "zh") == ["a woman", "a man"]
+    assert foreign_people("他们什么时候笑？", "zh") == ["a group"]
+    assert foreign_people("quando lei è triste?", "it") == []
+    assert offline_intent({"query": "wann lächelt sie?"}).people == ["a woman"]

@@ -53,6 +53,11 @@ _UNSPACED = frozenset({"ja", "ko", "zh", "th"})
 _MARKS = re.compile("[¿?？;؟]")
 
 
+def _word_pattern(word: str, language: str) -> str:
+    """A regular expression of ``word`` as a whole word, or anywhere in a language of ``_UNSPACED``."""
+    return re.escape(word) if language in _UNSPACED else rf"(?<!\w){re.escape(word)}(?!\w)"
+
+
 def question_core(text: str, language: str) -> str:
     """``text`` without its question marks and the words of ``QUESTION_FRAMES[language]`` (whole words, any case;
     anywhere in a language of ``_UNSPACED``), spaces collapsed: "¿cuándo se siente alguien rechazado?" -> "se siente
@@ -60,10 +65,75 @@ def question_core(text: str, language: str) -> str:
     words = QUESTION_FRAMES.get(language, ())
     core = text
     for word in sorted(words, key=len, reverse=True):
-        pattern = re.escape(word) if language in _UNSPACED else rf"(?<!\w){re.escape(word)}(?!\w)"
-        core = re.sub(pattern, " ", core, flags=re.IGNORECASE)
+        core = re.sub(_word_pattern(word, language), " ", core, flags=re.IGNORECASE)
     core = " ".join(_MARKS.sub(" ", core).split()) if words else text
     return core or text
+
+
+#: Words that name people in a question of the four measured languages, with the person each names as
+#: ``tools.signals.lexicon.PERSON_WORDS`` does ("ella" -> "a woman"; "alguien" -> "anyone"); ``foreign_people``. German
+#: "sie" (she, they and the polite you) and Spanish "el" without its accent (the article) name nobody.
+FOREIGN_PERSON_WORDS: dict[str, dict[str, str]] = {
+    "es": {"ella": "a woman", "él": "a man", "mujer": "a woman", "hombre": "a man", "chica": "a girl", "chico": "a boy",
+           "alguien": "anyone", "ellos": "a group", "ellas": "a group", "público": "the audience", "todos": "everyone",
+           "orador": "the speaker"},
+    "de": {"er": "a man", "ihn": "a man", "ihm": "a man", "frau": "a woman", "mann": "a man", "mädchen": "a girl",
+           "junge": "a boy", "jemand": "anyone", "jemanden": "anyone", "jemandem": "anyone", "publikum": "the audience",
+           "alle": "everyone", "sprecher": "the speaker"},
+    "fr": {"elle": "a woman", "il": "a man", "elles": "a group", "ils": "a group", "femme": "a woman", "homme": "a man",
+           "fille": "a girl", "garçon": "a boy",
+           "quelqu'un": "anyone", "quelqu\u2019un": "anyone", "public": "the audience", "tout le monde": "everyone",
+           "orateur": "the speaker"},
+    "zh": {"她们": "a group", "他们": "a group", "她": "a woman", "他": "a man", "女人": "a woman", "男人": "a man",
+           "女孩": "a girl", "男孩": "a boy", "有人": "anyone", "观众": "the audience", "大家": "everyone",
+           "讲话的人": "the speaker"},
+}
+
+
+#: French: the verb and pronoun of an inverted question ("quand *se fâche-t-il* ?"), and what may stand between
+#: "quand" and the verb when the pronoun is its subject: object pronouns, not a noun ("quand *quelqu'un* semble-t-il
+#: ravi ?" repeats the noun in "il", which then names nobody more).
+_FR_INVERSION = re.compile(r"^\W*quand\s+((?:(?:se|s'|me|m'|te|t'|nous|vous|ne|n'|y|en)\s*)*)[\w']+-(?:t-)?"
+                           r"(il|elle|ils|elles)\b")
+#: German: "wann" + verb + "sie", where the verb's ending tells "she" (-t, ist, hat, wird) from "they" (-en, sind).
+_DE_SIE = re.compile(r"^\W*wann\s+(\w+)\s+sie\b")
+
+
+def _pronoun_subject(lowered: str, language: str) -> list[tuple[int, str]]:
+    """(position, person) of the subject pronoun a French inversion or a German "wann ... sie" names."""
+    if language == "fr":
+        m = _FR_INVERSION.match(lowered)
+        if m:
+            return [(m.start(2), FOREIGN_PERSON_WORDS["fr"][m.group(2)])]
+    if language == "de":
+        m = _DE_SIE.match(lowered)
+        if m and (m.group(1).endswith("t") or m.group(1) in ("ist", "hat", "wird")):
+            return [(m.start(1), "a woman")]
+        if m and (m.group(1).endswith("en") or m.group(1) == "sind"):
+            return [(m.start(1), "a group")]
+    return []
+
+
+def foreign_people(text: str, language: str) -> list[str]:
+    """The people a question in ``language`` names (``FOREIGN_PERSON_WORDS``), in the order they are first named, no
+    repeats: "wann verliert er die Beherrschung?" -> ["a man"]; "她什么时候对他翻白眼？" -> ["a woman", "a man"]. Whole
+    words (any case) in a spaced language, the longest first and without overlaps in Chinese; [] in a language without
+    a list. A French pronoun joined to its verb by a hyphen names a person only as the inverted subject of a question
+    with no noun before its verb, and German "sie" only after "wann" and a verb that tells it from "they"
+    (``_pronoun_subject``)."""
+    words = FOREIGN_PERSON_WORDS.get(language, {})
+    lowered = text.lower()
+    found = _pronoun_subject(lowered, language)
+    taken = {i for i, _ in found}
+    if language == "fr":  # every other pronoun joined to a verb repeats a subject named before it
+        joined = re.finditer(r"-(?:t-)?(?:il|elle|ils|elles)\b", lowered)
+        taken |= {i for m in joined for i in range(m.start(), m.end())}
+    for word in sorted(words, key=len, reverse=True):
+        for m in re.finditer(_word_pattern(word, language), lowered):
+            if not taken.intersection(range(m.start(), m.end())):
+                found.append((m.start(), words[word]))
+                taken.update(range(m.start(), m.end()))
+    return list(dict.fromkeys(person for _, person in sorted(found)))
 
 
 @functools.lru_cache(maxsize=1)
