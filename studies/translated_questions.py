@@ -10,8 +10,8 @@ another language read by the multilingual sentence encoder, ``agents.intent.fore
 that name no feeling translated likewise (``evals/data/questions_translated.jsonl``); the floors tried for the
 multilingual reading; how many of the project's English question files' questions the language check calls
 English (every file but the translated ones and the unread seventh held-out file); and the people read from every
-translated file against those of its English question (``people_agreement``; section 108). ``--heldout``: the test half's
-translations (``questions_translated_heldout.jsonl``), read once when section 105's change was done; with
+translated file against those of its English question (``people_agreement``; section 108). ``--heldout``: the test
+half's translations (``questions_translated_heldout.jsonl``), read once when section 105's change was done; with
 ``--second``, the sixth held-out file's idioms translated (``questions_translated_heldout2.jsonl``), read once when
 section 107's was.
 

@@ -3,15 +3,15 @@
 A question that holds one of ``ENGLISH_MARKERS`` (words of English questions that are no words of the other languages
 the multilingual Universal Sentence Encoder reads: "when", "does", "she", ...) is English without further reading:
 all 583 questions of the project's English question files hold one (the unread seventh held-out file left out; of
-the 70 short keyword queries, 5), and none of the 256 translated development questions does (``evals/data/questions_translated.jsonl``). Any other
-question is identified by py3langid (a maintained fork of Lui & Baldwin's langid.py, 2012: a naive Bayes classifier
-over byte n-grams, its model inside the wheel), restricted to ``tools.perception.text.USE_LANGUAGES``: it named the
-right language for all 256 translations, each with a probability of 0.83 or more. Short English queries without a
-marker ("sad moments", "awkward silence", "sobbing": ``evals/data/questions_keywords.jsonl``) it often calls another
-language, but with 0.61 at most, so a question is taken to be in another language only at ``MIN_LANGUAGE_P`` or more,
-and is read as English otherwise, as before (``python -m studies.translated_questions --dev``; ``evals/RESULTS.md``
-section 105). Its model takes about 0.7 s to load, so it is loaded only for a question without a marker, once per
-process.
+the 70 short keyword queries, 5), and none of the 256 translated development questions does
+(``evals/data/questions_translated.jsonl``). Any other question is identified by py3langid (a maintained fork of Lui
+& Baldwin's langid.py, 2012: a naive Bayes classifier over byte n-grams, its model inside the wheel), restricted to
+``tools.perception.text.USE_LANGUAGES``: it named the right language for all 256 translations, each with a
+probability of 0.83 or more. Short English queries without a marker ("sad moments", "awkward silence", "sobbing":
+``evals/data/questions_keywords.jsonl``) it often calls another language, but with 0.61 at most, so a question is
+taken to be in another language only at ``MIN_LANGUAGE_P`` or more, and is read as English otherwise, as before
+(``python -m studies.translated_questions --dev``; ``evals/RESULTS.md`` section 105). Its model takes about 0.7 s to
+load, so it is loaded only for a question without a marker, once per process.
 """
 
 from __future__ import annotations
