@@ -29,7 +29,10 @@ from app.batch_tasks import run_jobs
 from memory.jsonl import JsonlLog, dict_record
 from tools.core.argtypes import number
 
-VIDEO_EXTENSIONS = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv")
+#: Extensions of the video files a folder is searched for: camcorders' MPEG-TS (.mts, .m2ts, .ts), phones' 3GP, Ogg
+#: video and animated GIF among the common containers (a file without sound is read from its pictures).
+VIDEO_EXTENSIONS = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv", ".ts", ".mts",
+                    ".m2ts", ".3gp", ".ogv", ".gif")
 RESULTS = "results.jsonl"
 
 

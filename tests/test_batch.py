@@ -95,6 +95,17 @@ def test_ray_path_on_a_local_cluster_gives_the_same_answers(folder, tmp_path, ca
     assert {(r["video"], r["query"]): (r["status"], r.get("moments")) for r in _records(ray_out)} == by_pair
 
 
+def test_a_folder_is_searched_for_camcorder_phone_and_web_video_files(tmp_path):
+    """MPEG-TS from a camcorder (.mts, .m2ts, .ts), a phone's .3gp, .ogv and an animated GIF are video files too
+    (before, a folder of .mts recordings had "no video files"); text and pictures are not."""
+    from app.batch import find_videos
+
+    names = ["a.MTS", "b.m2ts", "c.ts", "d.3gp", "e.ogv", "f.gif", "g.mp4", "notes.txt", "photo.jpg"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    assert [p.name for p in find_videos(tmp_path)] == names[:7]
+
+
 def test_batch_without_videos_or_query_exits_2(tmp_path):
     empty = _batch(tmp_path, tmp_path / "out", tmp_path / "cache")
     assert empty.returncode == 2 and "no video files" in empty.stderr
