@@ -112,8 +112,9 @@ def read(path: Path) -> dict:
 def floors(core: bool = True) -> list[dict]:
     """The development translations read at each of ``FLOORS``, without their frame words (``core``; the whole
     question with ``core=False``, section 105's reading): feeling questions right first, no-feeling questions left
-    empty, and the mean of the two shares (the rule the floor was chosen by)."""
-    from agents.intent import EMOTION_MARGIN
+    empty, and the mean of the two shares (the rule the floor was chosen by). The targets are chosen as the shipped
+    reader chooses them (``agents.intent.chosen_emotions`` at each floor)."""
+    from agents.intent import chosen_emotions
     from tools.perception.language import question_core
     from tools.perception.text_emotion import load_text_emotion
 
@@ -122,10 +123,7 @@ def floors(core: bool = True) -> list[dict]:
     scores = [use.similarities(question_core(r["query"], r["language"]) if core else r["query"])[0] for r in rows]
     out = []
     for floor in FLOORS:
-        chosen = []
-        for s in scores:
-            ranked = sorted(s, key=lambda k: -s[k])
-            chosen.append([k for k in ranked[:2] if s[k] >= max(floor, s[ranked[0]] - EMOTION_MARGIN)])
+        chosen = [chosen_emotions(s, r["query"], floor) for s, r in zip(scores, rows, strict=True)]
         right = sum(c[:1] == [r["emotion"]] for c, r in zip(chosen, rows, strict=True) if r["emotion"])
         empty = sum(not c for c, r in zip(chosen, rows, strict=True) if not r["emotion"])
         n_feel = sum(bool(r["emotion"]) for r in rows)
