@@ -7,7 +7,13 @@ Writes into ``--out``: ``predictions.jsonl`` (one line per item as soon as it is
 same ``--out`` resumes after the items already there), ``metrics.json``, ``config.json`` (method,
 models, library versions, seed, commit), ``moment_detr_predictions.jsonl`` (the predictions as
 QVHighlights/Moment-DETR ``pred_relevant_windows`` records), ``results.md`` (the metrics by moment length, also
-printed) and ``run.log``. Exit codes: 0 done, 2 bad bench or arguments.
+printed) and ``run.log``. An item that fails (a video that does not decode, say) is recorded with its error and
+counts as a miss; a rerun with ``--retry-failed`` predicts the failed items again. A model that cannot load (default
+weights not fetched, ``affectseek models --fetch defaults``) would fail every item alike, so it stops the run at once
+and records nothing.
+
+Exit codes: 0 every item predicted; 1 a model cannot load; 2 bad bench or arguments; 3 some items failed (each
+error in ``predictions.jsonl``, tracebacks in ``run.log``; scored as misses).
 
 As ``affectseek eval``, the options it shares with ``affectseek ask`` (``SHARED_SETTINGS``) also come from
 ``AFFECTSEEK_*`` variables and a TOML file (``--config FILE`` or ``$AFFECTSEEK_CONFIG``); a flag wins. Its index is
@@ -83,7 +89,9 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
                    help="label set of the bench's emotions and of the answers: AffectNet-8, VQAU-13, Ekman-6, "
                         "MER-6 or a taxonomy .json (default: VQAU-13 for --bench-format vqau, else AffectNet-8)")
     p.add_argument("--method", required=True, choices=METHODS)
-    p.add_argument("--out", required=True, help="run directory")
+    p.add_argument("--out", required=True, help="run directory (a rerun with the same one resumes)")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="on resuming, predict again the items a run before recorded as failed")
     p.add_argument("--seed", type=int, default=0)
     shared = {k: v for k, v in (defaults or {}).items() if k in SHARED_SETTINGS}
     add_setting_flags(p, ("llm", "top_k", "cache_dir", "device"), defaults=shared, target=p, helps=EVAL_HELP)
@@ -115,20 +123,32 @@ def _run_log(out: Path) -> Iterator[logging.Logger]:
 def _predict_all(items, args, predict_one: Callable, failed: Callable, model: type[BaseModel], log_path: Path,
                  log: logging.Logger) -> dict[str, BaseModel]:
     """Predictions for every item (``predict_one(item)``; ``failed(item, error)`` records a failure), resuming
-    after those already in ``log_path``; each is appended as it is done."""
+    after those already in ``log_path`` (with ``args.retry_failed``, after those predicted without an error); each is
+    appended as it is done, a retried item's line after its failed one (the later line counts).
+
+    Raises:
+        tools.core.registry.BackendUnavailableError: a model cannot load; that item is not recorded.
+    """
     from rich.progress import Progress
+
+    from tools.core.registry import BackendUnavailableError
 
     results = JsonlLog(log_path)
     done = read_predictions(log_path, model)
+    retry = {i for i, p in done.items() if p.error} if args.retry_failed else set()
     if done:
-        log.info("resuming: %d of %d items already predicted", len(done), len(items))
+        log.info("resuming: %d of %d items already predicted%s", len(done), len(items),
+                 f", {len(retry)} failed ones again" if retry else "")
     with Progress(transient=True) as progress:
-        task = progress.add_task(f"{args.method}", total=len(items), completed=len(done))
+        task = progress.add_task(f"{args.method}", total=len(items), completed=len(done.keys() - retry))
         for item in items:
-            if item.id in done:
+            if item.id in done and item.id not in retry:
                 continue
             try:
                 pred = predict_one(item)
+            except BackendUnavailableError:  # every item would fail alike: stop, record nothing
+                log.exception("item %s: a model cannot load; the run stops", item.id)
+                raise
             except Exception as exc:  # one item's failure is recorded, the run goes on
                 log.exception("item %s failed", item.id)
                 pred = failed(item, f"{type(exc).__name__}: {exc}")
@@ -216,16 +236,23 @@ def main(argv: list[str] | None = None, prog: str = "python -m evals.run", defau
 
 def _run(args: argparse.Namespace, fmt: BenchFormat, items: list, labels: str, index_config: IndexConfig,
          settings: dict, out: Path, log: logging.Logger) -> int:
-    """``main`` once its arguments are checked: predict every item (resuming), score, write the run's files; 0."""
+    """``main`` once its arguments are checked: predict every item (resuming), score, write the run's files. Returns
+    0, 1 when a model cannot load (nothing scored) or 3 when some items failed (a line on standard error names how
+    many and the first one's error)."""
     config = _run_record(args, fmt, len(items))
     config.update(index_config=index_config.model_dump(), settings=settings)
     ctx = MethodContext(llm=args.llm, top_k=args.top_k, seed=args.seed, cache_dir=args.cache_dir,
                         index_config=index_config, settings=settings)
+    from tools.core.registry import BackendUnavailableError
     from tools.perception.text import load_text_encoder
 
-    done = _predict_all(items, args, lambda it: fmt.predict(args.method, it, it.video_path(args.bench), ctx),
-                        lambda it, err: fmt.failed(args.method, it, err), fmt.prediction,
-                        out / "predictions.jsonl", log)
+    try:
+        done = _predict_all(items, args, lambda it: fmt.predict(args.method, it, it.video_path(args.bench), ctx),
+                            lambda it, err: fmt.failed(args.method, it, err), fmt.prediction,
+                            out / "predictions.jsonl", log)
+    except BackendUnavailableError as exc:
+        print(f"error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
     metrics = fmt.score(items, done, load_text_encoder(model=None), labels)
     models = next((p.models for p in done.values() if getattr(p, "models", None)), {})
     config["models"] = {**models, "metrics_text_encoder": "all-MiniLM-L6-v2"}
@@ -235,6 +262,12 @@ def _run(args: argparse.Namespace, fmt: BenchFormat, items: list, labels: str, i
     (out / "results.md").write_text(table + "\n")
     print(fmt.summary(args.method, metrics))
     print(table)
+    failed = [done[it.id] for it in items if done[it.id].error]
+    if failed:
+        print(f"error: {len(failed)} of {len(items)} items failed and are scored as misses (first, {failed[0].id}: "
+              f"{failed[0].error.splitlines()[0]}); each error is in {out / 'predictions.jsonl'}, the tracebacks in "
+              f"{out / 'run.log'}; --retry-failed predicts them again", file=sys.stderr)
+        return 3
     return 0
 
 

@@ -80,6 +80,53 @@ def test_two_runs_in_one_process_each_log_to_their_own_file(tmp_path, cache_root
     assert "resuming" not in (first / "run.log").read_text()
 
 
+def _two_item_bench(folder):
+    """A bench of two items asking about the talking head: ``good.mp4`` (the talking head) and ``bad.mp4`` (bytes
+    that are no video)."""
+    folder.mkdir()
+    shutil.copy(shared_media("WDA_KatieHill_000.mp4"), folder / "good.mp4")
+    (folder / "bad.mp4").write_bytes(b"not a video")
+    lines = [{"id": name, "video": f"{name}.mp4", "query": "when does she smile?",
+              "moments": [{"start_s": 0.0, "end_s": 4.0, "emotion": "happiness"}]} for name in ("good", "bad")]
+    (folder / "b.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return folder / "b.jsonl"
+
+
+def test_a_run_whose_items_fail_says_so_and_retries_them(tmp_path, cache_root, capsys):
+    """An item whose video does not decode is scored as a miss, and the run exits 3 with one line naming it (before,
+    it exited 0 with the low scores alone); after the video is mended, a rerun with ``--retry-failed`` predicts that
+    item again, and only it."""
+    bench = _two_item_bench(tmp_path / "bench")
+    out = tmp_path / "run"
+    args = ["--bench", str(bench), "--method", "uniform", "--out", str(out), "--cache-dir", str(cache_root)]
+    assert eval_run.main(args) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: 1 of 2 items failed") and "bad: VideoError" in err[0]
+    assert json.loads((out / "metrics.json").read_text())["n_items"] == 2
+    assert eval_run.main(args) == 3  # resuming keeps the failure unless asked
+    shutil.copy(shared_media("WDA_KatieHill_000.mp4"), bench.parent / "bad.mp4")
+    assert eval_run.main([*args, "--retry-failed"]) == 0
+    lines = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    assert [x["id"] for x in lines] == ["good", "bad", "bad"] and lines[-1]["error"] is None
+    assert json.loads((out / "metrics.json").read_text())["localization"]["R1@0.5"] == 1.0
+
+
+def test_a_model_that_cannot_load_stops_the_run_at_once(tmp_path):
+    """Without the default weights every item would fail alike: the run stops at the first with the one line that
+    names the fetch command, exit 1, and records no prediction, so a rerun after the fetch starts afresh."""
+    from tests.conftest import run_module
+
+    bench = _two_item_bench(tmp_path / "bench")
+    out = tmp_path / "run"
+    proc = run_module("evals.run", "--bench", str(bench), "--method", "graph", "--out", str(out), "--cache-dir",
+                      str(tmp_path / "cache"), timeout=300, env={"AFFECTSEEK_MODEL_CACHE": str(tmp_path / "no-models")})
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "affectseek models --fetch defaults" in lines[0]
+    assert not (out / "predictions.jsonl").exists() or not (out / "predictions.jsonl").read_text()
+    assert not (out / "metrics.json").exists()
+
+
 @pytest.mark.slow
 def test_run_resume_and_report_on_the_dev_bench(tmp_path, cache_root, capsys):
     bench = shared_file("bench/dev.jsonl")
