@@ -15,8 +15,10 @@ Scale-out: ``--ray`` runs the same task function as Ray tasks, on a local Ray cl
 run, or with ``--ray ADDRESS`` (e.g. ``auto`` or ``ray://head:10001``) on an existing cluster. Every
 node then needs this package installed, and DIR, OUT and the cache directory on storage all nodes see.
 
-Exit codes: 0 every pair answered; 3 some pairs failed (see their ``error`` in results.jsonl);
-2 bad arguments or no videos found; 130 interrupted (finished pairs are kept).
+Exit codes: 0 every pair answered; 3 some pairs failed (see their ``error`` in results.jsonl; the last line
+names the first); 1 a model cannot load (the default weights not fetched: every video would fail alike, so the
+batch stops and records nothing for the videos not done); 2 bad arguments or no videos found; 130 interrupted
+(finished pairs are kept).
 """
 
 from __future__ import annotations
@@ -164,16 +166,23 @@ def main(argv: list[str] | None = None, prog: str = "affectseek batch") -> int:
     jobs = plan(videos, args.dir, queries, done, args.retry_failed)
     if done:
         err.print(f"resuming: {len(done)} pair(s) already in {safe(log.path)}, {sum(len(q) for *_, q in jobs)} to do")
+    from tools.core.registry import BackendUnavailableError
+
     try:
         run_jobs(jobs, len(queries), settings, args, log, err)
     except KeyboardInterrupt:
         err.print(f"interrupted: finished pairs are in {safe(log.path)}; rerun the same command to resume")
         return 130
+    except BackendUnavailableError as exc:  # every video would fail alike: nothing recorded for them
+        cause = getattr(exc, "cause", None) or exc  # a Ray task's error wraps the worker's
+        err.print(f"error: {safe(str(cause).splitlines()[0])}")
+        return 1
     results = read_results(log.path)
     failed = [r for r in results if r["status"] != "ok"]
     if not settings.quiet:
         _summary(results, Console())
-    err.print(f"{len(results) - len(failed)} answered, {len(failed)} failed; results: {safe(log.path)}")
+    first = f" (first: {safe(failed[0]['video'])}: {safe(failed[0]['error'])})" if failed else ""
+    err.print(f"{len(results) - len(failed)} answered, {len(failed)} failed{first}; results: {safe(log.path)}")
     return 3 if failed else 0
 
 

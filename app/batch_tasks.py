@@ -32,6 +32,10 @@ def process_video(video: str, video_key: str, queries: list[str], settings: Sett
     Returns one record per query: ``{"video", "query", "status": "ok", "answer": <file>, "moments":
     [[start_s, end_s, emotion, confidence], ...], "seconds"}`` or ``{..., "status": "error", "error":
     <one line>}``. Never raises for a bad video or query: the error is the record.
+
+    Raises:
+        tools.core.registry.BackendUnavailableError: a model cannot load (weights not fetched): every video would
+            fail alike, so the batch stops (``app.batch``) instead of recording the same error for each pair.
     """
     from tools.core.runtime import configure_runtime
 
@@ -53,7 +57,9 @@ def process_video(video: str, video_key: str, queries: list[str], settings: Sett
                 index, reasoner = open_index(video, cfg, settings.cache_dir), load_llm(settings.llm)
             answer = ask(index, query, knobs, reasoner)
             answer.video = str(video)
-        except (VideoError, QueryError, BackendUnavailableError) as exc:
+        except BackendUnavailableError:
+            raise
+        except (VideoError, QueryError) as exc:
             records.append({**base, "status": "error", "error": str(exc).splitlines()[0]})
             if isinstance(exc, VideoError):  # the same video fails the same way for every query
                 records += [{**records[-1], "query": q} for q in queries[i + 1:]]

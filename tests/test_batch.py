@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,7 +51,28 @@ def test_batch_answers_every_video_and_records_the_bad_one(folder, tmp_path, cac
         assert rec["status"] == "ok" and answer.query == QUERY
         assert rec["moments"] == [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments]
     assert 7.8 <= recs["hamilton_short.mp4"]["moments"][0][0] < 9.0  # the audience's shot (its first frame: 7.884 s)
-    assert "2 answered, 1 failed" in proc.stderr
+    assert "2 answered, 1 failed (first: broken.mp4: " in proc.stderr  # the summary names the first failure
+
+
+@pytest.mark.parametrize("pool", [("--workers", "1"), ("--ray",)], ids=["workers", "ray"])
+def test_a_model_that_cannot_load_stops_the_batch_at_once(folder, tmp_path, pool):
+    """Without the default weights every video would fail alike: the batch stops with the one line that names the
+    fetch command (on Ray too, whose task error wraps the worker's), exit 1, and records no pair, so the same command
+    after the fetch answers them all (before, each pair was recorded as failed and the run ended with exit 3)."""
+    if pool == ("--ray",):
+        pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "app.batch", str(folder), "--query", QUERY, "--out", str(out),
+                           "--cache-dir", str(tmp_path / "cache"), "--quiet", *pool], check=False, cwd=REPO,
+                          capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore",
+                               "AFFECTSEEK_MODEL_CACHE": str(tmp_path / "none")})
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    if pool == ("--ray",):  # Ray logs its own start
+        lines = [ln for ln in lines if not re.match(r"\d{4}-\d\d-\d\d \d\d:", ln)]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "affectseek models --fetch defaults" in lines[0]
+    assert not (out / "results.jsonl").exists() or not (out / "results.jsonl").read_text()
 
 
 def test_killed_batch_resumes_with_the_unfinished_pairs(folder, tmp_path, cache_root):
