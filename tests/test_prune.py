@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import run_module
+from tests.conftest import copy_default_models, run_cli, run_module, shared_media
 
 
 def _derived(folder, name: str, data: bytes = b"x" * 1000) -> None:
@@ -69,3 +69,22 @@ def test_models_prune_without_the_default_weights_removes_nothing(tmp_path):
     assert proc.returncode == 2 and "nothing removed" in proc.stderr and "--fetch defaults" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert (models / "faceres-0000000000000000.onnx").is_file()
+
+
+def test_fetching_the_defaults_makes_their_derived_files_so_the_first_question_makes_none(tmp_path):
+    """``affectseek models --fetch defaults`` (what ``make install`` runs) also makes the ONNX exports and label vectors
+    the defaults read, so a new user's first question makes no model file: before, it made them itself, which cost it
+    6.5 s and 1 GB more peak memory on the talking head (``evals/RESULTS.md`` section 110)."""
+    models = copy_default_models(tmp_path / "models")
+    env = {"AFFECTSEEK_MODEL_CACHE": str(models)}
+    fetch = run_module("app.cli", "models", "--fetch", "defaults", env=env, timeout=300)
+    assert fetch.returncode == 0, fetch.stderr
+    assert f"derived files (ONNX exports, label vectors): ready in {models}" in fetch.stdout
+    made = sorted(p.name for p in models.iterdir())
+    for prefix, suffix in (("all-MiniLM-L6-v2-", "-f64.onnx"), ("faceres-", ".onnx"), ("minixception-", ".onnx"),
+                           ("ge2e-", ".onnx")):
+        assert any(n.startswith(prefix) and n.endswith(suffix) for n in made), (prefix, made)
+    ask = run_cli(str(shared_media("WDA_KatieHill_000.mp4")), "when does she light up?", "--cache-dir",
+                  str(tmp_path / "cache"), "--quiet", env=env, timeout=300)
+    assert ask.returncode == 0, ask.stderr
+    assert sorted(p.name for p in models.iterdir()) == made  # the question found every file it reads
