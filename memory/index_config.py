@@ -19,8 +19,9 @@ from tools.core.runtime import DEVICE_PATTERN
 from tools.perception.engine import PerceptionConfig
 from tools.perception.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 26
-"""Version of the stored layout and of what the build computes; part of the cache key."""
+INDEX_FORMAT = 27
+"""Version of the stored layout and of what the build computes; part of the cache key (27: transcripts
+decoded with oneDNN held to SSE4.1, ``tools.core.runtime.ONEDNN_MAX_ISA``, ``evals/RESULTS.md`` section 111)."""
 
 #: Libraries whose versions an index manifest records.
 INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "faster-whisper", "sentence-transformers",

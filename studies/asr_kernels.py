@@ -8,11 +8,11 @@ load, and transcribes the real speech at hand (``recordings``: the bench's ``SPE
 and the bench's dialogue unit, those recordings back to back) with the shipped recogniser
 (``tools.perception.asr.FasterWhisperASR``) at each beam size:
 
-- ``native``: as the code runs on any CPU: oneDNN capped at AVX2, CTranslate2 off Intel MKL
-  (``tools.core.runtime.reproducible_kernels``);
+- ``native``: as the code runs on any CPU: oneDNN capped (at AVX2 until section 111, at SSE4.1 since), CTranslate2
+  off Intel MKL (``tools.core.runtime.reproducible_kernels``);
 - ``ct2_avx2``: CTranslate2's own kernels held to AVX2 (``CT2_FORCE_CPU_ISA=AVX2``), as on a CPU without AVX-512;
 - ``held``: that, with numpy's AVX-512 loops off and OpenBLAS held to its Haswell kernels;
-- ``onednn_sse41``, ``onednn_all``: oneDNN at SSE4.1 or unrestricted, outside what the cap allows;
+- ``onednn_sse41``, ``onednn_all``: oneDNN at SSE4.1 (the cap since section 111) or unrestricted;
 - ``ct2_avx``, ``ct2_generic``: CTranslate2's AVX and portable kernels (a CPU without AVX2);
 - ``ct2_mkl``: CTranslate2's int8 products in Intel MKL (``CT2_USE_MKL=1``), its own default on Intel CPUs;
 - ``emulated CPU`` (``--emulate CPU ...``): the native setting under ``qemu-x86_64 -cpu CPU`` user-mode emulation,

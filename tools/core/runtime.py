@@ -28,11 +28,14 @@ import warnings
 from pathlib import Path
 
 #: The highest instruction set oneDNN may use (``ONEDNN_MAX_CPU_ISA``) unless the environment names another. CTranslate2
-#: (speech recognition) runs its int8 matrix products in oneDNN on every CPU but Intel's (Intel MKL there), and oneDNN's
-#: AVX-512 kernels decode differently from its AVX2 ones: on an AVX-512 AMD EPYC the sample's transcript and two pinned
-#: answers changed, and with the cap they are those of the machines before (``evals/RESULTS.md`` section 71). Kernels
-#: up to AVX2 (down to SSE4.1) gave the same transcripts there; the cap costs that CPU 15-25 % of recognition time.
-ONEDNN_MAX_ISA = "AVX2"
+#: (speech recognition) runs Whisper's convolutions and matrix products in oneDNN, and oneDNN's kernels decode
+#: differently from one CPU to another above SSE4.1: its AVX-512 kernels from its AVX2 ones on an AMD EPYC (section 71
+#: of ``evals/RESULTS.md``), and its AVX2 kernels on an Intel Xeon (family 6, model 167) from the same kernels on that
+#: AMD EPYC (Zen 4): 5 of 10 recordings' segments differ and four pinned tests failed, where under qemu's emulated
+#: EPYC-Milan the same host gave the AMD's transcript (section 111). At SSE4.1 both CPUs gave the same transcripts for
+#: all 10 recordings, by beam search and greedily; SSE4.1 is on every x86-64 CPU since 2008. The cap costs about 10 % of
+#: recognition time against AVX2 on that Xeon (a 112-s dialogue on one thread: 7.5-7.6 -> 8.3 s).
+ONEDNN_MAX_ISA = "SSE41"
 #: Whether CTranslate2 may use Intel MKL (``CT2_USE_MKL``) unless the environment says. By default it does on Intel CPUs
 #: and runs oneDNN everywhere else, and MKL's int8 products decode differently: on an emulated Intel Skylake (qemu) the
 #: sample's "by 14," started at 5.54 s for 5.48 s and every transcript's word probabilities moved, where with MKL off

@@ -14,9 +14,9 @@ Backends:
 
 Decoding is reproducible: temperature 0 only (beam search), without Whisper's temperature fallback,
 which samples (the same file could give other segments from one run to the next; ``evals/RESULTS.md``
-section 8), oneDNN kept to AVX2 kernels and CTranslate2 off Intel MKL on every CPU
-(``tools.core.runtime.reproducible_kernels``; oneDNN's AVX-512 kernels and MKL decode differently, sections 71 and
-93), and the log-mel features computed alike on every CPU (``tools.perception.log_mel``;
+section 8), oneDNN kept to SSE4.1 kernels and CTranslate2 off Intel MKL on every CPU
+(``tools.core.runtime.reproducible_kernels``; oneDNN's kernels above SSE4.1 and MKL decode differently from CPU to
+CPU, sections 71, 93 and 111), and the log-mel features computed alike on every CPU (``tools.perception.log_mel``;
 faster-whisper's own differ in the last bits on an AVX-512 CPU, section 89). Word times are then refined against the
 audio's energy (``tools.signals.word_times``), and decoded segments become a ``Transcript`` through
 ``tools.signals.transcript`` (guards, warnings) and ``tools.signals.utterances`` (utterances).

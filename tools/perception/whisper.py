@@ -62,9 +62,9 @@ def default_whisper_model_dir() -> str:
 
 def whisper_model(path: str, device: str = "cpu", compute_type: str | None = None,
                   threads: int = 0) -> faster_whisper.WhisperModel:
-    """A faster-whisper ``WhisperModel`` of ``path`` that decodes alike on every CPU it can: oneDNN kept to its AVX2
+    """A faster-whisper ``WhisperModel`` of ``path`` that decodes alike on every CPU it can: oneDNN kept to its SSE4.1
     kernels and CTranslate2 off Intel MKL before CTranslate2 first runs (``tools.core.runtime.reproducible_kernels``,
-    ``evals/RESULTS.md`` sections 71 and 93) and the log-mel features computed in a fixed order
+    ``evals/RESULTS.md`` sections 71, 93 and 111) and the log-mel features computed in a fixed order
     (``tools.perception.log_mel.ReproducibleFeatures``, section 89). ``device`` as ``ct2_device`` reads it;
     ``compute_type`` default ``int8`` on CPU, ``float16`` on CUDA; ``threads``: CTranslate2's intra-op threads on CPU
     (0: ``tools.core.runtime.cpu_budget``, one per core unless ``OMP_NUM_THREADS`` says less; tiny.en's transcripts
