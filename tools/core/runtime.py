@@ -33,8 +33,9 @@ from pathlib import Path
 #: of ``evals/RESULTS.md``), and its AVX2 kernels on an Intel Xeon (family 6, model 167) from the same kernels on that
 #: AMD EPYC (Zen 4): 5 of 10 recordings' segments differ and four pinned tests failed, where under qemu's emulated
 #: EPYC-Milan the same host gave the AMD's transcript (section 111). At SSE4.1 both CPUs gave the same transcripts for
-#: all 10 recordings, by beam search and greedily; SSE4.1 is on every x86-64 CPU since 2008. The cap costs about 10 % of
-#: recognition time against AVX2 on that Xeon (a 112-s dialogue on one thread: 7.5-7.6 -> 8.3 s).
+#: all 10 recordings, by beam search and greedily; SSE4.1 is on every x86-64 CPU since 2008. The cap costs that Xeon
+#: 10 % of recognition time alone (a 112-s dialogue on one thread: 7.5-7.6 -> 8.3 s) and a third beside the picture
+#: pass: the bench's 10-minute index 84-86 -> 109 s.
 ONEDNN_MAX_ISA = "SSE41"
 #: Whether CTranslate2 may use Intel MKL (``CT2_USE_MKL``) unless the environment says. By default it does on Intel CPUs
 #: and runs oneDNN everywhere else, and MKL's int8 products decode differently: on an emulated Intel Skylake (qemu) the
