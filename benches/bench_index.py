@@ -122,6 +122,21 @@ def dialogue_video(dst: Path, size: tuple[int, int] = (640, 360), fps: int = 25,
     return dst
 
 
+def own_peak_rss_mib() -> float:
+    """Peak resident memory (MiB) of this process since it started its program: ``VmHWM`` of ``/proc/self/status``
+    where Linux has it, else ``ru_maxrss``. On Linux ``ru_maxrss`` of a process started by ``subprocess`` also counts
+    the process it was forked from, up to its ``exec``: a child of a process holding 400 MB reported 408 MB there, and
+    13 MB by ``VmHWM`` (``evals/RESULTS.md`` section 113)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _child(mode: str, video: str, cache: str, voice: str = "voice8") -> None:
     """Run one measurement in this (fresh) process with the vocal emotion model ``voice`` and print a JSON line."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -148,7 +163,7 @@ def _child(mode: str, video: str, cache: str, voice: str = "voice8") -> None:
                                       "timings": a.timings_s, "tool_calls": a.index["tool_calls"],
                                       "moments": len(a.moments), "built_now": a.index["built_now"]})
     result["wall_s"] = time.perf_counter() - t0
-    result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result["peak_rss_mib"] = own_peak_rss_mib()
     print("RESULT " + json.dumps(result))
 
 
