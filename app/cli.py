@@ -109,8 +109,8 @@ def _prepare_defaults(prog: str) -> int:
     """After ``--fetch defaults``: make the files the default pipeline derives from its weights once and keeps in the
     model cache (the ONNX exports and the question reader's label vectors; ``app.prune.load_defaults``), so a new
     user's first question neither waits for them nor holds the exporting libraries in memory (on the talking head
-    from a model cache holding only the fetched weights: 11.9 s and 2.17 GB peak, against about 9 s and 1.0 GB once
-    they exist; ``evals/RESULTS.md`` section 110). A second call only checks them. Returns 0, or 1 when a default
+    from a model cache holding only the fetched weights: 11.3-11.5 s and 2.2 GB peak, against 4.8-4.9 s and 1.16 GB
+    once they exist; ``evals/RESULTS.md`` section 110). A second call only checks them. Returns 0, or 1 when a default
     model cannot load."""
     import time
 
