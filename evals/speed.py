@@ -87,10 +87,11 @@ def _bench_session(d: dict) -> str:
     return f"first {row['query_cold_s']:.2f} s, the others {_span(others)} (1 session); {rss}"
 
 
-#: The three CPU models of the 2-core machines the current figures come from (``lscpu``; no GPU).
+#: The CPU models of the 2-core machines the current figures come from (``lscpu``; no GPU).
 AVX512_EPYC = "AMD EPYC, CPU family 26, AVX-512"
 AVX2_EPYC = "AMD EPYC, CPU family 25, AVX2"
 ZEN4_EPYC = "AMD EPYC, CPU family 25 model 17, AVX-512"
+XEON = "Intel Xeon, CPU family 6 model 167, AVX-512"
 
 SPEED: tuple[Figure, ...] = (
     Figure("an hour of speech-heavy video indexed (`make bench`'s 60-minute dialogue video): wall, RTF, peak RSS",
@@ -104,6 +105,8 @@ SPEED: tuple[Figure, ...] = (
     Figure("", f"{ZEN4_EPYC}; section 93's code, the same sitting", "results_text_padded_60.json", _bench_index),
     Figure("", f"{ZEN4_EPYC}; section 94's code, the same sitting", "results_text_unpadded_60_b.json", _bench_index),
     Figure("", f"{ZEN4_EPYC}; section 95's code (text encoder in float64)", "results_text_f64_60.json", _bench_index),
+    Figure("", f"{XEON}; section 113's code", "results_speech_helper_before_60.json", _bench_index),
+    Figure("", f"{XEON}; section 114's code, the same sitting", "results_speech_helper_60.json", _bench_index),
     Figure("the bench's four new questions on the indexed hour, one process: wall each, peak RSS",
            f"{AVX512_EPYC}; section 70's code", "results_gesture_names_60.json", _session("now")),
     Figure("", f"{AVX2_EPYC}; section 72's code", "results_fixed_texts_60.json", _session("before")),
@@ -121,6 +124,8 @@ SPEED: tuple[Figure, ...] = (
     Figure("", f"{ZEN4_EPYC}; section 94's code, the same sitting", "results_text_unpadded_60_b.json", _bench_session),
     Figure("", f"{ZEN4_EPYC}; section 95's code (text encoder in float64)", "results_text_f64_60.json",
            _bench_session),
+    Figure("", f"{XEON}; section 113's code", "results_speech_helper_before_60.json", _bench_session),
+    Figure("", f"{XEON}; section 114's code, the same sitting", "results_speech_helper_60.json", _bench_session),
     Figure("each of those questions in a new process on the indexed hour: wall, peak RSS",
            f"{AVX512_EPYC}; section 69's code", "results_no_torch_60.json", _hour_new_process("now")),
     Figure("", f"{AVX2_EPYC}; section 72's code", "results_fixed_texts_60.json", _hour_new_process("before")),

@@ -22,7 +22,7 @@ import numpy as np
 
 from indexing.clips import clip_vectors, clip_windows, make_clips
 from indexing.observe import save_index_frames
-from indexing.speech import ASR_CHUNK_S, transcribe_track
+from indexing.speech import ASR_CHUNK_S, SharedChunks, transcribe_track
 from indexing.visual import VISUAL_CHUNK_S, observe_video
 from memory.cache import VideoCache, video_digest
 from memory.checkpoint import Checkpoints
@@ -187,28 +187,29 @@ def speech_threads(beside_pictures: bool) -> int:
     return max(1, cores - 1) if beside_pictures else cores
 
 
-def _speech_pass(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress, beside_pictures: bool = False,
-                 stop: threading.Event | None = None) -> tuple[np.ndarray, Transcript, list[VoiceTurn], float, float]:
+def _speech_pass(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress,
+                 shared: SharedChunks | None = None) -> tuple[np.ndarray, Transcript, list[VoiceTurn], float, float]:
     """The speech pass: (16 kHz audio, transcript, voice turns, seconds transcribing, seconds diarizing);
-    ``beside_pictures``: it runs beside the visual pass (``speech_threads``), which sets ``stop`` when it fails."""
+    ``shared``: it runs beside the visual pass (``speech_threads``), which sets ``shared.stop`` when it fails and
+    helps with the chunks left when it is done (``indexing.speech.SharedChunks``)."""
     t0 = time.perf_counter()
-    audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S, speech_threads(beside_pictures),
-                                         stop)
+    audio, transcript = transcribe_track(info, cfg, ckpt, progress, ASR_CHUNK_S, speech_threads(shared is not None),
+                                         shared=shared)
     t1 = time.perf_counter()
     voices = diarize(audio, transcript, cfg.voice_id_backend, cfg.device) if cfg.use_audio and cfg.voice_id_backend else []
     return audio, transcript, voices, t1 - t0, time.perf_counter() - t1
 
 
 def _visual_pass(info: VideoInfo, cfg: IndexConfig, engine, embedder, ckpt: Checkpoints, out: Path, progress,
-                 timings: dict[str, float], chunk_s: float, speech: Future | None, stop: threading.Event):
+                 timings: dict[str, float], chunk_s: float, speech: Future | None, shared: SharedChunks):
     """``observe_video`` (and the index frames for gestures) beside the ``speech`` pass: between its chunks it raises
-    the speech pass's error (``_failed``), and when it fails itself it sets ``stop``, so the speech pass ends after the
-    chunk in progress, not after the whole track."""
+    the speech pass's error (``_failed``), and when it fails itself it sets ``shared.stop``, so the speech pass ends
+    after the chunk in progress, not after the whole track."""
     try:
         visual = observe_video(info, cfg, engine, embedder, ckpt, out, progress, timings, chunk_s,
                                between_chunks=functools.partial(_failed, speech))
     except BaseException:
-        stop.set()
+        shared.stop.set()
         raise
     if cfg.index_gestures:
         save_index_frames(out, visual.observed)
@@ -235,9 +236,10 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     """Build the index of ``info`` into the staging directory ``out`` (see the module doc); adds the
     seconds of each stage to ``timings`` (``visual_and_speech``: the wall time of both passes).
 
-    ``overlap`` (default ``OVERLAP_SPEECH``) runs the speech pass (ASR, then voice diarization) on a
-    second thread while the visual pass runs, so the two share the cores instead of taking turns. A failure of either
-    pass ends the build within a chunk of the other (``_failed``), not after the whole of it; finished chunks are kept.
+    ``overlap`` (default ``OVERLAP_SPEECH``) runs the speech pass (ASR, then voice diarization) on a second thread while
+    the visual pass runs, so the two share the cores instead of taking turns; once its pictures are done, this thread
+    transcribes the speech chunks still untaken beside it (``indexing.speech.SharedChunks``; the same transcript). A
+    failure of either pass ends the build within a chunk of the other (``_failed``); finished chunks are kept.
     """
     overlap = OVERLAP_SPEECH if overlap is None else overlap
     embedder = cfg.clip_embedder()
@@ -247,12 +249,13 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     ckpt = Checkpoints(out, {"format": INDEX_FORMAT, "config": cfg.key(), "visual_chunk_s": visual_chunk_s,
                              "asr_chunk_s": ASR_CHUNK_S, "duration_s": info.duration_s})
 
-    t = time.perf_counter()
+    t, shared = time.perf_counter(), SharedChunks(threading.Event())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr") as pool:
-        stop = threading.Event()
-        speech = pool.submit(_speech_pass, info, cfg, ckpt, progress, True, stop) if overlap else None  # no GIL
-        visual = _visual_pass(info, cfg, engine, embedder, ckpt, out, progress, timings, visual_chunk_s, speech, stop)
+        speech = pool.submit(_speech_pass, info, cfg, ckpt, progress, shared) if overlap else None  # no GIL
+        visual = _visual_pass(info, cfg, engine, embedder, ckpt, out, progress, timings, visual_chunk_s, speech, shared)
         timings["decode_faces"] = time.perf_counter() - t
+        if speech is not None:
+            shared.help()  # this core's pictures are done: transcribe chunks beside the speech pass
         audio, transcript, voices, timings["transcribe"], timings["diarize"] = (
             speech.result() if speech is not None else _speech_pass(info, cfg, ckpt, progress))
     timings["visual_and_speech"] = time.perf_counter() - t

@@ -4,7 +4,8 @@
 seconds at the quietest 100 ms before each nominal cut (``asr_chunks``), transcribes each chunk with
 the configured ASR backend (``tools.perception.asr``; its speech guards drop hallucinated segments) and joins the
 chunk transcripts (``merge_transcripts``). Each finished chunk is a checkpoint, so a killed build
-resumes after the last one.
+resumes after the last one. Each chunk is decoded whole by one recogniser, so a second recogniser that takes the
+chunks left once the visual pass is done (``SharedChunks``) gives the same transcript sooner.
 """
 
 from __future__ import annotations
@@ -87,18 +88,106 @@ class PassStopped(Exception):
     """The speech pass stopped before its next chunk because the build failed elsewhere (``transcribe_track``)."""
 
 
+class SharedChunks:
+    """The speech pass's chunks still to transcribe, shared by the recogniser that runs beside the visual pass and
+    a helper thread that joins once the visual pass is done (``indexing.build.build_index``), on the core the
+    pictures leave idle. Each chunk is decoded whole by whichever takes it first, in order, so the transcript does
+    not depend on who took what: only when it is ready. On 2 cores the visual pass ends well before the recogniser
+    (the hour: pictures at RTF 21 or more, recognition at 6-7; ``evals/RESULTS.md`` sections 92 and 114).
+
+    ``transcribe_track`` ``open``s it with the chunks' decoder and ``finish``es it on every way out; ``help`` waits
+    for either, then decodes chunks until none is left. ``stop``: set by the build when the visual pass failed; no
+    further chunk is taken (``PassStopped``). A decoder's error ends the taking on both threads and is raised by
+    ``wait`` (and in the thread that met it).
+    """
+
+    def __init__(self, stop: threading.Event | None = None) -> None:
+        self.stop = stop
+        self.helped: list[int] = []
+        self._cond = threading.Condition()
+        self._todo: list[int] = []
+        self._decode = None
+        self._taken = 0
+        self._opened = self._finished = self._helpers = False
+        self._error: BaseException | None = None
+
+    def open(self, todo: list[int], decode, helpers: bool = True) -> None:
+        """Offer chunks ``todo`` (indices, taken in this order) decoded by ``decode(k)`` (thread-safe when
+        ``helpers``; without, ``help`` takes none)."""
+        with self._cond:
+            self._todo, self._decode, self._opened, self._helpers = list(todo), decode, True, helpers
+            self._cond.notify_all()
+
+    def finish(self) -> None:
+        """The speech pass has nothing more to offer (its chunks are done, or it never opened any)."""
+        with self._cond:
+            self._finished = True
+            self._cond.notify_all()
+
+    def _take(self) -> int | None:
+        with self._cond:
+            if self._error is not None or not self._todo:
+                return None
+            if self.stop is not None and self.stop.is_set():
+                raise PassStopped(f"speech pass stopped before chunk {self._todo[0]}")
+            self._taken += 1
+            return self._todo.pop(0)
+
+    def work(self, helper: bool = False) -> None:
+        """Decode chunks until none is left or a decoder failed (its error is raised here too)."""
+        while (k := self._take()) is not None:
+            try:
+                self._decode(k)
+            except BaseException as exc:
+                with self._cond:
+                    self._error = self._error or exc
+                raise
+            finally:
+                with self._cond:
+                    self._taken -= 1
+                    self._cond.notify_all()
+            if helper:
+                self.helped.append(k)
+
+    def help(self) -> None:
+        """Wait until the speech pass opens its chunks or finishes, then decode what is left (another thread)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._opened or self._finished)
+        if self._opened and self._helpers:
+            self.work(helper=True)
+
+    def wait(self) -> None:
+        """Block until every taken chunk is decoded; raise a decoder's error."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._taken == 0)
+            if self._error is not None:
+                raise self._error
+
+
 def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress,
-                     chunk_s: float = ASR_CHUNK_S, threads: int = 0, stop: threading.Event | None = None
-                     ) -> tuple[np.ndarray, Transcript]:
+                     chunk_s: float = ASR_CHUNK_S, threads: int = 0, stop: threading.Event | None = None,
+                     shared: SharedChunks | None = None) -> tuple[np.ndarray, Transcript]:
     """The audio track (float32 samples at ``SAMPLE_RATE``; NaN/Inf read as silence, with a note on the
     transcript) and its transcript; without ``cfg.use_audio`` an empty track and an empty transcript.
     ``threads``: the recogniser's CPU threads (``tools.perception.asr.FasterWhisperASR``; 0: one per core).
     ``stop``: set by the build when the visual pass beside this one failed; no further chunk is transcribed.
+    ``shared``: offer the chunks to a helper thread too (``SharedChunks``; on the CPU, when the recogniser can decode
+    two calls at once, i.e. ``faster-whisper``); it is finished on every way out.
 
     Raises:
         tools.core.registry.BackendUnavailableError: the ASR backend cannot load.
         PassStopped: ``stop`` was set before a chunk still to transcribe.
     """
+    try:
+        return _transcribe_track(info, cfg, ckpt, progress, chunk_s, threads, shared or SharedChunks(stop),
+                                 shared is not None)
+    finally:
+        if shared is not None:
+            shared.finish()
+
+
+def _transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress, chunk_s: float, threads: int,
+                      shared: SharedChunks, offered: bool) -> tuple[np.ndarray, Transcript]:
     if not cfg.use_audio:
         task = progress.add_task("transcribe", total=1)
         progress.update(task, completed=1)
@@ -109,24 +198,31 @@ def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progr
         audio = np.nan_to_num(audio, nan=0.0, posinf=0.0, neginf=0.0)
     spans = asr_chunks(audio, SAMPLE_RATE, chunk_s)
     task = progress.add_task("transcribe", total=len(spans))
-    asr = None
-    parts = []
-    for k, (a, b) in enumerate(spans):
-        name = f"asr_{k:05d}"
-        saved = ckpt.load(name)
-        if saved is None and stop is not None and stop.is_set():
-            raise PassStopped(f"speech pass stopped before chunk {k}")
-        if saved is None:
-            asr = asr or load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language,
-                                  batch_size=cfg.asr_batch_size, task=cfg.asr_task, beam_size=cfg.asr_beam_size,
-                                  threads=threads)
+    parts: dict[int, Transcript] = {}
+    for k in range(len(spans)):
+        saved = ckpt.load(f"asr_{k:05d}")
+        if saved is not None:
+            parts[k] = Transcript.model_validate(saved[0])
+            progress.update(task, advance=1)
+    todo = [k for k in range(len(spans)) if k not in parts]
+    if todo:
+        helped = offered and cfg.asr_backend == "faster-whisper" and cfg.device == "cpu" and len(todo) > 1
+        asr = load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language,
+                       batch_size=cfg.asr_batch_size, task=cfg.asr_task, beam_size=cfg.asr_beam_size,
+                       threads=threads, **({"workers": 2} if helped else {}))
+
+        def decode(k: int) -> None:
+            a, b = spans[k]
             part = asr.transcribe(audio[a:b])
-            ckpt.save(name, part)
-        else:
-            part = Transcript.model_validate(saved[0])
-        parts.append((a / SAMPLE_RATE, part))
-        progress.update(task, advance=1)
-    transcript = merge_transcripts(parts, len(audio) / SAMPLE_RATE)
+            ckpt.save(f"asr_{k:05d}", part)
+            parts[k] = part
+            progress.update(task, advance=1)
+
+        shared.open(todo, decode, helpers=helped)
+        shared.work()
+        shared.wait()
+    transcript = merge_transcripts([(spans[k][0] / SAMPLE_RATE, parts[k]) for k in range(len(spans))],
+                                   len(audio) / SAMPLE_RATE)
     note = transcript_encoder_note(spoken_language(transcript), transcript_encoder_for(cfg.transcript_encoder, transcript))
     transcript.notes.extend([note] if note else [])
     if invalid_s:
@@ -134,4 +230,3 @@ def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progr
             f"the audio track has {invalid_s:.1f} s of invalid samples (NaN or infinite): "
             "they were read as silence, so speech there could not be transcribed")
     return audio, transcript
-

@@ -89,6 +89,9 @@ class FasterWhisperASR:
         threads: CTranslate2's intra-op threads on CPU; 0 (default): ``tools.core.runtime.cpu_budget`` (one per
             core unless ``OMP_NUM_THREADS`` says less). The default model's transcripts were the same at 1, 2, 4 and
             8 threads (section 93).
+        workers: how many ``transcribe`` calls may decode at once, from as many threads (CTranslate2 replicas,
+            faster-whisper's ``num_workers``; each with ``threads`` threads); the index's speech pass asks for 2
+            (``indexing.speech.SharedChunks``). A call's transcript does not depend on it.
 
     Raises:
         FileNotFoundError: a fetchable model that has not been fetched.
@@ -98,7 +101,7 @@ class FasterWhisperASR:
     def __init__(self, model: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  language: str | None = None, guards: SpeechGuards | None = DEFAULT_GUARDS,
                  fallback: bool = False, batch_size: int = 0, task: str = "transcribe", beam_size: int = 5,
-                 threads: int = 0) -> None:
+                 threads: int = 0, workers: int = 1) -> None:
         if task not in ("transcribe", "translate"):
             raise ValueError(f"unknown ASR task {task!r}; choose transcribe or translate")
         path = resolve_whisper_model(model)
@@ -115,7 +118,7 @@ class FasterWhisperASR:
             guards = GREEDY_GUARDS
         self.language, self.guards, self.fallback, self.batch_size = language, guards, fallback, batch_size
         self.task, self.beam_size = task, beam_size
-        self._model = whisper_model(path, device, compute_type, threads)
+        self._model = whisper_model(path, device, compute_type, threads, workers)
         if task == "translate" and self.english_only:
             raise ValueError(f"{self.name} reads English only, so it cannot translate: use --asr-model with a "
                              "multilingual Whisper model (e.g. whisper-base after `affectseek models --fetch "
@@ -220,9 +223,9 @@ ASR_BACKENDS: Registry[ASRBackend] = Registry("asr")
 def _load_faster_whisper(model: str | None = None, device: str = "cpu", language: str | None = None,
                          guards: SpeechGuards | None = DEFAULT_GUARDS, fallback: bool = False,
                          batch_size: int = 0, task: str = "transcribe", beam_size: int = 5,
-                         threads: int = 0) -> ASRBackend:
+                         threads: int = 0, workers: int = 1) -> ASRBackend:
     return FasterWhisperASR(model=model, device=device, language=language, guards=guards, fallback=fallback,
-                            batch_size=batch_size, task=task, beam_size=beam_size, threads=threads)
+                            batch_size=batch_size, task=task, beam_size=beam_size, threads=threads, workers=workers)
 
 
 @ASR_BACKENDS.register("whisperx", about="whisperX batched inference on the same model, Whisper's word times "

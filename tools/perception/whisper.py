@@ -61,14 +61,15 @@ def default_whisper_model_dir() -> str:
 
 
 def whisper_model(path: str, device: str = "cpu", compute_type: str | None = None,
-                  threads: int = 0) -> faster_whisper.WhisperModel:
+                  threads: int = 0, workers: int = 1) -> faster_whisper.WhisperModel:
     """A faster-whisper ``WhisperModel`` of ``path`` that decodes alike on every CPU it can: oneDNN kept to its SSE4.1
     kernels and CTranslate2 off Intel MKL before CTranslate2 first runs (``tools.core.runtime.reproducible_kernels``,
     ``evals/RESULTS.md`` sections 71, 93 and 111) and the log-mel features computed in a fixed order
     (``tools.perception.log_mel.ReproducibleFeatures``, section 89). ``device`` as ``ct2_device`` reads it;
     ``compute_type`` default ``int8`` on CPU, ``float16`` on CUDA; ``threads``: CTranslate2's intra-op threads on CPU
     (0: ``tools.core.runtime.cpu_budget``, one per core unless ``OMP_NUM_THREADS`` says less; tiny.en's transcripts
-    were the same at 1, 2, 4 and 8, section 93). The recogniser (``FasterWhisperASR``) and the voice's Whisper
+    were the same at 1, 2, 4 and 8, section 93); ``workers``: how many calls may decode at once from as many threads
+    (``num_workers``: CTranslate2 replicas). The recogniser (``FasterWhisperASR``) and the voice's Whisper
     features (``tools.perception.voice_emotion``) both load Whisper here.
 
     Raises:
@@ -83,6 +84,6 @@ def whisper_model(path: str, device: str = "cpu", compute_type: str | None = Non
     kind, index = ct2_device(device)
     model = WhisperModel(path, device=kind, device_index=index,
                          compute_type=compute_type or ("float16" if kind == "cuda" else "int8"),
-                         cpu_threads=threads or cpu_budget())
+                         cpu_threads=threads or cpu_budget(), num_workers=workers)
     model.feature_extractor = ReproducibleFeatures.like(model.feature_extractor)
     return model
