@@ -205,6 +205,8 @@ def _transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, prog
             parts[k] = Transcript.model_validate(saved[0])
             progress.update(task, advance=1)
     todo = [k for k in range(len(spans)) if k not in parts]
+    if todo and shared.stop is not None and shared.stop.is_set():  # the build failed already: load no recogniser
+        raise PassStopped(f"speech pass stopped before chunk {todo[0]}")
     if todo:
         helped = offered and cfg.asr_backend == "faster-whisper" and cfg.device == "cpu" and len(todo) > 1
         asr = load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language,

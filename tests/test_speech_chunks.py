@@ -120,3 +120,20 @@ def test_a_helper_of_a_pass_that_offers_nothing_returns():
     threading.Timer(0.1, shared.finish).start()
     shared.help()
     assert shared.helped == []
+
+
+def test_a_pass_whose_build_failed_already_loads_no_recogniser(tmp_path, monkeypatch):
+    """When the visual pass failed before the speech pass reached its first chunk (the build's ``stop`` is set), the
+    speech pass stops with ``PassStopped`` without loading Whisper, and the helper waiting on it returns."""
+    import indexing.speech
+    from indexing.speech import PassStopped, SharedChunks
+
+    loads: list[dict] = []
+    monkeypatch.setattr(indexing.speech, "load_asr", lambda _name, **opts: loads.append(opts))
+    stop = threading.Event()
+    stop.set()
+    shared = SharedChunks(stop)
+    with pytest.raises(PassStopped, match="before chunk 0"):
+        _track(tmp_path, "a", shared)
+    shared.help()
+    assert loads == [] and shared.helped == []
