@@ -124,12 +124,16 @@ class SharedChunks:
             self._finished = True
             self._cond.notify_all()
 
+    def raise_if_stopped(self, chunk: int) -> None:
+        """Raise ``PassStopped`` (before ``chunk``) when the build has set ``stop``."""
+        if self.stop is not None and self.stop.is_set():
+            raise PassStopped(f"speech pass stopped before chunk {chunk}")
+
     def _take(self) -> int | None:
         with self._cond:
             if self._error is not None or not self._todo:
                 return None
-            if self.stop is not None and self.stop.is_set():
-                raise PassStopped(f"speech pass stopped before chunk {self._todo[0]}")
+            self.raise_if_stopped(self._todo[0])
             self._taken += 1
             return self._todo.pop(0)
 
@@ -165,21 +169,21 @@ class SharedChunks:
 
 
 def transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, progress,
-                     chunk_s: float = ASR_CHUNK_S, threads: int = 0, stop: threading.Event | None = None,
-                     shared: SharedChunks | None = None) -> tuple[np.ndarray, Transcript]:
+                     chunk_s: float = ASR_CHUNK_S, threads: int = 0, shared: SharedChunks | None = None
+                     ) -> tuple[np.ndarray, Transcript]:
     """The audio track (float32 samples at ``SAMPLE_RATE``; NaN/Inf read as silence, with a note on the
     transcript) and its transcript; without ``cfg.use_audio`` an empty track and an empty transcript.
     ``threads``: the recogniser's CPU threads (``tools.perception.asr.FasterWhisperASR``; 0: one per core).
-    ``stop``: set by the build when the visual pass beside this one failed; no further chunk is transcribed.
-    ``shared``: offer the chunks to a helper thread too (``SharedChunks``; on the CPU, when the recogniser can decode
-    two calls at once, i.e. ``faster-whisper``); it is finished on every way out.
+    ``shared``: the build's ``SharedChunks``: its ``stop``, set when the visual pass beside this one failed, ends the
+    transcribing before the next chunk, and the chunks are offered to a helper thread too (on the CPU, when the
+    recogniser can decode two calls at once, i.e. ``faster-whisper``); it is finished on every way out.
 
     Raises:
         tools.core.registry.BackendUnavailableError: the ASR backend cannot load.
-        PassStopped: ``stop`` was set before a chunk still to transcribe.
+        PassStopped: ``shared.stop`` was set before a chunk still to transcribe.
     """
     try:
-        return _transcribe_track(info, cfg, ckpt, progress, chunk_s, threads, shared or SharedChunks(stop),
+        return _transcribe_track(info, cfg, ckpt, progress, chunk_s, threads, shared or SharedChunks(),
                                  shared is not None)
     finally:
         if shared is not None:
@@ -205,9 +209,8 @@ def _transcribe_track(info: VideoInfo, cfg: IndexConfig, ckpt: Checkpoints, prog
             parts[k] = Transcript.model_validate(saved[0])
             progress.update(task, advance=1)
     todo = [k for k in range(len(spans)) if k not in parts]
-    if todo and shared.stop is not None and shared.stop.is_set():  # the build failed already: load no recogniser
-        raise PassStopped(f"speech pass stopped before chunk {todo[0]}")
     if todo:
+        shared.raise_if_stopped(todo[0])  # the build failed already: load no recogniser
         helped = offered and cfg.asr_backend == "faster-whisper" and cfg.device == "cpu" and len(todo) > 1
         asr = load_asr(cfg.asr_backend, model=cfg.asr_model, device=cfg.device, language=cfg.language,
                        batch_size=cfg.asr_batch_size, task=cfg.asr_task, beam_size=cfg.asr_beam_size,
