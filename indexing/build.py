@@ -57,7 +57,9 @@ from tools.signals.tracks import TrackSummary
 OVERLAP_SPEECH = os.environ.get("AFFECTSEEK_OVERLAP_SPEECH", "1") != "0"
 
 
-class _NullProgress:
+class NullProgress:
+    """A progress display that shows nothing (``rich.progress.Progress``'s ``add_task`` and ``update``)."""
+
     def add_task(self, *_a, **_k) -> int:
         return 0
 
@@ -103,7 +105,7 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
             if final.exists():
                 shutil.rmtree(final)  # corrupted, or another format or config: rebuilt, never used
             staging = cache.staging_dir(key)  # kept when a build dies: the next one resumes from it
-            build_index(info, config, staging, progress or _NullProgress(), timings)
+            build_index(info, config, staging, progress or NullProgress(), timings)
             final = cache.commit(staging, key)
             built = True
             t = time.perf_counter()

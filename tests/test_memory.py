@@ -345,7 +345,7 @@ def test_chunk_transcripts_join_in_the_language_most_chunks_heard_and_a_tie_in_t
 
 def test_speech_pass_beside_the_visual_pass_builds_the_same_index(tmp_path):
     """The overlapped build (speech on a second thread) stores what the one-after-the-other build stores."""
-    from indexing.build import build_index
+    from indexing.build import NullProgress, build_index
     from memory.cache import VideoCache, file_sha256
     from memory.index_config import IndexConfig
     from memory.store import load_index
@@ -356,7 +356,7 @@ def test_speech_pass_beside_the_visual_pass_builds_the_same_index(tmp_path):
         out = tmp_path / f"overlap-{overlap}"
         out.mkdir()
         timings: dict[str, float] = {}
-        build_index(info, cfg, out, _Silent(), timings, overlap=overlap)
+        build_index(info, cfg, out, NullProgress(), timings, overlap=overlap)
         built[overlap] = load_index(info, VideoCache(tmp_path / "c", file_sha256(SAMPLE)), cfg, out)
         assert timings["visual_and_speech"] > 0
     a, b = built[False], built[True]
@@ -364,11 +364,3 @@ def test_speech_pass_beside_the_visual_pass_builds_the_same_index(tmp_path):
     assert a.transcript.model_dump() == b.transcript.model_dump()
     assert [c.model_dump() for c in a.clips] == [c.model_dump() for c in b.clips]
     assert [u.model_dump() for u in a.utterances] == [u.model_dump() for u in b.utterances]
-
-
-class _Silent:
-    def add_task(self, *_a, **_k) -> int:
-        return 0
-
-    def update(self, *_a, **_k) -> None:
-        return None

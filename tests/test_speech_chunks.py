@@ -28,21 +28,14 @@ class _Slow:
 
 
 def _track(tmp_path, name: str, shared=None):
+    from indexing.build import NullProgress
     from indexing.speech import transcribe_track
     from memory.checkpoint import Checkpoints
     from memory.index_config import IndexConfig
     from tools.core.media import probe
 
     ckpt = Checkpoints(tmp_path / name, {"asr_chunk_s": CHUNK_S})
-    return transcribe_track(probe(SAMPLE), IndexConfig(), ckpt, _NoProgress(), CHUNK_S, threads=1, shared=shared)[1]
-
-
-class _NoProgress:
-    def add_task(self, *_a, **_k) -> int:
-        return 0
-
-    def update(self, *_a, **_k) -> None:
-        pass
+    return transcribe_track(probe(SAMPLE), IndexConfig(), ckpt, NullProgress(), CHUNK_S, threads=1, shared=shared)[1]
 
 
 def _beside(target):
