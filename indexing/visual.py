@@ -24,12 +24,9 @@ from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
 from tools.core.frames import iter_frames
 from tools.core.media import VideoInfo, sampling_start
-from tools.core.runtime import cpu_budget
 from tools.core.schema import Box, FrameFaces
 from tools.perception.crops import box_in_crop, crop_face, jpeg_rgb
 from tools.perception.engine import FrameObservation, PerceptionEngine
-from tools.perception.identity import CPU_IDENTITY_BACKENDS
-from tools.perception.identity_worker import IdentityWorker
 from tools.signals.shots import ChangeTrace, hard_cuts
 from tools.signals.tracks import TrackSummary, link_tracks, reidentify
 
@@ -38,12 +35,8 @@ VISUAL_CHUNK_S = 60.0
 REID_FACES = 2
 """Faces per track whose identity descriptors are averaged (the mean of several views is steadier than
 the most confident one: on the sample the performer's two tracks are 0.50 apart with 1 face, 0.43 with 2,
-0.39 with 3). Each descriptor costs ~75 ms on one core, so 2 keeps re-identification near 1/14 of the
-video's duration on cut-heavy footage (``benches/``)."""
-REID_POOL_MIN = 64
-"""With this many identity descriptors or more (about 4 s of dlib on one core), a worker process computes half of
-them beside the build (``_descriptors``, ``tools.perception.identity_worker``); fewer are not worth starting a
-process for (about 1 s)."""
+0.39 with 3). Each descriptor costs about 20 ms on one core (``tools.perception.identity``), so re-identification
+takes about 1/50 of the video's duration on the cut-heavy bench footage (``benches/``)."""
 REID_MIN_FACE_PX = 32
 """Faces smaller than this (box height, pixels of the frame the pass reads: turned upright and at most 960 px on its
 longer side, ``frame_shape``) get no identity descriptor: dlib's 150 px chip of a smaller face is mostly upsampling
@@ -181,7 +174,7 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
     """Save each track's most confident face crop (kept from the pass, ``face_jpeg``) as its thumbnail under
     ``out/thumbs`` and, with an ``engine``, re-identify tracks across shots: each track's identity
     descriptor is the mean over its ``REID_FACES`` most confident faces of at least ``REID_MIN_FACE_PX``
-    pixels (``tools.perception.identity`` on the kept crops, ``_descriptors``), read as ``TrackSummary.appearance``
+    pixels (``tools.perception.identity`` on the kept crops), read as ``TrackSummary.appearance``
     (``tools.perception.appearance``), and ``tools.signals.tracks.reidentify`` gives each track its ``person``."""
     faces = {f.id: f for fr in affect for f in fr.faces}
     shape = frame_shape(info) if engine is not None and tracks else None  # one frame decoded, for re-identification
@@ -202,39 +195,13 @@ def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: li
             jobs[tr.track_id] = [(crops[f.id], box_in_crop(shape, f.box, THUMB_MARGIN)) for f in sized]
     if engine is None:
         return result
-    described = _descriptors(engine, jobs)
+    described = {tid: [engine.describe(jpeg_rgb(data), [box])[0] for data, box in faces_of]
+                 for tid, faces_of in jobs.items()}
     descriptors = {tid: np.mean(vecs, axis=0) for tid, vecs in described.items()}
     result = [tr.model_copy(update={"appearance": engine.appearance(np.stack(described[tr.track_id]))})
               if tr.track_id in described else tr for tr in result]
     person = reidentify(result, descriptors)
     return [tr.model_copy(update={"person": person[tr.track_id]}) for tr in result]
-
-
-def _descriptors(engine: PerceptionEngine, jobs: dict[int, list[tuple[bytes, Box]]],
-                 pool_min: int = REID_POOL_MIN) -> dict[int, list[np.ndarray]]:
-    """Identity descriptors of each track's face crops (``jobs``: track id -> (JPEG crop, face box in the crop)).
-    With ``pool_min`` crops or more, on a CPU backend and 2+ cores to use (``cpu_budget``), a worker process
-    (``tools.perception.identity_worker``) computes the later half of the tracks while this process computes the
-    first. The descriptors are the same either way; if the worker fails, this process computes its share too."""
-    backend = engine.config.identity_backend
-    ids = list(jobs)
-    n = sum(len(v) for v in jobs.values())
-    split = len(ids)
-    if n >= pool_min and backend in CPU_IDENTITY_BACKENDS and cpu_budget() >= 2:
-        count, split = 0, 0
-        while count < n // 2:
-            count += len(jobs[ids[split]])
-            split += 1
-
-    def here(crops: list[tuple[bytes, Box]]) -> list[np.ndarray]:
-        return [engine.describe(jpeg_rgb(data), [box])[0] for data, box in crops]
-
-    theirs = [c for tid in ids[split:] for c in jobs[tid]]
-    worker = IdentityWorker(backend, theirs) if theirs else None
-    mine = {tid: here(jobs[tid]) for tid in ids[:split]}
-    flat = worker.result() if worker is not None else []
-    it = iter(flat if flat is not None else here(theirs))
-    return {**mine, **{tid: [next(it) for _ in jobs[tid]] for tid in ids[split:]}}
 
 
 def observe_video(info: VideoInfo, cfg: IndexConfig, engine: PerceptionEngine, embedder, ckpt: Checkpoints,

@@ -82,7 +82,7 @@ def test_fetching_the_defaults_makes_their_derived_files_so_the_first_question_m
     assert f"derived files (ONNX exports, label vectors): ready in {models}" in fetch.stdout
     made = sorted(p.name for p in models.iterdir())
     for prefix, suffix in (("all-MiniLM-L6-v2-", "-f64.onnx"), ("faceres-", ".onnx"), ("minixception-", ".onnx"),
-                           ("ge2e-", ".onnx")):
+                           ("ge2e-", ".onnx"), ("dlib-face-resnet-", ".onnx")):
         assert any(n.startswith(prefix) and n.endswith(suffix) for n in made), (prefix, made)
     ask = run_cli(str(shared_media("WDA_KatieHill_000.mp4")), "when does she light up?", "--cache-dir",
                   str(tmp_path / "cache"), "--quiet", env=env, timeout=300)

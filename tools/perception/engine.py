@@ -25,7 +25,7 @@ Devices (``PerceptionConfig.device``, ``--device``): the expression model (torch
 mini-Xception; onnxruntime's CUDA provider: hsemotion) and the identity loader are given the device.
 MediaPipe (faces, gaze and lips, hands and pose) runs on the CPU whatever the device: the legacy
 ``mp.solutions`` graphs of the pip wheel run TF-Lite with the CPU (XNNPACK) delegate; dlib's face identity
-(the ``dlib-bin`` wheel) is a CPU build too. ``device_notes``
+(the ``dlib-bin`` wheel's landmarks, its network in onnxruntime) stays on the CPU too. ``device_notes``
 says so in one line when a GPU was asked for (the answer's ``warnings``), which is not an error.
 """
 

@@ -4,14 +4,17 @@ Default backend: dlib's face recognition ResNet (a ResNet-34-like network with 2
 layers, 128-d descriptor, 99.38 % on LFW; King, 2009, "Dlib-ml", JMLR, and the model's notes in
 dlib's ``dnn_face_recognition_ex.cpp``), with dlib's 5-point landmark model aligning the face to a
 150 x 150 chip first. Both weight files ship inside the ``face_recognition_models`` package (CC0 1.0
-weights, MIT package) and run on the ``dlib-bin`` wheel: nothing is downloaded. Two descriptors of the
-same person lie at Euclidean distance < 0.6 on LFW by the model's notes; the distance the re-identifier
-uses is chosen on labelled faces here (``studies.reid``; ``tools.signals.tracks.REID_MAX_DISTANCE``).
+weights, MIT package); the landmarks and the chip come from the ``dlib-bin`` wheel, and the network, read from
+dlib's weight file (``tools.perception.dlib_resnet``), runs in onnxruntime (``tools.perception.cpu_onnx``): the same
+descriptors as dlib's own code to within 5e-7, three times as fast, and the same bits on AVX2 and AVX-512 CPUs
+(``evals/RESULTS.md`` section 117). Nothing is downloaded. Two descriptors of the same person lie at Euclidean
+distance < 0.6 on LFW by the model's notes; the distance the re-identifier uses is chosen on labelled faces here
+(``studies.reid``; ``tools.signals.tracks.REID_MAX_DISTANCE``).
 
-Devices: the loaders take ``device`` like the other perception models, but dlib runs on the CPU only:
-the ``dlib-bin`` wheel is built without CUDA, so ``device="cuda"`` loads the same CPU model (the perception
-engine says so in the run's warnings, ``tools.perception.engine.device_notes``). A torch or ONNX identity backend
-registered here would run on the device.
+Devices: the loaders take ``device`` like the other perception models, but this backend runs on the CPU only
+(the ``dlib-bin`` wheel is built without CUDA, and a track's few faces are not worth a GPU), so ``device="cuda"``
+loads the same CPU model (the perception engine says so in the run's warnings,
+``tools.perception.engine.device_notes``). A torch or ONNX identity backend registered here would run on the device.
 """
 
 from __future__ import annotations
@@ -50,11 +53,14 @@ def dlib_models_dir() -> Path:
 
 
 class DlibFaceIdentity:
-    """dlib's face recognition ResNet on 5-point aligned chips (see the module doc), on the CPU (the
-    ``dlib-bin`` wheel has no CUDA build).
+    """dlib's face recognition ResNet on 5-point aligned chips (see the module doc), on the CPU: dlib finds the
+    landmarks and cuts the chip, onnxruntime runs the network on one thread (its export made from dlib's weight file
+    once and kept in the model cache, ``tools.perception.cpu_onnx``).
 
     Raises:
         BackendUnavailableError: dlib or the weight files are missing.
+        ValueError: the network's weight file is not dlib's face recognition network (``read_face_resnet``).
+        OSError: the export to onnxruntime failed.
     """
 
     def __init__(self) -> None:
@@ -62,6 +68,10 @@ class DlibFaceIdentity:
             import dlib
         except ImportError as exc:
             raise BackendUnavailableError("identity backend 'dlib' needs dlib (pip install dlib-bin)") from exc
+        from tools.core.derived import file_sha256
+        from tools.perception import dlib_resnet
+        from tools.perception.cpu_onnx import CpuOnnx
+
         models = dlib_models_dir()
         shape, net = models / "shape_predictor_5_face_landmarks.dat", models / "dlib_face_recognition_resnet_model_v1.dat"
         for f in (shape, net):
@@ -69,7 +79,10 @@ class DlibFaceIdentity:
                 raise BackendUnavailableError(f"identity backend 'dlib': weight file missing: {f}")
         self._dlib = dlib
         self._shape = dlib.shape_predictor(str(shape))
-        self._net = dlib.face_recognition_model_v1(str(net))
+        self._net = CpuOnnx(lambda device: dlib_resnet.torch_module(dlib_resnet.read_face_resnet(net), device),
+                            (2, dlib_resnet.CHIP, dlib_resnet.CHIP, 3), ("descriptor",), name="dlib-face-resnet",
+                            weights_sha256=file_sha256(net), source=dlib_resnet.__file__, threads=1)
+        self._net.load()
         self.name = "dlib-face-resnet-v1"
 
     def describe(self, frame: np.ndarray, boxes: list[Box]) -> np.ndarray:
@@ -81,35 +94,17 @@ class DlibFaceIdentity:
         for b in boxes:
             rect = self._dlib.rectangle(int(b.x0 * w), int(b.y0 * h), int(b.x1 * w), int(b.y1 * h))
             shapes.append(self._shape(frame, rect))
-        return np.asarray(self._net.compute_face_descriptor(frame, shapes), dtype=np.float32).reshape(len(boxes), -1)
+        # dlib's compute_face_descriptor cuts the same chips (size 150, padding 0.25) before its network
+        chips = self._dlib.get_face_chips(frame, shapes, size=150, padding=0.25)
+        return self._net(np.stack(chips).astype(np.float32))[0]
 
 
 FACE_IDENTITIES: Registry[FaceIdentity] = Registry("identity")
 
 
-#: Backends that run on the CPU whatever the device (a share of their work may go to a worker process).
-CPU_IDENTITY_BACKENDS = frozenset({"dlib"})
-
-
 @FACE_IDENTITIES.register("dlib")
 def _load_dlib(device: str = "cpu") -> FaceIdentity:
     return DlibFaceIdentity()  # CPU only, whatever ``device`` says (module doc)
-
-
-def describe_crops(backend: str, crops: list[tuple[bytes, Box]]) -> list[np.ndarray]:
-    """Identity descriptors (D,) float32, one per ``(JPEG bytes of an RGB face crop, the face's box in that crop,
-    normalized image coordinates)``, by the CPU backend ``backend`` (loaded once per process). A plain function
-    of picklable arguments, so the index build can hand a share of its descriptors to a worker process: dlib holds
-    the GIL, and a second thread computes no faster (``evals/RESULTS.md`` section 53).
-
-    Raises:
-        tools.core.registry.UnknownBackendError, tools.core.registry.BackendUnavailableError: as ``load_face_identity``.
-        ValueError: a crop is not a decodable image.
-    """
-    from tools.perception.crops import jpeg_rgb
-
-    ident = load_face_identity(backend)
-    return [ident.describe(jpeg_rgb(data), [box])[0] for data, box in crops]
 
 
 def load_face_identity(name: str = "dlib", **opts: object) -> FaceIdentity:
