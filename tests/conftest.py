@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tools.core.runtime import reproducible_kernels
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "samples" / "hamilton_short.mp4"
 
@@ -23,6 +25,9 @@ os.environ.setdefault("AFFECTSEEK_MODEL_CACHE", str(Path.home() / ".cache" / "af
 # not inherit it: their configure_runtime puts numba's cache under their --cache-dir.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "affectseek" / "tmp" / "numba"))
 _OWN_ENV = {"NUMBA_CACHE_DIR"}
+# what every entry point does first (``configure_runtime``): CTranslate2 reads CT2_USE_MKL as it is imported, so a test
+# that imported faster-whisper before any recogniser loaded would leave its worker transcribing with Intel MKL
+reproducible_kernels()
 
 
 def command_env(**extra: str) -> dict[str, str]:

@@ -565,3 +565,48 @@ def test_speech_recognition_keeps_to_kernels_that_decode_alike_unless_told_other
     out = subprocess.run([sys.executable, "-c", code, variable, str(given)], check=True, cwd=REPO, env=env,
                          capture_output=True, text=True, timeout=300).stdout.split()
     assert out[-1] == kept
+
+
+_DECODE_AFTER = """
+import json, sys, warnings
+sys.path.insert(0, ".")
+from tools.core.media import load_audio
+audio = load_audio(sys.argv[1], 16_000)
+if sys.argv[2] == "voice-features":
+    from tools.perception.voice_emotion import voice_features
+    voice_features(audio)
+elif sys.argv[2] == "faster-whisper":
+    import faster_whisper
+from tools.perception.asr import FasterWhisperASR
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    raw, _, _ = FasterWhisperASR(threads=1).decode(audio)
+words = [[w["word"], w["start"], w["end"]] for s in raw for w in s["words"]]
+print(json.dumps({"words": words, "warnings": [str(w.message) for w in caught]}))
+"""
+
+
+@pytest.mark.asr
+def test_a_recogniser_loaded_after_voice_features_decodes_as_one_loaded_first():
+    """CTranslate2 reads ``CT2_USE_MKL`` as it is imported, and the voice features import it (through faster-whisper's
+    feature extractor, ``tools.perception.log_mel``) before any recogniser loads: a process that read a voice first
+    then decodes the talking head's words at the same times as a process that loaded the recogniser first. When
+    ``log_mel`` did not set the variable, such a process decoded with Intel MKL on an Intel CPU ("DC" from 2.08 s for
+    2.06 s), and a pinned answer moved in the test worker that had read a voice first (``evals/RESULTS.md`` section
+    118). A program that imports faster-whisper itself before affectseek is warned."""
+    import subprocess
+    import sys
+
+    from tests.conftest import command_env
+
+    env = {k: v for k, v in command_env().items() if k not in ("CT2_USE_MKL", "ONEDNN_MAX_CPU_ISA")}
+
+    def decode_after(first: str) -> dict:
+        out = subprocess.run([sys.executable, "-c", _DECODE_AFTER, str(shared_media("WDA_KatieHill_000.mp4")), first],
+                             check=True, cwd=REPO, env=env, capture_output=True, text=True, timeout=300).stdout
+        return json.loads(out.splitlines()[-1])
+
+    alone, after_voice, after_import = (decode_after(first) for first in ("nothing", "voice-features", "faster-whisper"))
+    assert len(alone["words"]) > 20 and [w[0].strip() for w in alone["words"][5:7]] == ["in", "DC"]
+    assert after_voice == alone and not alone["warnings"]
+    assert any("CT2_USE_MKL=0" in w for w in after_import["warnings"])

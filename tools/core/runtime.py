@@ -42,13 +42,28 @@ ONEDNN_MAX_ISA = "SSE41"
 #: sample's "by 14," started at 5.54 s for 5.48 s and every transcript's word probabilities moved, where with MKL off
 #: the transcripts were those of the AMD CPUs to the bit (``evals/RESULTS.md`` section 93).
 CT2_USE_MKL = "0"
+#: ``reproducible_kernels``'s warning when CTranslate2 was imported before it could set ``CT2_USE_MKL``.
+CT2_LOADED_EARLY = ("CTranslate2 was imported before affectseek set CT2_USE_MKL=0, and it reads that variable when it "
+                    "is imported: on an Intel CPU this process may transcribe with Intel MKL, whose word times differ "
+                    "from other runs' by a few hundredths of a second. Import affectseek's modules before "
+                    "faster_whisper or ctranslate2, or set CT2_USE_MKL=0 in the environment.")
+_KERNELS_CHECKED: list[bool] = []  # whether reproducible_kernels has run in this process
 
 
 def reproducible_kernels() -> None:
     """Cap oneDNN at ``ONEDNN_MAX_ISA`` and keep CTranslate2 off Intel MKL (``CT2_USE_MKL``) for this process and its
-    workers, unless ``ONEDNN_MAX_CPU_ISA`` or ``CT2_USE_MKL`` is set already (a user's own choice is kept). Both are
-    read at their library's first use, so call this before any model runs: ``configure_runtime`` does, and so does
-    the Whisper loader (``tools.perception.whisper.whisper_model``)."""
+    workers, unless ``ONEDNN_MAX_CPU_ISA`` or ``CT2_USE_MKL`` is set already (a user's own choice is kept). oneDNN
+    reads its cap when it first runs, but CTranslate2 reads ``CT2_USE_MKL`` when ``ctranslate2`` is imported (set
+    later, an Intel CPU still decodes with MKL: the talking head's "DC" then starts at 2.08 s for 2.06 s,
+    ``evals/RESULTS.md`` section 118). So this runs before anything imports it: ``configure_runtime`` calls it, and so
+    do the Whisper loader (``tools.perception.whisper.whisper_model``) and the import of
+    ``tools.perception.log_mel``, which imports faster-whisper. Where the first call finds ``ctranslate2`` imported
+    already without ``CT2_USE_MKL`` (a program that imported faster-whisper itself first), it warns
+    (``RuntimeWarning``, ``CT2_LOADED_EARLY``)."""
+    if not _KERNELS_CHECKED:
+        _KERNELS_CHECKED.append(True)
+        if "ctranslate2" in sys.modules and "CT2_USE_MKL" not in os.environ:
+            warnings.warn(CT2_LOADED_EARLY, RuntimeWarning, stacklevel=2)
     os.environ.setdefault("ONEDNN_MAX_CPU_ISA", ONEDNN_MAX_ISA)
     os.environ.setdefault("CT2_USE_MKL", CT2_USE_MKL)
 

@@ -22,6 +22,10 @@ the same sums in float64 (features nearer the exact ones) were tried and not kep
 from __future__ import annotations
 
 import numpy as np
+
+from tools.core.runtime import reproducible_kernels
+
+reproducible_kernels()  # faster-whisper imports CTranslate2, which reads CT2_USE_MKL as it is imported
 from faster_whisper.feature_extractor import FeatureExtractor
 
 #: Columns (10 ms frames) computed at a time: bounds the work arrays (80 filters, float64 for the logarithm: 20 MB)
