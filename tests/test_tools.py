@@ -606,7 +606,8 @@ def test_a_recogniser_loaded_after_voice_features_decodes_as_one_loaded_first():
                              check=True, cwd=REPO, env=env, capture_output=True, text=True, timeout=300).stdout
         return json.loads(out.splitlines()[-1])
 
-    alone, after_voice, after_import = (decode_after(first) for first in ("nothing", "voice-features", "faster-whisper"))
+    alone, after_voice, after_import = (decode_after(first)
+                                        for first in ("nothing", "voice-features", "faster-whisper"))
     assert len(alone["words"]) > 20 and [w[0].strip() for w in alone["words"][5:7]] == ["in", "DC"]
     assert after_voice == alone and not alone["warnings"]
     assert any("CT2_USE_MKL=0" in w for w in after_import["warnings"])
