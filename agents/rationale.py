@@ -7,8 +7,9 @@ and goes through the LLM's repair/fallback path.
 Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
 their ids; the summary leads with the visual observation sharing most content words with the question
 (a gesture or gaze it names), then the first face observation showing the moment's emotion (else the
-first visual observation) and quotes the utterance sharing most content words with the question (the
-first on a tie). A moment at a change of feeling leads with the face cited on each side of the change.
+first visual observation) and quotes the utterance sharing most content words with the question (on a tie, the
+one with most of its time inside the moment: a sentence cited because its last words fall in the moment's clip does
+not speak for the moment; then the first). A moment at a change of feeling leads with the face cited on each side of the change.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
             steps.append(RationaleStep(modality=modality, text="; ".join(parts),
                                        evidence_ids=[e["id"] for e in items]))
     said = [e for e in inputs["evidence"] if e["modality"] == "verbal"]
-    best = max(said, key=lambda e: keyword_overlap(inputs.get("query", ""), e["detail"]), default=None)
+    best = max(said, key=lambda e: (keyword_overlap(inputs.get("query", ""), e["detail"]),
+                                    min(m["end_s"], e["end_s"]) - max(m["start_s"], e["start_s"])), default=None)
     quote = f"{best['detail']} ({best['start_s']:.1f}-{best['end_s']:.1f} s)" if best else None
     said = " and ".join(x for x in (lead, quote) if x) or "no face or speech was observed"
     label = m.get("label", m["emotion"])

@@ -158,6 +158,19 @@ def test_each_rationale_leads_with_a_face_showing_its_own_emotion(cache_root):
         assert m.rationale.split(": ", 1)[1].split(" (p=")[0].endswith(f"shows {m.emotion}")
 
 
+def test_a_moment_quotes_the_sentence_said_inside_it(cache_root):
+    """"when does she light up?" on the talking head: her second moment (4.36-7.8 s, neutral) cites both sentences its
+    clip holds words of, and its summary quotes the one said inside it ("In addition to learning ...", 5.25-7.8 s), not
+    the first, whose last word ends 0.24 s into the moment (quoted before, as the first of a tie)."""
+    answer = answer_query(shared_media("WDA_KatieHill_000.mp4"), "when does she light up?", cache_dir=cache_root)
+    cited = [(m, [e for e in m.evidence if e.modality == "verbal"]) for m in answer.moments]
+    assert any(len(said) > 1 for _, said in cited)  # a moment that cites two sentences
+    for m, said in cited:
+        if said:
+            inside = max(said, key=lambda e, m=m: min(m.end_s, e.end_s) - max(m.start_s, e.start_s))
+            assert f'says "{inside.quote}"' in m.rationale
+
+
 def test_the_python_api_asks_one_index_two_questions_and_reads_it_once(cache_root, monkeypatch):
     """``open_index`` then ``ask`` twice: the index is read from the cache once (or built, then read once),
     and each answer is the pinned one, as ``affectseek ask`` gives it."""
