@@ -9,7 +9,8 @@ their ids; the summary leads with the visual observation sharing most content wo
 (a gesture or gaze it names), then the first face observation showing the moment's emotion (else the
 first visual observation) and quotes the utterance sharing most content words with the question (on a tie, the
 one with most of its time inside the moment: a sentence cited because its last words fall in the moment's clip does
-not speak for the moment; then the first). A moment at a change of feeling leads with the face cited on each side of the change.
+not speak for the moment; then the first). A moment at a change of feeling leads with the face cited on each side
+of the change.
 """
 
 from __future__ import annotations
