@@ -19,9 +19,10 @@ from tools.core.runtime import DEVICE_PATTERN
 from tools.perception.engine import PerceptionConfig
 from tools.perception.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 27
-"""Version of the stored layout and of what the build computes; part of the cache key (27: transcripts
-decoded with oneDNN held to SSE4.1, ``tools.core.runtime.ONEDNN_MAX_ISA``, ``evals/RESULTS.md`` section 111)."""
+INDEX_FORMAT = 28
+"""Version of the stored layout and of what the build computes; part of the cache key (28: the expression networks
+and dlib's face network run without onnxruntime's CPU-dependent layout,
+``tools.perception.cpu_onnx.GRAPH_OPTIMIZATION``, ``evals/RESULTS.md`` section 120)."""
 
 #: Libraries whose versions an index manifest records.
 INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "faster-whisper", "sentence-transformers",

@@ -165,6 +165,39 @@ def test_faceres_reads_alike_in_onnxruntime_and_in_torch():
     assert reader.onnx.threads_used == [1, 2]
 
 
+def test_faceres_runs_without_onnxruntimes_cpu_dependent_layout(tmp_path):
+    """At its full optimization level onnxruntime rewrites faceres's convolutions into NCHWc blocks as wide as the
+    CPU's vectors, which sum in another order on an AVX2 CPU than on an AVX-512 one (``evals/RESULTS.md`` section
+    120). The sessions here stop one level below (``GRAPH_OPTIMIZATION``): the graph onnxruntime runs has no NCHWc
+    node where the full level's has, and a face reads the same bits alone or in a batch, on one thread or two."""
+    import onnx
+    import onnxruntime as ort
+
+    from tools.perception.cpu_onnx import intra_op_threads, session_options
+    from tools.perception.crops import gray_crop
+    from tools.perception.face_resnet import FaceRes
+
+    reader = FaceRes()
+    reader.onnx.prepare()
+
+    def domains(level: str) -> set[str]:
+        opts = session_options(1)
+        opts.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
+        opts.optimized_model_filepath = str(tmp_path / f"{level}.onnx")
+        ort.InferenceSession(str(reader.onnx.path), opts, providers=["CPUExecutionProvider"])
+        return {node.domain for node in onnx.load(opts.optimized_model_filepath).graph.node}
+
+    assert "com.microsoft.nchwc" in domains("ORT_ENABLE_ALL")
+    assert "com.microsoft.nchwc" not in domains(session_options(1).graph_optimization_level.name)
+    frame, boxes = _performer_faces()
+    crops = np.stack([gray_crop(frame, b) for b in boxes] * 3)
+    with intra_op_threads(1):
+        alone = np.concatenate([reader.classify_crops(crops[i : i + 1]) for i in range(len(crops))])
+        assert np.array_equal(reader.classify_crops(crops), alone)
+    with intra_op_threads(2):
+        assert np.array_equal(reader.classify_crops(crops), alone)
+
+
 def test_faceres_takes_a_batch_workers_share_of_the_cores(monkeypatch):
     """onnxruntime does not read ``OMP_NUM_THREADS``: where it is set (a batch worker's share, ``app.batch_tasks``),
     faceres's session is made for that many threads, and unset for onnxruntime's default (0); the readings are the

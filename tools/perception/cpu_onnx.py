@@ -17,6 +17,9 @@ torch: 1.2-3 s), one export at a time in a process (``tools.core.runtime.ONNX_EX
 be written keeps the export in memory for the process. Exports of earlier weights or code stay in the model cache
 until removed (7.5-15 MB each).
 
+Every session here runs onnxruntime's graph optimizations up to ``GRAPH_OPTIMIZATION``, so that a float32 network gives
+the same bits on every CPU with AVX2 (see the constant).
+
 onnxruntime's intra-op threads are this module's setting (``intra_op_threads``; outside it
 ``tools.core.runtime.onnx_threads``: a batch worker's ``OMP_NUM_THREADS``, else onnxruntime's own default, one per
 physical core), one session per thread count: the perception engine keeps the expression networks to
@@ -46,6 +49,30 @@ from tools.core.runtime import ONNX_EXPORT_LOCK, onnx_threads
 OPSET = 17
 #: onnxruntime's intra-op thread count for the sessions made now; 0 is onnxruntime's default.
 _THREADS = [0]
+#: The highest graph optimization level of onnxruntime's sessions here (a ``GraphOptimizationLevel`` name): all but the
+#: layout optimizations. At the full level (``ORT_ENABLE_ALL``) onnxruntime rewrites convolutions into its blocked
+#: NCHWc layout, whose channel blocks are as wide as the CPU's vectors (8 floats with AVX2, 16 with AVX-512), so a
+#: float32 convolution adds its terms in another order on each CPU: faceres, the mini-Xception and dlib's face network
+#: gave other bits on an emulated AVX2 CPU than on an AVX-512 one. Without the layout a convolution is one matrix
+#: product whose sums run in one order: the three gave the same bits on an Intel Xeon (AVX-512) and under qemu's
+#: Skylake-Client and EPYC-Milan (AVX2), on one and two threads, one face at a time or two; CPUs without AVX2 and FMA
+#: (qemu's SandyBridge and Nehalem) give bits of their own. The price on that Xeon, one thread: faceres 3.3-3.7 ->
+#: 7.0-7.3 ms a pass, the mini-Xception 0.4 -> 0.8 ms a crop, dlib's network 3.6 -> 6.2 ms a face
+#: (``evals/RESULTS.md`` section 120).
+GRAPH_OPTIMIZATION = "ORT_ENABLE_EXTENDED"
+
+
+def session_options(threads: int):
+    """onnxruntime ``SessionOptions`` for a CPU session: ``threads`` intra-op threads (0: onnxruntime's default), one
+    inter-op thread, no busy wait between calls (the expression networks run beside the gesture models), errors
+    only in the log, graph optimizations up to ``GRAPH_OPTIMIZATION``."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads, opts.inter_op_num_threads, opts.log_severity_level = threads, 1, 3
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.graph_optimization_level = getattr(ort.GraphOptimizationLevel, GRAPH_OPTIMIZATION)
+    return opts
 
 
 @contextlib.contextmanager
@@ -181,12 +208,10 @@ class CpuOnnx:
         threads = (_THREADS[0] if self._threads is None else self._threads) or onnx_threads()
         if threads not in self._sessions:
             self.prepare()
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads, opts.inter_op_num_threads, opts.log_severity_level = threads, 1, 3
-            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy wait beside gestures
             try:
                 self._sessions[threads] = ort.InferenceSession(
-                    self._onnx if self._onnx is not None else str(self.path), opts, providers=["CPUExecutionProvider"])
+                    self._onnx if self._onnx is not None else str(self.path), session_options(threads),
+                    providers=["CPUExecutionProvider"])
             except Exception as exc:  # onnxruntime's errors are plain Exceptions
                 raise OSError(f"{self.path}: onnxruntime cannot load the export ({type(exc).__name__}: {exc})") from exc
         return self._sessions[threads]

@@ -2,10 +2,10 @@
 ``tools.perception.cpu_onnx``) instead of by dlib.
 
 dlib computes a descriptor in its own CPU code, without BLAS in the ``dlib-bin`` wheel: 58-72 ms a face on one core
-of the Intel Xeon and AMD EPYC development machines. The same network with the same weights takes about 20 ms in
-onnxruntime on one core of that Xeon, computed in float64 so that every x86-64 CPU gives the same bits
-(``torch_module``; 5 ms in float32), and its descriptors equal dlib's ``compute_face_descriptor`` to within 5e-7
-(``tests/test_identity.py``; ``evals/RESULTS.md`` section 117).
+of the Intel Xeon and AMD EPYC development machines. The same network with the same weights takes about 6 ms in
+onnxruntime on one core of that Xeon, in float32 with the same bits on every CPU with AVX2 (``torch_module``), and
+its descriptors equal dlib's ``compute_face_descriptor`` to within 6e-7 (``tests/test_identity.py``;
+``evals/RESULTS.md`` sections 117 and 120).
 
 The network (King, 2009, "Dlib-ml", JMLR; the model's notes in dlib's ``dnn_face_recognition_ex.cpp``): a 150 x 150
 RGB chip, less the per-channel mean and divided by 256; a 7 x 7 convolution of stride 2 with an affine (frozen batch
@@ -223,17 +223,9 @@ def _assemble(layers: list[tuple[str, dict]], mean: np.ndarray, r: _Reader) -> F
                       (pool["window"], pool["stride"]), tuple(blocks), layers[-1][1]["weight"])
 
 
-def _slices(x, size: int, stride: int) -> list:
-    """The (N, H', W', C) views of the torch tensor ``x`` (N, H, W, C) under each offset of a ``size`` x ``size``
-    window at ``stride`` (no padding), offsets in row-major order."""
-    rows, cols = (x.shape[1] - size) // stride + 1, (x.shape[2] - size) // stride + 1
-    return [x[:, dy : dy + (rows - 1) * stride + 1 : stride, dx : dx + (cols - 1) * stride + 1 : stride]
-            for dy in range(size) for dx in range(size)]
-
-
 def _padded_sum(a, b):
-    """dlib's ``add_prev`` of two (N, H, W, C) torch tensors: the smaller side zero-padded at the end of each axis it
-    is short on."""
+    """dlib's ``add_prev`` of two (N, C, H, W) torch tensors: the smaller side zero-padded at the end of each axis it
+    is short on (channels, rows, columns)."""
     import torch.nn.functional as F
 
     size = [max(x, y) for x, y in zip(a.shape[1:], b.shape[1:], strict=True)]
@@ -241,60 +233,42 @@ def _padded_sum(a, b):
     return a + b
 
 
-def _add_all(views: list):
-    """The sum of the torch tensors ``views``, added in order."""
-    out = views[0]
-    for v in views[1:]:
-        out = out + v
-    return out
-
-
 def torch_module(net: FaceResNet, device: object = "cpu"):
     """``net`` as a ``torch.nn.Module`` in eval mode on ``device``: (N, 150, 150, 3) float32 RGB chips, values 0-255
-    -> (N, 128) float32 descriptors (dlib's, not normalized).
-
-    It computes in float64 and rounds the descriptors to float32 once, with each convolution as one matrix product
-    of the shifted slices of its input (im2col) and each pooling as the elementwise maximum or mean of such slices, in
-    rows x columns x channels order. onnxruntime has float64 kernels for none of convolution or pooling, and its
-    float32 ones, which it picks by the CPU, gave descriptors up to 2.8e-7 apart on an emulated AVX2 CPU; its float64
-    matrix product computes alike on AVX2 and AVX-512 CPUs (``evals/RESULTS.md`` sections 95 and 117)."""
+    -> (N, 128) float32 descriptors (dlib's, not normalized). It computes in float32, with torch's own convolution
+    and pooling operators, so that onnxruntime runs them as its CPU kernels for those operators; run under
+    ``tools.perception.cpu_onnx.GRAPH_OPTIMIZATION`` they give the same bits on every CPU with AVX2
+    (``evals/RESULTS.md`` section 120)."""
     import torch
     import torch.nn.functional as F
 
     def tensor(a: np.ndarray) -> torch.nn.Parameter:
-        return torch.nn.Parameter(torch.from_numpy(np.ascontiguousarray(a, np.float64)), requires_grad=False)
+        return torch.nn.Parameter(torch.from_numpy(np.ascontiguousarray(a, np.float32)), requires_grad=False)
+
+    steps = [(net.stem, net.stem_scale, net.stem_shift)]
+    for b in net.blocks:
+        steps += [(b.conv1, b.scale1, b.shift1), (b.conv2, b.scale2, b.shift2)]
 
     class Network(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.mean = tensor(net.mean)
+            self.mean = tensor(net.mean.reshape(1, 3, 1, 1))
             self.weights = torch.nn.ParameterList()
-            steps = [(net.stem, net.stem_scale, net.stem_shift)]
-            for b in net.blocks:
-                steps += [(b.conv1, b.scale1, b.shift1), (b.conv2, b.scale2, b.shift2)]
-            for conv, scale, shift in steps:  # filters (out, in, rows, cols) as a (rows x cols x in, out) matrix
-                matrix = conv.weight.transpose(2, 3, 1, 0).reshape(-1, conv.weight.shape[0])
-                self.weights.extend([tensor(matrix), tensor(conv.bias), tensor(scale), tensor(shift)])
+            for conv, scale, shift in steps:  # the affine's scale and shift per channel, broadcast over (N, C, H, W)
+                self.weights.extend([tensor(conv.weight), tensor(conv.bias), tensor(scale.reshape(1, -1, 1, 1)),
+                                     tensor(shift.reshape(1, -1, 1, 1))])
             self.fc = tensor(net.fc)
 
-        def conv(self, x, k: int, conv: Conv):
-            w = self.weights[4 * k : 4 * k + 4]
-            if conv.padding:
-                x = F.pad(x, (0, 0, conv.padding, conv.padding, conv.padding, conv.padding))
-            columns = torch.cat(_slices(x, conv.weight.shape[2], conv.stride), dim=3)
-            return (columns @ w[0] + w[1]) * w[2] + w[3]
+        def conv(self, x, k: int):
+            w, conv = self.weights[4 * k : 4 * k + 4], steps[k][0]
+            return F.conv2d(x, w[0], w[1], conv.stride, conv.padding) * w[2] + w[3]
 
         def forward(self, x):
-            x = (x.to(torch.float64) - self.mean) / 256.0
-            x = F.relu(self.conv(x, 0, net.stem))
-            views = _slices(x, *net.pool)
-            x = views[0]
-            for v in views[1:]:
-                x = torch.maximum(x, v)
+            x = (x.permute(0, 3, 1, 2) - self.mean) / 256.0
+            x = F.max_pool2d(F.relu(self.conv(x, 0)), *net.pool)
             for j, b in enumerate(net.blocks):
-                y = self.conv(F.relu(self.conv(x, 2 * j + 1, b.conv1)), 2 * j + 2, b.conv2)
-                x = F.relu(_padded_sum(y, _add_all(_slices(x, 2, 2)) / 4.0 if b.down else x))
-            pooled = _add_all([x[:, i, j] for i in range(x.shape[1]) for j in range(x.shape[2])])
-            return (pooled / (x.shape[1] * x.shape[2]) @ self.fc).to(torch.float32)
+                y = self.conv(F.relu(self.conv(x, 2 * j + 1)), 2 * j + 2)
+                x = F.relu(_padded_sum(y, F.avg_pool2d(x, 2, 2) if b.down else x))
+            return x.mean(dim=(2, 3)) @ self.fc
 
     return Network().to(device).eval()

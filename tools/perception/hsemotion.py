@@ -13,6 +13,7 @@ import numpy as np
 
 from tools.core.runtime import onnx_providers, onnx_threads
 from tools.core.schema import AFFECTNET8, Box
+from tools.perception.cpu_onnx import session_options
 from tools.perception.crops import crop_face
 from tools.perception.heads import softmax
 
@@ -49,9 +50,8 @@ class HSEmotionONNX:
         self.name = f"hsemotion:{path.name}"
         self.size = size
         self.device = device
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = onnx_threads()
-        self._session = ort.InferenceSession(str(path), opts, providers=onnx_providers(device))
+        self._session = ort.InferenceSession(str(path), session_options(onnx_threads()),
+                                             providers=onnx_providers(device))
         self._input = self._session.get_inputs()[0].name
         self._index = [AFFECTNET8.index(label) for label in HSEMOTION_LABELS]
 

@@ -6,8 +6,8 @@ dlib's ``dnn_face_recognition_ex.cpp``), with dlib's 5-point landmark model alig
 150 x 150 chip first. Both weight files ship inside the ``face_recognition_models`` package (CC0 1.0
 weights, MIT package); the landmarks and the chip come from the ``dlib-bin`` wheel, and the network, read from
 dlib's weight file (``tools.perception.dlib_resnet``), runs in onnxruntime (``tools.perception.cpu_onnx``): the same
-descriptors as dlib's own code to within 5e-7, three times as fast, and the same bits on AVX2 and AVX-512 CPUs
-(``evals/RESULTS.md`` section 117). Nothing is downloaded. Two descriptors of the same person lie at Euclidean
+descriptors as dlib's own code to within 6e-7, ten times as fast, and the same bits on AVX2 and AVX-512 CPUs
+(``evals/RESULTS.md`` sections 117 and 120). Nothing is downloaded. Two descriptors of the same person lie at Euclidean
 distance < 0.6 on LFW by the model's notes; the distance the re-identifier uses is chosen on labelled faces here
 (``studies.reid``; ``tools.signals.tracks.REID_MAX_DISTANCE``).
 
