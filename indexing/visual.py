@@ -35,8 +35,9 @@ VISUAL_CHUNK_S = 60.0
 REID_FACES = 2
 """Faces per track whose identity descriptors are averaged (the mean of several views is steadier than
 the most confident one: on the sample the performer's two tracks are 0.50 apart with 1 face, 0.43 with 2,
-0.39 with 3). Each descriptor costs about 20 ms on one core (``tools.perception.identity``), so re-identification
-takes about 1/50 of the video's duration on the cut-heavy bench footage (``benches/``)."""
+0.39 with 3). Each descriptor costs about 6 ms on one core (``tools.perception.identity``), so tracks and
+re-identification take about 1/130 of the video's duration on the cut-heavy bench footage (the hour's 27.4 s,
+``benches/results_layout_60.json``)."""
 REID_MIN_FACE_PX = 32
 """Faces smaller than this (box height, pixels of the frame the pass reads: turned upright and at most 960 px on its
 longer side, ``frame_shape``) get no identity descriptor: dlib's 150 px chip of a smaller face is mostly upsampling

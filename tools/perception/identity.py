@@ -96,7 +96,7 @@ class DlibFaceIdentity:
             shapes.append(self._shape(frame, rect))
         # dlib's compute_face_descriptor cuts the same chips (size 150, padding 0.25) before its network
         chips = self._dlib.get_face_chips(frame, shapes, size=150, padding=0.25)
-        return self._net(np.stack(chips).astype(np.float32))[0]
+        return self._net(np.stack(chips))[0]  # uint8 chips: the network's call makes them float32
 
 
 FACE_IDENTITIES: Registry[FaceIdentity] = Registry("identity")
