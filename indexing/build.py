@@ -22,7 +22,7 @@ import numpy as np
 
 from indexing.clips import clip_vectors, clip_windows, make_clips
 from indexing.observe import save_index_frames
-from indexing.speech import ASR_CHUNK_S, SharedChunks, transcribe_track
+from indexing.speech import ASR_CHUNK_S, ASR_LAST_CHUNK_S, SharedChunks, transcribe_track
 from indexing.visual import VISUAL_CHUNK_S, observe_video
 from memory.cache import VideoCache, video_digest
 from memory.checkpoint import Checkpoints
@@ -248,8 +248,8 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     engine = load_engine(cfg.perception())
     seconds_before = dict(engine.seconds)
     visual_chunk_s = max(1, round(VISUAL_CHUNK_S * cfg.sample_fps)) / cfg.sample_fps
-    ckpt = Checkpoints(out, {"format": INDEX_FORMAT, "config": cfg.key(), "visual_chunk_s": visual_chunk_s,
-                             "asr_chunk_s": ASR_CHUNK_S, "duration_s": info.duration_s})
+    plan = {"visual_chunk_s": visual_chunk_s, "asr_chunk_s": ASR_CHUNK_S, "asr_last_chunk_s": ASR_LAST_CHUNK_S}
+    ckpt = Checkpoints(out, {"format": INDEX_FORMAT, "config": cfg.key(), **plan, "duration_s": info.duration_s})
 
     t, shared = time.perf_counter(), SharedChunks(threading.Event())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="asr") as pool:

@@ -22,26 +22,38 @@ from tools.perception.asr import SAMPLE_RATE, load_asr
 from tools.perception.text import spoken_language, transcript_encoder_for, transcript_encoder_note
 
 ASR_CHUNK_S = 300.0
-"""Audio seconds per transcription chunk; each cut is moved to the quietest point before it."""
+"""Audio seconds per transcription chunk, at most; each cut is moved to the quietest point before it."""
+
+ASR_LAST_CHUNK_S = 60.0
+"""The shortest chunk (seconds) the chunks shrink to towards the end of the audio (``asr_chunks``)."""
 
 SPLIT_SEARCH_S = 10.0
 """How far before each nominal ASR cut to look for the quietest 100 ms (seconds)."""
 
 
 def asr_chunks(audio: np.ndarray, sample_rate: int, chunk_s: float = ASR_CHUNK_S,
-               search_s: float = SPLIT_SEARCH_S) -> list[tuple[int, int]]:
-    """Split an audio track into ``[start, end)`` sample ranges of about ``chunk_s`` seconds.
+               search_s: float = SPLIT_SEARCH_S, last_s: float = ASR_LAST_CHUNK_S) -> list[tuple[int, int]]:
+    """Split an audio track into ``[start, end)`` sample ranges of at most about ``chunk_s`` seconds, shrinking
+    towards the end: a chunk is nominally a quarter of the audio left at its start, between ``last_s`` and ``chunk_s``
+    seconds (an hour of dialogue: nine chunks of about 300 s, then ten from 257 s down to under a minute). The two
+    threads that share the chunks once the pictures are done (``SharedChunks``) then end within a short chunk of each
+    other, where a last 300-s chunk was decoded alone while the other core idled (10 minutes of dialogue: 23 s at half
+    the machine; ``evals/RESULTS.md`` section 121), and the plan is still a function of the audio alone.
 
     Each cut is placed at the quietest 100 ms window (lowest RMS) in the ``search_s`` seconds (at most
     half a chunk) before the nominal cut, so a cut rarely falls inside a word. Returns
-    [(0, len(audio))] for short audio.
+    [(0, len(audio))] for audio of at most ``last_s`` plus the search seconds.
     """
-    search_s = min(search_s, chunk_s / 2)
     n = len(audio)
-    step, win = int(chunk_s * sample_rate), max(1, sample_rate // 10)
+    win = max(1, sample_rate // 10)
     cuts, start = [], 0
-    while n - start > step + int(search_s * sample_rate):
-        lo, hi = start + step - int(search_s * sample_rate), start + step
+    while True:
+        step_s = min(chunk_s, max(last_s, (n - start) / sample_rate / 4))
+        search = int(min(search_s, step_s / 2) * sample_rate)
+        step = int(step_s * sample_rate)
+        if n - start <= step + search:
+            break
+        lo, hi = start + step - search, start + step
         seg = audio[lo:hi]
         usable = len(seg) // win * win
         rms = np.sqrt(np.mean(seg[:usable].reshape(-1, win).astype(np.float64) ** 2, axis=1))

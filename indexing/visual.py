@@ -129,9 +129,10 @@ def chunk_frames(info: VideoInfo, fps: float, start_s: float, end_s: float | Non
     """The frames sampled at ``fps`` in [start_s, end_s) on the grid of the video's first frame
     (``tools.core.media.sampling_start``), every decoded frame added to ``trace``. The decoder seeks a second before
     ``start_s``, so the frames between the chunk before's last one and this chunk's first sample are decoded and
-    added (``trace`` skips those it already has)."""
+    added (``trace`` skips those it already has). FFmpeg decodes on one thread: the speech pass keeps the other cores
+    busy, and a frame then costs the least CPU time (``iter_frames``'s ``threads``)."""
     first = sampling_start(info, start_s, fps)
-    return iter_frames(info.path, fps, first, end_s, on_decoded=trace.add, seek_s=start_s - 1.0)
+    return iter_frames(info.path, fps, first, end_s, on_decoded=trace.add, seek_s=start_s - 1.0, threads=1)
 
 
 THUMB_MARGIN = 0.25

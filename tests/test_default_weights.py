@@ -91,6 +91,25 @@ def test_windows_of_one_speaker_are_nearer_than_windows_of_two():
     assert cluster_voices(np.concatenate([left, right])).tolist() == [0, 0, 0, 0, 1, 1]
 
 
+def test_the_voice_encoders_batches_on_two_threads_give_the_vectors_of_one(monkeypatch):
+    """Diarization runs the encoder's batches side by side (``ENCODER_WORKERS``), each on one onnxruntime thread: the
+    vectors are the same bits as one batch after another, and each window's vector lands in its own row."""
+    import tools.perception.voices as voices_module
+
+    audio = _channels(shared_media("stereo_diarization.wav"))[:, 0]
+    windows = [(0.2 + 0.05 * k, 1.2 + 0.1 * k) for k in range(30)] + [(0.25, 0.26)]  # 30 lengths; one too short
+    voices = voices_module.load_voice_identity("ge2e")
+    monkeypatch.setattr(voices_module, "ENCODER_WORKERS", 1)
+    one = voices.embed(audio, windows)
+    monkeypatch.setattr(voices_module, "ENCODER_WORKERS", 2)
+    monkeypatch.setattr(voices_module, "cpu_budget", lambda: 2)
+    two = voices.embed(audio, windows)
+    assert np.array_equal(one, two)
+    assert np.allclose(np.linalg.norm(one[:30], axis=1), 1, atol=1e-5) and not one[30].any()
+    alone = voices.embed(audio, [windows[7]])
+    assert np.allclose(alone[0], one[7], atol=1e-6)  # row 7 holds window 7's vector
+
+
 def test_the_loaders_say_what_is_wrong_with_a_weight_file(tmp_path):
     import torch
 

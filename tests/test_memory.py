@@ -325,6 +325,24 @@ def test_asr_chunks_cut_speech_at_quiet_points():
         assert np.sqrt(np.mean(around ** 2)) < np.median(frame_rms) / 3  # in a pause, not mid-word
 
 
+def test_asr_chunks_shrink_towards_the_end_so_the_last_chunks_are_short():
+    """A long track is cut into full chunks first and ever shorter ones at the end (a quarter of what is left, down to
+    ``last_s``), so the two threads that share them end close together (the cuts at pauses: the test above)."""
+    from indexing.speech import asr_chunks
+    from tests.conftest import shared_media
+
+    speech = load_audio(shared_media("jfk.flac"))
+    audio = np.concatenate([speech] * 12)  # 2 min 12 s of real speech with pauses, the plan scaled down 100 times
+    spans = asr_chunks(audio, 16_000, chunk_s=3.0, search_s=0.5, last_s=0.6)
+    lengths = [(b - a) / 16_000 for a, b in spans]
+    assert spans[0][0] == 0 and spans[-1][1] == len(audio)
+    assert all(a1 == b0 for (_, a1), (b0, _) in itertools.pairwise(spans))
+    assert 2.4 <= lengths[0] <= 3.0 and max(lengths) <= 3.0
+    assert max(lengths[-3:]) < 1.2 < min(lengths[:len(lengths) // 2])  # short at the end, full at the start
+    assert asr_chunks(audio, 16_000, chunk_s=3.0, search_s=0.5, last_s=3.0)[-2:] != spans[-2:]  # not the old plan
+    assert asr_chunks(audio[:16_000 * 60], 16_000) == [(0, 16_000 * 60)]  # a minute of audio stays one chunk
+
+
 def test_chunk_transcripts_join_in_the_language_most_chunks_heard_and_a_tie_in_the_first_chunks():
     """The joined transcript's language decides which encoder embeds its segments; it is the language most chunks
     detected, and on a tie the earlier chunk's, so the same chunks give the same language in every process (a set's

@@ -35,6 +35,7 @@ import importlib.metadata
 import io
 import json
 import os
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -140,6 +141,7 @@ class CpuOnnx:
         self._onnx: bytes | None = None  # the export, when the model cache could not keep it
         self._prepared = False  # the export checked (or made) once in this process: ``prepare`` is done
         self._sessions: dict[int, object] = {}
+        self._session_lock = threading.Lock()  # threads that call at once share one new session
 
     @property
     def threads_used(self) -> list[int]:
@@ -206,15 +208,17 @@ class CpuOnnx:
         import onnxruntime as ort
 
         threads = (_THREADS[0] if self._threads is None else self._threads) or onnx_threads()
-        if threads not in self._sessions:
-            self.prepare()
-            try:
-                self._sessions[threads] = ort.InferenceSession(
-                    self._onnx if self._onnx is not None else str(self.path), session_options(threads),
-                    providers=["CPUExecutionProvider"])
-            except Exception as exc:  # onnxruntime's errors are plain Exceptions
-                raise OSError(f"{self.path}: onnxruntime cannot load the export ({type(exc).__name__}: {exc})") from exc
-        return self._sessions[threads]
+        with self._session_lock:
+            if threads not in self._sessions:
+                self.prepare()
+                try:
+                    self._sessions[threads] = ort.InferenceSession(
+                        self._onnx if self._onnx is not None else str(self.path), session_options(threads),
+                        providers=["CPUExecutionProvider"])
+                except Exception as exc:  # onnxruntime's errors are plain Exceptions
+                    raise OSError(
+                        f"{self.path}: onnxruntime cannot load the export ({type(exc).__name__}: {exc})") from exc
+            return self._sessions[threads]
 
     def __call__(self, x: np.ndarray, engine: str = "auto") -> list[np.ndarray]:
         """The network's outputs (float32 numpy arrays, in ``outputs`` order) for the batch ``x``. ``engine``:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import bisect
 import os
 import pickle
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +26,7 @@ import numpy as np
 
 from tools.core.derived import file_sha256
 from tools.core.registry import BackendUnavailableError, Registry
+from tools.core.runtime import cpu_budget
 from tools.perception.cpu_onnx import CpuOnnx
 
 SAMPLE_RATE = 16_000
@@ -39,6 +42,10 @@ GE2E_MODEL, GE2E_FILE = "ge2e-resemblyzer", "pretrained.pt"
 #: so memory stays flat on long videos (a whole hour's STFT took ~700 MiB).
 MEL_CHUNK_S = 60.0
 _MARGIN_S = 0.5
+#: Threads that run the encoder's batches side by side, each batch on one intra-op thread (at most
+#: ``tools.core.runtime.cpu_budget()``): a batch's vectors do not depend on the thread that computed them, and
+#: diarization runs after the picture pass has let go of its core (``indexing.build``).
+ENCODER_WORKERS = 2
 
 
 class VoiceIdentity(Protocol):
@@ -158,7 +165,8 @@ class GE2EEncoder:
 class GE2EVoiceIdentity:
     """The GE2E encoder (see the module doc) over windows of one recording.
 
-    Windows of equal length run as one batch (at most 256 a batch); the mel spectrogram is computed once
+    Windows of equal length run as one batch (at most 256 a batch), batches on up to ``ENCODER_WORKERS`` threads
+    side by side (the same vectors as one after another); the mel spectrogram is computed once
     per stretch of about ``MEL_CHUNK_S`` seconds (frames inside a stretch equal those of the whole
     signal's spectrogram). ``embed`` returns (N, 256) float32 unit vectors; a window shorter than 2 frames
     (20 ms) gets a zero vector.
@@ -183,7 +191,21 @@ class GE2EVoiceIdentity:
 
     def embed(self, audio: np.ndarray, windows: list[tuple[float, float]]) -> np.ndarray:
         out = np.zeros((len(windows), EMBEDDING), np.float32)
-        audio = np.asarray(audio, np.float32)
+        with ThreadPoolExecutor(max(1, min(ENCODER_WORKERS, cpu_budget())), thread_name_prefix="ge2e") as pool:
+            pending: list[tuple[list[int], Future]] = []
+            for rows, mels in self._batches(np.asarray(audio, np.float32), windows):
+                pending.append((rows, pool.submit(self._encoder, mels)))
+                while len(pending) > 2 * ENCODER_WORKERS:
+                    done_rows, future = pending.pop(0)
+                    out[done_rows] = future.result()
+            for done_rows, future in pending:
+                out[done_rows] = future.result()
+        return out
+
+    @staticmethod
+    def _batches(audio: np.ndarray, windows: list[tuple[float, float]]) -> Iterator[tuple[list[int], np.ndarray]]:
+        """``(rows, mels)``: indices into ``windows`` and their mel frames (len(rows), T, 40), windows of equal
+        length T >= 2 frames together (at most 256), in the order of the windows' starts."""
         order = sorted(range(len(windows)), key=lambda i: windows[i][0])
         starts = [windows[i][0] for i in order]
         pos = 0
@@ -204,8 +226,7 @@ class GE2EVoiceIdentity:
             for n, rows in by_len.items():
                 for k in range(0, len(rows), 256):
                     batch = rows[k:k + 256]
-                    out[batch] = self._encoder(np.stack([mel[spans[i][0]:spans[i][0] + n] for i in batch]))
-        return out
+                    yield batch, np.stack([mel[spans[i][0]:spans[i][0] + n] for i in batch])
 
 
 VOICE_IDENTITIES: Registry[VoiceIdentity] = Registry("voice identity")
