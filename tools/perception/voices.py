@@ -43,8 +43,9 @@ GE2E_MODEL, GE2E_FILE = "ge2e-resemblyzer", "pretrained.pt"
 MEL_CHUNK_S = 60.0
 _MARGIN_S = 0.5
 #: Threads that run the encoder's batches side by side, each batch on one intra-op thread (at most
-#: ``tools.core.runtime.cpu_budget()``): a batch's vectors do not depend on the thread that computed them, and
-#: diarization runs after the picture pass has let go of its core (``indexing.build``).
+#: ``tools.core.runtime.cpu_budget()``): a batch's vectors do not depend on the thread that computed them. In the
+#: index diarization follows recognition, which on a speech-heavy video ends after the pictures, so both cores are
+#: free then (the bench's hour: 17.1 -> 10.9 s; ``evals/RESULTS.md`` section 121).
 ENCODER_WORKERS = 2
 
 
