@@ -47,6 +47,8 @@ _MARGIN_S = 0.5
 #: index diarization follows recognition, which on a speech-heavy video ends after the pictures, so both cores are
 #: free then (the bench's hour: 17.1 -> 10.9 s; ``evals/RESULTS.md`` section 121).
 ENCODER_WORKERS = 2
+#: The most windows the encoder reads in one batch.
+ENCODER_BATCH = 256
 
 
 class VoiceIdentity(Protocol):
@@ -225,8 +227,8 @@ class GE2EVoiceIdentity:
                 if b - a >= 2:
                     by_len.setdefault(b - a, []).append(i)
             for n, rows in by_len.items():
-                for k in range(0, len(rows), 256):
-                    batch = rows[k:k + 256]
+                for k in range(0, len(rows), ENCODER_BATCH):
+                    batch = rows[k:k + ENCODER_BATCH]
                     yield batch, np.stack([mel[spans[i][0]:spans[i][0] + n] for i in batch])
 
 
