@@ -61,10 +61,7 @@ class _Decoder:
             decoded = 0
             with open_video(path) as container:
                 vs = container.streams.video[0]
-                if threads == 1:
-                    vs.thread_type, vs.thread_count = "FRAME", 1
-                else:
-                    vs.thread_type, vs.thread_count = "AUTO", threads
+                vs.thread_type, vs.thread_count = "AUTO", threads  # 1: no decoding threads at all
                 t0 = file_start(container)
                 self.size = _scaled_size(vs.codec_context.width, vs.codec_context.height, max_side)
                 self.half_frame = 0.5 / (float(vs.average_rate or 25))

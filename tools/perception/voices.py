@@ -168,9 +168,9 @@ class GE2EEncoder:
 class GE2EVoiceIdentity:
     """The GE2E encoder (see the module doc) over windows of one recording.
 
-    Windows of equal length run as one batch (at most 256 a batch), batches on up to ``ENCODER_WORKERS`` threads
-    side by side (the same vectors as one after another); the mel spectrogram is computed once
-    per stretch of about ``MEL_CHUNK_S`` seconds (frames inside a stretch equal those of the whole
+    Windows of equal length run as one batch (at most ``ENCODER_BATCH`` a batch), batches on up to
+    ``ENCODER_WORKERS`` threads side by side (the same vectors as one after another); the mel spectrogram is computed
+    once per stretch of about ``MEL_CHUNK_S`` seconds (frames inside a stretch equal those of the whole
     signal's spectrogram). ``embed`` returns (N, 256) float32 unit vectors; a window shorter than 2 frames
     (20 ms) gets a zero vector.
 
@@ -194,11 +194,12 @@ class GE2EVoiceIdentity:
 
     def embed(self, audio: np.ndarray, windows: list[tuple[float, float]]) -> np.ndarray:
         out = np.zeros((len(windows), EMBEDDING), np.float32)
-        with ThreadPoolExecutor(max(1, min(ENCODER_WORKERS, cpu_budget())), thread_name_prefix="ge2e") as pool:
-            pending: list[tuple[list[int], Future]] = []
+        workers = max(1, min(ENCODER_WORKERS, cpu_budget()))
+        with ThreadPoolExecutor(workers, thread_name_prefix="ge2e") as pool:
+            pending: list[tuple[list[int], Future]] = []  # at most two batches a thread made ahead of their vectors
             for rows, mels in self._batches(np.asarray(audio, np.float32), windows):
                 pending.append((rows, pool.submit(self._encoder, mels)))
-                while len(pending) > 2 * ENCODER_WORKERS:
+                while len(pending) > 2 * workers:
                     done_rows, future = pending.pop(0)
                     out[done_rows] = future.result()
             for done_rows, future in pending:
@@ -208,7 +209,7 @@ class GE2EVoiceIdentity:
     @staticmethod
     def _batches(audio: np.ndarray, windows: list[tuple[float, float]]) -> Iterator[tuple[list[int], np.ndarray]]:
         """``(rows, mels)``: indices into ``windows`` and their mel frames (len(rows), T, 40), windows of equal
-        length T >= 2 frames together (at most 256), in the order of the windows' starts."""
+        length T >= 2 frames together (at most ``ENCODER_BATCH``), in the order of the windows' starts."""
         order = sorted(range(len(windows)), key=lambda i: windows[i][0])
         starts = [windows[i][0] for i in order]
         pos = 0
