@@ -77,6 +77,14 @@ def _bench_index(d: dict) -> str:
     return f"{row['index_wall_s']:.1f} s, RTF {row['rtf_index_wall']:.1f}, {_mib([row['peak_rss_mib_index']])}"
 
 
+def _index_run(beam: int) -> Callable[[dict], str]:
+    """The index run at Whisper beam ``beam`` in a file of ``runs`` (``benches/results_beam2_60.json``): wall, RTF."""
+    def cell(d: dict) -> str:
+        run = next(r for r in d["runs"] if r["asr_beam_size"] == beam)
+        return f"{run['index_wall_s']:.1f} s, RTF {run['rtf_index_wall']:.1f} (peak RSS not measured)"
+    return cell
+
+
 def _bench_session(d: dict) -> str:
     """The four questions of a ``make bench`` row file's one session: the first (the models load), the three new
     ones after its warm repeat, the session's peak RSS."""
@@ -112,6 +120,9 @@ SPEED: tuple[Figure, ...] = (
     Figure("", f"{XEON}; section 120's code, the same sitting", "results_layout_60.json", _bench_index),
     Figure("", f"{XEON}; section 120's code, another day", "results_chunks_before_60.json", _bench_index),
     Figure("", f"{XEON}; section 121's code, the same sitting", "results_chunks_60.json", _bench_index),
+    Figure("", f"{XEON}; section 121's code, another day", "results_beam2_60.json", _index_run(5)),
+    Figure("", f"{XEON}; the same code with `--asr-beam 2`, the same sitting (section 122)", "results_beam2_60.json",
+           _index_run(2)),
     Figure("the bench's four new questions on the indexed hour, one process: wall each, peak RSS",
            f"{AVX512_EPYC}; section 70's code", "results_gesture_names_60.json", _session("now")),
     Figure("", f"{AVX2_EPYC}; section 72's code", "results_fixed_texts_60.json", _session("before")),

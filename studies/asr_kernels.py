@@ -15,13 +15,17 @@ and the bench's dialogue unit, those recordings back to back) with the shipped r
 - ``onednn_sse41``, ``onednn_all``: oneDNN at SSE4.1 (the cap since section 111) or unrestricted;
 - ``ct2_avx``, ``ct2_generic``: CTranslate2's AVX and portable kernels (a CPU without AVX2);
 - ``ct2_mkl``: CTranslate2's int8 products in Intel MKL (``CT2_USE_MKL=1``), its own default on Intel CPUs;
+- ``mkl_cnr_avx2``: MKL in its reproducibility mode on its AVX2 branch (``MKL_CBWR=AVX2,STRICT``), which oneMKL's
+  developer guide ("Getting Started with Conditional Numerical Reproducibility") promises alike on Intel CPUs with
+  AVX2 only: on other CPUs it falls back to its AUTO branch;
 - ``emulated CPU`` (``--emulate CPU ...``): the native setting under ``qemu-x86_64 -cpu CPU`` user-mode emulation,
   e.g. an AVX2 EPYC-Milan or an Intel Skylake-Client on an AVX-512 AMD host (slow, so only ``EMULATED``); for an
   Intel model also ``emulated CPU, MKL`` (``CT2_USE_MKL=1``: what CTranslate2 does there by default).
 
 Reported per beam size and setting: of the recordings, how many give ``native``'s segments (text, start, end),
-its words (text, start, end) and its whole transcript (with word probabilities) exactly; and per beam size the
-decoding seconds of ``native`` (the real-time factor of the recogniser alone, one process at a time). Used for
+its words (text, start, end) and its whole transcript (with word probabilities) exactly, and the setting's decoding
+seconds; and per beam size the decoding seconds of ``native`` (the real-time factor of the recogniser alone, one
+process at a time). ``--settings`` runs some of the settings only (``native`` always). Used for
 ``evals/RESULTS.md`` section 93 (``evals/results/asr_kernels.json``).
 """
 
@@ -50,6 +54,7 @@ SETTINGS: dict[str, dict[str, str]] = {
     "ct2_avx": {"CT2_FORCE_CPU_ISA": "AVX"},
     "ct2_generic": {"CT2_FORCE_CPU_ISA": "GENERIC"},
     "ct2_mkl": {"CT2_USE_MKL": "1"},
+    "mkl_cnr_avx2": {"CT2_USE_MKL": "1", "MKL_CBWR": "AVX2,STRICT"},
 }
 #: qemu CPU models of Intel CPUs (on which CTranslate2 would pick Intel MKL by itself).
 INTEL_MODELS = ("Skylake-Client", "Skylake-Server", "Cascadelake-Server", "Icelake-Server", "Haswell", "Broadwell")
@@ -102,23 +107,24 @@ def _run(beam: int, paths: list[Path], env: dict[str, str], emulate: str | None 
 
 def _same(rows: list[dict], base: dict[str, dict]) -> dict:
     keys = ("segments", "words", "whole")
-    return {"recordings": len(rows),
+    return {"recordings": len(rows), "decoding_s": round(sum(r["seconds"] for r in rows), 2),
             **{f"same_{k}": sum(r[k] == base[r["file"]][k] for r in rows) for k in keys},
             "digests": {r["file"]: _digest(r["segments"]) for r in rows}}
 
 
-def study(beams: list[int], emulate: list[str]) -> dict:
-    """Run every setting at every beam size (see the module doc)."""
+def study(beams: list[int], emulate: list[str], settings: list[str] | None = None) -> dict:
+    """Run the ``settings`` (default: every one; ``native`` always) at every beam size (see the module doc)."""
+    chosen = {name: env for name, env in SETTINGS.items() if name == "native" or not settings or name in settings}
     with tempfile.TemporaryDirectory() as tmp:
-        return _study(recordings(Path(tmp)), beams, emulate)
+        return _study(recordings(Path(tmp)), beams, emulate, chosen)
 
 
-def _study(paths: list[Path], beams: list[int], emulate: list[str]) -> dict:
-    out: dict = {"what": "evals/RESULTS.md section 93: transcripts of the real speech at hand under each family of "
-                         "CPU kernels; same_*: recordings equal to the native setting's",
-                 "recordings": [p.name for p in paths], "settings": SETTINGS, "beams": {}}
+def _study(paths: list[Path], beams: list[int], emulate: list[str], settings: dict[str, dict[str, str]]) -> dict:
+    out: dict = {"what": "evals/RESULTS.md sections 93, 111 and 122: transcripts of the real speech at hand under each "
+                         "family of CPU kernels; same_*: recordings equal to the native setting's",
+                 "recordings": [p.name for p in paths], "settings": settings, "beams": {}}
     for beam in beams:
-        rows = {name: _run(beam, paths, env) for name, env in SETTINGS.items()}
+        rows = {name: _run(beam, paths, env) for name, env in settings.items()}
         base = {r["file"]: r for r in rows["native"]}
         found = {name: _same(r, base) for name, r in rows.items()}
         few = [p for p in paths if p.name in EMULATED]
@@ -143,11 +149,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--beam", type=int, nargs="+", default=[5, 1], help="beam sizes (default: 5 and 1)")
     ap.add_argument("--emulate", metavar="CPU", nargs="+", default=[],
                     help="also run under qemu-x86_64 -cpu CPU (e.g. EPYC-Milan Skylake-Client)")
+    ap.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=None, metavar="NAME",
+                    help=f"kernel settings to run (default: all; native always): {', '.join(SETTINGS)}")
     ap.add_argument("--json", help="write the report here")
     args = ap.parse_args(argv)
     if args.emulate and shutil.which("qemu-x86_64") is None:
         ap.error("--emulate needs qemu-x86_64 on the PATH")
-    return report(lambda: study(args.beam, args.emulate), args.json)
+    return report(lambda: study(args.beam, args.emulate, args.settings), args.json)
 
 
 if __name__ == "__main__":

@@ -84,8 +84,9 @@ class FasterWhisperASR:
             models only; ``TRANSLATE_GUARDS`` when ``guards`` is the default).
         beam_size: hypotheses the sequential decoder keeps: 5 (beam search, faster-whisper's default and ours) or
             1 (greedy, under ``GREEDY_GUARDS`` when ``guards`` is the default): 1.3 to 2 times as fast, as alike
-            across CPUs as beam search (``evals/RESULTS.md`` sections 60 and 93). The batched pipeline keeps its
-            beam of 5.
+            across CPUs as beam search (``evals/RESULTS.md`` sections 60 and 93). Other sizes keep the default
+            guards, fitted at 5 (at 2: dense speech decoded about 30 % faster, TIMIT's word error unchanged, the
+            sample's song read worse; section 122). The batched pipeline keeps its beam of 5.
         threads: CTranslate2's intra-op threads on CPU; 0 (default): ``tools.core.runtime.cpu_budget`` (one per
             core unless ``OMP_NUM_THREADS`` says less). The default model's transcripts were the same at 1, 2, 4 and
             8 threads (section 93).
