@@ -102,8 +102,8 @@ class IndexSettings(BaseModel):
         "fallback"))
     asr_beam_size: int = Field(5, ge=1, le=10, json_schema_extra={**_INDEXING, "flag": "--asr-beam", "metavar": "N"},
                                description=(
-        "hypotheses Whisper's sequential decoder keeps: 5 (beam search, default), 2 (about 30 % faster on dense "
-        "speech, read speech as well, song worse; section 122) or 1 (greedy: 1.3 to 2 times as fast, as alike "
+        "hypotheses Whisper's sequential decoder keeps: 5 (beam search, default), 2 (dense speech in 0.7 of the "
+        "time, read speech as well, song worse; section 122) or 1 (greedy: 1.3 to 2 times as fast, as alike "
         "across CPUs as beam search, a little worse on read speech and song; evals/RESULTS.md sections 60 and 93)"))
     asr_task: Literal["transcribe", "translate"] = Field("transcribe", json_schema_extra=_INDEXING, description=(
         "transcribe (text in the spoken language) or translate (Whisper's English text of non-English speech, so "
