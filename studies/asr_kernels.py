@@ -26,7 +26,7 @@ Reported per beam size and setting: of the recordings, how many give ``native``'
 its words (text, start, end) and its whole transcript (with word probabilities) exactly, and the setting's decoding
 seconds; and per beam size the decoding seconds of ``native`` (the real-time factor of the recogniser alone, one
 process at a time). ``--settings`` runs some of the settings only (``native`` always). Used for
-``evals/RESULTS.md`` section 93 (``evals/results/asr_kernels.json``).
+``evals/RESULTS.md`` sections 93 (``evals/results/asr_kernels.json``) and 122 (``asr_kernels_beams.json``).
 """
 
 from __future__ import annotations

@@ -72,8 +72,9 @@ def study(seconds: float, beams: list[int], settings: list[str], runs: int) -> d
         entry.update(rtf=round(entry["audio_s"] / min(entry["seconds"]), 1), segment_count=len(segments),
                      same_segments_as_shipped=None if shipped is None else segments == shipped)
     return {"what": "evals/RESULTS.md section 122: Whisper tiny.en (int8) decoding the bench's dialogue unit looped "
-                    f"to {seconds:g} s on one CTranslate2 thread, each beam size and kernel setting in a fresh "
-                    f"process, {runs} rounds in turn; seconds: the wall time of transcribe in each round",
+                    f"by whole units to cover {seconds:g} s (audio_s) on one CTranslate2 thread, each beam size and "
+                    f"kernel setting in a fresh process, {runs} rounds in turn; seconds: the wall time of transcribe "
+                    "in each round",
             "pairs": found}
 
 
