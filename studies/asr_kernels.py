@@ -75,13 +75,13 @@ def _digest(obj: object) -> str:
     return hashlib.sha256(json.dumps(obj).encode()).hexdigest()[:12]
 
 
-def transcribe(beam: int, paths: list[str]) -> list[dict]:
-    """Transcripts of ``paths`` by the shipped recogniser at ``beam``: per file its name, segments, words, the
-    digest of its whole ``Transcript`` and the decoding seconds."""
+def transcribe(beam: int, paths: list[str], threads: int = 0) -> list[dict]:
+    """Transcripts of ``paths`` by the shipped recogniser at ``beam`` on ``threads`` CTranslate2 threads (0: its
+    default): per file its name, segments, words, the digest of its whole ``Transcript`` and the decoding seconds."""
     from tools.core.media import load_audio
     from tools.perception.asr import SAMPLE_RATE, FasterWhisperASR
 
-    asr = FasterWhisperASR(beam_size=beam)
+    asr = FasterWhisperASR(beam_size=beam, threads=threads)
     out = []
     for path in paths:
         audio = load_audio(path)
@@ -95,9 +95,16 @@ def transcribe(beam: int, paths: list[str]) -> list[dict]:
     return out
 
 
-def _run(beam: int, paths: list[Path], env: dict[str, str], emulate: str | None = None) -> list[dict]:
+def run_child(beam: int, paths: list[Path], env: dict[str, str], emulate: str | None = None,
+              threads: int = 0) -> list[dict]:
+    """``transcribe(beam, paths, threads)`` in a fresh process with ``env`` added to this one's environment (and under
+    ``qemu-x86_64 -cpu emulate`` when given), so the kernel settings take effect as the libraries load.
+
+    Raises:
+        RuntimeError: the process failed (its last stderr lines in the message).
+    """
     prefix = [shutil.which("qemu-x86_64") or "qemu-x86_64", "-cpu", emulate] if emulate else []
-    proc = subprocess.run([*prefix, sys.executable, "-m", "studies.asr_kernels", "--child", str(beam),
+    proc = subprocess.run([*prefix, sys.executable, "-m", "studies.asr_kernels", "--child", str(beam), str(threads),
                            *map(str, paths)], cwd=REPO, capture_output=True, text=True, check=False,
                           env={**os.environ, "PYTHONPATH": str(REPO), **env})
     if proc.returncode != 0:
@@ -124,14 +131,14 @@ def _study(paths: list[Path], beams: list[int], emulate: list[str], settings: di
                          "family of CPU kernels; same_*: recordings equal to the native setting's",
                  "recordings": [p.name for p in paths], "settings": settings, "beams": {}}
     for beam in beams:
-        rows = {name: _run(beam, paths, env) for name, env in settings.items()}
+        rows = {name: run_child(beam, paths, env) for name, env in settings.items()}
         base = {r["file"]: r for r in rows["native"]}
         found = {name: _same(r, base) for name, r in rows.items()}
         few = [p for p in paths if p.name in EMULATED]
         for cpu in emulate:
-            found[f"emulated {cpu}"] = _same(_run(beam, few, {}, cpu), base)
+            found[f"emulated {cpu}"] = _same(run_child(beam, few, {}, cpu), base)
             if cpu.startswith(INTEL_MODELS):
-                found[f"emulated {cpu}, MKL"] = _same(_run(beam, few, {"CT2_USE_MKL": "1"}, cpu), base)
+                found[f"emulated {cpu}, MKL"] = _same(run_child(beam, few, {"CT2_USE_MKL": "1"}, cpu), base)
         seconds, audio = sum(r["seconds"] for r in rows["native"]), sum(r["audio_s"] for r in rows["native"])
         out["beams"][str(beam)] = {"native_decoding_s": round(seconds, 2), "audio_s": round(audio, 2),
                                    "native_rtf": round(audio / seconds, 1), "settings": found}
@@ -143,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
-        print(json.dumps(transcribe(int(argv[1]), argv[2:])))
+        print(json.dumps(transcribe(int(argv[1]), argv[3:], int(argv[2]))))
         return 0
     ap = argparse.ArgumentParser(prog="python -m studies.asr_kernels", description=__doc__.split("\n\n")[0])
     ap.add_argument("--beam", type=int, nargs="+", default=[5, 1], help="beam sizes (default: 5 and 1)")

@@ -6,8 +6,8 @@
 The audio is the bench's dialogue unit (``benches.bench_index.dialogue_video``: every real speech recording at hand
 back to back, 112 s) looped by whole units until it covers ``--seconds`` (``benches.bench_index.loop_video``; 336 s
 for the default 300), the speech-dense kind of audio of issue 32's hour. Each (beam, setting) pair is decoded by the
-shipped recogniser (``tools.perception.asr.FasterWhisperASR``) on one CTranslate2 thread, as the index's speech pass
-decodes beside the pictures (``indexing.build.speech_threads``), in a fresh process (the kernel settings of
+shipped recogniser on one CTranslate2 thread, as the index's speech pass decodes beside the pictures
+(``indexing.build.speech_threads``), in a fresh process (``studies.asr_kernels.run_child``: the kernel settings of
 ``studies.asr_kernels.SETTINGS`` take effect as the libraries load); the pairs run in turn, ``--runs`` rounds.
 Reported per pair: the decoding seconds of each run (wall time of ``transcribe``, nothing else running), the
 real-time factor of the fastest, the segment count and whether the transcript's segments are those of beam 5 under
@@ -17,37 +17,11 @@ real-time factor of the fastest, the segment count and whether the transcript's 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from studies.asr_kernels import REPO, SETTINGS
-
-
-def decode(beam: int, path: str) -> dict:
-    """One decode of ``path`` at ``beam`` on one thread: seconds, audio seconds and the segments (start, end, text)."""
-    from tools.core.media import load_audio
-    from tools.perception.asr import SAMPLE_RATE, FasterWhisperASR
-
-    asr = FasterWhisperASR(beam_size=beam, threads=1)
-    audio = load_audio(path)
-    t0 = time.perf_counter()
-    tr = asr.transcribe(audio)
-    return {"seconds": round(time.perf_counter() - t0, 2), "audio_s": round(len(audio) / SAMPLE_RATE, 2),
-            "segments": [(s.start_s, s.end_s, s.text) for s in tr.segments]}
-
-
-def _child(beam: int, path: Path, env: dict[str, str]) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "studies.asr_speed", "--child", str(beam), str(path)], cwd=REPO,
-                          capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(REPO), **env})
-    if proc.returncode != 0:
-        raise RuntimeError(f"beam {beam} under {env}: {proc.stderr[-1500:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+from studies.asr_kernels import REPO, SETTINGS, run_child
 
 
 def study(seconds: float, beams: list[int], settings: list[str], runs: int) -> dict:
@@ -62,7 +36,7 @@ def study(seconds: float, beams: list[int], settings: list[str], runs: int) -> d
         audio = loop_video(dialogue_video(Path(tmp) / "unit.mp4"), Path(tmp) / "dialogue.mp4", seconds)
         for _ in range(runs):
             for b, s in pairs:
-                row = _child(b, audio, SETTINGS[s])
+                row = run_child(b, [audio], SETTINGS[s], threads=1)[0]
                 entry = found[f"{s}, beam {b}"]
                 entry["seconds"].append(row["seconds"])
                 entry.update(audio_s=row["audio_s"], segments=row["segments"])
@@ -81,10 +55,6 @@ def study(seconds: float, beams: list[int], settings: list[str], runs: int) -> d
 def main(argv: list[str] | None = None) -> int:
     from studies.command import report
 
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--child"]:
-        print(json.dumps(decode(int(argv[1]), argv[2])))
-        return 0
     ap = argparse.ArgumentParser(prog="python -m studies.asr_speed", description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=300.0, help="length of the looped dialogue (default 300)")
     ap.add_argument("--beam", type=int, nargs="+", default=[5, 2, 1], help="beam sizes (default: 5 2 1)")
