@@ -172,6 +172,11 @@ class OnnxSentenceEncoder:
 
     @staticmethod
     def _session_of(path: Path):
+        """The export's session with onnxruntime's own options but the thread count (``onnx_threads``), not
+        ``tools.perception.cpu_onnx.session_options``: the index encodes its texts while nothing else runs, where
+        spinning intra-op threads are faster (500 texts of the hour's index: 7.2-7.7 s against 8.7 s on the 2-core
+        Intel Xeon, the same bits; with both cores busy elsewhere the shared options were faster, 13.0-14.8 against
+        19.7-21.8 s). The layout level that section 120 stops at rewrites convolutions; the encoder has none."""
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
