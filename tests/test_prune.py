@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.conftest import copy_default_models, run_cli, run_module, shared_media
+from tools.perception.text_onnx import PRECISION
 
 
 def _derived(folder, name: str, data: bytes = b"x" * 1000) -> None:
@@ -53,7 +54,7 @@ def test_models_prune_keeps_what_the_defaults_read_and_a_question_makes_nothing_
     assert not (models / "faceres-0000000000000000.onnx").exists() and (models / "README.txt").is_file()
     assert (models / "pinned").exists()
     kept = sorted(p.name for p in models.iterdir())
-    assert any(n.startswith("all-MiniLM-L6-v2-") and n.endswith("-f64.onnx") for n in kept)
+    assert any(n.startswith("all-MiniLM-L6-v2-") and n.endswith(f"-{PRECISION}.onnx") for n in kept)
     assert any(n.startswith("faceres-") and n.endswith(".onnx") for n in kept)
     second = run_module("app.cli", "models", "--prune", env=env, timeout=300)
     assert second.returncode == 0, second.stderr
@@ -81,7 +82,8 @@ def test_fetching_the_defaults_makes_their_derived_files_so_the_first_question_m
     assert fetch.returncode == 0, fetch.stderr
     assert f"derived files (ONNX exports, label vectors): ready in {models}" in fetch.stdout
     made = sorted(p.name for p in models.iterdir())
-    for prefix, suffix in (("all-MiniLM-L6-v2-", "-f64.onnx"), ("faceres-", ".onnx"), ("minixception-", ".onnx"),
+    for prefix, suffix in (("all-MiniLM-L6-v2-", f"-{PRECISION}.onnx"), ("faceres-", ".onnx"),
+                           ("minixception-", ".onnx"),
                            ("ge2e-", ".onnx"), ("dlib-face-resnet-", ".onnx")):
         assert any(n.startswith(prefix) and n.endswith(suffix) for n in made), (prefix, made)
     ask = run_cli(str(shared_media("WDA_KatieHill_000.mp4")), "when does she light up?", "--cache-dir",

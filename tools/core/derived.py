@@ -8,8 +8,8 @@ is in place. Before loading the file, ``check_derived`` compares it with its man
 or changed between runs (a full disk, a copy interrupted, an editor) is made again instead of ending a run
 with onnxruntime's "InvalidProtobuf".
 
-The whole check runs on every load: reading and hashing the 181 MB float64 MiniLM export takes 0.13 s on one
-core of the 2-core development machine (0.07 s for the 90 MB float32 export before it; ``hashlib`` SHA-256 at about
+The whole check runs on every load: reading and hashing the 181 MB float64 MiniLM export of sections 95-124 took
+0.13 s on one core of the 2-core development machine (0.07 s for a 90 MB float32 export, as the encoder's is again; ``hashlib`` SHA-256 at about
 1.4 GB/s, file in the page cache; ``benches/results_text_f64_10.json``), under the 0.3 s where a cheaper check (size
 always, the digest once per mtime) would have paid for its extra state; onnxruntime then reads the file from the
 page cache the hash warmed. Registries load each backend once per process, so the check is paid once per process.

@@ -3,9 +3,10 @@
 The export (``export_onnx``, made with ``torch.onnx.export``) is kept in the model cache with a size + SHA-256
 manifest (``tools.core.derived``) checked at every load, so a cut-short export is made again. ``OnnxSentenceEncoder``
 computes the same embeddings as the ``sentence-transformers`` backend (``tools.perception.text``) without importing
-torch or transformers once the export exists. The export computes in float64 and a vector is rounded to float32 once,
-at the end, so the index's text vectors came out the same bits on every x86-64 CPU with FMA3 checked (AVX-512 natively,
-AVX2 under emulation; see ``OnnxSentenceEncoder.encode``).
+torch or transformers once the export exists. The export computes in float32 but for its attention's softmax, which
+runs in float64, and its session stops at onnxruntime's basic graph optimizations, so the index's text vectors come out
+the same bits on every x86-64 CPU with FMA3 checked (AVX-512 natively, AVX2 under emulation; see
+``OnnxSentenceEncoder.encode``).
 """
 
 from __future__ import annotations
@@ -51,9 +52,15 @@ def export_name(model_dir: str | None = None) -> str:
     return f"{'all-MiniLM-L6-v2' if model_dir is None else src.name}-{stamp}-{PRECISION}.onnx"
 
 
-#: The precision the export computes in, a part of its file name (exports made in float32 had none). The name holds no
-#: digest of the export code: change this when ``export_onnx`` comes to make another graph, so old exports are not read.
-PRECISION = "f64"
+#: The precision the export computes in, a part of its file name (the first float32 exports had none; ``f64`` was the
+#: float64 one of sections 95-124). The name holds no digest of the export code: change this when ``export_onnx`` comes
+#: to make another graph, so old exports are not read.
+PRECISION = "f32-softmax64"
+#: The graph optimizations of the encoder's sessions: the basic ones (constant folding, redundant nodes) but not the
+#: extended level's, which swaps the GELU and its bias for onnxruntime's BiasGelu kernel and folds the attention's
+#: scaling into FusedMatMul: other bits on the same CPU, and kernels whose bits on other CPUs were not checked
+#: (``evals/RESULTS.md`` section 125).
+GRAPH_OPTIMIZATION = "ORT_ENABLE_BASIC"
 
 
 def export_onnx(model_dir: Path, out: Path) -> Path:
@@ -61,10 +68,9 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
     then record its size and SHA-256 beside it (``tools.core.derived.write_derived``: ``<out>.manifest.json``).
 
     Inputs ``input_ids``, ``attention_mask``, ``token_type_ids`` (int64, batch x tokens); output the
-    last hidden state (batch x tokens x dim), float64: the weights are widened to float64 and every operation runs
-    in it but the GELU's Erf, for which onnxruntime's CPU provider has a float32 kernel only
-    (``_erf_in_float32``). Needs torch, transformers and onnx; runs once per model (about 180 MB and 10-20 s on 2
-    cores for all-MiniLM-L6-v2).
+    last hidden state (batch x tokens x dim), float32, every operation in float32 but each Softmax, which runs in
+    float64 (``_softmax_in_float64``). Needs torch, transformers and onnx; runs once per model (about 90 MB and 10-20 s
+    on 2 cores for all-MiniLM-L6-v2).
 
     Raises:
         ImportError: torch, transformers or onnx is missing.
@@ -75,7 +81,7 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
-    model = AutoModel.from_pretrained(str(model_dir)).eval().double()
+    model = AutoModel.from_pretrained(str(model_dir)).eval()
 
     class _Hidden(torch.nn.Module):
         def __init__(self) -> None:
@@ -94,16 +100,16 @@ def export_onnx(model_dir: Path, out: Path) -> Path:
         torch.onnx.export(_Hidden(), dummy, buf, input_names=names, output_names=["last_hidden_state"],
                           dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]},
                           opset_version=17, dynamo=False)
-    write_derived(out, _erf_in_float32(buf.getvalue()))
+    write_derived(out, _softmax_in_float64(buf.getvalue()))
     return out
 
 
-def _erf_in_float32(model: bytes) -> bytes:
-    """The serialized ONNX ``model``, whose tensors are float64 (``export_onnx`` widens the weights), with each Erf
-    node's input cast to float32 and its output back to float64 (onnxruntime 1.x registers Erf for float only on the
-    CPU). GELU's result then has float32's relative precision (~6e-8) in its Erf term, as in the float32 model.
-    onnxruntime's MLAS computes float32 Erf with one FMA3 kernel on every CPU that has FMA3 (x86-64 CPUs since about
-    2013) and with an SSE2 one on older CPUs, whose last bits may differ.
+def _softmax_in_float64(model: bytes) -> bytes:
+    """The serialized float32 ONNX ``model`` with each Softmax node's input cast to float64 and its output back to
+    float32. onnxruntime computes a float32 Softmax with MLAS kernels chosen by the CPU, whose sums run in another order
+    with AVX-512 than with AVX2 (on the same 12 x 30 x 30 scores, an emulated EPYC-Milan gave other bits than an Intel
+    Xeon); its float64 Softmax has one kernel. The matrix products, Erf and layer normalization gave the same bits on
+    both (``evals/RESULTS.md`` section 125).
 
     Raises:
         ImportError: onnx is missing.
@@ -114,13 +120,15 @@ def _erf_in_float32(model: bytes) -> bytes:
     proto = onnx.load_from_string(model)
     nodes = []
     for i, node in enumerate(proto.graph.node):
-        if node.op_type != "Erf":
+        if node.op_type != "Softmax":
             nodes.append(node)
             continue
-        x, y, name = node.input[0], node.output[0], node.name or f"Erf{i}"
-        nodes += [helper.make_node("Cast", [x], [f"{x}/erf{i}_f32"], name=f"{name}/to_f32", to=TensorProto.FLOAT),
-                  helper.make_node("Erf", [f"{x}/erf{i}_f32"], [f"{y}/erf{i}_f32"], name=name),
-                  helper.make_node("Cast", [f"{y}/erf{i}_f32"], [y], name=f"{name}/to_f64", to=TensorProto.DOUBLE)]
+        x, y, name = node.input[0], node.output[0], node.name or f"Softmax{i}"
+        softmax = helper.make_node("Softmax", [f"{x}/softmax{i}_f64"], [f"{y}/softmax{i}_f64"], name=name)
+        softmax.attribute.extend(node.attribute)
+        nodes += [helper.make_node("Cast", [x], [f"{x}/softmax{i}_f64"], name=f"{name}/to_f64", to=TensorProto.DOUBLE),
+                  softmax,
+                  helper.make_node("Cast", [f"{y}/softmax{i}_f64"], [y], name=f"{name}/to_f32", to=TensorProto.FLOAT)]
     del proto.graph.node[:]
     proto.graph.node.extend(nodes)
     return proto.SerializeToString()
@@ -181,6 +189,7 @@ class OnnxSentenceEncoder:
 
         opts = ort.SessionOptions()
         opts.log_severity_level, opts.intra_op_num_threads = 3, onnx_threads()
+        opts.graph_optimization_level = getattr(ort.GraphOptimizationLevel, GRAPH_OPTIMIZATION)
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
     def _open_export(self, src: Path, path: Path):
@@ -216,14 +225,15 @@ class OnnxSentenceEncoder:
         ``evals/RESULTS.md`` section 94) at 2.5 times the time for clip descriptors (49 tokens on average) and 4.7
         times for transcript segments (14).
 
-        The export computes in float64 (``export_onnx``) and the pooled, normalised vector is rounded to float32 once:
-        onnxruntime picks its matrix kernels by the CPU, and in float32 an AVX-512 and an AVX2 CPU gave vectors up to
-        1.0e-7 apart (26 of 64 texts), enough to change the index's bits; in float64 the kernels' differences sit far
-        below float32's last place (a value could still sit on a float32 rounding boundary; none did). The same bits for
-        64 texts on a Zen 4 AMD EPYC (AVX-512) and on emulated AVX2 EPYC-Milan and Skylake-Client CPUs, and on both the
-        same index files for the bundled talking head (``evals/RESULTS.md`` section 95); a CPU without FMA3 computes Erf
-        with another kernel (``_erf_in_float32``; on an emulated Nehalem the 64 vectors are up to 3.0e-8 apart). The
-        cost: about three times the float32 model's time per text.
+        The export computes in float32 but for each softmax (``export_onnx``), the session runs no fused kernels
+        (``GRAPH_OPTIMIZATION``) and the hidden states are pooled and normalised in float64, then rounded to float32
+        once. In float32 throughout, at onnxruntime's full level, an AVX-512 and an AVX2 CPU gave vectors up to 1.0e-7
+        apart (26 of 64 texts, section 94): with no optimization at all the float32 graph still differed, and of its
+        operations only Softmax gave other bits on the other CPU (section 125). Sections 95-124 ran the whole graph in
+        float64 instead, at three to four times the time per text. The same bits for 16 texts on an Intel Xeon
+        (AVX-512) and on emulated AVX2 EPYC-Milan and Skylake-Client CPUs (section 125); a CPU without FMA3 computes
+        Erf with another kernel (on an emulated Nehalem the float64 encoder's vectors were up to 3.0e-8 apart,
+        section 95).
 
         The vectors of the last ``CACHED_TEXTS`` texts run are kept, so a text met again in this process (the verifier
         reads a candidate's words twice, coarse then fine) is not run again."""
@@ -268,5 +278,5 @@ class OnnxSentenceEncoder:
         enc = self._tok.encode(text)
         feed = {"input_ids": np.array([enc.ids], np.int64), "attention_mask": np.array([enc.attention_mask], np.int64),
                 "token_type_ids": np.array([enc.type_ids], np.int64)}
-        vec = self._session.run(None, feed)[0][0].mean(axis=0)  # float64; unpadded: every token is the text's
+        vec = self._session.run(None, feed)[0][0].astype(np.float64).mean(axis=0)  # unpadded: every token is the text's
         return (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)  # rounded to float32 once
