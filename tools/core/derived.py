@@ -9,10 +9,11 @@ or changed between runs (a full disk, a copy interrupted, an editor) is made aga
 with onnxruntime's "InvalidProtobuf".
 
 The whole check runs on every load: reading and hashing the 181 MB float64 MiniLM export of sections 95-124 took
-0.13 s on one core of the 2-core development machine (0.07 s for a 90 MB float32 export, as the encoder's is again; ``hashlib`` SHA-256 at about
-1.4 GB/s, file in the page cache; ``benches/results_text_f64_10.json``), under the 0.3 s where a cheaper check (size
-always, the digest once per mtime) would have paid for its extra state; onnxruntime then reads the file from the
-page cache the hash warmed. Registries load each backend once per process, so the check is paid once per process.
+0.13 s on one core of the 2-core development machine (0.07 s for a 90 MB float32 export, as the encoder's is again;
+``hashlib`` SHA-256 at about 1.4 GB/s, file in the page cache; ``benches/results_text_f64_10.json``), under the 0.3 s
+where a cheaper check (size always, the digest once per mtime) would have paid for its extra state; onnxruntime then
+reads the file from the page cache the hash warmed. Registries load each backend once per process, so the check is
+paid once per process.
 
 The files a process checks or writes are remembered (``used_derived``), so that ``prune_derived`` can remove the rest
 once the defaults are loaded (``affectseek models --prune``, ``app.prune``).
