@@ -5,11 +5,11 @@
 
 Run each natively and under an emulated CPU (``qemu-x86_64 -cpu EPYC-Milan .venv/bin/python -m studies.text_cpus
 ...``) and compare the digests. ``ops`` runs the float32 operations of all-MiniLM-L6-v2's graph that do arithmetic
-with sums in them (a matrix product at a layer's shapes, and one at the attention's, Softmax over 12 heads' scores,
-Erf, layer normalization), each alone in onnxruntime on one thread with no graph optimization, on fixed random inputs
-(numpy ``default_rng(0)``). ``encode`` reads the texts of TEXTS.json (a JSON list of strings) with the shipped encoder
-(``tools.perception.text_onnx.OnnxSentenceEncoder``, the default model cache). Used for ``evals/RESULTS.md``
-section 125.
+with sums in them (matrix products at a layer's shapes, at a short text's and at the attention's 12 heads, Softmax
+over 12 heads' scores, Erf, layer normalization), each alone in onnxruntime on one thread with no graph optimization,
+on fixed random inputs (numpy ``default_rng(0)``). ``encode`` reads the texts of TEXTS.json (a JSON list of strings)
+with the shipped encoder (``tools.perception.text_onnx.OnnxSentenceEncoder``, the default model cache). Used for
+``evals/RESULTS.md`` section 125.
 """
 
 from __future__ import annotations
@@ -46,8 +46,10 @@ def ops() -> dict[str, str]:
     w = (rng.standard_normal((384, 1536)) * 0.05).astype(np.float32)
     scores = (rng.standard_normal((12, 30, 30)) * 3).astype(np.float32)
     gamma, beta = rng.standard_normal(384).astype(np.float32), rng.standard_normal(384).astype(np.float32)
+    queries, keys = (rng.standard_normal((2, 1, 12, 30, 32)) * 0.5).astype(np.float32)
     cases = {"matmul 30x384 @ 384x1536": ("MatMul", {"a": x, "b": w}, {}),
              "matmul 14x384 @ 384x384": ("MatMul", {"a": x[:14], "b": w[:, :384]}, {}),
+             "matmul 12 heads 30x32 @ 32x30": ("MatMul", {"q": queries, "k": keys.transpose(0, 1, 3, 2).copy()}, {}),
              "softmax 12x30x30": ("Softmax", {"s": scores}, {"axis": -1}),
              "erf 30x384": ("Erf", {"e": x}, {}),
              "layer normalization 30x384": ("LayerNormalization", {"l": x, "g": gamma, "b": beta},

@@ -55,12 +55,17 @@ def merge_margins(embeddings: np.ndarray, cut: float, n: int = 3) -> list[float]
     return sorted(heights.tolist(), key=lambda h: abs(h - cut))[:n]
 
 
-def nearest_mean_gap(embeddings: np.ndarray, labels: np.ndarray) -> float:
-    """The smallest gap between a row's highest and second-highest cosine to the voices' mean embeddings (the
-    assignment ``cluster_voices`` makes past ``MAX_CLUSTERED_WINDOWS``); inf with one voice."""
-    if labels.max() < 1:
+def nearest_mean_gap(embeddings: np.ndarray, subset: np.ndarray) -> float:
+    """The smallest gap between a row's highest and second-highest cosine to the voice means that ``cluster_voices``
+    assigns every row by past ``MAX_CLUSTERED_WINDOWS``: the normalised means of the clusters of the rows ``subset``
+    (the evenly spaced subset it clusters). inf with one voice."""
+    from tools.signals.diarization import cluster_voices
+
+    clustered = embeddings[subset]
+    groups = cluster_voices(clustered, max_windows=len(clustered))  # the subset's partition, numbered anew
+    if groups.max() < 1:
         return float("inf")
-    means = np.stack([embeddings[labels == c].mean(0) for c in range(labels.max() + 1)])
+    means = np.stack([clustered[groups == c].mean(0) for c in range(groups.max() + 1)])
     sims = np.sort(embeddings @ (means / np.linalg.norm(means, axis=1, keepdims=True)).T, axis=1)
     return float((sims[:, -1] - sims[:, -2]).min())
 
@@ -81,7 +86,7 @@ def margins(embeddings: np.ndarray, others: dict[str, np.ndarray], trials: int) 
     out = {"windows": len(embeddings), "voices": int(labels.max() + 1), "cut": VOICE_MAX_DISTANCE,
            "merge_heights_nearest_cut": [round(h, 6) for h in merge_margins(embeddings[subset], VOICE_MAX_DISTANCE)],
            "nearest_mean_gap": (None if len(subset) == len(embeddings)
-                                else round(nearest_mean_gap(embeddings, labels), 6)),
+                                else round(nearest_mean_gap(embeddings, subset), 6)),
            "perturbations": {}, "other_cpus": {}}
     rng = np.random.default_rng(0)
     for scale in (CPU_DIFFERENCE, 10 * CPU_DIFFERENCE, 100 * CPU_DIFFERENCE):

@@ -226,8 +226,8 @@ def test_onnx_text_encoder_runs_float32_with_its_softmax_in_float64_and_no_fused
     """What makes the encoder's vectors the same bits on AVX2 and AVX-512 CPUs (``evals/RESULTS.md`` section 125): every
     Softmax of the export reads a float64 cast of its scores (onnxruntime's float32 Softmax kernels differ by CPU), the
     session stops at the basic graph optimizations (the extended level swaps in kernels of its own, BiasGelu and
-    FusedMatMul, whose bits on other CPUs were not checked), the rest is float32; and the vectors stay as close to
-    all-MiniLM-L6-v2 run in float64 by transformers as the float32 model run by torch is (1.2e-7 on these texts; the
+    FusedMatMul, whose bits on other CPUs were not checked), the rest is float32; and the vectors stay about as close
+    to all-MiniLM-L6-v2 run in float64 by transformers as the float32 model run by torch is (1.2e-7 on these texts; the
     export 2.0e-7)."""
     import onnx
     import onnxruntime as ort

