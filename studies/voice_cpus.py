@@ -31,6 +31,11 @@ import numpy as np
 CPU_DIFFERENCE = 5.1e-7
 
 
+def _digest(a: np.ndarray) -> str:
+    """The first 16 hex digits of the SHA-256 of ``a``'s bytes."""
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
+
+
 def embed(video: str, transcript: str, first: int | None) -> np.ndarray:
     """(N, 256) float32 GE2E embeddings of ``video``'s voice over the speech windows of ``transcript`` (a path to an
     index's ``transcript.json``), the first ``first`` windows if given."""
@@ -79,10 +84,10 @@ def perturbed(embeddings: np.ndarray, scale: float, rng: np.random.Generator) ->
 
 def margins(embeddings: np.ndarray, others: dict[str, np.ndarray], trials: int) -> dict:
     """The ``margins`` report of the module doc for (N, D) ``embeddings`` and other CPUs' (M, D) rows (M <= N)."""
-    from tools.signals.diarization import MAX_CLUSTERED_WINDOWS, VOICE_MAX_DISTANCE, cluster_voices
+    from tools.signals.diarization import VOICE_MAX_DISTANCE, cluster_voices, clustered_rows
 
     labels = cluster_voices(embeddings)
-    subset = np.linspace(0, len(embeddings) - 1, min(len(embeddings), MAX_CLUSTERED_WINDOWS)).round().astype(int)
+    subset = clustered_rows(len(embeddings))
     out = {"windows": len(embeddings), "voices": int(labels.max() + 1), "cut": VOICE_MAX_DISTANCE,
            "merge_heights_nearest_cut": [round(h, 6) for h in merge_margins(embeddings[subset], VOICE_MAX_DISTANCE)],
            "nearest_mean_gap": (None if len(subset) == len(embeddings)
@@ -101,8 +106,7 @@ def margins(embeddings: np.ndarray, others: dict[str, np.ndarray], trials: int) 
         out["other_cpus"][name] = {"rows": len(rows), "values_differing": int((diff > 0).sum()),
                                    "values": int(diff.size),
                                    "max_abs_diff": float(diff.max()),
-                                   "digest": hashlib.sha256(rows.tobytes()).hexdigest()[:16],
-                                   "native_digest": hashlib.sha256(embeddings[: len(rows)].tobytes()).hexdigest()[:16],
+                                   "digest": _digest(rows), "native_digest": _digest(embeddings[: len(rows)]),
                                    "same_labels": bool((cluster_voices(mixed) == labels).all())}
     return out
 
@@ -130,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         reproducible_kernels()
         emb = embed(args.video, args.transcript, args.first)
         np.save(args.out, emb)
-        print(f"{len(emb)} windows, digest {hashlib.sha256(emb.tobytes()).hexdigest()[:16]} -> {args.out}")
+        print(f"{len(emb)} windows, digest {_digest(emb)} -> {args.out}")
         return 0
     others = dict(o.split("=", 1) for o in args.other)
 

@@ -72,6 +72,12 @@ def speech_windows(regions: list[tuple[float, float]], window_s: float = WINDOW_
     return out
 
 
+def clustered_rows(n: int, max_windows: int = MAX_CLUSTERED_WINDOWS) -> np.ndarray:
+    """Indices (int, ascending) of the rows of ``n`` that ``cluster_voices`` clusters: all of them, or past
+    ``max_windows`` an evenly spaced subset of ``max_windows``."""
+    return np.linspace(0, n - 1, min(n, max_windows)).round().astype(int)
+
+
 def cluster_voices(embeddings: np.ndarray, max_distance: float = VOICE_MAX_DISTANCE,
                    max_windows: int = MAX_CLUSTERED_WINDOWS) -> np.ndarray:
     """Voice labels (N,) int for (N, D) unit embeddings: average-linkage clusters on cosine distance, cut
@@ -82,7 +88,7 @@ def cluster_voices(embeddings: np.ndarray, max_distance: float = VOICE_MAX_DISTA
         return np.zeros(n, int)
     from sklearn.cluster import AgglomerativeClustering
 
-    subset = np.linspace(0, n - 1, min(n, max_windows)).round().astype(int)
+    subset = clustered_rows(n, max_windows)
     raw = AgglomerativeClustering(n_clusters=None, distance_threshold=max_distance, metric="cosine",
                                   linkage="average").fit_predict(embeddings[subset])
     if len(subset) < n:
