@@ -85,6 +85,15 @@ def _index_run(beam: int) -> Callable[[dict], str]:
     return cell
 
 
+def _hour_run(code: str) -> Callable[[dict], str]:
+    """The hour's index build by ``code`` in a file of ``index_runs`` (``benches/results_last_stage.json``): wall and
+    real-time factor."""
+    def cell(d: dict) -> str:
+        run = next(r for r in d["index_runs"] if r["video"] == "dialogue60m.mp4" and r["code"] == code)
+        return f"{run['index_wall_s']:.1f} s, RTF {run['rtf_index_wall']:.1f} (peak RSS not measured)"
+    return cell
+
+
 def _bench_session(d: dict) -> str:
     """The four questions of a ``make bench`` row file's one session: the first (the models load), the three new
     ones after its warm repeat, the session's peak RSS."""
@@ -123,6 +132,8 @@ SPEED: tuple[Figure, ...] = (
     Figure("", f"{XEON}; section 121's code, another day", "results_beam2_60.json", _index_run(5)),
     Figure("", f"{XEON}; the same code with `--asr-beam 2`, the same sitting (section 122)", "results_beam2_60.json",
            _index_run(2)),
+    Figure("", f"{XEON}; section 125's code, another day", "results_last_stage.json", _hour_run("old")),
+    Figure("", f"{XEON}; section 127's code, the same sitting", "results_last_stage.json", _hour_run("new")),
     Figure("the bench's four new questions on the indexed hour, one process: wall each, peak RSS",
            f"{AVX512_EPYC}; section 70's code", "results_gesture_names_60.json", _session("now")),
     Figure("", f"{AVX2_EPYC}; section 72's code", "results_fixed_texts_60.json", _session("before")),

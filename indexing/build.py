@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexing.clips import clip_vectors, clip_windows, make_clips
+from indexing.clips import caption_keyframes, clip_vectors, clip_voices, clip_windows, make_clips, with_voices
 from indexing.observe import save_index_frames
 from indexing.speech import ASR_CHUNK_S, ASR_LAST_CHUNK_S, SharedChunks, transcribe_track
 from indexing.visual import VISUAL_CHUNK_S, observe_video
@@ -36,12 +36,10 @@ from memory.store import (
     load_matching_index,
     save_index,
 )
-from tools.core.frames import iter_frames
 from tools.core.media import VideoInfo, probe
 from tools.core.runtime import cpu_budget
 from tools.core.schema import Transcript
 from tools.perception.asr import SAMPLE_RATE
-from tools.perception.captions import CaptionError, KeyframeCaptioner, caption_times
 from tools.perception.engine import FrameObservation, load_engine
 from tools.perception.prosody import prosody
 from tools.perception.text import load_text_encoder, load_transcript_encoder, transcript_encoder_for
@@ -154,30 +152,6 @@ def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSu
     return utterances, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
 
-def caption_keyframes(info: VideoInfo, cuts: list[float], cfg: IndexConfig, progress
-                      ) -> tuple[KeyframeCaptioner, list[tuple[float, str]]]:
-    """(the captioner with its counts, (keyframe time, caption) pairs) for ``cfg.caption_model``
-    (``tools.perception.captions``); keyframes that fail are skipped.
-
-    Raises:
-        CaptionError: no keyframe could be captioned (the model is unreachable or answers nothing).
-    """
-    captioner = KeyframeCaptioner(cfg.caption_model)
-    times = caption_times(info.duration_s, cuts, cfg.caption_every_s)
-    task = progress.add_task("caption", total=len(times))
-    captions = []
-    for t in times:
-        frame = next(iter_frames(info.path, fps=1.0, start_s=t, end_s=t + 1.0), None)
-        text = captioner.caption(frame[1]) if frame is not None else None
-        if text:
-            captions.append((t, text))
-        progress.update(task, advance=1)
-    if times and not captions:
-        raise CaptionError(f"--caption-model {cfg.caption_model}: no keyframe could be captioned "
-                           f"({captioner.failures} of {captioner.calls} calls failed; last: {captioner.last_error})")
-    return captioner, captions
-
-
 def speech_threads(beside_pictures: bool) -> int:
     """The recogniser's CPU threads in the speech pass: one per core this process may use
     (``tools.core.runtime.cpu_budget``), less the core the visual pass takes when the two run side by side (at least
@@ -264,32 +238,51 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     _split_visual_timings(timings, {k: v - seconds_before.get(k, 0.0) for k, v in engine.seconds.items()})
 
     t = time.perf_counter()
-    utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps,
-                                               voices)
-    voice = load_voice_emotion(cfg.voice_backend).for_recording(audio) if cfg.use_audio and cfg.voice_backend else None
-    windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s, visual.cuts)
-    captioner, captions = None, []
-    if cfg.caption_model:
-        t_cap = time.perf_counter()
-        captioner, captions = caption_keyframes(info, visual.cuts, cfg, progress)
-        timings["caption"] = time.perf_counter() - t_cap
-    task = progress.add_task("embed", total=len(windows))
-    clips = make_clips(windows, visual.faces, transcript, events, audio, voice, captions, cfg.caption_every_s)
-    vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
-    text_enc = load_text_encoder(model=None, device=cfg.device)
-    speech_enc = load_transcript_encoder(transcript_encoder_for(cfg.transcript_encoder, transcript), device=cfg.device)
-    records = IndexRecords(clips=clips, transcript=transcript, faces=visual.faces, tracks=visual.tracks, cuts=visual.cuts,
-                           events=events, utterances=utterances, voices=voices, clip_vectors=vectors,
-                           segment_vectors=speech_enc.encode([s.text for s in transcript.segments]),
-                           event_vectors=text_enc.encode([ev.detail for ev in events]))
-    progress.update(task, completed=len(windows))
+    records, named = _records(info, cfg, visual, audio, transcript, voices, embedder, progress, timings)
     timings["embed"] = time.perf_counter() - t
-    models = {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "transcript_encoder": speech_enc.name,
-              "faces": engine.detector.name,
-              "expression": engine.classifier.name, "asr": transcript.model,
-              "voice": voice.name if voice is not None else "none",
+    models = {**{k: named[k] for k in ("clip_embedder", "text_encoder", "transcript_encoder")},
+              "faces": engine.detector.name, "expression": engine.classifier.name, "asr": transcript.model,
+              "voice": named["voice"],
               "identity": engine.identity.name if cfg.identity_backend and visual.tracks else "none",
               "voice_identity": load_voice_identity(cfg.voice_id_backend, device=cfg.device).name if voices else "none",
+              **{k: named[k] for k in ("captions",) if k in named}}
+    save_index(out, records, info, cfg, models, timings, ckpt.resumed)
+
+
+def _records(info: VideoInfo, cfg: IndexConfig, visual, audio: np.ndarray, transcript: Transcript,
+             voices: list[VoiceTurn], embedder, progress, timings: dict[str, float]
+             ) -> tuple[IndexRecords, dict[str, str]]:
+    """The index's records once both passes are done, and the names of the models that made the clips: utterances and
+    events (``utterances_and_events``), the clips (``indexing.clips``) and the vectors of their descriptors, the
+    transcript's segments and the events. Each clip's voice is read (``indexing.clips.clip_voices``) on a thread of
+    its own beside the rest, which does not depend on it: the stage after the two passes used one core of two while
+    it read them (the 60-minute dialogue: 1,518 clips, 6.3 s of reading; ``evals/RESULTS.md`` section 127)."""
+    voice = load_voice_emotion(cfg.voice_backend).for_recording(audio) if cfg.use_audio and cfg.voice_backend else None
+    windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s, visual.cuts)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="clip-voice") as pool:
+        read = pool.submit(clip_voices, windows, voice, audio, transcript)
+        utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps,
+                                                   voices)
+        captioner, captions = None, []
+        if cfg.caption_model:
+            t_cap = time.perf_counter()
+            captioner, captions = caption_keyframes(info, visual.cuts, cfg, progress)
+            timings["caption"] = time.perf_counter() - t_cap
+        task = progress.add_task("embed", total=len(windows))
+        clips = make_clips(windows, visual.faces, transcript, events, audio, (), captions, cfg.caption_every_s)
+        vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
+        text_enc = load_text_encoder(model=None, device=cfg.device)
+        speech_enc = load_transcript_encoder(transcript_encoder_for(cfg.transcript_encoder, transcript),
+                                             device=cfg.device)
+        segment_vectors = speech_enc.encode([s.text for s in transcript.segments])
+        event_vectors = text_enc.encode([ev.detail for ev in events])
+        clips = with_voices(clips, read.result())
+    progress.update(task, completed=len(windows))
+    records = IndexRecords(clips=clips, transcript=transcript, faces=visual.faces, tracks=visual.tracks, cuts=visual.cuts,
+                           events=events, utterances=utterances, voices=voices, clip_vectors=vectors,
+                           segment_vectors=segment_vectors, event_vectors=event_vectors)
+    models = {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "transcript_encoder": speech_enc.name,
+              "voice": voice.name if voice is not None else "none",
               **({"captions": f"{captioner.model}: {len(captions)} keyframes captioned, {captioner.failures} failed, "
                               f"cost ${captioner.cost_usd:.4f}"} if captioner is not None else {})}
-    save_index(out, records, info, cfg, models, timings, ckpt.resumed)
+    return records, models

@@ -4,7 +4,8 @@ A clip is a time window (default 4 s every 2 s, the VQAU setting) inside one sho
 mean AffectNet-8 expression of the faces seen in it, the recognised words, the vocal emotion over its detected speech
 (``tools.perception.voice_emotion``), what it sounds like beyond words (music, noise, a swell;
 ``tools.perception.sound``), up to three social events, and a plain-words descriptor that the text-side embedder
-indexes (with a CLIP embedder: the mean of the clip's frame vectors instead).
+indexes (with a CLIP embedder: the mean of the clip's frame vectors instead). With a caption model, a keyframe every
+few seconds is captioned (``caption_keyframes``) and each clip's descriptor opens with its scene.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from typing import Literal
 
 import numpy as np
 
-from memory.store import Clip
-from tools.core.schema import AFFECTNET8, FrameFaces, Transcript
+from memory.store import Clip, IndexConfig
+from tools.core.frames import iter_frames
+from tools.core.media import VideoInfo
+from tools.core.schema import AFFECTNET8, FrameFaces, Transcript, WordTimes
 from tools.perception.asr import SAMPLE_RATE
-from tools.perception.captions import scene_of
+from tools.perception.captions import CaptionError, KeyframeCaptioner, caption_times, scene_of
 from tools.perception.sound import describe_sound, sound_stats
 from tools.signals.events import SocialEvent
 from tools.signals.lexicon import EMOTION_DESCRIPTIONS
@@ -97,14 +100,23 @@ def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float,
     return model.distribution(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE)
 
 
+def clip_voices(windows: Sequence[tuple[float, float]], model, audio: np.ndarray, transcript: Transcript
+                ) -> list[dict[str, float] | None]:
+    """``clip_voice`` of each window (seconds) in order: every None without a voice model. The index build
+    (``indexing.build``) reads them on a thread of their own while it writes and embeds the clips' descriptors, which
+    do not depend on them (numpy's work on a clip's samples runs outside Python's lock)."""
+    return [clip_voice(model, audio, transcript, s, e) for s, e in windows]
+
+
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,
-               events: list[SocialEvent], audio: np.ndarray, voice, captions: list[tuple[float, str]] = (),
-               caption_every_s: float = 10.0) -> list[Clip]:
-    """One ``Clip`` per window (seconds), ids ``c<i>``, from ``affect`` in time order; ``voice`` is a voice-emotion model or None; an
-    empty ``audio`` (``--no-audio``) gives no sound; ``captions`` are (keyframe time, caption) pairs
-    (``tools.perception.captions``)."""
+               events: list[SocialEvent], audio: np.ndarray, voices: Sequence[dict[str, float] | None] = (),
+               captions: list[tuple[float, str]] = (), caption_every_s: float = 10.0) -> list[Clip]:
+    """One ``Clip`` per window (seconds), ids ``c<i>``, from ``affect`` in time order; ``voices`` are the windows'
+    vocal readings (``clip_voices``; none when empty: ``with_voices`` adds them later); an empty ``audio``
+    (``--no-audio``) gives no sound; ``captions`` are (keyframe time, caption) pairs (``tools.perception.captions``)."""
     regions = transcript.speech_regions or [(s.start_s, s.end_s) for s in transcript.segments]
     times = [fr.t for fr in affect]  # in time order, as observed
+    words = WordTimes(transcript)
     clips = []
     for i, (s, e) in enumerate(windows):
         frames = affect[bisect.bisect_left(times, s) : bisect.bisect_left(times, e)]
@@ -112,15 +124,26 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
         n_max = max((len(fr.faces) for fr in frames), default=0)
         expr = {lab: round(float(np.mean([f.expression[lab] for f in faces])), 4) if faces else 0.0
                 for lab in AFFECTNET8}
-        speech = " ".join(w.text for w in transcript.words_between(s, e))
+        speech = " ".join(w.text for w in words.between(s, e))
         ev_text = [ev.detail for ev in events if ev.start_s < e and ev.end_s >= s][:3]
         sound = sound_stats(audio, SAMPLE_RATE, s, e, regions) if len(audio) else None
         scene = scene_of(s, e, list(captions), caption_every_s)
         clips.append(Clip(id=f"c{i}", start_s=s, end_s=e,
                           descriptor=describe_clip(expr, n_max, speech, ev_text, describe_sound(sound), scene),
                           max_faces=n_max, expression=expr, speech=speech,
-                          voice_emotion=clip_voice(voice, audio, transcript, s, e), sound=sound, scene=scene))
+                          voice_emotion=voices[i] if voices else None, sound=sound, scene=scene))
     return clips
+
+
+def with_voices(clips: list[Clip], voices: Sequence[dict[str, float] | None]) -> list[Clip]:
+    """``clips`` with each one's vocal reading (``clip_voices``, one per clip in order) set.
+
+    Raises:
+        ValueError: ``voices`` is not one reading per clip.
+    """
+    if len(voices) != len(clips):
+        raise ValueError(f"{len(voices)} vocal readings for {len(clips)} clips")
+    return [c.model_copy(update={"voice_emotion": v}) for c, v in zip(clips, voices, strict=True)]
 
 
 def clip_vectors(clips: list[Clip], embedder, frame_times: list[float], frame_vectors: np.ndarray | None) -> np.ndarray:
@@ -134,3 +157,27 @@ def clip_vectors(clips: list[Clip], embedder, frame_times: list[float], frame_ve
         inside = (ft >= c.start_s) & (ft < c.end_s)
         rows.append(frame_vectors[inside].mean(axis=0) if inside.any() else frame_vectors[np.abs(ft - c.start_s).argmin()])
     return np.stack(rows)
+
+
+def caption_keyframes(info: VideoInfo, cuts: list[float], cfg: IndexConfig, progress
+                      ) -> tuple[KeyframeCaptioner, list[tuple[float, str]]]:
+    """(the captioner with its counts, (keyframe time, caption) pairs) for ``cfg.caption_model``
+    (``tools.perception.captions``); keyframes that fail are skipped.
+
+    Raises:
+        CaptionError: no keyframe could be captioned (the model is unreachable or answers nothing).
+    """
+    captioner = KeyframeCaptioner(cfg.caption_model)
+    times = caption_times(info.duration_s, cuts, cfg.caption_every_s)
+    task = progress.add_task("caption", total=len(times))
+    captions = []
+    for t in times:
+        frame = next(iter_frames(info.path, fps=1.0, start_s=t, end_s=t + 1.0), None)
+        text = captioner.caption(frame[1]) if frame is not None else None
+        if text:
+            captions.append((t, text))
+        progress.update(task, advance=1)
+    if times and not captions:
+        raise CaptionError(f"--caption-model {cfg.caption_model}: no keyframe could be captioned "
+                           f"({captioner.failures} of {captioner.calls} calls failed; last: {captioner.last_error})")
+    return captioner, captions

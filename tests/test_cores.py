@@ -60,18 +60,29 @@ def test_the_speech_pass_leaves_a_core_to_the_pictures_within_the_cores_it_may_u
 
 
 def test_the_text_encoder_takes_a_batch_workers_share_of_the_cores(monkeypatch):
-    """onnxruntime does not read ``OMP_NUM_THREADS``: where it is set (a batch worker's share, ``app.batch_tasks``),
-    the text encoder's session runs on that many threads, and unset on onnxruntime's default (0); the vectors are
-    the same bits."""
+    """The text encoder runs its texts one per core at a time, each on one onnxruntime thread: where
+    ``OMP_NUM_THREADS`` is set (a batch worker's share, ``app.batch_tasks``; onnxruntime does not read it) on that many
+    threads, one here, so in the caller's thread; unset, on one per core (two, here made so); the vectors are the same
+    bits either way."""
+    import os
+    import threading
+
     import numpy as np
 
     from tools.perception.text_onnx import OnnxSentenceEncoder
 
-    texts = ["when does she mention being new?", "the audience laughs and claps"]
+    texts = ["when does she mention being new?", "the audience laughs and claps", "he points at the screen", "ok"]
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     capped = OnnxSentenceEncoder()
     monkeypatch.delenv("OMP_NUM_THREADS")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
     free = OnnxSentenceEncoder()
-    assert capped._session.get_session_options().intra_op_num_threads == 1
-    assert free._session.get_session_options().intra_op_num_threads == 0
+    ran: dict[str, set[str]] = {"capped": set(), "free": set()}
+    for name, enc in (("capped", capped), ("free", free)):
+        run = enc._run
+        monkeypatch.setattr(enc, "_run", lambda t, run=run, name=name: ran[name].add(threading.current_thread().name)
+                            or run(t))
+        assert enc._session.get_session_options().intra_op_num_threads == 1
     assert np.array_equal(capped.encode(texts), free.encode(texts))
+    assert ran["capped"] == {threading.current_thread().name}
+    assert ran["free"] and all(n.startswith("text-encoder") for n in ran["free"]) and free._pool._max_workers == 2

@@ -55,6 +55,28 @@ def test_the_index_lays_its_clips_out_in_shots(cache_root):
         assert c.voice_emotion == clip_voice(model, audio, index.transcript, c.start_s, c.end_s)
 
 
+def test_the_clips_say_the_words_whose_midpoints_they_hold(cache_root):
+    """Each clip of the sample's index says the words whose midpoint lies in its window, in the order spoken, as a
+    scan of every word finds them; ``tools.core.schema.WordTimes`` answers as ``Transcript.words_between`` for spans
+    that start or end on a word's midpoint (inside the span at its start, outside at its end) or edge."""
+    from indexing.build import open_index
+    from memory.index_config import IndexConfig
+    from tools.core.schema import WordTimes
+
+    transcript = open_index(SAMPLE, IndexConfig(), cache_root).transcript
+    words = [w for seg in transcript.segments for w in seg.words]
+    assert len(words) > 20
+    for c in open_index(SAMPLE, IndexConfig(), cache_root).clips:
+        said = [w.text for w in words if c.start_s <= (w.start_s + w.end_s) / 2 < c.end_s]
+        assert c.speech == " ".join(said)
+    times = WordTimes(transcript)
+    marks = sorted({t for w in words for t in (w.start_s, (w.start_s + w.end_s) / 2, w.end_s)})
+    for a, b in zip(marks, marks[3:]):
+        assert times.between(a, b) == transcript.words_between(a, b)
+    first = (words[0].start_s + words[0].end_s) / 2
+    assert times.between(first, first + 1e-9) == [words[0]] and times.between(0.0, first) == []
+
+
 def test_a_recorded_shot_without_cuts_has_none():
     """One recorded shot of a woman talking to the camera (head and lips move every frame): no cut."""
     from tools.core.frames import iter_frames

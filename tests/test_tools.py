@@ -218,7 +218,8 @@ def test_onnx_text_encoder_runs_a_text_as_long_as_its_tokens():
         assert len(e.ids) == 128 and sum(mask) < 128
         v = session.run(None, feed)[0][0][mask].mean(axis=0)
         masked_means.append(v / np.linalg.norm(v))
-    assert lengths == [(1, int(sum(padded.encode(t).attention_mask))) for t in texts] and lengths[0] == (1, 3)
+    assert sorted(lengths) == sorted((1, int(sum(padded.encode(t).attention_mask))) for t in texts)  # run side by side
+    assert min(lengths) == (1, 3)
     assert np.allclose(unpadded, np.stack(masked_means), atol=1e-6) and not np.allclose(unpadded[0], unpadded[1])
 
 

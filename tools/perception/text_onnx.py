@@ -19,13 +19,14 @@ import os
 import threading
 import warnings
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from tools.core.derived import check_derived, read_manifest, record_derived, write_derived
 from tools.core.registry import model_cache_dir
-from tools.core.runtime import ONNX_EXPORT_LOCK, cpu_signature, onnx_threads
+from tools.core.runtime import ONNX_EXPORT_LOCK, cpu_budget, cpu_signature
 
 
 def default_model_dir() -> Path:
@@ -177,19 +178,21 @@ class OnnxSentenceEncoder:
         self.dim = int(pooling["word_embedding_dimension"])
         self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._workers, self._pool = cpu_budget(), None
 
     @staticmethod
     def _session_of(path: Path):
-        """The export's session with onnxruntime's own options but the thread count (``onnx_threads``) and the graph
-        optimizations (``GRAPH_OPTIMIZATION``), not ``tools.perception.cpu_onnx.session_options``: the index encodes its
-        texts while nothing else runs, where spinning intra-op threads are faster (measured with the float64 export
-        of sections 95-124 at the full level: 500 texts of the hour's index in 7.2-7.7 s against 8.7 s with the shared
-        options on the 2-core Intel Xeon, the same bits; with both cores busy elsewhere the shared options were
-        faster, 13.0-14.8 against 19.7-21.8 s)."""
+        """The export's session: one intra-op thread, so a text runs on the thread that asks for it and ``encode`` runs
+        several texts at once, one per core (``_run_all``), and the graph optimizations of ``GRAPH_OPTIMIZATION``.
+        Measured on the 2-core Intel Xeon (400 clip descriptors of the hour's index, the same bits every way): one
+        text at a time on two spinning intra-op threads, as sessions ran before, 3.6 s; on one thread 5.3-5.4 s; two
+        texts at a time on one shared single-thread session 2.55 s (``evals/RESULTS.md`` section 127). Nor do idle
+        threads spin beside other work (with the float64 export, two spinning threads took 19.7-21.8 s for 500 texts
+        while both cores were busy elsewhere, against 13.0-14.8 s without spinning)."""
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
-        opts.log_severity_level, opts.intra_op_num_threads = 3, onnx_threads()
+        opts.log_severity_level, opts.intra_op_num_threads = 3, 1
         opts.graph_optimization_level = getattr(ort.GraphOptimizationLevel, GRAPH_OPTIMIZATION)
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
@@ -237,10 +240,12 @@ class OnnxSentenceEncoder:
         section 95; the float32 encoder was not run there, and its matrix products likely differ there too).
 
         The vectors of the last ``CACHED_TEXTS`` texts run are kept, so a text met again in this process (the verifier
-        reads a candidate's words twice, coarse then fine) is not run again."""
+        reads a candidate's words twice, coarse then fine) is not run again. The texts not kept run one per core at a
+        time (``_run_all``)."""
         with self._lock:  # the index's speech pass runs on a thread of its own
-            for text in dict.fromkeys(t for t in texts if t not in self._kept):
-                self._kept[text] = self._run(text)
+            new = list(dict.fromkeys(t for t in texts if t not in self._kept))
+            for text, vector in zip(new, self._run_all(new), strict=True):
+                self._kept[text] = vector
             found = [self._kept[t] for t in texts]
             while len(self._kept) > CACHED_TEXTS:
                 self._kept.popitem(last=False)
@@ -273,6 +278,16 @@ class OnnxSentenceEncoder:
         with contextlib.suppress(OSError):
             write_derived(path, buf.getvalue())
         return vectors
+
+    def _run_all(self, texts: list[str]) -> list[np.ndarray]:
+        """``_run`` of each text in order, on ``tools.core.runtime.cpu_budget`` threads at once when there are several
+        (a pool kept for the encoder's life; the session's runs are independent, so each vector is the bits one run
+        alone gives)."""
+        if len(texts) < 2 or self._workers < 2:
+            return [self._run(t) for t in texts]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="text-encoder")
+        return list(self._pool.map(self._run, texts))
 
     def _run(self, text: str) -> np.ndarray:
         """The (dim,) float32 embedding of one text: mean of the last hidden states, L2-normalised, in float64."""
