@@ -238,21 +238,15 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     _split_visual_timings(timings, {k: v - seconds_before.get(k, 0.0) for k, v in engine.seconds.items()})
 
     t = time.perf_counter()
-    records, named = _records(info, cfg, visual, audio, transcript, voices, embedder, progress, timings)
+    records, models = _records(info, cfg, engine, visual, audio, transcript, voices, embedder, progress, timings)
     timings["embed"] = time.perf_counter() - t
-    models = {**{k: named[k] for k in ("clip_embedder", "text_encoder", "transcript_encoder")},
-              "faces": engine.detector.name, "expression": engine.classifier.name, "asr": transcript.model,
-              "voice": named["voice"],
-              "identity": engine.identity.name if cfg.identity_backend and visual.tracks else "none",
-              "voice_identity": load_voice_identity(cfg.voice_id_backend, device=cfg.device).name if voices else "none",
-              **{k: named[k] for k in ("captions",) if k in named}}
     save_index(out, records, info, cfg, models, timings, ckpt.resumed)
 
 
-def _records(info: VideoInfo, cfg: IndexConfig, visual, audio: np.ndarray, transcript: Transcript,
+def _records(info: VideoInfo, cfg: IndexConfig, engine, visual, audio: np.ndarray, transcript: Transcript,
              voices: list[VoiceTurn], embedder, progress, timings: dict[str, float]
              ) -> tuple[IndexRecords, dict[str, str]]:
-    """The index's records once both passes are done, and the names of the models that made the clips: utterances and
+    """The index's records once both passes are done, and the names of the models that made them: utterances and
     events (``utterances_and_events``), the clips (``indexing.clips``) and the vectors of their descriptors, the
     transcript's segments and the events. Each clip's voice is read (``indexing.clips.clip_voices``) on a thread of
     its own beside the rest, which does not depend on it: the stage after the two passes used one core of two while
@@ -269,7 +263,7 @@ def _records(info: VideoInfo, cfg: IndexConfig, visual, audio: np.ndarray, trans
             captioner, captions = caption_keyframes(info, visual.cuts, cfg, progress)
             timings["caption"] = time.perf_counter() - t_cap
         task = progress.add_task("embed", total=len(windows))
-        clips = make_clips(windows, visual.faces, transcript, events, audio, (), captions, cfg.caption_every_s)
+        clips = make_clips(windows, visual.faces, transcript, events, audio, captions, cfg.caption_every_s)
         vectors = clip_vectors(clips, embedder, [fr.t for fr in visual.observed], visual.frame_vectors)
         text_enc = load_text_encoder(model=None, device=cfg.device)
         speech_enc = load_transcript_encoder(transcript_encoder_for(cfg.transcript_encoder, transcript),
@@ -282,7 +276,10 @@ def _records(info: VideoInfo, cfg: IndexConfig, visual, audio: np.ndarray, trans
                            events=events, utterances=utterances, voices=voices, clip_vectors=vectors,
                            segment_vectors=segment_vectors, event_vectors=event_vectors)
     models = {"clip_embedder": embedder.name, "text_encoder": text_enc.name, "transcript_encoder": speech_enc.name,
+              "faces": engine.detector.name, "expression": engine.classifier.name, "asr": transcript.model,
               "voice": voice.name if voice is not None else "none",
+              "identity": engine.identity.name if cfg.identity_backend and visual.tracks else "none",
+              "voice_identity": load_voice_identity(cfg.voice_id_backend, device=cfg.device).name if voices else "none",
               **({"captions": f"{captioner.model}: {len(captions)} keyframes captioned, {captioner.failures} failed, "
                               f"cost ${captioner.cost_usd:.4f}"} if captioner is not None else {})}
     return records, models

@@ -109,11 +109,11 @@ def clip_voices(windows: Sequence[tuple[float, float]], model, audio: np.ndarray
 
 
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,
-               events: list[SocialEvent], audio: np.ndarray, voices: Sequence[dict[str, float] | None] = (),
-               captions: list[tuple[float, str]] = (), caption_every_s: float = 10.0) -> list[Clip]:
-    """One ``Clip`` per window (seconds), ids ``c<i>``, from ``affect`` in time order; ``voices`` are the windows'
-    vocal readings (``clip_voices``; none when empty: ``with_voices`` adds them later); an empty ``audio``
-    (``--no-audio``) gives no sound; ``captions`` are (keyframe time, caption) pairs (``tools.perception.captions``)."""
+               events: list[SocialEvent], audio: np.ndarray, captions: list[tuple[float, str]] = (),
+               caption_every_s: float = 10.0) -> list[Clip]:
+    """One ``Clip`` per window (seconds), ids ``c<i>``, from ``affect`` in time order, without its vocal reading
+    (``clip_voices``, set by ``with_voices``); an empty ``audio`` (``--no-audio``) gives no sound; ``captions`` are
+    (keyframe time, caption) pairs (``tools.perception.captions``)."""
     regions = transcript.speech_regions or [(s.start_s, s.end_s) for s in transcript.segments]
     times = [fr.t for fr in affect]  # in time order, as observed
     words = WordTimes(transcript)
@@ -131,7 +131,7 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
         clips.append(Clip(id=f"c{i}", start_s=s, end_s=e,
                           descriptor=describe_clip(expr, n_max, speech, ev_text, describe_sound(sound), scene),
                           max_faces=n_max, expression=expr, speech=speech,
-                          voice_emotion=voices[i] if voices else None, sound=sound, scene=scene))
+                          sound=sound, scene=scene))
     return clips
 
 
@@ -141,8 +141,6 @@ def with_voices(clips: list[Clip], voices: Sequence[dict[str, float] | None]) ->
     Raises:
         ValueError: ``voices`` is not one reading per clip.
     """
-    if len(voices) != len(clips):
-        raise ValueError(f"{len(voices)} vocal readings for {len(clips)} clips")
     return [c.model_copy(update={"voice_emotion": v}) for c, v in zip(clips, voices, strict=True)]
 
 
