@@ -38,7 +38,7 @@ from memory.store import (
 )
 from tools.core.media import VideoInfo, probe
 from tools.core.runtime import cpu_budget
-from tools.core.schema import Transcript
+from tools.core.schema import Transcript, WordTimes
 from tools.perception.asr import SAMPLE_RATE
 from tools.perception.engine import FrameObservation, load_engine
 from tools.perception.prosody import prosody
@@ -138,13 +138,14 @@ def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSu
         end = max(seg.end_s, seg.start_s + 1e-3)
         spans.append((seg.start_s, end, voice_of(voices or [], seg.start_s, end), speaker_of(frames, seg.start_s, end)))
     links = link_voices(spans)
+    words = WordTimes(transcript)
     utterances = []
     for i, (seg, (start, end, voice, lips)) in enumerate(zip(transcript.segments, spans, strict=True)):
         speaker = lips if lips is not None else links.get(voice) if voice is not None else None
         utterances.append(Utterance(id=f"u{i}", segment_id=seg.id, start_s=start, end_s=end, speaker=speaker,
                                     speaker_by=None if speaker is None else "lips" if lips is not None else "voice",
                                     voice=voice,
-                                    prosody=prosody(audio, SAMPLE_RATE, transcript, start, end, id=f"pt{i}")))
+                                    prosody=prosody(audio, SAMPLE_RATE, words, start, end, id=f"pt{i}")))
     events = expression_changes(observed, tracks) + gaze_and_pointing_events(
         frames, max_gap_s=1.5 / sample_fps,
         turns=[SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in utterances])

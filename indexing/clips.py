@@ -124,7 +124,7 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
         n_max = max((len(fr.faces) for fr in frames), default=0)
         expr = {lab: round(float(np.mean([f.expression[lab] for f in faces])), 4) if faces else 0.0
                 for lab in AFFECTNET8}
-        speech = " ".join(w.text for w in words.between(s, e))
+        speech = " ".join(w.text for w in words.words_between(s, e))
         ev_text = [ev.detail for ev in events if ev.start_s < e and ev.end_s >= s][:3]
         sound = sound_stats(audio, SAMPLE_RATE, s, e, regions) if len(audio) else None
         scene = scene_of(s, e, list(captions), caption_every_s)

@@ -72,9 +72,9 @@ def test_the_clips_say_the_words_whose_midpoints_they_hold(cache_root):
     times = WordTimes(transcript)
     marks = sorted({t for w in words for t in (w.start_s, (w.start_s + w.end_s) / 2, w.end_s)})
     for a, b in zip(marks, marks[3:]):
-        assert times.between(a, b) == transcript.words_between(a, b)
+        assert times.words_between(a, b) == transcript.words_between(a, b)
     first = (words[0].start_s + words[0].end_s) / 2
-    assert times.between(first, first + 1e-9) == [words[0]] and times.between(0.0, first) == []
+    assert times.words_between(first, first + 1e-9) == [words[0]] and times.words_between(0.0, first) == []
 
 
 def test_a_recorded_shot_without_cuts_has_none():

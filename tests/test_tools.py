@@ -423,6 +423,40 @@ def test_english_only_model_invents_little_over_german_speech_and_says_so():
 
 
 @pytest.mark.asr
+def test_the_decoder_finds_the_speech_once_and_decodes_what_faster_whispers_own_voice_filter_gives(monkeypatch):
+    """``FasterWhisperASR.decode`` runs Silero VAD once, for the speech regions it reports and for the audio it decodes;
+    the segments and word times are those faster-whisper's own ``vad_filter=True`` gives, on speech in two regions (two
+    real recordings 5 s apart), so the words' times are mapped back across the gap (``evals/RESULTS.md`` section
+    128)."""
+    import faster_whisper.transcribe
+    import faster_whisper.vad
+
+    from tools.perception.asr import FasterWhisperASR
+    from tools.perception.whisper import resolve_whisper_model, whisper_model
+
+    audio = np.concatenate([load_audio(shared_media("jfk.flac")), np.zeros(5 * 16_000, np.float32),
+                            load_audio(shared_media("RD_Radio31_000.wav"))])
+    calls, real = [], faster_whisper.vad.get_speech_timestamps
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(faster_whisper.vad, "get_speech_timestamps", counted)
+    monkeypatch.setattr(faster_whisper.transcribe, "get_speech_timestamps", counted)
+    raw, speech, language = FasterWhisperASR(threads=1).decode(audio)
+    assert len(calls) == 1 and len(speech) == 2 and speech[1][0] > 15.0 and language == "en"
+    segments, _ = whisper_model(resolve_whisper_model(None), threads=1).transcribe(
+        audio, word_timestamps=True, vad_filter=True, condition_on_previous_text=False, beam_size=5, temperature=0.0)
+    theirs = [(s.start, s.end, s.text, s.avg_logprob, [(w.word, w.start, w.end, w.probability) for w in s.words])
+              for s in segments]
+    assert len(calls) == 2 and sum(len(s[4]) for s in theirs) >= 20
+    assert [(s["start"], s["end"], s["text"], s["avg_logprob"],
+             [(w["word"], w["start"], w["end"], w["probability"]) for w in s["words"]]) for s in raw] == theirs
+    assert any(w[1] >= speech[1][0] for s in theirs for w in s[4])  # words after a gap: their times mapped back
+
+
+@pytest.mark.asr
 def test_greedy_decoding_is_an_option_with_its_own_guards_and_its_own_index():
     """``--asr-beam 1`` decodes greedily under the guards fitted on greedy decodes (``GREEDY_GUARDS``), keeps every word
     of clean English speech (JFK's line, the words known), and builds another index than the default beam search."""

@@ -160,10 +160,10 @@ class Transcript(BaseModel):
 
 
 class WordTimes:
-    """A transcript's words looked up by time, for a caller that asks of many spans: ``between(start_s, end_s)`` is
-    ``Transcript.words_between`` (the words whose midpoint lies in [start_s, end_s), in transcript order), found by
-    binary search over the midpoints, sorted once, instead of a pass over every word per span (the index's clips of an
-    hour of dialogue: 1,518 spans over 6,082 words, 2.3 s of scanning)."""
+    """A transcript's words looked up by time, for a caller that asks of many spans: ``words_between(start_s, end_s)``
+    answers as ``Transcript.words_between`` (the words whose midpoint lies in [start_s, end_s), in transcript order),
+    found by binary search over the midpoints, sorted once, instead of a pass over every word per span (the index's
+    clips of an hour of dialogue: 1,518 spans over 6,082 words, 2.3 s of scanning)."""
 
     def __init__(self, transcript: Transcript) -> None:
         self._words = [w for seg in transcript.segments for w in seg.words]
@@ -171,7 +171,7 @@ class WordTimes:
         self._order = sorted(range(len(mids)), key=mids.__getitem__)
         self._mids = [mids[i] for i in self._order]
 
-    def between(self, start_s: float, end_s: float) -> list[Word]:
+    def words_between(self, start_s: float, end_s: float) -> list[Word]:
         """The words whose midpoint lies in [start_s, end_s) (seconds), in transcript order."""
         lo, hi = bisect.bisect_left(self._mids, start_s), bisect.bisect_left(self._mids, end_s)
         return [self._words[i] for i in sorted(self._order[lo:hi])]

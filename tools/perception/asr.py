@@ -129,13 +129,20 @@ class FasterWhisperASR:
 
     def decode(self, audio: np.ndarray) -> tuple[list[dict], list[tuple[float, float]], str | None]:
         """Decode without guards: (raw segments with words and their window's ``avg_logprob`` and
-        ``no_speech_prob``, speech regions (start, end) in seconds from the same Silero VAD faster-whisper
-        runs, detected language)."""
-        from faster_whisper.vad import VadOptions, get_speech_timestamps
+        ``no_speech_prob``, speech regions (start, end) in seconds from Silero VAD with faster-whisper's default
+        options, detected language).
+
+        The sequential decoder reads what faster-whisper's ``vad_filter`` would give it, with the speech regions
+        found once: the regions' audio joined (``collect_chunks``), decoded, and the words' times mapped back to
+        the input's (``restore_speech_timestamps``); the same segments as ``vad_filter=True``, which would run the
+        VAD a second time (about 7 s an hour of audio, ``evals/RESULTS.md`` section 128)."""
+        from faster_whisper.transcribe import restore_speech_timestamps
+        from faster_whisper.vad import VadOptions, collect_chunks, get_speech_timestamps
 
         if len(audio) < SAMPLE_RATE // 10:
             return [], [], None
-        if self.batch_size > 0:
+        regions = get_speech_timestamps(audio, VadOptions())
+        if self.batch_size > 0:  # its own VAD options: regions of at most 30 s
             from faster_whisper import BatchedInferencePipeline
 
             segments, info = BatchedInferencePipeline(self._model).transcribe(
@@ -144,8 +151,11 @@ class FasterWhisperASR:
         else:
             extra = {} if self.fallback else {"temperature": 0.0}
             segments, info = self._model.transcribe(
-                audio, word_timestamps=True, vad_filter=True, language=self.language,
-                condition_on_previous_text=False, task=self.task, beam_size=self.beam_size, **extra)
+                np.concatenate(collect_chunks(audio, regions)[0]), word_timestamps=True, vad_filter=False,
+                language=self.language, condition_on_previous_text=False, task=self.task, beam_size=self.beam_size,
+                **extra)
+            if regions:
+                segments = restore_speech_timestamps(segments, regions, SAMPLE_RATE)
         raw = [
             {
                 "start": s.start, "end": s.end, "text": s.text, "avg_logprob": s.avg_logprob,
@@ -155,8 +165,7 @@ class FasterWhisperASR:
             }
             for s in segments
         ]
-        speech = [(c["start"] / SAMPLE_RATE, c["end"] / SAMPLE_RATE)
-                  for c in get_speech_timestamps(audio, VadOptions())]
+        speech = [(c["start"] / SAMPLE_RATE, c["end"] / SAMPLE_RATE) for c in regions]
         return raw, speech, info.language
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tools.core.schema import ProsodyStats, Transcript
+from tools.core.schema import ProsodyStats, Transcript, WordTimes
 
 SILENCE_DBFS = -100.0
 VOICING_THRESHOLD = 0.5
@@ -52,9 +52,11 @@ def rms_dbfs(samples: np.ndarray) -> float:
     return dbfs(float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))) if len(samples) else SILENCE_DBFS
 
 
-def prosody(audio: np.ndarray, sample_rate: int, transcript: Transcript, start_s: float, end_s: float,
+def prosody(audio: np.ndarray, sample_rate: int, transcript: Transcript | WordTimes, start_s: float, end_s: float,
             id: str) -> ProsodyStats:
-    """Measure ``audio`` (mono float32, shape (n,)) over [start_s, end_s).
+    """Measure ``audio`` (mono float32, shape (n,)) over [start_s, end_s); the speech rate counts the words whose
+    midpoint lies in the span (``words_between``; a caller that measures many spans passes the transcript's
+    ``WordTimes``, which finds them by binary search).
 
     Raises:
         ValueError: the span is empty.

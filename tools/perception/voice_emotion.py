@@ -23,6 +23,7 @@ ignore it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,18 +55,25 @@ WHISPER8_HEAD = Path(__file__).parents[1] / "models" / "whisper8_head.npz"
 NARROWBAND_BELOW_DB = -32.0
 
 
+@functools.lru_cache(maxsize=4)
+def _mel_features(sample_rate: int):
+    """The 80-band log-mel extractor at ``sample_rate``, built once (its mel filters) and shared: a call that gives
+    no ``chunk_length`` changes nothing in it, so threads may use it at once."""
+    from tools.perception.log_mel import ReproducibleFeatures
+
+    return ReproducibleFeatures(feature_size=80, sampling_rate=sample_rate)
+
+
 def voice_features(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
     """Feature vector (252,) of mono float audio (n,) at ``sample_rate`` Hz (16 kHz expected).
 
     Raises:
         ValueError: shorter than ``MIN_SPEECH_S`` seconds.
     """
-    from tools.perception.log_mel import ReproducibleFeatures
-
     if len(audio) < MIN_SPEECH_S * sample_rate:
         raise ValueError(f"speech shorter than {MIN_SPEECH_S} s")
     audio = np.asarray(audio, np.float32)
-    mel = ReproducibleFeatures(feature_size=80, sampling_rate=sample_rate)(audio)[:, :-1]  # (80, frames)
+    mel = _mel_features(sample_rate)(audio)[:, :-1]  # (80, frames)
     hop = sample_rate // 100
     frames = audio[: len(audio) // hop * hop].reshape(-1, hop)
     db = 10 * np.log10((frames.astype(np.float64) ** 2).mean(axis=1) + 1e-10)
