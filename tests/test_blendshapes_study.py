@@ -1,0 +1,43 @@
+"""The study of MediaPipe's blendshapes as a head's features (``studies.blendshapes``, RESULTS section 129): it reads
+only the landmarker bundle it names, and its per-person baseline and left-out protocol do what its table says."""
+
+import numpy as np
+import pytest
+
+from studies.blendshapes import Blendshapes, left_out_predictions, own_baseline
+from tests.conftest import SAMPLE
+
+
+def test_a_file_that_is_not_the_landmarker_bundle_is_refused_by_its_checksum():
+    with pytest.raises(ValueError, match="not face_landmarker.task"):
+        Blendshapes(SAMPLE)
+
+
+def test_a_clip_is_read_against_its_own_persons_usual_face():
+    # person a's coefficients sit at 0.1 and 0.3 (usual 0.2 over their four frames), person b's 0.5 higher throughout
+    shapes = [np.full((2, 52), 0.1), np.full((2, 52), 0.3), np.full((2, 52), 0.6), np.full((2, 52), 0.8),
+              np.zeros((0, 52))]
+    own = own_baseline(shapes, ["a", "a", "b", "b", "c"])
+    np.testing.assert_allclose(own[:4, 0], [-0.1, 0.1, -0.1, 0.1], atol=1e-12)
+    assert np.isnan(own[4]).all()  # no face: no features
+
+
+def test_each_set_is_read_by_a_head_fitted_on_the_others_alone():
+    rng = np.random.default_rng(0)
+    # four sets of 24 clips (4 people each); the first coefficient marks happiness in sets w, x and y and sadness in z
+    rows, feats, sets = [], [], []
+    for s in ("w", "x", "y", "z"):
+        for i in range(24):
+            label = "happiness" if i % 2 else "sadness"
+            sign = 1.0 if (label == "happiness") == (s != "z") else -1.0
+            rows.append(("repo", f"{s}{i}", label, f"{s}-{i % 4}"))
+            feats.append([sign, *rng.normal(0, 0.1, 3)])  # one telling coefficient, three of noise
+            sets.append(s)
+    x = np.array(feats)
+    x[5] = np.nan  # a clip without a face
+    pred = left_out_predictions(x, rows, np.array(sets))
+    right = [p == lab for p, (_, _, lab, _) in zip(pred, rows, strict=True)]
+    assert pred[5] is None
+    # z is read by what w, x and y teach alone: every z clip the other way round (a head that had seen z's clips would
+    # read some of them right)
+    assert not any(right[72:])
