@@ -82,6 +82,8 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
 
     Raises:
         tools.core.media.VideoError: the file is not a usable video.
+        tools.core.registry.BackendUnavailableError: an index must be built and a backend's fetched weights are
+            missing (``IndexConfig.require_weights``; before any build work, staging folder included).
 
     A file without an audio track is indexed as ``config.use_audio=False`` would index it (the pictures alone);
     the answers' warnings say so (``tools.core.media.video_warnings``).
@@ -102,6 +104,7 @@ def open_index(video: str | os.PathLike, config: IndexConfig, cache_root: str | 
         if idx is None:
             if final.exists():
                 shutil.rmtree(final)  # corrupted, or another format or config: rebuilt, never used
+            config.require_weights()  # weights not fetched: one line now, not after the first chunk of speech
             staging = cache.staging_dir(key)  # kept when a build dies: the next one resumes from it
             build_index(info, config, staging, progress or NullProgress(), timings)
             final = cache.commit(staging, key)
@@ -211,9 +214,7 @@ def _split_visual_timings(timings: dict[str, float], spent: dict[str, float]) ->
 def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings: dict[str, float],
                 overlap: bool | None = None) -> None:
     """Build the index of ``info`` into the staging directory ``out`` (see the module doc); adds the
-    seconds of each stage to ``timings`` (``visual_and_speech``: the wall time of both passes). Raises
-    ``tools.core.registry.BackendUnavailableError`` before any work when a backend's fetched weights are missing
-    (``IndexConfig.require_weights``).
+    seconds of each stage to ``timings`` (``visual_and_speech``: the wall time of both passes).
 
     ``overlap`` (default ``OVERLAP_SPEECH``) runs the speech pass (ASR, then voice diarization) on a second thread while
     the visual pass runs, so the two share the cores instead of taking turns; once its pictures are done, this thread
@@ -221,7 +222,6 @@ def build_index(info: VideoInfo, cfg: IndexConfig, out: Path, progress, timings:
     failure of either pass ends the build within a chunk of the other (``_failed``); finished chunks are kept.
     """
     overlap = OVERLAP_SPEECH if overlap is None else overlap
-    cfg.require_weights()  # weights not fetched: one line now, not after the first chunk of speech
     embedder = cfg.clip_embedder()
     engine = load_engine(cfg.perception())
     seconds_before = dict(engine.seconds)

@@ -197,7 +197,7 @@ class IndexConfig(IndexSettings):
     def require_weights(self) -> None:
         """Check that the fetched weights of every backend this config uses are in the model cache (each registry's
         ``needs``, ``tools.core.fetch.require_fetched``: files only, nothing loads), so a build that would stop when
-        its first face is read stops before its first chunk of speech is transcribed (the sound's backends only with
+        its first face is read stops before it starts (``indexing.build.open_index``; the sound's backends only with
         ``use_audio``).
 
         Raises:

@@ -358,8 +358,8 @@ def test_cuda_asked_for_without_cuda_is_one_error_line_before_any_work(command, 
 @pytest.mark.parametrize("fetched", ["nothing", "the expression network alone"])
 def test_a_build_without_the_fetched_weights_stops_before_any_work(fetched, tmp_path):
     """A user who has not run ``affectseek models --fetch defaults`` into this cache gets the one line that names it
-    before the index's passes start: no chunk of speech transcribed, no network exported, nothing in the cache but the
-    video's digest and the build's lock. The line used to come when the first face was read, after the first chunk
+    before the index's build starts: no chunk of speech transcribed, no network exported, no staging folder, nothing in
+    the cache but the video's digest and the build's lock. The line used to come when the first face was read, after the first chunk
     of speech (about 20 s on the talking head), and with only the voice encoder missing, after the whole transcript
     (``evals/RESULTS.md`` section 130)."""
     import shutil
@@ -380,7 +380,7 @@ def test_a_build_without_the_fetched_weights_stops_before_any_work(fetched, tmp_
     assert "affectseek models --fetch defaults" in lines[0]
     written = {p.relative_to(cache).parts[0] for p in cache.rglob("*")
                if p.is_file() and not p.name.endswith(".lock") and "pinned" not in p.parts}
-    assert written == {"digests"}
+    assert written == {"digests"} and not list(cache.rglob("*.partial"))
 
 
 def test_batch_rejects_a_negative_worker_count(tmp_path):

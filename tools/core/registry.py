@@ -58,7 +58,7 @@ class Registry(Generic[T]):
         ``onnx`` says that it runs an ONNX model (so ``--device cuda`` also needs onnxruntime's CUDA provider,
         ``tools.core.runtime.check_device``), ``tool_name`` is the ``name`` every instance it loads has, when that
         does not depend on its options or files (``tool_name`` then answers without loading it), ``needs`` the
-        pinned models (``tools.core.pins``) its default files come from (``needs``)."""
+        pinned models (``tools.core.pins``) its default files come from (``needs`` answers without loading it)."""
 
         def deco(loader: Callable[..., T]) -> Callable[..., T]:
             self._loaders[name] = loader
