@@ -359,9 +359,9 @@ def test_cuda_asked_for_without_cuda_is_one_error_line_before_any_work(command, 
 def test_a_build_without_the_fetched_weights_stops_before_any_work(fetched, tmp_path):
     """A user who has not run ``affectseek models --fetch defaults`` into this cache gets the one line that names it
     before the index's build starts: no chunk of speech transcribed, no network exported, no staging folder, nothing in
-    the cache but the video's digest and the build's lock. The line used to come when the first face was read, after the first chunk
-    of speech (about 20 s on the talking head), and with only the voice encoder missing, after the whole transcript
-    (``evals/RESULTS.md`` section 130)."""
+    the cache but the video's digest and the build's lock. The line used to come when the first face was read, after
+    the first chunk of speech (about 20 s on the talking head), and with only the voice encoder missing, after the
+    whole transcript (``evals/RESULTS.md`` section 130)."""
     import shutil
 
     from tools.core.fetch import pinned_path
