@@ -208,7 +208,7 @@ class IndexConfig(IndexSettings):
 
         for field in BACKEND_REGISTRIES:
             name = getattr(self, field)
-            if name is None or not (self.use_audio or field not in _SOUND_BACKENDS):
+            if name is None or (field in _SOUND_BACKENDS and not self.use_audio):
                 continue
             registry = backend_registry(field)
             try:

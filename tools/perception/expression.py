@@ -187,14 +187,18 @@ def _load_faceres_face8(device: str = "cpu") -> ExpressionClassifier:
     return MeanReader(FaceRes(device=device), Face8(FACE8_HEAD, device=device))
 
 
+#: The pinned model (``tools.core.pins``) the ``hsemotion`` backend reads unless given a path.
+HSEMOTION_WEIGHTS = "hsemotion-enet-b0-8"
+
+
 @EXPRESSION_CLASSIFIERS.register(
-    "hsemotion", onnx=True, needs=("hsemotion-enet-b0-8",),
-    about="HSEmotion EfficientNet-B0 on AffectNet-8; fetch it first: affectseek models --fetch hsemotion-enet-b0-8")
+    "hsemotion", onnx=True, needs=(HSEMOTION_WEIGHTS,),
+    about=f"HSEmotion EfficientNet-B0 on AffectNet-8; fetch it first: affectseek models --fetch {HSEMOTION_WEIGHTS}")
 def _load_hsemotion(path: str | None = None, device: str = "cpu") -> ExpressionClassifier:
     from tools.core.fetch import pinned_model, pinned_path
     from tools.perception.hsemotion import HSEmotionONNX
 
-    return HSEmotionONNX(path or pinned_path(pinned_model("hsemotion-enet-b0-8")), device=device)
+    return HSEmotionONNX(path or pinned_path(pinned_model(HSEMOTION_WEIGHTS)), device=device)
 
 
 def load_expression_classifier(name: str = "fer", **opts: object) -> ExpressionClassifier:

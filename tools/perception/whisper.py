@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tools.core.registry import model_cache_dir
 from tools.core.runtime import cpu_budget, reproducible_kernels
 
 if TYPE_CHECKING:
@@ -26,16 +25,14 @@ def resolve_whisper_model(model: str | None) -> str:
     Raises:
         FileNotFoundError: a fetchable model that has not been fetched (the message names the command).
     """
-    from tools.core.fetch import fetched, pinned_path
+    from tools.core.fetch import fetched, not_fetched, pinned_path
     from tools.core.pins import PINNED_MODELS
 
     if model is None:
         return default_whisper_model_dir()
     if model in PINNED_MODELS:
         if not fetched(PINNED_MODELS[model]):
-            raise FileNotFoundError(f"ASR model {model!r} is not fetched in {model_cache_dir()}: run `affectseek models "
-                                    f"--fetch {model}` once with the same cache (--cache-dir, $AFFECTSEEK_CACHE or "
-                                    "$AFFECTSEEK_MODEL_CACHE; checksum-pinned)")
+            raise FileNotFoundError(f"ASR model {not_fetched(PINNED_MODELS[model])}")
         return str(pinned_path(PINNED_MODELS[model]))
     return model
 
