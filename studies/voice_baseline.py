@@ -14,7 +14,8 @@ anger does in RAVDESS. Three ways to read a voice are compared, each head of the
 - ``own baseline``: the clip's features minus the mean of its person's clips (``own_baseline``; RAVDESS: the actor's,
   Javanese: the person's 24 clips, their own clip among them), so the head reads how a voice departs from that
   person's usual voice (the baseline of issue 32, "a person's own baseline over the video"); ``own baseline, z``: also
-  divided by the person's standard deviation.
+  divided by the person's standard deviation; ``neutral baseline``: minus the mean of the person's neutral clips
+  only (RAVDESS's neutral and calm, the Javanese neutral ones), the baseline a mostly calm speaker gives.
 
 Scored: RAVDESS's development actors by 6-fold cross-validation grouped by actor (how ``studies.train_voice``
 chooses), and the Javanese development clips (nobody of them in any fit); 95 % intervals by bootstrap over people,
@@ -38,7 +39,7 @@ from tools.core.schema import AFFECTNET8
 LEVEL_DBFS = -23.0
 #: The shipped head's regularisation (``tools/models/VOICE8.md``).
 C = 0.03
-WAYS = ("as shipped", "levelled", "own baseline", "own baseline, z")
+WAYS = ("as shipped", "levelled", "own baseline", "own baseline, z", "neutral baseline")
 
 
 def active_level(audio: np.ndarray, sample_rate: int = 16_000) -> float:
@@ -55,15 +56,19 @@ def levelled(audio: np.ndarray, sample_rate: int = 16_000) -> np.ndarray:
     return (np.asarray(audio, np.float64) * gain).astype(np.float32)
 
 
-def own_baseline(x: np.ndarray, people: np.ndarray, z: bool = False) -> np.ndarray:
+def own_baseline(x: np.ndarray, people: np.ndarray, z: bool = False, reference: np.ndarray | None = None
+                 ) -> np.ndarray:
     """Feature rows (N, D) minus the mean of their person's rows (divided by their standard deviation + 1e-6 with
-    ``z``): the departure from that person's usual voice. A person with one row gets zeros."""
-    out = np.asarray(x, np.float64).copy()
+    ``z``): the departure from that person's usual voice. A person with one row gets zeros. With ``reference`` (N,
+    bool), the mean (and deviation) of the person's reference rows only (all their rows when they have none)."""
+    x = np.asarray(x, np.float64)
+    out = x.copy()
     for person in dict.fromkeys(people.tolist()):
         mine = people == person
-        out[mine] -= out[mine].mean(axis=0)
+        ref = mine & reference if reference is not None and (mine & reference).any() else mine
+        out[mine] -= x[ref].mean(axis=0)
         if z:
-            out[mine] /= np.asarray(x, np.float64)[mine].std(axis=0) + 1e-6
+            out[mine] /= x[ref].std(axis=0) + 1e-6
     return out
 
 
@@ -106,6 +111,8 @@ def features(d: dict[str, np.ndarray], way: str) -> np.ndarray:
     """The rows a way reads (``WAYS``)."""
     if way == "levelled":
         return d["x_levelled"]
+    if way == "neutral baseline":
+        return own_baseline(d["x"], d["person"], reference=d["y"] == AFFECTNET8.index("neutral"))
     if way.startswith("own baseline"):
         return own_baseline(d["x"], d["person"], z=way.endswith("z"))
     return d["x"]

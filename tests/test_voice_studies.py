@@ -64,3 +64,5 @@ def test_a_voice_is_read_against_its_own_persons_usual_voice():
     z = own_baseline(x, people, z=True)
     np.testing.assert_allclose(z[:4], [[-1, -1], [1, 1], [-1, -1], [1, 1]], atol=1e-5)
     assert (z[4] == 0).all()  # one clip: no departure to read
+    calm = np.array([True, False, False, False, False])  # a's first clip is their calm one; b and c have none
+    np.testing.assert_allclose(own_baseline(x, people, reference=calm), [[0, 0], [2, 4], [-1, -2], [1, 2], [0, 0]])
