@@ -66,3 +66,20 @@ def test_a_voice_is_read_against_its_own_persons_usual_voice():
     assert (z[4] == 0).all()  # one clip: no departure to read
     calm = np.array([True, False, False, False, False])  # a's first clip is their calm one; b and c have none
     np.testing.assert_allclose(own_baseline(x, people, reference=calm), [[0, 0], [2, 4], [-1, -2], [1, 2], [0, 0]])
+
+
+def test_a_mostly_calm_baseline_takes_every_calm_clip_and_k_of_each_other_emotion():
+    from studies.voice_baseline import mostly_calm
+
+    rng = np.random.default_rng(1)
+    labels = ["neutral"] * 4 + ["anger"] * 4 + ["sadness"] * 4
+
+    def person_set(people: list[str]) -> dict[str, np.ndarray]:
+        y = np.array([AFFECTNET8.index(k) for _ in people for k in labels])
+        x = rng.normal(0, 1, (len(y), 3)) + (y == AFFECTNET8.index("anger"))[:, None] * 2.0
+        return {"x": x, "y": y, "person": np.repeat(people, len(labels))}
+
+    read = mostly_calm(person_set(["a", "b", "c", "d"]), person_set(["e", "f"]), others=(1, 3), draws=3)
+    assert read["1 of each other emotion"]["baseline_clips"] == 6  # 4 calm + 1 anger + 1 sadness
+    assert read["3 of each other emotion"]["calm_share"] == 0.4  # 4 of 10
+    assert all(0 <= r["right"][1] <= r["right"][0] <= r["right"][2] <= 24 for r in read.values())
