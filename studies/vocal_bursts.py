@@ -129,27 +129,34 @@ def per_label(pred: np.ndarray, y: np.ndarray) -> dict[str, dict]:
             for k in sorted(set(y.tolist()))}
 
 
-def javanese_features(mirrors: Path) -> dict[str, np.ndarray]:
-    """``voice_features`` of each Javanese development clip's whole sound track (``evals.data.javanese``), with its
-    label and person."""
-    import re
+def javanese_dev_audio(mirrors: Path) -> list[tuple[np.ndarray, str, str]]:
+    """(16 kHz mono sound track, label, person) of each Javanese development clip (``evals.data.javanese.rows``, in
+    its order), written from the snapshot under ``mirrors`` by ``studies.recorded_faces._extract``.
+
+    Raises:
+        FileNotFoundError: the snapshot is missing.
+    """
     import tempfile
 
-    from evals.data.javanese import REPOSITORY, rows
-    from evals.data.sources import repository_files
+    from evals.data.javanese import rows
+    from studies.recorded_faces import _extract
     from tools.core.media import load_audio
+
+    clips = rows(mirrors, "dev")
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = _extract(mirrors, Path(tmp), clips)
+        return [(load_audio(p, 16_000), label, person) for p, (_, _, label, person) in zip(paths, clips, strict=True)]
+
+
+def javanese_features(mirrors: Path) -> dict[str, np.ndarray]:
+    """``voice_features`` of each Javanese development clip's whole sound track (``javanese_dev_audio``), with its
+    label and person."""
     from tools.perception.voice_emotion import voice_features
 
-    dev = {path: (label, person) for _, path, label, person in rows(mirrors, "dev")}
-    x, y, people = [], [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        for path, data in repository_files(mirrors / REPOSITORY / "repo", re.compile(r"^dataset-resize/.*\.mp4$")):
-            if path in dev:
-                (Path(tmp) / "clip.mp4").write_bytes(data)
-                x.append(voice_features(load_audio(Path(tmp) / "clip.mp4", 16_000)))
-                y.append(AFFECTNET8.index(dev[path][0]))
-                people.append(dev[path][1])
-    return {"x": np.stack(x), "y": np.asarray(y), "person": np.asarray(people)}
+    clips = javanese_dev_audio(mirrors)
+    return {"x": np.stack([voice_features(audio) for audio, _, _ in clips]),
+            "y": np.asarray([AFFECTNET8.index(label) for _, label, _ in clips]),
+            "person": np.asarray([person for _, _, person in clips])}
 
 
 def compare(speech: dict[str, np.ndarray], bursts: dict[str, np.ndarray], recorded: dict[str, np.ndarray]) -> dict:

@@ -35,21 +35,22 @@ from pathlib import Path
 import numpy as np
 
 from studies.command import report
+from studies.vocal_bursts import C, share
 from tools.core.schema import AFFECTNET8
 
 #: Active level every clip is scaled to in ``levelled`` (dBFS; EBU R 128's programme loudness target, -23 LUFS).
 LEVEL_DBFS = -23.0
-#: The shipped head's regularisation (``tools/models/VOICE8.md``).
-C = 0.03
 WAYS = ("as shipped", "levelled", "own baseline", "own baseline, z", "neutral baseline")
 
 
 def active_level(audio: np.ndarray, sample_rate: int = 16_000) -> float:
-    """RMS level (dBFS) of the 10-ms frames within 35 dB of the loudest, the frames ``voice_features`` calls active."""
-    hop = sample_rate // 100
-    frames = np.asarray(audio[: len(audio) // hop * hop], np.float64).reshape(-1, hop)
-    db = 10 * np.log10((frames ** 2).mean(axis=1) + 1e-10)
-    return float(10 * np.log10((frames[db >= db.max() - 35] ** 2).mean() + 1e-12))
+    """RMS level (dBFS) of the 10-ms frames ``voice_features`` calls active
+    (``tools.perception.voice_emotion.active_frames``)."""
+    from tools.perception.voice_emotion import active_frames
+
+    _, active = active_frames(audio, sample_rate)
+    frames = np.asarray(audio[: len(active) * (sample_rate // 100)], np.float64).reshape(len(active), -1)
+    return float(10 * np.log10((frames[active] ** 2).mean() + 1e-12))
 
 
 def levelled(audio: np.ndarray, sample_rate: int = 16_000) -> np.ndarray:
@@ -77,12 +78,8 @@ def own_baseline(x: np.ndarray, people: np.ndarray, z: bool = False, reference: 
 def read_sets(mirrors: Path) -> dict[str, dict[str, np.ndarray]]:
     """RAVDESS's development actors and the Javanese development clips: features as recorded (``x``) and levelled
     (``x_levelled``), labels, people, and each clip's active level (dBFS)."""
-    import re
-    import tempfile
-
     from evals.data.assemble import default_root, load_manifest
-    from evals.data.javanese import REPOSITORY, rows
-    from evals.data.sources import repository_files
+    from studies.vocal_bursts import javanese_dev_audio
     from tools.core.media import load_audio
     from tools.perception.voice_emotion import voice_features
 
@@ -96,17 +93,7 @@ def read_sets(mirrors: Path) -> dict[str, dict[str, np.ndarray]]:
 
     ravdess = [(load_audio(r["path"], 16_000), r["label"], r["person"])
                for r in load_manifest(default_root(), "ravdess", "dev")]
-    dev = {path: (label, person) for _, path, label, person in rows(mirrors, "dev")}
-
-    def javanese():
-        with tempfile.TemporaryDirectory() as tmp:
-            clip = Path(tmp) / "clip.mp4"
-            for path, data in repository_files(mirrors / REPOSITORY / "repo", re.compile(r"^dataset-resize/.*\.mp4$")):
-                if path in dev:
-                    clip.write_bytes(data)
-                    yield load_audio(clip, 16_000), *dev[path]
-
-    return {"ravdess": read(ravdess), "javanese": read(javanese())}
+    return {"ravdess": read(ravdess), "javanese": read(javanese_dev_audio(mirrors))}
 
 
 def features(d: dict[str, np.ndarray], way: str) -> np.ndarray:
@@ -155,24 +142,14 @@ def evaluate(mirrors: Path) -> dict:
 
     from sklearn.model_selection import GroupKFold
 
-    from evals.metrics import bootstrap_interval
     from studies.train_voice import fit_head
     from tools.perception.heads import LinearHead
 
     sets = read_sets(mirrors)
     rav, jav = sets["ravdess"], sets["javanese"]
-
-    def share(right: np.ndarray, people: np.ndarray) -> list[float]:
-        low, high = bootstrap_interval(right.astype(float).tolist(), people.tolist())
-        return [round(float(right.mean()), 4), round(low, 4), round(high, 4)]
-
     out: dict = {"ravdess": {"clips": len(rav["y"]), "median_level_dbfs": round(float(np.median(rav["level"])), 1)},
                  "javanese": {"clips": len(jav["y"]), "median_level_dbfs": round(float(np.median(jav["level"])), 1)},
                  "C": C, "level_dbfs": LEVEL_DBFS, "ways": {}}
-    def paired(diff: np.ndarray, people: np.ndarray) -> list[float]:
-        low, high = bootstrap_interval(diff.tolist(), people.tolist())
-        return [round(float(diff.mean()), 4), round(low, 4), round(high, 4)]
-
     shipped_right = None
     for way in WAYS:
         x, xj = features(rav, way), features(jav, way)
@@ -184,7 +161,7 @@ def evaluate(mirrors: Path) -> dict:
         shipped_right = right if shipped_right is None else shipped_right
         out["ways"][way] = {
             "ravdess_cv": share(pred == rav["y"], rav["person"]), "javanese": share(right, jav["person"]),
-            "javanese_paired_difference": paired(right.astype(float) - shipped_right, jav["person"]),
+            "javanese_paired_difference": share(right.astype(float) - shipped_right, jav["person"]),
             "javanese_right": int(right.sum()),
             "javanese_read_as": Counter(AFFECTNET8[k] for k in on_jav).most_common(),
             "javanese_per_label": {AFFECTNET8[k]: int(right[jav["y"] == k].sum()) for k in sorted(set(jav["y"]))}}

@@ -44,6 +44,8 @@ CIRCUMPLEX: dict[str, tuple[float, float]] = {
     "neutral": (0.0, 0.0), "happiness": (0.8, 0.5), "sadness": (-0.7, -0.4), "surprise": (0.2, 0.8),
     "fear": (-0.6, 0.7), "disgust": (-0.7, 0.3), "anger": (-0.6, 0.8), "contempt": (-0.5, 0.2)}
 MIN_SPEECH_S = 0.5
+#: A 10-ms frame within this many dB of a stretch's loudest is active speech (``active_frames``).
+ACTIVE_DB = 35
 #: Where the head for telephone-band speech lives (``python -m studies.train_voice --band-limited``).
 VOICE8_NARROWBAND_HEAD = Path(__file__).parents[1] / "models" / "voice8_narrowband_head.npz"
 #: Where the head over Whisper's encoder lives (``python -m studies.train_whisper8``; ``tools/models/WHISPER8.md``).
@@ -64,6 +66,15 @@ def _mel_features(sample_rate: int):
     return ReproducibleFeatures(feature_size=80, sampling_rate=sample_rate)
 
 
+def active_frames(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> tuple[np.ndarray, np.ndarray]:
+    """(RMS level of each 10-ms frame of mono ``audio`` (n,) in dBFS, float64, shape (n_frames,); whether each is
+    active: within ``ACTIVE_DB`` of the loudest frame), the frames ``voice_features`` summarises."""
+    hop = sample_rate // 100
+    frames = np.asarray(audio[: len(audio) // hop * hop]).reshape(-1, hop)
+    db = 10 * np.log10((frames.astype(np.float64) ** 2).mean(axis=1) + 1e-10)
+    return db, db >= db.max() - ACTIVE_DB
+
+
 def voice_features(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
     """Feature vector (252,) of mono float audio (n,) at ``sample_rate`` Hz (16 kHz expected).
 
@@ -74,10 +85,7 @@ def voice_features(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndar
         raise ValueError(f"speech shorter than {MIN_SPEECH_S} s")
     audio = np.asarray(audio, np.float32)
     mel = _mel_features(sample_rate)(audio)[:, :-1]  # (80, frames)
-    hop = sample_rate // 100
-    frames = audio[: len(audio) // hop * hop].reshape(-1, hop)
-    db = 10 * np.log10((frames.astype(np.float64) ** 2).mean(axis=1) + 1e-10)
-    active = db >= db.max() - 35
+    db, active = active_frames(audio, sample_rate)
     n = min(mel.shape[1], len(active))
     m = mel[:, :n][:, active[:n]] if active[:n].sum() >= 5 else mel[:, :n]
     delta = np.abs(np.diff(m, axis=1)).mean(axis=1) if m.shape[1] > 1 else np.zeros(80)
