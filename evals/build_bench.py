@@ -1,9 +1,10 @@
 """Build long-video VQAU items from emotion-labelled short clips.
 
     python -m evals.build_bench CLIPS_DIR --out bench_dir [--format ravdess|cremad|javanese|csv] [--csv labels.csv]
-                                [--clips-per-video 10] [--seed 0]
+                                [--clips-per-video 10] [--seed 0] [--by-person]
 
-Clips are shuffled (seeded), grouped, and concatenated into long videos (decoded and re-encoded with
+Clips are shuffled (seeded), grouped (``--by-person``: one person's clips to a video), and concatenated into long
+videos (decoded and re-encoded with
 PyAV, FFmpeg's libraries: H.264 video at a common size and 25 fps, AAC 16 kHz mono audio; silence where
 a clip has none). Each long video gets one item per emotion it contains, with a vague query drawn from
 that emotion's templates and every moment of that emotion at its known offset. Writes
@@ -65,12 +66,14 @@ TEMPLATES = {
 
 @dataclass(frozen=True)
 class LabelledClip:
-    """A short clip with its emotion and the emotional span inside it (seconds; None = whole clip)."""
+    """A short clip with its emotion, the emotional span inside it (seconds; None = whole clip) and the person in it
+    (None when the labels do not say)."""
 
     path: Path
     emotion: str
     start_s: float | None = None
     end_s: float | None = None
+    person: str | None = None
 
 
 def normalise_label(raw: str) -> str:
@@ -92,7 +95,7 @@ def read_ravdess(folder: Path) -> list[LabelledClip]:
         parts = p.stem.split("-")
         if p.suffix.lower() in VIDEO_EXTS and len(parts) == 7 and parts[0] in ("01", "02") \
                 and parts[2] in RAVDESS_EMOTIONS:
-            out.append(LabelledClip(p, RAVDESS_EMOTIONS[parts[2]]))
+            out.append(LabelledClip(p, RAVDESS_EMOTIONS[parts[2]], person=parts[6]))
     return out
 
 
@@ -102,7 +105,7 @@ def read_cremad(folder: Path) -> list[LabelledClip]:
     for p in sorted(folder.rglob("*")):
         parts = p.stem.split("_")
         if p.suffix.lower() in VIDEO_EXTS and len(parts) == 4 and parts[2].lower() in LABELS:
-            out.append(LabelledClip(p, normalise_label(parts[2])))
+            out.append(LabelledClip(p, normalise_label(parts[2]), person=parts[0]))
     return out
 
 
@@ -110,7 +113,8 @@ def read_javanese(folder: Path) -> list[LabelledClip]:
     """Clips under ``folder`` named as the Javanese acted-emotion set names them (``evals.data.javanese.parse``)."""
     from evals.data.javanese import parse
 
-    return [LabelledClip(p, parsed[2]) for p in sorted(folder.rglob("*.mp4")) if (parsed := parse(p.name))]
+    return [LabelledClip(p, parsed[2], person=parsed[0]) for p in sorted(folder.rglob("*.mp4"))
+            if (parsed := parse(p.name))]
 
 
 def read_csv(folder: Path, csv_path: Path) -> list[LabelledClip]:
@@ -180,17 +184,38 @@ def concatenate(clips: list[Path], out_path: Path, size: tuple[int, int], fps: i
     return spans
 
 
+def groups(clips: list[LabelledClip], per_video: int, rng: random.Random, by_person: bool = False
+           ) -> list[list[LabelledClip]]:
+    """The clips of each video, ``per_video`` at most: all clips shuffled; ``by_person``: each person's clips
+    shuffled and grouped apart (persons in sorted order), so a video shows one person in varied moods, as a speaker
+    heard over a whole video is.
+
+    Raises:
+        ValueError: ``by_person`` and a clip's person is unknown.
+    """
+    if not by_person:
+        order = clips[:]
+        rng.shuffle(order)
+        return [order[i : i + per_video] for i in range(0, len(order), per_video)]
+    if any(c.person is None for c in clips):
+        raise ValueError("--by-person: these labels do not name the person of every clip")
+    out = []
+    for person in sorted({c.person for c in clips}):
+        order = [c for c in clips if c.person == person]
+        rng.shuffle(order)
+        out += [order[i : i + per_video] for i in range(0, len(order), per_video)]
+    return out
+
+
 def build(clips: list[LabelledClip], out_dir: Path, per_video: int = 10, seed: int = 0,
-          size: tuple[int, int] = (640, 360)) -> Path:
-    """Write long videos and ``bench.jsonl`` under ``out_dir``; returns the bench file's path."""
+          size: tuple[int, int] = (640, 360), by_person: bool = False) -> Path:
+    """Write long videos and ``bench.jsonl`` under ``out_dir``; returns the bench file's path. ``by_person``: each
+    video shows one person (``groups``)."""
     rng = random.Random(seed)
-    order = clips[:]
-    rng.shuffle(order)
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     bench = out_dir / "bench.jsonl"
     lines = []
-    for v, i in enumerate(range(0, len(order), per_video)):
-        group = order[i : i + per_video]
+    for v, group in enumerate(groups(clips, per_video, rng, by_person)):
         video = out_dir / "videos" / f"long_{v:03d}.mp4"
         spans = concatenate([c.path for c in group], video, size)
         by_emotion: dict[str, list[dict]] = {}
@@ -216,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--csv", type=Path, help="labels for --format csv (default CLIPS/labels.csv)")
     p.add_argument("--clips-per-video", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--by-person", action="store_true",
+                   help="each video shows one person's clips (RAVDESS, CREMA-D and Javanese names say who)")
     args = p.parse_args(argv)
     try:
         if args.format == "ravdess":
@@ -228,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             clips = read_csv(args.clips, args.csv or args.clips / "labels.csv")
         if not clips:
             raise ValueError(f"no labelled clips found in {args.clips} for --format {args.format}")
-        bench = build(clips, args.out, args.clips_per_video, args.seed)
+        bench = build(clips, args.out, args.clips_per_video, args.seed, by_person=args.by_person)
     except (ValueError, VideoError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

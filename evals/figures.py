@@ -61,8 +61,9 @@ FIGURES: tuple[Figure, ...] = (
            "recorded_bench_cremad_test.json",
            runs_cell("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, f316ebe)")),
     Figure("facial expression per **recorded** clip of new people, faceres+face8, mean over the frames at 4 fps "
-           "(face8; fer)", "Javanese acted emotions, 120 clips of 5 people never trained or chosen on (read once; "
-           "section 63)", "recorded_faces_javanese_test.json", per_clip("person", ("face8", "fer"))),
+           "(face8; fer)", "Javanese acted emotions, 120 clips of 5 people never trained or chosen on (read once here, "
+           "section 63; read again by section 133's voice study)", "recorded_faces_javanese_test.json",
+           per_clip("person", ("face8", "fer"))),
     Figure("right place and emotion on **recorded** video of new people, Joint (the code when issue 31 was filed, "
            "326be8d)", "the same clips joined 10 per video with their speech, 63 questions (read once; section 63)",
            "recorded_bench_javanese_test.json",
@@ -100,7 +101,10 @@ FIGURES: tuple[Figure, ...] = (
     Figure("", "joined test form, 12 videos, 96 questions, faces as before (seed 9; read once; section 99)",
            "joined_test_seed9.json", lambda d: baselines(d["ckplus"])),
     Figure("", "the same draw with mixed faces (read once)", "joined_test_seed9.json", lambda d: baselines(d["mixed"])),
-    Figure("voice emotion, 7 classes (chance 0.143)", "RAVDESS test actors, 360 utterances (read twice)", "voice_test.json",
+    Figure("voice emotion, 7 classes (chance 0.143)",
+           "RAVDESS test actors, 360 utterances (read twice by voice8; once more by the speaker-baseline heads, "
+           "section 133)",
+           "voice_test.json",
            lambda d: share(d["test_accuracy"], d["n_test"])),
     Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
            "intent_test.json", lambda d: f"{share(d['phrase_and_words']['questions']['top1'], 48)} "

@@ -258,7 +258,7 @@ def _records(info: VideoInfo, cfg: IndexConfig, engine, visual, audio: np.ndarra
     voice = load_voice_emotion(cfg.voice_backend).for_recording(audio) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s, visual.cuts)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="clip-voice") as pool:
-        read = pool.submit(clip_voices, windows, voice, audio, transcript)
+        read = pool.submit(clip_voices, windows, voice, audio, transcript, voices)
         utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps,
                                                    voices)
         captioner, captions = None, []

@@ -23,6 +23,7 @@ from tools.core.schema import AFFECTNET8, FrameFaces, Transcript, WordTimes
 from tools.perception.asr import SAMPLE_RATE
 from tools.perception.captions import CaptionError, KeyframeCaptioner, caption_times, scene_of
 from tools.perception.sound import describe_sound, sound_stats
+from tools.signals.diarization import VoiceTurn, voice_of
 from tools.signals.events import SocialEvent
 from tools.signals.lexicon import EMOTION_DESCRIPTIONS
 from tools.signals.shots import shot_parts
@@ -93,19 +94,34 @@ def voice_span(transcript: Transcript, start_s: float, end_s: float,
 def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float, end_s: float,
                by: Literal["speech", "words"] = "speech") -> dict[str, float] | None:
     """Vocal AffectNet-8 distribution over the speech of [start_s, end_s) (``voice_span``, so silence and
-    music around it are not read); None without a voice model, or with no or too little speech."""
+    music around it are not read), read by ``model`` alone (no speaker baseline; ``clip_voices``); None without a
+    voice model, or with no or too little speech."""
     span = voice_span(transcript, start_s, end_s, by) if model is not None else None
     if span is None:
         return None
     return model.distribution(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE)
 
 
-def clip_voices(windows: Sequence[tuple[float, float]], model, audio: np.ndarray, transcript: Transcript
-                ) -> list[dict[str, float] | None]:
-    """``clip_voice`` of each window (seconds) in order: every None without a voice model. The index build
+def clip_voices(windows: Sequence[tuple[float, float]], model, audio: np.ndarray, transcript: Transcript,
+                turns: Sequence[VoiceTurn] = ()) -> list[dict[str, float] | None]:
+    """The vocal AffectNet-8 distribution of each window (seconds) in order, over its speech (``voice_span``): the
+    features of every window's speech first (``model.features``), then all read at once (``model.read_clips``), so a
+    reader with a speaker baseline reads each against the windows of the same voice (``turns``, the diarization's;
+    ``tools.signals.diarization.voice_of`` names a window's voice). Every None without a voice model. The index build
     (``indexing.build``) reads them on a thread of their own while it writes and embeds the clips' descriptors, which
     do not depend on them (numpy's work on a clip's samples runs outside Python's lock)."""
-    return [clip_voice(model, audio, transcript, s, e) for s, e in windows]
+    if model is None:
+        return [None] * len(windows)
+    turns = sorted(turns, key=lambda t: t.start_s)  # in time order, not overlapping (voice_turns)
+    starts = [t.start_s for t in turns]
+    rows, voices = [], []
+    for s, e in windows:
+        span = voice_span(transcript, s, e)
+        rows.append(None if span is None else
+                    model.features(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE))
+        near = turns[max(0, bisect.bisect_right(starts, s) - 1) : bisect.bisect_left(starts, e)]
+        voices.append(None if span is None else voice_of(near, *span))
+    return model.read_clips(rows, voices)
 
 
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,

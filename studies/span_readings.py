@@ -1,12 +1,13 @@
 """What the index alone reads over each labelled moment of a bench: the face's and the voice's top emotion.
 
-    python -m studies.span_readings --bench B/bench.jsonl --cache-dir C [--json FILE]
+    python -m studies.span_readings --bench B/bench.jsonl --cache-dir C [--voice-emotion NAME] [--json FILE]
 
 For every moment of every item (each labelled clip of a joined bench once, whichever question lists it), the index's
 clips that overlap it (``memory.store.Clip``: ``expression``, the mean face reading of its frames at the index's
 rate; ``voice_emotion``, the voice head's reading of its speech) are averaged, weighted by the share of each clip
 inside the moment, and the top emotion of each is compared with the moment's label. Each video's index is the one
-``python -m evals.run --cache-dir C`` built (built here if missing, with the default settings). Reported per modality:
+``python -m evals.run --cache-dir C`` built (built here if missing, with the default settings; ``--voice-emotion``: the
+index of that voice reader). Reported per modality:
 moments right, per label (right, n) and the most common (label, read) pairs.
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 from tools.core.schema import AFFECTNET8
 
 
-def read_spans(bench: Path, cache_dir: Path) -> dict:
+def read_spans(bench: Path, cache_dir: Path, voice: str | None = None) -> dict:
     """``{"face" | "voice": {"right": int, "n": int, "per_label": {label: [right, n]}, "pairs": [[label, read,
     count], ...]}}`` (module doc); a moment no clip of the index reads (no face, no speech) is left out of that
     modality's ``n``.
@@ -42,7 +43,7 @@ def read_spans(bench: Path, cache_dir: Path) -> dict:
     indexes = {}
     for (video, start, end), label in sorted(moments.items()):
         if video not in indexes:
-            indexes[video] = open_index(video, IndexConfig(), cache_dir)
+            indexes[video] = open_index(video, IndexConfig(**({"voice_backend": voice} if voice else {})), cache_dir)
         for name, field in (("face", "expression"), ("voice", "voice_emotion")):
             read = [((min(end, c.end_s) - max(start, c.start_s)) / (c.end_s - c.start_s),
                      [getattr(c, field).get(e, 0.0) for e in AFFECTNET8]) for c in indexes[video].clips
@@ -66,9 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m studies.span_readings", description=__doc__.splitlines()[0])
     ap.add_argument("--bench", type=Path, required=True)
     ap.add_argument("--cache-dir", type=Path, required=True)
+    ap.add_argument("--voice-emotion", default=None, help="the index's voice reader (default: the default's)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
-    return report(lambda: read_spans(args.bench, args.cache_dir), args.json)
+    return report(lambda: read_spans(args.bench, args.cache_dir, args.voice_emotion), args.json)
 
 
 if __name__ == "__main__":

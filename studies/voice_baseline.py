@@ -19,6 +19,13 @@ anger does in RAVDESS. Three ways to read a voice are compared, each head of the
   ``own baseline`` head reading the Javanese clips against the mean of the person's calm clips and one or two
   clips of each other emotion drawn at random, the baseline a mostly calm speaker heard in varied moods gives.
 
+Then the head that ships (``voice8-speaker``, ``studies.train_voice --speaker-baseline``) and why it is fitted as it
+is (``speaker_heads``): heads fitted against three kinds of baseline (the mean of all the actor's clips; of their
+neutral and calm clips; the shipped mixes of ``studies.train_voice.BASELINE_MIXES``) each read clips against four
+(``SCORED_MIXES``: the person's neutral clips and k = 0, 1, 2 of each other emotion, or all their clips); and how
+many clips a baseline needs (``baseline_sizes``: each Javanese clip read against itself and n - 1 random clips of the
+same person, 20 draws), which sets ``tools.perception.voice_baseline.MIN_BASELINE_CLIPS``.
+
 Scored: RAVDESS's development actors by 6-fold cross-validation grouped by actor (how ``studies.train_voice``
 chooses), and the Javanese development clips (nobody of them in any fit); 95 % intervals by bootstrap over people,
 and each way's paired difference from ``as shipped`` on the Javanese clips. Every person of both sets acted every
@@ -35,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from studies.command import report
+from studies.train_voice import own_baseline
 from studies.vocal_bursts import C, share
 from tools.core.schema import AFFECTNET8
 
@@ -57,22 +65,6 @@ def levelled(audio: np.ndarray, sample_rate: int = 16_000) -> np.ndarray:
     """``audio`` scaled so that its ``active_level`` is ``LEVEL_DBFS`` (float32, samples may exceed 1)."""
     gain = 10 ** ((LEVEL_DBFS - active_level(audio, sample_rate)) / 20)
     return (np.asarray(audio, np.float64) * gain).astype(np.float32)
-
-
-def own_baseline(x: np.ndarray, people: np.ndarray, z: bool = False, reference: np.ndarray | None = None
-                 ) -> np.ndarray:
-    """Feature rows (N, D) minus the mean of their person's rows (divided by their standard deviation + 1e-6 with
-    ``z``): the departure from that person's usual voice. A person with one row gets zeros. With ``reference`` (N,
-    bool), the mean (and deviation) of the person's reference rows only (all their rows when they have none)."""
-    x = np.asarray(x, np.float64)
-    out = x.copy()
-    for person in dict.fromkeys(people.tolist()):
-        mine = people == person
-        ref = mine & reference if reference is not None and (mine & reference).any() else mine
-        out[mine] -= x[ref].mean(axis=0)
-        if z:
-            out[mine] /= x[ref].std(axis=0) + 1e-6
-    return out
 
 
 def read_sets(mirrors: Path) -> dict[str, dict[str, np.ndarray]]:
@@ -136,6 +128,64 @@ def mostly_calm(rav: dict[str, np.ndarray], jav: dict[str, np.ndarray], others: 
     return out
 
 
+def speaker_heads(rav: dict[str, np.ndarray], jav: dict[str, np.ndarray]) -> dict[str, dict]:
+    """Per way of fitting (module doc): RAVDESS accuracy by 6-fold CV by actor against each scored baseline (one draw,
+    seed 2 per fold), and the Javanese clips right against each (mean over 10 draws, seeds 100-109, where the
+    baseline is drawn)."""
+    from sklearn.model_selection import GroupKFold
+
+    from studies.train_voice import BASELINE_MIXES, SCORED_MIXES, departure_rows, fit_head
+    from tools.perception.heads import LinearHead
+
+    x, y, g = rav["x"].astype(np.float64), rav["y"], rav["person"]
+    out = {}
+    for way, mixes in (("all clips", (None,)), ("neutral clips", (0,)), ("mixes (shipped)", BASELINE_MIXES)):
+        draws = 2 if len(mixes) > 1 else 1
+        cv = {k: [] for k in SCORED_MIXES}
+        for tr, va in GroupKFold(n_splits=6).split(x, y, g):
+            head = LinearHead(fit_head(*departure_rows(x[tr], y[tr], g[tr], mixes, draws, np.random.default_rng(1)), C))
+            for k in SCORED_MIXES:
+                rows = departure_rows(x[va], y[va], g[va], (k,), 1, np.random.default_rng(2))[0]
+                cv[k].append(float((head.probs(rows).argmax(1) == y[va]).mean()))
+        head = LinearHead(fit_head(*departure_rows(x, y, g, mixes, draws, np.random.default_rng(1)), C))
+        jav_right = {}
+        for k in SCORED_MIXES:
+            right = [int((head.probs(departure_rows(jav["x"].astype(np.float64), jav["y"], jav["person"], (k,), 1,
+                                                    np.random.default_rng(100 + d))[0]).argmax(1) == jav["y"]).sum())
+                     for d in range(10 if k else 1)]
+            jav_right[f"k={k}"] = round(float(np.mean(right)), 1)
+        out[way] = {"ravdess_cv": {f"k={k}": round(float(np.mean(v)), 3) for k, v in cv.items()},
+                    "javanese_right": jav_right}
+    return out
+
+
+def baseline_sizes(rav: dict[str, np.ndarray], jav: dict[str, np.ndarray], sizes=(1, 2, 3, 4, 6, 8, 12, 24),
+                   draws: int = 20) -> dict[str, list]:
+    """The shipped recipe's head (``speaker_heads``' mixes) reading each Javanese clip against the mean of itself and
+    ``n - 1`` other clips of the same person drawn at random (seed = draw), for each ``n``: clips right (mean, least,
+    most over ``draws``); ``voice8``: the shipped head without a baseline."""
+    from studies.train_voice import BASELINE_MIXES, departure_rows, fit_head
+    from tools.perception.heads import LinearHead
+    from tools.perception.voice_emotion import load_voice_emotion
+
+    head = LinearHead(fit_head(*departure_rows(rav["x"].astype(np.float64), rav["y"], rav["person"], BASELINE_MIXES,
+                                               2, np.random.default_rng(1)), C))
+    x, y, people = jav["x"].astype(np.float64), jav["y"], jav["person"]
+    plain = load_voice_emotion("voice8").predict_features(jav["x"]).argmax(1)
+    out: dict[str, list] = {"voice8": [int((plain == y).sum())]}
+    for n in sizes:
+        right = []
+        for d in range(draws):
+            rng, pred = np.random.default_rng(d), np.empty(len(y), int)
+            for i in range(len(y)):
+                pool = np.flatnonzero((people == people[i]) & (np.arange(len(y)) != i))
+                ref = np.concatenate([[i], rng.choice(pool, n - 1, replace=False)]) if n > 1 else np.array([i])
+                pred[i] = head.probs((x[i] - x[ref].mean(0))[None])[0].argmax()
+            right.append(int((pred == y).sum()))
+        out[str(n)] = [round(float(np.mean(right)), 2), min(right), max(right)]
+    return out
+
+
 def evaluate(mirrors: Path) -> dict:
     """The study's report (module doc)."""
     from collections import Counter
@@ -168,6 +218,8 @@ def evaluate(mirrors: Path) -> dict:
         print(f"{way}: RAVDESS CV {out['ways'][way]['ravdess_cv'][0]:.3f}, Javanese {right.sum()} of {len(right)}",
               file=sys.stderr)
     out["mostly_calm_baselines"] = mostly_calm(rav, jav)
+    out["speaker_heads"] = speaker_heads(rav, jav)
+    out["baseline_sizes"] = baseline_sizes(rav, jav)
     return out
 
 

@@ -206,6 +206,9 @@ def test_dataset_file_name_readers(tmp_path):
         (tmp_path / "jav" / name).write_bytes(b"")
     javanese = {c.path.name: c.emotion for c in build_bench.read_javanese(tmp_path / "jav")}
     assert javanese == {"02-03-05_01.mp4": "fear", "07-01-02_01.mp4": "sadness"}
+    people = [c.person for reader, folder in ((build_bench.read_ravdess, tmp_path), (build_bench.read_cremad, tmp_path),
+                                              (build_bench.read_javanese, tmp_path / "jav")) for c in reader(folder)]
+    assert people == ["12", "03", "1001", "1002", "02", "07"]
     from evals.data.javanese import TEST_PEOPLE, parse
     assert parse("02-03-05_01.mp4") == ("02", "03", "fear") and "02" in TEST_PEOPLE and "07" not in TEST_PEOPLE
     (tmp_path / "meld.csv").write_text("Sr No.,Utterance,Speaker,Emotion,Sentiment,Dialogue_ID,Utterance_ID\n"
@@ -216,6 +219,21 @@ def test_dataset_file_name_readers(tmp_path):
     (tmp_path / "bad.csv").write_text("dia0_utt3.mp4,bored\n")
     with pytest.raises(ValueError, match=r"bad.csv:1: unknown emotion label 'bored'"):
         build_bench.read_csv(tmp_path, tmp_path / "bad.csv")
+
+
+def test_videos_by_person_show_one_person_each_and_keep_every_clip():
+    import random
+    from pathlib import Path
+
+    clips = [build_bench.LabelledClip(Path(f"{p}-{i}.mp4"), "neutral", person=p) for p in "abc" for i in range(5)]
+    videos = build_bench.groups(clips, 3, random.Random(0), by_person=True)
+    assert [len(v) for v in videos] == [3, 2, 3, 2, 3, 2]
+    assert all(len({c.person for c in v}) == 1 for v in videos)
+    assert sorted(c.path.name for v in videos for c in v) == sorted(c.path.name for c in clips)
+    mixed = build_bench.groups(clips, 3, random.Random(0))
+    assert any(len({c.person for c in v}) > 1 for v in mixed)
+    with pytest.raises(ValueError, match="do not name the person"):
+        build_bench.groups([build_bench.LabelledClip(Path("x.mp4"), "neutral")], 3, random.Random(0), by_person=True)
 
 
 def test_a_new_bench_format_is_one_registration(tmp_path, monkeypatch, capsys):

@@ -83,3 +83,24 @@ def test_a_mostly_calm_baseline_takes_every_calm_clip_and_k_of_each_other_emotio
     assert read["1 of each other emotion"]["baseline_clips"] == 6  # 4 calm + 1 anger + 1 sadness
     assert read["3 of each other emotion"]["calm_share"] == 0.4  # 4 of 10
     assert all(0 <= r["right"][1] <= r["right"][0] <= r["right"][2] <= 24 for r in read.values())
+
+
+def test_a_baseline_of_one_clip_reads_nothing_and_one_of_the_whole_person_reads_through_the_recording_gain():
+    """``studies.voice_baseline.baseline_sizes`` on made-up people: a clip read against itself alone departs by
+    nothing, so every clip gets the one label a zero departure reads (8 of 24 right: one label's clips); read against
+    the mean of all the person's clips, the labels come through a gain no development person had."""
+    from studies.voice_baseline import baseline_sizes
+
+    rng = np.random.default_rng(0)
+    labels = [AFFECTNET8.index(k) for k in ["neutral"] * 4 + ["anger"] * 4 + ["sadness"] * 4]
+    direction = {label: rng.normal(0, 1, 252) for label in set(labels)}
+
+    def people(names: list[str], gain: float) -> dict[str, np.ndarray]:
+        y = np.array(labels * len(names))
+        offsets = np.repeat(rng.normal(0, 1, (len(names), 252)) + gain, len(labels), axis=0)
+        x = offsets + np.stack([direction[k] for k in y]) + rng.normal(0, 0.3, (len(y), 252))
+        return {"x": x.astype(np.float32), "y": y, "person": np.repeat(names, len(labels))}
+
+    sizes = baseline_sizes(people(["a", "b", "c", "d"], 0.0), people(["e", "f"], 5.0), sizes=(1, 12), draws=2)
+    assert sizes["1"] == [8.0, 8, 8]
+    assert sizes["12"][1] >= 22

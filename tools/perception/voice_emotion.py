@@ -1,30 +1,29 @@
 """Vocal emotion: AffectNet-8 probabilities and arousal/valence of a stretch of speech.
 
-Two readers, each a linear head (``tools.perception.heads.LinearHead``) over features of the speech:
+Readers, each a linear head (``tools.perception.heads.LinearHead``) over features of the speech:
 
-- ``whisper8`` (``--voice-emotion whisper8``; model card ``tools/models/WHISPER8.md``): ``WhisperVoiceFeatures``, the mean and
-  standard deviation of Whisper tiny.en's encoder frames (the CTranslate2 model the transcription runs), head
-  fitted on RAVDESS actors 1-18, EMO-DB's dev speakers and CREMA-D's recorded clips (``studies/train_whisper8.py``).
-  It reads corpora it was not fitted on better than voice8 (``evals/RESULTS.md`` sections 76, 77).
-- ``voice8`` (the default; ``tools/models/VOICE8.md``): ``voice_features``, 252 values: Whisper's 80-band log-mel spectrogram
-  (faster-whisper's feature extractor: 25 ms windows, 10 ms hop) over the frames within 35 dB of the loudest,
-  summarised by mean, standard deviation and mean absolute frame-to-frame change per band, plus 12 prosodic values
-  (F0 from ``tools.perception.prosody.pitch_track``: log median, 10-90th percentile range and IQR in semitones, voiced
-  share; RMS level mean, spread and 90th percentile in dB; active share; spectral tilt); head trained on RAVDESS
-  speech actors 1-18 (``studies/train_voice.py``), with a second head for telephone-band speech (``for_recording``).
+- ``voice8`` (the default; ``tools/models/VOICE8.md``): ``voice_features``, 252 values: Whisper's 80-band log-mel
+  spectrogram (25 ms windows, 10 ms hop) over the frames within 35 dB of the loudest, summarised by mean, standard
+  deviation and mean absolute frame-to-frame change per band, plus 12 prosodic values (F0 from
+  ``tools.perception.prosody.pitch_track``: log median, 10-90th percentile range and IQR in semitones, voiced share;
+  RMS level mean, spread and 90th percentile in dB; active share; spectral tilt); head trained on RAVDESS speech
+  actors 1-18 (``studies/train_voice.py``), with a second head for telephone-band speech (``for_recording``).
+- ``voice8-speaker`` (``--voice-emotion voice8-speaker``): voice8, but a voice heard in enough of the index's clips is
+  read as each clip's departure from that voice's mean (``read_clips``, ``tools.perception.voice_baseline``), which
+  cancels the recording's gain and colour (``evals/RESULTS.md`` section 133).
+- ``whisper8`` (``--voice-emotion whisper8``; ``tools/models/WHISPER8.md``): ``WhisperVoiceFeatures``, the mean and
+  standard deviation of Whisper tiny.en's encoder frames, head fitted on RAVDESS actors 1-18, EMO-DB's dev speakers
+  and CREMA-D's recorded clips (``studies/train_whisper8.py``; ``evals/RESULTS.md`` sections 76, 77).
 
 None of the training sets has contempt, so it gets probability ~0. Arousal and valence are the expectations of
-``CIRCUMPLEX`` under the distribution.
-
-Devices: both run on the CPU. voice8 is numpy (microseconds per clip); whisper8 runs the encoder in CTranslate2,
-int8, one thread (about 0.05 s per 4 s clip). The loaders take ``device`` like the other models' loaders and
-ignore it.
+``CIRCUMPLEX`` under the distribution. All run on the CPU: voice8 in numpy (microseconds per clip), whisper8's encoder
+in CTranslate2, int8, one thread (about 0.05 s per 4 s clip); the loaders take ``device`` and ignore it.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +47,10 @@ MIN_SPEECH_S = 0.5
 ACTIVE_DB = 35
 #: Where the head for telephone-band speech lives (``python -m studies.train_voice --band-limited``).
 VOICE8_NARROWBAND_HEAD = Path(__file__).parents[1] / "models" / "voice8_narrowband_head.npz"
+#: Where the heads that read a voice's departure from its speaker's baseline live, full band and telephone band
+#: (``python -m studies.train_voice --speaker-baseline [--band-limited]``; ``tools.perception.voice_baseline``).
+VOICE8_SPEAKER_HEAD = Path(__file__).parents[1] / "models" / "voice8_speaker_head.npz"
+VOICE8_SPEAKER_NARROWBAND_HEAD = Path(__file__).parents[1] / "models" / "voice8_speaker_narrowband_head.npz"
 #: Where the head over Whisper's encoder lives (``python -m studies.train_whisper8``; ``tools/models/WHISPER8.md``).
 WHISPER8_HEAD = Path(__file__).parents[1] / "models" / "whisper8_head.npz"
 #: A recording whose speech carries less energy above 4.2 kHz than this, relative to 0.3-3.5 kHz (dB,
@@ -167,7 +170,8 @@ class WhisperVoiceFeatures:
 
 class VoiceEmotion:
     """Logistic-regression head over a voice's features (``voice_features`` by default), with an optional second
-    head for telephone-band recordings (``for_recording``).
+    head for telephone-band recordings (``for_recording``) and optional heads that read a clip's departure from its
+    speaker's baseline (``read_clips``).
 
     Args:
         head: ``.npz`` with ``mean``, ``scale`` (D,), ``coef`` (8, D), ``intercept`` (8,) in AffectNet-8
@@ -177,29 +181,46 @@ class VoiceEmotion:
         features: the features the heads read: a callable (mono audio (n,), sample rate in Hz) -> (D,) that raises
             ValueError on speech too short to read (``voice_features``; ``WhisperVoiceFeatures``).
         kind: the reader's name before its head file's (``name``).
+        speaker_heads: (full band, telephone band) heads over departures from a speaker's baseline
+            (``VOICE8_SPEAKER_HEAD``, ``VOICE8_SPEAKER_NARROWBAND_HEAD``); None: no baseline, ``read_clips`` reads every
+            clip with ``head``.
 
     Raises:
         FileNotFoundError: a head file is missing.
     """
 
     def __init__(self, head: str | Path = VOICE8_HEAD, narrowband_head: str | Path | None = None,
-                 features: Callable[[np.ndarray, int], np.ndarray] = voice_features, kind: str = "voice8") -> None:
+                 features: Callable[[np.ndarray, int], np.ndarray] = voice_features, kind: str = "voice8",
+                 speaker_heads: tuple[str | Path, str | Path] | None = None) -> None:
         self._head = LinearHead.load(head)
         self._narrowband = Path(narrowband_head) if narrowband_head is not None else None
         if self._narrowband is not None and not self._narrowband.is_file():
             raise FileNotFoundError(f"{self._narrowband}: voice head not found")
+        self._speaker_heads = speaker_heads
+        self._speaker = LinearHead.load(speaker_heads[0]) if speaker_heads is not None else None
+        if speaker_heads is not None and not Path(speaker_heads[1]).is_file():
+            raise FileNotFoundError(f"{speaker_heads[1]}: voice head not found")
         self._features, self._kind = features, kind
-        self.name = f"{kind}-head:{Path(head).name}"
+        self.name = f"{kind}-head:{Path(head).name}" + (
+            f"+speaker-baseline:{Path(speaker_heads[0]).name}" if speaker_heads is not None else "")
 
     def for_recording(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> VoiceEmotion:
-        """The reader for one recording, mono audio (n,): the telephone-band head when its speech has next to
+        """The reader for one recording, mono audio (n,): the telephone-band heads when its speech has next to
         nothing above 4 kHz (``upper_band_db`` below ``NARROWBAND_BELOW_DB``: the full-band head reads such speech
         at chance, mostly as happiness; ``evals/RESULTS.md`` section 46), else this reader itself."""
         if self._narrowband is None or len(audio) < 0.064 * sample_rate:
             return self
         if upper_band_db(audio, sample_rate) >= NARROWBAND_BELOW_DB:
             return self
-        return VoiceEmotion(self._narrowband, features=self._features, kind=self._kind)
+        speaker = (self._speaker_heads[1],) * 2 if self._speaker_heads is not None else None  # no band below it
+        return VoiceEmotion(self._narrowband, features=self._features, kind=self._kind, speaker_heads=speaker)
+
+    def features(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray | None:
+        """This reader's feature vector (D,) of the speech in ``audio``; None when it is too short to read."""
+        try:
+            return np.asarray(self._features(audio, sample_rate))
+        except ValueError:
+            return None
 
     def predict_features(self, feats: np.ndarray) -> np.ndarray:
         """Probabilities (N, 8) over ``AFFECTNET8`` for feature rows (N, D) of this reader's features (D = 252 for
@@ -208,11 +229,30 @@ class VoiceEmotion:
 
     def distribution(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> dict[str, float] | None:
         """AffectNet-8 probabilities of the speech in ``audio``; None when it is too short to read."""
-        try:
-            p = self.predict_features(self._features(audio, sample_rate))[0]
-        except ValueError:
-            return None
-        return {lab: round(float(v), 4) for lab, v in zip(AFFECTNET8, p, strict=True)}
+        feats = self.features(audio, sample_rate)
+        return None if feats is None else _rounded(self.predict_features(feats)[0])
+
+    def read_clips(self, rows: Sequence[np.ndarray | None], voices: Sequence[int | None]
+                   ) -> list[dict[str, float] | None]:
+        """AffectNet-8 probabilities of each clip's speech from its feature row (``features``; None: nothing read):
+        with speaker heads, a clip whose voice was heard in enough clips is read as its departure from that voice's
+        baseline (``tools.perception.voice_baseline.speaker_departures``), every other clip by ``head``.
+
+        Raises:
+            ValueError: ``rows`` and ``voices`` differ in length.
+        """
+        from tools.perception.voice_baseline import speaker_departures
+
+        if len(rows) != len(voices):
+            raise ValueError(f"{len(rows)} feature rows for {len(voices)} voices")
+        departures = speaker_departures(rows, voices) if self._speaker is not None else [None] * len(rows)
+        return [None if row is None else _rounded(self._speaker.probs(dep)[0]) if dep is not None
+                else _rounded(self.predict_features(row)[0]) for row, dep in zip(rows, departures, strict=True)]
+
+
+def _rounded(p: np.ndarray) -> dict[str, float]:
+    """A probability row (8,) as an AffectNet-8 dict rounded to 4 places."""
+    return {lab: round(float(v), 4) for lab, v in zip(AFFECTNET8, p, strict=True)}
 
 
 def valence_arousal(dist: dict[str, float]) -> tuple[float, float]:
@@ -229,6 +269,13 @@ VOICE_EMOTION: Registry[VoiceEmotion] = Registry("voice emotion")
 @VOICE_EMOTION.register("voice8", about="RAVDESS-trained head over acoustic features; a second head for 8 kHz speech")
 def _load_voice8(head: str | None = None, device: str = "cpu") -> VoiceEmotion:
     return VoiceEmotion(head or VOICE8_HEAD, None if head else VOICE8_NARROWBAND_HEAD)  # numpy on the CPU (module doc)
+
+
+@VOICE_EMOTION.register("voice8-speaker", about="voice8, with each voice heard in enough clips read as its departure "
+                        "from its own baseline (tools/models/VOICE8.md)")
+def _load_voice8_speaker(head: str | None = None, device: str = "cpu") -> VoiceEmotion:
+    return VoiceEmotion(head or VOICE8_HEAD, None if head else VOICE8_NARROWBAND_HEAD,
+                        speaker_heads=(VOICE8_SPEAKER_HEAD, VOICE8_SPEAKER_NARROWBAND_HEAD))  # numpy on the CPU
 
 
 @VOICE_EMOTION.register("whisper8", about="head over Whisper tiny.en's encoder, fitted on three corpora of acted "
