@@ -54,6 +54,19 @@ RAF_BORDER = 25
 C_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
+def check_landmarker(path: Path) -> bytes:
+    """The bytes of ``path`` when it is the landmarker bundle ``LANDMARKER_SHA256`` names.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: it is another file.
+    """
+    data = Path(path).read_bytes()
+    if hashlib.sha256(data).hexdigest() != LANDMARKER_SHA256:
+        raise ValueError(f"{path}: not face_landmarker.task (SHA-256 {LANDMARKER_SHA256[:12]}...)")
+    return data
+
+
 class Blendshapes:
     """The 52 blendshape coefficients of the largest face in an RGB image, by MediaPipe's face landmarker.
 
@@ -67,9 +80,7 @@ class Blendshapes:
     def __init__(self, path: Path) -> None:
         from tools.core.runtime import import_mediapipe
 
-        data = Path(path).read_bytes()
-        if hashlib.sha256(data).hexdigest() != LANDMARKER_SHA256:
-            raise ValueError(f"{path}: not face_landmarker.task (SHA-256 {LANDMARKER_SHA256[:12]}...)")
+        data = check_landmarker(path)
         self._mp = import_mediapipe()
         from mediapipe.tasks import python as tasks
         from mediapipe.tasks.python import vision
@@ -246,6 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)
+    try:
+        check_landmarker(args.landmarker)
+    except (OSError, ValueError) as exc:  # a missing or wrong bundle: one line, before any data is read
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return report(lambda: evaluate(args.landmarker, args.rafdb, args.mirrors), args.json)
 
 

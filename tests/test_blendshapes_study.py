@@ -4,13 +4,17 @@ only the landmarker bundle it names, and its per-person baseline and left-out pr
 import numpy as np
 import pytest
 
-from studies.blendshapes import Blendshapes, left_out_predictions, own_baseline
+from studies.blendshapes import Blendshapes, left_out_predictions, main, own_baseline
 from tests.conftest import SAMPLE
 
 
-def test_a_file_that_is_not_the_landmarker_bundle_is_refused_by_its_checksum():
+def test_a_file_that_is_not_the_landmarker_bundle_is_refused_by_its_checksum(tmp_path, capsys):
     with pytest.raises(ValueError, match="not face_landmarker.task"):
         Blendshapes(SAMPLE)
+    for bundle in (SAMPLE, tmp_path / "missing.task"):  # the command: one line and exit 2, no traceback
+        assert main(["--landmarker", str(bundle), "--rafdb", str(tmp_path), "--mirrors", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1
 
 
 def test_a_clip_is_read_against_its_own_persons_usual_face():
