@@ -94,3 +94,37 @@ def test_the_model_card_gives_the_speaker_heads_training_logs():
         figures = [f"{r['cv_accuracy']:.3f}" for r in log["cv"]] + [
             f"{log['test_accuracy'][f'k={k}']:.3f}" for k in (0, 1, 2, None)]
         assert all(f in card for f in figures), [f for f in figures if f not in card]
+
+
+def test_the_index_reads_a_voice_heard_in_enough_clips_against_its_baseline_whatever_the_gain():
+    """``indexing.clips.clip_voices`` over 23 s of one actor (the neutral and the angry take, three times), its speech
+    regions where each take is loud: with the diarization hearing one voice throughout (one turn, or a turn per
+    take), each of its 10 clips is read against that voice's baseline, so the same recording 17 dB louder reads the
+    same, where voice8's readings change; without voice turns every clip is read as voice8 reads it."""
+    from indexing.clips import clip_voices, clip_windows
+    from tools.core.media import load_audio
+    from tools.core.schema import Transcript
+    from tools.perception.voice_emotion import load_voice_emotion
+    from tools.signals.diarization import VoiceTurn
+
+    takes = [load_audio(RAVDESS / n, 16_000) for n in ("03-01-01-01-01-01-20.flac", "03-01-05-02-01-01-20.flac")] * 3
+    regions, turns, t = [], [], 0.0
+    for take in takes:
+        loud = np.flatnonzero(np.abs(take) > 0.1 * np.abs(take).max()) / 16_000
+        regions.append((round(t + loud[0], 3), round(t + loud[-1], 3)))
+        turns.append(VoiceTurn(start_s=t, end_s=t + len(take) / 16_000, voice=0))
+        t += len(take) / 16_000
+    audio = np.concatenate(takes)
+    transcript = Transcript(duration_s=t, model="regions only", speech_regions=regions)
+    windows = clip_windows(t, 4.0, 2.0)
+    speaker, plain = load_voice_emotion("voice8-speaker"), load_voice_emotion("voice8")
+    one_turn = [VoiceTurn(start_s=0.0, end_s=t, voice=0)]
+    quiet = clip_voices(windows, speaker, audio, transcript, one_turn)
+    loud = clip_voices(windows, speaker, audio * 10 ** (17 / 20), transcript, one_turn)
+    assert len(windows) == 10 and all(quiet)
+    assert clip_voices(windows, speaker, audio, transcript, turns) == quiet
+    assert all(max(abs(a[k] - b[k]) for k in a) < 1e-3 for a, b in zip(quiet, loud, strict=True))
+    as_voice8 = clip_voices(windows, plain, audio, transcript, one_turn)
+    assert clip_voices(windows, speaker, audio, transcript) == as_voice8 != quiet
+    loud8 = clip_voices(windows, plain, audio * 10 ** (17 / 20), transcript)
+    assert max(max(abs(a[k] - b[k]) for k in a) for a, b in zip(as_voice8, loud8, strict=True)) > 0.2
