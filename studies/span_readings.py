@@ -26,7 +26,8 @@ from tools.core.schema import AFFECTNET8
 def read_spans(bench: Path, cache_dir: Path, voice: str | None = None) -> dict:
     """``{"face" | "voice": {"right": int, "n": int, "per_label": {label: [right, n]}, "pairs": [[label, read,
     count], ...]}}`` (module doc); a moment no clip of the index reads (no face, no speech) is left out of that
-    modality's ``n``.
+    modality's ``n``. ``voice``: the voice reader of the indexes read (``IndexConfig.voice_backend``; None: the
+    default's).
 
     Raises:
         BenchError: the bench does not load.
@@ -70,6 +71,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--voice-emotion", default=None, help="the index's voice reader (default: the default's)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
+    if args.voice_emotion:
+        from pydantic import ValidationError
+
+        from memory.index_config import IndexConfig
+        from tools.core.schema import first_error
+
+        try:
+            IndexConfig(voice_backend=args.voice_emotion)
+        except ValidationError as exc:  # an unknown reader: one line before any bench is read
+            print(f"error: --voice-emotion: {first_error(exc, 'voice_backend')[1]}", file=sys.stderr)
+            return 2
     return report(lambda: read_spans(args.bench, args.cache_dir, args.voice_emotion), args.json)
 
 

@@ -2,6 +2,7 @@
 
     python -m studies.train_voice [--out tools/models/voice8_head.npz] [--json report.json]
     python -m studies.train_voice --band-limited      # tools/models/voice8_narrowband_head.npz
+    python -m studies.train_voice --speaker-baseline [--band-limited]   # tools/models/voice8_speaker*_head.npz
 
 Data: RAVDESS speech (``evals.data.assemble``; Livingstone & Russo, 2018, CC BY-NC-SA 4.0), 1,440
 clips of 24 actors, labels from the file names; calm is read as neutral. Dev = actors 1-18 (1,080

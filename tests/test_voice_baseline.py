@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -128,3 +130,47 @@ def test_the_index_reads_a_voice_heard_in_enough_clips_against_its_baseline_what
     assert clip_voices(windows, speaker, audio, transcript) == as_voice8 != quiet
     loud8 = clip_voices(windows, plain, audio * 10 ** (17 / 20), transcript)
     assert max(max(abs(a[k] - b[k]) for k in a) for a, b in zip(as_voice8, loud8, strict=True)) > 0.2
+
+
+def test_each_clip_is_given_the_voice_heard_longest_in_its_speech_among_every_turn():
+    """``clip_voices`` looks only at the turns near each window; the voices it names are those ``voice_of`` names
+    over all the turns, for turns of two voices that start before, inside and after the windows."""
+    from indexing.clips import clip_voices, clip_windows, voice_span
+    from tools.core.schema import Transcript
+    from tools.signals.diarization import VoiceTurn, voice_of
+
+    class Recorder:
+        def features(self, audio, sample_rate):
+            return np.zeros(2)
+
+        def read_clips(self, rows, voices):
+            self.voices = list(voices)
+            return [None] * len(rows)
+
+    bounds = [0.0, 0.7, 3.1, 3.3, 6.9, 9.0, 9.5, 14.2, 17.0, 21.5, 24.0]
+    turns = [VoiceTurn(start_s=a, end_s=b, voice=i % 2) for i, (a, b) in enumerate(itertools.pairwise(bounds))]
+    transcript = Transcript(duration_s=24.0, model="regions only", speech_regions=[(0.5, 8.0), (8.6, 23.5)])
+    windows, model = clip_windows(24.0, 4.0, 2.0), Recorder()
+    clip_voices(windows, model, np.zeros(24 * 16_000, np.float32), transcript, turns)
+    expected = [voice_of(turns, *voice_span(transcript, s, e)) for s, e in windows]
+    assert model.voices == expected and set(expected) == {0, 1}
+
+
+def test_telephone_band_speech_is_read_against_its_baseline_by_the_telephone_band_speaker_head():
+    from scipy.signal import resample_poly
+
+    from tools.core.media import load_audio
+    from tools.perception.voice_emotion import load_voice_emotion
+
+    narrow = resample_poly(load_audio(RAVDESS / "03-01-05-02-01-01-20.flac", 8_000), 2, 1).astype(np.float32)
+    reader = load_voice_emotion("voice8-speaker").for_recording(narrow)
+    assert reader.name == ("voice8-head:voice8_narrowband_head.npz"
+                           "+speaker-baseline:voice8_speaker_narrowband_head.npz")
+
+
+def test_an_unknown_voice_reader_for_the_span_study_is_one_line_and_exit_2(tmp_path, capsys):
+    from studies.span_readings import main
+
+    assert main(["--bench", str(tmp_path / "none.jsonl"), "--cache-dir", str(tmp_path), "--voice-emotion", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --voice-emotion: ") and "voice8-speaker" in err and err.count("\n") == 1
