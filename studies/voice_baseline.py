@@ -105,7 +105,7 @@ def mostly_calm(rav: dict[str, np.ndarray], jav: dict[str, np.ndarray], others: 
     baseline a mostly calm speaker would give: the mean of the person's calm clips and ``k`` clips of each other
     emotion drawn at random (seed 0), ``draws`` times for each ``k`` in ``others``. Per ``k``: the clips in each
     person's baseline, the share of calm ones, and the clips right per draw (mean, least, most)."""
-    from studies.train_voice import fit_head
+    from studies.train_voice import baseline_reference, fit_head
     from tools.perception.heads import LinearHead
 
     head = LinearHead(fit_head(own_baseline(rav["x"], rav["person"]), rav["y"], C))
@@ -113,11 +113,7 @@ def mostly_calm(rav: dict[str, np.ndarray], jav: dict[str, np.ndarray], others: 
     for k in others:
         right = []
         for _ in range(draws):
-            reference = calm.copy()
-            for person in dict.fromkeys(jav["person"].tolist()):
-                for label in sorted(set(jav["y"][(jav["person"] == person) & ~calm].tolist())):
-                    pool = np.flatnonzero((jav["person"] == person) & (jav["y"] == label))
-                    reference[rng.choice(pool, k, replace=False)] = True
+            reference = baseline_reference(jav["y"], jav["person"], k, rng)
             pred = head.probs(own_baseline(jav["x"], jav["person"], reference=reference)).argmax(1)
             right.append(int((pred == jav["y"]).sum()))
         person = jav["person"] == jav["person"][0]
@@ -138,6 +134,7 @@ def speaker_heads(rav: dict[str, np.ndarray], jav: dict[str, np.ndarray]) -> dic
     from tools.perception.heads import LinearHead
 
     x, y, g = rav["x"].astype(np.float64), rav["y"], rav["person"]
+    xj = jav["x"].astype(np.float64)
     out = {}
     for way, mixes in (("all clips", (None,)), ("neutral clips", (0,)), ("mixes (shipped)", BASELINE_MIXES)):
         draws = 2 if len(mixes) > 1 else 1
@@ -150,9 +147,8 @@ def speaker_heads(rav: dict[str, np.ndarray], jav: dict[str, np.ndarray]) -> dic
         head = LinearHead(fit_head(*departure_rows(x, y, g, mixes, draws, np.random.default_rng(1)), C))
         jav_right = {}
         for k in SCORED_MIXES:
-            right = [int((head.probs(departure_rows(jav["x"].astype(np.float64), jav["y"], jav["person"], (k,), 1,
-                                                    np.random.default_rng(100 + d))[0]).argmax(1) == jav["y"]).sum())
-                     for d in range(10 if k else 1)]
+            right = [int((head.probs(departure_rows(xj, jav["y"], jav["person"], (k,), 1, np.random.default_rng(100 + d))[0])
+                          .argmax(1) == jav["y"]).sum()) for d in range(10 if k else 1)]
             jav_right[f"k={k}"] = round(float(np.mean(right)), 1)
         out[way] = {"ravdess_cv": {f"k={k}": round(float(np.mean(v)), 3) for k, v in cv.items()},
                     "javanese_right": jav_right}

@@ -29,9 +29,10 @@ from pathlib import Path
 import numpy as np
 
 from tools.core.registry import Registry
-from tools.core.schema import AFFECTNET8
 from tools.perception.heads import LinearHead
 from tools.perception.prosody import pitch_track
+from tools.perception.voice_baseline import speaker_departures
+from tools.signals.timeline import reading_dict
 
 SAMPLE_RATE = 16_000
 #: Where the trained head lives.
@@ -230,7 +231,7 @@ class VoiceEmotion:
     def distribution(self, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> dict[str, float] | None:
         """AffectNet-8 probabilities of the speech in ``audio``; None when it is too short to read."""
         feats = self.features(audio, sample_rate)
-        return None if feats is None else _rounded(self.predict_features(feats)[0])
+        return None if feats is None else reading_dict(self.predict_features(feats)[0])
 
     def read_clips(self, rows: Sequence[np.ndarray | None], voices: Sequence[int | None]
                    ) -> list[dict[str, float] | None]:
@@ -241,18 +242,11 @@ class VoiceEmotion:
         Raises:
             ValueError: ``rows`` and ``voices`` differ in length.
         """
-        from tools.perception.voice_baseline import speaker_departures
-
         if len(rows) != len(voices):
             raise ValueError(f"{len(rows)} feature rows for {len(voices)} voices")
         departures = speaker_departures(rows, voices) if self._speaker is not None else [None] * len(rows)
-        return [None if row is None else _rounded(self._speaker.probs(dep)[0]) if dep is not None
-                else _rounded(self.predict_features(row)[0]) for row, dep in zip(rows, departures, strict=True)]
-
-
-def _rounded(p: np.ndarray) -> dict[str, float]:
-    """A probability row (8,) as an AffectNet-8 dict rounded to 4 places."""
-    return {lab: round(float(v), 4) for lab, v in zip(AFFECTNET8, p, strict=True)}
+        return [None if row is None else reading_dict(self._speaker.probs(dep)[0]) if dep is not None
+                else reading_dict(self.predict_features(row)[0]) for row, dep in zip(rows, departures, strict=True)]
 
 
 def valence_arousal(dist: dict[str, float]) -> tuple[float, float]:
