@@ -147,8 +147,9 @@ def speaker_heads(rav: dict[str, np.ndarray], jav: dict[str, np.ndarray]) -> dic
         head = LinearHead(fit_head(*departure_rows(x, y, g, mixes, draws, np.random.default_rng(1)), C))
         jav_right = {}
         for k in SCORED_MIXES:
-            right = [int((head.probs(departure_rows(xj, jav["y"], jav["person"], (k,), 1, np.random.default_rng(100 + d))[0])
-                          .argmax(1) == jav["y"]).sum()) for d in range(10 if k else 1)]
+            right = [int((head.probs(departure_rows(xj, jav["y"], jav["person"], (k,), 1,
+                                                    np.random.default_rng(100 + d))[0]).argmax(1) == jav["y"]).sum())
+                     for d in range(10 if k else 1)]
             jav_right[f"k={k}"] = round(float(np.mean(right)), 1)
         out[way] = {"ravdess_cv": {f"k={k}": round(float(np.mean(v)), 3) for k, v in cv.items()},
                     "javanese_right": jav_right}
