@@ -4,7 +4,7 @@
 otherwise. A build runs the visual pass (``indexing.visual``: frames at 1 fps through the perception
 engine, shot cuts, tracks), the speech pass (``indexing.speech``: ASR with word timestamps), derives
 voice turns (``tools.signals.diarization``), utterances with their speakers and voices and the social event
-timeline (``tools.signals.social``, ``tools.signals.events``), makes the clips and their vectors (``indexing.clips``), and
+timeline (``indexing.speakers``), makes the clips and their vectors (``indexing.clips``), and
 stores it all (``memory.store``) in a staging directory that is renamed into place only when complete.
 """
 
@@ -20,8 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from indexing.clips import caption_keyframes, clip_vectors, clip_voices, clip_windows, make_clips, with_voices
+from indexing.clips import caption_keyframes, clip_vectors, clip_voice_features, clip_windows, make_clips, with_voices
 from indexing.observe import save_index_frames
+from indexing.speakers import clip_speakers, person_frames, utterances_and_events
 from indexing.speech import ASR_CHUNK_S, ASR_LAST_CHUNK_S, SharedChunks, transcribe_track
 from indexing.visual import VISUAL_CHUNK_S, observe_video
 from memory.cache import VideoCache, video_digest
@@ -30,7 +31,6 @@ from memory.store import (
     INDEX_FORMAT,
     IndexConfig,
     IndexRecords,
-    Utterance,
     VideoIndex,
     load_index,
     load_matching_index,
@@ -38,17 +38,12 @@ from memory.store import (
 )
 from tools.core.media import VideoInfo, probe
 from tools.core.runtime import cpu_budget
-from tools.core.schema import Transcript, WordTimes
-from tools.perception.asr import SAMPLE_RATE
-from tools.perception.engine import FrameObservation, load_engine
-from tools.perception.prosody import prosody
+from tools.core.schema import Transcript
+from tools.perception.engine import load_engine
 from tools.perception.text import load_text_encoder, load_transcript_encoder, transcript_encoder_for
 from tools.perception.voice_emotion import load_voice_emotion
 from tools.perception.voices import load_voice_identity
-from tools.signals.diarization import VoiceTurn, cluster_voices, link_voices, speech_windows, voice_of, voice_turns
-from tools.signals.events import SocialEvent, expression_changes, gaze_and_pointing_events
-from tools.signals.social import SpeechTurn, social_frames, speaker_of
-from tools.signals.tracks import TrackSummary
+from tools.signals.diarization import VoiceTurn, cluster_voices, speech_windows, voice_turns
 
 #: Run the speech pass beside the visual pass (``build_index``); ``AFFECTSEEK_OVERLAP_SPEECH=0`` runs
 #: them one after the other. Measured on 10 minutes of dialogue, 2 cores: index RTF 4.8 -> 6.0.
@@ -124,36 +119,6 @@ def diarize(audio: np.ndarray, transcript: Transcript, backend: str, device: str
         return []
     embeddings = load_voice_identity(backend, device=device).embed(audio, windows)
     return voice_turns(windows, cluster_voices(embeddings))
-
-
-def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], transcript: Transcript,
-                          audio: np.ndarray, sample_fps: float, voices: list[VoiceTurn] | None = None
-                          ) -> tuple[list[Utterance], list[SocialEvent]]:
-    """Utterances (speaker, voice, vocal cues) and the index-time social event timeline, events numbered
-    ``e<i>`` in time order; ``observed`` carries each face's track id. People are named by their person id
-    across shots (``TrackSummary.person``; the track id without re-identification). An utterance's speaker
-    is the person whose lips move with it, else the person its voice is linked to
-    (``tools.signals.diarization.link_voices``)."""
-    person = {t.track_id: t.person_id for t in tracks}
-    frames = social_frames(observed, lambda f: person.get(f.track_id, f.track_id) if f.track_id is not None else None)
-    spans = []
-    for seg in transcript.segments:
-        end = max(seg.end_s, seg.start_s + 1e-3)
-        spans.append((seg.start_s, end, voice_of(voices or [], seg.start_s, end), speaker_of(frames, seg.start_s, end)))
-    links = link_voices(spans)
-    words = WordTimes(transcript)
-    utterances = []
-    for i, (seg, (start, end, voice, lips)) in enumerate(zip(transcript.segments, spans, strict=True)):
-        speaker = lips if lips is not None else links.get(voice) if voice is not None else None
-        utterances.append(Utterance(id=f"u{i}", segment_id=seg.id, start_s=start, end_s=end, speaker=speaker,
-                                    speaker_by=None if speaker is None else "lips" if lips is not None else "voice",
-                                    voice=voice,
-                                    prosody=prosody(audio, SAMPLE_RATE, words, start, end, id=f"pt{i}")))
-    events = expression_changes(observed, tracks) + gaze_and_pointing_events(
-        frames, max_gap_s=1.5 / sample_fps,
-        turns=[SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in utterances])
-    events.sort(key=lambda e: (e.start_s, e.type))
-    return utterances, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
 
 def speech_threads(beside_pictures: bool) -> int:
@@ -252,15 +217,18 @@ def _records(info: VideoInfo, cfg: IndexConfig, engine, visual, audio: np.ndarra
              ) -> tuple[IndexRecords, dict[str, str]]:
     """The index's records once both passes are done, and the names of the models that made them: utterances and
     events (``utterances_and_events``), the clips (``indexing.clips``) and the vectors of their descriptors, the
-    transcript's segments and the events. Each clip's voice is read (``indexing.clips.clip_voices``) on a thread of
-    its own beside the rest, which does not depend on it: the stage after the two passes used one core of two while
-    it read them (the 60-minute dialogue: 1,518 clips, 6.3 s of reading; ``evals/RESULTS.md`` section 127)."""
+    transcript's segments and the events. Each clip's voice features are computed
+    (``indexing.clips.clip_voice_features``) on a thread of their own beside the rest, which does not depend on them:
+    the stage after the two passes used one core of two while it read them (the 60-minute dialogue: 1,518 clips, 6.3 s
+    of reading; ``evals/RESULTS.md`` section 127); they are read after, each against its speaker's own baseline
+    with a speaker reader (``indexing.speakers.clip_speakers``: by lips, else by voice)."""
     voice = load_voice_emotion(cfg.voice_backend).for_recording(audio) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s, visual.cuts)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="clip-voice") as pool:
-        read = pool.submit(clip_voices, windows, voice, audio, transcript, voices)
+        features = pool.submit(clip_voice_features, windows, voice, audio, transcript) if voice is not None else None
+        frames = person_frames(visual.observed, visual.tracks)
         utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps,
-                                                   voices)
+                                                   voices, frames)
         captioner, captions = None, []
         if cfg.caption_model:
             t_cap = time.perf_counter()
@@ -274,7 +242,9 @@ def _records(info: VideoInfo, cfg: IndexConfig, engine, visual, audio: np.ndarra
                                              device=cfg.device)
         segment_vectors = speech_enc.encode([s.text for s in transcript.segments])
         event_vectors = text_enc.encode([ev.detail for ev in events])
-        clips = with_voices(clips, read.result())
+        if features is not None:
+            rows, spans = features.result()
+            clips = with_voices(clips, voice.read_clips(rows, clip_speakers(spans, voices, frames)))
     progress.update(task, completed=len(windows))
     records = IndexRecords(clips=clips, transcript=transcript, faces=visual.faces, tracks=visual.tracks, cuts=visual.cuts,
                            events=events, utterances=utterances, voices=voices, clip_vectors=vectors,

@@ -16,6 +16,7 @@ from typing import Literal
 
 import numpy as np
 
+from indexing.speakers import clip_speakers
 from memory.store import Clip, IndexConfig
 from tools.core.frames import iter_frames
 from tools.core.media import VideoInfo
@@ -23,10 +24,11 @@ from tools.core.schema import AFFECTNET8, FrameFaces, Transcript, WordTimes
 from tools.perception.asr import SAMPLE_RATE
 from tools.perception.captions import CaptionError, KeyframeCaptioner, caption_times, scene_of
 from tools.perception.sound import describe_sound, sound_stats
-from tools.signals.diarization import VoiceTurn, voice_of
+from tools.signals.diarization import VoiceTurn
 from tools.signals.events import SocialEvent
 from tools.signals.lexicon import EMOTION_DESCRIPTIONS
 from tools.signals.shots import shot_parts
+from tools.signals.social import SocialFrame
 
 
 def clip_windows(duration_s: float, length_s: float, stride_s: float, cuts: Sequence[float] = ()
@@ -103,25 +105,29 @@ def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float,
 
 
 def clip_voices(windows: Sequence[tuple[float, float]], model, audio: np.ndarray, transcript: Transcript,
-                turns: Sequence[VoiceTurn] = ()) -> list[dict[str, float] | None]:
+                turns: Sequence[VoiceTurn] = (), frames: Sequence[SocialFrame] = ()) -> list[dict[str, float] | None]:
     """The vocal AffectNet-8 distribution of each window (seconds) in order, over its speech (``voice_span``): the
-    features of every window's speech first (``model.features``), then all read at once (``model.read_clips``), so a
-    reader with a speaker baseline reads each against the windows of the same voice (``turns``, the diarization's;
-    ``tools.signals.diarization.voice_of`` names a window's voice). Every None without a voice model. The index build
-    (``indexing.build``) reads them on a thread of their own while it writes and embeds the clips' descriptors, which
-    do not depend on them (numpy's work on a clip's samples runs outside Python's lock)."""
+    features of every window's speech first (``clip_voice_features``), then all read at once (``model.read_clips``),
+    so a reader with a speaker baseline reads each against the windows of the same speaker
+    (``indexing.speakers.clip_speakers``: the person whose lips move in ``frames``, else the voice ``turns`` name).
+    Every None without a voice model. The index build (``indexing.build``) computes the features on a thread of
+    their own while it finds the utterances and writes and embeds the clips' descriptors, which do not depend on them
+    (numpy's work on a clip's samples runs outside Python's lock), and reads them after."""
     if model is None:
         return [None] * len(windows)
-    turns = sorted(turns, key=lambda t: t.start_s)  # in time order, not overlapping (voice_turns)
-    starts = [t.start_s for t in turns]
-    rows, voices = [], []
-    for s, e in windows:
-        span = voice_span(transcript, s, e)
-        rows.append(None if span is None else
-                    model.features(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE))
-        near = turns[max(0, bisect.bisect_right(starts, s) - 1) : bisect.bisect_left(starts, e)]
-        voices.append(None if span is None else voice_of(near, *span))
-    return model.read_clips(rows, voices)
+    rows, spans = clip_voice_features(windows, model, audio, transcript)
+    return model.read_clips(rows, clip_speakers(spans, turns, frames))
+
+
+def clip_voice_features(windows: Sequence[tuple[float, float]], model, audio: np.ndarray, transcript: Transcript
+                        ) -> tuple[list[np.ndarray | None], list[tuple[float, float] | None]]:
+    """Each window's speech span (``voice_span``, seconds; None: no speech) and the reader's feature row of the speech
+    in it (``model.features``; None where there is no span)."""
+    spans = [voice_span(transcript, s, e) for s, e in windows]
+    rows = [None if span is None else
+            model.features(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE)
+            for span in spans]
+    return rows, spans
 
 
 def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], transcript: Transcript,

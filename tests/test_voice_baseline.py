@@ -103,22 +103,13 @@ def test_the_index_reads_a_voice_heard_in_enough_clips_against_its_baseline_what
     regions where each take is loud: with the diarization hearing one voice throughout (one turn, or a turn per
     take), each of its 10 clips is read against that voice's baseline, so the same recording 17 dB louder reads the
     same, where voice8's readings change; without voice turns every clip is read as voice8 reads it."""
-    from indexing.clips import clip_voices, clip_windows
-    from tools.core.media import load_audio
-    from tools.core.schema import Transcript
+    from indexing.clips import clip_voices
     from tools.perception.voice_emotion import load_voice_emotion
     from tools.signals.diarization import VoiceTurn
 
-    takes = [load_audio(RAVDESS / n, 16_000) for n in ("03-01-01-01-01-01-20.flac", "03-01-05-02-01-01-20.flac")] * 3
-    regions, turns, t = [], [], 0.0
-    for take in takes:
-        loud = np.flatnonzero(np.abs(take) > 0.1 * np.abs(take).max()) / 16_000
-        regions.append((round(t + loud[0], 3), round(t + loud[-1], 3)))
-        turns.append(VoiceTurn(start_s=t, end_s=t + len(take) / 16_000, voice=0))
-        t += len(take) / 16_000
-    audio = np.concatenate(takes)
-    transcript = Transcript(duration_s=t, model="regions only", speech_regions=regions)
-    windows = clip_windows(t, 4.0, 2.0)
+    audio, transcript, windows, bounds = _one_actor()
+    t = transcript.duration_s
+    turns = [VoiceTurn(start_s=a, end_s=b, voice=0) for a, b in bounds]
     speaker, plain = load_voice_emotion("voice8-speaker"), load_voice_emotion("voice8")
     one_turn = [VoiceTurn(start_s=0.0, end_s=t, voice=0)]
     quiet = clip_voices(windows, speaker, audio, transcript, one_turn)
@@ -130,6 +121,46 @@ def test_the_index_reads_a_voice_heard_in_enough_clips_against_its_baseline_what
     assert clip_voices(windows, speaker, audio, transcript) == as_voice8 != quiet
     loud8 = clip_voices(windows, plain, audio * 10 ** (17 / 20), transcript)
     assert max(max(abs(a[k] - b[k]) for k in a) for a, b in zip(as_voice8, loud8, strict=True)) > 0.2
+
+
+def _one_actor():
+    """23 s of one RAVDESS actor (the neutral and the angry take, three times) with its speech regions where each take
+    is loud: (audio at 16 kHz, transcript of regions only, the index's 4-s clips every 2 s, each take's
+    (start, end))."""
+    from indexing.clips import clip_windows
+    from tools.core.media import load_audio
+    from tools.core.schema import Transcript
+
+    takes = [load_audio(RAVDESS / n, 16_000) for n in ("03-01-01-01-01-01-20.flac", "03-01-05-02-01-01-20.flac")] * 3
+    regions, bounds, t = [], [], 0.0
+    for take in takes:
+        loud = np.flatnonzero(np.abs(take) > 0.1 * np.abs(take).max()) / 16_000
+        regions.append((round(t + loud[0], 3), round(t + loud[-1], 3)))
+        bounds.append((t, t + len(take) / 16_000))
+        t += len(take) / 16_000
+    transcript = Transcript(duration_s=t, model="regions only", speech_regions=regions)
+    return np.concatenate(takes), transcript, clip_windows(t, 4.0, 2.0), bounds
+
+
+def test_a_person_the_diarization_split_into_voices_is_read_against_one_baseline_when_their_lips_move():
+    """The same 23 s heard by the diarization as six voices, one a take, none in enough clips for a baseline: read
+    as voice8 reads them; with the frames of the one face in view, whose lips move throughout, the clips are that
+    person's and are read against one baseline, as when the diarization heard one voice."""
+    from indexing.clips import clip_voices
+    from tools.core.schema import Gaze
+    from tools.perception.voice_emotion import load_voice_emotion
+    from tools.signals.diarization import VoiceTurn
+    from tools.signals.social import SocialFrame
+
+    audio, transcript, windows, bounds = _one_actor()
+    speaker, plain = load_voice_emotion("voice8-speaker"), load_voice_emotion("voice8")
+    split = [VoiceTurn(start_s=a, end_s=b, voice=i) for i, (a, b) in enumerate(bounds)]
+    talking = [SocialFrame(t=float(t), tracks=[0], gaze=[Gaze(mouth_open=0.1 + 0.2 * (t % 2))])
+               for t in range(int(transcript.duration_s) + 1)]
+    one_voice = clip_voices(windows, speaker, audio, transcript, [VoiceTurn(start_s=0.0, end_s=30.0, voice=0)])
+    assert clip_voices(windows, speaker, audio, transcript, split) == clip_voices(windows, plain, audio, transcript)
+    assert clip_voices(windows, speaker, audio, transcript, split, talking) == one_voice
+    assert clip_voices(windows, speaker, audio, transcript, split) != one_voice
 
 
 def test_each_clip_is_given_the_voice_heard_longest_in_its_speech_among_every_turn():
@@ -152,8 +183,8 @@ def test_each_clip_is_given_the_voice_heard_longest_in_its_speech_among_every_tu
     transcript = Transcript(duration_s=24.0, model="regions only", speech_regions=[(0.5, 8.0), (8.6, 23.5)])
     windows, model = clip_windows(24.0, 4.0, 2.0), Recorder()
     clip_voices(windows, model, np.zeros(24 * 16_000, np.float32), transcript, turns)
-    expected = [voice_of(turns, *voice_span(transcript, s, e)) for s, e in windows]
-    assert model.voices == expected and set(expected) == {0, 1}
+    expected = [("voice", voice_of(turns, *voice_span(transcript, s, e))) for s, e in windows]
+    assert model.voices == expected and {v for _, v in expected} == {0, 1}
 
 
 def test_telephone_band_speech_is_read_against_its_baseline_by_the_telephone_band_speaker_head():
@@ -174,3 +205,37 @@ def test_an_unknown_voice_reader_for_the_span_study_is_one_line_and_exit_2(tmp_p
     assert main(["--bench", str(tmp_path / "none.jsonl"), "--cache-dir", str(tmp_path), "--voice-emotion", "x"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --voice-emotion: ") and "voice8-speaker" in err and err.count("\n") == 1
+
+
+def test_a_clip_is_grouped_by_the_person_whose_lips_move_before_the_voice_the_diarization_heard():
+    """``indexing.speakers.clip_speakers`` over 24 s at 1 fps, three people in view: person 3's lips move for 0-8 s, 5's
+    for 12-16 s, 7's for 16-20 s. The diarization split person 3 into voices 0 and 3 and merged 5 and 7 into voice 1:
+    by lips those are two speakers and one; a later stretch of voice 0 where no lips move is person 3's by the link
+    the lips made, and so is one with nobody on screen, but not one where only person 5 is seen; a stretch of voice 1
+    is nobody's (its lips were two people's); voice 2, never heard with moving lips, stays a voice; no speech, no key.
+    Without frames every span is the voice heard longest."""
+    from indexing.clips import clip_speakers
+    from tools.core.schema import Gaze
+    from tools.signals.diarization import VoiceTurn
+    from tools.signals.social import SocialFrame
+
+    moving = {3: (0, 8), 5: (12, 16), 7: (16, 20)}
+
+    def gap(person, t):
+        lo, hi = moving[person]
+        return (0.3 if t % 2 else 0.1) if lo <= t <= hi else 0.1
+
+    frames = [SocialFrame(t=float(t), tracks=[3, 5, 7], gaze=[Gaze(mouth_open=gap(p, t)) for p in (3, 5, 7)])
+              for t in range(28)]
+    frames += [SocialFrame(t=float(t), tracks=[5], gaze=[Gaze(mouth_open=0.1)]) for t in range(28, 32)]
+    frames += [SocialFrame(t=float(t), tracks=[], gaze=[]) for t in range(32, 36)]
+    bounds = [(0.0, 4.5, 0), (4.5, 8.0, 3), (8.0, 12.0, 2), (12.0, 20.0, 1), (20.0, 24.0, 0), (24.0, 28.0, 1),
+              (28.0, 36.0, 0)]
+    turns = [VoiceTurn(start_s=a, end_s=b, voice=v) for a, b, v in reversed(bounds)]
+    spans = [(0.5, 4.0), (4.6, 7.9), (8.5, 11.5), (12.2, 15.8), (16.1, 19.9), (20.5, 23.5), (24.5, 27.5),
+             (28.5, 31.5), (32.5, 35.5), None]
+    assert clip_speakers(spans, turns, frames) == [("person", 3), ("person", 3), ("voice", 2), ("person", 5),
+                                                   ("person", 7), ("person", 3), None, None, ("person", 3), None]
+    assert clip_speakers(spans, turns) == [("voice", 0), ("voice", 3), ("voice", 2), ("voice", 1), ("voice", 1),
+                                           ("voice", 0), ("voice", 1), ("voice", 0), ("voice", 0), None]
+    assert clip_speakers(spans) == [None] * 10

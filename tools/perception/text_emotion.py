@@ -29,6 +29,7 @@ from tools.core.schema import AFFECTNET8
 from tools.perception.heads import LinearHead, softmax
 from tools.perception.text import TextEncoder, load_transcript_encoder
 from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS
+from tools.signals.timeline import reading_dict
 
 #: The words8 head: AffectNet-8 probabilities of an utterance from its sentence vector (contempt ~0, MELD has none).
 WORDS8_HEAD = Path(__file__).parents[1] / "models" / "words8_head.npz"
@@ -73,7 +74,7 @@ class TextEmotion:
         """``distribution`` of each sentence vector (N, D) of ``encoder``, for a caller that has them already."""
         if self._head is None:
             return [self._lexicon(q) for q in vectors]
-        return [_rounded(p) for p in self._head.probs(vectors)]
+        return [reading_dict(p) for p in self._head.probs(vectors)]
 
     def lexicon_probs(self, vectors: np.ndarray, temperature: float = 0.05) -> np.ndarray:
         """``lexicon_distribution`` (N, 8), AffectNet-8 order, of sentence vectors (N, D) of ``encoder``."""
@@ -85,12 +86,7 @@ class TextEmotion:
         return self._lexicon(self.encoder.encode([text])[0], temperature)
 
     def _lexicon(self, q: np.ndarray, temperature: float = 0.05) -> dict[str, float]:
-        return _rounded(self.lexicon_probs(q[None], temperature)[0])
-
-
-def _rounded(p: np.ndarray) -> dict[str, float]:
-    """AffectNet-8 probabilities (8,) as {label: probability rounded to 4 decimals}."""
-    return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, p, strict=True)}
+        return reading_dict(self.lexicon_probs(q[None], temperature)[0])
 
 
 def load_text_emotion(device: str = "cpu", encoder: str = "minilm") -> TextEmotion:

@@ -8,12 +8,13 @@ person always sounds like; the head that reads departures (``VOICE8_SPEAKER_HEAD
 baseline drawn from varied mixes of the actor's clips, mostly calm ones included (``python -m studies.train_voice
 --speaker-baseline``), since a video's speaker is often calm most of the time (section 133).
 
-Pure functions of feature rows; the voices are the diarization's (``tools.signals.diarization.VoiceTurn.voice``).
+Pure functions of feature rows; a clip's speaker is the person the index's utterances name, else the diarization's
+voice (``indexing.speakers.clip_speakers``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 
@@ -26,14 +27,15 @@ import numpy as np
 MIN_BASELINE_CLIPS = 8
 
 
-def speaker_departures(rows: Sequence[np.ndarray | None], voices: Sequence[int | None],
+def speaker_departures(rows: Sequence[np.ndarray | None], voices: Sequence[Hashable | None],
                        min_clips: int = MIN_BASELINE_CLIPS) -> list[np.ndarray | None]:
     """Each feature row minus the mean (float64) of the rows of its voice, for voices with at least ``min_clips``
     rows; None for a row that is None, has no voice (None), or whose voice has fewer rows.
 
     Args:
         rows: one feature vector (D,) per clip, None where the clip had no speech to read.
-        voices: the voice (diarization cluster id) of each clip's speech, None when unknown.
+        voices: who speaks in each clip (any hashable key; the index's are ``indexing.speakers.clip_speakers``: a
+            person, else a diarized voice), None when unknown.
         min_clips: the fewest rows a voice needs for a baseline (``MIN_BASELINE_CLIPS``).
 
     Raises:
@@ -41,7 +43,7 @@ def speaker_departures(rows: Sequence[np.ndarray | None], voices: Sequence[int |
     """
     if len(rows) != len(voices):
         raise ValueError(f"{len(rows)} feature rows for {len(voices)} voices")
-    members: dict[int, list[int]] = {}
+    members: dict[Hashable, list[int]] = {}
     for i, (row, voice) in enumerate(zip(rows, voices, strict=True)):
         if row is not None and voice is not None:
             members.setdefault(voice, []).append(i)

@@ -8,9 +8,10 @@ Readers, each a linear head (``tools.perception.heads.LinearHead``) over feature
   ``tools.perception.prosody.pitch_track``: log median, 10-90th percentile range and IQR in semitones, voiced share;
   RMS level mean, spread and 90th percentile in dB; active share; spectral tilt); head trained on RAVDESS speech
   actors 1-18 (``studies/train_voice.py``), with a second head for telephone-band speech (``for_recording``).
-- ``voice8-speaker`` (``--voice-emotion voice8-speaker``): voice8, but a voice heard in enough of the index's clips is
-  read as each clip's departure from that voice's mean (``read_clips``, ``tools.perception.voice_baseline``), which
-  cancels the recording's gain and colour (``evals/RESULTS.md`` section 133).
+- ``voice8-speaker`` (``--voice-emotion voice8-speaker``): voice8, but a speaker heard in enough of the index's clips is
+  read as each clip's departure from that speaker's mean (``read_clips``, ``tools.perception.voice_baseline``; the
+  index names speakers with ``indexing.speakers.clip_speakers``), which cancels the recording's gain and colour
+  (``evals/RESULTS.md`` sections 133-134).
 - ``whisper8`` (``--voice-emotion whisper8``; ``tools/models/WHISPER8.md``): ``WhisperVoiceFeatures``, the mean and
   standard deviation of Whisper tiny.en's encoder frames, head fitted on RAVDESS actors 1-18, EMO-DB's dev speakers
   and CREMA-D's recorded clips (``studies/train_whisper8.py``; ``evals/RESULTS.md`` sections 76, 77).
@@ -23,7 +24,7 @@ in CTranslate2, int8, one thread (about 0.05 s per 4 s clip); the loaders take `
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -233,11 +234,12 @@ class VoiceEmotion:
         feats = self.features(audio, sample_rate)
         return None if feats is None else reading_dict(self.predict_features(feats)[0])
 
-    def read_clips(self, rows: Sequence[np.ndarray | None], voices: Sequence[int | None]
+    def read_clips(self, rows: Sequence[np.ndarray | None], voices: Sequence[Hashable | None]
                    ) -> list[dict[str, float] | None]:
         """AffectNet-8 probabilities of each clip's speech from its feature row (``features``; None: nothing read):
-        with speaker heads, a clip whose voice was heard in enough clips is read as its departure from that voice's
-        baseline (``tools.perception.voice_baseline.speaker_departures``), every other clip by ``head``.
+        with speaker heads, a clip whose speaker (``voices``: any key, e.g. ``indexing.speakers.clip_speakers``'s) was
+        heard in enough clips is read as its departure from that speaker's baseline
+        (``tools.perception.voice_baseline.speaker_departures``), every other clip by ``head``.
 
         Raises:
             ValueError: ``rows`` and ``voices`` differ in length.
@@ -265,8 +267,8 @@ def _load_voice8(head: str | None = None, device: str = "cpu") -> VoiceEmotion:
     return VoiceEmotion(head or VOICE8_HEAD, None if head else VOICE8_NARROWBAND_HEAD)  # numpy on the CPU (module doc)
 
 
-@VOICE_EMOTION.register("voice8-speaker", about="voice8, with each voice heard in enough clips read as its departure "
-                        "from its own baseline (tools/models/VOICE8.md)")
+@VOICE_EMOTION.register("voice8-speaker", about="voice8, with each speaker heard in enough clips read as their "
+                        "departure from their own baseline (tools/models/VOICE8.md)")
 def _load_voice8_speaker(head: str | None = None, device: str = "cpu") -> VoiceEmotion:
     return VoiceEmotion(head or VOICE8_HEAD, None if head else VOICE8_NARROWBAND_HEAD,
                         speaker_heads=(VOICE8_SPEAKER_HEAD, VOICE8_SPEAKER_NARROWBAND_HEAD))  # numpy on the CPU

@@ -1,0 +1,100 @@
+"""Who speaks, and what people do to each other, as the index records it: each frame's faces named by person
+(``person_frames``), the utterances with their speakers and voices and the social event timeline
+(``utterances_and_events``), and the speaker of each clip's speech (``clip_speakers``), which a voice reader with a
+speaker baseline groups clips by (``indexing.clips.clip_voices``). Speakers are found by lips first
+(``tools.signals.social.speaker_of``), then by voices linked to lips (``tools.signals.diarization.link_voices``).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+import numpy as np
+
+from memory.store import Utterance
+from tools.core.schema import Transcript, WordTimes
+from tools.perception.asr import SAMPLE_RATE
+from tools.perception.engine import FrameObservation
+from tools.perception.prosody import prosody
+from tools.signals.diarization import VoiceTurn, link_voices, voice_of
+from tools.signals.events import SocialEvent, expression_changes, gaze_and_pointing_events
+from tools.signals.social import MIN_LIP_WINDOW_S, SocialFrame, SpeechTurn, social_frames, speaker_of
+from tools.signals.tracks import TrackSummary
+
+
+def person_frames(observed: list[FrameObservation], tracks: list[TrackSummary]) -> list[SocialFrame]:
+    """The social frames (``tools.signals.social.social_frames``) of ``observed``, in its order, each face named by
+    its person id across shots (``TrackSummary.person``; the track id without re-identification)."""
+    person = {t.track_id: t.person_id for t in tracks}
+    return social_frames(observed, lambda f: person.get(f.track_id, f.track_id) if f.track_id is not None else None)
+
+
+def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], transcript: Transcript,
+                          audio: np.ndarray, sample_fps: float, voices: list[VoiceTurn] | None = None,
+                          frames: list[SocialFrame] | None = None) -> tuple[list[Utterance], list[SocialEvent]]:
+    """Utterances (speaker, voice, vocal cues) and the index-time social event timeline, events numbered
+    ``e<i>`` in time order; ``observed`` carries each face's track id; ``frames``: its ``person_frames`` when already
+    made. People are named by their person id across shots. An utterance's speaker is the person whose lips move with
+    it, else the person its voice is linked to (``tools.signals.diarization.link_voices``)."""
+    frames = person_frames(observed, tracks) if frames is None else frames
+    spans = []
+    for seg in transcript.segments:
+        end = max(seg.end_s, seg.start_s + 1e-3)
+        spans.append((seg.start_s, end, voice_of(voices or [], seg.start_s, end), speaker_of(frames, seg.start_s, end)))
+    links = link_voices(spans)
+    words = WordTimes(transcript)
+    utterances = []
+    for i, (seg, (start, end, voice, lips)) in enumerate(zip(transcript.segments, spans, strict=True)):
+        speaker = lips if lips is not None else links.get(voice) if voice is not None else None
+        utterances.append(Utterance(id=f"u{i}", segment_id=seg.id, start_s=start, end_s=end, speaker=speaker,
+                                    speaker_by=None if speaker is None else "lips" if lips is not None else "voice",
+                                    voice=voice,
+                                    prosody=prosody(audio, SAMPLE_RATE, words, start, end, id=f"pt{i}")))
+    events = expression_changes(observed, tracks) + gaze_and_pointing_events(
+        frames, max_gap_s=1.5 / sample_fps,
+        turns=[SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in utterances])
+    events.sort(key=lambda e: (e.start_s, e.type))
+    return utterances, [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
+
+
+def clip_speakers(spans: Sequence[tuple[float, float] | None], turns: Sequence[VoiceTurn] = (),
+                  frames: Sequence[SocialFrame] = ()) -> list[tuple[str, int] | None]:
+    """Who speaks in each span (seconds; None: no speech), as the key a speaker baseline groups clips by; found as an
+    utterance's speaker is (``utterances_and_events``), but over the clips' speech, which needs no recognised words.
+    ``frames``: the index's social frames in time order, their tracks named by person (``person_frames``).
+
+    - ``("person", id)``: the person whose lips move most in the span (``tools.signals.social.speaker_of``), else the
+      person its voice is linked to by lips in other spans (``tools.signals.diarization.link_voices`` over these
+      spans), where that person or nobody is on screen.
+    - ``("voice", id)``: the diarized voice heard longest (``voice_of``), for a voice never heard with moving lips.
+    - None: no speech; or a linked voice where only others are on screen, or a voice heard with the lips of several
+      people and linked to none: a voice the diarization merged from several people is nobody's there.
+
+    The person comes first because diarization splits and merges voices where faces do not: on one recorded person a
+    video it split the person into two or three voices in four of ten development videos, and on CREMA-D it heard
+    eight actors as one (``evals/RESULTS.md`` sections 133-134)."""
+    turns = sorted(turns, key=lambda t: t.start_s)  # in time order, not overlapping (voice_turns)
+    turn_starts, times = [t.start_s for t in turns], [fr.t for fr in frames]
+    widen = MIN_LIP_WINDOW_S / 2  # speaker_of widens a short span to MIN_LIP_WINDOW_S
+    voices: list[int | None] = []
+    lips: list[int | None] = []
+    seen: list[set[int]] = []  # the people on screen during each span
+    for span in spans:
+        s, e = span if span is not None else (0.0, 0.0)
+        near = list(turns[max(0, bisect.bisect_right(turn_starts, s) - 1) : bisect.bisect_left(turn_starts, e)])
+        around = list(frames[bisect.bisect_left(times, s - widen) : bisect.bisect_left(times, e + widen)])
+        voices.append(voice_of(near, s, e) if span is not None else None)
+        lips.append(speaker_of(around, s, e) if span is not None else None)
+        seen.append({p for fr in around if s <= fr.t < e for p in fr.tracks if p is not None})
+    heard = [(*span, v, p) for span, v, p in zip(spans, voices, lips, strict=True) if span is not None]
+    links = link_voices(heard)
+    shared = {v for _, _, v, p in heard if v is not None and p is not None} - set(links)  # lips of several people
+    keys: list[tuple[str, int] | None] = []
+    for voice, person, faces in zip(voices, lips, seen, strict=True):
+        linked = links.get(voice) if voice is not None else None
+        if person is None and linked is not None and (linked in faces or not faces):
+            person = linked  # the voice's person, on screen or with nobody on screen; else others may be speaking
+        keys.append(("person", person) if person is not None else
+                    ("voice", voice) if voice is not None and voice not in shared and voice not in links else None)
+    return keys
