@@ -20,7 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from indexing.clips import caption_keyframes, clip_vectors, clip_voice_features, clip_windows, make_clips, with_voices
+from indexing.clips import (
+    caption_keyframes,
+    clip_vectors,
+    clip_voice_features,
+    clip_windows,
+    make_clips,
+    voice_span,
+    with_voices,
+)
 from indexing.observe import save_index_frames
 from indexing.speakers import clip_speakers, person_frames, utterances_and_events
 from indexing.speech import ASR_CHUNK_S, ASR_LAST_CHUNK_S, SharedChunks, transcribe_track
@@ -242,9 +250,10 @@ def _records(info: VideoInfo, cfg: IndexConfig, engine, visual, audio: np.ndarra
                                              device=cfg.device)
         segment_vectors = speech_enc.encode([s.text for s in transcript.segments])
         event_vectors = text_enc.encode([ev.detail for ev in events])
-        if features is not None:
-            rows, spans = features.result()
-            clips = with_voices(clips, voice.read_clips(rows, clip_speakers(spans, voices, frames)))
+        rows, spans = features.result() if features is not None else ([None] * len(windows), [
+            voice_span(transcript, s, e) for s, e in windows])
+        speakers = clip_speakers(spans, voices, frames)
+        clips = with_voices(clips, voice.read_clips(rows, speakers) if voice is not None else rows, speakers)
     progress.update(task, completed=len(windows))
     records = IndexRecords(clips=clips, transcript=transcript, faces=visual.faces, tracks=visual.tracks, cuts=visual.cuts,
                            events=events, utterances=utterances, voices=voices, clip_vectors=vectors,

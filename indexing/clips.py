@@ -157,13 +157,16 @@ def make_clips(windows: list[tuple[float, float]], affect: list[FrameFaces], tra
     return clips
 
 
-def with_voices(clips: list[Clip], voices: Sequence[dict[str, float] | None]) -> list[Clip]:
-    """``clips`` with each one's vocal reading (``clip_voices``, one per clip in order) set.
+def with_voices(clips: list[Clip], voices: Sequence[dict[str, float] | None],
+                speakers: Sequence[tuple[str, int] | None]) -> list[Clip]:
+    """``clips`` with each one's vocal reading (``clip_voices``) and speaker set, one of each per clip in order; a
+    speaker key (``indexing.speakers.clip_speakers``) names a person (``Clip.speaker``) when it is ``("person", id)``.
 
     Raises:
-        ValueError: ``voices`` is not one reading per clip.
+        ValueError: ``voices`` or ``speakers`` is not one per clip.
     """
-    return [c.model_copy(update={"voice_emotion": v}) for c, v in zip(clips, voices, strict=True)]
+    return [c.model_copy(update={"voice_emotion": v, "speaker": k[1] if k is not None and k[0] == "person" else None})
+            for c, v, k in zip(clips, voices, speakers, strict=True)]
 
 
 def clip_vectors(clips: list[Clip], embedder, frame_times: list[float], frame_vectors: np.ndarray | None) -> np.ndarray:

@@ -19,7 +19,16 @@ from tools.perception.engine import FrameObservation
 from tools.perception.prosody import prosody
 from tools.signals.diarization import VoiceTurn, link_voices, voice_of
 from tools.signals.events import SocialEvent, expression_changes, gaze_and_pointing_events
-from tools.signals.social import MIN_LIP_WINDOW_S, SocialFrame, SpeechTurn, social_frames, speaker_of
+from tools.signals.social import (
+    MIN_LIP_WINDOW_S,
+    SocialFrame,
+    SpeechTurn,
+    lip_speaker,
+    mouth_gaps,
+    silent_tracks,
+    social_frames,
+    speaker_of,
+)
 from tools.signals.tracks import TrackSummary
 
 
@@ -66,10 +75,12 @@ def clip_speakers(spans: Sequence[tuple[float, float] | None], turns: Sequence[V
 
     - ``("person", id)``: the person whose lips move most in the span (``tools.signals.social.speaker_of``), else the
       person its voice is linked to by lips in other spans (``tools.signals.diarization.link_voices`` over these
-      spans), where that person or nobody is on screen.
+      spans), where that person is on screen or nobody else who might be speaking is (everyone else on screen has
+      lips seen still: ``silent_tracks``; a listener in a reverse shot).
     - ``("voice", id)``: the diarized voice heard longest (``voice_of``), for a voice never heard with moving lips.
-    - None: no speech; or a linked voice where only others are on screen, or a voice heard with the lips of several
-      people and linked to none: a voice the diarization merged from several people is nobody's there.
+    - None: no speech; or a linked voice where others whose lips could not be read are on screen, or a voice heard
+      with the lips of several people and linked to none: a voice the diarization merged from several people is
+      nobody's there.
 
     The person comes first because diarization splits and merges voices where faces do not: on one recorded person a
     video it split the person into two or three voices in four of ten development videos, and on CREMA-D it heard
@@ -79,14 +90,15 @@ def clip_speakers(spans: Sequence[tuple[float, float] | None], turns: Sequence[V
     widen = MIN_LIP_WINDOW_S / 2  # speaker_of widens a short span to MIN_LIP_WINDOW_S
     voices: list[int | None] = []
     lips: list[int | None] = []
-    seen: list[set[int]] = []  # the people on screen during each span
+    seen: list[set[int]] = []  # the people on screen during each span, less those seen not to speak
     for span in spans:
         s, e = span if span is not None else (0.0, 0.0)
         near = list(turns[max(0, bisect.bisect_right(turn_starts, s) - 1) : bisect.bisect_left(turn_starts, e)])
         around = list(frames[bisect.bisect_left(times, s - widen) : bisect.bisect_left(times, e + widen)])
+        gaps = mouth_gaps(around, s, e) if span is not None else {}
         voices.append(voice_of(near, s, e) if span is not None else None)
-        lips.append(speaker_of(around, s, e) if span is not None else None)
-        seen.append({p for fr in around if s <= fr.t < e for p in fr.tracks if p is not None})
+        lips.append(lip_speaker(gaps))
+        seen.append({p for fr in around if s <= fr.t < e for p in fr.tracks if p is not None} - silent_tracks(gaps))
     heard = [(*span, v, p) for span, v, p in zip(spans, voices, lips, strict=True) if span is not None]
     links = link_voices(heard)
     shared = {v for _, _, v, p in heard if v is not None and p is not None} - set(links)  # lips of several people
@@ -94,7 +106,7 @@ def clip_speakers(spans: Sequence[tuple[float, float] | None], turns: Sequence[V
     for voice, person, faces in zip(voices, lips, seen, strict=True):
         linked = links.get(voice) if voice is not None else None
         if person is None and linked is not None and (linked in faces or not faces):
-            person = linked  # the voice's person, on screen or with nobody on screen; else others may be speaking
+            person = linked  # the voice's person on screen, or nobody who might speak; else others may be speaking
         keys.append(("person", person) if person is not None else
                     ("voice", voice) if voice is not None and voice not in shared and voice not in links else None)
     return keys

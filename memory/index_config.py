@@ -19,9 +19,10 @@ from tools.core.runtime import DEVICE_PATTERN
 from tools.perception.engine import PerceptionConfig
 from tools.perception.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 31
-"""Version of the stored layout and of what the build computes; part of the cache key (31: a speaker reader of the
-voice groups clips by the person who speaks, ``indexing.speakers.clip_speakers``, ``evals/RESULTS.md`` section 134)."""
+INDEX_FORMAT = 32
+"""Version of the stored layout and of what the build computes; part of the cache key (32: each clip stores its
+speaker, ``Clip.speaker``, by which a speaker reader of the voice groups clips, ``indexing.speakers.clip_speakers``;
+``evals/RESULTS.md`` section 134)."""
 
 #: Libraries whose versions an index manifest records.
 INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "faster-whisper", "sentence-transformers",

@@ -70,6 +70,9 @@ class Clip(BaseModel):
     voice_emotion: dict[str, float] | None = Field(
         None, description="AffectNet-8 probabilities of the voice over the clip's detected speech (indexing.clips.voice_span; "
                           "tools.perception.voice_emotion); None without speech")
+    speaker: int | None = Field(None, description="person id of who speaks in the clip's speech "
+                                "(indexing.speakers.clip_speakers: by lips, else by the voice's linked person); None "
+                                "when no speech or unknown")
     sound: SoundStats | None = Field(None, description="quiet / speech / music / noise and loudness change "
                                                        "(tools.perception.sound); None without audio")
     scene: str | None = Field(None, description="caption of the clip's keyframe (--caption-model; tools.perception.captions)")
@@ -175,13 +178,15 @@ class VideoIndex(StoredRecords):
         utterance's stored sentence vector) over the video, vocal first (``tools.signals.speech_timeline``; computed on
         first use, not stored)."""
         turns = [SpeechTurn(start_s=u.start_s, end_s=u.end_s, speaker=u.speaker, record_id=u.id) for u in self.utterances]
-        voice = [(c.start_s, c.end_s, c.voice_emotion) for c in self.clips if c.voice_emotion]
+        heard = [c for c in self.clips if c.voice_emotion]
+        voice = [(c.start_s, c.end_s, c.voice_emotion) for c in heard]
         words = []
         if self.utterances and len(self.segment_index) == len(self.transcript.segments):
             reads = load_text_emotion(self.config.device, self.transcript_encoder).read(self.segment_index.vectors())
             by_segment = {seg.id: r for seg, r in zip(self.transcript.segments, reads, strict=True)}
             words = [(u.start_s, u.end_s, by_segment[u.segment_id]) for u in self.utterances if u.segment_id in by_segment]
-        return speech_timelines(voice, turns, "vocal") + speech_timelines(words, turns, "verbal")
+        return (speech_timelines(voice, turns, "vocal", [c.speaker for c in heard])
+                + speech_timelines(words, turns, "verbal"))
 
     @functools.cached_property
     def baseline_shift(self) -> dict[int, dict[str, float]]:

@@ -52,6 +52,19 @@ def test_words_of_an_unknown_speaker_make_no_timeline_and_a_brief_speaker_takes_
     assert speech_timelines([], [_turn(0, 2, 5)], "vocal") == []
 
 
+def test_untranscribed_speech_is_its_own_speakers_and_a_transcribed_stretch_keeps_the_utterances_rule():
+    """Stretches with their own speakers (the clips' lips): where no utterance falls, as in speech the recogniser
+    did not transcribe, the stretch is its own speaker's; where utterances fall, they decide, even a shared stretch."""
+    spans = [(2.0 * i, 2.0 * i + 2.0, _reading("neutral", 0.6)) for i in range(8)]
+    own = [4, 4, 4, None, 4, 7, 7, 7]
+    turns = [_turn(8, 10, 9), _turn(12, 13, 9), _turn(13, 14, 2)]  # stretches 4 and 6 transcribed, 6 shared
+    tls = speech_timelines(spans, turns, "vocal", own)
+    assert [(t.person, t.times_s) for t in tls] == [(4, [1.0, 3.0, 5.0]), (7, [11.0, 15.0]), (9, [9.0])]
+    assert speech_timelines(spans, turns, "vocal") == [t for t in tls if t.person == 9]
+    with pytest.raises(ValueError):
+        speech_timelines(spans, turns, "vocal", own[:5])
+
+
 @pytest.mark.slow
 def test_the_performers_voice_and_words_are_his_timelines_and_rows_in_the_report(tmp_path, cache_root):
     """The sample: the performer speaks for all 8.9 s of speech (lip activity names him). His voice is read over
@@ -70,6 +83,9 @@ def test_the_performers_voice_and_words_are_his_timelines_and_rows_in_the_report
     spoken = [(u.start_s, u.end_s) for u in index.utterances]
     voiced = [c for c in index.clips if c.voice_emotion]
     assert len(tls[who, "vocal"].times_s) == len(voiced) > 0
+    # each clip's speaker (indexing.speakers.clip_speakers): his where he is in the shot; nobody's in the two shots of
+    # other faces whose lips the index could not read (two profiles; the audience, two frames each), who might speak
+    assert [c.speaker for c in voiced] == [who, None, who, None] and len(index.cuts) == 3
     for t in tls[who, "vocal"].times_s:  # every voice point sits on a clip with his speech in it
         assert any(a - 2.0 <= t <= b + 2.0 for a, b in spoken)
     labels = [r["label"] for r in timeline_rows(ask(index, "when does he sound excited?"), index)]

@@ -211,9 +211,10 @@ def test_a_clip_is_grouped_by_the_person_whose_lips_move_before_the_voice_the_di
     """``indexing.speakers.clip_speakers`` over 24 s at 1 fps, three people in view: person 3's lips move for 0-8 s, 5's
     for 12-16 s, 7's for 16-20 s. The diarization split person 3 into voices 0 and 3 and merged 5 and 7 into voice 1:
     by lips those are two speakers and one; a later stretch of voice 0 where no lips move is person 3's by the link
-    the lips made, and so is one with nobody on screen, but not one where only person 5 is seen; a stretch of voice 1
-    is nobody's (its lips were two people's); voice 2, never heard with moving lips, stays a voice; no speech, no key.
-    Without frames every span is the voice heard longest."""
+    the lips made, and so are one with nobody on screen and one where person 5 listens, lips still (a reverse shot),
+    but not one where person 5's lips cannot be read (they might be speaking); a stretch of voice 1 is nobody's (its
+    lips were two people's); voice 2, never heard with moving lips, stays a voice; no speech, no key. Without frames
+    every span is the voice heard longest."""
     from indexing.clips import clip_speakers
     from tools.core.schema import Gaze
     from tools.signals.diarization import VoiceTurn
@@ -227,15 +228,17 @@ def test_a_clip_is_grouped_by_the_person_whose_lips_move_before_the_voice_the_di
 
     frames = [SocialFrame(t=float(t), tracks=[3, 5, 7], gaze=[Gaze(mouth_open=gap(p, t)) for p in (3, 5, 7)])
               for t in range(28)]
-    frames += [SocialFrame(t=float(t), tracks=[5], gaze=[Gaze(mouth_open=0.1)]) for t in range(28, 32)]
+    frames += [SocialFrame(t=float(t), tracks=[5], gaze=[Gaze()]) for t in range(28, 32)]  # a profile: no lips
     frames += [SocialFrame(t=float(t), tracks=[], gaze=[]) for t in range(32, 36)]
+    frames += [SocialFrame(t=float(t), tracks=[5], gaze=[Gaze(mouth_open=0.1)]) for t in range(36, 40)]
     bounds = [(0.0, 4.5, 0), (4.5, 8.0, 3), (8.0, 12.0, 2), (12.0, 20.0, 1), (20.0, 24.0, 0), (24.0, 28.0, 1),
-              (28.0, 36.0, 0)]
+              (28.0, 40.0, 0)]
     turns = [VoiceTurn(start_s=a, end_s=b, voice=v) for a, b, v in reversed(bounds)]
     spans = [(0.5, 4.0), (4.6, 7.9), (8.5, 11.5), (12.2, 15.8), (16.1, 19.9), (20.5, 23.5), (24.5, 27.5),
-             (28.5, 31.5), (32.5, 35.5), None]
-    assert clip_speakers(spans, turns, frames) == [("person", 3), ("person", 3), ("voice", 2), ("person", 5),
-                                                   ("person", 7), ("person", 3), None, None, ("person", 3), None]
+             (28.5, 31.5), (32.5, 35.5), (36.5, 39.5), None]
+    assert clip_speakers(spans, turns, frames) == [
+        ("person", 3), ("person", 3), ("voice", 2), ("person", 5), ("person", 7), ("person", 3), None, None,
+        ("person", 3), ("person", 3), None]
     assert clip_speakers(spans, turns) == [("voice", 0), ("voice", 3), ("voice", 2), ("voice", 1), ("voice", 1),
-                                           ("voice", 0), ("voice", 1), ("voice", 0), ("voice", 0), None]
-    assert clip_speakers(spans) == [None] * 10
+                                           ("voice", 0), ("voice", 1), ("voice", 0), ("voice", 0), ("voice", 0), None]
+    assert clip_speakers(spans) == [None] * 11

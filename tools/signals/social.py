@@ -9,7 +9,7 @@ pointing pairs, the other gestures of tracked people), ``speaker_of`` picks the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -114,9 +114,9 @@ def social_frames(observations, track_of: TrackOf) -> list[SocialFrame]:
 MIN_LIP_WINDOW_S = 3.0
 
 
-def speaker_of(frames: list[SocialFrame], start_s: float, end_s: float) -> int | None:
-    """The track whose lips move most during [start_s, end_s), widened symmetrically to
-    ``MIN_LIP_WINDOW_S`` when shorter (``lip_speaker``); None = unknown."""
+def mouth_gaps(frames: Sequence[SocialFrame], start_s: float, end_s: float) -> dict[int, list[float]]:
+    """Each track's inner-lip gaps (``Gaze.mouth_open``) in the frames of [start_s, end_s), widened symmetrically to
+    ``MIN_LIP_WINDOW_S`` when shorter, in frame order."""
     widen = max(0.0, MIN_LIP_WINDOW_S - (end_s - start_s)) / 2
     start_s, end_s = start_s - widen, end_s + widen
     gaps: dict[int, list[float]] = {}
@@ -125,4 +125,16 @@ def speaker_of(frames: list[SocialFrame], start_s: float, end_s: float) -> int |
             for tr, g in zip(fr.tracks, fr.gaze, strict=False):
                 if tr is not None and g.mouth_open is not None:
                     gaps.setdefault(tr, []).append(g.mouth_open)
-    return lip_speaker(gaps)
+    return gaps
+
+
+def speaker_of(frames: Sequence[SocialFrame], start_s: float, end_s: float) -> int | None:
+    """The track whose lips move most during [start_s, end_s), widened symmetrically to
+    ``MIN_LIP_WINDOW_S`` when shorter (``mouth_gaps``, ``lip_speaker``); None = unknown."""
+    return lip_speaker(mouth_gaps(frames, start_s, end_s))
+
+
+def silent_tracks(mouth_gaps: dict[int, list[float]], min_activity: float = MIN_LIP_ACTIVITY) -> set[int]:
+    """The tracks whose lips are seen still over a span: at least the 3 samples ``lip_speaker`` needs, and less
+    activity than ``min_activity`` (a listener, not a face whose lips could not be read)."""
+    return {tr for tr, v in mouth_gaps.items() if len(v) >= 3 and float(np.std(v)) < min_activity}

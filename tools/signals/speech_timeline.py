@@ -8,8 +8,9 @@ utterance, the words8 head over its sentence vector) and the utterances with the
 those records.
 
 - **Whose speech**: a stretch is a person's when that person's utterances cover at least ``SPEAKER_SHARE`` of the
-  utterance time inside it (a voice read over two speakers is neither's); a stretch with no known speaker belongs
-  to nobody. Its reading is placed at its middle.
+  utterance time inside it (a voice read over two speakers is neither's); a stretch no utterance falls in is its own
+  speaker's where it has one (a clip's, named by lips: ``memory.store.Clip.speaker``), so untranscribed speech is
+  still someone's; otherwise it belongs to nobody. Its reading is placed at its middle.
 - **Baseline**: the person's own median reading with ``tools.signals.timeline.MIN_OWN_BASELINE`` stretches or more,
   else the median over every stretch of the video in that modality (the video's usual sound or words), as for
   faces (person-specific normalisation, Baltrusaitis et al., 2015).
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -49,14 +51,23 @@ def speaker_of_stretch(turns: list[SpeechTurn], start_s: float, end_s: float,
 
 
 def speech_timelines(spans: list[SpeechReading], turns: list[SpeechTurn],
-                     modality: Literal["vocal", "verbal"]) -> list[PersonTimeline]:
+                     modality: Literal["vocal", "verbal"], speakers: Sequence[int | None] | None = None
+                     ) -> list[PersonTimeline]:
     """One ``PersonTimeline`` (``modality``) per person who holds a read stretch of speech, in order of person id.
 
     Args:
         spans: readings of stretches of speech in one modality, (start_s, end_s, reading) in seconds.
         turns: the utterances with their speakers (person ids; None when unknown).
         modality: ``vocal`` (the voice) or ``verbal`` (the words).
+        speakers: each stretch's own speaker where it has one (the index's clips: ``memory.store.Clip.speaker``),
+            taken for a stretch no utterance falls in (speech the recogniser did not transcribe, e.g. a language it
+            cannot read); None: the utterances alone.
+
+    Raises:
+        ValueError: ``speakers`` is not one per stretch.
     """
+    if speakers is not None and len(speakers) != len(spans):
+        raise ValueError(f"{len(speakers)} speakers for {len(spans)} stretches of speech")
     if not spans:
         return []
     x_all = np.asarray([[r.get(k, 0.0) for k in AFFECTNET8] for _, _, r in spans], dtype=np.float64)
@@ -68,6 +79,8 @@ def speech_timelines(spans: list[SpeechReading], turns: list[SpeechTurn],
     for i, (a, b, _) in enumerate(spans):  # only turns starting within ``longest`` before the stretch can reach it
         near = turns[bisect.bisect_left(starts, a - longest):bisect.bisect_left(starts, b)]
         who = speaker_of_stretch(near, a, b)
+        if who is None and speakers is not None and not seconds_within(near, a, b, lambda u: u.speaker):
+            who = speakers[i]  # no utterance inside: the stretch's own speaker
         if who is not None:
             per[who].append(i)
     timelines = []
