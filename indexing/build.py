@@ -20,15 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexing.clips import (
-    caption_keyframes,
-    clip_vectors,
-    clip_voice_features,
-    clip_windows,
-    make_clips,
-    voice_span,
-    with_voices,
-)
+from indexing.clips import caption_keyframes, clip_vectors, clip_voice_features, clip_windows, make_clips, with_voices
 from indexing.observe import save_index_frames
 from indexing.speakers import clip_speakers, person_frames, utterances_and_events
 from indexing.speech import ASR_CHUNK_S, ASR_LAST_CHUNK_S, SharedChunks, transcribe_track
@@ -233,10 +225,10 @@ def _records(info: VideoInfo, cfg: IndexConfig, engine, visual, audio: np.ndarra
     voice = load_voice_emotion(cfg.voice_backend).for_recording(audio) if cfg.use_audio and cfg.voice_backend else None
     windows = clip_windows(info.duration_s, cfg.clip_len_s, cfg.clip_stride_s, visual.cuts)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="clip-voice") as pool:
-        features = pool.submit(clip_voice_features, windows, voice, audio, transcript) if voice is not None else None
+        features = pool.submit(clip_voice_features, windows, voice, audio, transcript)
         frames = person_frames(visual.observed, visual.tracks)
-        utterances, events = utterances_and_events(visual.observed, visual.tracks, transcript, audio, cfg.sample_fps,
-                                                   voices, frames)
+        utterances, events = utterances_and_events(visual.observed, visual.tracks, frames, transcript, audio,
+                                                   cfg.sample_fps, voices)
         captioner, captions = None, []
         if cfg.caption_model:
             t_cap = time.perf_counter()
@@ -250,8 +242,7 @@ def _records(info: VideoInfo, cfg: IndexConfig, engine, visual, audio: np.ndarra
                                              device=cfg.device)
         segment_vectors = speech_enc.encode([s.text for s in transcript.segments])
         event_vectors = text_enc.encode([ev.detail for ev in events])
-        rows, spans = features.result() if features is not None else ([None] * len(windows), [
-            voice_span(transcript, s, e) for s, e in windows])
+        rows, spans = features.result()
         speakers = clip_speakers(spans, voices, frames)
         clips = with_voices(clips, voice.read_clips(rows, speakers) if voice is not None else rows, speakers)
     progress.update(task, completed=len(windows))

@@ -122,9 +122,9 @@ def clip_voices(windows: Sequence[tuple[float, float]], model, audio: np.ndarray
 def clip_voice_features(windows: Sequence[tuple[float, float]], model, audio: np.ndarray, transcript: Transcript
                         ) -> tuple[list[np.ndarray | None], list[tuple[float, float] | None]]:
     """Each window's speech span (``voice_span``, seconds; None: no speech) and the reader's feature row of the speech
-    in it (``model.features``; None where there is no span)."""
+    in it (``model.features``; None where there is no span, and every row None without a voice model)."""
     spans = [voice_span(transcript, s, e) for s, e in windows]
-    rows = [None if span is None else
+    rows = [None if span is None or model is None else
             model.features(audio[int(span[0] * SAMPLE_RATE) : int(span[1] * SAMPLE_RATE)], SAMPLE_RATE)
             for span in spans]
     return rows, spans

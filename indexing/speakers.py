@@ -39,14 +39,13 @@ def person_frames(observed: list[FrameObservation], tracks: list[TrackSummary]) 
     return social_frames(observed, lambda f: person.get(f.track_id, f.track_id) if f.track_id is not None else None)
 
 
-def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], transcript: Transcript,
-                          audio: np.ndarray, sample_fps: float, voices: list[VoiceTurn] | None = None,
-                          frames: list[SocialFrame] | None = None) -> tuple[list[Utterance], list[SocialEvent]]:
+def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], frames: list[SocialFrame],
+                          transcript: Transcript, audio: np.ndarray, sample_fps: float,
+                          voices: list[VoiceTurn] | None = None) -> tuple[list[Utterance], list[SocialEvent]]:
     """Utterances (speaker, voice, vocal cues) and the index-time social event timeline, events numbered
-    ``e<i>`` in time order; ``observed`` carries each face's track id; ``frames``: its ``person_frames`` when already
-    made. People are named by their person id across shots. An utterance's speaker is the person whose lips move with
-    it, else the person its voice is linked to (``tools.signals.diarization.link_voices``)."""
-    frames = person_frames(observed, tracks) if frames is None else frames
+    ``e<i>`` in time order; ``observed`` carries each face's track id, ``frames`` are its ``person_frames``. People are
+    named by their person id across shots. An utterance's speaker is the person whose lips move with it, else the
+    person its voice is linked to (``tools.signals.diarization.link_voices``)."""
     spans = []
     for seg in transcript.segments:
         end = max(seg.end_s, seg.start_s + 1e-3)
@@ -92,21 +91,26 @@ def clip_speakers(spans: Sequence[tuple[float, float] | None], turns: Sequence[V
     lips: list[int | None] = []
     seen: list[set[int]] = []  # the people on screen during each span, less those seen not to speak
     for span in spans:
-        s, e = span if span is not None else (0.0, 0.0)
-        near = list(turns[max(0, bisect.bisect_right(turn_starts, s) - 1) : bisect.bisect_left(turn_starts, e)])
-        around = list(frames[bisect.bisect_left(times, s - widen) : bisect.bisect_left(times, e + widen)])
-        gaps = mouth_gaps(around, s, e) if span is not None else {}
-        voices.append(voice_of(near, s, e) if span is not None else None)
+        if span is None:
+            voices.append(None)
+            lips.append(None)
+            seen.append(set())
+            continue
+        s, e = span
+        around = frames[bisect.bisect_left(times, s - widen) : bisect.bisect_left(times, e + widen)]
+        gaps = mouth_gaps(around, s, e)
+        near = turns[max(0, bisect.bisect_right(turn_starts, s) - 1) : bisect.bisect_left(turn_starts, e)]
+        voices.append(voice_of(near, s, e))
         lips.append(lip_speaker(gaps))
         seen.append({p for fr in around if s <= fr.t < e for p in fr.tracks if p is not None} - silent_tracks(gaps))
     heard = [(*span, v, p) for span, v, p in zip(spans, voices, lips, strict=True) if span is not None]
     links = link_voices(heard)
-    shared = {v for _, _, v, p in heard if v is not None and p is not None} - set(links)  # lips of several people
+    lipped = {v for _, _, v, p in heard if p is not None}  # voices heard with moving lips (every linked one among them)
     keys: list[tuple[str, int] | None] = []
     for voice, person, faces in zip(voices, lips, seen, strict=True):
-        linked = links.get(voice) if voice is not None else None
+        linked = links.get(voice)
         if person is None and linked is not None and (linked in faces or not faces):
             person = linked  # the voice's person on screen, or nobody who might speak; else others may be speaking
         keys.append(("person", person) if person is not None else
-                    ("voice", voice) if voice is not None and voice not in shared and voice not in links else None)
+                    ("voice", voice) if voice is not None and voice not in lipped else None)
     return keys

@@ -215,7 +215,7 @@ def test_a_clip_is_grouped_by_the_person_whose_lips_move_before_the_voice_the_di
     but not one where person 5's lips cannot be read (they might be speaking); a stretch of voice 1 is nobody's (its
     lips were two people's); voice 2, never heard with moving lips, stays a voice; no speech, no key. Without frames
     every span is the voice heard longest."""
-    from indexing.clips import clip_speakers
+    from indexing.speakers import clip_speakers
     from tools.core.schema import Gaze
     from tools.signals.diarization import VoiceTurn
     from tools.signals.social import SocialFrame

@@ -8,8 +8,8 @@ person always sounds like; the head that reads departures (``VOICE8_SPEAKER_HEAD
 baseline drawn from varied mixes of the actor's clips, mostly calm ones included (``python -m studies.train_voice
 --speaker-baseline``), since a video's speaker is often calm most of the time (section 133).
 
-Pure functions of feature rows; a clip's speaker is the person the index's utterances name, else the diarization's
-voice (``indexing.speakers.clip_speakers``).
+Pure functions of feature rows; the index groups a clip by its speaker: the person whose lips move with it, else the
+person its voice is linked to, else the diarization's voice (``indexing.speakers.clip_speakers``).
 """
 
 from __future__ import annotations
