@@ -228,7 +228,7 @@ def _records(info: VideoInfo, cfg: IndexConfig, engine, visual, audio: np.ndarra
         features = pool.submit(clip_voice_features, windows, voice, audio, transcript)
         frames = person_frames(visual.observed, visual.tracks)
         utterances, events = utterances_and_events(visual.observed, visual.tracks, frames, transcript, audio,
-                                                   cfg.sample_fps, voices)
+                                                   cfg.sample_fps, voices, visual.cuts)
         captioner, captions = None, []
         if cfg.caption_model:
             t_cap = time.perf_counter()
@@ -243,7 +243,7 @@ def _records(info: VideoInfo, cfg: IndexConfig, engine, visual, audio: np.ndarra
         segment_vectors = speech_enc.encode([s.text for s in transcript.segments])
         event_vectors = text_enc.encode([ev.detail for ev in events])
         rows, spans = features.result()
-        speakers = clip_speakers(spans, voices, frames)
+        speakers = clip_speakers(spans, voices, frames, visual.cuts)
         clips = with_voices(clips, voice.read_clips(rows, speakers) if voice is not None else rows, speakers)
     progress.update(task, completed=len(windows))
     records = IndexRecords(clips=clips, transcript=transcript, faces=visual.faces, tracks=visual.tracks, cuts=visual.cuts,

@@ -105,18 +105,20 @@ def clip_voice(model, audio: np.ndarray, transcript: Transcript, start_s: float,
 
 
 def clip_voices(windows: Sequence[tuple[float, float]], model, audio: np.ndarray, transcript: Transcript,
-                turns: Sequence[VoiceTurn] = (), frames: Sequence[SocialFrame] = ()) -> list[dict[str, float] | None]:
+                turns: Sequence[VoiceTurn] = (), frames: Sequence[SocialFrame] = (), cuts: Sequence[float] = ()
+                ) -> list[dict[str, float] | None]:
     """The vocal AffectNet-8 distribution of each window (seconds) in order, over its speech (``voice_span``): the
     features of every window's speech first (``clip_voice_features``), then all read at once (``model.read_clips``),
     so a reader with a speaker baseline reads each against the windows of the same speaker
-    (``indexing.speakers.clip_speakers``: the person whose lips move in ``frames``, else the voice ``turns`` name).
+    (``indexing.speakers.clip_speakers``: the person whose lips move in ``frames`` within the shot ``cuts``, else the
+    voice ``turns`` name).
     Every None without a voice model. The index build (``indexing.build``) computes the features on a thread of
     their own while it finds the utterances and writes and embeds the clips' descriptors, which do not depend on them
     (numpy's work on a clip's samples runs outside Python's lock), and reads them after."""
     if model is None:
         return [None] * len(windows)
     rows, spans = clip_voice_features(windows, model, audio, transcript)
-    return model.read_clips(rows, clip_speakers(spans, turns, frames))
+    return model.read_clips(rows, clip_speakers(spans, turns, frames, cuts))
 
 
 def clip_voice_features(windows: Sequence[tuple[float, float]], model, audio: np.ndarray, transcript: Transcript

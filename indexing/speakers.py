@@ -20,10 +20,10 @@ from tools.perception.prosody import prosody
 from tools.signals.diarization import VoiceTurn, link_voices, voice_of
 from tools.signals.events import SocialEvent, expression_changes, gaze_and_pointing_events
 from tools.signals.social import (
-    MIN_LIP_WINDOW_S,
     SocialFrame,
     SpeechTurn,
     lip_speaker,
+    lip_window,
     mouth_gaps,
     silent_tracks,
     social_frames,
@@ -41,15 +41,18 @@ def person_frames(observed: list[FrameObservation], tracks: list[TrackSummary]) 
 
 def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSummary], frames: list[SocialFrame],
                           transcript: Transcript, audio: np.ndarray, sample_fps: float,
-                          voices: list[VoiceTurn] | None = None) -> tuple[list[Utterance], list[SocialEvent]]:
+                          voices: list[VoiceTurn] | None = None, cuts: Sequence[float] = ()
+                          ) -> tuple[list[Utterance], list[SocialEvent]]:
     """Utterances (speaker, voice, vocal cues) and the index-time social event timeline, events numbered
-    ``e<i>`` in time order; ``observed`` carries each face's track id, ``frames`` are its ``person_frames``. People are
-    named by their person id across shots. An utterance's speaker is the person whose lips move with it, else the
-    person its voice is linked to (``tools.signals.diarization.link_voices``)."""
-    spans = []
+    ``e<i>`` in time order; ``observed`` (in time order) carries each face's track id, ``frames`` are its
+    ``person_frames``. People are named by their person id across shots. An utterance's speaker is the person whose
+    lips move with it (read over ``tools.signals.social.lip_window``, which does not widen a short utterance across
+    the shot ``cuts``, seconds), else the person its voice is linked to (``tools.signals.diarization.link_voices``)."""
+    times, spans = [fr.t for fr in frames], []
     for seg in transcript.segments:
         end = max(seg.end_s, seg.start_s + 1e-3)
-        spans.append((seg.start_s, end, voice_of(voices or [], seg.start_s, end), speaker_of(frames, seg.start_s, end)))
+        lips = speaker_of(_around(frames, times, seg.start_s, end, cuts), seg.start_s, end, cuts)
+        spans.append((seg.start_s, end, voice_of(voices or [], seg.start_s, end), lips))
     links = link_voices(spans)
     words = WordTimes(transcript)
     utterances = []
@@ -67,10 +70,11 @@ def utterances_and_events(observed: list[FrameObservation], tracks: list[TrackSu
 
 
 def clip_speakers(spans: Sequence[tuple[float, float] | None], turns: Sequence[VoiceTurn] = (),
-                  frames: Sequence[SocialFrame] = ()) -> list[tuple[str, int] | None]:
+                  frames: Sequence[SocialFrame] = (), cuts: Sequence[float] = ()) -> list[tuple[str, int] | None]:
     """Who speaks in each span (seconds; None: no speech), as the key a speaker baseline groups clips by; found as an
     utterance's speaker is (``utterances_and_events``), but over the clips' speech, which needs no recognised words.
-    ``frames``: the index's social frames in time order, their tracks named by person (``person_frames``).
+    ``frames``: the index's social frames in time order, their tracks named by person (``person_frames``); ``cuts``:
+    the shot cuts (seconds), across which a short span's lips are not read (``tools.signals.social.lip_window``).
 
     - ``("person", id)``: the person whose lips move most in the span (``tools.signals.social.speaker_of``), else the
       person its voice is linked to by lips in other spans (``tools.signals.diarization.link_voices`` over these
@@ -86,7 +90,6 @@ def clip_speakers(spans: Sequence[tuple[float, float] | None], turns: Sequence[V
     eight actors as one (``evals/RESULTS.md`` sections 133-134)."""
     turns = sorted(turns, key=lambda t: t.start_s)  # in time order, not overlapping (voice_turns)
     turn_starts, times = [t.start_s for t in turns], [fr.t for fr in frames]
-    widen = MIN_LIP_WINDOW_S / 2  # speaker_of widens a short span to MIN_LIP_WINDOW_S
     voices: list[int | None] = []
     lips: list[int | None] = []
     seen: list[set[int]] = []  # the people on screen during each span, less those seen not to speak
@@ -97,8 +100,8 @@ def clip_speakers(spans: Sequence[tuple[float, float] | None], turns: Sequence[V
             seen.append(set())
             continue
         s, e = span
-        around = frames[bisect.bisect_left(times, s - widen) : bisect.bisect_left(times, e + widen)]
-        gaps = mouth_gaps(around, s, e)
+        around = _around(frames, times, s, e, cuts)
+        gaps = mouth_gaps(around, s, e, cuts)
         near = turns[max(0, bisect.bisect_right(turn_starts, s) - 1) : bisect.bisect_left(turn_starts, e)]
         voices.append(voice_of(near, s, e))
         lips.append(lip_speaker(gaps))
@@ -114,3 +117,11 @@ def clip_speakers(spans: Sequence[tuple[float, float] | None], turns: Sequence[V
         keys.append(("person", person) if person is not None else
                     ("voice", voice) if voice is not None and voice not in lipped else None)
     return keys
+
+
+def _around(frames: Sequence[SocialFrame], times: list[float], start_s: float, end_s: float,
+            cuts: Sequence[float]) -> Sequence[SocialFrame]:
+    """The frames (in time order, ``times`` their times) that ``mouth_gaps`` reads for [start_s, end_s) (seconds): those
+    of its ``lip_window``."""
+    a, b = lip_window(start_s, end_s, cuts)
+    return frames[bisect.bisect_left(times, a) : bisect.bisect_left(times, b)]

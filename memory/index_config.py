@@ -19,10 +19,10 @@ from tools.core.runtime import DEVICE_PATTERN
 from tools.perception.engine import PerceptionConfig
 from tools.perception.expression import DEFAULT_EXPRESSION
 
-INDEX_FORMAT = 32
-"""Version of the stored layout and of what the build computes; part of the cache key (32: each clip stores its
-speaker, ``Clip.speaker``, by which a speaker reader of the voice groups clips, ``indexing.speakers.clip_speakers``;
-``evals/RESULTS.md`` section 134)."""
+INDEX_FORMAT = 33
+"""Version of the stored layout and of what the build computes; part of the cache key (33: a short utterance's or
+clip's lips are read within its shot, ``tools.signals.social.lip_window``, so its speaker may change;
+``evals/RESULTS.md`` section 135)."""
 
 #: Libraries whose versions an index manifest records.
 INDEX_LIBRARIES = ("torch", "faiss-cpu", "av", "mediapipe", "faster-whisper", "sentence-transformers",

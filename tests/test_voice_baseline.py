@@ -199,12 +199,20 @@ def test_telephone_band_speech_is_read_against_its_baseline_by_the_telephone_ban
                            "+speaker-baseline:voice8_speaker_narrowband_head.npz")
 
 
-def test_an_unknown_voice_reader_for_the_span_study_is_one_line_and_exit_2(tmp_path, capsys):
+def test_an_unknown_voice_reader_or_a_missing_bench_for_the_span_study_is_one_line_and_exit_2(tmp_path, capsys):
     from studies.span_readings import main
 
     assert main(["--bench", str(tmp_path / "none.jsonl"), "--cache-dir", str(tmp_path), "--voice-emotion", "x"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --voice-emotion: ") and "voice8-speaker" in err and err.count("\n") == 1
+    assert main(["--bench", str(tmp_path), "--cache-dir", str(tmp_path), "--voice-emotion", "voice8"]) == 2
+    err = capsys.readouterr().err  # a folder, not the bench's file
+    assert err == f"error: {tmp_path}: no such bench file\n"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "q1"}\n')
+    assert main(["--bench", str(bad), "--cache-dir", str(tmp_path), "--voice-emotion", "voice8"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}") and err.count("\n") == 1
 
 
 def test_a_clip_is_grouped_by_the_person_whose_lips_move_before_the_voice_the_diarization_heard():

@@ -9,6 +9,8 @@ pointing pairs, the other gestures of tracked people), ``speaker_of`` picks the 
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -114,11 +116,29 @@ def social_frames(observations, track_of: TrackOf) -> list[SocialFrame]:
 MIN_LIP_WINDOW_S = 3.0
 
 
-def mouth_gaps(frames: Sequence[SocialFrame], start_s: float, end_s: float) -> dict[int, list[float]]:
-    """Each track's inner-lip gaps (``Gaze.mouth_open``) in the frames of [start_s, end_s), widened symmetrically to
-    ``MIN_LIP_WINDOW_S`` when shorter, in frame order."""
+def lip_window(start_s: float, end_s: float, cuts: Sequence[float] = ()) -> tuple[float, float]:
+    """The seconds [a, b) lip activity is read over for the span [start_s, end_s): the span widened symmetrically to
+    ``MIN_LIP_WINDOW_S`` when shorter, but not across a shot cut (``cuts``: seconds, sorted): what would cross the cut
+    before the span widens it after instead, and the other way round, up to the next cut (another shot shows other
+    faces, whose lips say nothing about this speech). Cuts inside the span stay inside."""
     widen = max(0.0, MIN_LIP_WINDOW_S - (end_s - start_s)) / 2
-    start_s, end_s = start_s - widen, end_s + widen
+    a, b = start_s - widen, end_s + widen
+    if widen == 0 or not cuts:
+        return a, b
+    i, j = bisect.bisect_right(cuts, start_s), bisect.bisect_left(cuts, end_s)
+    lo, hi = cuts[i - 1] if i > 0 else -math.inf, cuts[j] if j < len(cuts) else math.inf
+    if a < lo:
+        a, b = lo, min(hi, b + lo - a)
+    if b > hi:
+        a, b = max(lo, a - (b - hi)), hi
+    return a, b
+
+
+def mouth_gaps(frames: Sequence[SocialFrame], start_s: float, end_s: float,
+               cuts: Sequence[float] = ()) -> dict[int, list[float]]:
+    """Each track's inner-lip gaps (``Gaze.mouth_open``) in the frames of ``lip_window(start_s, end_s, cuts)``
+    (seconds), in frame order."""
+    start_s, end_s = lip_window(start_s, end_s, cuts)
     gaps: dict[int, list[float]] = {}
     for fr in frames:
         if start_s <= fr.t < end_s:
@@ -128,10 +148,10 @@ def mouth_gaps(frames: Sequence[SocialFrame], start_s: float, end_s: float) -> d
     return gaps
 
 
-def speaker_of(frames: Sequence[SocialFrame], start_s: float, end_s: float) -> int | None:
-    """The track whose lips move most during [start_s, end_s), widened symmetrically to
-    ``MIN_LIP_WINDOW_S`` when shorter (``mouth_gaps``, ``lip_speaker``); None = unknown."""
-    return lip_speaker(mouth_gaps(frames, start_s, end_s))
+def speaker_of(frames: Sequence[SocialFrame], start_s: float, end_s: float, cuts: Sequence[float] = ()) -> int | None:
+    """The track whose lips move most during [start_s, end_s) (seconds), widened to ``MIN_LIP_WINDOW_S`` when shorter
+    but not across a shot cut in ``cuts`` (``lip_window``, ``mouth_gaps``, ``lip_speaker``); None = unknown."""
+    return lip_speaker(mouth_gaps(frames, start_s, end_s, cuts))
 
 
 def silent_tracks(mouth_gaps: dict[int, list[float]], min_activity: float = MIN_LIP_ACTIVITY) -> set[int]:

@@ -41,8 +41,13 @@ SpeechReading = tuple[float, float, dict[str, float]]
 def speaker_of_stretch(turns: list[SpeechTurn], start_s: float, end_s: float,
                        min_share: float = SPEAKER_SHARE) -> int | None:
     """The person who holds at least ``min_share`` of the utterance time of ``turns`` inside [start_s, end_s)
-    (seconds), or None (no utterance inside, or no speaker holds that share; unknown speakers count against)."""
-    held = seconds_within(turns, start_s, end_s, lambda u: u.speaker)  # many stretches: pass the turns near each
+    (seconds), or None (no utterance inside, or no speaker holds that share; unknown speakers count against). Over
+    many stretches, pass the turns near each."""
+    return _holder(seconds_within(turns, start_s, end_s, lambda u: u.speaker), min_share)
+
+
+def _holder(held: dict[int | None, float], min_share: float) -> int | None:
+    """The speaker holding at least ``min_share`` of the seconds in ``held`` (speaker -> seconds), or None."""
     total = sum(held.values())
     if total <= 0:
         return None
@@ -78,9 +83,9 @@ def speech_timelines(spans: list[SpeechReading], turns: list[SpeechTurn],
     per: dict[int, list[int]] = defaultdict(list)
     for i, (a, b, _) in enumerate(spans):  # only turns starting within ``longest`` before the stretch can reach it
         near = turns[bisect.bisect_left(starts, a - longest):bisect.bisect_left(starts, b)]
-        who = speaker_of_stretch(near, a, b)
-        if who is None and speakers is not None and not seconds_within(near, a, b, lambda u: u.speaker):
-            who = speakers[i]  # no utterance inside: the stretch's own speaker
+        held = seconds_within(near, a, b, lambda u: u.speaker)
+        # no utterance inside: the stretch's own speaker where it has one
+        who = _holder(held, SPEAKER_SHARE) if held else speakers[i] if speakers is not None else None
         if who is not None:
             per[who].append(i)
     timelines = []

@@ -1,0 +1,57 @@
+"""Who speaks a span: the lips of its own shot, not the next one's; and the study that counts the index's speakers."""
+
+from __future__ import annotations
+
+from pytest import approx
+
+from tools.core.schema import Gaze
+from tools.signals.social import MIN_LIP_WINDOW_S, SocialFrame, lip_window, speaker_of
+
+
+def test_a_short_span_widens_to_three_seconds_on_the_side_away_from_a_cut():
+    assert MIN_LIP_WINDOW_S == 3.0
+    assert lip_window(5.0, 6.0) == approx((4.0, 7.0))  # no cuts: symmetric
+    assert lip_window(5.0, 6.0, [4.8]) == approx((4.8, 7.8))  # a cut 0.2 s before: all of it after
+    assert lip_window(5.0, 6.0, [6.4]) == approx((3.4, 6.4))  # a cut 0.4 s after: all of it before
+    assert lip_window(5.0, 6.0, [4.8, 6.5]) == approx((4.8, 6.5))  # a shot of 1.7 s: the shot
+    assert lip_window(5.0, 6.0, [1.0, 5.5, 9.0]) == approx((4.0, 7.0))  # a cut inside the span stays inside
+    assert lip_window(5.0, 6.0, [5.0]) == approx((5.0, 8.0))  # the span starts at the cut
+    assert lip_window(5.0, 6.0, [6.0]) == approx((3.0, 6.0))  # the span ends at the cut
+    assert lip_window(5.0, 9.0, [4.9, 9.1]) == approx((5.0, 9.0))  # 3 s or longer: as it is
+
+
+def _two_shots(fps: float) -> list[SocialFrame]:
+    """Frames at ``fps`` over 12 s: person 1 alone in the shot 0-6 s, lips still until 4 s and moving a little after;
+    person 2 alone in the shot from 6 s, talking with wide lip movements."""
+    def frame(t: float) -> SocialFrame:
+        if t < 6:
+            gap = 0.1 if t < 4 else 0.15 + 0.1 * (int(t * fps) % 2)
+            return SocialFrame(t=t, tracks=[1], gaze=[Gaze(mouth_open=gap)])
+        return SocialFrame(t=t, tracks=[2], gaze=[Gaze(mouth_open=0.1 + 0.5 * (int(t * fps) % 2))])
+
+    return [frame(i / fps) for i in range(int(12 * fps))]
+
+
+def test_a_short_line_at_the_end_of_a_shot_is_read_from_its_own_shots_lips():
+    """A 1-s line at 5-6 s, the end of person 1's shot. At the index's 1 fps, widened symmetrically (4-7 s) it holds
+    two of her frames and one of the next shot's, too few to read (``lip_speaker`` needs three): nobody; kept to its
+    shot (3-6 s) it holds three of hers, which name her. At 4 fps the symmetric window reaches 1 s into the next shot,
+    whose talker's four frames move more than hers and name him; kept to its shot it names her."""
+    one, four = _two_shots(1.0), _two_shots(4.0)
+    assert speaker_of(one, 5.0, 6.0) is None
+    assert speaker_of(one, 5.0, 6.0, cuts=[6.0]) == 1
+    assert speaker_of(four, 5.0, 6.0) == 2
+    assert speaker_of(four, 5.0, 6.0, cuts=[6.0]) == 1
+
+
+def test_the_speaker_study_counts_a_span_against_the_one_person_of_the_shot_holding_its_middle():
+    """``studies.speakers.outcome``: shots 0-2 s (person 7), 2-5 s (person 8) and from 5 s (persons 7 and 9)."""
+    from studies.speakers import outcome
+
+    cuts, people = [2.0, 5.0], {0: {7}, 1: {8}, 2: {7, 9}}
+    assert outcome(7, 0.5, 1.5, cuts, people) == "right"
+    assert outcome(8, 0.5, 1.5, cuts, people) == "wrong"
+    assert outcome(None, 0.5, 1.5, cuts, people) == "none"
+    assert outcome(8, 1.0, 4.0, cuts, people) == "right"  # its middle, 2.5 s, is in the second shot
+    assert outcome(7, 5.5, 6.0, cuts, people) == "unknown"  # two people in that shot
+    assert outcome(7, 6.0, 7.0, [2.0], {0: {7}}) == "unknown"  # nobody tracked in that shot
