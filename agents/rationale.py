@@ -6,7 +6,8 @@ and goes through the LLM's repair/fallback path.
 
 Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
 their ids; the summary leads with the visual observation sharing most content words with the question
-(a gesture or gaze it names), then the first face observation showing the moment's emotion (else the
+(a gesture or gaze it names; "look" as in "she looks nervous" names none:
+``tools.signals.lexicon.without_non_gaze_looks``), then the first face observation showing the moment's emotion (else the
 first visual observation) and quotes the utterance sharing most content words with the question (on a tie, the
 one with most of its time inside the moment: a sentence cited because its last words fall in the moment's clip does
 not speak for the moment; then the first). A moment at a change of feeling leads with the face cited on each side
@@ -23,7 +24,7 @@ from agents.llm import LLMTask
 from agents.schema import Evidence, Moment, RationaleDraft, RationaleStep
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
-from tools.signals.lexicon import keyword_overlap
+from tools.signals.lexicon import keyword_overlap, without_non_gaze_looks
 
 
 def check_known_ids(cited: list[str], known: set[str]) -> None:
@@ -52,9 +53,9 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
         if items:
             parts = [f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)" for e in items]
             if modality == "visual":  # whole: a detail may hold "; " itself
-                query = inputs.get("query", "")
-                # the observation naming what the question asks (a gesture, a gaze) leads; else a face showing
-                # the moment's emotion; else the first
+                query = without_non_gaze_looks(inputs.get("query", ""))
+                # the observation naming what the question asks (a gesture, a gaze; not "look" as in "look nervous")
+                # leads; else a face showing the moment's emotion; else the first
                 lead = max(parts, key=lambda x, q=query: (keyword_overlap(q, x), f"shows {m['emotion']} " in x))
             steps.append(RationaleStep(modality=modality, text="; ".join(parts),
                                        evidence_ids=[e["id"] for e in items]))

@@ -117,6 +117,22 @@ def test_offline_rationale_quotes_the_utterance_that_answers_the_question():
     assert [s.evidence_ids for s in draft.steps] == [["c0.t0", "c0.t1"]]  # the step still cites both
 
 
+def test_offline_rationale_leads_with_the_face_when_look_asks_how_someone_seems_and_with_the_gaze_when_where():
+    """"Who looks uneasy?" asks how someone seems: the face showing the moment's fear leads, not the gaze
+    observation that shares the word "looks"; "when does she look at the camera?" asks where she looks."""
+    seen = [{"id": "c1.c1", "modality": "visual", "tool": "mesh", "start_s": 3.1, "end_s": 5.5,
+             "detail": "person 1 looks at the camera in 9 of 9 frames"},
+            {"id": "c1.v0", "modality": "visual", "tool": "faces", "start_s": 4.8, "end_s": 5.0,
+             "detail": "person 1's face at x=0.50, y=0.45 shows fear (p=0.55)"}]
+    for query in ("who looks uneasy, and what do they say?", "when does she look nervous?",
+                  "when does he look like he has seen a ghost?", "when does she give him a worried look?"):
+        summary = _offline_rationale(query, "fear", 0.66, seen).summary
+        assert summary.startswith("fear (confidence 0.66): person 1's face at x=0.50, y=0.45 shows fear"), query
+    for query in ("when does she look at the camera?", "when is she looking away from the camera?"):
+        summary = _offline_rationale(query, "fear", 0.66, seen).summary
+        assert summary.startswith("fear (confidence 0.66): person 1 looks at the camera in 9 of 9 frames"), query
+
+
 def test_offline_rationale_leads_with_the_whole_first_face_observation():
     """A face detail holds "; " inside its parentheses: the summary must quote it whole."""
     seen = [{"id": "c0.f0", "modality": "visual", "tool": "faces", "start_s": 0.5, "end_s": 2.0,
