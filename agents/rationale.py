@@ -7,8 +7,8 @@ and goes through the LLM's repair/fallback path.
 Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
 their ids; the summary leads with the visual observation sharing most content words with the question
 (a gesture or gaze it names; "look" as in "she looks nervous" names none:
-``tools.signals.lexicon.without_non_gaze_looks``), then the first face observation showing the moment's emotion (else the
-first visual observation) and quotes the utterance sharing most content words with the question (on a tie, the
+``tools.signals.lexicon.without_non_gaze_looks``), then the first face observation showing the moment's emotion
+(else the first visual observation) and quotes the utterance sharing most content words with the question (on a tie, the
 one with most of its time inside the moment: a sentence cited because its last words fall in the moment's clip does
 not speak for the moment; then the first). A moment at a change of feeling leads with the face cited on each side
 of the change.
