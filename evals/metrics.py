@@ -78,7 +78,9 @@ def best_iou(pred: Span | None, truths: Sequence[Span]) -> float:
 
 
 def recall_at_k(preds: Sequence[Span], truths: Sequence[Span], k: int = 5, threshold: float = 0.5) -> float:
-    """Share of ground-truth spans hit (tIoU >= threshold) by any of the top-``k`` predictions."""
+    """Share of ``truths`` (one question's ground-truth spans) hit (tIoU >= threshold) by any of the top-``k``
+    predictions: a recall of moments, which for a question of one moment is the field's R@k (a hit, 1 or 0); a
+    question of several moments scores the share it found, where R@k would count any one as a hit."""
     top = preds[:k]
     return float(np.mean([any(temporal_iou(p, t) >= threshold for p in top) for t in truths])) if truths else 0.0
 
@@ -156,11 +158,13 @@ def emotion_scores(y_true: Sequence[str], y_pred: Sequence[str], labels: Sequenc
 def calibration_scores(confidence: Sequence[float], right: Sequence[bool], bins: int = 10) -> dict:
     """How well confidences in [0, 1] predict correctness: ``{"n", "ECE", "Brier", "mean_confidence",
     "accuracy"}`` (None values when empty). ECE: the mean over ``bins`` equal-width bins of
-    |accuracy - mean confidence|, weighted by each bin's share of the samples (Guo et al., 2017)."""
+    |accuracy - mean confidence|, weighted by each bin's share of the samples (Guo et al., 2017: bin m holds the
+    confidences in ((m-1)/M, m/M], a confidence of 0 the first)."""
     conf, ok = np.asarray(confidence, float), np.asarray(right, float)
     if not len(conf):
         return {"n": 0, "ECE": None, "Brier": None, "mean_confidence": None, "accuracy": None}
-    which = np.minimum((conf * bins).astype(int), bins - 1)
+    # rounded first, so that 0.3 * 10 (3.0000000000000004 in floating point) is the upper edge of bin 3, not in bin 4
+    which = np.clip(np.ceil(np.round(conf * bins, 9)).astype(int) - 1, 0, bins - 1)
     ece = sum(abs(ok[which == b].mean() - conf[which == b].mean()) * (which == b).mean()
               for b in range(bins) if (which == b).any())
     return {"n": len(conf), "ECE": float(ece), "Brier": float(np.mean((conf - ok) ** 2)),

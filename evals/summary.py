@@ -113,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             name, sep, path = spec.partition("=")
             if not sep:
                 raise ValueError(f"--run {spec!r}: expected NAME=RUN_DIR")
+            if name in scored:
+                raise ValueError(f"--run {spec!r}: the name {name!r} is given twice")
             scored[name] = per_item(args.bench, Path(path))
             out["runs"][name] = _summary(*scored[name])
         if args.against is not None:

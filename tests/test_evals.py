@@ -41,6 +41,14 @@ def test_perfect_and_disjoint_predictions_score_as_expected():
         PredictedMoment(start_s=100.0, end_s=101.0, emotion="anger", score=1.0)]) for i in items}
     m = evaluate(items, far)
     assert m["localization"]["mIoU"] == 0.0 and m["emotion"]["n"] == 0
+    # a failed item is scored as a miss, but neither predicted nor costed: its wall time was never measured
+    first, *rest = items
+    timed = {i.id: perfect[i.id].model_copy(update={"wall_s": 10.0, "tool_calls": 4, "frames": 8}) for i in rest}
+    timed[first.id] = Prediction(id=first.id, method="oracle", moments=[], wall_s=0.0, error="VideoError: bad video")
+    m = evaluate(items, timed)
+    assert m["n_items"] == len(items) and m["n_predicted"] == len(items) - 1
+    assert m["cost_per_item"] == {"wall_s": 10.0, "tool_calls": 4.0, "frames": 8.0}
+    assert m["localization"]["R1@0.5"] == round((len(items) - 1) / len(items), 4)
 
 
 #: A lock this process holds while a study's pool runs (``test_a_studys_workers_do_not_inherit_a_held_lock``).
@@ -320,6 +328,9 @@ def test_the_summary_scores_each_run_top_moment_and_counts_an_unanswered_item_as
     (other / "predictions.jsonl").write_text("".join(
         json.dumps({"id": i, "moments": [{"start_s": s, "end_s": e, "emotion": em}]}) + "\n"
         for i, (s, e, em) in preds.items()))
+    from evals.summary import main
+
+    assert main(["--bench", str(bench), "--run", f"a={run}", "--run", f"a={other}"]) == 2  # one name, two runs
     diff = paired(bench, other, run)
     assert diff["gained_lost"] == {"R1@0.5": [0, 1], "Joint": [1, 1]}
     assert diff["R1@0.5"][0] == -0.125 and diff["Joint"][0] == 0.0

@@ -31,6 +31,8 @@ def test_average_precision_known_cases():
     assert average_precision([(0.0, 2.0), (10.0, 11.0)], truths, 0.5) == pytest.approx(0.5)
     assert mean_average_precision([(20.0, 21.0)], truths) == 0.0
     assert recall_at_k([(10.0, 11.0), (5.0, 7.0)], truths, k=5, threshold=0.5) == 0.5
+    assert recall_at_k([(10.0, 11.0), (5.0, 7.0)], [(5.0, 7.0)], k=5, threshold=0.5) == 1.0  # one moment: R@5
+    assert recall_at_k([(10.0, 11.0), (5.0, 7.0)], [(5.0, 7.0)], k=1, threshold=0.5) == 0.0
 
 
 def test_match_emotion_and_rationale_metrics():
@@ -142,6 +144,10 @@ def test_calibration_scores_known_values():
     assert got["n"] == 4 and got["accuracy"] == 0.25
     assert calibration_scores([], [])["ECE"] is None
     assert calibration_scores([1.0, 0.0], [True, False])["ECE"] == 0.0  # confidence 1.0 falls in the top bin
+    # bins are (lo, hi] as Guo et al. define them: 0.5 sits with 0.45 in (0.4, 0.5], not with 0.55 in (0.5, 0.6]
+    assert calibration_scores([0.5, 0.55], [True, False])["ECE"] == pytest.approx(0.5 * 0.5 + 0.5 * 0.55)
+    assert calibration_scores([0.5, 0.45], [True, False])["ECE"] == pytest.approx(abs(0.5 - 0.475))
+    assert calibration_scores([0.3, 0.25], [True, True])["ECE"] == pytest.approx(1 - 0.275)  # 0.3 * 10 > 3 in floats
 
 
 def test_a_bootstrap_interval_of_a_share_matches_the_normal_approximation_and_repeats():
