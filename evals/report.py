@@ -96,7 +96,8 @@ def plot_r1(rows: list[dict], path: Path) -> None:
 
 
 def plot_confusion(runs: list[Path], path: Path) -> None:
-    """One AffectNet-8 confusion matrix per run (rows: annotated, columns: predicted)."""
+    """One confusion matrix per run over the run's own label set (``metrics.json``'s ``emotion.labels``: AffectNet-8,
+    VQAU-13, ...; rows: annotated, columns: predicted)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -106,11 +107,12 @@ def plot_confusion(runs: list[Path], path: Path) -> None:
     fig, axes = plt.subplots(1, len(runs), figsize=(3.6 * len(runs), 3.6), squeeze=False)
     for ax, run in zip(axes[0], runs, strict=True):
         emo = json.loads((run / "metrics.json").read_text())["emotion"]
-        cm = np.array(emo["confusion"] or np.zeros((8, 8)))
+        n = len(emo["labels"])
+        cm = np.array(emo["confusion"] or np.zeros((n, n)))
         ax.imshow(cm, cmap="Blues")
         short = [label[:4] for label in emo["labels"]]
-        ax.set_xticks(range(8), short, rotation=90, fontsize=7)
-        ax.set_yticks(range(8), short, fontsize=7)
+        ax.set_xticks(range(n), short, rotation=90, fontsize=7)
+        ax.set_yticks(range(n), short, fontsize=7)
         for (i, j), v in np.ndenumerate(cm):
             if v:
                 ax.text(j, i, str(int(v)), ha="center", va="center", fontsize=8)

@@ -401,3 +401,20 @@ def test_goemotions_keeps_single_group_comments_in_the_sets_own_split(tmp_path):
         "test/c4.txt": ("anger", "test", "test")}  # the comment raters put in two groups is left out
     assert records["train/c2.txt"]["text"] == "That smell made me gag" and records["train/c1.txt"]["raw_label"] == "joy"
 
+
+
+def test_the_report_draws_a_confusion_matrix_of_a_run_in_another_label_set(tmp_path):
+    """A run scored in VQAU-13 (``--labels VQAU-13``) has a 13 x 13 confusion matrix; the report drew 8 ticks for
+    any run and stopped on it."""
+    from agents.taxonomy import load_taxonomy
+    from evals.metrics import emotion_scores
+    from evals.report import plot_confusion
+
+    names = load_taxonomy("VQAU-13").names
+    run = tmp_path / "vqau"
+    run.mkdir()
+    emotion = emotion_scores([names[0], names[5], names[12]], [names[0], names[3], names[12]], names)
+    assert len(emotion["labels"]) == 13
+    (run / "metrics.json").write_text(json.dumps({"emotion": emotion}))
+    plot_confusion([run], tmp_path / "confusion.png")
+    assert (tmp_path / "confusion.png").read_bytes()[:4] == b"\x89PNG"
