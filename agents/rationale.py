@@ -7,7 +7,7 @@ and goes through the LLM's repair/fallback path.
 Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
 their ids; the summary leads with the visual observation sharing most content words with the question
 (a gesture or gaze it names; "look" as in "she looks nervous" names none:
-``tools.signals.lexicon.without_non_gaze_looks``), then the first face observation showing the moment's emotion
+``without_non_gaze_looks``), then the first face observation showing the moment's emotion
 (else the first visual observation) and quotes the utterance sharing most content words with the question (on a tie, the
 one with most of its time inside the moment: a sentence cited because its last words fall in the moment's clip does
 not speak for the moment; then the first). A moment at a change of feeling leads with the face cited on each side
@@ -16,6 +16,7 @@ of the change.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -24,7 +25,7 @@ from agents.llm import LLMTask
 from agents.schema import Evidence, Moment, RationaleDraft, RationaleStep
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
-from tools.signals.lexicon import keyword_overlap, without_non_gaze_looks
+from tools.signals.lexicon import keyword_overlap
 
 
 def check_known_ids(cited: list[str], known: set[str]) -> None:
@@ -41,6 +42,18 @@ def check_citations(draft: RationaleDraft, evidence: list[Evidence]) -> None:
         check_known_ids(step.evidence_ids, known)
         if not step.evidence_ids:
             raise ValueError("every step must cite at least one evidence id")
+
+
+#: A form of "look" that names no gaze: not followed by where the eyes go ("she looks tired", "look like", "a withering
+#: look"); "looks at her", "looking away" name one.
+_NOT_GAZE_LOOK = re.compile(r"\blook(?:s|ed|ing)?\b(?!\s+(?:at|away|around|toward|towards|back)\b)")
+
+
+def without_non_gaze_looks(text: str) -> str:
+    """``text`` lower-cased, without the forms of "look" that name no gaze (a copula or a noun), so that words of a
+    question matched against observations (``tools.signals.lexicon.keyword_overlap``) do not take "when does she look
+    nervous?" as asking where she looks ("person 1 looks at the camera")."""
+    return _NOT_GAZE_LOOK.sub(" ", text.lower())
 
 
 def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:

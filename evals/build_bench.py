@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evals.data.reserved import without_reserved
 from tools.core.frames import iter_frames
 from tools.core.media import VideoError, load_audio, probe
 from tools.core.video_out import VideoWriter
@@ -142,9 +143,12 @@ def read_csv(folder: Path, csv_path: Path) -> list[LabelledClip]:
             raise ValueError(f"{csv_path}:{n}: no such clip {path}")
         try:
             emotion = normalise_label(label)
-        except ValueError as exc:
+            start, end = (float(s) if s.strip() else None), (float(e) if e.strip() else None)
+        except ValueError as exc:  # an unknown label, or times that are not seconds
             raise ValueError(f"{csv_path}:{n}: {exc}") from exc
-        out.append(LabelledClip(path, emotion, float(s) if s.strip() else None, float(e) if e.strip() else None))
+        if (start is not None and start < 0) or (start is not None and end is not None and end <= start):
+            raise ValueError(f"{csv_path}:{n}: the labelled span {s.strip()}-{e.strip()} s is empty or negative")
+        out.append(LabelledClip(path, emotion, start, end))
     return out
 
 
@@ -165,16 +169,24 @@ def concatenate(clips: list[Path], out_path: Path, size: tuple[int, int], fps: i
                 sample_rate: int = 16_000) -> list[tuple[float, float]]:
     """Re-encode ``clips`` back to back into ``out_path``; returns each clip's (start_s, end_s) in it.
 
-    Every clip is resampled to ``fps`` and letterboxed into ``size`` (width, height); its audio is resampled
-    to mono ``sample_rate`` Hz and padded or cut to the clip's video length.
+    Every clip is resampled to ``fps`` and letterboxed into ``size`` (width, height): a frame stands for every output
+    frame time it covers (``frame_slots``; the last frame of a clip slower than ``fps`` until the clip ends), so a
+    24 fps film or a 10 fps web video keeps its length, its frames held, instead of playing faster; its audio is
+    resampled to mono ``sample_rate`` Hz and padded or cut to the clip's video length.
     """
     spans, t0 = [], 0.0
     with VideoWriter(out_path, size, fps, sample_rate) as out:
         for clip in clips:
             info = probe(clip)
             first = out.frames
-            for _, rgb in iter_frames(clip, fps, max_side=max(size) * 4):
-                out.add_frame(letterbox(rgb, size))
+            frame, t = None, 0.0
+            for t, rgb in iter_frames(clip, fps, max_side=max(size) * 4):
+                frame = letterbox(rgb, size)
+                for _ in range(max(1, frame_slots(t, info.fps, fps) - (out.frames - first))):
+                    out.add_frame(frame)
+            if frame is not None and 0 < info.fps < fps:  # a slower clip's last frame is shown until it ends
+                for _ in range(int(np.ceil((t + 1 / info.fps) * fps - 1e-6)) - (out.frames - first)):
+                    out.add_frame(frame)
             dur = (out.frames - first) / fps
             audio = load_audio(clip, sample_rate) if info.has_audio else np.zeros(0, np.float32)
             want = round(dur * sample_rate)
@@ -182,6 +194,12 @@ def concatenate(clips: list[Path], out_path: Path, size: tuple[int, int], fps: i
             spans.append((round(t0, 3), round(t0 + dur, 3)))
             t0 += dur
     return spans
+
+
+def frame_slots(t: float, source_fps: float, fps: float) -> int:
+    """How many output frame times (0, 1/fps, 2/fps, ... seconds) a source frame shown at ``t`` seconds has reached:
+    those up to half a source frame after it, the frames ``tools.core.frames.iter_frames`` lets it stand for."""
+    return int(np.floor((t + 0.5 / source_fps) * fps + 1e-6)) + 1 if source_fps > 0 else 0
 
 
 def groups(clips: list[LabelledClip], per_video: int, rng: random.Random, by_person: bool = False
@@ -210,7 +228,16 @@ def groups(clips: list[LabelledClip], per_video: int, rng: random.Random, by_per
 def build(clips: list[LabelledClip], out_dir: Path, per_video: int = 10, seed: int = 0,
           size: tuple[int, int] = (640, 360), by_person: bool = False) -> Path:
     """Write long videos and ``bench.jsonl`` under ``out_dir``; returns the bench file's path. ``by_person``: each
-    video shows one person (``groups``)."""
+    video shows one person (``groups``). Reserved clips (``evals.data.reserved``) are left out, said on stderr.
+
+    Raises:
+        ValueError: every clip is reserved; a clip's labelled span starts past its end.
+    """
+    clips, left = without_reserved(clips, lambda c: c.path)
+    if left:  # reserved for the project's evaluation on unseen video: never built into a bench
+        print(f"left out {len(left)} reserved clip(s): {', '.join(sorted({w for _, w in left}))}", file=sys.stderr)
+    if not clips:
+        raise ValueError("every clip given is reserved for the project's evaluation (evals.data.reserved)")
     rng = random.Random(seed)
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     bench = out_dir / "bench.jsonl"
@@ -222,6 +249,9 @@ def build(clips: list[LabelledClip], out_dir: Path, per_video: int = 10, seed: i
         for clip, (s, e) in zip(group, spans, strict=True):
             ms = s + clip.start_s if clip.start_s is not None else s
             me = min(e, s + clip.end_s) if clip.end_s is not None else e
+            if me <= ms:
+                raise ValueError(f"{clip.path}: its labelled span starts at {clip.start_s} s, past its end "
+                                 f"({e - s:.2f} s)")
             by_emotion.setdefault(clip.emotion, []).append(
                 {"start_s": round(ms, 3), "end_s": round(me, 3), "emotion": clip.emotion,
                  "rationale": None, "evidence_modalities": []})
@@ -239,11 +269,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--format", choices=["ravdess", "cremad", "javanese", "csv"], default="csv")
     p.add_argument("--csv", type=Path, help="labels for --format csv (default CLIPS/labels.csv)")
-    p.add_argument("--clips-per-video", type=int, default=10)
+    p.add_argument("--clips-per-video", type=int, default=10, help="clips joined into each video (1 or more)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--by-person", action="store_true",
                    help="each video shows one person's clips (RAVDESS, CREMA-D and Javanese names say who)")
     args = p.parse_args(argv)
+    if args.clips_per_video < 1:
+        p.error(f"--clips-per-video {args.clips_per_video}: at least 1")
     try:
         if args.format == "ravdess":
             clips = read_ravdess(args.clips)

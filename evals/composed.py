@@ -93,7 +93,7 @@ def _pools(split: str, root: Path, faces_from: str = "ckplus"
 
     Raises:
         FileNotFoundError: a set it needs is not assembled.
-        ValueError: a set holds no face of an emotion it should show in ``split``."""
+        ValueError: a set holds no face of an emotion it should show in ``split``, or RAVDESS no speech of one."""
     def records(name: str) -> list[dict]:
         if split != "fusion":
             return load_manifest(root, name, split)
@@ -109,6 +109,8 @@ def _pools(split: str, root: Path, faces_from: str = "ckplus"
     for r in records("ravdess"):
         voices[r["label"]].append(r["path"])
     voices["contempt"] = voices["neutral"]
+    if silent := [e for e in AFFECTNET8 if not voices[e]]:
+        raise ValueError(f"no {split} RAVDESS speech of {', '.join(silent)} in the assembled data")
     return faces, voices
 
 

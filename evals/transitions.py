@@ -271,12 +271,16 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"wrote {sum(1 for _ in bench.open())} items to {bench}")
         return 0
-    items = [json.loads(line) for line in args.bench.read_text().splitlines() if line.strip()]
-    methods = {}
-    for spec in args.predictions:
-        name, _, path = spec.partition("=")
-        preds = {r["id"]: r for r in map(json.loads, Path(path).read_text().splitlines()) if r}
-        methods[name] = score(items, {i: predicted_change(p) for i, p in preds.items()})
+    try:
+        items = [json.loads(line) for line in args.bench.read_text().splitlines() if line.strip()]
+        methods = {}
+        for spec in args.predictions:
+            name, _, path = spec.partition("=")
+            preds = {r["id"]: r for r in map(json.loads, Path(path).read_text().splitlines()) if r}
+            methods[name] = score(items, {i: predicted_change(p) for i, p in preds.items()})
+    except (OSError, ValueError, KeyError) as exc:  # a missing file, a line that is not JSON, a record without a field
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.reading:
         methods["reading alone"] = score(items, {it["id"]: reading_change(args.bench, it, args.cache_dir)
                                                  for it in items})

@@ -188,13 +188,15 @@ def test_build_bench_from_csv_on_real_clips(tmp_path):
 
     video = items["long_000-happiness"].video_path(tmp_path / "bench" / "bench.jsonl")
     duration = probe(video).duration_s
-    assert duration == pytest.approx(9.16 + 8.0, abs=0.1)  # 9.16 s of hamilton video + 8.0 s talk, 25 fps
+    # 10 s of the sample (its picture starts at 0.84 s, after its sound: the first frame is held until then, so the
+    # sound stays with the picture and a label's times are the file's) + 8.0 s talk, 25 fps
+    assert duration == pytest.approx(10.0 + 8.0, abs=0.1)
     h = items["long_000-happiness"].moments[0]
     n = items["long_000-neutral"].moments[0]
     clip_order_first = h.start_s < n.start_s
     if clip_order_first:
-        assert (h.start_s, h.end_s) == (8.0, pytest.approx(9.16, abs=0.05))
-        assert n.start_s == pytest.approx(9.16, abs=0.05) and n.end_s == pytest.approx(duration, abs=0.05)
+        assert (h.start_s, h.end_s) == (8.0, pytest.approx(10.0, abs=0.05))
+        assert n.start_s == pytest.approx(10.0, abs=0.05) and n.end_s == pytest.approx(duration, abs=0.05)
     else:
         assert (n.start_s, n.end_s) == (0.0, pytest.approx(8.0, abs=0.05))
         assert h.start_s == pytest.approx(16.0, abs=0.05)

@@ -55,6 +55,7 @@ import zlib
 from collections import Counter
 from pathlib import Path
 
+from evals.data.reserved import reserved
 from evals.data.sources import set_records
 from tools.core.registry import cache_root
 
@@ -87,7 +88,8 @@ def assemble(name: str, source: Path, out: Path) -> Counter:
 
 
 def load_manifest(root: Path, name: str, split: str | None = None) -> list[dict]:
-    """Records of set ``name`` under ``root`` (``path`` made absolute), optionally one split only.
+    """Records of set ``name`` under ``root`` (``path`` made absolute), optionally one split only; reserved material
+    (``evals.data.reserved``) is never among them.
 
     Raises:
         FileNotFoundError: the set was not assembled (run ``python -m evals.data.assemble``).
@@ -96,6 +98,7 @@ def load_manifest(root: Path, name: str, split: str | None = None) -> list[dict]
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not assembled; run python -m evals.data.assemble --source {name}=DIR")
     recs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    recs = [r for r in recs if reserved(r["path"]) is None]  # never read, whatever a manifest lists
     return [{**r, "path": str(root / name / r["path"])} for r in recs if split in (None, r["split"])]
 
 

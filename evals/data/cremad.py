@@ -52,11 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         records = load_manifest(args.data or default_root(), "cremad")
-    except FileNotFoundError as exc:
+        args.out.mkdir(parents=True, exist_ok=True)
+        total = sum(write_clip(Path(r["path"]), args.out / (Path(r["path"]).stem + ".mp4")) for r in records)
+    except (OSError, KeyError) as exc:  # not assembled; a listed file missing, or without its video or speech
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    args.out.mkdir(parents=True, exist_ok=True)
-    total = sum(write_clip(Path(r["path"]), args.out / (Path(r["path"]).stem + ".mp4")) for r in records)
     print(f"wrote {len(records)} clips ({total:.0f} s) to {args.out}")
     return 0
 

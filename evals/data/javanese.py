@@ -77,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except subprocess.CalledProcessError as exc:  # a folder that is not a git snapshot
+        print(f"error: {args.mirrors / REPOSITORY / 'repo'}: cannot list the clips: {exc.stderr.strip()}",
+              file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
     git = args.mirrors / REPOSITORY / "repo"
     wanted = re.compile("^(?:" + "|".join(re.escape(path) for _, path, _, _ in found) + ")$")

@@ -229,18 +229,6 @@ def _names(text: str, phrases: tuple[str, ...]) -> bool:
     return any(re.search(rf"\b{re.escape(p)}\b", t) for p in phrases)
 
 
-#: A form of "look" that names no gaze: not followed by where the eyes go ("she looks tired", "look like", "a withering
-#: look"); "looks at her", "looking away" name one.
-_NOT_GAZE_LOOK = re.compile(r"\blook(?:s|ed|ing)?\b(?!\s+(?:at|away|around|toward|towards|back)\b)")
-
-
-def without_non_gaze_looks(text: str) -> str:
-    """``text`` lower-cased, without the forms of "look" that name no gaze (a copula or a noun), so that words of a
-    question matched against observations (``keyword_overlap``) do not take "when does she look nervous?" as asking
-    where she looks ("person 1 looks at the camera")."""
-    return _NOT_GAZE_LOOK.sub(" ", text.lower())
-
-
 def names_behaviour(text: str) -> bool:
     """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words."""
     return _names(text, BEHAVIOUR_PHRASES)
