@@ -11,6 +11,8 @@ import argparse
 import json
 import sys
 
+from tools.core.argtypes import CommandParser
+
 EXAMPLES = """examples:
   affectseek ask samples/hamilton_short.mp4 "when does the audience enjoy the show?"
   affectseek ask meeting.mp4 "when does she feel left out?" --json answer.json --top-k 3
@@ -43,7 +45,7 @@ def build_parser(prog: str = "affectseek ask") -> argparse.ArgumentParser:
     from graphs.flags import add_setting_flags
     from graphs.settings import Settings
 
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog=prog, argument_default=UNSET,
         description="Find the moments in a video that answer a vague social/affective question, with their "
                     "AffectNet-8 emotion and a rationale grounded in what the perception tools observed.",
@@ -115,13 +117,11 @@ def main(argv: list[str] | None = None, prog: str = "affectseek ask") -> int:
 
 
 def _check_outputs(args) -> str | None:
-    """An error line when ``--json`` or ``--report`` cannot be written (``app.outputs.output_problem``)."""
-    from app.outputs import output_problem
+    """An error line when ``--json`` or ``--report`` cannot be written, is the video, or names the other's file
+    (``app.outputs.outputs_problem``)."""
+    from app.outputs import outputs_problem
 
-    for flag, target in (("--json", args.json), ("--report", args.report)):
-        if target and (problem := output_problem(target)) is not None:
-            return f"error: {flag} {target}: {problem}"
-    return None
+    return outputs_problem([("--json", args.json), ("--report", args.report)], [args.video])
 
 
 def _run(args, settings, err) -> int:

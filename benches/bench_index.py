@@ -38,6 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools.core.argtypes import CommandParser
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 MEDIA = REPO.parent / "shared" / "media"
@@ -247,15 +249,18 @@ def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         _child(*sys.argv[2:6])
         return 0
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--minutes", type=float, nargs="+", default=[10.0, 30.0, 60.0])
+    p = CommandParser(prog="affectseek bench", description=__doc__,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--minutes", type=float, nargs="+", default=[10.0, 30.0, 60.0],
+                   help="lengths of the looped videos to index and question (default 10 30 60)")
     p.add_argument("--bases", nargs="+", choices=sorted(BASES), default=["clips", "dialogue"],
                    help="looped units: the two shared clips (little speech) and/or the dialogue-dense real speech")
     p.add_argument("--brute-force-minutes", type=float, nargs="*", default=None,
                    help="lengths to run the every-frame baseline on (default: all; none: skip it)")
     p.add_argument("--voice-emotion", default="voice8", choices=("voice8", "whisper8"),
                    help="the vocal emotion model the index reads (default voice8)")
-    p.add_argument("--out", type=Path, default=REPO / "benches" / "results.json")
+    p.add_argument("--out", type=Path, default=REPO / "benches" / "results.json",
+                   help="the result file (default benches/results.json)")
     p.add_argument("--workdir", type=Path, default=None,
                    help="where the long videos and caches go, made when missing (default: tmp)")
     args = p.parse_args()

@@ -14,6 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+from tools.core.argtypes import CommandParser
+
 COLUMNS = [
     ("run", None), ("method", None), ("items", None),
     ("R1@0.3", ("localization", "R1@0.3")), ("R1@0.5", ("localization", "R1@0.5")),
@@ -158,10 +160,10 @@ td,th{{border:1px solid #ccc;padding:3px 6px}}img{{display:block;margin:12px 0;m
 
 def main(argv: list[str] | None = None, prog: str = "python -m evals.report") -> int:
     """Write results.md/.csv/.html and the plots for ``runs``; returns the exit code (2: a run is missing)."""
-    p = argparse.ArgumentParser(prog=prog, description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("runs", nargs="+", type=Path)
-    p.add_argument("--out", type=Path)
+    p = CommandParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders of `affectseek eval` (--out)")
+    p.add_argument("--out", type=Path,
+                   help="folder for results.md/.csv/.html and the plots (default: the folder holding the first run)")
     args = p.parse_args(argv)
     try:
         rows = load_rows(args.runs)

@@ -41,6 +41,7 @@ from graphs.flags import add_setting_flags
 from graphs.settings import SettingsError, load_settings
 from memory.index_config import IndexConfig, library_versions
 from memory.jsonl import JsonlLog
+from tools.core.argtypes import CommandParser
 from tools.core.runtime import DeviceError, check_device, configure_runtime
 from tools.perception.expression import EXPRESSION_CLASSIFIERS
 
@@ -77,7 +78,7 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
     """The command's parser; ``--bench-format`` offers ``formats`` (default: every registered one); ``defaults``
     (names of ``SHARED_SETTINGS``) replace the built-in defaults of those options."""
     formats = formats or load_formats()
-    p = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = CommandParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", required=True, help="bench file: our .jsonl, or VQAU-Bench records with "
                    "--bench-format vqau (formats: evals/README.md)")
     p.add_argument("--bench-format", choices=sorted(formats), default="jsonl",
@@ -88,11 +89,12 @@ def build_parser(prog: str, formats: dict[str, BenchFormat] | None = None,
     p.add_argument("--labels", metavar="NAME|FILE", default=None,
                    help="label set of the bench's emotions and of the answers: AffectNet-8, VQAU-13, Ekman-6, "
                         "MER-6 or a taxonomy .json (default: VQAU-13 for --bench-format vqau, else AffectNet-8)")
-    p.add_argument("--method", required=True, choices=METHODS)
+    p.add_argument("--method", required=True, choices=METHODS,
+                   help="graph: the pipeline; the others are the baselines the results tables keep (evals/README.md)")
     p.add_argument("--out", required=True, help="run directory (a rerun with the same one resumes)")
     p.add_argument("--retry-failed", action="store_true",
                    help="on resuming, predict again the items a run before recorded as failed")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the methods that draw at random (default 0)")
     shared = {k: v for k, v in (defaults or {}).items() if k in SHARED_SETTINGS}
     add_setting_flags(p, ("llm", "top_k", "cache_dir", "device"), defaults=shared, target=p, helps=EVAL_HELP)
     a = p.add_argument_group("ablation (what each component adds)")

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from agents.state import RunSettings
@@ -42,6 +42,20 @@ class Settings(BaseSettings, RunSettings, IndexSettings):
                      "litellm model id such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
     cache_dir: str | None = Field(None, description="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     quiet: bool = Field(False, description="no progress bars")
+
+    @field_validator("cache_dir")
+    @classmethod
+    def _a_folder_to_write(cls, value: str | None) -> str | None:
+        """The cache root is a folder this process may write, or can be made one (its nearest existing parent is)."""
+        if value is None:
+            return value
+        path = Path(value).expanduser()
+        existing = next((p for p in (path, *path.parents) if p.exists()), None)
+        if existing is not None and not existing.is_dir():
+            raise ValueError(f"{value}: {existing} is a file, not a folder")
+        if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+            raise ValueError(f"{value}: {existing} cannot be written")
+        return value
 
     @model_validator(mode="after")
     def _images_need_a_vision_llm(self) -> Settings:

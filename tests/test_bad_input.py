@@ -323,7 +323,36 @@ def test_numeric_options_reject_non_finite_and_absurd_values_naming_the_option(o
     proc = run_cli(str(SAMPLE), "when is she happy?", option, value, "--cache-dir", str(tmp_path / "cache"))
     assert proc.returncode == 2
     assert f"argument {option}: must be" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1  # one line, not the whole usage before it
     assert not (tmp_path / "cache").exists()  # refused before any work
+
+
+def test_an_output_that_is_the_video_or_another_output_and_a_cache_that_is_a_file_are_refused_before_any_work(
+        tmp_path):
+    """``--json`` onto the video read would have replaced it with the answer (exit 0); ``--json`` and ``--report`` on
+    one file kept only one, and both on standard output mixed them; a ``--cache-dir`` that is a file was an internal
+    error (``inspect``: a traceback). Each is now one line and exit 2, the video untouched."""
+    video = tmp_path / "talk.mp4"
+    video.write_bytes(SAMPLE.read_bytes())
+    size, cache = video.stat().st_size, tmp_path / "cache"
+    asked = (str(video), "when is she happy?", "--cache-dir", str(cache))
+    for extra, said in ((("--json", str(video)), f"error: --json {video}: is the video this command reads"),
+                        (("--report", str(video)), f"error: --report {video}: is the video this command reads"),
+                        (("--json", str(tmp_path / "a.out"), "--report", str(tmp_path / "a.out")),
+                         f"error: --report {tmp_path / 'a.out'}: --json writes there too"),
+                        (("--json", "-", "--report", "-"), "error: --report -: --json writes there too")):
+        proc = run_cli(*asked, *extra)
+        assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [proc.stderr.strip()], proc.stderr
+        assert proc.stderr.startswith(said) and proc.stdout == "", proc.stderr
+    inspected = run_module("app.inspect", str(video), "--json", str(video), "--cache-dir", str(cache))
+    assert inspected.returncode == 2 and "is the video this command reads" in inspected.stderr
+    assert video.stat().st_size == size and not cache.exists()
+    a_file = tmp_path / "cache.txt"
+    a_file.write_text("not a folder")
+    for proc in (run_cli(str(video), "when is she happy?", "--cache-dir", str(a_file)),
+                 run_module("app.inspect", str(video), "--cache-dir", str(a_file / "sub"))):
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.strip() == f"error: cache_dir: {proc.args[-1]}: {a_file} is a file, not a folder"
 
 
 def _torch_sees_cuda() -> bool:
@@ -696,3 +725,14 @@ def test_translation_with_the_english_only_model_is_one_clear_line(tmp_path):
     assert "reads English only" in lines[0] and "whisper-base" in lines[0]
     assert not list((tmp_path / "cache").glob("*/index-*"))  # no index committed (finished chunks stay to resume)
 
+
+
+def test_the_graph_picture_goes_to_the_path_named_and_a_folder_is_refused(tmp_path):
+    """``draw --png DIR`` wrote DIR.png beside the folder and said it wrote DIR (exit 0); ``--png graph`` (no suffix)
+    wrote graph.png."""
+    folder = run_module("app.draw", "--png", str(tmp_path))
+    assert folder.returncode == 2 and folder.stderr.strip() == f"error: --png {tmp_path}: is a folder"
+    assert not tmp_path.with_suffix(".png").exists()
+    plain = run_module("app.draw", "--png", str(tmp_path / "graph"))
+    assert plain.returncode == 0 and (tmp_path / "graph").read_bytes()[:4] == b"\x89PNG"
+    assert not (tmp_path / "graph.png").exists()

@@ -30,3 +30,12 @@ def number(lo: float, hi: float, integer: bool = False, lo_open: bool = False) -
 
     parse.__name__ = "integer" if integer else "number"
     return parse
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser of every ``affectseek`` command: a usage error (a bad value, an unknown option, a missing argument)
+    is one line on standard error, ``PROG: error: MESSAGE (PROG --help lists the options)``, and exit status 2, as
+    every other bad input is; ``--help`` prints the full usage as before."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
