@@ -171,7 +171,9 @@ def change_evidence(index: VideoIndex, cand: Proposal, ask: ChangeAsk, stored: l
     if cand.left is None:
         t_s, last = refine_change(faces, cand.change_s), None
     else:  # a departure: halfway after the leaver's last face at this frame rate
-        gone = [f for fr, _ in stored for f in fr.faces if index.face_person(f) == cand.left and f.t < cand.change_s + step]
+        # the leaver's faces until the index frame where they were gone (half an index step after ``change_s``)
+        gone_at = cand.change_s + 0.5 / index.config.sample_fps
+        gone = [f for fr, _ in stored for f in fr.faces if index.face_person(f) == cand.left and f.t < gone_at]
         last = max(gone, key=lambda f: f.t, default=None)
         t_s = round(last.t + step / 2, 3) if last else cand.change_s
     sides = ([f for f in faces if f.t < t_s], [f for f in faces if f.t >= t_s])

@@ -9,12 +9,14 @@ can replay it (``studies.fit_fusion``):
   the one that overlaps the span most, spoken by a person the moment's visual evidence names or by an unknown
   speaker.
 - A span edge within ``SNAP_S`` of one of the index's shot cuts (``tools.signals.shots``: the first frame of the new
-  shot, found at the video's frame rate) moves onto it: a shot change bounds a moment.
+  shot, found at the video's frame rate) moves onto it: a shot change bounds a moment. A moment at a change of
+  feeling still holds its change point (an edge moved past it comes back to it).
 - A span shorter than ``MIN_MOMENT_S`` grows about its middle to that length, inside its own shot when the
   shot is long enough, inside the video always: nobody marks a tenth of a second as a moment.
-- Judged spans of the same emotion that overlap or meet are merged into one moment (union of the spans, the higher
-  confidence), except spans that meet at a shot cut (``joins``: two shots are two moments; the index's clips lie inside
-  shots); a span judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
+- Judged spans of the same emotion that overlap or meet are merged into one moment (``merged``: union of the spans,
+  the higher confidence, the better-scored change; a merged span that now joins another merges with it too), except
+  spans that meet at a shot cut (``joins``: two shots are two moments; the index's clips lie inside shots); a span
+  judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
   ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label.
 - Moments judged to show a target emotion of the intent rank before the others; within each group, those read at
   the verifier's rate before those read on the index's frames only (``VerifiedCandidate.coarse``: a 1 fps reading
@@ -26,6 +28,7 @@ can replay it (``studies.fit_fusion``):
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable
 
 from agents.change_schema import MomentChange
@@ -64,8 +67,8 @@ def at_least_a_moment(start_s: float, end_s: float, shot: tuple[float, float], d
     lo, hi = max(lo, 0.0), min(hi, duration_s)
     if hi - lo <= MIN_MOMENT_S:
         return round(lo, 3), round(hi, 3)
-    s = min(max((start_s + end_s - MIN_MOMENT_S) / 2, lo), hi - MIN_MOMENT_S)
-    return round(s, 3), round(s + MIN_MOMENT_S, 3)
+    s = round(min(max((start_s + end_s - MIN_MOMENT_S) / 2, lo), hi - MIN_MOMENT_S), 3)
+    return s, round(s + MIN_MOMENT_S, 3)
 
 
 def over_the_utterance(start_s: float, end_s: float, utterances: list[tuple[float, float, int | None]],
@@ -102,6 +105,18 @@ def joins(a: tuple[float, float], b: tuple[float, float], cuts: list[float]) -> 
     return meet is not None and all(abs(meet - c) >= 5e-4 for c in cuts)
 
 
+def merged(a: MomentDraft, b: MomentDraft) -> MomentDraft:
+    """One moment of two of the same emotion that join: the union of their spans, the higher confidence and score,
+    a's evidence then b's that a lacks, coarse only when both are, and the change of the higher-scoring one (a's on a
+    tie)."""
+    ids = {e.id for e in a.evidence}
+    return a.model_copy(update={
+        "start_s": min(a.start_s, b.start_s), "end_s": max(a.end_s, b.end_s),
+        "confidence": max(a.confidence, b.confidence), "score": max(a.score, b.score), "coarse": a.coarse and b.coarse,
+        "evidence": a.evidence + [e for e in b.evidence if e.id not in ids],
+        "change": b.change if b.score > a.score and b.change is not None else a.change or b.change})
+
+
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
                   abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
                   duration_s: float = float("inf"), utterances: list[tuple[float, float, int | None]] = (),
@@ -128,25 +143,29 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
             seen = {e.person for e in cand.evidence if e.modality == "visual" and e.person is not None}
             span = over_the_utterance(*span, utterances, seen, shot_around(sum(span) / 2, cuts, duration_s))
         span = snap_to_cuts(*span, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)
+        change = None if j.before is None or cand.change_s is None else MomentChange(
+            t_s=cand.observations.change.t_s or cand.change_s, person=cand.person, before=j.before, after=j.emotion,
+            magnitude=cand.observations.change.magnitude or 0.0, left=cand.observations.change.left)
+        if change is not None:  # a moment holds the change point it names, whatever cut or utterance moved an edge
+            span = (min(span[0], change.t_s), max(span[1], change.t_s))
+        span = (round(span[0], 3), round(span[1], 3))
         if span[1] - span[0] < MIN_MOMENT_S:
             span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s), duration_s)
-        j = j.model_copy(update={"start_s": round(span[0], 3), "end_s": round(span[1], 3)})
         asked = j.target_probability if targets and j.target_probability is not None else j.confidence
-        score = cand.support * asked
-        prev = next((d for d in drafts
-                     if d.emotion == j.emotion and joins((d.start_s, d.end_s), (j.start_s, j.end_s), cuts)), None)
-        if prev:  # overlaps or continues an earlier span of the same emotion
-            prev.start_s, prev.end_s = min(prev.start_s, j.start_s), max(prev.end_s, j.end_s)
-            prev.confidence = max(prev.confidence, j.confidence)
-            prev.score = max(prev.score, score)
-            prev.coarse = prev.coarse and cand.coarse
-            prev.evidence += [e for e in cand.evidence if e.id not in {x.id for x in prev.evidence}]
+        new = MomentDraft(start_s=span[0], end_s=span[1], emotion=j.emotion, confidence=j.confidence,
+                          score=cand.support * asked, evidence=list(cand.evidence), change=change, coarse=cand.coarse)
+        group: list[int] = []  # earlier drafts of its emotion it overlaps or continues, and those they then join
+        lo, hi = new.start_s, new.end_s
+        while more := [i for i, d in enumerate(drafts) if i not in group and d.emotion == new.emotion
+                       and joins((d.start_s, d.end_s), (lo, hi), cuts)]:
+            group += more
+            lo, hi = min(lo, *(drafts[i].start_s for i in more)), max(hi, *(drafts[i].end_s for i in more))
+        if group:  # one moment, in the place of the earliest drafted
+            group.sort()
+            new = functools.reduce(merged, [*(drafts[i] for i in group[1:]), new], drafts[group[0]])
+            drafts = [new if i == group[0] else d for i, d in enumerate(drafts) if i not in group[1:]]
         else:
-            change = None if j.before is None or cand.change_s is None else MomentChange(
-                t_s=cand.observations.change.t_s or cand.change_s, person=cand.person, before=j.before, after=j.emotion,
-                magnitude=cand.observations.change.magnitude or 0.0, left=cand.observations.change.left)
-            drafts.append(MomentDraft(start_s=j.start_s, end_s=j.end_s, emotion=j.emotion, confidence=j.confidence,
-                                      score=score, evidence=list(cand.evidence), change=change, coarse=cand.coarse))
+            drafts.append(new)
     drafts.sort(key=lambda d: (targets and d.emotion not in targets, d.coarse, -d.score))
     kept: list[MomentDraft] = []
     for d in drafts:  # one reading per moment: a span judged twice keeps its better-ranked label

@@ -279,3 +279,67 @@ def test_what_comes_next_keeps_the_earliest_change_however_it_ranks():
     assert isinstance(first[0].change, MomentChange) and first[0].change.before == "neutral"
     ranked, _ = draft_moments(cands, [], [], 1, 0.0, judge, duration_s=100.0)
     assert [d.change.t_s for d in ranked] == [50.0]
+
+
+def _judged(spans: dict[str, tuple[float, float, float]], emotion: str = "happiness", before: str | None = None):
+    """Candidates ``clip -> (start, end, support)``, each accepted with one face, and a judge that gives each its span."""
+    from agents.schema import EmotionJudgement, Evidence, VerifiedCandidate
+
+    cands = [VerifiedCandidate(clip_id=k, start_s=s, end_s=e, retrieval_score=0.5, source="clips", support=sup,
+                               accepted=True, evidence=[Evidence(id=f"{k}.v0", modality="visual", tool="faces",
+                                                                 start_s=s, end_s=s + 0.25, detail="a face",
+                                                                 ref=f"perception/x.json#{k}")])
+             for k, (s, e, sup) in spans.items()]
+
+    def judge(c: VerifiedCandidate) -> EmotionJudgement:
+        return EmotionJudgement(emotion=emotion, confidence=c.support, start_s=c.start_s, end_s=c.end_s,
+                                target_probability=c.support, before=before)
+
+    return cands, judge
+
+
+def test_a_span_that_bridges_two_moments_of_its_emotion_joins_them_into_one():
+    """0-1.2 s and 1.5-3 s read happiness; a third reading of 1.05-1.15 s grows to a second (0.6-1.6 s) and now
+    overlaps both: one moment of 0-3 s, citing all three faces (before, two overlapping moments of one emotion)."""
+    from agents.moments import draft_moments
+
+    cands, judge = _judged({"a": (0.0, 4.0, 0.8), "b": (0.5, 4.0, 0.7), "c": (1.0, 4.0, 0.6)})
+    spans = {"a": (0.0, 1.2), "b": (1.5, 3.0), "c": (1.05, 1.15)}  # judged in the candidates' order: a, b, then c
+
+    def within(c):
+        return judge(c).model_copy(update=dict(zip(("start_s", "end_s"), spans[c.clip_id], strict=True)))
+
+    drafts, _ = draft_moments(cands, ["happiness"], [], 5, 0.0, within, duration_s=10.0)
+    assert [(d.start_s, d.end_s) for d in drafts] == [(0.0, 3.0)]
+    assert [e.id for e in drafts[0].evidence] == ["a.v0", "b.v0", "c.v0"] and drafts[0].confidence == 0.8
+
+
+def test_a_moment_at_a_change_of_feeling_holds_its_change_point_and_a_merge_keeps_the_stronger_change():
+    """A change refined to 3.375 s in a candidate of 3-7 s whose start snaps to the cut at 3.5 s: the moment starts
+    at 3.375 s, holding the point it names (before, 3.5 s). Two changes of one person merged into one moment name the
+    better-scored one (before, the first judged)."""
+    from agents.moments import draft_moments
+    from agents.schema import ChangeObservations, Observations
+
+    cands, judge = _judged({"x": (3.0, 7.0, 0.8)}, before="neutral")
+    cands[0] = cands[0].model_copy(update={"change_s": 3.5, "person": 1,
+                                           "observations": Observations(change=ChangeObservations(t_s=3.375))})
+    drafts, _ = draft_moments(cands, [], [3.5], 5, 0.0, judge, duration_s=10.0)
+    assert [(d.start_s, d.end_s, d.change.t_s) for d in drafts] == [(3.375, 7.0, 3.375)]
+    cands, judge = _judged({"x": (3.0, 7.0, 0.3), "y": (6.0, 10.0, 0.9)}, before="neutral")
+    cands = [c.model_copy(update={"change_s": t, "person": 1}) for c, t in zip(cands, (5.0, 8.0), strict=True)]
+    drafts, _ = draft_moments(cands, [], [], 5, 0.0, judge, duration_s=20.0)
+    assert [(d.start_s, d.end_s, d.change.t_s) for d in drafts] == [(3.0, 10.0, 8.0)]
+
+
+def test_a_moment_is_a_second_long_after_its_edges_are_kept_to_the_millisecond():
+    """A judged span of exactly a second between half-millisecond edges (0.0005-1.0005 s) rounded to 0.001-1.0 s,
+    0.999 s, once its length had been checked; every grown span is a second to the millisecond."""
+    from agents.moments import draft_moments
+
+    cands, judge = _judged({"a": (0.0005, 1.0005, 0.8)})
+    [d], _ = draft_moments(cands, ["happiness"], [], 5, 0.0, judge, duration_s=10.0)
+    assert round(d.end_s - d.start_s, 3) >= MIN_MOMENT_S
+    for s, e in ((2.0005, 2.1005), (3.4445, 3.5), (0.1235, 0.2)):
+        a, b = at_least_a_moment(s, e, (0.0, 10.0), 10.0)
+        assert round(b - a, 3) == MIN_MOMENT_S, (s, e, a, b)
