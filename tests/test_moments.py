@@ -282,7 +282,8 @@ def test_what_comes_next_keeps_the_earliest_change_however_it_ranks():
 
 
 def _judged(spans: dict[str, tuple[float, float, float]], emotion: str = "happiness", before: str | None = None):
-    """Candidates ``clip -> (start, end, support)``, each accepted with one face, and a judge that gives each its span."""
+    """Candidates ``clip -> (start, end, support)``, each accepted with one face, and a judge that gives each its
+    span."""
     from agents.schema import EmotionJudgement, Evidence, VerifiedCandidate
 
     cands = [VerifiedCandidate(clip_id=k, start_s=s, end_s=e, retrieval_score=0.5, source="clips", support=sup,
