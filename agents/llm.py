@@ -10,9 +10,11 @@ provider falls back to the offline reasoner (``FallbackLLM``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -132,10 +134,12 @@ class LiteLLMClient:
         retrying = Retrying(stop=stop_after_attempt(self.max_retries + 1),
                             retry=retry_if_exception(lambda e: type(e).__name__ in TRANSIENT_ERRORS),
                             wait=self._wait, sleep=lambda s: _sleep(s), before_sleep=self._count_retry, reraise=True)
-        try:
-            response = retrying(litellm.completion, model=self.name, messages=messages, temperature=0,
-                                timeout=self.timeout, num_retries=0, response_format={"type": "json_object"},
-                                drop_params=True, **self.kwargs)
+        try:  # litellm prints some failures (an unknown provider's "Provider List") on standard output, which
+            # carries the answer's JSON with ``--json -``: its prints go to standard error
+            with contextlib.redirect_stdout(sys.stderr):
+                response = retrying(litellm.completion, model=self.name, messages=messages, temperature=0,
+                                    timeout=self.timeout, num_retries=0, response_format={"type": "json_object"},
+                                    drop_params=True, **self.kwargs)
         except Exception as exc:  # litellm maps every provider failure onto its exception types
             if type(exc).__name__ == "ContentPolicyViolationError":
                 raise LLMError(f"{self.name}: refused {task}: content policy") from exc

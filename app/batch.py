@@ -107,9 +107,17 @@ def _read_queries(args, err) -> list[str] | None:
         except UnicodeDecodeError as exc:
             err.print(f"error: {safe(args.queries_file)}: not UTF-8 text (byte {exc.start}); save it as UTF-8")
             return None
-    if not queries or not all(queries):
-        err.print("error: give at least one non-empty --query (or --queries-file)")
+    if not queries:
+        err.print("error: give at least one --query (or --queries-file)")
         return None
+    from graphs.pipeline import QueryError, check_query
+
+    for n, query in enumerate(queries, 1):  # each as ``ask`` checks it, before any video is opened
+        try:
+            check_query(query)
+        except QueryError as exc:
+            err.print(f"error: question {n} of {len(queries)}: {safe(str(exc))}")
+            return None
     return list(dict.fromkeys(queries))
 
 

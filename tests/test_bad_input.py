@@ -468,6 +468,14 @@ def test_batch_refuses_an_out_that_is_a_file_and_a_queries_file_that_is_not_utf8
     proc = run_module("app.batch", str(videos), "--queries-file", str(latin1), "--out", str(tmp_path / "out"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "not UTF-8 text" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    # each question checked as ask checks it, before any video is opened: a question too long was read per video and
+    # recorded as failed for each (exit 3); a blank one beside a good one was "give at least one non-empty --query"
+    for queries, said in ((["a" * 2500], "error: question 1 of 1: the query is 2500 characters long"),
+                          (["when is she happy?", "   "], "error: question 2 of 2: the query is empty")):
+        out = tmp_path / f"out{len(queries)}"
+        proc = run_module("app.batch", str(videos), *(x for q in queries for x in ("--query", q)), "--out", str(out))
+        assert proc.returncode == 2 and proc.stderr.startswith(said) and len(proc.stderr.strip().splitlines()) == 1
+        assert not out.exists()
 
 
 def test_control_characters_in_names_and_queries_are_printed_inert(tmp_path, cache_root):

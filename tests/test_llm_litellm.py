@@ -138,6 +138,16 @@ def test_provider_down_raises_llm_error_quickly():
         client.structured(INTERPRET_INTENT, {"query": "when is she sad?"})
 
 
+def test_an_unknown_provider_fails_without_printing_on_standard_output(capfd):
+    """litellm prints "Provider List: ..." for a model id whose provider it does not know; on standard output that
+    broke ``--json -`` (the answer's JSON after its lines). Its prints now go to standard error."""
+    client = LiteLLMClient("bogus", max_retries=0, timeout=5)
+    with pytest.raises(ProviderDown, match="provider call failed"):
+        client.structured(INTERPRET_INTENT, {"query": "when is she sad?"})
+    out, err = capfd.readouterr()
+    assert out == "" and "Provider List" in err
+
+
 def test_transient_failures_are_retried_with_exponential_backoff(monkeypatch):
     real, replies, waits = litellm.completion, ["litellm.RateLimitError", "litellm.InternalServerError"], []
     monkeypatch.setattr(llm_module, "_sleep", waits.append)
