@@ -128,8 +128,8 @@ def timeline_rows(answer: Answer, index: VideoIndex) -> list[dict]:
         rows.extend(_speech_row(tl, d) for tl in speech.get(person, []))
     rows.append(_row("events", [_mark("mark", f"{e.type}: {e.detail}", f"left:{_pct(e.start_s, d)}%", e.start_s,
                                       f"event-{e.id}") for e in index.events]))
-    rows.append(_row("evidence", [_mark("mark", e.detail, f"left:{_pct(e.start_s, d)}%;background:#0072B2", e.start_s,
-                                        f"ev-{e.id}") for m in answer.moments for e in m.evidence]))
+    rows.append(_row("evidence", [_mark("mark", e.detail, f"left:{_pct(e.start_s, d)}%", e.start_s, f"ev-{e.id}")
+                                  for m in answer.moments for e in m.evidence]))  # no label's colour: none is meant
     said = {s.id: s.text for s in index.transcript.segments}
     rows.append(_row("speech", [_mark("turn", said.get(u.segment_id, ""), _span_style(u.start_s, u.end_s, d), u.start_s)
                                 for u in index.utterances]))

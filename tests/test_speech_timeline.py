@@ -69,7 +69,7 @@ def test_untranscribed_speech_is_its_own_speakers_and_a_transcribed_stretch_keep
 def test_the_performers_voice_and_words_are_his_timelines_and_rows_in_the_report(tmp_path, cache_root):
     """The sample: the performer speaks for all 8.9 s of speech (lip activity names him). His voice is read over
     the index's clips and his words over each utterance; both are his timelines, and the report gives each a row."""
-    from app.report import timeline_rows
+    from app.report import LABEL_COLOURS, timeline_rows
     from graphs.pipeline import ask, open_index
     from tests.conftest import SAMPLE
 
@@ -88,6 +88,9 @@ def test_the_performers_voice_and_words_are_his_timelines_and_rows_in_the_report
     assert [c.speaker for c in voiced] == [who, None, who, None] and len(index.cuts) == 3
     for t in tls[who, "vocal"].times_s:  # every voice point sits on a clip with his speech in it
         assert any(a - 2.0 <= t <= b + 2.0 for a, b in spoken)
-    labels = [r["label"] for r in timeline_rows(ask(index, "when does he sound excited?"), index)]
+    rows = timeline_rows(ask(index, "when does he sound excited?"), index)
+    labels = [r["label"] for r in rows]
+    [evidence] = [r for r in rows if r["label"] == "evidence"]  # its marks took sadness's colour; they show no label
+    assert evidence["marks"] and not any(c in m["style"] for m in evidence["marks"] for c in LABEL_COLOURS.values())
     assert labels.index(f"person {who} voice") == labels.index(f"person {who}") + 1
     assert labels.index(f"person {who} words") == labels.index(f"person {who}") + 2
