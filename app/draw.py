@@ -62,10 +62,10 @@ def main(argv: list[str] | None = None, prog: str = "affectseek draw") -> int:
     p.add_argument("--mermaid", action="store_true", help="print the Mermaid source (default when no --png)")
     args = p.parse_args(argv)
     if args.png:
-        from app.outputs import output_problem
+        from app.outputs import outputs_problem
 
-        if (problem := output_problem(args.png)) is not None:
-            print(f"error: --png {args.png}: {problem}", file=sys.stderr)
+        if (problem := outputs_problem([("--png", args.png)])) is not None:
+            print(problem, file=sys.stderr)
             return 2
         try:
             draw_png(args.png)

@@ -114,15 +114,16 @@ def evaluate(items: list[BenchItem], predictions: dict[str, Prediction], encoder
                 bucket["Accuracy"].append(float(gm.emotion == pm.emotion))
             confidence.append(min(max(pm.score, 0.0), 1.0))
             _score_rationale(pm, gm, encoder, rat)
-        if pred and not pred.error:  # a failed item's cost was not measured (``failed`` records none)
+        answered = pred is not None and not pred.error
+        if answered:  # a failed item's cost was not measured (``failed`` records none)
             cost["wall_s"].append(pred.wall_s)
             cost["tool_calls"].append(pred.tool_calls)
             cost["frames"].append(pred.frames)
         per_item.append({"id": item.id, "top1": top1, "tIoU_top1": round(best_iou(top1, truths), 4),
-                         "predicted": bool(pred and not pred.error)})
+                         "predicted": answered})
     return {
         "n_items": len(items),
-        "n_predicted": sum(1 for i in items if (p := predictions.get(i.id)) is not None and not p.error),
+        "n_predicted": sum(row["predicted"] for row in per_item),
         "localization": {k: _mean(v) for k, v in loc.items()},
         "by_moment_length": {name: {"n": len(b["R1@0.5"]), **{k: _mean(v) for k, v in b.items()}}
                              for name, b in sorted(by_length.items())},
