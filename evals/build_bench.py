@@ -34,7 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+from evals.bench import open_bench_folder, write_bench_file
 from evals.data.reserved import without_reserved
+from tools.core.argtypes import CommandParser, number
 from tools.core.frames import iter_frames
 from tools.core.media import VideoError, load_audio, probe
 from tools.core.video_out import VideoWriter
@@ -239,8 +241,7 @@ def build(clips: list[LabelledClip], out_dir: Path, per_video: int = 10, seed: i
     if not clips:
         raise ValueError("every clip given is reserved for the project's evaluation (evals.data.reserved)")
     rng = random.Random(seed)
-    (out_dir / "videos").mkdir(parents=True, exist_ok=True)
-    bench = out_dir / "bench.jsonl"
+    open_bench_folder(out_dir)
     lines = []
     for v, group in enumerate(groups(clips, per_video, rng, by_person)):
         video = out_dir / "videos" / f"long_{v:03d}.mp4"
@@ -258,24 +259,22 @@ def build(clips: list[LabelledClip], out_dir: Path, per_video: int = 10, seed: i
         for emotion, moments in sorted(by_emotion.items()):
             lines.append({"id": f"long_{v:03d}-{emotion}", "video": f"videos/{video.name}",
                           "query": rng.choice(TEMPLATES[emotion]), "moments": moments})
-    bench.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return bench
+    return write_bench_file(out_dir, lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evals.build_bench", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = CommandParser(prog="python -m evals.build_bench", description=__doc__,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("clips", type=Path, help="folder of labelled clips")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--format", choices=["ravdess", "cremad", "javanese", "csv"], default="csv")
     p.add_argument("--csv", type=Path, help="labels for --format csv (default CLIPS/labels.csv)")
-    p.add_argument("--clips-per-video", type=int, default=10, help="clips joined into each video (1 or more)")
+    p.add_argument("--clips-per-video", type=number(1, 10_000, integer=True), default=10,
+                   help="clips joined into each video (1 or more)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--by-person", action="store_true",
                    help="each video shows one person's clips (RAVDESS, CREMA-D and Javanese names say who)")
     args = p.parse_args(argv)
-    if args.clips_per_video < 1:
-        p.error(f"--clips-per-video {args.clips_per_video}: at least 1")
     try:
         if args.format == "ravdess":
             clips = read_ravdess(args.clips)
@@ -291,8 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, VideoError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    n = sum(1 for _ in bench.open())
-    print(f"wrote {n} items over {len(list((args.out / 'videos').glob('*.mp4')))} videos to {bench}")
+    items = [json.loads(line) for line in bench.read_text().splitlines()]  # a folder built before may hold more
+    print(f"wrote {len(items)} items over {len({i['video'] for i in items})} videos to {bench}")
     return 0
 
 

@@ -16,7 +16,8 @@ web faces then show in every class but contempt. RAVDESS has no contempt, so con
 
 - ``joined``: ~30-40 s videos of 8 shots, one per AffectNet-8 emotion in random order; one item per
   emotion (the short joined form).
-- ``long``: videos of at least ``--minutes`` (default 5) of neutral shots with ``--needles`` (default 4)
+- ``long``: videos of about ``--minutes`` (default 5; ``SHOTS_PER_5_MIN`` shots per 5 minutes, each as long as its
+  RAVDESS statement, so the length follows the statements drawn) of neutral shots with ``--needles`` (default 4)
   emotional needles at random places (a needle-in-a-haystack affect test), their emotions drawn in turn from
   shuffled rounds of the seven emotional labels (so 12 needles show five emotions twice); one item per needle
   emotion, whose moments are all that emotion's needles.
@@ -32,7 +33,6 @@ questions of ``studies.intent`` (six phrasings per emotion), over the same video
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import sys
@@ -40,9 +40,11 @@ from pathlib import Path
 
 import numpy as np
 
+from evals.bench import open_bench_folder, write_bench_file
 from evals.build_bench import TEMPLATES, letterbox
 from evals.data.assemble import default_root, in_fusion_fold, load_manifest
 from evals.questions import split as question_split
+from tools.core.argtypes import CommandParser, number
 from tools.core.media import load_audio
 from tools.core.schema import AFFECTNET8
 from tools.core.video_out import VideoWriter
@@ -164,7 +166,7 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
     queries = random.Random(f"queries-{split}-{form}-{seed}")
     templates = query_templates(split, wording)
     faces, voices = _pools(split, root, faces_from)
-    (out_dir / "videos").mkdir(parents=True, exist_ok=True)
+    open_bench_folder(out_dir)
     lines = []
     for v in range(videos):
         if form == "joined":
@@ -187,14 +189,12 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
                        for em, (s, e) in zip(emotions, spans, strict=True) if em == emo]
             lines.append({"id": f"{name[:-4]}-{emo}", "video": f"videos/{name}",
                           "query": queries.choice(templates[emo]), "moments": moments})
-    bench = out_dir / "bench.jsonl"
-    bench.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return bench
+    return write_bench_file(out_dir, lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.composed", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = CommandParser(prog="python -m evals.composed", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", choices=["dev", "test", "fusion"], required=True,
                     help="people of the dev or test split; fusion: the dev split's fusion fold (people held out of "
                          "the heads trained with --without-fusion-fold, for studies.fit_fusion)")
@@ -204,7 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wording", choices=["templates", "questions"], default="templates",
                     help="query wording: the split's two phrasings per emotion (default), or its half of the "
                          "labelled questions of evals/data/questions.jsonl (six per emotion; studies.intent)")
-    ap.add_argument("--minutes", type=float, default=5.0, help="long form: length of each video, at least (min)")
+    ap.add_argument("--minutes", type=number(0, 600, lo_open=True), default=5.0,
+                    help="long form: length of each video, about (min): it sets the count of shots, each as long as "
+                         "its statement (about 3.7 s)")
     ap.add_argument("--needles", type=int, default=4, help="long form: emotional shots per video")
     ap.add_argument("--faces", choices=sorted(FACE_SETS), default="ckplus",
                     help="face sets: ckplus (emotions CK+, neutral RAF-DB; the benches so far) or mixed (each class "

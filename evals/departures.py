@@ -25,9 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+from evals.bench import open_bench_folder, write_bench_file
 from evals.build_bench import letterbox
 from evals.ckplus import sequences
-from evals.transitions import FPS, RATE, SEGMENT_S, SIZE, _item, _write_bench
+from evals.transitions import FPS, RATE, SEGMENT_S, SIZE, _item
+from tools.core.argtypes import CommandParser, number
 from tools.core.video_out import VideoWriter
 
 #: Seconds over which the one who leaves walks out of the picture.
@@ -85,10 +87,14 @@ def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | No
 
     Raises:
         FileNotFoundError: CK+ is not assembled.
+        ValueError: no subject of the split shows two emotions, or nobody else is there to walk out.
     """
     rng = random.Random(f"departures-{split}-{seed}")
     seqs, subjects = sequences(split, root)
-    (out_dir / "videos").mkdir(parents=True, exist_ok=True)
+    if not subjects or len(seqs) < 2:
+        raise ValueError(f"{split}: {len(subjects)} subject(s) with two emotions among {len(seqs)}; a departure needs "
+                         "one of them and someone else to walk out")
+    open_bench_folder(out_dir)
     lines = []
     for v, subject in enumerate(rng.sample(subjects, min(videos, len(subjects)))):
         other = rng.choice([p for p in sorted(seqs) if p != subject])
@@ -101,21 +107,21 @@ def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | No
         name = f"departures_{split}_{v:03d}.mp4"
         t = write_video(stays, leaves, seconds, out_dir / "videos" / name)
         lines.append(_item(name[:-4], name, QUESTION, subject, t, emotions[0], emotions[1]))
-    return _write_bench(out_dir, lines)
+    return write_bench_file(out_dir, lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.departures", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = CommandParser(prog="python -m evals.departures", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", choices=["dev", "test"], required=True)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--videos", type=int, default=12)
+    ap.add_argument("--videos", type=number(1, 10_000, integer=True), default=12)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     args = ap.parse_args(argv)
     try:
         bench = build(args.split, args.out, args.videos, args.seed, args.data)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {sum(1 for _ in bench.open())} items to {bench}")

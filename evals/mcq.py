@@ -52,6 +52,9 @@ class McqItem(BaseModel):
 
     @model_validator(mode="after")
     def _in_range(self) -> McqItem:
+        from graphs.pipeline import check_options
+
+        check_options(self.options)  # as --options: 2 to 10, none empty or alike (a bench line that names one twice)
         if not 0 <= self.answer < len(self.options):
             raise ValueError(f"answer must index one of the {len(self.options)} options (0-based)")
         return self
@@ -105,7 +108,8 @@ def predict_mcq(method: str, item: McqItem, video: Path, ctx) -> McqPrediction:
 
 
 def evaluate_mcq(items: list[McqItem], predictions: dict[str, McqPrediction], encoder=None) -> dict:
-    """Accuracy (an item without a prediction counts as wrong) and, over items with a reference trace
+    """Accuracy (an item without a prediction, or whose prediction failed, counts as wrong), the items answered
+    (``n_predicted``: predicted without an error) and, over items with a reference trace
     and a predicted one, the mean of Social Genome's trace metrics (``evals.metrics``); the semantic
     ones need ``encoder`` (a ``tools.perception.text.TextEncoder``)."""
     right, traces = [], {}
@@ -123,7 +127,8 @@ def evaluate_mcq(items: list[McqItem], predictions: dict[str, McqPrediction], en
             scores |= rationale_similarity([s.text for s in pred.steps], [s.text for s in item.trace], encoder)
         for k, v in scores.items():
             traces.setdefault(k, []).append(v)
-    return {"n_items": len(items), "n_predicted": sum(1 for i in items if i.id in predictions),
+    answered = [i for i in items if i.id in predictions and predictions[i.id].error is None]
+    return {"n_items": len(items), "n_predicted": len(answered),  # a failed item (its error recorded) is no answer
             "accuracy": round(float(np.mean(right)), 4) if right else None,
             "trace": {k: round(float(np.mean(v)), 4) for k, v in sorted(traces.items())},
             "n_traces_scored": len(next(iter(traces.values()), [])),

@@ -19,14 +19,15 @@ with the highest summed probability of the asked emotion as read, and the same a
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import json
 import sys
 from pathlib import Path
 
+from evals.bench import BenchError, prediction_files, prediction_runs, read_records
 from evals.metrics import bootstrap_interval
 from evals.transitions import WORDS
+from tools.core.argtypes import CommandParser
 
 
 def build(bench: Path) -> Path:
@@ -34,11 +35,14 @@ def build(bench: Path) -> Path:
     per emotion a moving subject shows, its moments every moving segment of that emotion.
 
     Raises:
-        ValueError: the bench's items carry no ``segments`` (built before they were recorded).
+        BenchError: the bench is missing, empty or not JSON Lines, its items carry no ``segments`` (built before they
+            were recorded), or a segment's emotion is not an AffectNet-8 label.
     """
-    items = [json.loads(line) for line in bench.read_text().splitlines() if line.strip()]
+    items = read_records(bench, ("id", "video"))
     if not all("segments" in it for it in items):
-        raise ValueError(f"{bench}: items without segments; rebuild with python -m evals.transitions build --minutes")
+        raise BenchError(f"{bench}: items without segments; rebuild with python -m evals.transitions build --minutes")
+    if bad := sorted({str(seg.get("emotion")) for it in items for seg in it["segments"]} - set(WORDS)):
+        raise BenchError(f"{bench}: segment emotion(s) {', '.join(bad)} not AffectNet-8 labels ({', '.join(WORDS)})")
     by_emotion: dict[str, list[dict]] = {}
     for it in items:
         for seg in it["segments"]:
@@ -84,12 +88,16 @@ def reading_alone(bench: Path, item: dict, own_baseline: bool, cache_dir: Path |
 
 
 def score(bench: Path, predictions: dict[str, Path], reading: bool, cache_dir: Path | None = None) -> dict:
-    """Per method: share of questions whose top moment is in an annotated segment ("place") and also names the
-    asked emotion ("both"), each [value, low, high]."""
-    items = [json.loads(line) for line in bench.read_text().splitlines() if line.strip()]
+    """Per method (run name -> its ``predictions.jsonl``): share of questions whose top moment is
+    in an annotated segment ("place") and also names the asked emotion ("both"), each [value, low, high].
+
+    Raises:
+        BenchError: as ``evals.bench.read_records`` and ``prediction_runs``.
+        tools.core.media.VideoError: with ``reading``, a bench video that cannot be read.
+    """
+    items = read_records(bench, ("id", "video", "moments"))
     runs: dict[str, list[tuple[float, float]]] = {}
-    for name, path in predictions.items():
-        preds = {p["id"]: p for p in map(json.loads, path.read_text().splitlines())}
+    for name, preds in prediction_runs(predictions, items).items():
         tops = [((preds.get(it["id"]) or {}).get("moments") or [None])[0] for it in items]
         runs[name] = [_right(it, *((m["start_s"], m["end_s"], m["emotion"]) if m else (None, None, None)))
                       for it, m in zip(items, tops, strict=True)]
@@ -104,7 +112,7 @@ def score(bench: Path, predictions: dict[str, Path], reading: bool, cache_dir: P
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.salience", description=__doc__.split("\n\n")[0])
+    ap = CommandParser(prog="python -m evals.salience", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="write bench_salience.jsonl beside a long transitions bench")
     b.add_argument("--bench", type=Path, required=True)
@@ -119,9 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "build":
             print(f"wrote {build(args.bench)}")
             return 0
-        result = score(args.bench, {n: Path(f) for n, f in (x.split("=", 1) for x in args.predictions)},
-                       args.reading, args.cache_dir)
-    except (OSError, ValueError) as e:
+        result = score(args.bench, prediction_files(args.predictions), args.reading, args.cache_dir)
+    except (OSError, ValueError, KeyError, TypeError) as e:  # BenchError and VideoError are ValueErrors
         print(f"error: {e}", file=sys.stderr)
         return 2
     text = json.dumps(result, indent=1)

@@ -17,11 +17,11 @@ the annotated moment is ``CHANGE_WINDOW_S`` either side of ``t_s`` with the emot
 
 Scoring (``score``) reads ``predictions.jsonl`` files of ``evals.run`` (``--method graph``): an answer's change
 point is its top moment's ``change.t_s``, or the moment's start when it names no change (code without change
-questions); before and after are its ``change`` labels, or none and the moment's emotion. Reported per method:
-the share of items whose change point lies within ``WITHIN_S`` of the truth, before, after and
-both named right, each with a bootstrap 95% interval over subjects (``evals.metrics.bootstrap_interval``).
-``--reading`` adds the perception reading alone: the person's 1 fps readings from the index, the change point
-where the means of the ``READING_WINDOW`` frames before and after differ most, their top labels.
+questions); before and after are its ``change`` labels, or none and the moment's emotion. Per method: the items
+predicted, and the shares within ``WITHIN_S`` of the true change point, with before, after and both named right,
+each with a bootstrap 95% interval over subjects (``evals.metrics.bootstrap_interval``). ``--reading`` adds the
+perception reading alone: the person's 1 fps readings from the index, the change point where the means of the
+``READING_WINDOW`` frames before and after differ most, their top labels.
 """
 
 from __future__ import annotations
@@ -35,9 +35,12 @@ from pathlib import Path
 
 import numpy as np
 
+from evals.bench import BenchError, open_bench_folder, prediction_files, prediction_runs, read_records, write_bench_file
 from evals.build_bench import letterbox
 from evals.ckplus import sequences
 from evals.metrics import bootstrap_interval
+from tools.core.argtypes import CommandParser, number
+from tools.core.media import VideoError
 from tools.core.schema import AFFECTNET8
 from tools.core.video_out import VideoWriter
 
@@ -85,10 +88,12 @@ def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | No
     items; returns the bench file. ``wording``: ``change`` (when does it change), ``after`` ("how does the
     person feel after being A?": the answer is the emotion after; the same videos) or ``next`` ("what does the person
     feel next?", one per video: its first transition); ``dissolve_s``: as ``_write``'s. Raises ``FileNotFoundError``
-    when CK+ is not assembled."""
+    when CK+ is not assembled, ``ValueError`` when no subject of the split shows two emotions."""
     rng = random.Random(f"transitions-{split}-{seed}")
     seqs, subjects = sequences(split, root)
-    (out_dir / "videos").mkdir(parents=True, exist_ok=True)
+    if not subjects:
+        raise ValueError(f"{split}: no subject with sequences of two emotions or more, so no transition to show")
+    open_bench_folder(out_dir)
     lines = []
     for v, subject in enumerate(rng.sample(subjects, min(videos, len(subjects)))):
         emotions = rng.sample(sorted(seqs[subject]), min(len(seqs[subject]), rng.choice((2, 3))))
@@ -106,7 +111,7 @@ def build(split: str, out_dir: Path, videos: int, seed: int = 0, root: Path | No
                     break
                 query = "what does the person feel next?"
             lines.append(_item(f"{name[:-4]}-{i}", name, query, subject, t, before, after))
-    return _write_bench(out_dir, lines)
+    return write_bench_file(out_dir, lines)
 
 
 def _item(item_id: str, video: str, query: str, subject: str, t: float, before: str, after: str) -> dict:
@@ -115,12 +120,6 @@ def _item(item_id: str, video: str, query: str, subject: str, t: float, before: 
             "change": {"t_s": t, "before": before, "after": after},
             "moments": [{"start_s": max(0.0, t - CHANGE_WINDOW_S), "end_s": t + CHANGE_WINDOW_S, "emotion": after,
                          "rationale": None, "evidence_modalities": ["visual"]}]}
-
-
-def _write_bench(out_dir: Path, lines: list[dict]) -> Path:
-    bench = out_dir / "bench.jsonl"
-    bench.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return bench
 
 
 def build_long(split: str, out_dir: Path, minutes: float, transitions: int, seed: int = 0,
@@ -168,16 +167,16 @@ def build_long(split: str, out_dir: Path, minutes: float, transitions: int, seed
         segments.append((rng.choice(seqs[subject][after]), rng.uniform(*SEGMENT_S)))
     while sum(s for _, s in segments) < minutes * 60:
         segments.append((stills[rng.choice(still_people)], rng.uniform(*HAYSTACK_SHOT_S)))
-    (out_dir / "videos").mkdir(parents=True, exist_ok=True)
+    open_bench_folder(out_dir)
     name = f"transitions_long_{split}_{minutes:g}min.mp4"
     starts = _write(segments, out_dir / "videos" / name)
     query = "when does the person go from {} to {}?"
     ends = [*starts[1:], round(sum(s for _, s in segments), 3)]
-    return _write_bench(out_dir, [{**_item(f"{name[:-4]}-{k}", name, query.format(WORDS[b], WORDS[a]), subject,
-                                           starts[i], b, a), "form": "long",
-                                   "segments": [{"start_s": starts[i - 1], "end_s": ends[i - 1], "emotion": b},
-                                                {"start_s": starts[i], "end_s": ends[i], "emotion": a}]}
-                                  for k, (i, subject, b, a) in enumerate(changes)])
+    return write_bench_file(out_dir, [{**_item(f"{name[:-4]}-{k}", name, query.format(WORDS[b], WORDS[a]), subject,
+                                               starts[i], b, a), "form": "long",
+                                       "segments": [{"start_s": starts[i - 1], "end_s": ends[i - 1], "emotion": b},
+                                                    {"start_s": starts[i], "end_s": ends[i], "emotion": a}]}
+                                      for k, (i, subject, b, a) in enumerate(changes)])
 
 
 def predicted_change(prediction: dict) -> tuple[float | None, str | None, str | None]:
@@ -239,20 +238,20 @@ def score(items: list[dict], found: dict[str, tuple]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.transitions", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = CommandParser(prog="python -m evals.transitions", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="write the videos and bench.jsonl")
     b.add_argument("--split", choices=["dev", "test"], required=True)
     b.add_argument("--out", type=Path, required=True)
-    b.add_argument("--videos", type=int, default=12)
+    b.add_argument("--videos", type=number(1, 10_000, integer=True), default=12)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--minutes", type=float, default=None, help="one long video of --transitions subjects' changes")
-    b.add_argument("--transitions", type=int, default=8)
+    b.add_argument("--minutes", type=number(0, 600, lo_open=True), help="one long video of --transitions changes")
+    b.add_argument("--transitions", type=number(1, 1_000, integer=True), default=8)
     b.add_argument("--wording", choices=["change", "after", "next"], default="change",
                    help="change: when the feeling changes; after: how the person feels after being A; next: what the "
                         "person feels next (the first transition)")
-    b.add_argument("--dissolve", type=float, default=0.0, metavar="S", help="segments cross-fade over S seconds")
+    b.add_argument("--dissolve", type=number(0, 10), default=0.0, metavar="S", help="segments cross-fade over S s")
     b.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     s = sub.add_parser("score", help="score evals.run predictions of a transitions bench")
     s.add_argument("--bench", type=Path, required=True)
@@ -262,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.cmd == "build":
+        if args.minutes and (args.dissolve or args.wording != "change"):
+            ap.error("--wording and --dissolve apply to the short videos; --minutes asks 'from A to B' over hard cuts")
         try:
             bench = (build_long(args.split, args.out, args.minutes, args.transitions, args.seed, args.data)
                      if args.minutes else build(args.split, args.out, args.videos, args.seed, args.data, args.wording,
@@ -271,21 +272,24 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"wrote {sum(1 for _ in bench.open())} items to {bench}")
         return 0
+    if not args.predictions and not args.reading:
+        ap.error("score needs --predictions NAME=FILE ..., --reading or both")
+    if args.json and not args.json.parent.is_dir():
+        ap.error(f"--json {args.json}: no folder {args.json.parent}")
     try:
-        items = [json.loads(line) for line in args.bench.read_text().splitlines() if line.strip()]
-        methods = {}
-        for spec in args.predictions:
-            name, _, path = spec.partition("=")
-            preds = {r["id"]: r for r in map(json.loads, Path(path).read_text().splitlines()) if r}
-            methods[name] = score(items, {i: predicted_change(p) for i, p in preds.items()})
-    except (OSError, ValueError, KeyError) as exc:  # a missing file, a line that is not JSON, a record without a field
+        items = read_records(args.bench, ("id", "person", "change", "video", "query"))
+        runs = prediction_runs(prediction_files(args.predictions), items)
+        methods = {name: score(items, {i: predicted_change(p) for i, p in preds.items()})
+                   for name, preds in runs.items()}
+        if args.reading:
+            methods["reading alone"] = score(items, {it["id"]: reading_change(args.bench, it, args.cache_dir)
+                                                     for it in items})
+    except (BenchError, VideoError, KeyError, TypeError) as exc:  # a record without a field or of the wrong shape
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.reading:
-        methods["reading alone"] = score(items, {it["id"]: reading_change(args.bench, it, args.cache_dir)
-                                                 for it in items})
     result = {"bench": str(args.bench), "items": len(items), "subjects": len({it["person"] for it in items}),
-              "within_s": WITHIN_S, "methods": methods}
+              "within_s": WITHIN_S, "methods": methods,
+              "predicted": {name: sum(it["id"] in preds for it in items) for name, preds in runs.items()}}
     print(json.dumps(result, indent=1))
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")

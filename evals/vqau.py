@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals.bench import BenchError, BenchItem, canonical_emotions
+from evals.bench import BenchError, BenchItem, bench_text, canonical_emotions
 from evals.evaluate import moment_format
 from evals.formats import register_format
 from tools.core.schema import first_error
@@ -51,7 +51,7 @@ def video_of_id(record_id: str) -> str:
 
 def _records(path: Path) -> list[tuple[int, Any]]:
     """(line number, parsed record) for a JSON list or a JSON Lines file."""
-    text = path.read_text()
+    text = bench_text(path)
     start = len(text) - len(text.lstrip())
     if text[start:start + 1] != "[":
         out = []
@@ -66,7 +66,12 @@ def _records(path: Path) -> list[tuple[int, Any]]:
     while True:
         while pos < len(text) and text[pos] in " \t\r\n,":
             pos += 1
-        if pos >= len(text) or text[pos] == "]":
+        if pos >= len(text):
+            raise BenchError(f"{path}:{text.count(chr(10)) + 1}: not JSON (the list has no closing ']')")
+        if text[pos] == "]":
+            if rest := text[pos + 1:].strip():
+                line = text.count("\n", 0, pos + 1 + text[pos + 1:].index(rest[0])) + 1
+                raise BenchError(f"{path}:{line}: not JSON (text after the list's closing ']')")
             return out
         line = text.count("\n", 0, pos) + 1
         try:

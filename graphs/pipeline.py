@@ -67,8 +67,9 @@ def check_options(options: list[str] | None) -> list[str]:
     """Answer options stripped of surrounding whitespace (empty: not a multiple-choice question).
 
     Raises:
-        QueryError: fewer than 2 or more than ``MAX_OPTIONS`` options, an empty one, or one longer than
-            ``MAX_QUERY_CHARS``.
+        QueryError: fewer than 2 or more than ``MAX_OPTIONS`` options, an empty one, one longer than
+            ``MAX_QUERY_CHARS``, or two that read the same (case and spacing aside: the choice between them
+            would be a coin toss, and the answer could name either).
     """
     options = [o.strip() for o in options or []]
     if not options:
@@ -79,6 +80,13 @@ def check_options(options: list[str] | None) -> list[str]:
         if not o or len(o) > MAX_QUERY_CHARS:
             raise QueryError(f"answer option {i + 1} is {'empty' if not o else f'{len(o)} characters long'}; "
                              f"give each option as 1 to {MAX_QUERY_CHARS} characters")
+    seen: dict[str, int] = {}
+    for i, o in enumerate(options):
+        key = " ".join(o.casefold().split())
+        if key in seen:
+            raise QueryError(f"answer options {seen[key] + 1} and {i + 1} say the same (case and spacing aside); "
+                             "give distinct options")
+        seen[key] = i
     return options
 
 

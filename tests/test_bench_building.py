@@ -61,7 +61,8 @@ def test_a_labelled_span_that_is_empty_or_past_its_clip_is_one_line_and_exit_2(t
         assert err.startswith("error: ") and said in err and err.count("\n") == 1, err
     with pytest.raises(SystemExit) as stop:
         build_bench.main([str(clips), "--out", str(tmp_path / "bench"), "--clips-per-video", "0"])
-    assert stop.value.code == 2 and "--clips-per-video 0: at least 1" in capsys.readouterr().err
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1 and "argument --clips-per-video: must be an integer in [1," in err[0]
 
 
 def test_reserved_material_is_never_built_into_a_bench_or_read_from_a_manifest(tmp_path, capsys):
@@ -77,8 +78,11 @@ def test_reserved_material_is_never_built_into_a_bench_or_read_from_a_manifest(t
     clips.mkdir()
     for name in ("1001_DFA_ANG_XX.mp4", "1002_DFA_HAP_XX.mp4"):
         shutil.copy(SAMPLE, clips / name)
+    (tmp_path / "bench" / "videos").mkdir(parents=True)
+    shutil.copy(SAMPLE, tmp_path / "bench" / "videos" / "long_007.mp4")  # left by an earlier build into the folder
     assert build_bench.main([str(clips), "--out", str(tmp_path / "bench"), "--format", "cremad"]) == 0
-    assert "left out 1 reserved clip(s): CREMA-D actor 1001" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert "left out 1 reserved clip(s): CREMA-D actor 1001" in said.err and "wrote 1 items over 1 videos" in said.out
     [item] = [json.loads(line) for line in (tmp_path / "bench" / "bench.jsonl").read_text().splitlines()]
     assert item["id"] == "long_000-happiness"
     (clips / "1002_DFA_HAP_XX.mp4").unlink()
@@ -104,14 +108,52 @@ def test_the_data_commands_end_bad_input_in_one_line(tmp_path, capsys):
     (root / "cremad" / "manifest.jsonl").write_text(json.dumps(
         {"path": "1002_DFA_ANG_XX.hdf5", "label": "anger", "person": "1002", "split": "test"}) + "\n")
     bench = tmp_path / "bench.jsonl"
-    bench.write_text(json.dumps({"id": "a", "person": "S005"}) + "\n")
+    bench.write_text(json.dumps({"id": "a", "person": "S005", "video": "videos/a.mp4", "query": "when?",
+                                 "change": {"t_s": 12.0, "before": "neutral", "after": "anger"}}) + "\n")
+    other = tmp_path / "other.jsonl"  # another bench's run
+    other.write_text(json.dumps({"id": "b", "moments": [{"start_s": 11.0, "end_s": 13.0, "emotion": "anger"}]}) + "\n")
+    listed = tmp_path / "listed.jsonl"
+    listed.write_text("\n" + json.dumps([1, 2]) + "\n")
+
+    def score(*args: str) -> int:
+        return transitions.main(["score", "--bench", str(bench), *args])
+
     for run, said in (
             (lambda: javanese.main(["--mirrors", str(tmp_path / "mirrors"), "--split", "dev",
                                     "--out", str(tmp_path / "out")]), "cannot list the clips"),
             (lambda: cremad.main(["--data", str(root), "--out", str(tmp_path / "cr")]), "1002_DFA_ANG_XX.hdf5"),
-            (lambda: transitions.main(["score", "--bench", str(tmp_path / "none.jsonl")]), "none.jsonl"),
-            (lambda: transitions.main(["score", "--bench", str(bench), "--predictions", f"g={tmp_path / 'p.jsonl'}"]),
-             "p.jsonl")):
+            (lambda: transitions.main(["score", "--bench", str(tmp_path / "none.jsonl"), "--reading"]),
+             "none.jsonl: no such file"),
+            (lambda: score("--predictions", f"g={tmp_path / 'p.jsonl'}"), "p.jsonl: no such file"),
+            (lambda: score("--predictions", f"g={other}"), "other.jsonl: no prediction for any of the bench's 1 items"),
+            (lambda: score("--predictions", f"g={listed}"), "listed.jsonl:2: expected a record with id; missing a "),
+            (lambda: score("--predictions", str(other)), "give NAME=FILE"),
+            (lambda: score("--reading"), "videos/a.mp4: no such file")):
         assert run() == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and said in err and err.count("\n") == 1, err
+    for args, said in ((["score", "--bench", str(bench)], "score needs --predictions NAME=FILE ..., --reading or both"),
+                       (["score", "--bench", str(bench), "--reading", "--json", str(tmp_path / "no" / "r.json")],
+                        "no folder")):
+        with pytest.raises(SystemExit) as stop:
+            transitions.main(args)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert stop.value.code == 2 and len(err) == 1 and said in err[0], err
+
+
+def test_a_change_bench_scores_each_run_on_its_own_items_and_says_how_many_it_predicted(tmp_path, capsys):
+    from evals import transitions
+
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("".join(json.dumps({"id": i, "person": p, "video": "videos/a.mp4", "query": "when?",
+                                         "change": {"t_s": 12.0, "before": "neutral", "after": "anger"}}) + "\n"
+                             for i, p in (("a", "S1"), ("b", "S2"))))
+    run = tmp_path / "run.jsonl"  # the change found 1.5 s late for "a", with both emotions; no prediction for "b"
+    run.write_text(json.dumps({"id": "a", "moments": [{"start_s": 11.0, "end_s": 15.0, "emotion": "anger", "change": {
+        "t_s": 13.5, "before": "neutral", "after": "anger"}}]}) + "\n")
+    assert transitions.main(["score", "--bench", str(bench), "--predictions", f"graph={run}",
+                             "--json", str(tmp_path / "r.json")]) == 0
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["predicted"] == {"graph": 1} and (result["items"], result["subjects"]) == (2, 2)
+    assert result["methods"]["graph"]["within_2s"][0] == result["methods"]["graph"]["both"][0] == 0.5
+    assert json.loads(capsys.readouterr().out) == result

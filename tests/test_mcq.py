@@ -26,6 +26,32 @@ def test_mcq_bench_reads_letters_and_names_the_bad_line(tmp_path):
         {"id": "x", "video": "v.mp4", "question": "q?", "options": ["a", "b"], "answer": 2}) + "\n")
     with pytest.raises(BenchError, match=r"b.jsonl:2: item: .*answer must index one of the 2 options"):
         load_mcq(bad)
+    bad.write_text(json.dumps({"id": "x", "video": "v.mp4", "question": "q?", "options": ["a", "b", "A"], "answer": 0}))
+    with pytest.raises(BenchError, match=r"b.jsonl:1: item: .*answer options 1 and 3 say the same"):
+        load_mcq(bad)
+
+
+def test_options_that_read_the_same_are_refused_before_the_video_is_read(tmp_path, capsys):
+    from app.ask import main
+
+    cache = tmp_path / "cache"
+    assert main([str(SAMPLE), "how does the audience react?", "--options", "They laugh", "They boo", " they  LAUGH ",
+                 "--cache-dir", str(cache)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "error: answer options 1 and 3 say the same (case and spacing aside); give distinct options"]
+    assert not any(cache.rglob("*.json"))  # no index was built
+
+
+def test_a_failed_item_is_neither_answered_nor_right():
+    from evals.mcq import McqPrediction, evaluate_mcq
+
+    items = load_mcq(BENCH)
+    preds = {items[0].id: McqPrediction(id=items[0].id, method="graph", option=items[0].answer, wall_s=1.0),
+             items[1].id: McqPrediction(id=items[1].id, method="graph", option=None, wall_s=0.1,
+                                        error="VideoError: no such file")}
+    metrics = evaluate_mcq(items, preds)
+    assert (metrics["n_items"], metrics["n_predicted"], metrics["accuracy"]) == (3, 1, round(1 / 3, 4))
+    assert [row["predicted"] for row in metrics["per_item"]] == [items[0].answer, None, None]
 
 
 def test_social_genome_trace_structure_counts():

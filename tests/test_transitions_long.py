@@ -94,7 +94,59 @@ def test_transitions_that_do_not_fit_or_repeat_are_refused(root, tmp_path):
         build_long("test", tmp_path, minutes=5, transitions=5, root=root)
 
 
+def test_a_split_without_transitions_or_a_count_of_none_is_one_line_and_exit_2(root, tmp_path, capsys):
+    from evals import transitions
+
+    out = tmp_path / "b"
+    assert transitions.main(["build", "--split", "dev", "--out", str(out), "--data", str(root)]) == 2  # all are test's
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "error: dev: no subject with sequences of two emotions or more, so no transition to show"]
+    assert not (out / "bench.jsonl").exists()
+    for flag in ("--videos", "--transitions"):
+        with pytest.raises(SystemExit) as stop:
+            transitions.main(["build", "--split", "test", "--out", str(out), flag, "0", "--data", str(root)])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"argument {flag}: must be an integer in [1," in err[0]
+
+
 def _word(emotion: str) -> str:
     from evals.transitions import WORDS
 
     return WORDS[emotion]
+
+
+def test_salience_and_departures_end_bad_input_in_one_line(root, tmp_path, capsys):
+    from evals import departures, salience
+
+    empty, cased = tmp_path / "empty.jsonl", tmp_path / "cased.jsonl"
+    empty.write_text("\n")
+    cased.write_text(json.dumps({"id": "a", "video": "videos/a.mp4", "segments": [
+        {"start_s": 0.0, "end_s": 4.0, "emotion": "Happiness"}]}) + "\n")
+    for args, said in ((["build", "--bench", str(empty)], "empty.jsonl: no records"),
+                       (["build", "--bench", str(cased)], "segment emotion(s) Happiness not AffectNet-8 labels"),
+                       (["score", "--bench", str(empty), "--predictions", f"g={cased}"], "empty.jsonl: no records")):
+        assert salience.main(args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and said in err and err.count("\n") == 1, err
+    assert not (tmp_path / "bench_salience.jsonl").exists()
+    assert departures.main(["--split", "dev", "--out", str(tmp_path / "d"), "--data", str(root)]) == 2
+    assert "dev: 0 subject(s) with two emotions among 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        departures.main(["--split", "test", "--out", str(tmp_path / "d"), "--videos", "0", "--data", str(root)])
+    assert stop.value.code == 2 and "argument --videos: must be an integer in [1," in capsys.readouterr().err
+
+
+def test_a_rebuild_stopped_half_way_leaves_no_bench_file_beside_the_rewritten_videos(root, tmp_path, monkeypatch):
+    from evals import transitions
+
+    first = build_long("test", tmp_path, minutes=4, transitions=3, seed=0, root=root)
+    assert first.is_file()
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C while the first video of the second build is written
+
+    monkeypatch.setattr(transitions, "_write", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        build_long("test", tmp_path, minutes=4, transitions=3, seed=5, root=root)
+    assert not first.exists() and not list(tmp_path.glob("bench.jsonl*"))

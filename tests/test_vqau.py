@@ -55,6 +55,20 @@ def test_jsonl_records_and_errors_that_name_file_line_and_field(tmp_path, videos
         load_vqau(listed, videos)
 
 
+def test_a_record_list_cut_short_joined_to_another_or_not_utf8_is_refused(tmp_path, videos):
+    records = json.loads(RECORDS.read_text())
+    listed = tmp_path / "r.json"
+    listed.write_text(json.dumps(records[:1]) + "\n" + json.dumps(records[1:]) + "\n")  # two lists, `cat`-joined
+    with pytest.raises(BenchError, match=r"r.json:2: not JSON \(text after the list's closing '\]'\)"):
+        load_vqau(listed, videos)
+    listed.write_text(json.dumps(records, indent=1)[:-1])  # the closing bracket lost
+    with pytest.raises(BenchError, match=r"r.json:\d+: not JSON \(the list has no closing '\]'\)"):
+        load_vqau(listed, videos)
+    listed.write_bytes(json.dumps(records[:1]).replace("speaker", "caf\u00e9").encode("latin-1"))
+    with pytest.raises(BenchError, match=r"r.json:1: not UTF-8 text \(byte 0xe9\); save the file as UTF-8"):
+        load_vqau(listed, videos)
+
+
 @pytest.mark.slow
 def test_evals_run_reads_vqau_records_and_reports_in_vqau13(tmp_path, videos, cache_root, capsys):
     out = tmp_path / "run"
