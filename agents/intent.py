@@ -6,7 +6,9 @@ of ``tools.signals.lexicon``: the emotions from what the question says of the fe
 names (``tools.signals.lexicon.person_phrases``: person words, with a screen position when one follows a person
 noun). A question about behaviour ("when does he point at someone?", "when does she look at him?": it names
 a gesture or gaze, ``tools.signals.lexicon.names_behaviour``), or about what is said ("when does she mention being
-new?", ``tools.signals.lexicon.names_speech``), names no emotion unless one reaches ``BEHAVIOUR_ONLY_BELOW``. A word or idiom of the phrase that names a feeling in Open English WordNet
+new?", ``tools.signals.lexicon.names_speech``), names no emotion unless one reaches ``BEHAVIOUR_ONLY_BELOW`` or it says
+a feeling (``says_feeling``), and carries the cue its words name (speech, gesture). A word or idiom of the phrase that
+names a feeling in Open English WordNet
 (``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion; an
 idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up", "on edge", "lose one's cool"), or a
 word WordNet defines as a feeling without filing it under one ("snide", "fuming"), is read through its gloss as
@@ -17,11 +19,13 @@ A question about a change of feeling ("when does her mood change?", "when does h
 that only denies one, ``side_emotions``); its target emotions are those after the change. Measured on labelled and
 held-out questions by ``studies.intent``, ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and
 ``studies.negation`` (``evals/RESULTS.md`` sections 23, 27, 28, 86, 90, 91; ``evals/results/intent_*.json``,
-``idiom_glosses_dev.json``, ``word_glosses_dev.json``, ``negation_*.json``).
+``idiom_glosses_dev.json``, ``word_glosses_dev.json``, ``negation_*.json``); on questions about behaviour by
+``studies.behaviour_questions`` (section 141, ``behaviour_questions.json``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -39,6 +43,7 @@ from tools.perception.language import (
     question_language,
 )
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
+from tools.signals.change_words import from_to_sides, names_feeling_noun
 from tools.signals.emoji import spelled_out
 from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
@@ -156,12 +161,29 @@ def side_emotions(phrase: str) -> list[str]:
 def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMOTION_SIM) -> list[str]:
     """The emotions ``scores`` (``emotion_scores``) make ``query`` ask about, best first: at most two, within
     ``EMOTION_MARGIN`` of the best and at least ``floor``; none for a question about behaviour or speech whose best
-    score is below ``BEHAVIOUR_ONLY_BELOW``."""
+    score is below ``BEHAVIOUR_ONLY_BELOW`` and that says no feeling (``says_feeling``)."""
     ranked = sorted(scores, key=lambda k: -scores[k])
     best = scores[ranked[0]]
-    if best < BEHAVIOUR_ONLY_BELOW and (names_behaviour(query) or names_speech(query)):
+    if best < BEHAVIOUR_ONLY_BELOW and (names_behaviour(query) or names_speech(query)) and not says_feeling(query):
         return []
     return [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]
+
+
+def says_feeling(query: str) -> bool:
+    """Whether a question says a feeling in words: an emotion word of its phrase (``named_emotions``: "when does he
+    angrily point at her?"), "feel"/"felt" ("I remember them hugging, felt so warm") or a feeling noun ("mood")."""
+    phrase = emotion_phrase(query)
+    return bool(named_emotions(phrase)) or names_feeling_noun(query) or re.search(r"\bfe(?:el|els|lt|eling)\b",
+                                                                                   query.lower()) is not None
+
+
+def feeling_change(query: str) -> bool:
+    """Whether a question's "go from A to B" is a change of feeling: it says one (``says_feeling``) or a side reaches
+    ``BEHAVIOUR_ONLY_BELOW`` ("from calm to angry"; not "from sitting to standing", "from English to French"). A
+    question without "from ... to" is left to ``agents.change.ask_change``."""
+    sides = from_to_sides(query)
+    return sides is None or says_feeling(query) or any(max(emotion_scores(s).values()) >= BEHAVIOUR_ONLY_BELOW
+                                                         for s in sides)
 
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
@@ -206,11 +228,15 @@ def offline_intent(inputs: dict[str, Any]) -> Intent:
         (targets, cues), change = foreign_reading(query, language), None
         people = foreign_people(query, language)
     else:
-        change, (_, cues) = ask_change(query, side_emotions), load_text_emotion().similarities(query)
+        change = ask_change(query, side_emotions) if feeling_change(query) else None
+        cues = load_text_emotion().similarities(query)[1]
         targets = change.after if change is not None else asked_emotions(query)
         people = person_phrases(query)
     cue_ranked = sorted(cues, key=lambda k: -cues[k])
     chosen_cues = [c for c in cue_ranked if cues[c] >= MIN_CUE_SIM] or cue_ranked[:1]
+    if language == "en" and not targets and change is None:  # what it asks about, said in words, is a cue
+        chosen_cues += [c for c, said in (("speech", names_speech(query)), ("gesture", names_behaviour(query)
+                        and not {"gesture", "gaze"} & set(chosen_cues))) if said and c not in chosen_cues]
     if (targets or change is not None) and "facial_expression" not in chosen_cues:
         chosen_cues.append("facial_expression")
     described = [EMOTION_DESCRIPTIONS[e][0] for e in targets]

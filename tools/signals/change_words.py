@@ -51,6 +51,19 @@ def change_phrases(text: str) -> tuple[str, str] | None:
     return ("", "") if _MOOD_CHANGE.search(t) or _NEXT.search(t) else None
 
 
+def from_to_sides(text: str) -> tuple[str, str] | None:
+    """The two sides of a question's "go from A to B" ("when does he go from calm to angry?" -> ("calm", "angry"),
+    "when does she go from sitting to standing?" -> ("sitting", "standing")), or None: the words only; whether they
+    name feelings is the reader's to say (``agents.intent.offline_intent``)."""
+    m = _FROM_TO.search(" ".join(re.findall(r"[a-z'-]+", text.lower())))
+    return (m.group(1), m.group(2)) if m else None
+
+
+def names_feeling_noun(text: str) -> bool:
+    """Whether ``text`` names a state of feeling by a general noun ("mood", "feelings", "tone", "spirits")."""
+    return re.search(rf"\b{_FEELING_NOUNS}\b", text.lower()) is not None
+
+
 def asks_next(text: str) -> bool:
     """Whether a question asks for the feeling that comes next ("what does he feel next?", "what is her next
     emotion?"): EmoTrans's next-emotion question, read over a whole video as the first change of feeling."""

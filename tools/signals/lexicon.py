@@ -54,10 +54,10 @@ CUE_DESCRIPTIONS: dict[str, list[str]] = {
 PERSON_WORDS: dict[str, str] = {
     "she": "a woman", "her": "a woman", "woman": "a woman", "girl": "a girl", "he": "a man", "him": "a man",
     "his": "a man", "man": "a man", "boy": "a boy", "lady": "a woman", "guy": "a man", "gentleman": "a man",
-    "kid": "a child", "child": "a child", "they": "a group", "audience": "the audience",
-    "crowd": "the audience", "performer": "the performer", "speaker": "the speaker", "someone": "anyone",
-    "somebody": "anyone", "everyone": "everyone", "people": "people", "i": "the camera wearer",
-}
+    "kid": "a child", "child": "a child", "they": "a group", "audience": "the audience", "crowd": "the audience",
+    "performer": "the performer", "speaker": "the speaker", "someone": "anyone", "men": "a man", "women": "a woman",
+    "boys": "a boy", "girls": "a girl", "guys": "a man", "kids": "a child", "children": "a child", "somebody": "anyone",
+    "everyone": "everyone", "people": "people", "i": "the camera wearer"}
 
 #: Where on screen a question places a person ("the one on the left"): word -> the phrase's position (the
 #: first word of each phrase names the place: left, right, middle).
@@ -211,17 +211,25 @@ QUESTION_FRAME_WORDS = frozenset({"does", "did", "doing", "mention", "mentions",
                                 "talking", "tell", "tells", "speak", "speaks", "ask", "asks", "word", "words"})
 
 
-#: Words and phrases that name an observable behaviour (a gesture, a gaze); ``names_behaviour``.
-BEHAVIOUR_PHRASES = ("point", "points", "pointing", "pointed", "gesture", "gestures", "gesturing", "wave", "waves",
-                     "waving", "hand", "hands", "arm", "arms", "thumbs up", "thumbs down", "nod", "nods", "nodding",
-                     "shrug", "shrugs", "look at", "looks at", "looking at", "looked at", "stare", "stares",
-                     "staring", "glance", "glances", "eye contact", "gaze", "gazes")
-
-
-#: Words that ask about what is said ("when does she *mention* being new?"); ``names_speech``.
-SPEECH_PHRASES = ("mention", "mentions", "mentioned", "mentioning", "say", "says", "said", "saying", "talk about",
-                  "talks about", "talked about", "talking about", "tell", "tells", "told", "telling", "ask", "asks",
-                  "asked", "asking", "speak", "speaks", "spoke", "speaking")
+#: Words and phrases that name an observable behaviour (a gesture, a gaze, a touch, a posture, a movement; not bare
+#: "shake", "turn to", "look down": "shaking like a leaf", "knees turn to jelly", "look down on"); ``names_behaviour``.
+BEHAVIOUR_PHRASES = (
+    "point", "points", "pointing", "pointed", "gesture", "gestures", "gesturing", "wave", "waves", "waving", "hand",
+    "hands", "arm", "arms", "thumbs up", "thumbs down", "nod", "nods", "nodding", "shrug", "shrugs", "look at",
+    "looks at", "looking at", "looked at", "stare", "stares", "staring", "glance", "glances", "eye contact", "gaze",
+    "gazes", "look away", "looks away", "looking away", "looked away", "clap", "claps", "clapping", "clapped",
+    "applaud", "applauds", "applauding", "applauded", "hug", "hugs", "hugging", "hugged", "cover", "covers", "covering",
+    "covered", "lean", "leans", "leaning", "leaned", "turn away", "turns away", "turned away", "turn to him",
+    "turn to her", "turn to the", "turns to him", "turns to her", "turns to the", "walk away", "walks away",
+    "walked away", "stand up", "stands up", "stood up", "sit down", "sits down", "sat down", "shake hands",
+    "shakes hands", "shook hands", "shake her head", "shakes her head", "shake his head", "shakes his head",
+    "high five", "ignore", "ignores", "ignored", "ignoring")
+#: Words that ask about what is said ("when does she *mention* being new?", "who interrupts?"); ``names_speech``.
+SPEECH_PHRASES = (
+    "mention", "mentions", "mentioned", "mentioning", "say", "says", "said", "saying", "talk", "talks", "talked",
+    "talking", "tell", "tells", "told", "telling", "ask", "asks", "asked", "asking", "speak", "speaks", "spoke",
+    "speaking", "interrupt", "interrupts", "interrupted", "interrupting", "cut him off", "cut her off", "answer",
+    "answers", "answered", "reply", "replies", "replied", "whisper", "whispers", "whispered")
 
 
 def _names(text: str, phrases: tuple[str, ...]) -> bool:
