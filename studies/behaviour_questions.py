@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("read", help="this checkout's reading of one split")
-    r.add_argument("--split", choices=["dev", "test"], required=True)
+    r.add_argument("--split", choices=["dev", "test", "test2"], required=True,
+                   help="dev; test (read once, section 141); test2 (written after that read)")
     r.add_argument("--json", type=Path, default=None)
     c = sub.add_parser("compare", help="two readings joined, with paired differences")
     c.add_argument("before", type=Path)
