@@ -25,7 +25,6 @@ held-out questions by ``studies.intent``, ``studies.build_idiom_glosses``, ``stu
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -43,7 +42,8 @@ from tools.perception.language import (
     question_language,
 )
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
-from tools.signals.change_words import from_to_sides, names_feeling_noun
+from tools.signals.behaviour_words import says_feeling, without_behaviour_words
+from tools.signals.change_words import from_to_sides
 from tools.signals.emoji import spelled_out
 from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
@@ -160,21 +160,17 @@ def side_emotions(phrase: str) -> list[str]:
 
 def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMOTION_SIM) -> list[str]:
     """The emotions ``scores`` (``emotion_scores``) make ``query`` ask about, best first: at most two, within
-    ``EMOTION_MARGIN`` of the best and at least ``floor``; none for a question about behaviour or speech whose best
-    score is below ``BEHAVIOUR_ONLY_BELOW`` and that says no feeling (``says_feeling``)."""
+    ``EMOTION_MARGIN`` of the best and at least ``floor``; none for a question about behaviour or speech that says no
+    feeling (``tools.signals.behaviour_words.says_feeling``) when its best score is below ``BEHAVIOUR_ONLY_BELOW``, or
+    when it glosses none either and the question without its behaviour and speech words reads below it ("when does
+    she glance at him?" -> "when does she at him?": the feeling was the gaze's words')."""
     ranked = sorted(scores, key=lambda k: -scores[k])
     best = scores[ranked[0]]
-    if best < BEHAVIOUR_ONLY_BELOW and (names_behaviour(query) or names_speech(query)) and not says_feeling(query):
+    if (names_behaviour(query) or names_speech(query)) and not says_feeling(query) and (
+            best < BEHAVIOUR_ONLY_BELOW or not says_feeling(query, glosses=True)
+            and max(emotion_scores(without_behaviour_words(query)).values()) < BEHAVIOUR_ONLY_BELOW):
         return []
     return [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]
-
-
-def says_feeling(query: str) -> bool:
-    """Whether a question says a feeling in words: an emotion word of its phrase (``named_emotions``: "when does he
-    angrily point at her?"), "feel"/"felt" ("I remember them hugging, felt so warm") or a feeling noun ("mood")."""
-    phrase = emotion_phrase(query)
-    return bool(named_emotions(phrase)) or names_feeling_noun(query) or re.search(r"\bfe(?:el|els|lt|eling)\b",
-                                                                                   query.lower()) is not None
 
 
 def feeling_change(query: str) -> bool:

@@ -89,7 +89,8 @@ def test_a_question_about_what_is_said_names_no_emotion_unless_it_names_one():
 
 @pytest.mark.parametrize(("question", "cue"), [
     ("when does the crowd clap?", "gesture"), ("when do they hug?", "gesture"), ("who talks to her?", "speech"),
-    ("when does the host interrupt the guest?", "speech"), ("when does she turn away from him?", "gaze")])
+    ("when does the host interrupt the guest?", "speech"), ("when does she turn away from him?", "gaze"),
+    ("when does he stare at her?", "gaze"), ("when does she glance at him?", "gaze")])
 def test_a_question_about_what_people_do_asks_for_no_feeling_and_carries_its_cue(question, cue):
     """Clapping read as sadness, an interruption as disgust (``evals/RESULTS.md`` section 141): a feeling asked turns
     the behaviour evidence off, so these questions could not find what they ask for."""
@@ -103,6 +104,7 @@ def test_a_feeling_said_beside_a_behaviour_and_a_change_of_feeling_are_still_rea
     from agents.intent import offline_intent
 
     for question, emotion in (("when does he angrily point at her?", "anger"), ("when do the men argue?", "anger"),
+                              ("when is he up in arms?", "anger"), ("when does she clap excitedly?", "happiness"),
                               ("I kinda remember them hugging on the porch, felt so warm", "happiness")):
         assert offline_intent({"query": question}).target_emotions[:1] == [emotion], question
     change = offline_intent({"query": "when does he go from calm to angry?"}).change
@@ -111,6 +113,18 @@ def test_a_feeling_said_beside_a_behaviour_and_a_change_of_feeling_are_still_rea
         intent = offline_intent({"query": question})
         assert intent.change is None and intent.target_emotions == [], question  # no feeling on either side
     assert offline_intent({"query": "when do the two men shake hands?"}).people == ["a man"]
+
+
+def test_a_gaze_whose_own_words_read_as_contempt_asks_for_no_feeling():
+    """"Stare" and "glance" read 0.45-0.47 for contempt ("looking down on someone"), above the 0.40 bar; without the
+    gaze's words the question reads no feeling (section 142). An idiom keeps its feeling ("up in arms": the rest, "up
+    in", reads none)."""
+    from tools.signals.behaviour_words import says_feeling, without_behaviour_words
+
+    assert without_behaviour_words("When does she glance at him?") == "when does she at him ?"
+    assert without_behaviour_words("when does the man look away, then shake hands?") == "when does the man , then ?"
+    assert not says_feeling("when is he up in arms?") and says_feeling("when is he up in arms?", glosses=True)
+    assert says_feeling("when does he angrily point at her?") and says_feeling("when does her mood sink?")
 
 
 def test_words_of_a_question_name_the_feeling_wordnet_files_them_under():
@@ -398,8 +412,8 @@ def test_the_behaviour_questions_read_as_the_committed_result_says():
     from studies.behaviour_questions import COUNTS, read
     from tests.conftest import REPO
 
-    stored = json.loads((REPO / "evals" / "results" / "behaviour_questions.json").read_text())
+    stored = json.loads((REPO / "evals" / "results" / "behaviour_questions.json").read_text())["dev_142"]
     got = read("dev")
-    assert got["totals"] == stored["dev"]["after"] and set(got["totals"]) == set(COUNTS)
-    assert got["totals"]["no_feeling_kept_empty"] == [75, 88]
-    assert got["labelled_development"] == stored["dev"]["labelled_development"]["after"]
+    assert got["totals"] == stored["after"] and set(got["totals"]) == set(COUNTS)
+    assert got["totals"]["no_feeling_kept_empty"] == [80, 88]
+    assert got["labelled_development"] == stored["labelled_development"]["after"]

@@ -1,0 +1,40 @@
+"""What a question about behaviour says besides the behaviour: a feeling in words, and what is left without the
+behaviour's own words. Read by ``agents.intent.chosen_emotions``: "when does she stare at him?" is about a gaze, whose
+words the sentence encoder reads close to contempt's "looking down on someone"; "when does he stare at her,
+furious?" says a feeling too (``evals/RESULTS.md`` sections 141 and 142).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from tools.signals.change_words import names_feeling_noun
+from tools.signals.idioms import glossed_phrases
+from tools.signals.lexicon import BEHAVIOUR_PHRASES, SPEECH_PHRASES, emotion_phrase, named_emotions
+
+_FEEL = re.compile(r"\bfe(?:el|els|lt|eling)\b")
+
+
+def says_feeling(query: str, glosses: bool = False) -> bool:
+    """Whether a question says a feeling in words: an emotion word of its phrase (``named_emotions``: "when does he
+    angrily point at her?"), "feel"/"felt" ("I remember them hugging, felt so warm") or a feeling noun ("mood"); with
+    ``glosses``, also an idiom or word the reader glosses (``tools.signals.idioms.glossed_phrases``: "up in arms",
+    "excitedly"; but also "look", whose WordNet gloss is no feeling's)."""
+    phrase = emotion_phrase(query)
+    return bool(named_emotions(phrase) or names_feeling_noun(query) or _FEEL.search(query.lower())
+                or (glosses and glossed_phrases(phrase)))
+
+
+@functools.cache
+def _behaviour_pattern() -> re.Pattern:
+    words = sorted(BEHAVIOUR_PHRASES + SPEECH_PHRASES, key=len, reverse=True)  # "look away" before "look"
+    return re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in words)})\b")
+
+
+def without_behaviour_words(query: str) -> str:
+    """``query`` in lower case, its words and marks spaced, without its behaviour and speech words
+    (``tools.signals.lexicon.BEHAVIOUR_PHRASES``, ``SPEECH_PHRASES``): "when does she glance at him?" -> "when does she
+    at him ?"."""
+    text = " ".join(re.findall(r"[a-z']+|[^\sa-z']", query.lower()))
+    return " ".join(_behaviour_pattern().sub(" ", text).split())
