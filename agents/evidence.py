@@ -37,9 +37,10 @@ from tools.perception.engine import FrameObservation
 from tools.perception.text import load_text_encoder
 from tools.perception.text_emotion import load_text_emotion
 from tools.perception.voice_emotion import valence_arousal
+from tools.signals.diarization import sure_speakers
 from tools.signals.events import social_timeline
 from tools.signals.lexicon import keyword_overlap, speech_match
-from tools.signals.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, speaker_of
+from tools.signals.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, in_view, speaker_in_view
 from tools.signals.stretches import best_stretch, onset_offset
 
 #: The stretch (s) of a candidate whose faces give its visual support: the best-showing stretch this long, so that a
@@ -92,7 +93,8 @@ def social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameO
     looking-at-camera, as visual evidence citing the stored gaze or hand records."""
     where = {rec.id: path for fr, path in stored for rec in [*fr.gaze, *fr.hands]}
     events = [e for e in social_timeline(frames, index.transcript.segments, cand.start_s, cand.end_s, max_gap_s=1.5 * step,
-                                         known_speakers=index.segment_speakers)
+                                         known_speakers=index.segment_speakers,
+                                         sure_speakers=index_sure_speakers(index))
               if e.type not in GESTURE_EVENT_TYPES]  # gestures are cited by gesture_evidence
     camera: dict[int, list] = {}
     for fr in frames:
@@ -180,14 +182,22 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     return evidence, visual, obs
 
 
+def index_sure_speakers(index: VideoIndex) -> dict[str, int]:
+    """Segment id -> the index's speaker of its utterance where it is sure (``tools.signals.diarization.sure_speakers``:
+    by lips, or by a voice only ever heard with that person's lips)."""
+    return sure_speakers((u.segment_id, u.voice, u.speaker, u.speaker_by) for u in index.utterances)
+
+
 def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
                     frames: list[SocialFrame]) -> tuple[list[Evidence], float, VerbalObservations]:
     """One verbal evidence item per transcript segment with words in the candidate's index clip, quoting the whole
     segment (a sentence runs on across a cut, and a clip ends at one: ``indexing.clips.clip_windows``) with the emotion
     its words read as (``tools.perception.text_emotion``: words8 over the index's transcript encoder); the emotion
     reasoner gets those sentences, but the speech match, the words' emotion and their span read the words said inside
-    the clip. Its speaker is the person whose lips move with those words in the clip's frames, else the utterance's
-    index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``)."""
+    the clip. Its speaker is the person whose lips move with those words in the clip's frames (within the shot), else
+    the utterance's index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``),
+    who is also kept when off screen while others are shown if sure (``index_sure_speakers``,
+    ``tools.signals.social.speaker_in_view``)."""
     index = ctx.index
     clip = index.clip_by_id.get(cand.clip_id)
     lo, hi = (clip.start_s, clip.end_s) if clip is not None else (cand.start_s, cand.end_s)
@@ -202,13 +212,15 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
     sim = speech_match(float((vecs[: len(texts)] @ vecs[len(texts)]).max()), keyword_overlap(texts[0], said))
     said_read, *reads = words_emotion.read(vecs[len(texts):])
     evidence = []
-    by_voice = {u.segment_id for u in index.utterances if u.speaker_by == "voice"}
+    by_voice, sure = {u.segment_id for u in index.utterances if u.speaker_by == "voice"}, index_sure_speakers(index)
     for n, ((seg, ws), text, read) in enumerate(zip(per_segment, quotes, reads, strict=True)):
         label = max(read, key=read.__getitem__)
-        who = speaker_of(frames, ws[0].start_s, ws[-1].end_s + 1e-3)
-        how = ""
-        if who is None and seg.id in index.segment_speakers:
-            who, how = index.segment_speakers[seg.id], " (by voice)" if seg.id in by_voice else ""
+        known, span = index.segment_speakers.get(seg.id), (ws[0].start_s, ws[-1].end_s + 1e-3, index.cuts)
+        who = speaker_in_view(frames, *span, sure.get(seg.id))
+        off = who is not None and who == sure.get(seg.id) and who not in in_view(frames, *span)
+        how = " (off screen)" if off else ""
+        if who is None and known is not None:
+            who, how = known, " (by voice)" if seg.id in by_voice else ""
         speaker = f"person {who}{how}" if who is not None else "the speaker"
         says = f"says (spoken in {seg.translated_from}; Whisper's English translation)" if seg.translated_from else "says"
         evidence.append(Evidence(

@@ -52,6 +52,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 def whole_video_events(index, fps: float) -> list:
     """Expression changes and the social timeline (gaze, pointing, addressing) over the whole video,
     from the engine's observations at ``fps`` (stored per chunk), numbered ``e<i>`` in time order."""
+    from agents.evidence import index_sure_speakers
     from indexing.observe import observe_span
     from tools.signals.events import expression_changes, social_timeline
     from tools.signals.social import social_frames
@@ -60,7 +61,8 @@ def whole_video_events(index, fps: float) -> list:
     frames = social_frames([fr for fr, _ in stored], index.face_person)
     events = sorted(expression_changes(index.faces, index.tracks)
                     + social_timeline(frames, index.transcript.segments, 0.0, index.info.duration_s,
-                                      max_gap_s=1.5 / fps, known_speakers=index.segment_speakers),
+                                      max_gap_s=1.5 / fps, known_speakers=index.segment_speakers,
+                                      sure_speakers=index_sure_speakers(index)),
                     key=lambda e: (e.start_s, e.type))
     return [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
 
@@ -73,8 +75,8 @@ def print_index(con, video: str, index, events: list) -> None:
     from tools.core.terminal import markup_safe as safe
     from tools.signals.transcript import transcript_warnings
 
-    con.print(f"[bold]{safe(video)}[/bold]: {index.info.duration_s:.1f} s, shot cuts at "
-              f"{', '.join(f'{c:.2f}' for c in index.cuts) or 'none'} s")
+    cuts = f"shot cuts at {', '.join(f'{c:.2f}' for c in index.cuts)} s" if index.cuts else "no shot cuts"
+    con.print(f"[bold]{safe(video)}[/bold]: {index.info.duration_s:.1f} s, {cuts}")
     if index.tracks:
         t = Table(title="person tracks (faces at the index frame rate)")
         for col in ("track", "person", "shot", "first s", "last s", "faces", "appearance", "thumbnail"):

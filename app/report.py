@@ -6,8 +6,9 @@ AffectNet-8 label, opacity = probability) and the change points of that person's
 (``tools.signals.timeline``: red bars, the emotions before and after on hover), under it a row each for the
 person's voice and words over their speech where they were read (``tools.signals.speech_timeline``), social events and gestures as marks, utterances with the
 transcript on hover, a thumbnail strip per moment, and each moment's rationale with links from every
-cited evidence item to its place on the timeline. When the video file sits beside the report, an
-embedded ``<video>`` seeks to a moment or evidence item on click.
+cited evidence item to its place on the timeline, and what the tools could not do on this video
+(``Answer.warnings``). An embedded ``<video>`` plays the file from its path relative to the report (the name alone
+when they share a folder) and seeks to a moment or evidence item on click.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ LABEL_COLOURS = {"neutral": "#999999", "happiness": "#E69F00", "sadness": "#0072
 
 STYLE = """
 body{font:14px system-ui,sans-serif;margin:20px;color:#222;max-width:1100px}
-h1{font-size:20px} .meta{color:#555}
+h1{font-size:20px} .meta{color:#555} .warnings{color:#8a4b00}
 .timeline{position:relative;border:1px solid #ccc;background:#fafafa;margin:8px 0}
 .row{position:relative;height:22px;border-top:1px solid #eee}
 .row .label{position:absolute;left:-120px;width:115px;text-align:right;font-size:12px;color:#555;top:3px}
@@ -199,6 +200,18 @@ def _template():
     return env.get_template("report.html.j2")
 
 
+def video_link(video: Path, out: Path) -> tuple[str, str]:
+    """Where the report ``out`` finds ``video``: its path relative to the report's folder (``/`` between parts) and
+    that path as the ``src`` of the report's ``<video>`` (each part percent-quoted), so the page plays it while both
+    stay where they were written, or wherever they move together; the file name alone when no relative path exists
+    (another drive)."""
+    try:
+        parts = Path(os.path.relpath(video, out.resolve().parent)).parts
+    except ValueError:
+        parts = (video.name,)
+    return "/".join(parts), "/".join(quote(part) for part in parts)
+
+
 def render_report(answer: Answer, index: VideoIndex, out: str | os.PathLike) -> Path:
     """Write the HTML report of ``answer`` (with the index's tracks, events and utterances) to ``out``.
 
@@ -208,8 +221,9 @@ def render_report(answer: Answer, index: VideoIndex, out: str | os.PathLike) -> 
     """
     out = Path(out)
     video = Path(answer.video).resolve()
+    video_rel, video_src = video_link(video, out)
     doc = _template().render(
-        answer=answer, video_name=video.name, video_src=quote(video.name),
+        answer=answer, video_name=video.name, video_rel=video_rel, video_src=video_src,
         beside=video.parent == out.resolve().parent, colours=LABEL_COLOURS, style=STYLE, script=SCRIPT,
         rows=timeline_rows(answer, index), moments=moment_views(answer, video), people=people_views(answer, index),
         answer_json=json_for_script(answer.model_dump(mode="json")))

@@ -91,8 +91,8 @@ def test_a_video_without_audio_track_is_answered_from_the_picture(flags, tmp_pat
     """With or without ``--no-audio`` (before, without it the run was refused, exit 2), from the same index, and the
     answer says nothing was heard."""
     silent = _video_without_audio(SAMPLE, tmp_path / "silent.mp4")
-    out = tmp_path / "a.json"
-    proc = run_cli(str(silent), "when does someone smile?", *flags, "--json", str(out),
+    out, report = tmp_path / "a.json", tmp_path / "report.html"
+    proc = run_cli(str(silent), "when does someone smile?", *flags, "--json", str(out), "--report", str(report),
                    "--cache-dir", str(tmp_path / "cache"), "--quiet")
     assert proc.returncode == 0, proc.stderr
     from agents.schema import Answer
@@ -101,6 +101,7 @@ def test_a_video_without_audio_track_is_answered_from_the_picture(flags, tmp_pat
     assert answer.models["asr"].startswith("none")
     assert answer.moments and all(e.modality == "visual" for m in answer.moments for e in m.evidence)
     assert any("has no audio track" in w for w in answer.warnings), answer.warnings
+    assert "<li>warning: the file has no audio track: read from its pictures alone" in report.read_text()
 
 
 # ---- the rest of the input matrix: each a real video made from the bundled sample with PyAV ----------------

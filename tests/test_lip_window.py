@@ -44,6 +44,30 @@ def test_a_short_line_at_the_end_of_a_shot_is_read_from_its_own_shots_lips():
     assert speaker_of(four, 5.0, 6.0, cuts=[6.0]) == 1
 
 
+def test_a_known_speaker_off_screen_keeps_the_words_the_lips_on_screen_do_not():
+    """A cutaway: from 6 s only person 2 is shown, talking (or laughing) with wide lip movements, while the line the
+    index gave person 1 runs on. Person 1 off screen keeps it; in view, or unknown, the lips decide."""
+    from tools.signals.social import speaker_in_view
+
+    four = _two_shots(4.0)
+    assert speaker_in_view(four, 7.0, 9.0, known=1) == 1
+    assert speaker_in_view(four, 7.0, 9.0) == 2
+    assert speaker_in_view(four, 7.0, 9.0, known=2) == 2
+    assert speaker_in_view([], 7.0, 9.0, known=1) is None  # no face seen: nothing said by the frames
+
+
+def test_a_speaker_is_sure_by_lips_or_by_a_voice_heard_only_with_their_lips():
+    """The sample's case: voice 0 heard with person 0's lips in two utterances, then linked to him by voice over the
+    audience's shot (sure). Joined acted clips' case: voice 1 merged from persons 3 and 5 by the diarization, linked to
+    person 3 by voice (not sure: the lips on screen may be the speaker's); no speaker, or no voice, names nobody."""
+    from tools.signals.diarization import sure_speakers
+
+    rows = [("s0", 0, 0, "lips"), ("s1", 0, 0, "lips"), ("s2", 0, 0, "voice"),
+            ("s3", 1, 3, "lips"), ("s4", 1, 5, "lips"), ("s5", 1, 3, "voice"),
+            ("s6", 2, None, None), ("s7", None, 4, "voice")]
+    assert sure_speakers(rows) == {"s0": 0, "s1": 0, "s2": 0, "s3": 3, "s4": 5}
+
+
 def test_the_speaker_study_counts_a_span_against_the_one_person_of_the_shot_holding_its_middle():
     """``studies.speakers.outcome``: shots 0-2 s (person 7), 2-5 s (person 8) and from 5 s (persons 7 and 9)."""
     from studies.speakers import outcome

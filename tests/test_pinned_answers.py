@@ -171,6 +171,23 @@ def test_a_moment_quotes_the_sentence_said_inside_it(cache_root):
             assert f'says "{inside.quote}"' in m.rationale
 
 
+def test_a_line_said_over_the_audiences_shot_is_the_performers(cache_root):
+    """His line runs on over the cut to the laughing audience (7.88 s): the words quoted there are said by the person
+    whose lips moved with the first line (the sample's one voice), named as off screen, never by an audience member
+    whose lips move on screen (person 4 before)."""
+    from graphs.pipeline import open_index
+
+    index = open_index(SAMPLE, cache_dir=cache_root)
+    performer = next(u.speaker for u in index.utterances if u.speaker_by == "lips")
+    audience = {index.person_of(tr.track_id) for tr in index.tracks if tr.first_s >= index.cuts[-1]}
+    assert performer not in audience and len(audience) >= 3
+    answer = answer_query(SAMPLE, "when is the performer most worked up?", cache_dir=cache_root)
+    over_audience = [e for m in answer.moments if m.start_s >= index.cuts[-1] for e in m.evidence
+                     if e.modality == "verbal"]
+    assert over_audience and all(e.person == performer for e in over_audience)
+    assert all(e.detail.startswith(f"person {performer} (off screen) says") for e in over_audience)
+
+
 def test_the_python_api_asks_one_index_two_questions_and_reads_it_once(cache_root, monkeypatch):
     """``open_index`` then ``ask`` twice: the index is read from the cache once (or built, then read once),
     and each answer is the pinned one, as ``affectseek ask`` gives it."""

@@ -94,6 +94,33 @@ def test_report_of_a_hostile_file_name_still_runs_its_script(tmp_path, cache_roo
     assert t == pytest.approx(answer["moments"][0]["start_s"], abs=0.05)
 
 
+def test_a_report_written_away_from_its_video_plays_it_by_its_relative_path(tmp_path, cache_root):
+    """Report and video in different folders: the page's ``<video>`` still loads the file and seeks on a click."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no chromium on this machine (apt-get install chromium; CI installs it)")
+    (tmp_path / "clips x").mkdir()
+    video = tmp_path / "clips x" / SAMPLE.name
+    shutil.copy(SAMPLE, video)
+    report = tmp_path / "out" / "r.html"
+    report.parent.mkdir()
+    assert main([str(video), "when is the performer most worked up?", "--report", str(report),
+                 "--json", str(tmp_path / "a.json"), "--cache-dir", str(cache_root), "--quiet"]) == 0
+    start = json.loads((tmp_path / "a.json").read_text())["moments"][0]["start_s"]
+    assert f"(plays ../clips x/{SAMPLE.name}, relative to this file" in report.read_text()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page()
+        page.goto(report.as_uri())
+        page.wait_for_function("document.querySelector('video').readyState >= 1", timeout=15000)
+        page.click("#moment-0")
+        t = page.evaluate("document.querySelector('video').currentTime")
+        browser.close()
+    assert t == pytest.approx(start, abs=0.05)
+
+
 def test_report_names_the_questions_person_with_a_thumbnail_and_highlights_the_row(report):
     answer = json.loads((report / "a.json").read_text())
     [g] = answer["people"]

@@ -147,3 +147,21 @@ def link_voices(spans: list[tuple[float, float, int | None, int | None]],
         if best >= min_share * sum(by_person.values()):
             links[voice] = person
     return links
+
+
+def sure_speakers(utterances: Iterable[tuple[str, int | None, int | None, str | None]]) -> dict[str, int]:
+    """Segment id -> speaker for the utterances whose speaker stands even where other faces' lips move on screen:
+    found by its own lips (``speaker_by == "lips"``), or by a voice that was heard only with that one person's lips
+    (every lip-attributed utterance of the voice names them). A voice heard with several people's lips (the
+    diarization merged them: e.g. several acted speakers of one sex) names nobody surely.
+
+    Args:
+        utterances: ``(segment_id, voice, speaker, speaker_by)`` per utterance (``memory.store.Utterance``).
+    """
+    rows = list(utterances)
+    lips: dict[int, set[int]] = defaultdict(set)
+    for _, voice, speaker, by in rows:
+        if by == "lips" and voice is not None and speaker is not None:
+            lips[voice].add(speaker)
+    return {seg: speaker for seg, voice, speaker, by in rows if speaker is not None
+            and (by == "lips" or (by == "voice" and voice is not None and lips.get(voice) == {speaker}))}

@@ -21,7 +21,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from tools.core.schema import AFFECTNET8, FrameFaces, Gaze, Modality, TranscriptSegment
-from tools.signals.social import SocialFrame, SpeechTurn, speaker_of
+from tools.signals.social import SocialFrame, SpeechTurn, speaker_in_view
 from tools.signals.timeline import readings
 from tools.signals.tracks import TrackSummary
 
@@ -201,17 +201,19 @@ def gaze_and_pointing_events(frames: list[SocialFrame], max_gap_s: float = 0.6, 
 
 def social_timeline(frames: list[SocialFrame], segments: list[TranscriptSegment], start_s: float, end_s: float,
                     max_gap_s: float, min_excluded_s: float = 3.0,
-                    known_speakers: dict[str, int] | None = None) -> list[SocialEvent]:
+                    known_speakers: dict[str, int] | None = None,
+                    sure_speakers: dict[str, int] | None = None) -> list[SocialEvent]:
     """Gaze, pointing, addressing and exclusion events on [start_s, end_s) from ``frames`` and the
-    transcript segments overlapping the span, each segment's speaker taken from lip activity
-    (``tools.signals.social.speaker_of``), else from ``known_speakers`` (segment id -> person, e.g. the index's
-    voice-linked speakers)."""
+    transcript segments overlapping the span, each segment's speaker taken from lip activity, else from
+    ``known_speakers`` (segment id -> person, e.g. the index's voice-linked speakers); a speaker of ``sure_speakers``
+    (``tools.signals.diarization.sure_speakers``) off screen while others are shown keeps the segment
+    (``tools.signals.social.speaker_in_view``)."""
     turns = []
-    known_speakers = known_speakers or {}
+    known_speakers, sure_speakers = known_speakers or {}, sure_speakers or {}
     for seg in segments:
         s0, s1 = max(seg.start_s, start_s), min(seg.end_s, end_s)
         if s0 < s1:
-            who = speaker_of(frames, s0, s1)
+            who = speaker_in_view(frames, s0, s1, known=sure_speakers.get(seg.id))
             turns.append(SpeechTurn(start_s=s0, end_s=s1, record_id=seg.id,
                                     speaker=who if who is not None else known_speakers.get(seg.id)))
     return gaze_and_pointing_events(frames, max_gap_s=max_gap_s, turns=turns, min_excluded_s=min_excluded_s)

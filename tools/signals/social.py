@@ -3,8 +3,9 @@
 Everything here is a pure function of typed records (``tools.perception.engine.FrameObservation``) and a
 ``track_of`` function that names the person track of a face observation (the index supplies it):
 ``social_frames`` turns observations into ``SocialFrame`` records (track per face, gaze per face,
-pointing pairs, the other gestures of tracked people), ``speaker_of`` picks the speaking track of a span from lip activity
-(``lip_speaker``), and ``tools.signals.events.gaze_and_pointing_events`` builds events from them.
+pointing pairs, the other gestures of tracked people), ``speaker_of`` picks the speaking track of a span from lip
+activity (``lip_speaker``; ``speaker_in_view`` keeps a known speaker who is off screen), and
+``tools.signals.events.gaze_and_pointing_events`` builds events from them.
 """
 
 from __future__ import annotations
@@ -152,6 +153,24 @@ def speaker_of(frames: Sequence[SocialFrame], start_s: float, end_s: float, cuts
     """The track whose lips move most during [start_s, end_s) (seconds), widened to ``MIN_LIP_WINDOW_S`` when shorter
     but not across a shot cut in ``cuts`` (``lip_window``, ``mouth_gaps``, ``lip_speaker``); None = unknown."""
     return lip_speaker(mouth_gaps(frames, start_s, end_s, cuts))
+
+
+def in_view(frames: Sequence[SocialFrame], start_s: float, end_s: float, cuts: Sequence[float] = ()) -> set[int]:
+    """The tracks with a face in the frames of ``lip_window(start_s, end_s, cuts)`` (seconds)."""
+    a, b = lip_window(start_s, end_s, cuts)
+    return {tr for fr in frames if a <= fr.t < b for tr in fr.tracks if tr is not None}
+
+
+def speaker_in_view(frames: Sequence[SocialFrame], start_s: float, end_s: float, cuts: Sequence[float] = (),
+                    known: int | None = None) -> int | None:
+    """Who speaks [start_s, end_s) (seconds) as the frames show it: ``speaker_of``, unless ``known`` (the speaker the
+    index found for the utterance: by lips over all of it, or by its voice) is in none of the frames of the span's
+    ``lip_window`` while others are: then the speech comes from off screen (a cutaway to listeners, an audience
+    laughing), the moving lips on screen are not its speaker's, and ``known`` is returned. None = unknown."""
+    shown = in_view(frames, start_s, end_s, cuts)
+    if known is not None and shown and known not in shown:
+        return known
+    return speaker_of(frames, start_s, end_s, cuts)
 
 
 def silent_tracks(mouth_gaps: dict[int, list[float]], min_activity: float = MIN_LIP_ACTIVITY) -> set[int]:
