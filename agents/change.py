@@ -35,7 +35,7 @@ from tools.core.schema import AFFECTNET8
 from tools.perception.engine import FrameObservation
 from tools.signals.change_words import asks_next, change_phrases, departure_clause
 from tools.signals.lexicon import named_emotions
-from tools.signals.timeline import MIN_SEGMENT, reading_dict, readings
+from tools.signals.timeline import MIN_CHANGE, MIN_SEGMENT, reading_dict, readings
 
 #: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
 #: index's clip length), long enough for the verifier to read several frames on each side.
@@ -213,16 +213,24 @@ def judge_change(obs: ChangeObservations, targets: list[str], span: list[float],
                             target_probability=target_p)
 
 
-def change_warnings(ask: ChangeAsk | None, moments: list) -> list[str]:
+def change_warnings(ask: ChangeAsk | None, moments: list, events: list = ()) -> list[str]:
     """The line an answer carries when its question asks about a change of feeling and none of its
-    ``moments`` (``agents.schema.Moment``) names one: no person's timeline held a change, so the moments shown
-    answer the question as one about a feeling (``tools.signals.timeline.MIN_SEGMENT``: a change needs that many
-    sampled frames of the same face on each side)."""
+    ``moments`` (``agents.schema.Moment``) names one: no person's timeline held a change point
+    (``tools.signals.timeline.change_points``: ``MIN_SEGMENT`` sampled frames of the same face on each side, a shift of
+    the mean reading that stands out of the readings' frame-to-frame noise and is at least ``MIN_CHANGE``), so the
+    moments shown answer the question as one about a feeling. Where the index's ``expression_change`` events
+    (``events``: ``tools.signals.events.expression_changes``, a flip of a face's smoothed top label) name flips, the
+    line names them too, so it agrees with what ``affectseek inspect`` and the report show."""
     if ask is None or any(m.change for m in moments):
         return []
     if ask.departure:
         return [("no one was seen leaving the picture while another person stayed in it (a departure needs a face seen "
                  f"in {MIN_SEGMENT} sampled frames that vanishes while the shot goes on); the moments shown answer the "
                  "question as one about a feeling")]
+    flips = [f"{e.detail} at {e.start_s:.1f}-{e.end_s:.1f} s" for e in events if e.type == "expression_change"]
+    seen = (f"; the smoothed top label flips ({'; '.join(flips[:3])}{'; ...' if len(flips) > 3 else ''}), too "
+            "little against that noise") if flips else ""
     return [(f"no change of feeling was found in any person's face timeline (a change needs {MIN_SEGMENT} sampled "
-             "frames of the same face on each side); the moments shown answer the question as one about a feeling")]
+             f"frames of the same face on each side and a shift of the mean reading of at least {MIN_CHANGE} that "
+             f"stands out of its frame-to-frame noise){seen}; the moments shown answer the question as one about a "
+             "feeling")]

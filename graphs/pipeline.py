@@ -214,7 +214,8 @@ def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunCont
                 if state.get("choice") else None),
         moments=state.get("moments", []), message=status_message(state, ctx.settings),
         warnings=video_warnings(index.info) + transcript_warnings(index.transcript)
-        + device_notes(index.config.perception()) + change_warnings(state["intent"].change, state.get("moments", []))
+        + device_notes(index.config.perception())
+        + change_warnings(state["intent"].change, state.get("moments", []), index.events)
         + (language_notes(query) if reasoner.name == "offline" else []),
         rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
         candidates_rejected=sum(1 for c in verified if not c.accepted), llm=reasoner.name,
