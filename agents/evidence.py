@@ -196,7 +196,7 @@ def speech_evidence(ctx: RunContext, cand: Proposal, texts: list[str],
     reasoner gets those sentences, but the speech match, the words' emotion and their span read the words said inside
     the clip. Its speaker is the person whose lips move with those words in the clip's frames (within the shot), else
     the utterance's index-time speaker (lips in the 1 fps pass, or its voice; ``memory.store.Utterance.speaker_by``),
-    who is also kept when off screen while others are shown if sure (``index_sure_speakers``,
+    who is also kept when off screen while a group is shown if sure (``index_sure_speakers``,
     ``tools.signals.social.speaker_in_view``)."""
     index = ctx.index
     clip = index.clip_by_id.get(cand.clip_id)

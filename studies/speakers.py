@@ -1,6 +1,8 @@
 """Who the index says speaks, against the one person of each shot of a joined bench.
 
     python -m studies.speakers --bench B/bench.jsonl --cache-dir C [--voice-emotion NAME] [--json FILE]
+    python -m studies.speakers --answers (--bench B/bench.jsonl | --video V --query Q [--query Q ...]) [--speaker N]
+        --cache-dir C [--json FILE]
 
 A joined bench (``evals.build_bench`` over CREMA-D's or the Javanese acted clips) plays one labelled clip a shot, one
 person speaking in it, so the speaker of an utterance (``memory.store.Utterance.speaker``) or of a clip's speech
@@ -10,6 +12,13 @@ holds its middle (``TrackSummary.person_id``; shots between ``VideoIndex.cuts``)
 and in all, with how the utterances' speakers were found (``speaker_by``: lips or voice). Each video's index is the one
 ``python -m evals.run --cache-dir C`` built (built here if missing, with the default settings; ``--voice-emotion``: the
 index of that voice reader).
+
+With ``--answers`` it counts, instead, who the answers quote: each bench question is asked of its video's index
+(``graphs.pipeline.ask``, default settings, the offline reasoner) and each verbal evidence item of the answer's moments
+(a quoted line, ``agents.evidence.speech_evidence``) is counted against the one person of the shot holding the middle
+of its words, or, with ``--speaker N``, against person N: a video with one voice (a monologue, a performance), whose
+speaker a viewer names. ``--video V --query Q ...`` asks those questions of one video instead of a bench's.
+Measured in ``evals/RESULTS.md`` sections 135 (the index's speakers) and 143 (the answers').
 """
 
 from __future__ import annotations
@@ -72,6 +81,52 @@ def count_speakers(bench: Path, cache_dir: Path, voice: str | None = None) -> di
             "clips": _full(total["clips"]), "videos": per_video}
 
 
+def bench_questions(bench: Path) -> list[tuple[str, str, str]]:
+    """``(id, video path, query)`` of each item of ``bench`` (videos relative to the bench).
+
+    Raises:
+        BenchError: the bench does not load.
+    """
+    from evals.bench import load_bench
+
+    return [(item.id, str(bench.parent / item.video), item.query) for item in load_bench(bench)]
+
+
+def count_quoted_speakers(questions: list[tuple[str, str, str]], cache_dir: Path, speaker: int | None = None) -> dict:
+    """``{"quotes": {outcome: n}, "questions": n, "wrong": [{"id", "query", "span_s", "said", "detail"}],
+    "videos": {video: {outcome: n}}}`` for the answers to ``questions`` (``(id, video, query)``, as
+    ``bench_questions``; module doc); ``speaker``: the one person every quoted line is counted against, instead of the
+    shot's one person.
+    """
+    from graphs.pipeline import ask
+    from indexing.build import open_index
+    from memory.index_config import IndexConfig
+
+    total, per_video, wrong, opened = Counter(), {}, [], None
+    for qid, video, query in questions:
+        if opened is None or opened[0] != video:
+            opened = (video, open_index(video, IndexConfig(), cache_dir))
+        index = opened[1]
+        cuts, people = shot_people(index)
+        counts = Counter()
+        for moment in ask(index, query).moments:
+            for e in moment.evidence:
+                if e.modality != "verbal":
+                    continue
+                if speaker is None:
+                    got = outcome(e.person, e.start_s, e.end_s, cuts, people)
+                else:
+                    got = "none" if e.person is None else "right" if e.person == speaker else "wrong"
+                counts[got] += 1
+                if got == "wrong":
+                    wrong.append({"id": qid, "query": query, "span_s": [e.start_s, e.end_s],
+                                  "said": e.person, "detail": e.detail})
+        total.update(counts)
+        per_video.setdefault(Path(video).name, Counter()).update(counts)
+    return {"quotes": _full(total), "questions": len(questions), "wrong": wrong,
+            "videos": {v: _full(c) for v, c in per_video.items()}}
+
+
 def _full(counts: Counter) -> dict[str, int]:
     return {k: counts.get(k, 0) for k in OUTCOMES}
 
@@ -80,11 +135,29 @@ def main(argv: list[str] | None = None) -> int:
     from studies.command import report
 
     ap = argparse.ArgumentParser(prog="python -m studies.speakers", description=__doc__.splitlines()[0])
-    ap.add_argument("--bench", type=Path, required=True, help="a joined bench's bench.jsonl")
+    ap.add_argument("--bench", type=Path, default=None, help="a joined bench's bench.jsonl")
     ap.add_argument("--cache-dir", type=Path, required=True, help="the cache its indexes are in (or built into)")
     ap.add_argument("--voice-emotion", default=None, help="the index's voice reader (default: the default's)")
+    ap.add_argument("--answers", action="store_true",
+                    help="count who the answers' quoted lines name instead of the index's speakers")
+    ap.add_argument("--speaker", type=int, default=None,
+                    help="with --answers: the one person every quoted line is counted against (one voice a video)")
+    ap.add_argument("--video", type=Path, default=None, help="with --answers: one video to ask --query of")
+    ap.add_argument("--query", action="append", default=[], help="with --video: a question (repeat for more)")
     ap.add_argument("--json", type=Path, default=None, help="write the counts here")
     args = ap.parse_args(argv)
+    if (args.bench is None) == (args.video is None) or (args.video is not None) != bool(args.query):
+        ap.error("give --bench, or --video with --query")
+    if not args.answers and (args.video is not None or args.speaker is not None):
+        ap.error("--video and --speaker count quoted lines: give --answers too")
+    if args.answers:
+        def questions():
+            if args.bench is not None:
+                return bench_questions(args.bench)
+            if not args.video.is_file():
+                raise FileNotFoundError(f"no such video: {args.video}")
+            return [(f"q{n}", str(args.video), q) for n, q in enumerate(args.query, 1)]
+        return report(lambda: count_quoted_speakers(questions(), args.cache_dir, args.speaker), args.json)
     return report(lambda: count_speakers(args.bench, args.cache_dir, args.voice_emotion), args.json)
 
 

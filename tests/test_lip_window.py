@@ -1,9 +1,12 @@
-"""Who speaks a span: the lips of its own shot, not the next one's; and the study that counts the index's speakers."""
+"""Who speaks a span: the lips of its own shot, not the next one's; and the study that counts the index's speakers and
+the answers' quoted ones."""
 
 from __future__ import annotations
 
+import pytest
 from pytest import approx
 
+from tests.conftest import SAMPLE
 from tools.core.schema import Gaze
 from tools.signals.social import MIN_LIP_WINDOW_S, SocialFrame, lip_window, speaker_of
 
@@ -44,15 +47,19 @@ def test_a_short_line_at_the_end_of_a_shot_is_read_from_its_own_shots_lips():
     assert speaker_of(four, 5.0, 6.0, cuts=[6.0]) == 1
 
 
-def test_a_known_speaker_off_screen_keeps_the_words_the_lips_on_screen_do_not():
-    """A cutaway: from 6 s only person 2 is shown, talking (or laughing) with wide lip movements, while the line the
-    index gave person 1 runs on. Person 1 off screen keeps it; in view, or unknown, the lips decide."""
-    from tools.signals.social import speaker_in_view
+def test_a_known_speaker_off_screen_keeps_the_words_the_lips_of_a_group_on_screen_do_not():
+    """A cutaway: from 6 s a group is shown, person 2 laughing with wide lip movements beside person 3, while the line
+    the index gave person 1 runs on. Person 1 off screen keeps it; in view, or unknown, the lips decide. One face
+    shown alone (``_two_shots``: person 2 talking) whose lips move is the speaker, whoever the index named."""
+    from tools.signals.social import MIN_GROUP, speaker_in_view
 
-    four = _two_shots(4.0)
-    assert speaker_in_view(four, 7.0, 9.0, known=1) == 1
-    assert speaker_in_view(four, 7.0, 9.0) == 2
-    assert speaker_in_view(four, 7.0, 9.0, known=2) == 2
+    assert MIN_GROUP == 2
+    group = [fr if fr.t < 6 else SocialFrame(t=fr.t, tracks=[2, 3], gaze=[fr.gaze[0], Gaze(mouth_open=0.1)])
+             for fr in _two_shots(4.0)]
+    assert speaker_in_view(group, 7.0, 9.0, known=1) == 1
+    assert speaker_in_view(group, 7.0, 9.0) == 2
+    assert speaker_in_view(group, 7.0, 9.0, known=2) == 2
+    assert speaker_in_view(_two_shots(4.0), 7.0, 9.0, known=1) == 2
     assert speaker_in_view([], 7.0, 9.0, known=1) is None  # no face seen: nothing said by the frames
 
 
@@ -79,3 +86,23 @@ def test_the_speaker_study_counts_a_span_against_the_one_person_of_the_shot_hold
     assert outcome(8, 1.0, 4.0, cuts, people) == "right"  # its middle, 2.5 s, is in the second shot
     assert outcome(7, 5.5, 6.0, cuts, people) == "unknown"  # two people in that shot
     assert outcome(7, 6.0, 7.0, [2.0], {0: {7}}) == "unknown"  # nobody tracked in that shot
+
+
+@pytest.mark.slow
+@pytest.mark.asr
+def test_the_speaker_study_counts_each_answers_quoted_lines_once(cache_root):
+    """``studies.speakers.count_quoted_speakers`` on the sample, whose one voice is the performer's (person 0, the
+    one face of its first and third shots): every quoted line of two answers is his, counted once per answer."""
+    from graphs.pipeline import answer_query
+    from studies.speakers import count_quoted_speakers
+
+    queries = ["when does he point at someone?", "when is the performer most worked up?"]
+    quoted = sum(1 for q in queries for m in answer_query(SAMPLE, q, cache_dir=cache_root).moments
+                 for e in m.evidence if e.modality == "verbal")
+    assert quoted >= 4  # both answers quote the performer's lines
+    questions = [(f"q{n}", str(SAMPLE), q) for n, q in enumerate(queries)]
+    got = count_quoted_speakers(questions, cache_root, speaker=0)
+    assert got["quotes"] == {"right": quoted, "wrong": 0, "none": 0, "unknown": 0}
+    assert got["questions"] == 2 and got["videos"] == {"hamilton_short.mp4": got["quotes"]}
+    other = count_quoted_speakers(questions, cache_root, speaker=4)  # a face of the audience
+    assert other["quotes"]["wrong"] == quoted and {w["said"] for w in other["wrong"]} == {0}

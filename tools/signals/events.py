@@ -206,7 +206,7 @@ def social_timeline(frames: list[SocialFrame], segments: list[TranscriptSegment]
     """Gaze, pointing, addressing and exclusion events on [start_s, end_s) from ``frames`` and the
     transcript segments overlapping the span, each segment's speaker taken from lip activity, else from
     ``known_speakers`` (segment id -> person, e.g. the index's voice-linked speakers); a speaker of ``sure_speakers``
-    (``tools.signals.diarization.sure_speakers``) off screen while others are shown keeps the segment
+    (``tools.signals.diarization.sure_speakers``) off screen while a group of others is shown keeps the segment
     (``tools.signals.social.speaker_in_view``)."""
     turns = []
     known_speakers, sure_speakers = known_speakers or {}, sure_speakers or {}

@@ -4,7 +4,7 @@ Everything here is a pure function of typed records (``tools.perception.engine.F
 ``track_of`` function that names the person track of a face observation (the index supplies it):
 ``social_frames`` turns observations into ``SocialFrame`` records (track per face, gaze per face,
 pointing pairs, the other gestures of tracked people), ``speaker_of`` picks the speaking track of a span from lip
-activity (``lip_speaker``; ``speaker_in_view`` keeps a known speaker who is off screen), and
+activity (``lip_speaker``; ``speaker_in_view`` keeps a known speaker who is off screen while a group is shown), and
 ``tools.signals.events.gaze_and_pointing_events`` builds events from them.
 """
 
@@ -115,6 +115,9 @@ def social_frames(observations, track_of: TrackOf) -> list[SocialFrame]:
 #: Lip activity is read over at least this many seconds around a span (an utterance can be shorter
 #: than the three samples ``lip_speaker`` needs at the index's 1 fps).
 MIN_LIP_WINDOW_S = 3.0
+#: Faces shown without the known speaker from which a shot is a cutaway to a group (an audience, listeners) whose moving
+#: lips are a reaction (``speaker_in_view``): two, the sample's audience shot showing three.
+MIN_GROUP = 2
 
 
 def lip_window(start_s: float, end_s: float, cuts: Sequence[float] = ()) -> tuple[float, float]:
@@ -165,10 +168,13 @@ def speaker_in_view(frames: Sequence[SocialFrame], start_s: float, end_s: float,
                     known: int | None = None) -> int | None:
     """Who speaks [start_s, end_s) (seconds) as the frames show it: ``speaker_of``, unless ``known`` (the speaker the
     index found for the utterance: by lips over all of it, or by its voice) is in none of the frames of the span's
-    ``lip_window`` while others are: then the speech comes from off screen (a cutaway to listeners, an audience
-    laughing), the moving lips on screen are not its speaker's, and ``known`` is returned. None = unknown."""
+    ``lip_window`` while a group of others (``MIN_GROUP`` faces or more) is: then the speech comes from off screen (a
+    cutaway to listeners, an audience laughing), the lips moving among them are a reaction, not its speaker's, and
+    ``known`` is returned. One face shown whose lips move is taken as the speaker: on the joined talking-head clips of
+    CREMA-D the voice link behind ``known`` (diarization that merges actors) was the wrong one every time it named
+    someone off screen there (``evals/RESULTS.md`` section 143). None = unknown."""
     shown = in_view(frames, start_s, end_s, cuts)
-    if known is not None and shown and known not in shown:
+    if known is not None and len(shown) >= MIN_GROUP and known not in shown:
         return known
     return speaker_of(frames, start_s, end_s, cuts)
 
