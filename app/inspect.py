@@ -1,10 +1,11 @@
 """Look at what the perception tools saw: ``affectseek inspect VIDEO [--json out.json]``.
 
-Indexes the video (or reads the cached index), runs faces, gaze and gestures over the whole video at
-``--events-fps`` (cached per chunk), and prints its shots, person tracks (with thumbnail paths), transcript
-segments with their voice and speaker, and the social event timeline, so a person can check the tools
-by eye. ``--json`` also holds each person's affect timeline (``tools.signals.timeline``: smoothed readings, baseline,
-salience, change points).
+Indexes the video (or reads the cached index) and prints its shots, person tracks (with thumbnail paths), transcript
+segments with their voice and speaker, and two event lists: the index's events (``e<i>``, read at the index's frame
+rate: the ones the localizer searches and the HTML report draws, under the same ids), and a denser pass of
+faces, gaze and gestures over the whole video at ``--events-fps`` (cached per chunk; ``f<i>``), so a person can check
+the tools by eye. ``--json`` also holds each person's affect timeline (``tools.signals.timeline``: smoothed readings,
+baseline, salience, change points).
 """
 
 from __future__ import annotations
@@ -44,14 +45,16 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--config", metavar="TOML", default=None,
                    help="settings file (default $AFFECTSEEK_CONFIG); flags and AFFECTSEEK_* variables override it")
     p.add_argument("--events-fps", type=number(0, 30, lo_open=True), default=2.0,
-                   help="frame rate of the face/gaze/gesture pass over the whole video (default 2)")
+                   help="frame rate of the denser face/gaze/gesture pass over the whole video, listed beside the "
+                        "index's events (default 2)")
     add_setting_flags(p, ("cache_dir", *IndexSettings.model_fields))
     return p
 
 
 def whole_video_events(index, fps: float) -> list:
     """Expression changes and the social timeline (gaze, pointing, addressing) over the whole video,
-    from the engine's observations at ``fps`` (stored per chunk), numbered ``e<i>`` in time order."""
+    from the engine's observations at ``fps`` (stored per chunk), numbered ``f<i>`` in time order (``e<i>`` are the
+    index's own events, ``VideoIndex.events``, which the localizer searches and the report draws)."""
     from agents.evidence import index_sure_speakers
     from indexing.observe import observe_span
     from tools.signals.events import expression_changes, social_timeline
@@ -64,11 +67,12 @@ def whole_video_events(index, fps: float) -> list:
                                       max_gap_s=1.5 / fps, known_speakers=index.segment_speakers,
                                       sure_speakers=index_sure_speakers(index)),
                     key=lambda e: (e.start_s, e.type))
-    return [e.model_copy(update={"id": f"e{i}"}) for i, e in enumerate(events)]
+    return [e.model_copy(update={"id": f"f{i}"}) for i, e in enumerate(events)]
 
 
-def print_index(con, video: str, index, events: list) -> None:
-    """Shots, person tracks, transcript (kept and rejected segments), warnings and events, on ``con``."""
+def print_index(con, video: str, index, events: list, events_fps: float) -> None:
+    """Shots, person tracks, transcript (kept and rejected segments), warnings, the index's events and ``events``
+    (``whole_video_events`` at ``events_fps``), on ``con``."""
     from rich.table import Table
 
     from tools.core.media import video_warnings
@@ -108,10 +112,16 @@ def print_index(con, video: str, index, events: list) -> None:
         con.print(f"  [dim]rejected {rej.start_s:6.1f}-{rej.end_s:6.1f} s  {safe(rej.text)} ({safe(rej.reason)})[/dim]")
     for note in video_warnings(index.info) + transcript_warnings(index.transcript):
         con.print(f"[yellow]warning: {safe(note)}[/yellow]")
-    for e in events:
-        con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {safe(e.detail)} (conf {e.confidence:.2f})")
-    if not events:
-        con.print("event timeline: empty (no gaze, gesture, speech or expression event between tracks was found)")
+    rate = f"{index.config.sample_fps:g} fps"
+    for title, listed in ((f"the index's events (at {rate}; searched by the localizer, drawn in the report)", index.events),
+                          (f"events at {events_fps:g} fps over the whole video", events)):
+        if not listed:
+            con.print(f"{title}: none (no gaze, gesture, speech or expression event between tracks was found)")
+            continue
+        con.print(f"{title}:")
+        for e in listed:
+            con.print(f"  event {e.id} {e.type:<18} {e.start_s:6.1f}-{e.end_s:6.1f} s  {safe(e.detail)} "
+                      f"(conf {e.confidence:.2f})")
 
 
 def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int:
@@ -151,13 +161,15 @@ def main(argv: list[str] | None = None, prog: str = "affectseek inspect") -> int
         print(printable(f"error: {exc}"), file=sys.stderr)
         return 1
     events = whole_video_events(index, args.events_fps)
-    print_index(Console(stderr=bool(args.json) and writes_to_stdout(args.json)), args.video, index, events)
+    print_index(Console(stderr=bool(args.json) and writes_to_stdout(args.json)), args.video, index, events,
+                args.events_fps)
     if args.json:
         try:  # a user-named output, as ask's --json: "-" is standard output, the file gets the usual permissions
             write_output(args.json, json_bytes({
                 "video": args.video, "duration_s": index.info.duration_s, "cuts": index.cuts, "tracks": index.tracks,
                 "expression": track_expression_series(index), "transcript": index.transcript,
-                "utterances": index.utterances, "voices": index.voices, "events": events,
+                "utterances": index.utterances, "voices": index.voices, "events": index.events,
+                "events_at_fps": {"fps": args.events_fps, "events": events},
                 "timelines": index.timelines, "speech_timelines": index.speech_timelines}))
         except OutputError as exc:
             print(printable(f"error: {exc}"), file=sys.stderr)

@@ -130,3 +130,20 @@ def test_report_names_the_questions_person_with_a_thumbnail_and_highlights_the_r
     assert f"<b>the performer</b> -> person {person} (speaking" in page
     assert page.count('<img src="data:image/jpeg;base64,') >= 1 and 'alt="the performer"' in page
     assert f'<div class="row grounded"><div class="label">person {person}</div>' in page
+
+
+def test_inspect_lists_the_events_the_report_draws_under_the_same_ids(report, cache_root, tmp_path):
+    """The report draws the index's events (``event-e<i>``); ``inspect`` lists the same events under the same ids, and
+    its denser pass over the whole video apart, as ``f<i>`` at the rate asked."""
+    from app.inspect import main as inspect_main
+
+    out = tmp_path / "inspect.json"
+    assert inspect_main([str(report / SAMPLE.name), "--json", str(out), "--cache-dir", str(cache_root),
+                         "--events-fps", "4"]) == 0
+    got = json.loads(out.read_text())
+    html = (report / "r.html").read_text()
+    drawn = [e for e in got["events"] if f'id="event-{e["id"]}"' in html]
+    assert got["events"] and drawn == got["events"] and all(e["id"].startswith("e") for e in got["events"])
+    assert {"pointing", "open_palm"} <= {e["type"] for e in got["events"]}  # the performer's gestures, 5-8 s
+    dense = got["events_at_fps"]
+    assert dense["fps"] == 4 and dense["events"] and all(e["id"].startswith("f") for e in dense["events"])

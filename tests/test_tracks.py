@@ -270,12 +270,14 @@ def test_inspect_says_plainly_when_there_are_no_faces(tmp_path, capsys, audio):
     out = tmp_path / "i.json"
     assert inspect_main([str(video), "--json", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
     printed = capsys.readouterr().out
-    assert "no faces found" in printed and "event timeline: empty" in printed
     words = " ".join(printed.split())  # rich wraps long lines at the terminal's width
+    assert "no faces found" in printed and "drawn in the report): none (no gaze" in words
+    assert "events at 2 fps over the whole video: none (no gaze" in words
     assert "3.0 s, no shot cuts" in words and "shot cuts at" not in words  # gradients that drift smoothly: one shot
     assert ("has no audio track: read from its pictures alone" in printed) is not audio
     data = json.loads(out.read_text())
     assert data["tracks"] == [] and data["events"] == [] and data["transcript"]["segments"] == []
+    assert data["events_at_fps"] == {"fps": 2.0, "events": []}
 
 
 @pytest.mark.slow
