@@ -112,9 +112,8 @@ def print_index(con, video: str, index, events: list, events_fps: float) -> None
         con.print(f"  [dim]rejected {rej.start_s:6.1f}-{rej.end_s:6.1f} s  {safe(rej.text)} ({safe(rej.reason)})[/dim]")
     for note in video_warnings(index.info) + transcript_warnings(index.transcript):
         con.print(f"[yellow]warning: {safe(note)}[/yellow]")
-    rate = f"{index.config.sample_fps:g} fps"
-    for title, listed in ((f"the index's events (at {rate}; searched by the localizer, drawn in the report)", index.events),
-                          (f"events at {events_fps:g} fps over the whole video", events)):
+    own = f"the index's events (at {index.config.sample_fps:g} fps; searched by the localizer, drawn in the report)"
+    for title, listed in ((own, index.events), (f"events at {events_fps:g} fps over the whole video", events)):
         if not listed:
             con.print(f"{title}: none (no gaze, gesture, speech or expression event between tracks was found)")
             continue
