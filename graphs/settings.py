@@ -43,6 +43,14 @@ class Settings(BaseSettings, RunSettings, IndexSettings):
     cache_dir: str | None = Field(None, description="cache root (default $AFFECTSEEK_CACHE or ~/.cache/affectseek)")
     quiet: bool = Field(False, description="no progress bars")
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        """No setting holds a NUL character (a config file's "\\u0000"): no file name, model id or language takes one."""
+        if isinstance(value, str) and "\x00" in value:
+            raise ValueError(f"{value!r} holds a NUL character")
+        return value
+
     @field_validator("cache_dir")
     @classmethod
     def _a_folder_to_write(cls, value: str | None) -> str | None:

@@ -89,8 +89,11 @@ def test_a_bad_setting_or_config_file_is_one_line_and_exit_2(tmp_path):
     bad.write_text("top_k = \n")
     unknown = tmp_path / "unknown.toml"
     unknown.write_text("topk = 3\n")
+    nul = tmp_path / "nul.toml"  # a NUL character written as TOML's escape: no shell passes one, a file can
+    nul.write_text('cache_dir = "out\\u0000cache"\n')
     for args, env, says in (
         (("--config", str(bad)), {}, "bad.toml"),
+        (("--config", str(nul)), {}, "cache_dir: 'out\\x00cache' holds a NUL character"),
         (("--config", str(unknown)), {}, "topk: Extra inputs are not permitted"),
         (("--config", str(tmp_path / "missing.toml")), {}, "no such file"),
         ((), {"AFFECTSEEK_TOP_K": "many"}, "top_k"),

@@ -10,7 +10,7 @@ import contextlib
 import io
 import signal
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 NUMBERS = st.one_of(
@@ -57,6 +57,8 @@ def _exit_code(main, argv: list[str]) -> tuple[int, str]:
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(video=st.sampled_from(["missing.mp4", "."]), query=TEXT, options=_options(RUN_NUMERIC, RUN_TEXT, RUN_FLAGS))
+@example(video="missing.mp4", query="0", options=["--json", "\x00"])  # found by this test: a traceback once
+@example(video="a\x00.mp4", query="0", options=["--report", "r.html"])
 def test_any_run_command_line_exits_0_1_or_2_without_traceback(tmp_path, video, query, options):
     from app.ask import main
 

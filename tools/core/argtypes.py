@@ -35,7 +35,15 @@ def number(lo: float, hi: float, integer: bool = False, lo_open: bool = False) -
 class CommandParser(argparse.ArgumentParser):
     """The parser of every ``affectseek`` command: a usage error (a bad value, an unknown option, a missing argument)
     is one line on standard error, ``PROG: error: MESSAGE (PROG --help lists the options)``, and exit status 2, as
-    every other bad input is; ``--help`` prints the full usage as before."""
+    every other bad input is; ``--help`` prints the full usage as before. An argument holding a NUL character (no
+    shell passes one, a caller in Python may) is such an error: no file name or text option takes it."""
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
+
+    def parse_known_args(self, args=None, namespace=None):
+        """As ``argparse``'s, after refusing an argument that holds a NUL character (``error``)."""
+        for arg in args or ():
+            if isinstance(arg, str) and "\x00" in arg:
+                self.error(f"argument {arg!r} holds a NUL character")
+        return super().parse_known_args(args, namespace)
