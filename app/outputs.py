@@ -12,10 +12,8 @@ from memory.cache import writes_through, writes_to_stdout
 
 def output_problem(target: str | os.PathLike) -> str | None:
     """Why the user-named output ``target`` cannot be written ("is a folder"; "its folder does not exist or cannot be
-    written"; a NUL character in its name), or None: standard output, a link, a device or a FIFO (``memory.cache.writes_through``), or a file in an
+    written"), or None: standard output, a link, a device or a FIFO (``memory.cache.writes_through``), or a file in an
     existing folder this process may write."""
-    if "\x00" in os.fspath(target):  # no file system takes it (a config file's "\u0000" can write one)
-        return "holds a NUL character, which no file name can"
     if writes_through(target):
         return None
     path = Path(target)
@@ -50,9 +48,9 @@ def outputs_problem(outputs: list[tuple[str, str | os.PathLike | None]],
 
 def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     """Whether paths ``a`` and ``b`` name one file (the same path, or the same file through links)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
     try:
-        if os.path.realpath(a) == os.path.realpath(b):
-            return True
         return os.path.samefile(a, b)
-    except (OSError, ValueError):  # either does not exist yet, or names no file (a NUL character)
+    except OSError:  # either does not exist yet
         return False

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Callable
 
 
@@ -43,7 +44,7 @@ class CommandParser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):
         """As ``argparse``'s, after refusing an argument that holds a NUL character (``error``)."""
-        for arg in args or ():
+        for arg in sys.argv[1:] if args is None else args:
             if isinstance(arg, str) and "\x00" in arg:
                 self.error(f"argument {arg!r} holds a NUL character")
         return super().parse_known_args(args, namespace)
