@@ -98,15 +98,12 @@ def count_quoted_speakers(questions: list[tuple[str, str, str]], cache_dir: Path
     ``bench_questions``; module doc); ``speaker``: the one person every quoted line is counted against, instead of the
     shot's one person.
     """
+    from evals.methods import MethodContext
     from graphs.pipeline import ask
-    from indexing.build import open_index
-    from memory.index_config import IndexConfig
 
-    total, per_video, wrong, opened = Counter(), {}, [], None
+    ctx, total, per_video, wrong = MethodContext(cache_dir=str(cache_dir)), Counter(), {}, []
     for qid, video, query in questions:
-        if opened is None or opened[0] != video:
-            opened = (video, open_index(video, IndexConfig(), cache_dir))
-        index = opened[1]
+        index = ctx.index(video)  # opened once while consecutive questions ask about one video
         cuts, people = shot_people(index)
         counts = Counter()
         for moment in ask(index, query).moments:
