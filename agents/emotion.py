@@ -12,8 +12,9 @@ Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-e
 composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the
 span is where the chosen label shows on faces (when a face's top label is it: from the first to the last frame where
 its probability is at least half its peak, ``VisualObservations.shown_s``), or, for a question that names no emotion,
-around the gesture or gaze event that matches it best (``GESTURE_PAD_S``) or where the words are, whichever matches
-the question better. A judgement with no
+around the gesture or gaze event that matches it best (``agents.behaviour_evidence.GESTURE_PAD_S``; the faces are then
+read there, those of whoever makes it: ``BehaviourObservations.expression_mean``) or where the words are, whichever
+matches the question better. A judgement with no
 face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance). A change-point
 candidate of a question about a change is judged from the person's faces on either side
 (``agents.change.judge_change``): the emotion after, the emotion before, the whole span.
@@ -28,18 +29,17 @@ from typing import Any
 import numpy as np
 from langgraph.runtime import Runtime
 
+from agents.behaviour_evidence import GESTURE_PAD_S
 from agents.change import judge_change
 from agents.fusion import Fusion, load_fusion, resolve_fusion
 from agents.llm import LLMTask
 from agents.moments import draft_moments
-from agents.schema import EmotionJudgement, Observations, VerifiedCandidate
+from agents.observations import Observations
+from agents.schema import EmotionJudgement, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images, reads_images
 from tools.core.schema import AFFECTNET8
 
-#: Seconds added on each side of the gesture or gaze event that sets the span of a behaviour question
-#: (a gesture's preparation and retraction around its stroke; McNeill, 1992, "Hand and Mind").
-GESTURE_PAD_S = 1.0
 #: The confidence of a judgement that rests on no observation (no face, voice or words read as an emotion in
 #: the span): chance among the eight AffectNet-8 labels. The fusion's calibration is fitted on judgements
 #: with observations; with none, the label is only the asked emotion (or neutral) and is right no more often
@@ -52,7 +52,7 @@ def observed(inputs: dict[str, Any]) -> Observations:
     records again; a modality missing from ``inputs`` is empty.
 
     Raises:
-        pydantic.ValidationError: a modality is not shaped as ``agents.schema.Observations`` says.
+        pydantic.ValidationError: a modality is not shaped as ``agents.observations.Observations`` says.
     """
     return Observations.model_validate({k: inputs.get(k) or {} for k in Observations.model_fields})
 
@@ -90,13 +90,16 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     if obs.change.before and obs.change.after:  # a change point: the emotions on either side
         return judge_change(obs.change, targets, inputs["span"], fusion.confidence)
     verbal, behaviour = obs.verbal, obs.behaviour
+    # a question about behaviour: the gesture or gaze that matches it best sets the span, and the faces there the label
+    about_behaviour = obs.about_behaviour(targets)
+    if about_behaviour and behaviour.expression_mean:
+        inputs = {**inputs, "visual": {**(inputs.get("visual") or {}), "expression_mean": behaviour.expression_mean}}
     fused = fuse(inputs, fusion)
     label = AFFECTNET8[int(fused.argmax())]
     start, end = inputs["span"]
     shown = [f.t for f in obs.visual.frames if f.top == label]
     step = float(obs.visual.frame_step_s or 0.0)
-    if not targets and behaviour.span and (behaviour.match or 0.0) > (verbal.query_similarity or 0.0):
-        # a question about behaviour: the gesture or gaze that matches it best sets the span
+    if about_behaviour:
         start, end = max(start, behaviour.span[0] - GESTURE_PAD_S), min(end, behaviour.span[1] + GESTURE_PAD_S)
     elif not targets and verbal.span:  # a question about speech: the words set the span
         start, end = max(start, verbal.span[0]), min(end, verbal.span[1])
@@ -124,7 +127,8 @@ JUDGE_EMOTION = LLMTask(
         "Decide the AffectNet-8 emotion shown in one moment of a video from the tool observations given "
         "(facial expression probabilities, what was said, vocal cues), with a confidence in [0, 1] that "
         "this label is right, the start/end seconds of the span where it shows (inside the candidate span; "
-        "visual.shown_s gives each label's onset to offset on the faces), "
+        "visual.shown_s gives each label's onset to offset on the faces; for a question about a gesture or look, "
+        "behaviour.expression_mean is what the faces of whoever makes it show around it), "
         "and, when target emotions are given, target_probability: the probability in [0, 1] that the "
         "moment shows one of them. Images, when attached, are the moment's middle frame and then crops of "
         "the faces the observations describe."

@@ -2,12 +2,11 @@
 
 Each builder reads one modality of a candidate and returns the ``Evidence`` items the rationale may cite (each
 with a ``ref`` to the stored record it rests on), the support the modality gives the question, and the typed
-observations the emotion reasoner reads (``agents.schema.Observations``):
+observations the emotion reasoner reads (``agents.observations.Observations``):
 
 - ``face_evidence`` (visual): the faces' expressions over the candidate, the target emotions' probability;
-- ``gesture_evidence`` / ``social_evidence`` (visual): salient gestures with who made them and at whom, and
-  social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and looking at the camera;
-- ``behaviour_match``: how well those gesture and social texts match the question;
+- what people do (visual: gestures, social events, their match to the question and the faces around the best match):
+  ``agents.behaviour_evidence``, with ``face_item`` and ``text_matches`` from here;
 - ``speech_evidence`` (verbal): the transcript segments the clip has words of, quoted whole, with speaker and the words'
   emotion;
 - ``voice_emotion_evidence`` (vocal): the voice emotion of the candidate's clip;
@@ -22,25 +21,23 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.schema import (
-    BehaviourObservations,
-    Evidence,
+from agents.observations import (
     FaceReading,
-    Proposal,
     VerbalObservations,
     VisualObservations,
     VocalObservations,
 )
+from agents.schema import Evidence, Proposal
 from agents.state import RunContext
 from memory.store import VideoIndex
+from tools.core.schema import FaceObservation
 from tools.perception.engine import FrameObservation
 from tools.perception.text import load_text_encoder
 from tools.perception.text_emotion import load_text_emotion
 from tools.perception.voice_emotion import valence_arousal
 from tools.signals.diarization import sure_speakers
-from tools.signals.events import social_timeline
 from tools.signals.lexicon import keyword_overlap, speech_match
-from tools.signals.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner, in_view, speaker_in_view
+from tools.signals.social import SocialFrame, in_view, speaker_in_view
 from tools.signals.stretches import best_stretch, onset_offset
 
 #: The stretch (s) of a candidate whose faces give its visual support: the best-showing stretch this long, so that a
@@ -49,75 +46,6 @@ from tools.signals.stretches import best_stretch, onset_offset
 SUPPORT_STRETCH_S = 2.0
 #: Visual evidence items cited per candidate at most.
 MAX_FACE_EVIDENCE = 3
-
-
-#: Gestures cited as evidence (a fist around a microphone says little).
-SALIENT_GESTURES = {"point": "points with the index finger", "palm": "shows an open palm",
-                    "like": "gives a thumbs up", "dislike": "gives a thumbs down",
-                    "hand_over_mouth": "puts a hand over the mouth", "hand_over_face": "puts a hand over the face",
-                    "crossed_arms": "crosses the arms"}
-MAX_GESTURE_EVIDENCE = 2
-MAX_SOCIAL_EVIDENCE = 3
-
-
-def gesture_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
-                     step: float) -> list[Evidence]:
-    """Up to ``MAX_GESTURE_EVIDENCE`` salient gestures (pointing first) with who made them and at whom.
-
-    ``tool`` is ``"<gesture tool>|<gaze tool>"`` as ``observe_span`` names them; ``step`` the frame interval (s).
-    """
-    seen = [(h, fr, path) for fr, path in stored for h in fr.hands if h.gesture in SALIENT_GESTURES]
-    seen.sort(key=lambda x: (x[0].gesture != "point", x[0].t))
-    evidence, kinds = [], set()
-    for h, fr, path in seen:
-        if h.gesture in kinds or len(evidence) >= MAX_GESTURE_EVIDENCE:
-            continue
-        kinds.add(h.gesture)
-        owner = hand_owner(fr, h, index.face_person)
-        who = f"person {owner}" if owner is not None else "someone"
-        at = ""
-        if h.target_box is not None and h.target_box < len(fr.faces):
-            target = fr.faces[h.target_box]
-            tt = index.face_person(target)
-            at = f" at person {tt}" if tt is not None else " at another face"
-        evidence.append(Evidence(
-            id=f"{cand.clip_id}.g{len(evidence)}", modality="visual", tool=tool.split("|")[0], start_s=h.t,
-            end_s=round(min(cand.end_s, h.t + step), 3), person=owner,
-            detail=f"{who} {SALIENT_GESTURES[h.gesture]}{at} ({h.gesture})", ref=index.cache.ref(path, h.id)))
-    return evidence
-
-
-def social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]],
-                    frames: list[SocialFrame], tool: str, step: float) -> list[Evidence]:
-    """Social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and
-    looking-at-camera, as visual evidence citing the stored gaze or hand records."""
-    where = {rec.id: path for fr, path in stored for rec in [*fr.gaze, *fr.hands]}
-    events = [e for e in social_timeline(frames, index.transcript.segments, cand.start_s, cand.end_s, max_gap_s=1.5 * step,
-                                         known_speakers=index.segment_speakers,
-                                         sure_speakers=index_sure_speakers(index))
-              if e.type not in GESTURE_EVENT_TYPES]  # gestures are cited by gesture_evidence
-    camera: dict[int, list] = {}
-    for fr in frames:
-        for tr, g in zip(fr.tracks, fr.gaze, strict=False):
-            if tr is not None and g.looking_at_camera is not None:
-                camera.setdefault(tr, []).append(g)
-    gaze_tool = tool.split("|")[-1]
-    evidence = []
-    for e in events[:MAX_SOCIAL_EVIDENCE]:
-        rid = e.observation_ids[0]
-        evidence.append(Evidence(
-            id=f"{cand.clip_id}.s{len(evidence)}", modality="visual",
-            tool=tool.split("|")[0] if e.type == "pointing_at" else gaze_tool, start_s=e.start_s, end_s=round(min(cand.end_s, e.end_s + step), 3),
-            person=e.participants[0], detail=f"{e.detail} ({e.type}, {e.confidence:.0%} of frames)",
-            ref=index.cache.ref(where[rid], rid)))
-    for tr, gs in sorted(camera.items()):
-        at = [g for g in gs if g.looking_at_camera]
-        if len(at) * 2 > len(gs):
-            evidence.append(Evidence(
-                id=f"{cand.clip_id}.c{tr}", modality="visual", tool=gaze_tool, start_s=cand.start_s, end_s=cand.end_s,
-                person=tr, detail=f"person {tr} looks at the camera in {len(at)} of {len(gs)} frames",
-                ref=index.cache.ref(where[at[0].id], at[0].id)))
-    return evidence
 
 
 def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
@@ -163,23 +91,29 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
             chosen = [*chosen[: MAX_FACE_EVIDENCE - 1], typical]
     evidence = []
     for n, f in enumerate(sorted(chosen, key=lambda f: f.t)):
-        label, p = f.top()
-        cx, cy = (f.box.x0 + f.box.x1) / 2, (f.box.y0 + f.box.y1) / 2
-        extra = f"; {'+'.join(targets)} {target_p(f):.2f}" if targets and label not in targets else ""
-        person = index.face_person(f)
-        who = f"person {person}'s face" if person is not None else "a face"
-        evidence.append(Evidence(
-            id=f"{cand.clip_id}.v{n}", modality="visual", tool=tool, start_s=f.t,
-            end_s=round(min(cand.end_s, f.t + step), 3), person=person,
-            detail=f"{who} at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
-            ref=index.cache.ref(where[f.id], f.id),
-        ))
+        extra = f"; {'+'.join(targets)} {target_p(f):.2f}" if targets and f.top()[0] not in targets else ""
+        evidence.append(face_item(index, cand, f, where[f.id], f"{cand.clip_id}.v{n}", tool, step, extra))
     spans = {k: onset_offset(times, [max(f.expression[k] for f in fr.faces) for fr in with_faces], step,
                              (cand.start_s, cand.end_s)) for k in mean}  # where each label shows, onset to offset
     tops = [FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3)) for f in faces]
     obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames),
                              frame_step_s=round(step, 3), frames=tops, shown_s={k: s for k, s in spans.items() if s})
     return evidence, visual, obs
+
+
+def face_item(index: VideoIndex, cand: Proposal, face: FaceObservation, path: Path, item_id: str, tool: str,
+              step: float, extra: str = "") -> Evidence:
+    """One face observation as visual evidence: whose face, where (its box centre, normalized image coordinates),
+    its top label and probability (``extra`` added inside the parentheses), over one frame interval ``step`` (s)
+    from its time, citing its record in ``path``."""
+    label, p = face.top()
+    cx, cy = (face.box.x0 + face.box.x1) / 2, (face.box.y0 + face.box.y1) / 2
+    person = index.face_person(face)
+    who = f"person {person}'s face" if person is not None else "a face"
+    return Evidence(id=item_id, modality="visual", tool=tool, start_s=face.t,
+                    end_s=round(min(cand.end_s, face.t + step), 3), person=person,
+                    detail=f"{who} at x={cx:.2f}, y={cy:.2f} shows {label} (p={p:.2f}{extra})",
+                    ref=index.cache.ref(path, face.id))
 
 
 def index_sure_speakers(index: VideoIndex) -> dict[str, int]:
@@ -278,15 +212,3 @@ def text_matches(index: VideoIndex, texts: list[str], details: list[str]) -> lis
     enc = load_text_encoder(model=None, device=index.config.device)
     sims = (enc.encode(texts) @ enc.encode(details).T).max(axis=0)
     return [speech_match(float(s), keyword_overlap(texts[0], d)) for s, d in zip(sims, details, strict=True)]
-
-
-def behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidence]
-                    ) -> tuple[float, BehaviourObservations]:
-    """(best ``speech_match`` of the query texts against gesture / social evidence texts, the observation
-    the emotion reasoner reads: that evidence's span (s), id and match); (0, nothing set) without any."""
-    if not evidence:
-        return 0.0, BehaviourObservations()
-    scores = text_matches(index, texts, [e.detail for e in evidence])
-    best = int(np.argmax(scores))
-    e = evidence[best]
-    return scores[best], BehaviourObservations(span=[e.start_s, e.end_s], evidence_id=e.id, match=round(scores[best], 4))

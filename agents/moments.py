@@ -17,12 +17,17 @@ can replay it (``studies.fit_fusion``):
   the higher confidence, the better-scored change; a merged span that now joins another merges with it too), except
   spans that meet at a shot cut (``joins``: two shots are two moments; the index's clips lie inside shots); a span
   judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
-  ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label.
+  ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label, and so are two spans a question about behaviour
+  took from the same gesture or look (``MomentDraft.anchor``: two overlapping clips of one shot that both saw the
+  pointing, each span cut to its own clip).
 - Moments judged to show a target emotion of the intent rank before the others; within each group, those read at
   the verifier's rate before those read on the index's frames only (``VerifiedCandidate.coarse``: a 1 fps reading
-  is not one an answer should lead with), then by support x the judged probability of the asked emotions (support x
-  confidence when the query names none or the judge gave no such probability), best first. The label says what the
-  moment shows; the ranking says how strongly it shows what was asked.
+  is not one an answer should lead with), then by support x the judged probability of the asked emotions, best first.
+  A question that names no feeling ranks by support alone: what it asks for (a gesture, a look, words, a sound) is
+  what the support measures, and the label's confidence says nothing of it ("when does he point at the crowd?" led
+  with a thumbs-up read neutral 0.16 over the pointing read happiness 0.09); a change point, or a judge that gave no
+  probability of the asked emotions, ranks by support x confidence. The label says what the moment shows; the
+  ranking says how strongly it shows what was asked.
 """
 
 from __future__ import annotations
@@ -114,7 +119,16 @@ def merged(a: MomentDraft, b: MomentDraft) -> MomentDraft:
         "start_s": min(a.start_s, b.start_s), "end_s": max(a.end_s, b.end_s),
         "confidence": max(a.confidence, b.confidence), "score": max(a.score, b.score), "coarse": a.coarse and b.coarse,
         "evidence": a.evidence + [e for e in b.evidence if e.id not in ids],
-        "change": b.change if b.score > a.score and b.change is not None else a.change or b.change})
+        "change": b.change if b.score > a.score and b.change is not None else a.change or b.change,
+        "anchor": a.anchor or b.anchor})
+
+
+def anchor_of(cand: VerifiedCandidate, targets: list[str]) -> str | None:
+    """The stored record (``Evidence.ref``) of the gesture or look that sets the span of ``cand`` for a question about
+    behaviour (``targets`` empty; ``Observations.about_behaviour``), else None: ``MomentDraft.anchor``."""
+    if not cand.observations.about_behaviour(targets):
+        return None
+    return next((e.ref for e in cand.evidence if e.id == cand.observations.behaviour.evidence_id), None)
 
 
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
@@ -151,9 +165,11 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
         span = (round(span[0], 3), round(span[1], 3))
         if span[1] - span[0] < MIN_MOMENT_S:
             span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s), duration_s)
-        asked = j.target_probability if targets and j.target_probability is not None else j.confidence
+        asked = (j.target_probability if targets and j.target_probability is not None
+                 else 1.0 if not targets and cand.change_s is None else j.confidence)  # module doc: how it ranks
         new = MomentDraft(start_s=span[0], end_s=span[1], emotion=j.emotion, confidence=j.confidence,
-                          score=cand.support * asked, evidence=list(cand.evidence), change=change, coarse=cand.coarse)
+                          score=cand.support * asked, evidence=list(cand.evidence), change=change, coarse=cand.coarse,
+                          anchor=anchor_of(cand, targets))
         group: list[int] = []  # earlier drafts of its emotion it overlaps or continues, and those they then join
         lo, hi = new.start_s, new.end_s
         while more := [i for i, d in enumerate(drafts) if i not in group and d.emotion == new.emotion
@@ -169,7 +185,8 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     drafts.sort(key=lambda d: (targets and d.emotion not in targets, d.coarse, -d.score))
     kept: list[MomentDraft] = []
     for d in drafts:  # one reading per moment: a span judged twice keeps its better-ranked label
-        if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU for k in kept):
+        if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU
+               and (d.anchor is None or d.anchor != k.anchor) for k in kept):
             kept.append(d)
     if first_change:
         kept.sort(key=lambda d: d.change.t_s if d.change is not None else float("inf"))

@@ -2,7 +2,7 @@
 
 A reader looks at one candidate (``CandidateView``: the frames the verifier observed there, the index, the
 question) and returns a ``Reading``: the ``Evidence`` the rationale may cite, the support it gives the question in
-[0, 1], and its typed observations, a section of ``agents.schema.Observations`` (``Reader.section``; readers that
+[0, 1], and its typed observations, a section of ``agents.observations.Observations`` (``Reader.section``; readers that
 share a section each set their own fields of it). The verifier (``agents.verifier``) runs ``READERS`` in order; a
 candidate's support is the largest weighted support, ``max_r weight_r(intent) * support_r``.
 
@@ -18,17 +18,10 @@ from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel
 
-from agents.evidence import (
-    behaviour_match,
-    face_evidence,
-    gesture_evidence,
-    social_evidence,
-    speech_evidence,
-    text_matches,
-    vocal_evidence,
-    voice_emotion_evidence,
-)
-from agents.schema import Evidence, Intent, Observations, Proposal, VerbalObservations, VocalObservations
+from agents.behaviour_evidence import behaviour_expression, behaviour_match, gesture_evidence, social_evidence
+from agents.evidence import face_evidence, speech_evidence, text_matches, vocal_evidence, voice_emotion_evidence
+from agents.observations import BehaviourObservations, Observations, VerbalObservations, VocalObservations
+from agents.schema import Evidence, Intent, Proposal
 from agents.state import RunContext
 from tools.perception.engine import FrameObservation
 from tools.perception.sound import describe_sound
@@ -109,7 +102,15 @@ class BehaviourReader:
         evidence += social_evidence(index, view.cand, view.stored, view.frames, tool, view.step)
         if view.targets:
             return Reading(evidence, 0.0, None)
-        return Reading(evidence, *behaviour_match(index, view.texts, evidence))
+        support, obs = behaviour_match(index, view.texts, evidence)
+        if obs.evidence_id is not None:  # the faces around what matches best: what the moment's label is read from
+            event = next(e for e in evidence if e.id == obs.evidence_id)
+            faces, shown = behaviour_expression(index, view.cand, view.stored, event, view.persons,
+                                                view.tools["face"], view.step)
+            evidence += faces
+            obs = BehaviourObservations(**obs.model_dump(exclude_unset=True),
+                                        **({"expression_mean": shown} if shown else {}))
+        return Reading(evidence, support, obs)
 
     def weight(self, intent: Intent) -> float:
         return 1.0 if {"gesture", "gaze"} & set(intent.cues) else WEIGHT_NOT_ASKED
@@ -199,11 +200,13 @@ class CandidateReading(NamedTuple):
 
 
 def read_candidate(view: CandidateView, readers: tuple[Reader, ...] = READERS) -> CandidateReading:
-    """Run ``readers`` on one candidate (see the module doc)."""
+    """Run ``readers`` on one candidate (see the module doc); an item that says what an earlier one says of the same
+    record (its ``ref`` and ``detail``: the face around a gesture that the face reader cites too) is left out."""
     evidence, support, supports, sections = [], 0.0, {}, {}
     for reader in readers:
         reading = reader.read(view)
-        evidence += reading.evidence
+        said = {(e.ref, e.detail) for e in evidence}
+        evidence += [e for e in reading.evidence if (e.ref, e.detail) not in said]
         supports[type(reader).__name__] = reading.support
         support = max(support, reader.weight(view.intent) * reading.support)
         if reading.observations is not None:

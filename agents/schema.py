@@ -10,7 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from agents.change_schema import ChangeAsk, ChangeObservations, MomentChange
+from agents.change_schema import ChangeAsk, MomentChange
+from agents.observations import Observations
 from tools.core.schema import Emotion, Modality, TimeSpan
 
 
@@ -74,76 +75,6 @@ class Proposal(BaseModel):
     left: int | None = Field(None, description="who left at change_s, for a feeling after someone leaves")
 
 
-class FaceReading(BaseModel):
-    """One face the verifier read: time (s), its most probable AffectNet-8 label and that probability."""
-
-    t: float
-    top: str
-    p: float
-
-
-class VisualObservations(BaseModel):
-    """What the verifier's faces showed in a candidate: the mean AffectNet-8 distribution over its faces
-    (of the grounded people when the question names some), the most faces in one frame, the frame
-    interval (s), each face's top label, and where each label shows (``shown_s``). Empty when no face was read."""
-
-    expression_mean: dict[str, float] = Field(default_factory=dict)
-    n_faces: int = 0
-    frame_step_s: float | None = None
-    frames: list[FaceReading] = Field(default_factory=list)
-    shown_s: dict[str, list[float]] = Field(default_factory=dict, description=(
-        "per label, [start, end] s: its onset to offset, the frames at half its peak or more (stretches.onset_offset)"))
-
-
-class VerbalObservations(BaseModel):
-    """The candidate's words: the sentences said in it (whole transcript segments), the span (s) of its own words, the
-    emotion those words read as
-    (``tools.perception.text_emotion``) and the match to the question; or, when only people other than the
-    question's speak there, who they are (``speakers``) and nothing else."""
-
-    text: str | None = None
-    span: list[float] | None = None
-    emotion_distribution: dict[str, float] | None = None
-    query_similarity: float | None = None
-    speakers: str | None = None
-
-
-class VocalObservations(BaseModel):
-    """The candidate's voice: the AffectNet-8 distribution the voice model read over its speech, its
-    arousal and valence (Russell's circumplex), the prosody of each overlapping utterance by id; or, as
-    for ``VerbalObservations``, only ``speakers``."""
-
-    voice_distribution: dict[str, float] | None = None
-    arousal: float | None = None
-    valence: float | None = None
-    prosody: dict[str, dict] | None = None
-    speakers: str | None = None
-
-
-class BehaviourObservations(BaseModel):
-    """The gesture or gaze evidence that best matches a behaviour question: its span (s), id and match."""
-
-    span: list[float] | None = None
-    evidence_id: str | None = None
-    match: float | None = None
-
-
-class Observations(BaseModel):
-    """The verifier's measurements of one candidate, by modality: what the emotion reasoner reads."""
-
-    visual: VisualObservations = Field(default_factory=VisualObservations)
-    verbal: VerbalObservations = Field(default_factory=VerbalObservations)
-    vocal: VocalObservations = Field(default_factory=VocalObservations)
-    behaviour: BehaviourObservations = Field(default_factory=BehaviourObservations)
-    change: ChangeObservations = Field(default_factory=ChangeObservations)
-
-    def judge_view(self) -> dict[str, dict]:
-        """The JSON the emotion judge gets (``agents.emotion.judge_inputs``): each modality's fields that the
-        verifier set, so a modality it found nothing for is ``{}``."""
-        return {name: getattr(self, name).model_dump(exclude_unset=True)
-                for name in type(self).model_fields}
-
-
 class VerifiedCandidate(Proposal):
     """A proposal after the verifier ran the perception tools on it."""
 
@@ -158,8 +89,9 @@ class VerifiedCandidate(Proposal):
 
 class MomentDraft(BaseModel):
     """A moment the emotion reasoner judged, before the rationale writer explains it: ``score`` (support x the
-    probability of the asked emotions, or x confidence) ranks drafts, after ``coarse`` (``agents.moments``);
-    ``evidence`` is everything the verifier cited for the candidates merged into it."""
+    probability of the asked emotions; support alone for a question that names no feeling; x confidence for a change
+    point) ranks drafts, after ``coarse`` (``agents.moments``); ``evidence`` is everything the verifier cited for the
+    candidates merged into it."""
 
     start_s: float
     end_s: float
@@ -169,6 +101,9 @@ class MomentDraft(BaseModel):
     evidence: list[Evidence]
     change: MomentChange | None = None
     coarse: bool = False  # every candidate merged into it was read on the index's frames only
+    anchor: str | None = Field(None, description=(
+        "the record (Evidence.ref) of the gesture or look that set the span of a question about behaviour: two drafts "
+        "on one record are one moment"))
 
 
 class EmotionJudgement(BaseModel):

@@ -133,7 +133,8 @@ def test_the_reasoner_caps_any_judges_confidence_where_nothing_was_read():
     judged it; the same model's answer on a candidate with a face read keeps its 0.97."""
     from agents.emotion import NO_OBSERVATION_CONFIDENCE, judge
     from agents.llm import OfflineReasoner
-    from agents.schema import EmotionJudgement, Observations, VerifiedCandidate, VisualObservations
+    from agents.observations import Observations, VisualObservations
+    from agents.schema import EmotionJudgement, VerifiedCandidate
     from agents.state import RunContext
 
     class Sure:
@@ -164,7 +165,8 @@ def test_replay_counts_an_answer_that_repeats_an_absent_emotion_and_scores_its_l
     one that reads the face names neutral (no echo, the label right). R1@0.5 and Joint count the ordinary question
     only."""
     from agents.fusion import Fusion
-    from agents.schema import Observations, VerifiedCandidate, VisualObservations
+    from agents.observations import Observations, VisualObservations
+    from agents.schema import VerifiedCandidate
     from studies.fit_fusion import replay
 
     def cand(clip: str, start: float, face: dict) -> VerifiedCandidate:

@@ -115,6 +115,25 @@ def test_pointing_question_on_the_sample_answers_with_the_performers_gestures(ca
     assert {"pointing", "open_palm"} <= gestures
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("query", ["when does he point at the crowd?", "when does the performer point at someone?"])
+def test_a_pointing_question_leads_with_the_pointing_and_reads_the_pointers_face_there(query, cache_root):
+    """Watched: the performer points between 4 and 7.5 s; the hand model reads an audience member's thumbs-up at 8.4 s.
+    These two wordings led with the audience's shot (read neutral 0.16) over the pointing (read happiness 0.09): a
+    question that names no feeling ranks its moments by how well they show what it asks. The pointing's label is what
+    the faces of the person pointing show around it, and a face showing it is cited."""
+    from graphs.pipeline import answer_query
+    from tests.conftest import SAMPLE
+
+    answer = answer_query(SAMPLE, query, cache_dir=cache_root)
+    top = answer.moments[0]
+    assert top.start_s < 7.5 and top.end_s > 4.0 and "points with the index finger" in top.rationale
+    pointer = next(e.person for e in top.evidence if "points with the index finger" in e.detail)
+    faces = [e for e in top.evidence if e.id.endswith(".b0")]  # the face around the pointing (behaviour_expression)
+    assert len(faces) == 1 and faces[0].person == pointer and f"shows {top.emotion} (" in faces[0].detail
+    assert f"shows {top.emotion} (" in next(s.text for s in top.steps if s.modality == "visual")
+
+
 def test_a_question_naming_a_gesture_or_gaze_names_no_emotion_but_a_feeling_keeps_its_own():
     from agents.intent import offline_intent
 

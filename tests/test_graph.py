@@ -193,3 +193,27 @@ def test_offline_judge_keeps_its_span_inside_a_candidate_with_millisecond_edges(
                        "verbal": {}, "vocal": {}})
     assert j.emotion == "happiness"
     assert 600.0 <= j.start_s < j.end_s <= 603.368
+
+
+def test_a_behaviour_moment_is_labelled_by_the_faces_around_the_gesture_not_the_whole_candidate():
+    """A pointing at 5.0-5.25 s in a 0-10 s shot whose faces mostly smile but frown around the pointing: the moment
+    (4.0-6.25 s, the gesture +- 1 s) reads anger, what the pointer's face shows there. Where the words match the
+    question better than the gesture (a question about what is said), the words set the span and the whole shot's
+    faces the label, as before."""
+    from agents.behaviour_evidence import GESTURE_PAD_S
+    from agents.emotion import offline_judge
+
+    shot = {"happiness": 0.6, "anger": 0.2, "neutral": 0.2}
+    around = {"happiness": 0.1, "anger": 0.7, "neutral": 0.2}
+    inputs = {"labels": [], "target_emotions": [], "span": [0.0, 10.0], "vocal": {},
+              "visual": {"expression_mean": shot, "frame_step_s": 0.25},
+              "verbal": {"span": [2.0, 8.0], "query_similarity": 0.1},
+              "behaviour": {"span": [5.0, 5.25], "evidence_id": "c0.g0", "match": 0.6, "expression_mean": around}}
+    j = offline_judge(inputs)
+    assert j.emotion == "anger" and (j.start_s, j.end_s) == (5.0 - GESTURE_PAD_S, 5.25 + GESTURE_PAD_S)
+    inputs["verbal"]["query_similarity"] = 0.7
+    j = offline_judge(inputs)
+    assert j.emotion == "happiness" and (j.start_s, j.end_s) == (2.0, 8.0)
+    del inputs["behaviour"]["expression_mean"]  # no face seen around the gesture: the shot's faces
+    inputs["verbal"]["query_similarity"] = 0.1
+    assert offline_judge(inputs).emotion == "happiness"

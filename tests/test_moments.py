@@ -319,8 +319,9 @@ def test_a_moment_at_a_change_of_feeling_holds_its_change_point_and_a_merge_keep
     """A change refined to 3.375 s in a candidate of 3-7 s whose start snaps to the cut at 3.5 s: the moment starts
     at 3.375 s, holding the point it names (before, 3.5 s). Two changes of one person merged into one moment name the
     better-scored one (before, the first judged)."""
+    from agents.change_schema import ChangeObservations
     from agents.moments import draft_moments
-    from agents.schema import ChangeObservations, Observations
+    from agents.observations import Observations
 
     cands, judge = _judged({"x": (3.0, 7.0, 0.8)}, before="neutral")
     cands[0] = cands[0].model_copy(update={"change_s": 3.5, "person": 1,
@@ -344,3 +345,59 @@ def test_a_moment_is_a_second_long_after_its_edges_are_kept_to_the_millisecond()
     for s, e in ((2.0005, 2.1005), (3.4445, 3.5), (0.1235, 0.2)):
         a, b = at_least_a_moment(s, e, (0.0, 10.0), 10.0)
         assert round(b - a, 3) == MIN_MOMENT_S, (s, e, a, b)
+
+
+def test_a_question_that_names_no_feeling_ranks_its_moments_by_support_alone():
+    """"When does he point at the crowd?" on the sample: the pointing (support 0.42, read happiness 0.09) led by the
+    thumbs-up after it (support 0.37, read neutral 0.16) when the label's confidence weighed in. A question that names
+    no feeling ranks by support; one that names a feeling by support x the asked emotions' probability, and change
+    points by support x confidence, as before."""
+    from agents.moments import draft_moments
+    from agents.schema import EmotionJudgement
+
+    cands, _ = _judged({"point": (3.58, 7.884, 0.417), "thumbs": (7.884, 10.02, 0.37)})
+    sure = {"point": 0.089, "thumbs": 0.157}
+
+    def judge(c):
+        return EmotionJudgement(emotion="neutral" if c.clip_id == "thumbs" else "happiness", confidence=sure[c.clip_id],
+                                start_s=c.start_s, end_s=c.end_s, target_probability=sure[c.clip_id])
+
+    drafts, _ = draft_moments(cands, [], [], 5, 0.0, judge, duration_s=10.02)
+    assert [d.start_s for d in drafts] == [3.58, 7.884]
+    drafts, _ = draft_moments(cands, ["happiness", "neutral"], [], 5, 0.0, judge, duration_s=10.02)
+    assert [d.start_s for d in drafts] == [7.884, 3.58]
+    changes = [c.model_copy(update={"change_s": c.start_s + 1.0, "person": 0}) for c in cands]
+    drafts, _ = draft_moments(changes, [], [], 5, 0.0,
+                              lambda c: judge(c).model_copy(update={"before": "sadness"}), duration_s=10.02)
+    assert [d.start_s for d in drafts] == [7.884, 3.58]
+
+
+def test_two_clips_that_saw_one_pointing_give_one_moment():
+    """The looped sample (``studies.gesture_loop``): two overlapping clips of one shot (88.06-92.06 s, 90.06-93.1 s)
+    both saw the pointing at 91.064 s (the same stored hand record); each span, the pointing +- 1 s cut to its clip,
+    read another label (surprise, happiness) and the answer listed the pointing twice (tIoU 0.89, below
+    ``SAME_MOMENT_TIOU``). Two spans a question about behaviour took from one record are one moment; spans of two
+    pointings stay two."""
+    from agents.moments import draft_moments
+    from agents.observations import BehaviourObservations, Observations
+    from agents.schema import EmotionJudgement, Evidence, VerifiedCandidate
+
+    def seen(clip: str, start: float, end: float, record: str, t: float) -> VerifiedCandidate:
+        point = Evidence(id=f"{clip}.g0", modality="visual", tool="gestures", start_s=t, end_s=t + 0.25, person=2,
+                         detail="person 2 points with the index finger (point)", ref=f"perception/x.json#{record}")
+        obs = Observations(behaviour=BehaviourObservations(span=[t, t + 0.25], evidence_id=point.id, match=0.69))
+        return VerifiedCandidate(clip_id=clip, start_s=start, end_s=end, retrieval_score=0.5, source="clips",
+                                 support=0.69, accepted=True, evidence=[point], observations=obs)
+
+    spans = {"c36": (90.06, 92.06, "surprise"), "c37": (90.064, 92.31, "happiness"), "c9": (20.0, 22.25, "anger")}
+
+    def judge(c: VerifiedCandidate) -> EmotionJudgement:
+        s, e, label = spans[c.clip_id]
+        return EmotionJudgement(emotion=label, confidence=0.12, start_s=s, end_s=e)
+
+    cands = [seen("c36", 88.06, 92.06, "h45.4.1", 91.064), seen("c37", 90.06, 93.1, "h45.4.1", 91.064),
+             seen("c9", 19.0, 23.0, "h9.1.0", 21.0)]
+    drafts, _ = draft_moments(cands, [], [], 5, 0.0, judge, duration_s=700.0)
+    assert [(d.start_s, d.end_s, d.emotion) for d in drafts] == [(20.0, 22.25, "anger"), (90.06, 92.06, "surprise")]
+    drafts, _ = draft_moments(cands, ["anger"], [], 5, 0.0, judge, duration_s=700.0)  # a feeling: no gesture sets spans
+    assert len(drafts) == 3

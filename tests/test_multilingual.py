@@ -56,16 +56,15 @@ def _ask(video: Path, tmp_path: Path, monkeypatch, query: str, *extra: str):
 
 
 def test_translation_lets_an_english_question_find_german_speech(german_video, tmp_path, monkeypatch):
-    """The moment where "Kopien der Software zu verkaufen" is spoken (about 12-15 s) is found and quoted in English.
-    It is not ranked first: a question that names no emotion ranks its moments by support x the confidence of
-    the emotion each shows (``agents.moments``), and with the faceres+face8 reader a voice-driven anger moment
-    (2.8-3.8 s) and two neutral spans read more confidently (with face8 the first neutral span, 7.1-12.1 s, led
-    and touched 12 s). Ranking such questions by what was asked is open work."""
+    """The moment where "Kopien der Software zu verkaufen" is spoken (about 12-15 s) is found, quoted in English and
+    ranked first: a question that names no emotion ranks its moments by support, here how well the words match it
+    (``agents.moments``). When the confidence of the emotion each moment shows weighed in too, a voice-driven anger
+    moment and neutral spans had led it with earlier readers."""
     answer = _ask(german_video, tmp_path, monkeypatch, "when does someone talk about the right to sell copies of "
                   "the software?", "--asr-task", "translate")
     assert not [w for w in answer.warnings if "unsupported language" in w]
     found = [m for m in answer.moments if m.start_s < 15.0 and m.end_s > 12.0]
-    assert found
+    assert found and found[0] is answer.moments[0]
     said = [e.detail for e in found[0].evidence if e.modality == "verbal"]
     assert any("sell" in d and "software" in d for d in said)
     assert all("spoken in de; Whisper's English translation" in d for m in answer.moments for d in

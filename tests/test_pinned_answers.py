@@ -88,6 +88,10 @@ up" ("Excessively emotional, excited, aroused or angry") now asks for anger and 
 happiness, so the question ranks the pianist's close-up under the performer's rap first (anger), then the audience's
 shot, then his grin (happiness); with the hand-set fusion the audience's shot and his line read anger (voice8 hears
 anger in the rap). The dev bench's annotation of this question says happiness (he smiles).
+A question about behaviour came to read its moment's faces around the gesture that sets its span, those of whoever
+makes it (``agents.behaviour_evidence.behaviour_expression``; evals/RESULTS.md section 144): the pointing (4.35-6.6
+s) reads fear, what his face shows around it (fear 0.26, surprise 0.24, happiness 0.18), where his whole shot's faces,
+smiling before and after, had read happiness; with the hand-set fusion anger still, the rap's voice.
 """
 
 from __future__ import annotations
@@ -104,8 +108,8 @@ PINNED = {
     # neutral): a weak answer, the audience's shot (the speech beside it is the performer's, by voice)
     "when does the audience enjoy the show?": [(7.884, 9.98, "neutral")],
     "when does someone enjoy the show?": [(3.58, 6.97, "happiness"), (1.511, 3.58, "neutral"), (0.0, 1.511, "surprise")],
-    # a question about behaviour: spans around the pointing the verifier saw (5.3-5.6 s)
-    "when does he point at someone?": [(4.35, 6.6, "happiness"), (7.884, 9.6, "neutral")],
+    # a question about behaviour: spans around the pointing the verifier saw (5.3-5.6 s), read from his face there
+    "when does he point at someone?": [(4.35, 6.6, "fear"), (7.884, 9.6, "neutral")],
     # "worked up" read through its gloss, "Excessively emotional, excited, aroused or angry": anger and disgust
     "when is the performer most worked up?": [(1.511, 3.58, "anger"), (7.884, 9.98, "neutral"),
                                               (3.58, 6.97, "happiness")],
@@ -217,7 +221,7 @@ def test_the_judges_json_reads_back_as_the_verifiers_typed_observations(cache_ro
 
     from agents.emotion import judge_inputs, observed
     from agents.llm import load_llm
-    from agents.schema import Observations
+    from agents.observations import Observations
     from agents.state import RunContext, RunSettings
     from graphs.pipeline import open_index, run_graph
 
