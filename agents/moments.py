@@ -112,13 +112,14 @@ def joins(a: tuple[float, float], b: tuple[float, float], cuts: list[float]) -> 
 
 def merged(a: MomentDraft, b: MomentDraft) -> MomentDraft:
     """One moment of two of the same emotion that join: the union of their spans, the higher confidence and score,
-    a's evidence then b's that a lacks, coarse only when both are, and the change of the higher-scoring one (a's on a
-    tie)."""
-    ids = {e.id for e in a.evidence}
+    a's evidence then b's that a lacks (an item that says what one of a's says of the same record, ``Evidence.ref`` and
+    ``detail``, is a's: two overlapping clips cite the frames they share), coarse only when both are, and the change
+    of the higher-scoring one (a's on a tie)."""
+    said = {(e.ref, e.detail) for e in a.evidence}
     return a.model_copy(update={
         "start_s": min(a.start_s, b.start_s), "end_s": max(a.end_s, b.end_s),
         "confidence": max(a.confidence, b.confidence), "score": max(a.score, b.score), "coarse": a.coarse and b.coarse,
-        "evidence": a.evidence + [e for e in b.evidence if e.id not in ids],
+        "evidence": a.evidence + [e for e in b.evidence if (e.ref, e.detail) not in said],
         "change": b.change if b.score > a.score and b.change is not None else a.change or b.change,
         "anchor": a.anchor or b.anchor})
 

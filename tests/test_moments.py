@@ -401,3 +401,28 @@ def test_two_clips_that_saw_one_pointing_give_one_moment():
     assert [(d.start_s, d.end_s, d.emotion) for d in drafts] == [(20.0, 22.25, "anger"), (90.06, 92.06, "surprise")]
     drafts, _ = draft_moments(cands, ["anger"], [], 5, 0.0, judge, duration_s=700.0)  # a feeling: no gesture sets spans
     assert len(drafts) == 3
+
+
+def test_a_merged_moment_cites_a_frame_its_two_clips_share_once():
+    """Two overlapping clips (0-4 s, 2-6 s) judged happiness join into one moment; both cite the face at 3 s from the
+    one stored record (ids a.v0 and b.v0): the moment cites it once (before, twice, so its rationale said it twice),
+    beside each clip's own face."""
+    from agents.moments import draft_moments
+    from agents.schema import EmotionJudgement, Evidence, VerifiedCandidate
+
+    def face(clip: str, t: float) -> Evidence:
+        return Evidence(id=f"{clip}.v{int(t)}", modality="visual", tool="faces", start_s=t, end_s=t + 0.25, person=0,
+                        detail=f"person 0's face at x=0.50, y=0.40 shows happiness (p=0.8{int(t)})",
+                        ref=f"perception/x.json#f{int(t)}")
+
+    cands = [VerifiedCandidate(clip_id=k, start_s=s, end_s=s + 4.0, retrieval_score=0.5, source="clips", support=0.8,
+                               accepted=True, evidence=[face(k, t) for t in times])
+             for k, s, times in (("a", 0.0, (1.0, 3.0)), ("b", 2.0, (3.0, 5.0)))]
+
+    def judge(c: VerifiedCandidate) -> EmotionJudgement:
+        return EmotionJudgement(emotion="happiness", confidence=0.8, start_s=c.start_s, end_s=c.end_s,
+                                target_probability=0.8)
+
+    [moment], _ = draft_moments(cands, ["happiness"], [], 5, 0.0, judge, duration_s=10.0)
+    assert (moment.start_s, moment.end_s) == (0.0, 6.0)
+    assert [e.ref for e in moment.evidence] == ["perception/x.json#f1", "perception/x.json#f3", "perception/x.json#f5"]
