@@ -29,6 +29,12 @@ MAX_GESTURE_EVIDENCE = 2
 #: Seconds added on each side of the gesture or gaze event that sets the span of a behaviour question
 #: (a gesture's preparation and retraction around its stroke; McNeill, 1992, "Hand and Mind").
 GESTURE_PAD_S = 1.0
+
+
+def padded(span: list[float] | tuple[float, float]) -> tuple[float, float]:
+    """A gesture's or look's (start, end) in seconds widened by ``GESTURE_PAD_S`` on each side: the span of a behaviour
+    question's moment (inside its candidate), and where the faces around it are read."""
+    return span[0] - GESTURE_PAD_S, span[1] + GESTURE_PAD_S
 MAX_SOCIAL_EVIDENCE = 3
 
 
@@ -115,7 +121,7 @@ def behaviour_expression(index: VideoIndex, cand: Proposal, stored: list[tuple[F
     is seen. A question about behaviour names no feeling, so its moment's emotion is the one shown by whoever behaves
     so, while they do: the candidate's whole span can hold other people and other feelings (the sample's performer
     smiling before and after his pointing)."""
-    lo, hi = event.start_s - GESTURE_PAD_S, event.end_s + GESTURE_PAD_S
+    lo, hi = padded((event.start_s, event.end_s))
     near = [(f, path) for fr, path in stored if lo <= fr.t <= hi for f in fr.faces]
     faces = [(f, path) for f, path in near if event.person is not None and index.face_person(f) == event.person] or [
         (f, path) for f, path in near if not persons or index.face_person(f) in persons]

@@ -12,7 +12,7 @@ Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-e
 composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the
 span is where the chosen label shows on faces (when a face's top label is it: from the first to the last frame where
 its probability is at least half its peak, ``VisualObservations.shown_s``), or, for a question that names no emotion,
-around the gesture or gaze event that matches it best (``agents.behaviour_evidence.GESTURE_PAD_S``; the faces are then
+around the gesture or gaze event that matches it best (``agents.behaviour_evidence.padded``; the faces are then
 read there, those of whoever makes it: ``BehaviourObservations.expression_mean``) or where the words are, whichever
 matches the question better. A judgement with no
 face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance). A change-point
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from langgraph.runtime import Runtime
 
-from agents.behaviour_evidence import GESTURE_PAD_S
+from agents.behaviour_evidence import padded
 from agents.change import judge_change
 from agents.fusion import Fusion, load_fusion, resolve_fusion
 from agents.llm import LLMTask
@@ -64,17 +64,26 @@ def _vector(dist: dict[str, float] | None) -> np.ndarray:
 
 def read_nothing(obs: Observations) -> bool:
     """Whether no face, voice or words were read as an emotion in the candidate (gestures, gaze and prosody
-    alone name no emotion)."""
-    return not any(_vector(d).sum() > 0 for d in (obs.visual.expression_mean, obs.vocal.voice_distribution,
-                                                   obs.verbal.emotion_distribution))
+    alone name no emotion; the faces around a gesture are faces)."""
+    return not any(_vector(d).sum() > 0 for d in (obs.visual.expression_mean, obs.behaviour.expression_mean,
+                                                   obs.vocal.voice_distribution, obs.verbal.emotion_distribution))
+
+
+def seen_faces(obs: Observations, targets: list[str]) -> dict[str, float]:
+    """The facial expression the judgement reads: for a question about behaviour whose gesture or look sets the span
+    (``Observations.about_behaviour``), the faces around it (``BehaviourObservations.expression_mean``) where any
+    was seen; else the candidate's (``VisualObservations.expression_mean``)."""
+    around = obs.behaviour.expression_mean if obs.about_behaviour(targets) else {}
+    return around or obs.visual.expression_mean
 
 
 def fuse(inputs: dict[str, Any], fusion: Fusion) -> np.ndarray:
-    """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs."""
+    """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs; the faces as
+    ``seen_faces`` reads them."""
     targets = inputs.get("target_emotions") or []
     obs = observed(inputs)
     prior = np.array([1.0 if k in targets else 0.0 for k in AFFECTNET8])
-    parts = [(fusion.visual, _vector(obs.visual.expression_mean)), (fusion.vocal, _vector(obs.vocal.voice_distribution)),
+    parts = [(fusion.visual, _vector(seen_faces(obs, targets))), (fusion.vocal, _vector(obs.vocal.voice_distribution)),
              (fusion.verbal, _vector(obs.verbal.emotion_distribution)), (fusion.prior, prior)]
     parts = [(w, x) for w, x in parts if w > 0 and x.sum() > 0]
     if not parts:
@@ -90,17 +99,14 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     if obs.change.before and obs.change.after:  # a change point: the emotions on either side
         return judge_change(obs.change, targets, inputs["span"], fusion.confidence)
     verbal, behaviour = obs.verbal, obs.behaviour
-    # a question about behaviour: the gesture or gaze that matches it best sets the span, and the faces there the label
-    about_behaviour = obs.about_behaviour(targets)
-    if about_behaviour and behaviour.expression_mean:
-        inputs = {**inputs, "visual": {**(inputs.get("visual") or {}), "expression_mean": behaviour.expression_mean}}
-    fused = fuse(inputs, fusion)
+    fused = fuse(inputs, fusion)  # for a question about behaviour, read from the faces around its gesture or look
     label = AFFECTNET8[int(fused.argmax())]
     start, end = inputs["span"]
     shown = [f.t for f in obs.visual.frames if f.top == label]
     step = float(obs.visual.frame_step_s or 0.0)
-    if about_behaviour:
-        start, end = max(start, behaviour.span[0] - GESTURE_PAD_S), min(end, behaviour.span[1] + GESTURE_PAD_S)
+    if obs.about_behaviour(targets):  # the gesture or look that matches the question best sets the span
+        lo, hi = padded(behaviour.span)
+        start, end = max(start, lo), min(end, hi)
     elif not targets and verbal.span:  # a question about speech: the words set the span
         start, end = max(start, verbal.span[0]), min(end, verbal.span[1])
     elif shown and label in obs.visual.shown_s:  # the faces show it: from its onset to its offset

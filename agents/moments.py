@@ -25,9 +25,9 @@ can replay it (``studies.fit_fusion``):
   is not one an answer should lead with), then by support x the judged probability of the asked emotions, best first.
   A question that names no feeling ranks by support alone: what it asks for (a gesture, a look, words, a sound) is
   what the support measures, and the label's confidence says nothing of it ("when does he point at the crowd?" led
-  with a thumbs-up read neutral 0.16 over the pointing read happiness 0.09); a change point, or a judge that gave no
-  probability of the asked emotions, ranks by support x confidence. The label says what the moment shows; the
-  ranking says how strongly it shows what was asked.
+  with a thumbs-up read neutral 0.16 over the pointing read happiness 0.09); a change point of such a question, or a
+  judge that gave no probability of the asked emotions, ranks by support x confidence. The label says what the moment
+  shows; the ranking says how strongly it shows what was asked.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import functools
 from collections.abc import Callable
 
 from agents.change_schema import MomentChange
-from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate
+from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate, new_items
 from tools.core.schema import temporal_iou
 
 #: A span edge this close to a shot cut (seconds) is moved onto the shot's start (a shot change bounds a moment).
@@ -112,14 +112,13 @@ def joins(a: tuple[float, float], b: tuple[float, float], cuts: list[float]) -> 
 
 def merged(a: MomentDraft, b: MomentDraft) -> MomentDraft:
     """One moment of two of the same emotion that join: the union of their spans, the higher confidence and score,
-    a's evidence then b's that a lacks (an item that says what one of a's says of the same record, ``Evidence.ref`` and
-    ``detail``, is a's: two overlapping clips cite the frames they share), coarse only when both are, and the change
+    a's evidence then b's that a lacks (``agents.schema.new_items``: two overlapping clips cite the frames they share
+    once), coarse only when both are, and the change
     of the higher-scoring one (a's on a tie)."""
-    said = {(e.ref, e.detail) for e in a.evidence}
     return a.model_copy(update={
         "start_s": min(a.start_s, b.start_s), "end_s": max(a.end_s, b.end_s),
         "confidence": max(a.confidence, b.confidence), "score": max(a.score, b.score), "coarse": a.coarse and b.coarse,
-        "evidence": a.evidence + [e for e in b.evidence if (e.ref, e.detail) not in said],
+        "evidence": a.evidence + new_items(a.evidence, b.evidence),
         "change": b.change if b.score > a.score and b.change is not None else a.change or b.change,
         "anchor": a.anchor or b.anchor})
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from agents.behaviour_evidence import behaviour_expression, behaviour_match, gesture_evidence, social_evidence
 from agents.evidence import face_evidence, speech_evidence, text_matches, vocal_evidence, voice_emotion_evidence
 from agents.observations import BehaviourObservations, Observations, VerbalObservations, VocalObservations
-from agents.schema import Evidence, Intent, Proposal
+from agents.schema import Evidence, Intent, Proposal, new_items
 from agents.state import RunContext
 from tools.perception.engine import FrameObservation
 from tools.perception.sound import describe_sound
@@ -201,12 +201,11 @@ class CandidateReading(NamedTuple):
 
 def read_candidate(view: CandidateView, readers: tuple[Reader, ...] = READERS) -> CandidateReading:
     """Run ``readers`` on one candidate (see the module doc); an item that says what an earlier one says of the same
-    record (its ``ref`` and ``detail``: the face around a gesture that the face reader cites too) is left out."""
+    record (``agents.schema.new_items``: the face around a gesture that the face reader cites too) is left out."""
     evidence, support, supports, sections = [], 0.0, {}, {}
     for reader in readers:
         reading = reader.read(view)
-        said = {(e.ref, e.detail) for e in evidence}
-        evidence += [e for e in reading.evidence if (e.ref, e.detail) not in said]
+        evidence += new_items(evidence, reading.evidence)
         supports[type(reader).__name__] = reading.support
         support = max(support, reader.weight(view.intent) * reading.support)
         if reading.observations is not None:

@@ -60,6 +60,18 @@ class Evidence(BaseModel):
             raise ValueError("evidence end_s < start_s")
         return self
 
+    @property
+    def key(self) -> tuple[str, str]:
+        """What the item says of which record (``ref``, ``detail``): two items of one key say the same thing (two
+        readers, or two overlapping clips, citing one face)."""
+        return self.ref, self.detail
+
+
+def new_items(have: list[Evidence], more: list[Evidence]) -> list[Evidence]:
+    """The items of ``more`` that say something no item of ``have`` says (``Evidence.key``), in order."""
+    said = {e.key for e in have}
+    return [e for e in more if e.key not in said]
+
 
 class Proposal(BaseModel):
     """A clip the localizer proposes for verification."""
@@ -89,8 +101,8 @@ class VerifiedCandidate(Proposal):
 
 class MomentDraft(BaseModel):
     """A moment the emotion reasoner judged, before the rationale writer explains it: ``score`` (support x the
-    probability of the asked emotions; support alone for a question that names no feeling; x confidence for a change
-    point) ranks drafts, after ``coarse`` (``agents.moments``); ``evidence`` is everything the verifier cited for the
+    probability of the asked emotions; support alone for a question that names no feeling, x confidence for its change
+    points) ranks drafts, after ``coarse`` (``agents.moments``); ``evidence`` is everything the verifier cited for the
     candidates merged into it."""
 
     start_s: float

@@ -95,3 +95,38 @@ def test_each_label_shows_from_its_first_to_its_last_frame_at_half_its_peak(inde
             at_half = [t for t, v in p if v >= 0.5 * peak]
             assert start <= min(at_half) and max(at_half) <= end  # every such frame is inside
             assert start >= min(at_half) - 0.125 - 1e-3 and end <= max(at_half) + 0.125 + 1e-3  # and it starts/ends there
+
+
+def test_the_faces_around_a_gesture_are_the_gesturers_else_the_questions_people(index):
+    """The performer's pointing in his shot (watched: 4-7.5 s): the faces read around it are his, within
+    ``GESTURE_PAD_S`` of it, and the face cited shows their mean's label; a gesture by nobody known reads the question's
+    people there (everyone when it names none), and none of them seen there gives nothing. The candidate's readers
+    cite each thing said of a record once."""
+    import numpy as np
+
+    from agents.behaviour_evidence import behaviour_expression, padded
+    from agents.readers import BehaviourReader
+
+    clip = next(c for c in index.clips if c.start_s <= 5.35 < c.end_s)
+    view = view_of(index, clip, "when does he point at someone?", [])
+    point = next(e for e in BehaviourReader().read(view).evidence if "points with the index finger" in e.detail)
+    lo, hi = padded((point.start_s, point.end_s))
+    near = [f for fr, _ in view.stored if lo <= fr.t <= hi for f in fr.faces]
+
+    def mean_of(faces) -> dict[str, float]:
+        return {k: pytest.approx(float(np.mean([f.expression[k] for f in faces])), abs=1e-4)
+                for k in faces[0].expression}
+
+    def around(event, persons):
+        return behaviour_expression(index, view.cand, view.stored, event, persons, view.tools["face"], view.step)
+
+    his = [f for f in near if index.face_person(f) == point.person]
+    cited, mean = around(point, set())
+    assert point.person is not None and his and mean == mean_of(his)
+    assert [e.person for e in cited] == [point.person] and f"shows {max(mean, key=mean.get)} (" in cited[0].detail
+    nobody = point.model_copy(update={"person": None})
+    assert around(nobody, set())[1] == mean_of(near)
+    assert around(nobody, {point.person})[1] == mean_of(his)
+    assert around(nobody, {10_000}) == ([], {})  # a person id no face here has
+    said = read_candidate(view).evidence
+    assert len({e.key for e in said}) == len(said)
