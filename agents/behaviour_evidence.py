@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evidence import face_item, index_sure_speakers, text_matches
+from agents.evidence import face_item, index_sure_speakers, mean_expression, text_matches
 from agents.observations import BehaviourObservations
 from agents.schema import Evidence, Proposal
 from memory.store import VideoIndex
@@ -29,13 +29,13 @@ MAX_GESTURE_EVIDENCE = 2
 #: Seconds added on each side of the gesture or gaze event that sets the span of a behaviour question
 #: (a gesture's preparation and retraction around its stroke; McNeill, 1992, "Hand and Mind").
 GESTURE_PAD_S = 1.0
+MAX_SOCIAL_EVIDENCE = 3
 
 
 def padded(span: list[float] | tuple[float, float]) -> tuple[float, float]:
     """A gesture's or look's (start, end) in seconds widened by ``GESTURE_PAD_S`` on each side: the span of a behaviour
     question's moment (inside its candidate), and where the faces around it are read."""
     return span[0] - GESTURE_PAD_S, span[1] + GESTURE_PAD_S
-MAX_SOCIAL_EVIDENCE = 3
 
 
 def gesture_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
@@ -127,7 +127,7 @@ def behaviour_expression(index: VideoIndex, cand: Proposal, stored: list[tuple[F
         (f, path) for f, path in near if not persons or index.face_person(f) in persons]
     if not faces:
         return [], {}
-    mean = {k: round(float(np.mean([f.expression[k] for f, _ in faces])), 4) for k in faces[0][0].expression}
+    mean = mean_expression([f for f, _ in faces])
     shown = max(mean, key=mean.__getitem__)
     face, path = max(faces, key=lambda x: x[0].expression[shown])
     return [face_item(index, cand, face, path, f"{cand.clip_id}.b0", tool, step)], mean

@@ -83,7 +83,7 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
                           ) if targets else 0.0
     key = salient if targets else (lambda f: f.top()[1])
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
-    mean = {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}
+    mean = mean_expression(faces)
     shown = max(mean, key=mean.__getitem__)  # what the faces show most over the clip
     if targets and shown not in targets:  # cite it too: the emotion reasoner may label the clip with it
         typical = max(faces, key=lambda f: f.expression[shown])
@@ -99,6 +99,11 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames),
                              frame_step_s=round(step, 3), frames=tops, shown_s={k: s for k, s in spans.items() if s})
     return evidence, visual, obs
+
+
+def mean_expression(faces: list[FaceObservation]) -> dict[str, float]:
+    """The mean AffectNet-8 expression of ``faces`` (at least one), {label: probability} rounded to 4 places."""
+    return {k: round(float(np.mean([f.expression[k] for f in faces])), 4) for k in faces[0].expression}
 
 
 def face_item(index: VideoIndex, cand: Proposal, face: FaceObservation, path: Path, item_id: str, tool: str,

@@ -113,8 +113,7 @@ def joins(a: tuple[float, float], b: tuple[float, float], cuts: list[float]) -> 
 def merged(a: MomentDraft, b: MomentDraft) -> MomentDraft:
     """One moment of two of the same emotion that join: the union of their spans, the higher confidence and score,
     a's evidence then b's that a lacks (``agents.schema.new_items``: two overlapping clips cite the frames they share
-    once), coarse only when both are, and the change
-    of the higher-scoring one (a's on a tie)."""
+    once), coarse only when both are, and the change of the higher-scoring one (a's on a tie)."""
     return a.model_copy(update={
         "start_s": min(a.start_s, b.start_s), "end_s": max(a.end_s, b.end_s),
         "confidence": max(a.confidence, b.confidence), "score": max(a.score, b.score), "coarse": a.coarse and b.coarse,
