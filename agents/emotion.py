@@ -182,7 +182,8 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
                                  ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets),
                                  duration_s=ctx.index.info.duration_s,
                                  utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances],
-                                 first_change=change is not None and change.first)  # what comes next: earliest leads
+                                 first_change=change is not None and change.first,  # what comes next: earliest leads
+                                 feeling=state["intent"].asks_feeling)
     return {"drafts": drafts, "weak": weak}
 
 

@@ -30,7 +30,7 @@ from agents.observations import (
 from agents.schema import Evidence, Proposal
 from agents.state import RunContext
 from memory.store import VideoIndex
-from tools.core.schema import FaceObservation
+from tools.core.schema import AFFECTNET8, FaceObservation
 from tools.perception.engine import FrameObservation
 from tools.perception.text import load_text_encoder
 from tools.perception.text_emotion import load_text_emotion
@@ -46,11 +46,13 @@ from tools.signals.stretches import best_stretch, onset_offset
 SUPPORT_STRETCH_S = 2.0
 #: Visual evidence items cited per candidate at most.
 MAX_FACE_EVIDENCE = 3
+#: The AffectNet-8 labels that are a feeling shown: every one but neutral (``face_evidence(open_feeling=True)``).
+FEELINGS = [k for k in AFFECTNET8 if k != "neutral"]
 
 
 def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]], tool: str,
-                  targets: list[str], step: float, persons: set[int] | None = None, own_baseline: bool = True
-                  ) -> tuple[list[Evidence], float, VisualObservations]:
+                  targets: list[str], step: float, persons: set[int] | None = None, own_baseline: bool = True,
+                  open_feeling: bool = False) -> tuple[list[Evidence], float, VisualObservations]:
     """Up to ``MAX_FACE_EVIDENCE`` face observations as visual evidence (those showing the target emotions
     most and, when the clip's faces mostly show another emotion, the one showing it most), the visual
     support, and a summary.
@@ -60,7 +62,9 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     (``best_stretch``), per frame the face that shows them most; the summary's ``shown_s`` is where each label shows
     (``onset_offset``). With ``persons`` (the question's grounded people, ``agents.grounding``) only their faces count.
     With ``own_baseline`` the support and the choice of faces read each face against its person's own usual reading
-    (``VideoIndex.salient_p``); the evidence still quotes the reading as it is.
+    (``VideoIndex.salient_p``); the evidence still quotes the reading as it is. With ``open_feeling`` (a question
+    asking which feeling someone shows, ``agents.schema.Intent.asks_feeling``; ``targets`` empty) the support and the
+    faces chosen are those of any feeling but neutral (``FEELINGS``): where the question's people show one most.
     """
     frames = [fr for fr, _ in stored]
     if persons:
@@ -71,17 +75,19 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     if not faces:
         return [], 0.0, VisualObservations(expression_mean={}, frames=[], n_faces=0)
 
+    asked = targets or (FEELINGS if open_feeling else [])
+
     def target_p(f) -> float:
         return sum(f.expression[e] for e in targets)
 
     def salient(f) -> float:
-        return index.salient_p(f, targets) if own_baseline else target_p(f)
+        return index.salient_p(f, asked) if own_baseline else sum(f.expression[e] for e in asked)
 
     with_faces = sorted((fr for fr in frames if fr.faces), key=lambda fr: fr.t)
     times = [fr.t for fr in with_faces]
     visual = best_stretch(times, [max(salient(f) for f in fr.faces) for fr in with_faces], SUPPORT_STRETCH_S, step
-                          ) if targets else 0.0
-    key = salient if targets else (lambda f: f.top()[1])
+                          ) if asked else 0.0
+    key = salient if asked else (lambda f: f.top()[1])
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
     mean = mean_expression(faces)
     shown = max(mean, key=mean.__getitem__)  # what the faces show most over the clip

@@ -56,6 +56,7 @@ from tools.signals.lexicon import (
     person_phrases,
 )
 from tools.signals.negation import split_negated
+from tools.signals.open_feeling import asks_open_feeling
 
 #: Similarity below which a query is taken to name no emotion (MiniLM cosine; unrelated text ~0.0-0.15).
 MIN_EMOTION_SIM = 0.25
@@ -163,7 +164,11 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
     ``EMOTION_MARGIN`` of the best and at least ``floor``; none for a question about behaviour or speech that says no
     feeling (``tools.signals.behaviour_words.says_feeling``) when its best score is below ``BEHAVIOUR_ONLY_BELOW``, or
     when it glosses none either and the question without its behaviour and speech words reads below it ("when does
-    she glance at him?" -> "when does she at him?": the feeling was the gaze's words')."""
+    she glance at him?" -> "when does she at him?": the feeling was the gaze's words'); none for a question that asks
+    which feeling someone shows without naming one (``tools.signals.open_feeling.asks_open_feeling``: "how does she
+    feel when he yells at her?")."""
+    if asks_open_feeling(query):
+        return []
     ranked = sorted(scores, key=lambda k: -scores[k])
     best = scores[ranked[0]]
     if (names_behaviour(query) or names_speech(query)) and not says_feeling(query) and (
@@ -233,19 +238,20 @@ def offline_intent(inputs: dict[str, Any]) -> Intent:
     if language == "en" and not targets and change is None:  # what it asks about, said in words, is a cue
         chosen_cues += [c for c, said in (("speech", names_speech(query)), ("gesture", names_behaviour(query)
                         and not {"gesture", "gaze"} & set(chosen_cues))) if said and c not in chosen_cues]
-    if (targets or change is not None) and "facial_expression" not in chosen_cues:
+    open_feeling = language == "en" and change is None and asks_open_feeling(query)
+    if (targets or change is not None or open_feeling) and "facial_expression" not in chosen_cues:
         chosen_cues.append("facial_expression")
     described = [EMOTION_DESCRIPTIONS[e][0] for e in targets]
-    return Intent(target_emotions=targets, people=people, cues=chosen_cues,
-                  search_text="; ".join([query, *described]), change=change)
+    return Intent(target_emotions=targets, people=people, cues=chosen_cues, change=change,
+                  search_text="; ".join([query, *described]), asks_feeling=open_feeling)
 
 
 INTERPRET_INTENT = LLMTask(
     name="interpret_intent",
     prompt=(
         "You interpret a vague question about the people in a video. Give the AffectNet-8 emotions the "
-        "question is about (most likely first; empty if it asks about no emotion), the people it names, "
-        "the kinds of evidence that would answer it (speech, facial_expression, gaze, gesture, voice, "
+        "question is about (most likely first; empty if it names none, as in 'how does she feel?'), the people it "
+        "names, the kinds of evidence that would answer it (speech, facial_expression, gaze, gesture, voice, "
         "group), a short plain-language description of the moment to search for, target_labels: the "
         "labels of answer_labels (name: description) the question is about, most likely first, and, only when "
         "the question asks when a feeling changes, change: the emotions it names before and after the change "

@@ -3,9 +3,10 @@
 ``draft_moments`` is the emotion reasoner's second half, a pure function of the judged candidates so a fit
 can replay it (``studies.fit_fusion``):
 
-- A span judged for an emotion question that overlaps an utterance grows to cover it, inside its shot
-  (``over_the_utterance``): a feeling shown while someone speaks runs through what they say, so the moment is
-  the union of the expression's span and the utterance, cut to the shot around it; the utterance is
+- A span judged for an emotion question (or one asking which feeling someone shows) that overlaps an utterance
+  grows to cover it, inside its shot (``over_the_utterance``): a feeling shown while someone speaks runs through
+  what they say, so the moment is the union of the expression's span and the utterance, cut to the shot around it;
+  the utterance is
   the one that overlaps the span most, spoken by a person the moment's visual evidence names or by an unknown
   speaker.
 - A span edge within ``SNAP_S`` of one of the index's shot cuts (``tools.signals.shots``: the first frame of the new
@@ -133,16 +134,15 @@ def anchor_of(cand: VerifiedCandidate, targets: list[str]) -> str | None:
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
                   abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
                   duration_s: float = float("inf"), utterances: list[tuple[float, float, int | None]] = (),
-                  first_change: bool = False) -> tuple[list[MomentDraft], bool]:
+                  first_change: bool = False, feeling: bool = False) -> tuple[list[MomentDraft], bool]:
     """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
-    ``judge_fn``, grow the spans of an emotion question over the utterances they overlap (``over_the_utterance``;
-    ``utterances``: the index's, as (start, end, speaker)), put spans on shot boundaries (``snap_to_cuts``: the
-    index's shot ``cuts`` in seconds, sorted), give each at least ``MIN_MOMENT_S`` inside ``duration_s``, merge and
-    rank (module doc). ``first_change`` (a question about what someone feels next): the drafts go in order of their
-    change of feeling, earliest first, before the cut to ``top_k``, so the first change is kept however it ranks.
-
-    Returns (at most ``top_k`` drafts, best first, or earliest change first; weak).
-    """
+    ``judge_fn``, grow the spans of an emotion question (or, ``feeling``, of one asking which feeling someone shows:
+    ``Intent.asks_feeling``) over the utterances they overlap (``over_the_utterance``; ``utterances``: the index's,
+    as (start, end, speaker)), put spans on shot boundaries (``snap_to_cuts``: the index's shot ``cuts`` in seconds,
+    sorted), give each at least ``MIN_MOMENT_S`` inside ``duration_s``, merge and rank (module doc).
+    ``first_change`` (a question about what someone feels next): the drafts go in order of their change of feeling,
+    earliest first, before the cut to ``top_k``, so the first change is kept however it ranks. Returns (at most
+    ``top_k`` drafts, best first, or earliest change first; weak)."""
     chosen = [c for c in verified if c.accepted]
     weak = not chosen
     if weak:  # nothing passed: the best-supported candidates (not those nothing supports), said to be weak
@@ -152,7 +152,7 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     for cand in sorted(chosen, key=lambda c: c.start_s):
         j = judge_fn(cand)
         span = (j.start_s, j.end_s)
-        if targets and utterances:
+        if (targets or feeling) and utterances:
             seen = {e.person for e in cand.evidence if e.modality == "visual" and e.person is not None}
             span = over_the_utterance(*span, utterances, seen, shot_around(sum(span) / 2, cuts, duration_s))
         span = snap_to_cuts(*span, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)

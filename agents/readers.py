@@ -25,6 +25,7 @@ from agents.schema import Evidence, Intent, Proposal, new_items
 from agents.state import RunContext
 from tools.perception.engine import FrameObservation
 from tools.perception.sound import describe_sound
+from tools.signals.lexicon import names_behaviour, names_speech
 from tools.signals.social import SocialFrame
 
 #: Weight of a reader's support when the intent does not ask for its kind of evidence (words, gestures or gaze).
@@ -78,16 +79,28 @@ class Reader(Protocol):
 
 
 class FaceReader:
-    """Facial expression (visual): the target emotions' probability over the faces (``face_evidence``)."""
+    """Facial expression (visual): the target emotions' probability over the faces, or any feeling's for a question
+    asking which one someone shows (``face_evidence``) that places it by no gesture and no words (``any_feeling``)."""
 
     section = "visual"
 
     def read(self, view: CandidateView) -> Reading:
         return Reading(*face_evidence(view.ctx.index, view.cand, view.stored, view.tools["face"], view.targets,
-                                      view.step, view.persons, view.ctx.settings.own_baseline))
+                                      view.step, view.persons, view.ctx.settings.own_baseline, any_feeling(view)))
 
     def weight(self, intent: Intent) -> float:
         return 1.0
+
+
+def any_feeling(view: CandidateView) -> bool:
+    """Whether the faces support a candidate by any feeling they show: the question asks which feeling someone shows
+    (``agents.schema.Intent.asks_feeling``: "how is the audience feeling?") and says no gesture, look or speech to
+    place it by (``tools.signals.lexicon.names_behaviour``, ``names_speech``). Where it says one ("what emotion does
+    he show when he points?") that sets the moment, as for any question that names no feeling; the feeling shown is
+    the answer, not where to look."""
+    question = view.texts[0] if view.texts else ""
+    return (view.intent.asks_feeling and not view.targets and not names_behaviour(question)
+            and not names_speech(question))
 
 
 class BehaviourReader:

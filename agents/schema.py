@@ -27,6 +27,8 @@ class Intent(BaseModel):
                                      "asks for (set by the graph from target_emotions and the label set's words; "
                                      "agents.taxonomy)")
     change: ChangeAsk | None = Field(None, description="set when the query asks when a feeling changes")
+    asks_feeling: bool = Field(False, description="the query asks which feeling someone shows without naming one "
+                               "('how does she feel when he yells at her?'); target_emotions are then empty")
 
 
 class RefinedQuery(BaseModel):

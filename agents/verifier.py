@@ -59,7 +59,7 @@ from langgraph.runtime import Runtime
 from agents.change import change_evidence
 from agents.grounding import grounded_persons, speech_of_others
 from agents.llm import LLMTask
-from agents.readers import CandidateReading, CandidateView, read_candidate
+from agents.readers import CandidateReading, CandidateView, any_feeling, read_candidate
 from agents.schema import Intent, Proposal, RefinedQuery, VerifiedCandidate, persons_text
 from agents.state import AffectState, RunContext
 from indexing.observe import index_span, observe_span, span_tool_names
@@ -164,7 +164,8 @@ def _why(supports: dict[str, float], n_faces: int, view: CandidateView) -> str:
     """The readers' supports in words, for a rejected candidate's reason (``n_faces``: the most faces of the
     question's people in one frame)."""
     seen_faces = any(fr.faces for fr, _ in view.stored)
-    return (f"target-emotion face score {supports['FaceReader']:.2f}, speech match {supports['WordsReader']:.2f}, "
+    face = "any-feeling" if any_feeling(view) else "target-emotion"
+    return (f"{face} face score {supports['FaceReader']:.2f}, speech match {supports['WordsReader']:.2f}, "
             f"target-emotion voice score {supports['VoiceReader']:.2f}"
             + ("" if view.targets else f", gesture/gaze match {supports['BehaviourReader']:.2f}, "
                                        f"sound match {supports['SoundReader']:.2f}")

@@ -1,6 +1,6 @@
 """Questions about behaviour read without a feeling: the offline question reader on what people do and say.
 
-    python -m studies.behaviour_questions read --split dev|test --json OUT        # this checkout's reading
+    python -m studies.behaviour_questions read --split dev|test [--file open] --json OUT   # this checkout's reading
     python -m studies.behaviour_questions compare BEFORE.json AFTER.json [--json OUT]
 
 A question the offline reader (``agents.intent.offline_intent``) gives a feeling to is searched for that feeling:
@@ -13,6 +13,8 @@ cues, people) and the counts: ``no_feeling_kept_empty`` (null questions given no
 ``feeling_first`` (labelled questions whose first target is the label), ``change_read`` and, over the null
 questions that name a behaviour or speech (``tools.signals.lexicon.names_behaviour``/``names_speech`` as this
 checkout has them), ``cue_carried`` (the reading's cues hold gesture or gaze for a behaviour, speech for speech).
+``--file open`` reads ``questions_open.jsonl`` instead: questions that ask for a feeling without naming it ("how does
+she feel when he yells at her?"), labelled ``null``, and questions that name the feeling they ask about.
 With ``--split dev`` it adds the reader's labelled development questions (``studies.negation.development_trial``:
 388 questions and the 16 that name no feeling), so a change that costs them shows. ``compare`` joins two such files
 (the code before a change and after it, each run on its own checkout) with paired differences
@@ -29,6 +31,8 @@ from pathlib import Path
 from tools.core.argtypes import CommandParser
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "evals" / "data" / "questions_behaviour.jsonl"
+#: The question files ``read`` reads (``--file``), by name.
+FILES = {"behaviour": QUESTIONS, "open": QUESTIONS.with_name("questions_open.jsonl")}
 #: The counts ``read`` reports, each over its own questions (``compare`` pairs them question by question).
 COUNTS = ("no_feeling_kept_empty", "feeling_first", "change_read", "cue_carried")
 
@@ -55,13 +59,13 @@ def _right(record: dict, reading: dict) -> dict[str, bool]:
     return out
 
 
-def read(split: str) -> dict:
-    """This checkout's reading of one split (module doc): per question its reading and the counts it enters, the
-    totals, and with ``split == "dev"`` the labelled development questions' rows."""
+def read(split: str, path: Path = QUESTIONS) -> dict:
+    """This checkout's reading of one split of the questions in ``path`` (module doc): per question its reading and
+    the counts it enters, the totals, and with ``split == "dev"`` the labelled development questions' rows."""
     from agents.intent import offline_intent
 
     rows = []
-    for record in questions(split):
+    for record in questions(split, path):
         intent = offline_intent({"query": record["query"]})
         reading = {"targets": intent.target_emotions, "change": intent.change is not None, "cues": intent.cues,
                    "people": intent.people}
@@ -108,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("read", help="this checkout's reading of one split")
     r.add_argument("--split", choices=["dev", "test", "test2"], required=True,
                    help="dev; test (read once, section 141); test2 (written after that read)")
+    r.add_argument("--file", choices=sorted(FILES), default="behaviour",
+                   help="behaviour: questions_behaviour.jsonl; open: questions_open.jsonl (test2 is behaviour's only)")
     r.add_argument("--json", type=Path, default=None)
     c = sub.add_parser("compare", help="two readings joined, with paired differences")
     c.add_argument("before", type=Path)
@@ -115,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     try:
-        result = (read(args.split) if args.cmd == "read"
+        result = (read(args.split, FILES[args.file]) if args.cmd == "read"
                   else compare(*(json.loads(p.read_text()) for p in (args.before, args.after))))
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -142,3 +142,22 @@ def test_a_question_naming_a_gesture_or_gaze_names_no_emotion_but_a_feeling_keep
     assert offline_intent({"query": "when does she look at him?"}).target_emotions == []
     assert offline_intent({"query": "when is he angry?"}).target_emotions[0] == "anger"
     assert "contempt" in offline_intent({"query": "when does she look scornful?"}).target_emotions
+
+
+@pytest.mark.slow
+def test_questions_asking_which_feeling_find_the_people_or_the_gesture_they_name(cache_root):
+    """Watched: the audience is shown laughing at 7.9-10 s, the performer points between 4 and 7.5 s. "How is the
+    audience feeling?" reads the audience's faces for any feeling and leads with their shot; "what emotion does he
+    show when he points?" was read as asking for neutral and led with a profile close-up (1.5-3.6 s): it now leads
+    with the pointing, labelled by what the pointer's face shows there."""
+    from graphs.pipeline import answer_query
+    from tests.conftest import SAMPLE
+
+    audience = answer_query(SAMPLE, "how is the audience feeling?", cache_dir=cache_root)
+    assert audience.intent.target_emotions == [] and audience.intent.asks_feeling
+    top = audience.moments[0]
+    grounded = {p for g in audience.people for p in g.persons}
+    assert top.start_s >= 7.8 and {e.person for e in top.evidence if e.modality == "visual"} & grounded
+    pointing = answer_query(SAMPLE, "what emotion does he show when he points?", cache_dir=cache_root)
+    top = pointing.moments[0]
+    assert top.start_s < 7.5 and top.end_s > 4.0 and "points with the index finger" in top.rationale

@@ -417,3 +417,52 @@ def test_the_behaviour_questions_read_as_the_committed_result_says():
     assert got["totals"] == stored["after"] and set(got["totals"]) == set(COUNTS)
     assert got["totals"]["no_feeling_kept_empty"] == [80, 88]
     assert got["labelled_development"] == stored["labelled_development"]["after"]
+
+
+@pytest.mark.parametrize("question", ["how does she feel?", "how is the audience feeling?",
+                                      "what emotion does he show when he points?",
+                                      "how does she feel when he yells at her?", "what kind of mood is the host in?",
+                                      "how does the crowd react to him?"])
+def test_a_question_asking_which_feeling_someone_shows_names_none(question):
+    """The feeling is the answer: "how does she feel?" was read as neutral, "... when he yells at her?" as anger (the
+    words placing the moment), so the label leaned on a prior the question never gave (section 145)."""
+    from agents.intent import offline_intent
+
+    intent = offline_intent({"query": question})
+    assert intent.target_emotions == [] and intent.change is None
+    assert intent.asks_feeling and "facial_expression" in intent.cues
+
+
+@pytest.mark.parametrize(("question", "emotion"), [("how does she feel, happy or sad?", "happiness"),
+                                                   ("what does he feel disgusted by?", "disgust"),
+                                                   ("how angry does he get?", "anger"),
+                                                   ("what makes her feel happy?", "happiness")])
+def test_a_feeling_named_in_the_question_itself_is_still_asked_for(question, emotion):
+    from agents.intent import offline_intent
+
+    intent = offline_intent({"query": question})
+    assert intent.target_emotions[:1] == [emotion] and not intent.asks_feeling
+
+
+def test_a_change_question_asking_for_the_feeling_after_stays_a_change():
+    from agents.intent import offline_intent
+
+    for question in ("how does she feel after he leaves?", "what does he feel next?"):
+        intent = offline_intent({"query": question})
+        assert intent.change is not None and not intent.asks_feeling
+
+
+def test_the_open_feeling_questions_read_as_the_committed_result_says():
+    """A pin, labelled as one: the development half of ``questions_open.jsonl`` read by this checkout gives the counts
+    section 145 of ``evals/RESULTS.md`` reports (``evals/results/open_questions.json``); the held-out half, read once,
+    is not read here."""
+    import json
+
+    from studies.behaviour_questions import FILES, read
+    from tests.conftest import REPO
+
+    stored = json.loads((REPO / "evals" / "results" / "open_questions.json").read_text())
+    got = read("dev", FILES["open"])
+    assert got["totals"] == stored["dev_145"]["after"]
+    assert got["totals"]["no_feeling_kept_empty"] == [20, 20] and got["totals"]["feeling_first"] == [10, 10]
+    assert got["labelled_development"] == stored["labelled_development_unchanged"]
