@@ -136,9 +136,14 @@ def speech_of_others(index: VideoIndex, start_s: float, end_s: float, persons: s
     return persons_text(speakers)
 
 
-def grounded_persons(groundings: list[PersonGrounding]) -> set[int]:
-    """The people the verifier should read: those of groundings at least ``GROUNDED_MIN_CONFIDENCE``."""
-    return {p for g in groundings if g.confidence >= GROUNDED_MIN_CONFIDENCE for p in g.persons}
+def grounded_persons(groundings: list[PersonGrounding], only: list[str] = ()) -> set[int]:
+    """The people the verifier should read: those of groundings at least ``GROUNDED_MIN_CONFIDENCE``; with ``only``
+    (phrases: whose feeling a question asks about, ``agents.schema.Intent.feeling_of``), those of its phrases when
+    any of them is grounded so ("how does the crowd react to him?": the audience, not "him")."""
+    sure = [g for g in groundings if g.confidence >= GROUNDED_MIN_CONFIDENCE]
+    wanted = {canonical_phrase(p) for p in only}
+    asked = [g for g in sure if g.phrase in wanted]
+    return {p for g in asked or sure for p in g.persons}
 
 
 def ground_persons(state: AffectState, runtime: Runtime[RunContext]) -> dict:

@@ -56,7 +56,7 @@ from tools.signals.lexicon import (
     person_phrases,
 )
 from tools.signals.negation import split_negated
-from tools.signals.open_feeling import asks_open_feeling
+from tools.signals.open_feeling import asks_open_feeling, feeling_subject
 
 #: Similarity below which a query is taken to name no emotion (MiniLM cosine; unrelated text ~0.0-0.15).
 MIN_EMOTION_SIM = 0.25
@@ -242,8 +242,9 @@ def offline_intent(inputs: dict[str, Any]) -> Intent:
     if (targets or change is not None or open_feeling) and "facial_expression" not in chosen_cues:
         chosen_cues.append("facial_expression")
     described = [EMOTION_DESCRIPTIONS[e][0] for e in targets]
+    feeling_of = [p for p in person_phrases(feeling_subject(query)) if p in people] if open_feeling else []
     return Intent(target_emotions=targets, people=people, cues=chosen_cues, change=change,
-                  search_text="; ".join([query, *described]), asks_feeling=open_feeling)
+                  search_text="; ".join([query, *described]), asks_feeling=open_feeling, feeling_of=feeling_of)
 
 
 INTERPRET_INTENT = LLMTask(

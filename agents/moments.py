@@ -6,9 +6,8 @@ can replay it (``studies.fit_fusion``):
 - A span judged for an emotion question (or one asking which feeling someone shows) that overlaps an utterance
   grows to cover it, inside its shot (``over_the_utterance``): a feeling shown while someone speaks runs through
   what they say, so the moment is the union of the expression's span and the utterance, cut to the shot around it;
-  the utterance is
-  the one that overlaps the span most, spoken by a person the moment's visual evidence names or by an unknown
-  speaker.
+  the utterance is the one that overlaps the span most, spoken by a person the moment's visual evidence names or by
+  an unknown speaker.
 - A span edge within ``SNAP_S`` of one of the index's shot cuts (``tools.signals.shots``: the first frame of the new
   shot, found at the video's frame rate) moves onto it: a shot change bounds a moment. A moment at a change of
   feeling still holds its change point (an edge moved past it comes back to it).

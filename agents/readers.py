@@ -104,8 +104,9 @@ def any_feeling(view: CandidateView) -> bool:
 
 
 class BehaviourReader:
-    """Gestures and social events (visual); support only for a question that names no emotion: how well their
-    texts match it (``behaviour_match``), for a feeling gestures are evidence but not support."""
+    """Gestures and social events (visual); support only for a question that names no emotion and asks for no
+    feeling without naming a gesture or look ("how does she feel?": ``Intent.asks_feeling``): how well their texts
+    match it (``behaviour_match``), for a feeling gestures are evidence but not support."""
 
     section = "behaviour"
 
@@ -113,7 +114,7 @@ class BehaviourReader:
         index, tool = view.ctx.index, view.tools["social"]
         evidence = gesture_evidence(index, view.cand, view.stored, tool, view.step)
         evidence += social_evidence(index, view.cand, view.stored, view.frames, tool, view.step)
-        if view.targets:
+        if view.targets or view.intent.asks_feeling and not names_behaviour(view.texts[0] if view.texts else ""):
             return Reading(evidence, 0.0, None)
         support, obs = behaviour_match(index, view.texts, evidence)
         if obs.evidence_id is not None:  # the faces around what matches best: what the moment's label is read from

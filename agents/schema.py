@@ -29,6 +29,8 @@ class Intent(BaseModel):
     change: ChangeAsk | None = Field(None, description="set when the query asks when a feeling changes")
     asks_feeling: bool = Field(False, description="the query asks which feeling someone shows without naming one "
                                "('how does she feel when he yells at her?'); target_emotions are then empty")
+    feeling_of: list[str] = Field(default_factory=list, description="of people, those whose feeling such a query asks "
+                                  "about, its subject ('she' there, not 'he'); empty: all of them")
 
 
 class RefinedQuery(BaseModel):

@@ -74,7 +74,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     intent = state["intent"]
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
     seen = {c.clip_id for c in state.get("verified", [])}
-    persons = grounded_persons(state.get("people", []))
+    persons = grounded_persons(state.get("people", []), intent.feeling_of)
     # unless a gesture is the question's support, hands on the index's frames suffice and the coarse step may reject
     gesture_support = asks_gestures(intent, state["query"])
     todo = [c for c in state.get("candidates", []) if c.clip_id not in seen and c.round == state.get("round", 0)]

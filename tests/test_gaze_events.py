@@ -149,7 +149,8 @@ def test_questions_asking_which_feeling_find_the_people_or_the_gesture_they_name
     """Watched: the audience is shown laughing at 7.9-10 s, the performer points between 4 and 7.5 s. "How is the
     audience feeling?" reads the audience's faces for any feeling and leads with their shot; "what emotion does he
     show when he points?" was read as asking for neutral and led with a profile close-up (1.5-3.6 s): it now leads
-    with the pointing, labelled by what the pointer's face shows there."""
+    with the pointing, labelled by what the pointer's face shows there. "How does the crowd react to him?" led with
+    the performer's wide shot (0-1.5 s; "him" grounded him too): the crowd's feeling is asked, so their shot leads."""
     from graphs.pipeline import answer_query
     from tests.conftest import SAMPLE
 
@@ -161,3 +162,6 @@ def test_questions_asking_which_feeling_find_the_people_or_the_gesture_they_name
     pointing = answer_query(SAMPLE, "what emotion does he show when he points?", cache_dir=cache_root)
     top = pointing.moments[0]
     assert top.start_s < 7.5 and top.end_s > 4.0 and "points with the index finger" in top.rationale
+    crowd = answer_query(SAMPLE, "how does the crowd react to him?", cache_dir=cache_root)  # the audience's feeling
+    top = crowd.moments[0]
+    assert top.start_s >= 7.8 and {e.person for e in top.evidence if e.modality == "visual"} & grounded

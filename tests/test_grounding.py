@@ -30,6 +30,21 @@ def test_the_audience_is_the_people_of_the_crowd_shot(sample_index):
     assert grounded_persons([g]) == audience
 
 
+def test_whose_feeling_an_open_question_asks_about_is_its_subject_alone(sample_index):
+    """"How does the crowd react to him?": the audience's faces are read, not those "him" grounds (every face read as
+    a man, the performer among them); a subject nobody grounds leaves every grounded person (section 145)."""
+    from agents.intent import offline_intent
+
+    who = sample_index.person_of
+    intent = offline_intent({"query": "how does the crowd react to him?"})
+    assert intent.asks_feeling and intent.feeling_of == ["the audience"] and "a man" in intent.people
+    groundings = ground_people(intent.people, sample_index)
+    audience = {who(t.track_id) for t in sample_index.tracks if t.first_s >= AUDIENCE_SHOT_S}
+    assert grounded_persons(groundings, intent.feeling_of) == audience
+    assert who(4) in grounded_persons(groundings)  # all phrases: the performer too
+    assert grounded_persons(groundings, ["a child"]) == grounded_persons(groundings)
+
+
 def test_the_speaker_is_the_performer(sample_index):
     # the performer speaks 0-8 s (lip activity gives him the utterances); he is tracks 0 and 4
     [g] = ground_people(["the speaker"], sample_index)

@@ -433,6 +433,17 @@ def test_a_question_asking_which_feeling_someone_shows_names_none(question):
     assert intent.asks_feeling and "facial_expression" in intent.cues
 
 
+@pytest.mark.parametrize(("question", "subject"), [("how does she feel when he yells at her?", ["a woman"]),
+                                                   ("how does the crowd react to him?", ["the audience"]),
+                                                   ("how does the performer feel while he speaks?", ["the performer"]),
+                                                   ("what mood is she in when he talks?", ["a woman"]),
+                                                   ("which feeling shows on her face when he apologizes?", [])])
+def test_an_open_question_asks_about_its_subjects_feeling(question, subject):
+    from agents.intent import offline_intent
+
+    assert offline_intent({"query": question}).feeling_of == subject
+
+
 @pytest.mark.parametrize(("question", "emotion"), [("how does she feel, happy or sad?", "happiness"),
                                                    ("what does he feel disgusted by?", "disgust"),
                                                    ("how angry does he get?", "anger"),

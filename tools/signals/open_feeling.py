@@ -21,12 +21,25 @@ _FEELING_NOUNS = (r"(?:emotion|emotions|feeling|feelings|mood|moods|reaction|rea
                   r"state\s+of\s+mind)")
 _SUBJECT = r"(?:[a-z'-]+\s+){1,6}?"
 _OPEN = re.compile(
-    rf"^(?:so\s+|and\s+|tell\s+me\s+|i\s+wonder\s+)?(?:how\s+{_AUX}\s+{_SUBJECT}{_HOW_VERBS}"
-    rf"|what\s+{_AUX}\s+{_SUBJECT}(?:feel|feels|felt|feeling)"
-    rf"|(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?{_FEELING_NOUNS})\b")
+    rf"^(?:so\s+|and\s+|tell\s+me\s+|i\s+wonder\s+)?(?:how\s+{_AUX}\s+(?P<how>{_SUBJECT}){_HOW_VERBS}"
+    rf"|what\s+{_AUX}\s+(?P<what>{_SUBJECT})(?:feel|feels|felt|feeling)"
+    rf"|(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?{_FEELING_NOUNS}"
+    rf"(?:\s+{_AUX}\s+(?P<noun>{_SUBJECT})(?:show|shows|showing|have|has|having|express|expresses|expressing|display|"
+    rf"displays|convey|conveys|feel|feels|in|seem|seems|give|gives))?)\b")
 #: Words that open the clause placing the moment: what follows them is where to look, not the feeling asked for.
 _PLACING = re.compile(r"\b(?:when|whenever|while|as|after|before|during|at|in|on|about|if|once|towards?|with|"
                       r"throughout|since|until|by|to|toward)\b")
+
+
+def _open_frame(query: str) -> re.Match | None:
+    """The frame of a question asking which feeling someone shows (``asks_open_feeling``), or None."""
+    text = " ".join(re.findall(r"[a-z'-]+", query.lower()))
+    m = _OPEN.match(text)
+    if m is None:
+        return None
+    rest = text[m.end():]
+    placing = _PLACING.search(rest)
+    return None if named_emotions(rest[: placing.start()] if placing else rest) else m
 
 
 def asks_open_feeling(query: str) -> bool:
@@ -35,10 +48,13 @@ def asks_open_feeling(query: str) -> bool:
     feel, happy or sad?" (False: it names the feelings to choose from), "what does he feel disgusted by?" (False),
     "when is she happy?" (False: no such frame). English questions only; a change of feeling ("what does he feel
     next?") is read before this (``agents.change.ask_change``)."""
-    text = " ".join(re.findall(r"[a-z'-]+", query.lower()))
-    m = _OPEN.match(text)
-    if m is None:
-        return False
-    rest = text[m.end():]
-    placing = _PLACING.search(rest)
-    return not named_emotions(rest[: placing.start()] if placing else rest)
+    return _open_frame(query) is not None
+
+
+def feeling_subject(query: str) -> str:
+    """Whose feeling an open question (``asks_open_feeling``) asks about: the words of its frame's subject ("how does
+    the crowd react to him?" -> "the crowd", "what mood is she in when he talks?" -> "she"), or "" when the frame
+    has none ("which feeling shows on her face?") or the question is no such question. The other people it names
+    ("him", "he" of the placing clause) say where to look."""
+    m = _open_frame(query)
+    return next((g.strip() for g in m.groups() if g), "") if m else ""
