@@ -39,6 +39,7 @@ from agents.schema import EmotionJudgement, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images, reads_images
 from tools.core.schema import AFFECTNET8
+from tools.signals.open_feeling import placed_by_nothing
 
 #: The confidence of a judgement that rests on no observation (no face, voice or words read as an emotion in
 #: the span): chance among the eight AffectNet-8 labels. The fusion's calibration is fitted on judgements
@@ -107,7 +108,7 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     if obs.about_behaviour(targets):  # the gesture or look that matches the question best sets the span
         lo, hi = padded(behaviour.span)
         start, end = max(start, lo), min(end, hi)
-    elif not targets and verbal.span:  # a question about speech: the words set the span
+    elif not targets and verbal.span and not inputs.get("feeling_only"):  # about speech: the words set the span
         start, end = max(start, verbal.span[0]), min(end, verbal.span[1])
     elif shown and label in obs.visual.shown_s:  # the faces show it: from its onset to its offset
         start, end = max(start, obs.visual.shown_s[label][0]), min(end, obs.visual.shown_s[label][1])
@@ -144,13 +145,17 @@ JUDGE_EMOTION = LLMTask(
 )
 
 
-def judge_inputs(cand: VerifiedCandidate, targets: list[str]) -> dict[str, Any]:
-    """What the judge sees of one candidate: labels, target emotions, span and the verifier's observations."""
+def judge_inputs(cand: VerifiedCandidate, targets: list[str], feeling_only: bool = False) -> dict[str, Any]:
+    """What the judge sees of one candidate: labels, target emotions, span and the verifier's observations; with
+    ``feeling_only`` (a question asking which feeling someone shows that names nothing to place it by:
+    ``tools.signals.open_feeling.placed_by_nothing``) ``feeling_only: true``, so words said there do not set the
+    span."""
     return {"labels": list(AFFECTNET8), "target_emotions": targets, "span": [cand.start_s, cand.end_s],
-            **cand.observations.judge_view()}
+            **({"feeling_only": True} if feeling_only else {}), **cand.observations.judge_view()}
 
 
-def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> EmotionJudgement:
+def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str], feeling_only: bool = False
+          ) -> EmotionJudgement:
     """Ask the LLM for the emotion of ``cand``; a judged span outside the candidate's is refused (the LLM gets one
     repair, then the offline judge answers), and a judgement of a candidate where nothing was read (``read_nothing``)
     gets at most ``NO_OBSERVATION_CONFIDENCE``."""
@@ -164,7 +169,7 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> Emoti
     images = candidate_images(ctx.index, cand, ctx.settings.llm_images) if reads_images(ctx) else []
     if images:
         ctx.count("llm_images", len(images))
-    judgement = ctx.llm.structured(task, judge_inputs(cand, targets), validate=inside, images=images)
+    judgement = ctx.llm.structured(task, judge_inputs(cand, targets, feeling_only), validate=inside, images=images)
     if read_nothing(cand.observations) and judgement.confidence > NO_OBSERVATION_CONFIDENCE:  # a hosted model's too
         judgement = judgement.model_copy(update={"confidence": NO_OBSERVATION_CONFIDENCE})
     before = cand.observations.change.before
@@ -175,15 +180,15 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str]) -> Emoti
 
 def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Judge accepted candidates and merge them into ranked moment drafts (``moments`` = [])."""
-    ctx = runtime.context
-    targets = list(state["intent"].target_emotions)
-    change = state["intent"].change
+    ctx, intent = runtime.context, state["intent"]
+    targets, change = list(intent.target_emotions), intent.change
+    feeling_only = intent.asks_feeling and not targets and placed_by_nothing(state["query"])
     drafts, weak = draft_moments(state.get("verified", []), targets, sorted(ctx.index.cuts), ctx.settings.top_k,
-                                 ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets),
+                                 ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets, feeling_only),
                                  duration_s=ctx.index.info.duration_s,
                                  utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances],
                                  first_change=change is not None and change.first,  # what comes next: earliest leads
-                                 feeling=state["intent"].asks_feeling)
+                                 feeling=intent.asks_feeling)
     return {"drafts": drafts, "weak": weak}
 
 

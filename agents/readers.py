@@ -25,7 +25,8 @@ from agents.schema import Evidence, Intent, Proposal, new_items
 from agents.state import RunContext
 from tools.perception.engine import FrameObservation
 from tools.perception.sound import describe_sound
-from tools.signals.lexicon import names_behaviour, names_speech
+from tools.signals.lexicon import names_behaviour
+from tools.signals.open_feeling import placed_by_nothing
 from tools.signals.social import SocialFrame
 
 #: Weight of a reader's support when the intent does not ask for its kind of evidence (words, gestures or gaze).
@@ -95,12 +96,10 @@ class FaceReader:
 def any_feeling(view: CandidateView) -> bool:
     """Whether the faces support a candidate by any feeling they show: the question asks which feeling someone shows
     (``agents.schema.Intent.asks_feeling``: "how is the audience feeling?") and says no gesture, look or speech to
-    place it by (``tools.signals.lexicon.names_behaviour``, ``names_speech``). Where it says one ("what emotion does
+    place it by (``tools.signals.open_feeling.placed_by_nothing``). Where it says one ("what emotion does
     he show when he points?") that sets the moment, as for any question that names no feeling; the feeling shown is
     the answer, not where to look."""
-    question = view.texts[0] if view.texts else ""
-    return (view.intent.asks_feeling and not view.targets and not names_behaviour(question)
-            and not names_speech(question))
+    return view.intent.asks_feeling and not view.targets and placed_by_nothing(view.texts[0] if view.texts else "")
 
 
 class BehaviourReader:

@@ -157,3 +157,28 @@ def test_a_change_bench_scores_each_run_on_its_own_items_and_says_how_many_it_pr
     assert result["predicted"] == {"graph": 1} and (result["items"], result["subjects"]) == (2, 2)
     assert result["methods"]["graph"]["within_2s"][0] == result["methods"]["graph"]["both"][0] == 0.5
     assert json.loads(capsys.readouterr().out) == result
+
+
+def test_open_questions_ask_each_video_with_every_labelled_clip_as_an_answer(tmp_path):
+    """``studies.open_questions build`` (section 145): each video of a joined bench gets each open wording once, its
+    ground truth every labelled clip of that video in time order; ``labels`` counts a run's top labels."""
+    import json
+
+    from studies.open_questions import WORDINGS, build, labels
+
+    bench = tmp_path / "bench.jsonl"
+    clip = lambda s, e, emo: {"start_s": s, "end_s": e, "emotion": emo}
+    items = [{"id": "v0-anger", "video": "videos/v0.mp4", "query": "q", "moments": [clip(3.0, 5.0, "anger")]},
+             {"id": "v0-fear", "video": "videos/v0.mp4", "query": "q", "moments": [clip(0.0, 3.0, "fear")]},
+             {"id": "v1-sadness", "video": "videos/v1.mp4", "query": "q", "moments": [clip(0.0, 2.0, "sadness")]}]
+    bench.write_text("".join(json.dumps(i) + "\n" for i in items))
+    assert build(bench, tmp_path / "open.jsonl") == 2 * len(WORDINGS)
+    rows = [json.loads(line) for line in (tmp_path / "open.jsonl").read_text().splitlines()]
+    v0 = [r for r in rows if r["video"] == "videos/v0.mp4"]
+    assert [r["query"] for r in v0] == list(WORDINGS)
+    assert [m["emotion"] for m in v0[0]["moments"]] == ["fear", "anger"]
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "predictions.jsonl").write_text(json.dumps({"id": "a", "moments": [{"emotion": "fear"}, {"emotion": "x"}]})
+                                           + "\n" + json.dumps({"id": "b", "moments": []}) + "\n")
+    assert labels(run) == {"questions": 2, "top_labels": {"fear": 1}, "moments": 2, "moments_per_question": 1.0}

@@ -202,3 +202,18 @@ def test_a_voice_reader_gets_the_weight_chosen_for_it():
     face, voice = {"happiness": 0.5, "neutral": 0.3, "anger": 0.2}, {"anger": 0.95, "neutral": 0.05}
     assert offline_judge(_inputs(face, voice, []), fitted).emotion == "happiness"
     assert offline_judge(_inputs(face, voice, []), whisper).emotion == "anger"
+
+
+def test_an_open_question_placed_by_nothing_takes_the_faces_span_not_the_words():
+    """"How does someone feel?" on CREMA-D's joined videos: the words said in a clip ("It's eleven o'clock", 14.4-15.6
+    s) set the moment of a question about speech; an open question that names no speech spans the feeling from its
+    onset to its offset instead (section 145: five top moments cut to their line fell under tIoU 0.5 of their clip)."""
+    from tools.core.schema import AFFECTNET8
+
+    seen = _inputs({**{k: 0.02 for k in AFFECTNET8}, "disgust": 0.86}, {}, [])
+    seen["visual"]["frames"] = [{"t": t, "top": "disgust", "p": 0.8} for t in (10.25, 11.0, 12.0, 13.5)]
+    seen["visual"]["shown_s"] = {"disgust": [10.1, 13.9]}
+    seen["verbal"] = {"span": [11.4, 12.6], "query_similarity": 0.2}
+    assert (offline_judge(seen).start_s, offline_judge(seen).end_s) == (11.4, 12.6)  # about speech: its words
+    judged = offline_judge({**seen, "feeling_only": True})
+    assert judged.emotion == "disgust" and (judged.start_s, judged.end_s) == (10.1, 13.9)

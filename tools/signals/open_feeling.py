@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tools.signals.lexicon import named_emotions
+from tools.signals.lexicon import named_emotions, names_behaviour, names_speech
 
 #: The auxiliary of a wh-question ("how *does* she feel", "what *is* he feeling").
 _AUX = r"(?:does|do|did|is|are|was|were|will|would|can|could|might|should|has|have|had)"
@@ -58,3 +58,11 @@ def feeling_subject(query: str) -> str:
     ("him", "he" of the placing clause) say where to look."""
     m = _open_frame(query)
     return next((g.strip() for g in m.groups() if g), "") if m else ""
+
+
+def placed_by_nothing(query: str) -> bool:
+    """Whether an open question (``asks_open_feeling``) names no gesture, look or speech to place its moment by
+    (``tools.signals.lexicon.names_behaviour``, ``names_speech``): "how is the audience feeling?" (True), "what
+    emotion does he show when he points?" (False). Such a moment is where the feeling shows, from its onset to its
+    offset; otherwise the gesture or the words set it."""
+    return not names_behaviour(query) and not names_speech(query)
