@@ -150,7 +150,9 @@ def test_questions_asking_which_feeling_find_the_people_or_the_gesture_they_name
     audience feeling?" reads the audience's faces for any feeling and leads with their shot; "what emotion does he
     show when he points?" was read as asking for neutral and led with a profile close-up (1.5-3.6 s): it now leads
     with the pointing, labelled by what the pointer's face shows there. "How does the crowd react to him?" led with
-    the performer's wide shot (0-1.5 s; "him" grounded him too): the crowd's feeling is asked, so their shot leads."""
+    the performer's wide shot (0-1.5 s; "him" grounded him too): the crowd's feeling is asked, so their shot leads.
+    "How does the performer feel while he speaks?" led with a shot without his face: speaking without what is said
+    places nothing, so his face, where it shows a feeling most, does."""
     from graphs.pipeline import answer_query
     from tests.conftest import SAMPLE
 
@@ -165,3 +167,7 @@ def test_questions_asking_which_feeling_find_the_people_or_the_gesture_they_name
     crowd = answer_query(SAMPLE, "how does the crowd react to him?", cache_dir=cache_root)  # the audience's feeling
     top = crowd.moments[0]
     assert top.start_s >= 7.8 and {e.person for e in top.evidence if e.modality == "visual"} & grounded
+    performer = answer_query(SAMPLE, "how does the performer feel while he speaks?", cache_dir=cache_root)
+    [him] = next(g.persons for g in performer.people if g.phrase == "the performer")
+    assert performer.moments[0].end_s <= 7.9 and him in {e.person for e in performer.moments[0].evidence
+                                                         if e.modality == "visual"}

@@ -477,3 +477,16 @@ def test_the_open_feeling_questions_read_as_the_committed_result_says():
     assert got["totals"] == stored["dev_145"]["after"]
     assert got["totals"]["no_feeling_kept_empty"] == [20, 20] and got["totals"]["feeling_first"] == [10, 10]
     assert got["labelled_development"] == stored["labelled_development_unchanged"]
+
+
+@pytest.mark.parametrize(("question", "placed"), [("how is the audience feeling?", False),
+                                                 ("how does the performer feel while he speaks?", False),
+                                                 ("how is he feeling as he is talking?", False),
+                                                 ("what emotion does he show when he points?", True),
+                                                 ("what does she feel when she talks about her family?", True),
+                                                 ("how does she feel when he speaks to her?", True)])
+def test_what_places_an_open_questions_moment(question, placed):
+    """A gesture or words said place the moment; speaking without what is said places nothing (section 145)."""
+    from tools.signals.open_feeling import placed_by_nothing
+
+    assert placed_by_nothing(question) is not placed

@@ -60,9 +60,18 @@ def feeling_subject(query: str) -> str:
     return next((g.strip() for g in m.groups() if g), "") if m else ""
 
 
+#: Speaking said of someone without what is said ("while he speaks", "as she is talking"; not "when she talks about
+#: her family", "when he speaks to her"): it places no words the transcript could match.
+_BARE_SPEECH = re.compile(r"\b(?:while|when|whenever|as)\s+(?:[a-z'-]+\s+){1,3}?(?:is\s+|are\s+|was\s+|were\s+)?"
+                          r"(?:speak|speaks|speaking|spoke|talk|talks|talking|talked)\b"
+                          r"(?!\s+(?:about|of|on|to|with|that|in)\b)")
+
+
 def placed_by_nothing(query: str) -> bool:
     """Whether an open question (``asks_open_feeling``) names no gesture, look or speech to place its moment by
-    (``tools.signals.lexicon.names_behaviour``, ``names_speech``): "how is the audience feeling?" (True), "what
-    emotion does he show when he points?" (False). Such a moment is where the feeling shows, from its onset to its
-    offset; otherwise the gesture or the words set it."""
-    return not names_behaviour(query) and not names_speech(query)
+    (``tools.signals.lexicon.names_behaviour``, ``names_speech``; speaking without what is said, "while he speaks",
+    places nothing): "how is the audience feeling?" and "how does he feel while he speaks?" (True), "what emotion
+    does he show when he points?" and "what does she feel when she talks about her family?" (False). Such a moment
+    is where the feeling shows, from its onset to its offset; otherwise the gesture or the words set it."""
+    text = " ".join(re.findall(r"[a-z'-]+", query.lower()))
+    return not names_behaviour(query) and not names_speech(_BARE_SPEECH.sub(" ", text))
