@@ -64,7 +64,8 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     With ``own_baseline`` the support and the choice of faces read each face against its person's own usual reading
     (``VideoIndex.salient_p``); the evidence still quotes the reading as it is. With ``open_feeling`` (a question
     asking which feeling someone shows, ``agents.schema.Intent.asks_feeling``; ``targets`` empty) the support and the
-    faces chosen are those of any feeling but neutral (``FEELINGS``): where the question's people show one most.
+    faces chosen are those of the strongest feeling but neutral (``FEELINGS``) each face shows: where the question's
+    people show one most.
     """
     frames = [fr for fr, _ in stored]
     if persons:
@@ -81,7 +82,9 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
         return sum(f.expression[e] for e in targets)
 
     def salient(f) -> float:
-        return index.salient_p(f, asked) if own_baseline else sum(f.expression[e] for e in asked)
+        if not targets:  # open: the strongest one feeling, not their sum (1 - neutral, nearly always high)
+            return max(index.salient_p(f, [k]) if own_baseline else f.expression[k] for k in asked)
+        return index.salient_p(f, targets) if own_baseline else target_p(f)
 
     with_faces = sorted((fr for fr in frames if fr.faces), key=lambda fr: fr.t)
     times = [fr.t for fr in with_faces]
@@ -91,7 +94,7 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
     mean = mean_expression(faces)
     shown = max(mean, key=mean.__getitem__)  # what the faces show most over the clip
-    if targets and shown not in targets:  # cite it too: the emotion reasoner may label the clip with it
+    if asked and shown not in asked:  # cite it too: the emotion reasoner may label the clip with it
         typical = max(faces, key=lambda f: f.expression[shown])
         if typical not in chosen:
             chosen = [*chosen[: MAX_FACE_EVIDENCE - 1], typical]

@@ -16,6 +16,7 @@ choice, validated against the people shown, is rule **vision** with the model's 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -136,14 +137,16 @@ def speech_of_others(index: VideoIndex, start_s: float, end_s: float, persons: s
     return persons_text(speakers)
 
 
-def grounded_persons(groundings: list[PersonGrounding], only: list[str] = ()) -> set[int]:
+def grounded_persons(groundings: list[PersonGrounding], only: Collection[str] = ()) -> set[int]:
     """The people the verifier should read: those of groundings at least ``GROUNDED_MIN_CONFIDENCE``; with ``only``
-    (phrases: whose feeling a question asks about, ``agents.schema.Intent.feeling_of``), those of its phrases when
-    any of them is grounded so ("how does the crowd react to him?": the audience, not "him")."""
+    (phrases: whose feeling a question asks about, ``agents.schema.Intent.feeling_of``), those of its phrases ("how
+    does the crowd react to him?": the audience, not "him"), and nobody in particular (every face) when none of them
+    is grounded so: the other phrases name other people ("he" in "how does she feel when he yells at her?")."""
     sure = [g for g in groundings if g.confidence >= GROUNDED_MIN_CONFIDENCE]
-    wanted = {canonical_phrase(p) for p in only}
-    asked = [g for g in sure if g.phrase in wanted]
-    return {p for g in asked or sure for p in g.persons}
+    if only:
+        wanted = {canonical_phrase(p) for p in only}
+        sure = [g for g in sure if g.phrase in wanted]
+    return {p for g in sure for p in g.persons}
 
 
 def ground_persons(state: AffectState, runtime: Runtime[RunContext]) -> dict:

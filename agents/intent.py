@@ -280,11 +280,13 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
             chosen.append(taxonomy.canonical(name))
         except KeyError:
             continue
+    asks_feeling = intent.asks_feeling and intent.change is None  # which feeling: the answer's, not label words'
     if chosen:
         labels, targets = list(dict.fromkeys(chosen)), intent.target_emotions or taxonomy.support(chosen)
     else:
-        labels, targets = taxonomy.asked_labels(state["query"], intent.target_emotions)
-    intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels})
+        labels, targets = ([], []) if asks_feeling else taxonomy.asked_labels(state["query"], intent.target_emotions)
+    intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels,
+                                       "asks_feeling": asks_feeling})
     return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0}
 
 

@@ -28,7 +28,8 @@ class Intent(BaseModel):
                                      "agents.taxonomy)")
     change: ChangeAsk | None = Field(None, description="set when the query asks when a feeling changes")
     asks_feeling: bool = Field(False, description="the query asks which feeling someone shows without naming one "
-                               "('how does she feel when he yells at her?'); target_emotions are then empty")
+                               "('how does she feel when he yells at her?'); the graph then asks for no target "
+                               "emotion unless answer labels were chosen, and drops it for a change question")
     feeling_of: list[str] = Field(default_factory=list, description="of people, those whose feeling such a query asks "
                                   "about, its subject ('she' there, not 'he'); empty: all of them")
 

@@ -38,9 +38,16 @@ COUNTS = ("no_feeling_kept_empty", "feeling_first", "change_read", "cue_carried"
 
 
 def questions(split: str, path: Path = QUESTIONS) -> list[dict]:
-    """The records of one split of the behaviour questions: ``query``, ``emotion`` (AffectNet-8 or None), ``change``."""
+    """The records of one split of the questions in ``path`` (``FILES``): ``query``, ``emotion`` (AffectNet-8 or
+    None), ``change``.
+
+    Raises:
+        ValueError: the file has no question of that split.
+    """
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [r for r in records if r["split"] == split]
+    if not (chosen := [r for r in records if r["split"] == split]):
+        raise ValueError(f"{path.name} has no '{split}' questions")
+    return chosen
 
 
 def _right(record: dict, reading: dict) -> dict[str, bool]:
@@ -68,7 +75,7 @@ def read(split: str, path: Path = QUESTIONS) -> dict:
     for record in questions(split, path):
         intent = offline_intent({"query": record["query"]})
         reading = {"targets": intent.target_emotions, "change": intent.change is not None, "cues": intent.cues,
-                   "people": intent.people}
+                   "people": intent.people, "asks_feeling": intent.asks_feeling, "feeling_of": intent.feeling_of}
         rows.append({**record, "reading": reading, "right": _right(record, reading)})
     totals = {k: [sum(r["right"][k] for r in rows if k in r["right"]), sum(k in r["right"] for r in rows)]
               for k in COUNTS}

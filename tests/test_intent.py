@@ -446,13 +446,43 @@ def test_an_open_question_asks_about_its_subjects_feeling(question, subject):
 
 @pytest.mark.parametrize(("question", "emotion"), [("how does she feel, happy or sad?", "happiness"),
                                                    ("what does he feel disgusted by?", "disgust"),
+                                                   ("how does he react with anger?", "anger"),
+                                                   ("how does he feel about it, is he angry?", "anger"),
+                                                   ("how did she feel when she was scared?", "fear"),
                                                    ("how angry does he get?", "anger"),
-                                                   ("what makes her feel happy?", "happiness")])
+                                                   ("tell me how happy she feels", "happiness")])
 def test_a_feeling_named_in_the_question_itself_is_still_asked_for(question, emotion):
+    """Named in the frame, a choice after a comma, a manner ("with anger") or a clause of the subject's own ("when she
+    was scared"); the last two never reach the frame ("how" + adjective)."""
     from agents.intent import offline_intent
 
     intent = offline_intent({"query": question})
     assert intent.target_emotions[:1] == [emotion] and not intent.asks_feeling
+
+
+@pytest.mark.parametrize(("question", "subject"), [("when he yells, how does she feel?", "she"),
+                                                  ("ok so, how's he feeling?", "he"),
+                                                  ("what's her mood?", "her"),
+                                                  ("what is his emotional state?", "his"),
+                                                  ("how would you describe her mood?", "her"),
+                                                  ("what was the man's reaction?", "the man"),
+                                                  ("tell me how she feels", "she"),
+                                                  ("how does the man who yells at her feel?", "the man"),
+                                                  ("what emotion is on his face at the end?", ""),
+                                                  ("what emotions do the people show?", "the people")])
+def test_the_frames_of_an_open_question_and_their_subject(question, subject):
+    from tools.signals.open_feeling import asks_open_feeling, feeling_subject
+
+    assert asks_open_feeling(question) and feeling_subject(question) == subject
+
+
+@pytest.mark.parametrize("question", ["what emotion words does he use?", "what mood music plays?", "how does",
+                                      "what reaction shots are there?", "when is she happy?", "how long does he wait?",
+                                      "what makes her feel that way?", "does she feel anything?", ""])
+def test_no_open_frame(question):
+    from tools.signals.open_feeling import asks_open_feeling, feeling_subject
+
+    assert not asks_open_feeling(question) and feeling_subject(question) == ""
 
 
 def test_a_change_question_asking_for_the_feeling_after_stays_a_change():

@@ -229,7 +229,7 @@ def test_a_feeling_judged_while_someone_speaks_spans_their_utterance_inside_its_
     assert over_the_utterance(8.5, 9.0, said, {4}, (7.04, 9.17)) == (8.5, 9.0)  # nothing said there
 
 
-def test_only_an_emotion_questions_span_grows_over_the_utterance():
+def test_only_a_feeling_questions_span_grows_over_the_utterance():
     from agents.moments import draft_moments
     from agents.schema import EmotionJudgement, Evidence, VerifiedCandidate
 
@@ -242,6 +242,10 @@ def test_only_an_emotion_questions_span_grows_over_the_utterance():
     plain, _ = draft_moments([cand], [], CUTS, 5, 0.0, lambda c: judged, duration_s=9.17, utterances=said)
     assert [(d.start_s, d.end_s) for d in asked] == [(3.4, 6.2)]
     assert [(d.start_s, d.end_s) for d in plain] == [(3.5, 4.6)]
+    judged = judged.model_copy(update={"target_probability": None})  # "how does she feel?": a feeling, none named
+    feeling, _ = draft_moments([cand], [], CUTS, 5, 0.0, lambda c: judged, duration_s=9.17, utterances=said,
+                               feeling=True)
+    assert [(d.start_s, d.end_s) for d in feeling] == [(3.4, 6.2)]
 
 
 def test_a_candidates_visual_support_is_its_best_showing_two_seconds():

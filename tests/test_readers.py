@@ -130,3 +130,26 @@ def test_the_faces_around_a_gesture_are_the_gesturers_else_the_questions_people(
     assert around(nobody, {10_000}) == ([], {})  # a person id no face here has
     said = read_candidate(view).evidence
     assert len({e.key for e in said}) == len(said)
+
+
+def test_an_open_feeling_question_is_supported_by_the_strongest_feeling_not_by_a_gesture(index):
+    """"How does the performer feel?" names no gesture: the pointing clip's gestures are evidence, not support, and the
+    faces support it by the strongest feeling one shows against their usual look, not by all feelings summed (that
+    is 1 - neutral, which cleared the acceptance floor on every face of the sample; section 145)."""
+    from agents.readers import BehaviourReader, FaceReader
+    from tools.core.schema import AFFECTNET8
+
+    clip = next(c for c in index.clips if c.start_s <= 5.5 < c.end_s)  # the performer points at 5.3-5.6 s
+    def open_view(question: str) -> CandidateView:
+        view = view_of(index, clip, question, [])
+        return CandidateView(**{**view.__dict__, "intent": view.intent.model_copy(update={"asks_feeling": True})})
+
+    view = open_view("how does the performer feel?")
+    reading = BehaviourReader().read(view)
+    assert reading.support == 0.0 and any("points" in e.detail for e in reading.evidence)
+    assert BehaviourReader().read(open_view("what does he feel when he points?")).support > 0.0  # a gesture places it
+    faces = [f for fr, _ in view.stored for f in fr.faces]
+    strongest = max(max(index.salient_p(f, [k]) for k in AFFECTNET8 if k != "neutral") for f in faces)
+    summed = max(index.salient_p(f, [k for k in AFFECTNET8 if k != "neutral"]) for f in faces)
+    support = FaceReader().read(view).support
+    assert 0.0 < support <= strongest + 1e-9 and strongest < summed
