@@ -72,19 +72,21 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     try:
-        if args.cmd == "build":
-            print(f"wrote {build(args.bench, args.out)} questions to {args.out}")
-            return 0
-        result = {str(run): labels(run) for run in args.run}
+        print(_run(args))
     except (OSError, KeyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    text = json.dumps(result, indent=1)
-    if args.json:
-        args.json.write_text(text + "\n")
-    print(text)
     return 0
 
+
+def _run(args: argparse.Namespace) -> str:
+    """One command's work (``main``), its report as text; ``labels --json`` also writes it there."""
+    if args.cmd == "build":
+        return f"wrote {build(args.bench, args.out)} questions to {args.out}"
+    text = json.dumps({str(run): labels(run) for run in args.run}, indent=1)
+    if args.json is not None:
+        args.json.write_text(text + "\n", encoding="utf-8")
+    return text
 
 if __name__ == "__main__":
     sys.exit(main())
