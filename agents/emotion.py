@@ -35,11 +35,11 @@ from agents.fusion import Fusion, load_fusion, resolve_fusion
 from agents.llm import LLMTask
 from agents.moments import draft_moments
 from agents.observations import Observations
+from agents.readers import feeling_only
 from agents.schema import EmotionJudgement, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images, reads_images
 from tools.core.schema import AFFECTNET8
-from tools.signals.open_feeling import placed_by_nothing
 
 #: The confidence of a judgement that rests on no observation (no face, voice or words read as an emotion in
 #: the span): chance among the eight AffectNet-8 labels. The fusion's calibration is fitted on judgements
@@ -145,16 +145,15 @@ JUDGE_EMOTION = LLMTask(
 )
 
 
-def judge_inputs(cand: VerifiedCandidate, targets: list[str], feeling_only: bool = False) -> dict[str, Any]:
+def judge_inputs(cand: VerifiedCandidate, targets: list[str], by_feeling: bool = False) -> dict[str, Any]:
     """What the judge sees of one candidate: labels, target emotions, span and the verifier's observations; with
-    ``feeling_only`` (a question asking which feeling someone shows that names nothing to place it by:
-    ``tools.signals.open_feeling.placed_by_nothing``) ``feeling_only: true``, so words said there do not set the
-    span."""
+    ``by_feeling`` (``agents.readers.feeling_only``: a question asking which feeling someone shows that names
+    nothing to place it by) ``feeling_only: true``, so words said there do not set the span."""
     return {"labels": list(AFFECTNET8), "target_emotions": targets, "span": [cand.start_s, cand.end_s],
-            **({"feeling_only": True} if feeling_only else {}), **cand.observations.judge_view()}
+            **({"feeling_only": True} if by_feeling else {}), **cand.observations.judge_view()}
 
 
-def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str], feeling_only: bool = False
+def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str], by_feeling: bool = False
           ) -> EmotionJudgement:
     """Ask the LLM for the emotion of ``cand``; a judged span outside the candidate's is refused (the LLM gets one
     repair, then the offline judge answers), and a judgement of a candidate where nothing was read (``read_nothing``)
@@ -169,7 +168,7 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str], feeling_
     images = candidate_images(ctx.index, cand, ctx.settings.llm_images) if reads_images(ctx) else []
     if images:
         ctx.count("llm_images", len(images))
-    judgement = ctx.llm.structured(task, judge_inputs(cand, targets, feeling_only), validate=inside, images=images)
+    judgement = ctx.llm.structured(task, judge_inputs(cand, targets, by_feeling), validate=inside, images=images)
     if read_nothing(cand.observations) and judgement.confidence > NO_OBSERVATION_CONFIDENCE:  # a hosted model's too
         judgement = judgement.model_copy(update={"confidence": NO_OBSERVATION_CONFIDENCE})
     before = cand.observations.change.before
@@ -182,9 +181,9 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Judge accepted candidates and merge them into ranked moment drafts (``moments`` = [])."""
     ctx, intent = runtime.context, state["intent"]
     targets, change = list(intent.target_emotions), intent.change
-    feeling_only = intent.asks_feeling and not targets and placed_by_nothing(state["query"])
+    by_feeling = feeling_only(intent, state["query"])  # the feeling's onset to offset sets the span, not the words
     drafts, weak = draft_moments(state.get("verified", []), targets, sorted(ctx.index.cuts), ctx.settings.top_k,
-                                 ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets, feeling_only),
+                                 ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets, by_feeling),
                                  duration_s=ctx.index.info.duration_s,
                                  utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances],
                                  first_change=change is not None and change.first,  # what comes next: earliest leads

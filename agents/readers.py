@@ -56,6 +56,11 @@ class CandidateView:
     others: str | None = None
 
     @property
+    def question(self) -> str:
+        """The question asked (the first of ``texts``; "" for a view without texts)."""
+        return self.texts[0] if self.texts else ""
+
+    @property
     def targets(self) -> list[str]:
         """The asked AffectNet-8 emotions (empty for a question that names none)."""
         return list(self.intent.target_emotions)
@@ -93,13 +98,19 @@ class FaceReader:
         return 1.0
 
 
+def feeling_only(intent: Intent, question: str) -> bool:
+    """Whether ``question`` (read as ``intent``) asks which feeling someone shows (``Intent.asks_feeling``: "how is the
+    audience feeling?"), names none and says no gesture, look or speech to place it by
+    (``tools.signals.open_feeling.placed_by_nothing``): then the faces support a candidate by any feeling they show
+    (``any_feeling``) and the judge spans it from the feeling's onset to its offset (``agents.emotion``). Where it
+    says one ("what emotion does he show when he points?") that sets the moment, as for any question that names no
+    feeling; the feeling shown is the answer, not where to look."""
+    return intent.asks_feeling and not intent.target_emotions and placed_by_nothing(question)
+
+
 def any_feeling(view: CandidateView) -> bool:
-    """Whether the faces support a candidate by any feeling they show: the question asks which feeling someone shows
-    (``agents.schema.Intent.asks_feeling``: "how is the audience feeling?") and says no gesture, look or speech to
-    place it by (``tools.signals.open_feeling.placed_by_nothing``). Where it says one ("what emotion does
-    he show when he points?") that sets the moment, as for any question that names no feeling; the feeling shown is
-    the answer, not where to look."""
-    return view.intent.asks_feeling and not view.targets and placed_by_nothing(view.texts[0] if view.texts else "")
+    """``feeling_only`` of the view's question: whether the faces support the candidate by any feeling they show."""
+    return feeling_only(view.intent, view.question)
 
 
 class BehaviourReader:
@@ -113,7 +124,7 @@ class BehaviourReader:
         index, tool = view.ctx.index, view.tools["social"]
         evidence = gesture_evidence(index, view.cand, view.stored, tool, view.step)
         evidence += social_evidence(index, view.cand, view.stored, view.frames, tool, view.step)
-        if view.targets or view.intent.asks_feeling and not names_behaviour(view.texts[0] if view.texts else ""):
+        if view.targets or view.intent.asks_feeling and not names_behaviour(view.question):
             return Reading(evidence, 0.0, None)
         support, obs = behaviour_match(index, view.texts, evidence)
         if obs.evidence_id is not None:  # the faces around what matches best: what the moment's label is read from
