@@ -1,5 +1,11 @@
-# Two commands on a fresh machine (Python 3.10-3.12 with venv):  make demo  |  make test
+# Two commands on a fresh machine (Python 3.11 or 3.12 with venv):  make demo  |  make test
 VENV ?= .venv
+# The interpreter the venv is made with: Python 3.11 or 3.12 (the pinned numpy and scipy of constraints.txt need 3.11
+# or newer; mediapipe 0.10.14, the last with the legacy solutions, has no wheel for 3.13). The first of python3,
+# python3.12 and python3.11 on the path that is one; PYTHON=/path/to/python3.11 chooses another.
+SUPPORTED_PYTHON := import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 12))
+PYTHON ?= $(firstword $(foreach p,python3 python3.12 python3.11,$(if $(shell command -v $(p) >/dev/null 2>&1 \
+	&& $(p) -c '$(SUPPORTED_PYTHON)' 2>/dev/null && echo yes),$(p))))
 PY := $(VENV)/bin/python
 QUERY ?= when does the audience enjoy the show?
 VIDEO ?= samples/hamilton_short.mp4
@@ -13,7 +19,12 @@ install: $(VENV)/.installed
 	$(VENV)/bin/affectseek models --fetch defaults
 
 $(VENV)/.installed: pyproject.toml constraints.txt
-	python3 -m venv $(VENV)
+	@test -n "$(PYTHON)" || { echo "make: affectseek needs Python 3.11 or 3.12, and none of python3, python3.12 and \
+	python3.11 on the path is one (python3: $$(python3 -V 2>&1)); install one, or name it: make PYTHON=/path/to/python3.11" >&2; \
+	exit 1; }
+	@$(PYTHON) -c '$(SUPPORTED_PYTHON)' 2>/dev/null || { echo "make: affectseek needs Python 3.11 or 3.12; \
+	PYTHON=$(PYTHON) is $$($(PYTHON) -V 2>&1)" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
 	touch $@
