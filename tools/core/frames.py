@@ -17,7 +17,7 @@ import numpy as np
 from tools.core.media import VideoError, file_start, open_video
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing import Self
 
 T = TypeVar("T")
 _END = object()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing import Self
 
 
 def mux_mono_audio(container, stream, samples: np.ndarray, first_sample: int = 0) -> None:
