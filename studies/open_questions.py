@@ -31,14 +31,14 @@ def build(bench: Path, out: Path) -> int:
     """Write the open questions of ``bench``'s videos to ``out`` (bench JSONL); returns how many.
 
     Raises:
-        OSError: ``bench`` cannot be read or ``out`` written.
-        KeyError: a bench line lacks ``video`` or ``moments``.
+        evals.bench.BenchError: ``bench`` is missing or not JSON Lines, or a line lacks ``video`` or ``moments``.
+        OSError: ``out`` cannot be written.
     """
+    from evals.bench import read_records
+
     clips: dict[str, list[dict]] = {}
-    for line in bench.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            item = json.loads(line)
-            clips.setdefault(item["video"], []).extend(item["moments"])
+    for item in read_records(bench, needs=("video", "moments")):
+        clips.setdefault(item["video"], []).extend(item["moments"])
     lines = [{"id": f"{Path(video).stem}-open{k}", "video": video, "query": wording,
               "moments": sorted(moments, key=lambda m: m["start_s"])}
              for video, moments in sorted(clips.items()) for k, wording in enumerate(WORDINGS)]
@@ -50,10 +50,12 @@ def labels(run: Path) -> dict:
     """The labels of a run's top moments (``{label: count}``), and its answers' moments in all and per question.
 
     Raises:
-        OSError: ``run``'s ``predictions.jsonl`` cannot be read.
+        evals.bench.BenchError: ``run``'s ``predictions.jsonl`` is missing or not JSON Lines, or a line lacks
+            ``moments``.
     """
-    rows = [json.loads(line) for line in (run / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    from evals.bench import read_records
+
+    rows = read_records(run / "predictions.jsonl", needs=("moments",))
     moments = sum(len(r["moments"]) for r in rows)
     return {"questions": len(rows), "top_labels": dict(Counter(r["moments"][0]["emotion"] for r in rows
                                                               if r["moments"]).most_common()),
