@@ -29,6 +29,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,25 +71,28 @@ def spreads(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return flat.mean(1), flat.std(1)
 
 
-class Look(tuple):
-    """The training crops' look: (trigger spread, target level, target spread), grey levels."""
+class Look(NamedTuple):
+    """The training crops' look, grey levels: the spread under which a crop is brought to it, its level and spread."""
+
+    trigger: float
+    level: float
+    spread: float
 
     @classmethod
     def of(cls, crops: np.ndarray) -> Look:
         """The look of training ``crops`` (N, H, W): the ``TRIGGER_PERCENTILE`` spread, the median level and spread."""
         mean, std = spreads(crops)
-        return cls((float(np.percentile(std, TRIGGER_PERCENTILE)), float(np.median(mean)), float(np.median(std))))
+        return cls(float(np.percentile(std, TRIGGER_PERCENTILE)), float(np.median(mean)), float(np.median(std)))
 
 
 def standardized(crops: np.ndarray, look: Look) -> np.ndarray:
     """``crops`` with those flatter than ``look``'s trigger shifted and scaled to its level and spread (module doc);
     the others unchanged, byte for byte."""
-    trigger, level, spread = look
     out = crops.copy()
     mean, std = spreads(crops)
-    for i in np.flatnonzero(std < trigger):
+    for i in np.flatnonzero(std < look.trigger):
         z = (crops[i].astype(np.float64) - mean[i]) / max(std[i], 1.0)
-        out[i] = np.clip(np.round(z * spread + level), 0, 255).astype(np.uint8)
+        out[i] = np.clip(np.round(z * look.spread + look.level), 0, 255).astype(np.uint8)
     return out
 
 
@@ -98,7 +102,7 @@ def clahe(crops: np.ndarray, look: Look) -> np.ndarray:
 
     eq = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(4, 4))
     out = crops.copy()
-    for i in np.flatnonzero(spreads(crops)[1] < look[0]):
+    for i in np.flatnonzero(spreads(crops)[1] < look.trigger):
         out[i] = eq.apply(np.ascontiguousarray(crops[i]))
     return out
 
@@ -109,29 +113,24 @@ WAYS: dict[str, Callable[[np.ndarray, Look], np.ndarray]] = {
 
 
 def audience_crops(video: Path) -> np.ndarray:
-    """The grey crops (N, 64, 64) of every face the pipeline's detector finds in ``video`` from ``AUDIENCE_FROM_S``."""
-    import av
-
+    """The grey crops (N, 64, 64) of every face the pipeline's detector finds in ``video`` from ``AUDIENCE_FROM_S``,
+    its frames read at the video's own rate as the pipeline reads them (``tools.core.frames.iter_frames``)."""
+    from tools.core.frames import iter_frames
+    from tools.core.media import probe
     from tools.perception.crops import gray_crop
     from tools.perception.faces import load_face_detector
 
     det = load_face_detector("mediapipe")
-    out = []
-    with av.open(str(video)) as container:
-        for frame in container.decode(video=0):
-            if frame.time is not None and frame.time >= AUDIENCE_FROM_S:
-                rgb = frame.to_ndarray(format="rgb24")
-                out += [gray_crop(rgb, box) for box, _ in det.detect(rgb)]
-    return np.stack(out)
+    return np.stack([gray_crop(rgb, box) for _, rgb in iter_frames(video, probe(video).fps, AUDIENCE_FROM_S)
+                     for box, _ in det.detect(rgb)])
 
 
-def scored_sets(root: Path | None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The development stills (module doc): name -> (crops (N, 64, 64), AffectNet-8 label indices (N,))."""
-    from evals.data.assemble import default_root, load_manifest
+def scored_sets(root: Path, raf: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The development stills (module doc) of the assembled sets under ``root``, RAF-DB's crops given (``raf``,
+    ``studies.faces.face_crops``): name -> (crops (N, 64, 64), AffectNet-8 label indices (N,))."""
+    from evals.data.assemble import load_manifest
     from studies.faces import face_crops
 
-    root = root or default_root()
-    raf = face_crops("rafdb", root)
     ck = face_crops("ckplus", root)
     fer = face_crops("fer2013", root)
     public = np.array(["PublicTest" in r["path"] for r in load_manifest(root, "fer2013")])
@@ -151,19 +150,21 @@ def run(root: Path | None = None, video: Path = Path("samples/hamilton_short.mp4
     from tools.core.schema import AFFECTNET8
     from tools.perception.expression import DEFAULT_EXPRESSION, load_expression_classifier
 
-    raf = face_crops("rafdb", root or default_root())
+    root = root or default_root()
+    raf = face_crops("rafdb", root)
     look = Look.of(raf["x"][raf["split"] != "test"])
     clf = load_expression_classifier(DEFAULT_EXPRESSION)
-    out: dict = {"reader": DEFAULT_EXPRESSION, "look": dict(zip(("trigger_spread", "level", "spread"), look)),
+    out: dict = {"reader": DEFAULT_EXPRESSION,
+                 "look": {"trigger_spread": look.trigger, "level": look.level, "spread": look.spread},
                  "darkened": {"stops": list(stops), "noise": DARK_NOISE, "jpeg": DARK_JPEG}, "sets": {}}
-    for name, (x, y) in scored_sets(root).items():
+    for name, (x, y) in scored_sets(root, raf).items():
         row = {"n": len(y)}
         for form, crops in (("shown", x), *((f"darkened_{n:g}", darkened(x, n)) for n in stops)):
             level, spread = spreads(crops)
             right = {way: (clf.classify_crops(fn(crops, look)).argmax(1) == y) for way, fn in WAYS.items()}
             row[form] = {"median_level": round(float(np.median(level)), 1),
                          "median_spread": round(float(np.median(spread)), 1),
-                         "changed": int((spread < look[0]).sum()),
+                         "changed": int((spread < look.trigger).sum()),
                          **{way: {"accuracy": round(float(r.mean()), 4),
                                   **({} if way == "as it is" else
                                      {"paired": paired(r.tolist(), right["as it is"].tolist())})}
@@ -172,7 +173,8 @@ def run(root: Path | None = None, video: Path = Path("samples/hamilton_short.mp4
     crops = audience_crops(video)
     level, spread = spreads(crops)
     out["audience"] = {"faces": len(crops), "median_level": round(float(np.median(level)), 1),
-                       "median_spread": round(float(np.median(spread)), 1), "changed": int((spread < look[0]).sum())}
+                       "median_spread": round(float(np.median(spread)), 1),
+                       "changed": int((spread < look.trigger).sum())}
     for way, fn in WAYS.items():
         probs = clf.classify_crops(fn(crops, look))
         out["audience"][way] = {"mean": {k: round(float(v), 3) for k, v in zip(AFFECTNET8, probs.mean(0), strict=True)},
