@@ -6,12 +6,13 @@ and goes through the LLM's repair/fallback path.
 
 Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
 their ids; the summary leads with the visual observation sharing most content words with the question
-(a gesture or gaze it names; "look" as in "she looks nervous" names none:
-``without_non_gaze_looks``), then the first face observation showing the moment's emotion
-(else the first visual observation) and quotes the utterance sharing most content words with the question (on a tie, the
-one with most of its time inside the moment: a sentence cited because its last words fall in the moment's clip does
-not speak for the moment; then the first). A moment at a change of feeling leads with the face cited on each side
-of the change.
+(a gesture or gaze it names; "look" as in "she looks nervous" names none: ``without_non_gaze_looks``), else the
+first face observation showing the moment's emotion, else the voice's reading when it names that emotion (a label
+the voice carries is said to come from the voice, not from a gaze beside it), else the first visual observation
+(``led_by``); it then quotes the utterance sharing most content words with the question (on a tie, the one with most
+of its time inside the moment: a sentence cited because its last words fall in the moment's clip does not speak for
+the moment; then the first). Without any of these it says what was read of the voice, or that nothing was observed
+(``nothing_read``). A moment at a change of feeling leads with the face cited on each side of the change.
 """
 
 from __future__ import annotations
@@ -56,6 +57,33 @@ def without_non_gaze_looks(text: str) -> str:
     return _NOT_GAZE_LOOK.sub(" ", text.lower())
 
 
+def _voice_reading(evidence: list[dict], emotion: str = "") -> str | None:
+    """The voice's reading among ``evidence`` records (``agents.evidence.voice_emotion_evidence``: "the voice sounds
+    <label> (...)") with its span, the first that names ``emotion`` when one is given; None when there is none."""
+    said = f"the voice sounds {emotion} (" if emotion else "the voice sounds "
+    voice = next((e for e in evidence if e["modality"] == "vocal" and e["detail"].startswith(said)), None)
+    return f"{voice['detail']} ({voice['start_s']:.1f}-{voice['end_s']:.1f} s)" if voice else None
+
+
+def led_by(lead: str | None, inputs: dict[str, Any], emotion: str) -> list[str]:
+    """What the summary names before the words said: the visual ``lead`` (``offline_rationale``) when it names what the
+    question asks or shows ``emotion``; the voice when it reads ``emotion`` and no face shown leads with it, so a label
+    the voice carries is said to come from the voice, not from a gaze beside it. A visual lead that names neither
+    stays when the voice does not read the emotion either."""
+    voice = _voice_reading(inputs["evidence"], emotion)
+    shows = lead is not None and f"shows {emotion} " in lead
+    names = lead is not None and keyword_overlap(without_non_gaze_looks(inputs.get("query", "")), lead) > 0
+    return [x for x in (lead if shows or names or voice is None else None, None if shows else voice) if x is not None]
+
+
+def nothing_read(evidence: list[dict]) -> str:
+    """The summary's account of a moment where no face was cited and no words were said: the voice's reading
+    when one was made (a question's own emotion can label a moment whose voice reads another), else that nothing
+    was observed."""
+    voice = _voice_reading(evidence)
+    return f"no face or words were observed; {voice}" if voice else "no face, words or voice were observed"
+
+
 def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
     """The offline reasoner's rationale (see the module doc)."""
     m = inputs["moment"]
@@ -76,7 +104,8 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
     best = max(said, key=lambda e: (keyword_overlap(inputs.get("query", ""), e["detail"]),
                                     min(m["end_s"], e["end_s"]) - max(m["start_s"], e["start_s"])), default=None)
     quote = f"{best['detail']} ({best['start_s']:.1f}-{best['end_s']:.1f} s)" if best else None
-    said = " and ".join(x for x in (lead, quote) if x) or "no face or speech was observed"
+    led = led_by(lead, inputs, m["emotion"])
+    said = " and ".join(x for x in (*led, quote) if x) or nothing_read(inputs["evidence"])
     label = m.get("label", m["emotion"])
     read = f"read as {m['emotion']}, " if label != m["emotion"] else ""
     if change := m.get("change"):  # the departure it follows (if any), then both sides of the change lead

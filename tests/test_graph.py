@@ -144,6 +144,35 @@ def test_offline_rationale_leads_with_the_whole_first_face_observation():
     assert draft.summary.count("(") == draft.summary.count(")")
 
 
+def test_offline_rationale_names_the_voice_when_it_carries_the_label_and_what_was_read_when_nothing_shows_it():
+    """A sad shot whose face the detector missed: the gaze of another face and the voice were observed, and the voice
+    read sadness. The summary said "no face or speech was observed" (no gaze) or led with the gaze; it now names the
+    voice. A label only the question gave says what the voice read instead; with nothing at all, that nothing was."""
+    gaze = {"id": "c3.c2", "modality": "visual", "tool": "mesh", "start_s": 10.7, "end_s": 13.9,
+            "detail": "person 2 looks at the camera in 12 of 12 frames"}
+    voice = {"id": "c3.ve", "modality": "vocal", "tool": "voice8", "start_s": 10.7, "end_s": 13.9,
+             "detail": "the voice sounds sadness (p=0.75; arousal -0.11)"}
+    summary = _offline_rationale("when is he close to tears?", "sadness", 0.4, [gaze, voice]).summary
+    assert summary == "sadness (confidence 0.40): the voice sounds sadness (p=0.75; arousal -0.11) (10.7-13.9 s)."
+    summary = _offline_rationale("when is he close to tears?", "sadness", 0.4, [voice]).summary
+    assert summary == "sadness (confidence 0.40): the voice sounds sadness (p=0.75; arousal -0.11) (10.7-13.9 s)."
+    # a question naming the gaze keeps it first, the voice beside it
+    summary = _offline_rationale("when does he look at the camera?", "sadness", 0.4, [gaze, voice]).summary
+    assert summary.startswith("sadness (confidence 0.40): person 2 looks at the camera")
+    assert "sounds sadness" in summary
+    # a face showing the label leads alone
+    face = {"id": "c3.v0", "modality": "visual", "tool": "faces", "start_s": 11.0, "end_s": 11.2,
+            "detail": "person 2's face at x=0.50, y=0.50 shows sadness (p=0.61)"}
+    summary = _offline_rationale("when is he close to tears?", "sadness", 0.6, [gaze, face, voice]).summary
+    assert "shows sadness" in summary and "voice" not in summary
+    happy = {**voice, "detail": "the voice sounds happiness (p=0.67; neutral 0.30; arousal +0.33)"}
+    summary = _offline_rationale("when is he calm?", "neutral", 0.06, [happy]).summary
+    assert summary == ("neutral (confidence 0.06): no face or words were observed; the voice sounds happiness "
+                       "(p=0.67; neutral 0.30; arousal +0.33) (10.7-13.9 s).")
+    summary = _offline_rationale("when is he calm?", "neutral", 0.06, []).summary
+    assert summary == "neutral (confidence 0.06): no face, words or voice were observed."
+
+
 #: The faceres+face8 reading of a recorded fear shot (Javanese development clip, 23.92-26.4 s of a bench video) at 4 fps:
 #: (time s, top label, its p, p(fear)). Fear holds at 0.15-0.28 throughout while the top label flickers.
 FEAR_SHOT = [(24.24, "neutral", 0.30, 0.20), (24.48, "anger", 0.31, 0.25), (24.76, "anger", 0.33, 0.15),
