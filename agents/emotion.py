@@ -15,9 +15,7 @@ its probability is at least half its peak, ``VisualObservations.shown_s``), or, 
 around the gesture or gaze event that matches it best (``agents.behaviour_evidence.padded``; the faces are then
 read there, those of whoever makes it: ``BehaviourObservations.expression_mean``) or where the words are, whichever
 matches the question better; a label no face shows is placed by the words when they give it at least what the voice does
-(``words_carry``), else it keeps the candidate's span, over which the voice was read. A modality that read nothing
-keeps its weight with the uniform distribution (``fuse``), so a candidate without a face is not read as if the voice
-and the question's own emotions were all there was to see. A judgement with no
+(``words_carry``), else it keeps the candidate's span, over which the voice was read. A judgement with no
 face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance). A change-point
 candidate of a question about a change is judged from the person's faces on either side
 (``agents.change.judge_change``): the emotion after, the emotion before, the whole span.
@@ -97,23 +95,16 @@ def words_carry(obs: Observations, fusion: Fusion, label: str) -> bool:
 
 def fuse(inputs: dict[str, Any], fusion: Fusion) -> np.ndarray:
     """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs; the faces as
-    ``seen_faces`` reads them. A modality that read nothing there (no face seen, no speech heard, no words) keeps
-    its weight and brings the uniform distribution, what nothing observed says of the eight labels: the modalities
-    that did observe something are not promoted to its share, and the intent prior (the question's own emotions)
-    keeps its weight whatever else is missing (a question that asks for no emotion has no prior: its weight is left
-    out). With every modality observed this is the weighted mean of ``Fusion``, the case its weights and
-    calibration were fitted on (composed benches whose shots all show a face and hold speech,
-    ``agents/FUSION.md``). No modality and no asked emotion: neutral."""
+    ``seen_faces`` reads them."""
     targets = inputs.get("target_emotions") or []
     obs = observed(inputs)
     prior = np.array([1.0 if k in targets else 0.0 for k in AFFECTNET8])
     parts = [(fusion.visual, _vector(seen_faces(obs, targets))), (fusion.vocal, _vector(obs.vocal.voice_distribution)),
-             (fusion.verbal, _vector(obs.verbal.emotion_distribution)), (fusion.prior if targets else 0.0, prior)]
-    parts = [(w, x) for w, x in parts if w > 0]
-    if not any(x.sum() > 0 for _, x in parts):
+             (fusion.verbal, _vector(obs.verbal.emotion_distribution)), (fusion.prior, prior)]
+    parts = [(w, x) for w, x in parts if w > 0 and x.sum() > 0]
+    if not parts:
         return np.eye(len(AFFECTNET8))[0]
-    uniform = np.full(len(AFFECTNET8), 1.0 / len(AFFECTNET8))
-    return sum(w * (x / x.sum() if x.sum() > 0 else uniform) for w, x in parts) / sum(w for w, _ in parts)
+    return sum(w * x / x.sum() for w, x in parts) / sum(w for w, _ in parts)
 
 
 def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> EmotionJudgement:

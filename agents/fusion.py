@@ -21,10 +21,9 @@ FUSION_FILE = Path(__file__).with_name("fusion.json")
 class Fusion(BaseModel):
     """Weights of the offline judge's late fusion and the calibration of its confidence.
 
-    The fused distribution is ``sum_m w_m p_m / sum_m w_m`` over the modalities m (facial expression mean, voice
-    emotion, speech-content emotion, and, for a question that asks for emotions, the intent prior: 1 on them), a
-    modality that observed nothing bringing the uniform distribution (``agents.emotion.fuse``); its top label is the
-    judgement. The confidence is Platt scaling of the top
+    The fused distribution is ``sum_m w_m p_m / sum_m w_m`` over the modalities m that observed
+    something (facial expression mean, voice emotion, speech-content emotion, and the intent prior: 1 on
+    the asked emotions); its top label is the judgement. The confidence is Platt scaling of the top
     probability x (Platt 1999): ``1 / (1 + exp(-(a x + b)))``, an estimate of P(label right) fitted on
     judged dev candidates; without ``calibration`` it is x itself.
     """

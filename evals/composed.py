@@ -26,7 +26,9 @@ Queries are vague (the emotion implied, not named): the dev split draws them fro
 ``evals.build_bench.TEMPLATES`` and the test split from ``TEST_TEMPLATES``, wording written before any
 tuning and never used in development, so the offline intent interpreter is measured on phrasings it
 was not adjusted to. ``--wording questions`` draws them instead from the split's half of the labelled
-questions of ``studies.intent`` (six phrasings per emotion), over the same videos. Writes
+questions of ``studies.intent`` (six phrasings per emotion), over the same videos, asked without the words that
+name a gender (``ungendered``: no face set labels it, and the pipeline reads "she" as the faces that look like a
+woman; ``--as-written`` keeps them). Writes
 ``DIR/videos/*.mp4`` and ``DIR/bench.jsonl`` in the bench format of ``evals/README.md``.
 """
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -134,6 +137,28 @@ def query_templates(split: str, wording: str = "templates") -> dict[str, list[st
     return TEST_TEMPLATES if split == "test" else TEMPLATES
 
 
+#: Words of the labelled questions that name a person's gender, and what a composed bench asks instead
+#: (``ungendered``); "her" is "their" before a noun and "them" at the end.
+UNGENDERED = {"he": "someone", "she": "someone", "the man": "someone", "the woman": "someone", "him": "them",
+              "himself": "themselves", "herself": "themselves", "his": "their"}
+_GENDERED = re.compile(r"\b(" + "|".join(sorted(UNGENDERED, key=len, reverse=True)) + r")\b|\bher\b(\s*[?.!]?$)?")
+
+
+def ungendered(question: str) -> str:
+    """``question`` without the words that name a gender ("when does she raise her voice in rage?" -> "when does
+    someone raise their voice in rage?"). A composed shot shows a face from a set that labels no one's gender
+    (CK+, RAF-DB, FER2013) over an actor's speech, and the pipeline reads "he" and "she" as the faces that look like
+    a man or a woman (``agents.grounding``), so a gendered question would ask about a person the shot may not show:
+    a development draw asked as written put the right shot first for 69 of 96 questions, asked ungendered for 80
+    (``evals/RESULTS.md`` section 150)."""
+    def swap(m: re.Match) -> str:
+        if m.group(1):
+            return UNGENDERED[m.group(1)]
+        return "them" + m.group(2) if m.group(2) is not None else "their"
+
+    return _GENDERED.sub(swap, question)
+
+
 #: Shots of the long form per 5 minutes of video (a RAVDESS statement lasts about 3.7 s).
 SHOTS_PER_5_MIN = 80
 
@@ -152,9 +177,12 @@ def needle_emotions(rng: random.Random, n: int) -> list[str]:
 
 
 def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None,
-          wording: str = "templates", minutes: float = 5.0, needles: int = 4, faces_from: str = "ckplus") -> Path:
+          wording: str = "templates", minutes: float = 5.0, needles: int = 4, faces_from: str = "ckplus",
+          as_written: bool = False) -> Path:
     """Write ``videos`` composed videos and their bench items; returns the bench file. The queries are drawn
-    from ``query_templates(split, wording)``; the videos are the same whatever the wording. ``minutes`` and
+    from ``query_templates(split, wording)`` and asked ``ungendered`` (the templates name no gender; ``as_written``
+    keeps the labelled questions' "he" and "she", as draws before ``evals/RESULTS.md`` section 150 had them); the
+    videos are the same whatever the wording. ``minutes`` and
     ``needles`` shape the long form (the defaults give the 5-minute form of earlier benches, shot for shot);
     ``faces_from`` names the face sets (``FACE_SETS``: with ``ckplus`` a seed gives the videos it always gave).
 
@@ -165,6 +193,7 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
     rng = random.Random(f"{split}-{form}-{seed}")
     queries = random.Random(f"queries-{split}-{form}-{seed}")
     templates = query_templates(split, wording)
+    ask = (lambda q: q) if as_written else ungendered
     faces, voices = _pools(split, root, faces_from)
     open_bench_folder(out_dir)
     lines = []
@@ -188,7 +217,7 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
             moments = [{"start_s": s, "end_s": e, "emotion": emo, "rationale": None, "evidence_modalities": []}
                        for em, (s, e) in zip(emotions, spans, strict=True) if em == emo]
             lines.append({"id": f"{name[:-4]}-{emo}", "video": f"videos/{name}",
-                          "query": queries.choice(templates[emo]), "moments": moments})
+                          "query": ask(queries.choice(templates[emo])), "moments": moments})
     return write_bench_file(out_dir, lines)
 
 
@@ -203,7 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--wording", choices=["templates", "questions"], default="templates",
                     help="query wording: the split's two phrasings per emotion (default), or its half of the "
-                         "labelled questions of evals/data/questions.jsonl (six per emotion; studies.intent)")
+                         "labelled questions of evals/data/questions.jsonl (six per emotion; studies.intent), asked "
+                         "without the words that name a gender (he, she -> someone), since no face set labels it")
+    ap.add_argument("--as-written", action="store_true",
+                    help="with --wording questions: keep their he and she, as draws before RESULTS section 150")
     ap.add_argument("--minutes", type=number(0, 600, lo_open=True), default=5.0,
                     help="long form: length of each video, about (min): it sets the count of shots, each as long as "
                          "its statement (about 3.7 s)")
@@ -218,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--videos and --needles must be >= 1 and --minutes > 0")
     try:
         bench = build(args.split, args.form, args.out, args.videos, args.seed, args.data, args.wording,
-                      args.minutes, args.needles, args.faces)
+                      args.minutes, args.needles, args.faces, args.as_written)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -113,7 +113,8 @@ def test_composed_bench_puts_each_emotion_on_its_shot(tmp_path):
     asked_items = [__import__("json").loads(line) for line in asked.read_text().splitlines()]
     dev_questions = composed.question_templates("dev")
     assert [i["moments"] for i in asked_items] == [i["moments"] for i in items]
-    assert all(i["query"] in dev_questions[i["id"].split("-")[-1]] for i in asked_items)
+    assert all(i["query"] in {composed.ungendered(q) for q in dev_questions[i["id"].split("-")[-1]]}
+               for i in asked_items)
     assert (tmp_path / "questions" / items[0]["video"]).read_bytes() == (tmp_path / items[0]["video"]).read_bytes()
 
 

@@ -219,37 +219,6 @@ def test_an_open_question_placed_by_nothing_takes_the_faces_span_not_the_words()
     assert judged.emotion == "disgust" and (judged.start_s, judged.end_s) == (10.1, 13.9)
 
 
-def test_a_modality_that_read_nothing_brings_no_weight_to_the_others():
-    """A shot with no face (a face the detector missed, a speaker off screen) and a voice leaning to sadness, asked
-    about sadness: the voice (weight 0.05) and the asked emotion (0.05) were the whole fused distribution, so it read
-    sadness at 0.9 and above, more than a face that shows sadness. The missing face now keeps its weight as the uniform
-    distribution: the same reading is barely above chance, and the shown face outranks it by the asked emotion's
-    probability, which ranks moments (``agents.moments``)."""
-    from agents.fusion import FUSION_FILE, load_fusion
-    from tools.core.schema import AFFECTNET8
-
-    fitted = load_fusion(FUSION_FILE)
-    voice = {"sadness": 0.6, "neutral": 0.3, "anger": 0.1}
-    heard = offline_judge(_inputs({}, voice, ["sadness"]))
-    w = fitted
-    expected = (w.visual / 8 + w.vocal * 0.6 + w.verbal / 8 + w.prior) / (w.visual + w.vocal + w.verbal + w.prior)
-    assert heard.emotion == "sadness" and heard.target_probability == pytest.approx(expected, abs=1e-3)
-    assert heard.confidence < 0.2 < fitted.confidence(0.5 * 0.6 + 0.5)  # what the old renormalised reading gave
-    shown = offline_judge(_inputs({"sadness": 0.5, "neutral": 0.3, "fear": 0.2}, voice, ["sadness"]))
-    assert shown.emotion == "sadness" and shown.target_probability > heard.target_probability
-    assert shown.confidence > heard.confidence
-    # every modality observed: the fitted weighted mean, as before
-    face, words = {"happiness": 0.7, "neutral": 0.3}, {"neutral": 0.6, "happiness": 0.4}
-    full = {**_inputs(face, voice, ["happiness"]), "verbal": {"emotion_distribution": words, "span": [11.0, 12.0]}}
-    fused = (w.visual * 0.7 + w.verbal * 0.4 + w.prior) / (w.visual + w.vocal + w.verbal + w.prior)
-    assert offline_judge(full).target_probability == pytest.approx(fused, abs=1e-3)
-    # a question that asks for no emotion has no prior to keep: the observed face alone is not flattened by it
-    alone = offline_judge(_inputs(face, {}, []))
-    top = (w.visual * 0.7 + (w.vocal + w.verbal) / 8) / (w.visual + w.vocal + w.verbal)
-    assert alone.emotion == "happiness" and alone.confidence == pytest.approx(fitted.confidence(top), abs=1e-3)
-    assert set(AFFECTNET8) >= set(voice)
-
-
 def test_a_label_the_voice_carries_keeps_the_candidates_span_and_one_the_words_carry_takes_theirs():
     """No face shows the label: the words set the span when they read it at least as strongly as the voice (weighted
     as fused), else the candidate's span stays, since the voice was read over the clip's speech, not over the few
@@ -270,10 +239,12 @@ def test_a_label_the_voice_carries_keeps_the_candidates_span_and_one_the_words_c
 
 def test_the_missing_modality_study_groups_candidates_by_what_was_seen(tmp_path):
     """``studies.missing_modalities`` on a records file in ``studies.fit_fusion collect``'s form: a shown face, a
-    face-less shot whose voice reads its (sad) label, and a face-less shot asked about sadness whose voice reads
-    happiness, labelled by the question alone: each in its group, the last stated at no more than chance."""
+    face-less shot whose voice reads its (sad) label, and a face-less shot asked about sadness whose voice leans to
+    happiness, labelled by the question's own emotion: each in its group, scored with the judge's own confidence;
+    ``--drop-faces 1`` reads the face-less; ``--accepted`` keeps the accepted."""
     import json
 
+    from agents.emotion import judge_inputs
     from agents.observations import Observations, VisualObservations, VocalObservations
     from agents.schema import VerifiedCandidate
     from studies.missing_modalities import GROUPS, evaluate
@@ -294,8 +265,15 @@ def test_the_missing_modality_study_groups_candidates_by_what_was_seen(tmp_path)
     path.write_text(json.dumps(record) + "\n")
     result = evaluate([path])["files"]["records.jsonl"]
     assert [result[g]["n"] for g in GROUPS] == [1, 1, 1] and result["all"]["n"] == 3
-    assert result[GROUPS[0]]["accuracy"] == result[GROUPS[1]]["accuracy"] == 1.0
-    assert result[GROUPS[2]]["accuracy"] == 0.0 and result[GROUPS[2]]["mean_confidence"] <= 0.125
-    assert result[GROUPS[0]]["mean_confidence"] > result[GROUPS[1]]["mean_confidence"]
+    assert result[GROUPS[0]]["accuracy"] == result[GROUPS[1]]["accuracy"] == 1.0 and result[GROUPS[2]]["accuracy"] == 0
+    last = VerifiedCandidate.model_validate(record["verified"][2])
+    judged = offline_judge(judge_inputs(last, ["sadness"]))
+    assert judged.emotion == "sadness" and result[GROUPS[2]]["mean_confidence"] == round(judged.confidence, 3)
+    assert result[GROUPS[2]]["Brier"] == round(judged.confidence ** 2, 3)  # wrong: the square of its confidence
+    blind = evaluate([path], drop_faces=1.0)["files"]["records.jsonl"]
+    assert GROUPS[0] not in blind and blind["all"]["n"] == 3
+    record["verified"][1]["accepted"] = False
+    path.write_text(json.dumps(record) + "\n")
+    assert evaluate([path], accepted=True)["files"]["records.jsonl"]["all"]["n"] == 2
     with pytest.raises(FileNotFoundError):
         evaluate([tmp_path / "missing.jsonl"])

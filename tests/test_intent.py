@@ -520,3 +520,27 @@ def test_what_places_an_open_questions_moment(question, placed):
     from tools.signals.open_feeling import placed_by_nothing
 
     assert placed_by_nothing(question) is not placed
+
+
+def test_composed_benches_ask_the_labelled_questions_without_naming_a_gender():
+    """A composed shot's face comes from a set that labels no gender, and "he" / "she" are grounded to the faces that
+    look like a man or a woman: the benches ask "someone" instead, with the possessives and objects to match; the
+    feeling each question asks is read as before for all but one of the 55 that change."""
+    import re
+
+    from agents.intent import asked_emotions
+    from evals.composed import ungendered
+
+    assert ungendered("when does she raise her voice in rage?") == "when does someone raise their voice in rage?"
+    assert ungendered("when does something unexpected happen to her?") == \
+        "when does something unexpected happen to them?"
+    assert ungendered("when does he look pleased with himself?") == "when does someone look pleased with themselves?"
+    assert ungendered("when does the woman look defeated?") == "when does someone look defeated?"
+    assert ungendered("when does somebody look down their nose at something?") == \
+        "when does somebody look down their nose at something?"
+    questions = split("dev") + split("test")
+    changed = [(q, e, ungendered(q)) for q, e in questions if ungendered(q) != q]
+    gendered = re.compile(r"\b(he|she|him|her|his|himself|herself|man|woman)\b")
+    assert len(changed) == 55 and not any(gendered.search(u) for _, _, u in changed)
+    moved = [q for q, _, u in changed if asked_emotions(q)[:1] != asked_emotions(u)[:1]]
+    assert moved == ["when does she keep her cool?"]

@@ -92,10 +92,10 @@ A question about behaviour came to read its moment's faces around the gesture th
 makes it (``agents.behaviour_evidence.behaviour_expression``; evals/RESULTS.md section 144): the pointing (4.35-6.6
 s) reads fear, what his face shows around it (fear 0.26, surprise 0.24, happiness 0.18), where his whole shot's faces,
 smiling before and after, had read happiness; with the hand-set fusion anger still, the rap's voice.
-A label no face shows came to keep its candidate's span when the voice, not the words, carries it, and a modality
-that read nothing to bring the uniform distribution at its weight (``agents.emotion.words_carry``, ``fuse``;
-evals/RESULTS.md section 149): with the hand-set fusion the audience's shot under his rap (anger, the voice's) runs
-to the video's end (7.884-10.02 s) where his words had cut it at 9.98 s; every other answer stayed.
+A label no face shows came to keep its candidate's span when the voice, not the words, carries it
+(``agents.emotion.words_carry``; evals/RESULTS.md section 149): with the hand-set fusion the audience's shot under his
+rap (anger, the voice's) runs to the video's end (7.884-10.02 s) where his words had cut it at 9.98 s; every other
+answer stayed.
 """
 
 from __future__ import annotations
