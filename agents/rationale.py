@@ -77,11 +77,12 @@ def led_by(lead: str | None, inputs: dict[str, Any], emotion: str) -> list[str]:
 
 
 def nothing_read(evidence: list[dict]) -> str:
-    """The summary's account of a moment where no face was cited and no words were said: the voice's reading
-    when one was made (a question's own emotion can label a moment whose voice reads another), else that nothing
-    was observed."""
-    voice = _voice_reading(evidence)
-    return f"no face or words were observed; {voice}" if voice else "no face, words or voice were observed"
+    """The summary's account of a moment where no face was cited and no words were said: what was heard, the voice's
+    reading first (a question's own emotion can label a moment whose voice reads another), else the first vocal
+    observation (its loudness and pace, a sound), else that nothing was observed."""
+    heard = _voice_reading(evidence) or next((f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)"
+                                              for e in evidence if e["modality"] == "vocal"), None)
+    return f"no face or words were observed; {heard}" if heard else "no face, words or voice were observed"
 
 
 def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:

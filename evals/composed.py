@@ -138,23 +138,28 @@ def query_templates(split: str, wording: str = "templates") -> dict[str, list[st
 
 
 #: Words of the labelled questions that name a person's gender, and what a composed bench asks instead
-#: (``ungendered``); "her" is "their" before a noun and "them" at the end.
+#: (``ungendered``); "her" is "their" before another word and "them" at the end of the question.
 UNGENDERED = {"he": "someone", "she": "someone", "the man": "someone", "the woman": "someone", "him": "them",
-              "himself": "themselves", "herself": "themselves", "his": "their"}
-_GENDERED = re.compile(r"\b(" + "|".join(sorted(UNGENDERED, key=len, reverse=True)) + r")\b|\bher\b(\s*[?.!]?$)?")
+              "himself": "themselves", "herself": "themselves", "his": "their", "hers": "theirs"}
+_GENDERED = re.compile(r"\b(" + "|".join(sorted(UNGENDERED, key=len, reverse=True)) + r")\b|\bher\b(\s*[?.!]?\s*$)?",
+                       re.IGNORECASE)
 
 
 def ungendered(question: str) -> str:
     """``question`` without the words that name a gender ("when does she raise her voice in rage?" -> "when does
-    someone raise their voice in rage?"). A composed shot shows a face from a set that labels no one's gender
-    (CK+, RAF-DB, FER2013) over an actor's speech, and the pipeline reads "he" and "she" as the faces that look like
-    a man or a woman (``agents.grounding``), so a gendered question would ask about a person the shot may not show:
-    a development draw asked as written put the right shot first for 69 of 96 questions, asked ungendered for 80
-    (``evals/RESULTS.md`` section 150)."""
+    someone raise their voice in rage?"; a question's first letter stays a capital). A composed shot shows a face from a set that labels no
+    one's gender (CK+, RAF-DB, FER2013) over an actor's speech, and the pipeline reads "he" and "she" as the faces that
+    look like a man or a woman (``agents.grounding``), so a gendered question would ask about a person the shot may
+    not show: a development draw asked as written put the right shot first for 69 of 96 questions, asked ungendered
+    for 80 (``evals/RESULTS.md`` section 150). Written for the labelled questions (``evals/data/questions.jsonl``,
+    checked by ``tests/test_intent.py``): "her" before another word is read as a possessive ("what makes her
+    angry?" would become "what makes their angry?")."""
     def swap(m: re.Match) -> str:
         if m.group(1):
-            return UNGENDERED[m.group(1)]
-        return "them" + m.group(2) if m.group(2) is not None else "their"
+            new = UNGENDERED[m.group(1).lower()]
+        else:
+            new = "them" + m.group(2) if m.group(2) is not None else "their"
+        return new[0].upper() + new[1:] if m.start() == 0 and m.group(0)[0].isupper() else new
 
     return _GENDERED.sub(swap, question)
 

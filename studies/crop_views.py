@@ -59,16 +59,20 @@ READ_FPS = 4.0
 
 def view_crop(frame: np.ndarray, box, margin: float, dx: float, dy: float, size: int = 64) -> np.ndarray:
     """The grey ``size`` x ``size`` uint8 crop of ``box`` (normalized image coordinates) in an RGB ``frame``
-    (H, W, 3): the square of the box's longer side grown by ``margin`` on each side, its centre moved by ``dx``,
-    ``dy`` times that square's side, clipped at the frame's border (as ``tools.perception.crops.crop_bounds``)."""
+    (H, W, 3): ``tools.perception.crops.crop_bounds`` with ``margin`` of the box moved by ``dx``, ``dy`` times the
+    crop's side (``margin`` included), clipped at the frame's border."""
+    from types import SimpleNamespace
+
     import cv2
+
+    from tools.perception.crops import crop_bounds
 
     h, w = frame.shape[:2]
     side = max((box.x1 - box.x0) * w, (box.y1 - box.y0) * h) * (1 + 2 * margin)
-    cx, cy = (box.x0 + box.x1) / 2 * w + dx * side, (box.y0 + box.y1) / 2 * h + dy * side
-    x0, y0 = int(max(0, cx - side / 2)), int(max(0, cy - side / 2))
-    x1, y1 = int(min(w, cx + side / 2)), int(min(h, cy + side / 2))
-    gray = cv2.cvtColor(frame[y0:max(y1, y0 + 1), x0:max(x1, x0 + 1)], cv2.COLOR_RGB2GRAY)
+    sx, sy = dx * side / w, dy * side / h
+    moved = SimpleNamespace(x0=box.x0 + sx, x1=box.x1 + sx, y0=box.y0 + sy, y1=box.y1 + sy)
+    x0, y0, x1, y1 = crop_bounds(frame.shape, moved, margin)
+    gray = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_RGB2GRAY)
     return cv2.resize(gray, (size, size), interpolation=cv2.INTER_AREA)
 
 
@@ -134,15 +138,17 @@ def evaluate(mirrors: Path, keep: Path | None = None) -> dict:
     read = readings(mirrors, sets, keep)
     result: dict = {"views": {k: list(v) for k, v in VIEWS.items()}, "read_fps": READ_FPS,
                     "clips": {name: len(rows) for name, rows in sets.items()}, "combinations": {}}
-    right_now: dict[str, list[bool]] = {}
+    def rights(name: str, views: tuple[str, ...]) -> tuple[dict, list[bool]]:
+        scored = score_clips(combo_labels(read[name], views), sets[name])
+        return scored, [p is not None and p in lab.split("|")
+                        for p, (_, _, lab, _) in zip(scored["predicted"], sets[name], strict=True)]
+
+    right_now = {name: rights(name, COMBOS["now"])[1] for name in sets}
     for combo, views in COMBOS.items():
         entry: dict = {"views": list(views), "sets": {}}
         all_right, all_now, all_people = [], [], []
         for name, rows in sets.items():
-            scored = score_clips(combo_labels(read[name], views), rows)
-            right = [p is not None and p in lab.split("|") for p, (_, _, lab, _) in zip(scored["predicted"], rows,
-                                                                                       strict=True)]
-            right_now.setdefault(name, right)
+            scored, right = rights(name, views)
             entry["sets"][name] = {k: scored[k] for k in ("right", "n", "accuracy", "ci95")}
             all_right += right
             all_now += right_now[name]
@@ -183,7 +189,7 @@ def still_readings(root: Path | None = None) -> dict[str, tuple[np.ndarray, np.n
                 rows.append(engine.classifier.classify_crops(np.stack([view_crop(frame, box, *v)
                                                                        for v in VIEWS.values()])))
                 labels.append(AFFECTNET8.index(r["label"]))
-        out[name] = (np.array(rows, np.float32), np.array(labels))
+        out[name] = (np.array(rows, np.float32).reshape(-1, len(VIEWS), len(AFFECTNET8)), np.array(labels, int))
         print(f"{name}: {len(labels)} of {len(recs)} test images with a face read", file=sys.stderr)
     return out
 

@@ -44,9 +44,12 @@ def group_of(cand, label: str) -> str:
 
 
 def scores(judged: list[tuple[float, bool]]) -> dict:
-    """Count, accuracy, mean confidence, ECE and Brier score of (confidence, right) pairs."""
+    """Count, accuracy, mean confidence, ECE and Brier score of (confidence, right) pairs; only the count when there
+    are none."""
     from evals.metrics import calibration_scores
 
+    if not judged:
+        return {"n": 0}
     cal = calibration_scores([c for c, _ in judged], [r for _, r in judged])
     return {"n": len(judged), "accuracy": round(cal["accuracy"] or 0.0, 3),
             "mean_confidence": round(float(np.mean([c for c, _ in judged])), 3),
@@ -54,8 +57,8 @@ def scores(judged: list[tuple[float, bool]]) -> dict:
 
 
 def evaluate(paths: list[Path], accepted: bool = False, drop_faces: float = 0.0) -> dict:
-    """Per file of ``paths`` and over all: ``scores`` of each group of ``GROUPS`` and of every judged candidate (the
-    accepted ones only with ``accepted``; with a ``drop_faces`` share of them read without their face).
+    """Per file of ``paths`` (by its name) and over all: ``scores`` of each group of ``GROUPS`` and of every judged
+    candidate (the accepted ones only with ``accepted``; with a ``drop_faces`` share of them read without their face).
 
     Raises:
         FileNotFoundError: a file is missing.

@@ -116,6 +116,11 @@ def test_composed_bench_puts_each_emotion_on_its_shot(tmp_path):
     assert all(i["query"] in {composed.ungendered(q) for q in dev_questions[i["id"].split("-")[-1]]}
                for i in asked_items)
     assert (tmp_path / "questions" / items[0]["video"]).read_bytes() == (tmp_path / items[0]["video"]).read_bytes()
+    written = composed.build("dev", "joined", tmp_path / "written", videos=1, root=root, wording="questions",
+                             as_written=True)
+    written_items = [__import__("json").loads(line) for line in written.read_text().splitlines()]
+    assert [composed.ungendered(i["query"]) for i in written_items] == [i["query"] for i in asked_items]
+    assert all(i["query"] in dev_questions[i["id"].split("-")[-1]] for i in written_items)
 
 
 def test_a_longer_needle_bench_holds_its_needles_apart_with_every_emotion_before_any_repeats(tmp_path):

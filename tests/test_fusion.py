@@ -235,6 +235,14 @@ def test_a_label_the_voice_carries_keeps_the_candidates_span_and_one_the_words_c
                  "verbal": {**sad_voice["verbal"], "emotion_distribution": {"sadness": 0.9, "neutral": 0.1}}}
     judged = offline_judge(sad_words)
     assert judged.emotion == "sadness" and (judged.start_s, judged.end_s) == (12.1, 12.8)
+    # weighted as fused: words at 0.3 (x 0.15 = 0.045) outweigh a voice at 0.8 (x 0.05 = 0.04), though 0.3 < 0.8
+    from agents.emotion import observed, words_carry
+    from agents.fusion import load_fusion
+
+    fitted = load_fusion()
+    assert (fitted.verbal, fitted.vocal) == (0.15, 0.05)
+    weighed = {**sad_voice, "verbal": {**sad_voice["verbal"], "emotion_distribution": {"sadness": 0.3, "neutral": 0.7}}}
+    assert words_carry(observed(weighed), fitted, "sadness") and not words_carry(observed(sad_voice), fitted, "sadness")
 
 
 def test_the_missing_modality_study_groups_candidates_by_what_was_seen(tmp_path):
@@ -275,5 +283,8 @@ def test_the_missing_modality_study_groups_candidates_by_what_was_seen(tmp_path)
     record["verified"][1]["accepted"] = False
     path.write_text(json.dumps(record) + "\n")
     assert evaluate([path], accepted=True)["files"]["records.jsonl"]["all"]["n"] == 2
+    record["verified"][0]["accepted"] = record["verified"][2]["accepted"] = False
+    path.write_text(json.dumps(record) + "\n")
+    assert evaluate([path], accepted=True)["files"]["records.jsonl"]["all"] == {"n": 0}  # nothing to score
     with pytest.raises(FileNotFoundError):
         evaluate([tmp_path / "missing.jsonl"])

@@ -169,6 +169,11 @@ def test_offline_rationale_names_the_voice_when_it_carries_the_label_and_what_wa
     summary = _offline_rationale("when is he calm?", "neutral", 0.06, [happy]).summary
     assert summary == ("neutral (confidence 0.06): no face or words were observed; the voice sounds happiness "
                        "(p=0.67; neutral 0.30; arousal +0.33) (10.7-13.9 s).")
+    prosody = {**voice, "id": "c3.a0", "tool": "prosody",
+               "detail": "voice level -20.0 dBFS RMS (peak -8.0), 3.0 words/s"}
+    summary = _offline_rationale("when is he calm?", "neutral", 0.06, [prosody]).summary
+    assert summary == ("neutral (confidence 0.06): no face or words were observed; voice level -20.0 dBFS RMS "
+                       "(peak -8.0), 3.0 words/s (10.7-13.9 s).")
     summary = _offline_rationale("when is he calm?", "neutral", 0.06, []).summary
     assert summary == "neutral (confidence 0.06): no face, words or voice were observed."
 

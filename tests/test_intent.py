@@ -538,9 +538,11 @@ def test_composed_benches_ask_the_labelled_questions_without_naming_a_gender():
     assert ungendered("when does the woman look defeated?") == "when does someone look defeated?"
     assert ungendered("when does somebody look down their nose at something?") == \
         "when does somebody look down their nose at something?"
+    assert ungendered("She looks away from him. Is it hers?") == "Someone looks away from them. Is it theirs?"
+    assert ungendered("there, where the shell is, here") == "there, where the shell is, here"
     questions = split("dev") + split("test")
     changed = [(q, e, ungendered(q)) for q, e in questions if ungendered(q) != q]
-    gendered = re.compile(r"\b(he|she|him|her|his|himself|herself|man|woman)\b")
+    gendered = re.compile(r"\b(he|she|him|her|hers|his|himself|herself|man|woman)\b", re.IGNORECASE)
     assert len(changed) == 55 and not any(gendered.search(u) for _, _, u in changed)
     moved = [q for q, _, u in changed if asked_emotions(q)[:1] != asked_emotions(u)[:1]]
     assert moved == ["when does she keep her cool?"]
