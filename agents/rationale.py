@@ -57,12 +57,17 @@ def without_non_gaze_looks(text: str) -> str:
     return _NOT_GAZE_LOOK.sub(" ", text.lower())
 
 
+def _cited(e: dict) -> str:
+    """An evidence record as the rationale cites it: its detail and its span in seconds."""
+    return f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)"
+
+
 def _voice_reading(evidence: list[dict], emotion: str = "") -> str | None:
     """The voice's reading among ``evidence`` records (``agents.evidence.voice_emotion_evidence``: "the voice sounds
     <label> (...)") with its span, the first that names ``emotion`` when one is given; None when there is none."""
     said = f"the voice sounds {emotion} (" if emotion else "the voice sounds "
     voice = next((e for e in evidence if e["modality"] == "vocal" and e["detail"].startswith(said)), None)
-    return f"{voice['detail']} ({voice['start_s']:.1f}-{voice['end_s']:.1f} s)" if voice else None
+    return _cited(voice) if voice else None
 
 
 def led_by(lead: str | None, inputs: dict[str, Any], emotion: str) -> list[str]:
@@ -80,8 +85,7 @@ def nothing_read(evidence: list[dict]) -> str:
     """The summary's account of a moment where no face was cited and no words were said: what was heard, the voice's
     reading first (a question's own emotion can label a moment whose voice reads another), else the first vocal
     observation (its loudness and pace, a sound), else that nothing was observed."""
-    heard = _voice_reading(evidence) or next((f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)"
-                                              for e in evidence if e["modality"] == "vocal"), None)
+    heard = _voice_reading(evidence) or next((_cited(e) for e in evidence if e["modality"] == "vocal"), None)
     return f"no face or words were observed; {heard}" if heard else "no face, words or voice were observed"
 
 
@@ -93,7 +97,7 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
     for modality in ("visual", "verbal", "vocal"):
         items = [e for e in inputs["evidence"] if e["modality"] == modality]
         if items:
-            parts = [f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)" for e in items]
+            parts = [_cited(e) for e in items]
             if modality == "visual":  # whole: a detail may hold "; " itself
                 query = without_non_gaze_looks(inputs.get("query", ""))
                 # the observation naming what the question asks (a gesture, a gaze; not "look" as in "look nervous")
@@ -104,7 +108,7 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
     said = [e for e in inputs["evidence"] if e["modality"] == "verbal"]
     best = max(said, key=lambda e: (keyword_overlap(inputs.get("query", ""), e["detail"]),
                                     min(m["end_s"], e["end_s"]) - max(m["start_s"], e["start_s"])), default=None)
-    quote = f"{best['detail']} ({best['start_s']:.1f}-{best['end_s']:.1f} s)" if best else None
+    quote = _cited(best) if best else None
     led = led_by(lead, inputs, m["emotion"])
     said = " and ".join(x for x in (*led, quote) if x) or nothing_read(inputs["evidence"])
     label = m.get("label", m["emotion"])

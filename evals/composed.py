@@ -147,13 +147,13 @@ _GENDERED = re.compile(r"\b(" + "|".join(sorted(UNGENDERED, key=len, reverse=Tru
 
 def ungendered(question: str) -> str:
     """``question`` without the words that name a gender ("when does she raise her voice in rage?" -> "when does
-    someone raise their voice in rage?"; a question's first letter stays a capital). A composed shot shows a face from a set that labels no
-    one's gender (CK+, RAF-DB, FER2013) over an actor's speech, and the pipeline reads "he" and "she" as the faces that
-    look like a man or a woman (``agents.grounding``), so a gendered question would ask about a person the shot may
-    not show: a development draw asked as written put the right shot first for 69 of 96 questions, asked ungendered
-    for 80 (``evals/RESULTS.md`` section 150). Written for the labelled questions (``evals/data/questions.jsonl``,
-    checked by ``tests/test_intent.py``): "her" before another word is read as a possessive ("what makes her
-    angry?" would become "what makes their angry?")."""
+    someone raise their voice in rage?"; a question's first letter stays a capital). A composed shot shows a face from
+    a set that labels no one's gender (CK+, RAF-DB, FER2013) over an actor's speech, and the pipeline reads "he" and
+    "she" as the faces that look like a man or a woman (``agents.grounding``), so a gendered question would ask about a
+    person the shot may not show: a development draw asked as written put the right shot first for 69 of 96 questions,
+    asked ungendered for 80 (``evals/RESULTS.md`` section 150). Written for the labelled questions
+    (``evals/data/questions.jsonl``, checked by ``tests/test_intent.py``): "her" before another word is read as a
+    possessive ("what makes her angry?" would become "what makes their angry?")."""
     def swap(m: re.Match) -> str:
         if m.group(1):
             new = UNGENDERED[m.group(1).lower()]

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from studies.command import report
+from studies.recorded_faces import READ_FPS
 from tools.core.schema import AFFECTNET8
 
 #: Views of a face: name -> (margin as a share of the box side on each side, shift of the centre along x and along
@@ -53,8 +54,6 @@ COMBOS: dict[str, tuple[str, ...]] = {
     "shifts": ("m10", "left", "right", "up", "down"),
     "all": tuple(VIEWS),
 }
-#: The verifier's frame rate on candidates (``agents.verifier``).
-READ_FPS = 4.0
 
 
 def view_crop(frame: np.ndarray, box, margin: float, dx: float, dy: float, size: int = 64) -> np.ndarray:
