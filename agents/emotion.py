@@ -11,12 +11,15 @@ Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-e
 ``tools.perception.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on
 composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the
 span is where the chosen label shows on faces (when a face's top label is it: from the first to the last frame where
-its probability is at least half its peak, ``VisualObservations.shown_s``), or, for a question that names no emotion,
+its probability is at least half its peak, ``VisualObservations.shown_s``; where a face was seen in at least half the
+frames read, ``faces_place``), or, for a question that names no emotion,
 around the gesture or gaze event that matches it best (``agents.behaviour_evidence.padded``; the faces are then
 read there, those of whoever makes it: ``BehaviourObservations.expression_mean``) or where the words are, whichever
 matches the question better; a label no face shows is placed by the words when they give it at least what the voice does
 (``words_carry``), else it keeps the candidate's span, over which the voice was read. A judgement with no
-face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance). A change-point
+face, voice or words read in its span gets at most ``NO_OBSERVATION_CONFIDENCE`` (chance). The moment is ranked by
+the fused probability of the asked emotions (``target_probability``), a second one the question does not name by a
+word counting less (``target_weights``). A change-point
 candidate of a question about a change is judged from the person's faces on either side
 (``agents.change.judge_change``): the emotion after, the emotion before, the whole span.
 """
@@ -35,18 +38,32 @@ from agents.change import judge_change
 from agents.fusion import Fusion, load_fusion, resolve_fusion
 from agents.llm import LLMTask
 from agents.moments import draft_moments
-from agents.observations import Observations
+from agents.observations import Observations, VisualObservations
 from agents.readers import feeling_only
 from agents.schema import EmotionJudgement, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images, reads_images
 from tools.core.schema import AFFECTNET8
+from tools.signals.lexicon import emotion_phrase, named_emotions
+from tools.signals.negation import split_negated
 
 #: The confidence of a judgement that rests on no observation (no face, voice or words read as an emotion in
 #: the span): chance among the eight AffectNet-8 labels. The fusion's calibration is fitted on judgements
 #: with observations; with none, the label is only the asked emotion (or neutral) and is right no more often
 #: than a guess, so its confidence is capped here.
 NO_OBSERVATION_CONFIDENCE = round(1 / len(AFFECTNET8), 3)
+#: How much a target emotion after the first counts when moments are ranked (``target_weights``): the targets come
+#: most likely first, and a second one the question does not name by a word is seldom what it asks (of the 228
+#: labelled questions of five development benches, 23 read two targets; the annotated emotion was the second for 1,
+#: the top moment labelled with the second for 12). Of 0, 0.25, 0.5, 0.75 and 1 tried there, 0.25 and 0.5 put the
+#: most right first (``evals/RESULTS.md`` section 151).
+SECOND_TARGET_WEIGHT = 0.5
+#: The share of a candidate's frames that must show a face for the faces to place its moment (``faces_place``). A
+#: detector that finds a face in a few frames of a shot (a face lost to motion, a turn, a small or flat crop) says
+#: nothing of when the expression starts or ends: a needle shot whose face was found in 1 of its 14 frames became a
+#: 1 s moment at that frame (``evals/RESULTS.md`` section 151; 0.25 and 0.5 changed the same 3 of 977 development
+#: moments).
+FACE_SPAN_COVERAGE = 0.5
 
 
 def observed(inputs: dict[str, Any]) -> Observations:
@@ -93,6 +110,31 @@ def words_carry(obs: Observations, fusion: Fusion, label: str) -> bool:
     return share(fusion.verbal, obs.verbal.emotion_distribution) >= share(fusion.vocal, obs.vocal.voice_distribution)
 
 
+
+def target_weights(query: str, targets: list[str]) -> list[float]:
+    """How much each of ``targets`` (an intent's ``target_emotions``, most likely first) counts when a moment is
+    ranked by how likely it shows what was asked (``agents.emotion.offline_judge``'s ``target_probability``): 1 for
+    the first and ``SECOND_TARGET_WEIGHT`` for each other, or 1 for all when words the question affirms name every one
+    of them (``tools.signals.lexicon.named_emotions``: "when is she scared or surprised?"). Same length as
+    ``targets``."""
+    if len(targets) < 2:
+        return [1.0] * len(targets)
+    affirmed, _ = split_negated(emotion_phrase(query, punctuation=True))
+    if set(targets) <= set(named_emotions(affirmed)):
+        return [1.0] * len(targets)
+    return [1.0] + [SECOND_TARGET_WEIGHT] * (len(targets) - 1)
+
+
+def faces_place(visual: VisualObservations, span: tuple[float, float]) -> bool:
+    """Whether the faces read over ``span`` (start, end seconds) can place a moment's onset and offset: a face was
+    seen in at least ``FACE_SPAN_COVERAGE`` of the frames read there (one per ``visual.frame_step_s``); False when
+    no frame interval is known."""
+    step = float(visual.frame_step_s or 0.0)
+    if step <= 0:
+        return False
+    return len({f.t for f in visual.frames}) >= FACE_SPAN_COVERAGE * (span[1] - span[0]) / step
+
+
 def fuse(inputs: dict[str, Any], fusion: Fusion) -> np.ndarray:
     """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs; the faces as
     ``seen_faces`` reads them."""
@@ -120,14 +162,15 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     start, end = inputs["span"]
     shown = [f.t for f in obs.visual.frames if f.top == label]
     step = float(obs.visual.frame_step_s or 0.0)
+    placed = bool(shown) and faces_place(obs.visual, (start, end))  # else a face seen in a few frames would cut it
     if obs.about_behaviour(targets):  # the gesture or look that matches the question best sets the span
         lo, hi = padded(behaviour.span)
         start, end = max(start, lo), min(end, hi)
     elif not targets and verbal.span and not inputs.get("feeling_only"):  # about speech: the words set the span
         start, end = max(start, verbal.span[0]), min(end, verbal.span[1])
-    elif shown and label in obs.visual.shown_s:  # the faces show it: from its onset to its offset
+    elif placed and label in obs.visual.shown_s:  # the faces show it: from its onset to its offset
         start, end = max(start, obs.visual.shown_s[label][0]), min(end, obs.visual.shown_s[label][1])
-    elif shown and step > 0:
+    elif placed and step > 0:
         start, end = max(start, min(shown) - step / 2), min(end, max(shown) + step / 2)
     elif verbal.span and not shown and words_carry(obs, fusion, label):
         start, end = max(start, verbal.span[0]), min(end, verbal.span[1])
@@ -135,7 +178,9 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     start, end = max(lo, round(start, 2)), min(hi, round(end, 2))  # rounding must not leave the span
     if end <= start:
         start, end = lo, hi
-    target_p = float(sum(fused[AFFECTNET8.index(t)] for t in targets)) if targets else None
+    weights = inputs.get("target_weights") or [1.0] * len(targets)
+    target_p = float(sum(w * fused[AFFECTNET8.index(t)] for t, w in zip(targets, weights, strict=True))
+                     ) if targets else None
     confidence = round(fusion.confidence(float(fused.max())), 3)
     if read_nothing(obs):
         confidence = min(confidence, NO_OBSERVATION_CONFIDENCE)  # nothing was read: no more than a guess
@@ -152,7 +197,8 @@ JUDGE_EMOTION = LLMTask(
         "visual.shown_s gives each label's onset to offset on the faces; for a question about a gesture or look, "
         "behaviour.expression_mean is what the faces of whoever makes it show around it), "
         "and, when target emotions are given, target_probability: the probability in [0, 1] that the "
-        "moment shows one of them. Images, when attached, are the moment's middle frame and then crops of "
+        "moment shows one of them (each weighed by target_weights when those are given). Images, when attached, are "
+        "the moment's middle frame and then crops of "
         "the faces the observations describe."
     ),
     schema=EmotionJudgement,
@@ -160,16 +206,19 @@ JUDGE_EMOTION = LLMTask(
 )
 
 
-def judge_inputs(cand: VerifiedCandidate, targets: list[str], by_feeling: bool = False) -> dict[str, Any]:
+def judge_inputs(cand: VerifiedCandidate, targets: list[str], by_feeling: bool = False,
+                 weights: list[float] | None = None) -> dict[str, Any]:
     """What the judge sees of one candidate: labels, target emotions, span and the verifier's observations; with
     ``by_feeling`` (``agents.readers.feeling_only``: a question asking which feeling someone shows that names
-    nothing to place it by) ``feeling_only: true``, so words said there do not set the span."""
+    nothing to place it by) ``feeling_only: true``, so words said there do not set the span; with ``weights`` (one
+    per target, ``target_weights``) that are not all 1, ``target_weights``."""
     return {"labels": list(AFFECTNET8), "target_emotions": targets, "span": [cand.start_s, cand.end_s],
+            **({"target_weights": weights} if weights and any(w != 1.0 for w in weights) else {}),
             **({"feeling_only": True} if by_feeling else {}), **cand.observations.judge_view()}
 
 
-def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str], by_feeling: bool = False
-          ) -> EmotionJudgement:
+def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str], by_feeling: bool = False,
+          weights: list[float] | None = None) -> EmotionJudgement:
     """Ask the LLM for the emotion of ``cand``; a judged span outside the candidate's is refused (the LLM gets one
     repair, then the offline judge answers), and a judgement of a candidate where nothing was read (``read_nothing``)
     gets at most ``NO_OBSERVATION_CONFIDENCE``."""
@@ -183,7 +232,8 @@ def judge(ctx: RunContext, cand: VerifiedCandidate, targets: list[str], by_feeli
     images = candidate_images(ctx.index, cand, ctx.settings.llm_images) if reads_images(ctx) else []
     if images:
         ctx.count("llm_images", len(images))
-    judgement = ctx.llm.structured(task, judge_inputs(cand, targets, by_feeling), validate=inside, images=images)
+    judgement = ctx.llm.structured(task, judge_inputs(cand, targets, by_feeling, weights), validate=inside,
+                                   images=images)
     if read_nothing(cand.observations) and judgement.confidence > NO_OBSERVATION_CONFIDENCE:  # a hosted model's too
         judgement = judgement.model_copy(update={"confidence": NO_OBSERVATION_CONFIDENCE})
     before = cand.observations.change.before
@@ -197,8 +247,10 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     ctx, intent = runtime.context, state["intent"]
     targets, change = list(intent.target_emotions), intent.change
     by_feeling = feeling_only(intent, state["query"])  # the feeling's onset to offset sets the span, not the words
+    weights = target_weights(state["query"], targets)  # a second target the question does not name counts less
     drafts, weak = draft_moments(state.get("verified", []), targets, sorted(ctx.index.cuts), ctx.settings.top_k,
-                                 ctx.settings.abstain_below, lambda cand: judge(ctx, cand, targets, by_feeling),
+                                 ctx.settings.abstain_below,
+                                 lambda cand: judge(ctx, cand, targets, by_feeling, weights),
                                  duration_s=ctx.index.info.duration_s,
                                  utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances],
                                  first_change=change is not None and change.first,  # what comes next: earliest leads

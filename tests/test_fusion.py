@@ -211,7 +211,7 @@ def test_an_open_question_placed_by_nothing_takes_the_faces_span_not_the_words()
     from tools.core.schema import AFFECTNET8
 
     seen = _inputs({**{k: 0.02 for k in AFFECTNET8}, "disgust": 0.86}, {}, [])
-    seen["visual"]["frames"] = [{"t": t, "top": "disgust", "p": 0.8} for t in (10.25, 11.0, 12.0, 13.5)]
+    seen["visual"]["frames"] = [{"t": 10.125 + 0.25 * n, "top": "disgust", "p": 0.8} for n in range(16)]  # 4 fps
     seen["visual"]["shown_s"] = {"disgust": [10.1, 13.9]}
     seen["verbal"] = {"span": [11.4, 12.6], "query_similarity": 0.2}
     assert (offline_judge(seen).start_s, offline_judge(seen).end_s) == (11.4, 12.6)  # about speech: its words
@@ -288,3 +288,39 @@ def test_the_missing_modality_study_groups_candidates_by_what_was_seen(tmp_path)
     assert evaluate([path], accepted=True)["files"]["records.jsonl"]["all"] == {"n": 0}  # nothing to score
     with pytest.raises(FileNotFoundError):
         evaluate([tmp_path / "missing.jsonl"])
+
+
+def test_a_second_asked_emotion_the_question_does_not_name_ranks_below_the_first():
+    """"when does someone get a kick out of something?" reads happiness, then surprise. A surprised face showed more of
+    the two summed than a smiling one, so the surprise came first; weighed as ``agents.emotion.target_weights`` weighs
+    them, the smile ranks first, and the judged labels are the same either way."""
+    from agents.emotion import target_weights
+
+    targets = ["happiness", "surprise"]
+    smile = _inputs({"happiness": 0.6, "neutral": 0.4}, {}, targets)
+    gasp = _inputs({"surprise": 0.9, "neutral": 0.1}, {}, targets)
+    weights = target_weights("when does someone get a kick out of something?", targets)
+    assert weights == [1.0, 0.5]
+    assert offline_judge(gasp).target_probability > offline_judge(smile).target_probability
+    weighed = [offline_judge({**x, "target_weights": weights}) for x in (smile, gasp)]
+    assert weighed[0].target_probability > weighed[1].target_probability
+    assert [j.emotion for j in weighed] == ["happiness", "surprise"]
+
+
+def test_a_face_seen_in_one_frame_of_a_shot_does_not_cut_the_moment_to_that_frame():
+    """A 3.6 s needle shot whose face the detector found in 1 of its 14 frames at 4 fps (a composed 5-minute
+    development video) was cut to that frame (then to 1 s); the faces place a moment only where they were seen in at
+    least half the frames read. Seen in every frame, the same face showing anger for its first second places it."""
+    span = [32.0, 35.6]
+
+    def shot(times: list[float], angry: list[float]) -> dict:
+        frames = [{"t": t, "top": "anger" if t in angry else "neutral", "p": 0.9} for t in times]
+        return {**_inputs({"anger": 0.9, "neutral": 0.1}, {}, ["anger"]), "span": span,
+                "visual": {"expression_mean": {"anger": 0.9, "neutral": 0.1}, "frames": frames, "frame_step_s": 0.25,
+                           "shown_s": {"anger": [angry[0] - 0.125, angry[-1] + 0.125]}}}
+
+    once = offline_judge(shot([32.125], [32.125]))
+    assert (once.emotion, once.start_s, once.end_s) == ("anger", 32.0, 35.6)
+    every = [round(32.125 + 0.25 * n, 3) for n in range(14)]
+    held = offline_judge(shot(every, every[:4]))
+    assert (held.emotion, held.start_s, held.end_s) == ("anger", 32.0, 33.0)

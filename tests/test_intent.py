@@ -546,3 +546,16 @@ def test_composed_benches_ask_the_labelled_questions_without_naming_a_gender():
     assert len(changed) == 55 and not any(gendered.search(u) for _, _, u in changed)
     moved = [q for q, _, u in changed if asked_emotions(q)[:1] != asked_emotions(u)[:1]]
     assert moved == ["when does she keep her cool?"]
+
+
+@pytest.mark.parametrize(("question", "targets", "weights"), [
+    ("when does someone get a kick out of something?", ["happiness", "surprise"], [1.0, 0.5]),  # surprise: a reading
+    ("when does he look scared or surprised?", ["surprise", "fear"], [1.0, 1.0]),  # both named by a word
+    ("when is she nervous?", ["fear"], [1.0]),
+])
+def test_a_second_target_counts_half_unless_the_question_names_it(question, targets, weights):
+    from agents.emotion import target_weights
+    from agents.intent import offline_intent
+
+    assert offline_intent({"query": question}).target_emotions == targets
+    assert target_weights(question, targets) == weights
