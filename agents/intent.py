@@ -44,6 +44,7 @@ from tools.perception.language import (
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.behaviour_words import says_feeling, without_behaviour_words
 from tools.signals.change_words import from_to_sides
+from tools.signals.coordination import joined_emotions
 from tools.signals.emoji import spelled_out
 from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
@@ -161,12 +162,12 @@ def side_emotions(phrase: str) -> list[str]:
 
 def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMOTION_SIM) -> list[str]:
     """The emotions ``scores`` (``emotion_scores``) make ``query`` ask about, best first: at most two, within
-    ``EMOTION_MARGIN`` of the best and at least ``floor``; none for a question about behaviour or speech that says no
-    feeling (``tools.signals.behaviour_words.says_feeling``) when its best score is below ``BEHAVIOUR_ONLY_BELOW``, or
-    when it glosses none either and the question without its behaviour and speech words reads below it ("when does
-    she glance at him?" -> "when does she at him?": the feeling was the gaze's words'); none for a question that asks
-    which feeling someone shows without naming one (``tools.signals.open_feeling.asks_open_feeling``: "how does she
-    feel when he yells at her?")."""
+    ``EMOTION_MARGIN`` of the best and at least ``floor``, or each that feeling words joined by "or" or "and" name
+    (``tools.signals.coordination.joined_emotions``); none for a question about behaviour or speech that says no feeling
+    (``tools.signals.behaviour_words.says_feeling``) when its best score is below ``BEHAVIOUR_ONLY_BELOW``, or when it
+    glosses none either and the question without its behaviour and speech words reads below it ("when does she
+    glance at him?" -> "when does she at him?": the feeling was the gaze's words'); none for a question that asks which
+    feeling someone shows without naming one (``tools.signals.open_feeling.asks_open_feeling``)."""
     if asks_open_feeling(query):
         return []
     ranked = sorted(scores, key=lambda k: -scores[k])
@@ -175,7 +176,7 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
             best < BEHAVIOUR_ONLY_BELOW or not says_feeling(query, glosses=True)
             and max(emotion_scores(without_behaviour_words(query)).values()) < BEHAVIOUR_ONLY_BELOW):
         return []
-    return [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]
+    return joined_emotions(query, scores) or [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]
 
 
 def feeling_change(query: str) -> bool:
@@ -189,8 +190,8 @@ def feeling_change(query: str) -> bool:
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
                    word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None) -> list[str]:
-    """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two; empty when none reaches
-    ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below ``BEHAVIOUR_ONLY_BELOW``):
+    """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two unless joined feeling words name
+    more; none when none reaches ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below its floor):
     ``chosen_emotions`` of ``emotion_scores`` (the arguments are that function's)."""
     return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text), query)
 

@@ -559,3 +559,27 @@ def test_a_second_target_counts_half_unless_the_question_names_it(question, targ
 
     assert offline_intent({"query": question}).target_emotions == targets
     assert target_weights(question, targets) == weights
+
+
+@pytest.mark.parametrize(("question", "emotions"), [
+    ("when is she angry or disgusted?", ["disgust", "anger"]),  # anger 0.71 was outside disgust's margin
+    ("when does someone get furious or scared?", ["fear", "anger"]),
+    ("when is she sad and lonely?", ["sadness"]),  # one feeling named twice
+    ("when is she not angry or sad?", []),  # denied: nothing joined is asked
+])
+def test_feelings_joined_by_or_and_and_are_each_asked(question, emotions):
+    from agents.intent import emotion_scores, offline_intent
+    from tools.signals.coordination import joined_emotions
+
+    joined = joined_emotions(question, emotion_scores(question))
+    assert sorted(joined) == sorted(emotions if len(emotions) > 1 else [])
+    if len(emotions) > 1:
+        assert set(offline_intent({"query": question}).target_emotions) == set(emotions)
+
+
+def test_the_two_feelings_study_reads_the_committed_development_figures():
+    from studies.two_feelings import read
+
+    now, before = read("dev", True), read("dev", False)
+    assert (before["both_asked"], now["both_asked"], now["n"]) == (4, 14, 16)
+    assert now["first_named"] == 16

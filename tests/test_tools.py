@@ -72,6 +72,18 @@ def test_several_faces_in_the_audience_shot():
     assert len(det.detect(frame)) >= 2
 
 
+def test_the_short_range_model_finds_the_close_up_the_full_range_one_misses():
+    """At 1.5 s the sample cuts to the performer's profile filling the right of the frame: the full-range model finds
+    no face, ``mediapipe-ranges`` finds it with the short-range model; the audience shot keeps the full-range boxes."""
+    full, ranges = load_face_detector("mediapipe"), load_face_detector("mediapipe-ranges")
+    close_up = next(f for t, f in iter_frames(SAMPLE, fps=2.0) if abs(t - 1.5) < 0.25)
+    assert full.detect(close_up) == []
+    [(box, score)] = ranges.detect(close_up)
+    assert score > 0.5 and box.x0 > 0.5 and box.x1 - box.x0 > 0.25  # a large face on the right
+    audience = next(f for t, f in iter_frames(SAMPLE, fps=1.0, start_s=9.0, end_s=10.0))
+    assert ranges.detect(audience) == full.detect(audience)
+
+
 def test_expression_rows_are_affectnet8_distributions():
     det, clf = load_face_detector("mediapipe"), load_expression_classifier("fer")
     frame = next(f for _, f in iter_frames(shared_media("WDA_KatieHill_000.mp4"), fps=1.0))

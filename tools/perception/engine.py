@@ -64,7 +64,7 @@ class PerceptionConfig(BaseModel, frozen=True):
 
 
 #: Backends that run on the CPU whatever ``PerceptionConfig.device`` says (see the module doc).
-CPU_ONLY_BACKENDS = {"mediapipe": "MediaPipe", "dlib": "dlib"}
+CPU_ONLY_BACKENDS = {"mediapipe": "MediaPipe", "mediapipe-ranges": "MediaPipe", "dlib": "dlib"}
 
 
 def device_notes(config: PerceptionConfig) -> list[str]:

@@ -1,0 +1,124 @@
+"""A clip's face reading against its person's own baseline, on the recorded development clips.
+
+    python -m studies.face_baseline --mirrors /work/.mirror [--readings R.json] [--json evals/results/face_baseline_dev.json]
+
+Issue 31 asks that a track's expression be read "relative to that person's own neutral baseline". The clips are
+``studies.recorded_faces``'s four recorded development sets no reader was trained on (section 25's 20 web clips,
+RAVDESS actor 05's 52 face crops, MAFW's 12 film clips, the Javanese development people's 120; 204 clips of 29
+people), each read at 4 fps by the default reader (the largest face per frame, ``studies.recorded_faces.read_clip``),
+a clip's reading the mean over its frames (``mean_pool``). ``--readings`` stores the readings (read when the file
+exists, written when it does not).
+
+Labels per clip (``label_of``): the top label of the mean as read; or of its departure from a baseline, the log of the
+clip's mean minus the log of the mean over the baseline's clips (Baltrusaitis et al., 2015, subtract a person's
+usual face; a ratio, so a label the person always shows a little is not named for that). Baselines, always the
+person's other clips (the clip read is never in its own baseline), for people with at least ``MIN_CLIPS`` other
+clips (else the clip keeps the reading as read): ``all``, every other clip (in these acted sets a person shows every
+emotion alike, so this is the middle of their range, kinder than a long video's); ``neutral``, their neutral clips
+only (what a mostly calm person's hour would give); ``neutral+one``, their neutral clips and one drawn clip of each
+other emotion they show (seeded). No clip or person chooses anything: the variants were fixed before the read.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from studies.recorded_faces import (
+    CLIPS,
+    _extract,
+    mafw_rows,
+    mean_pool,
+    mirrors_main,
+    ravdess05_rows,
+    read_clip,
+    score_clips,
+)
+from tools.core.schema import AFFECTNET8
+
+#: Other clips a person needs for a baseline (``label_of``).
+MIN_CLIPS = 4
+BASELINES = ("all", "neutral", "neutral+one")
+#: Added to each probability before the log (a label read at 0 on every frame).
+EPS = 1e-4
+
+
+def baseline_clips(rows: list[tuple[str, str, str, str]], i: int, kind: str, rng: np.random.Generator) -> list[int]:
+    """The clips (indices into ``rows``: source, path, label, person) that make clip ``i``'s baseline of ``kind``
+    (``BASELINES``, module doc): the same person's other clips, all of them, their neutral ones, or those and one
+    drawn clip of each other label. Raises KeyError for another ``kind``."""
+    who = rows[i][3]
+    others = [j for j, r in enumerate(rows) if r[3] == who and j != i]
+    neutral = [j for j in others if rows[j][2] == "neutral"]
+    if kind == "all":
+        return others
+    if kind == "neutral":
+        return neutral
+    if kind == "neutral+one":
+        labels = sorted({rows[j][2] for j in others} - {"neutral"})
+        return neutral + [int(rng.choice([j for j in others if rows[j][2] == lab])) for lab in labels]
+    raise KeyError(kind)
+
+
+def label_of(mean: np.ndarray, baseline: np.ndarray | None) -> str:
+    """The top AffectNet-8 label of a clip's mean reading ``mean`` (shape (8,)), or of its departure from
+    ``baseline`` (the mean over the baseline's clips, shape (8,)): log(mean + EPS) - log(baseline + EPS)."""
+    score = mean if baseline is None else np.log(mean + EPS) - np.log(baseline + EPS)
+    return AFFECTNET8[int(np.argmax(score))]
+
+
+def score_set(rows: list[tuple[str, str, str, str]], readings: list[list[list[float]]], seed: int = 0) -> dict:
+    """Each labelling of ``rows`` (clips of one set) from their frame readings: as read, and against each kind of
+    baseline (``score_clips``: clips right, interval over people), with the clips per label right."""
+    means = [mean_pool(np.array(r)) if r else None for r in readings]
+    out = {}
+    for kind in (None, *BASELINES):
+        rng = np.random.default_rng(seed)
+        pred: list[str | None] = []
+        for i, m in enumerate(means):
+            if m is None:
+                pred.append(None)
+                continue
+            clips = [j for j in baseline_clips(rows, i, kind, rng) if means[j] is not None] if kind else []
+            base = np.mean([means[j] for j in clips], axis=0) if len(clips) >= MIN_CLIPS else None
+            pred.append(label_of(m, base))
+        result = score_clips(pred, rows)
+        result["per_label"] = {lab: [sum(p is not None and p in r[2].split("|") for p, r in zip(pred, rows)
+                                         if r[2] == lab), sum(r[2] == lab for r in rows)]
+                               for lab in dict.fromkeys(r[2] for r in rows)}
+        out[kind or "as read"] = result
+    return out
+
+
+def evaluate(mirrors: Path, readings_file: Path | None = None) -> dict:
+    """Read (or load) the four sets' clips and score every labelling, per set and over all."""
+    from evals.data.javanese import rows as javanese_rows
+    from tools.perception.engine import PerceptionConfig, load_engine
+
+    sets = {"section 25": CLIPS, "RAVDESS actor 05": ravdess05_rows(), "MAFW": mafw_rows(),
+            "Javanese development people": javanese_rows(mirrors, "dev")}
+    if readings_file is not None and readings_file.exists():
+        readings = json.loads(readings_file.read_text())
+    else:
+        engine, readings = load_engine(PerceptionConfig()), {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, rows in sets.items():
+                readings[name] = [read_clip(p, engine) for p in _extract(mirrors, Path(tmp), rows)]
+        if readings_file is not None:
+            readings_file.write_text(json.dumps(readings))
+    per_set = {name: score_set(rows, readings[name]) for name, rows in sets.items()}
+    total = {kind: sum(s[kind]["right"] for s in per_set.values()) for kind in per_set["MAFW"]}
+    return {"clips": sum(len(r) for r in sets.values()), "min_clips": MIN_CLIPS, "right_over_all_sets": total,
+            "sets": per_set}
+
+
+def main(argv: list[str] | None = None) -> int:
+    return mirrors_main(__doc__.splitlines()[0], evaluate, argv,
+                        keep=(("--readings", "the clips' frame readings (JSON): read if it exists, else written"),))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

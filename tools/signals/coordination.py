@@ -1,0 +1,36 @@
+"""Feelings a question joins with "or" or "and" ("when is she angry or disgusted?"): each side names its own.
+
+The offline interpreter keeps an emotion beside the best one only when its similarity is close (``agents.intent.
+EMOTION_MARGIN``), so a question that names two feelings could keep one ("angry or disgusted": disgust 0.77, anger
+0.71 -> disgust alone). ``joined_emotions`` reads the feeling words either side of a coordinator by the WordNet
+lexicon (``tools.signals.lexicon.named_emotions``); where the two sides name different emotions, every one of them is
+asked. Measured on ``evals/data/questions_two_feelings.jsonl`` (``evals/RESULTS.md`` section 154).
+"""
+
+from __future__ import annotations
+
+from tools.signals.lexicon import CLAUSE_MARKS, emotion_phrase, named_emotions
+from tools.signals.negation import split_negated
+
+#: Words that join two feelings.
+COORDINATORS = frozenset({"or", "and", "nor"})
+#: Words read on each side of a coordinator ("look scared" or "grossed out").
+SIDE_WORDS = 2
+
+
+def joined_emotions(query: str, scores: dict[str, float]) -> list[str]:
+    """The AffectNet-8 emotions that feeling words joined by a coordinator name in the affirmed part of ``query``
+    (``tools.signals.negation.split_negated``; "not angry or sad" names none), ordered by ``scores`` (an emotion ->
+    similarity map, ``agents.intent.emotion_scores``), best first; empty unless the two sides of one coordinator name
+    different emotions ("sad and lonely" is one feeling)."""
+    affirmed, _ = split_negated(emotion_phrase(query, punctuation=True))
+    tokens = [t.strip(CLAUSE_MARKS) for t in affirmed.lower().split()]
+    found: list[str] = []
+    for i, token in enumerate(tokens):
+        if token not in COORDINATORS:
+            continue
+        left = named_emotions(" ".join(tokens[max(0, i - SIDE_WORDS):i]))
+        right = named_emotions(" ".join(tokens[i + 1:i + 1 + SIDE_WORDS]))
+        if left and right and left[-1] != right[0]:
+            found += [left[-1], right[0]]
+    return sorted(dict.fromkeys(found), key=lambda e: -scores.get(e, 0.0))
