@@ -110,29 +110,29 @@ def words_carry(obs: Observations, fusion: Fusion, label: str) -> bool:
     return share(fusion.verbal, obs.verbal.emotion_distribution) >= share(fusion.vocal, obs.vocal.voice_distribution)
 
 
-
 def target_weights(query: str, targets: list[str]) -> list[float]:
     """How much each of ``targets`` (an intent's ``target_emotions``, most likely first) counts when a moment is
-    ranked by how likely it shows what was asked (``agents.emotion.offline_judge``'s ``target_probability``): 1 for
-    the first and ``SECOND_TARGET_WEIGHT`` for each other, or 1 for all when words the question affirms name every one
-    of them (``tools.signals.lexicon.named_emotions``: "when is she scared or surprised?"). Same length as
-    ``targets``."""
+    ranked by how likely it shows what was asked (``offline_judge``'s ``target_probability``): 1 for the first and for
+    every one that words the question affirms name (``tools.signals.lexicon.named_emotions``: "when is she scared or
+    surprised?"), ``SECOND_TARGET_WEIGHT`` for the others. Same length as ``targets``."""
     if len(targets) < 2:
         return [1.0] * len(targets)
-    affirmed, _ = split_negated(emotion_phrase(query, punctuation=True))
-    if set(targets) <= set(named_emotions(affirmed)):
-        return [1.0] * len(targets)
-    return [1.0] + [SECOND_TARGET_WEIGHT] * (len(targets) - 1)
+    named = set(named_emotions(split_negated(emotion_phrase(query, punctuation=True))[0]))
+    return [1.0 if n == 0 or t in named else SECOND_TARGET_WEIGHT for n, t in enumerate(targets)]
 
 
-def faces_place(visual: VisualObservations, span: tuple[float, float]) -> bool:
-    """Whether the faces read over ``span`` (start, end seconds) can place a moment's onset and offset: a face was
-    seen in at least ``FACE_SPAN_COVERAGE`` of the frames read there (one per ``visual.frame_step_s``); False when
-    no frame interval is known."""
+def faces_place(visual: VisualObservations, span: tuple[float, float], label: str) -> bool:
+    """Whether the faces that show ``label`` over ``span`` (start, end seconds) can place a moment's onset and offset:
+    the people whose face shows it (``FaceReading.person``; faces of no known person count as one) were seen in at
+    least ``FACE_SPAN_COVERAGE`` of the frames read there (one per ``visual.frame_step_s``), so a bystander seen
+    throughout does not stand in for them; False when no frame interval is known. A span of no length has no frames
+    to miss (True)."""
     step = float(visual.frame_step_s or 0.0)
     if step <= 0:
         return False
-    return len({f.t for f in visual.frames}) >= FACE_SPAN_COVERAGE * (span[1] - span[0]) / step
+    showing = {f.person for f in visual.frames if f.top == label}
+    seen = {f.t for f in visual.frames if f.person in showing}
+    return len(seen) >= FACE_SPAN_COVERAGE * (span[1] - span[0]) / step
 
 
 def fuse(inputs: dict[str, Any], fusion: Fusion) -> np.ndarray:
@@ -155,14 +155,14 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     targets = inputs.get("target_emotions") or []
     obs = observed(inputs)
     if obs.change.before and obs.change.after:  # a change point: the emotions on either side
-        return judge_change(obs.change, targets, inputs["span"], fusion.confidence)
+        return judge_change(obs.change, targets, inputs["span"], fusion.confidence, inputs.get("target_weights"))
     verbal, behaviour = obs.verbal, obs.behaviour
     fused = fuse(inputs, fusion)  # for a question about behaviour, read from the faces around its gesture or look
     label = AFFECTNET8[int(fused.argmax())]
     start, end = inputs["span"]
     shown = [f.t for f in obs.visual.frames if f.top == label]
     step = float(obs.visual.frame_step_s or 0.0)
-    placed = bool(shown) and faces_place(obs.visual, (start, end))  # else a face seen in a few frames would cut it
+    placed = bool(shown) and faces_place(obs.visual, (start, end), label)  # else a face seen in few frames cuts it
     if obs.about_behaviour(targets):  # the gesture or look that matches the question best sets the span
         lo, hi = padded(behaviour.span)
         start, end = max(start, lo), min(end, hi)

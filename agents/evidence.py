@@ -104,7 +104,7 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
         evidence.append(face_item(index, cand, f, where[f.id], f"{cand.clip_id}.v{n}", tool, step, extra))
     spans = {k: onset_offset(times, [max(f.expression[k] for f in fr.faces) for fr in with_faces], step,
                              (cand.start_s, cand.end_s)) for k in mean}  # where each label shows, onset to offset
-    tops = [FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3)) for f in faces]
+    tops = [FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3), person=index.face_person(f)) for f in faces]
     obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames),
                              frame_step_s=round(step, 3), frames=tops, shown_s={k: s for k, s in spans.items() if s})
     return evidence, visual, obs

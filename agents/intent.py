@@ -160,14 +160,13 @@ def side_emotions(phrase: str) -> list[str]:
     return chosen_emotions(scores, phrase)
 
 
-def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMOTION_SIM) -> list[str]:
+def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMOTION_SIM, joined: bool = True
+                    ) -> list[str]:
     """The emotions ``scores`` (``emotion_scores``) make ``query`` ask about, best first: at most two, within
-    ``EMOTION_MARGIN`` of the best and at least ``floor``, or each that feeling words joined by "or" or "and" name
-    (``tools.signals.coordination.joined_emotions``); none for a question about behaviour or speech that says no feeling
-    (``tools.signals.behaviour_words.says_feeling``) when its best score is below ``BEHAVIOUR_ONLY_BELOW``, or when it
-    glosses none either and the question without its behaviour and speech words reads below it ("when does she
-    glance at him?" -> "when does she at him?": the feeling was the gaze's words'); none for a question that asks which
-    feeling someone shows without naming one (``tools.signals.open_feeling.asks_open_feeling``)."""
+    ``EMOTION_MARGIN`` of the best and at least ``floor``, or with ``joined`` each that feeling words joined by "or",
+    "and" or "nor" name (``tools.signals.coordination``); none for a question asking which feeling someone shows
+    (``asks_open_feeling``) or one about behaviour or speech that says no feeling (``says_feeling``) and reads below
+    ``BEHAVIOUR_ONLY_BELOW``, or, glossing none either, does so without its behaviour and speech words."""
     if asks_open_feeling(query):
         return []
     ranked = sorted(scores, key=lambda k: -scores[k])
@@ -176,7 +175,8 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
             best < BEHAVIOUR_ONLY_BELOW or not says_feeling(query, glosses=True)
             and max(emotion_scores(without_behaviour_words(query)).values()) < BEHAVIOUR_ONLY_BELOW):
         return []
-    return joined_emotions(query, scores) or [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]
+    near = [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]
+    return (joined and joined_emotions(query, scores)) or near
 
 
 def feeling_change(query: str) -> bool:
@@ -190,10 +190,10 @@ def feeling_change(query: str) -> bool:
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
                    word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None) -> list[str]:
-    """The AffectNet-8 emotions ``query`` asks about, most likely first (at most two unless joined feeling words name
-    more; none when none reaches ``MIN_EMOTION_SIM``, or for a question about behaviour or speech below its floor):
-    ``chosen_emotions`` of ``emotion_scores`` (the arguments are that function's)."""
-    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text), query)
+    """The AffectNet-8 emotions ``query`` asks about, most likely first: ``chosen_emotions`` of ``emotion_scores``
+    (the arguments are that function's; the words joined by "or" and "and" are read with ``words`` and ``negation``)."""
+    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text), query,
+                           joined=words and negation)
 
 
 def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, float]]:
@@ -204,7 +204,7 @@ def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, flo
     "use-multilingual")``), which places a sentence and its translation close together (``evals/RESULTS.md`` sections
     105 and 107)."""
     scores, cues = load_text_emotion(encoder="use-multilingual").similarities(question_core(query, language))
-    return chosen_emotions(scores, query, FOREIGN_MIN_EMOTION_SIM), cues
+    return chosen_emotions(scores, query, FOREIGN_MIN_EMOTION_SIM, joined=False), cues
 
 
 def language_notes(query: str) -> list[str]:

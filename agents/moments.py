@@ -23,7 +23,7 @@ can replay it (``studies.fit_fusion``):
 - Moments judged to show a target emotion of the intent rank before the others; within each group, those read at
   the verifier's rate before those read on the index's frames only (``VerifiedCandidate.coarse``: a 1 fps reading
   is not one an answer should lead with), then by support x the judged probability of the asked emotions, best first
-  (a second one the question does not name by a word counting half: ``agents.emotion.target_weights``).
+  (one after the first that the question does not name by a word counting half: ``agents.emotion.target_weights``).
   A question that names no feeling ranks by support alone: what it asks for (a gesture, a look, words, a sound) is
   what the support measures, and the label's confidence says nothing of it ("when does he point at the crowd?" led
   with a thumbs-up read neutral 0.16 over the pointing read happiness 0.09); a change point of such a question, or a

@@ -11,11 +11,13 @@ from agents.change_schema import ChangeObservations
 
 
 class FaceReading(BaseModel):
-    """One face the verifier read: time (s), its most probable AffectNet-8 label and that probability."""
+    """One face the verifier read: time (s), its most probable AffectNet-8 label and that probability, and whose face
+    it is (a person id across shots, ``VideoIndex.face_person``; None when no track matches it)."""
 
     t: float
     top: str
     p: float
+    person: int | None = None
 
 
 class VisualObservations(BaseModel):

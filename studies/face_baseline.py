@@ -1,6 +1,6 @@
 """A clip's face reading against its person's own baseline, on the recorded development clips.
 
-    python -m studies.face_baseline --mirrors /work/.mirror [--readings R.json] [--json evals/results/face_baseline_dev.json]
+    python -m studies.face_baseline --mirrors /work/.mirror [--readings R.json] [--json face_baseline_dev.json]
 
 Issue 31 asks that a track's expression be read "relative to that person's own neutral baseline". The clips are
 ``studies.recorded_faces``'s four recorded development sets no reader was trained on (section 25's 20 web clips,
@@ -12,7 +12,7 @@ exists, written when it does not).
 Labels per clip (``label_of``): the top label of the mean as read; or of its departure from a baseline, the log of the
 clip's mean minus the log of the mean over the baseline's clips (Baltrusaitis et al., 2015, subtract a person's
 usual face; a ratio, so a label the person always shows a little is not named for that). Baselines, always the
-person's other clips (the clip read is never in its own baseline), for people with at least ``MIN_CLIPS`` other
+person's other clips (the clip read is never in its own baseline), where a baseline holds at least ``MIN_CLIPS``
 clips (else the clip keeps the reading as read): ``all``, every other clip (in these acted sets a person shows every
 emotion alike, so this is the middle of their range, kinder than a long video's); ``neutral``, their neutral clips
 only (what a mostly calm person's hour would give); ``neutral+one``, their neutral clips and one drawn clip of each
@@ -39,7 +39,7 @@ from studies.recorded_faces import (
 )
 from tools.core.schema import AFFECTNET8
 
-#: Other clips a person needs for a baseline (``label_of``).
+#: Clips a baseline needs (else the clip keeps the reading as read; ``score_set``).
 MIN_CLIPS = 4
 BASELINES = ("all", "neutral", "neutral+one")
 #: Added to each probability before the log (a label read at 0 on every frame).

@@ -35,11 +35,13 @@ def read(split: str, joined: bool) -> dict:
 
 
 def evaluate(splits: tuple[str, ...]) -> dict:
+    """``read`` of each split of ``splits``, before and now, keyed "<split>/before" and "<split>/now"."""
     return {f"{split}/{name}": read(split, joined) for split in splits
             for name, joined in (("before", False), ("now", True))}
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line (module doc); exit status 0, or 2 when the question file is missing."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=("dev", "test", "both"), default="dev")
     ap.add_argument("--json", type=Path, default=None, help="write the result here")

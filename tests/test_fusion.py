@@ -324,3 +324,18 @@ def test_a_face_seen_in_one_frame_of_a_shot_does_not_cut_the_moment_to_that_fram
     every = [round(32.125 + 0.25 * n, 3) for n in range(14)]
     held = offline_judge(shot(every, every[:4]))
     assert (held.emotion, held.start_s, held.end_s) == ("anger", 32.0, 33.0)
+    # a bystander (person 1) seen in every frame does not stand in for the angry face (person 0) seen once
+    crowd = shot([32.125], [32.125])
+    crowd["visual"]["frames"] = [{**crowd["visual"]["frames"][0], "person": 0},
+                                 *({"t": t, "top": "neutral", "p": 0.8, "person": 1} for t in every)]
+    assert (offline_judge(crowd).start_s, offline_judge(crowd).end_s) == (32.0, 35.6)
+
+
+def test_the_weights_reach_the_judge_only_when_a_target_counts_less():
+    from agents.emotion import judge_inputs
+    from agents.schema import VerifiedCandidate
+
+    cand = VerifiedCandidate(clip_id="c", start_s=1.0, end_s=4.0, retrieval_score=0.5, source="clips", support=0.5,
+                             accepted=True)
+    assert judge_inputs(cand, ["happiness", "surprise"], weights=[1.0, 0.5])["target_weights"] == [1.0, 0.5]
+    assert "target_weights" not in judge_inputs(cand, ["fear", "surprise"], weights=[1.0, 1.0])

@@ -559,6 +559,8 @@ def test_a_second_target_counts_half_unless_the_question_names_it(question, targ
 
     assert offline_intent({"query": question}).target_emotions == targets
     assert target_weights(question, targets) == weights
+    if len(targets) == 1:  # a feeling the question names counts fully wherever an intent lists it
+        assert target_weights(question, ["surprise", *targets]) == [1.0, 1.0]
 
 
 @pytest.mark.parametrize(("question", "emotions"), [
@@ -566,6 +568,7 @@ def test_a_second_target_counts_half_unless_the_question_names_it(question, targ
     ("when does someone get furious or scared?", ["fear", "anger"]),
     ("when is she sad and lonely?", ["sadness"]),  # one feeling named twice
     ("when is she not angry or sad?", []),  # denied: nothing joined is asked
+    ("when is she angry, sad or scared?", ["anger", "sadness", "fear"]),  # a list before the coordinator
 ])
 def test_feelings_joined_by_or_and_and_are_each_asked(question, emotions):
     from agents.intent import emotion_scores, offline_intent
@@ -577,9 +580,13 @@ def test_feelings_joined_by_or_and_and_are_each_asked(question, emotions):
         assert set(offline_intent({"query": question}).target_emotions) == set(emotions)
 
 
-def test_the_two_feelings_study_reads_the_committed_development_figures():
+def test_the_two_feelings_study_gives_the_committed_development_figures():
+    import json
+    from pathlib import Path
+
     from studies.two_feelings import read
 
+    committed = json.loads((Path(__file__).parents[1] / "evals/results/two_feelings.json").read_text())
     now, before = read("dev", True), read("dev", False)
-    assert (before["both_asked"], now["both_asked"], now["n"]) == (4, 14, 16)
-    assert now["first_named"] == 16
+    assert (before["both_asked"], now["both_asked"], now["n"], now["first_named"]) == (4, 14, 16, 16)
+    assert now == committed["dev/now"] and before == committed["dev/before"]

@@ -93,14 +93,19 @@ class RangesFaceDetector:
 
     Args:
         min_score: detections below this confidence are dropped (both models).
+
+    Raises:
+        ImportError: mediapipe is not installed (or is a 1.x wheel without the legacy models).
     """
 
     def __init__(self, min_score: float = 0.5) -> None:
-        self.name = "mediapipe-face-detection-full+short"
+        self.name = "mediapipe-face-detection-full-else-short"
         self._full = MediaPipeFaceDetector(model_selection=1, min_score=min_score)
         self._short = MediaPipeFaceDetector(model_selection=0, min_score=min_score)
 
     def detect(self, frame: np.ndarray) -> list[tuple[Box, float]]:
+        """The full-range model's ``(box, score)`` list for ``frame`` (RGB uint8, shape (H, W, 3); boxes in normalized
+        image coordinates), or the short-range model's where it finds none."""
         return self._full.detect(frame) or self._short.detect(frame)
 
 

@@ -21,16 +21,20 @@ SIDE_WORDS = 2
 def joined_emotions(query: str, scores: dict[str, float]) -> list[str]:
     """The AffectNet-8 emotions that feeling words joined by a coordinator name in the affirmed part of ``query``
     (``tools.signals.negation.split_negated``; "not angry or sad" names none), ordered by ``scores`` (an emotion ->
-    similarity map, ``agents.intent.emotion_scores``), best first; empty unless the two sides of one coordinator name
-    different emotions ("sad and lonely" is one feeling)."""
+    similarity map, ``agents.intent.emotion_scores``), best first: the words on each side of "or", "and" or "nor"
+    (``SIDE_WORDS``, and before it any run of feeling words: "angry, sad or scared"); empty unless the two sides of one
+    coordinator name different emotions ("sad and lonely" is one feeling)."""
     affirmed, _ = split_negated(emotion_phrase(query, punctuation=True))
     tokens = [t.strip(CLAUSE_MARKS) for t in affirmed.lower().split()]
     found: list[str] = []
     for i, token in enumerate(tokens):
         if token not in COORDINATORS:
             continue
-        left = named_emotions(" ".join(tokens[max(0, i - SIDE_WORDS):i]))
+        start = max(0, i - SIDE_WORDS)
+        while start > 0 and named_emotions(tokens[start - 1]):  # a list before it: "angry, sad or scared"
+            start -= 1
+        left = named_emotions(" ".join(tokens[start:i]))
         right = named_emotions(" ".join(tokens[i + 1:i + 1 + SIDE_WORDS]))
-        if left and right and left[-1] != right[0]:
-            found += [left[-1], right[0]]
+        if left and right and {*left, right[0]} != {right[0]}:
+            found += [*left, right[0]]
     return sorted(dict.fromkeys(found), key=lambda e: -scores.get(e, 0.0))
