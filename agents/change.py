@@ -202,13 +202,12 @@ def change_evidence(index: VideoIndex, cand: Proposal, ask: ChangeAsk, stored: l
 
 
 def judge_change(obs: ChangeObservations, targets: list[str], span: list[float],
-                 confidence: Callable[[float], float], weights: list[float] | None = None) -> EmotionJudgement:
+                 confidence: Callable[[float], float], weights: list[float]) -> EmotionJudgement:
     """The offline judgement of a change candidate: the top label after the change (and ``before``, the top
     label before), the candidate's whole span, ``confidence`` of the after side's top probability
     (``agents.fusion.Fusion.confidence``) and the targets' probability after the change, each target weighed by
-    ``weights`` (one per target, ``agents.emotion.target_weights``; all 1 when None)."""
+    ``weights`` (one per target, ``agents.emotion.target_weights``)."""
     after = max(obs.after, key=obs.after.__getitem__)
-    weights = weights or [1.0] * len(targets)
     target_p = round(sum(w * obs.after.get(t, 0.0) for t, w in zip(targets, weights, strict=True)), 3
                      ) if targets else None
     return EmotionJudgement(emotion=after, before=max(obs.before, key=obs.before.__getitem__),

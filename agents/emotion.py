@@ -44,8 +44,7 @@ from agents.schema import EmotionJudgement, VerifiedCandidate
 from agents.state import AffectState, RunContext
 from agents.vision import candidate_images, reads_images
 from tools.core.schema import AFFECTNET8
-from tools.signals.lexicon import emotion_phrase, named_emotions
-from tools.signals.negation import split_negated
+from tools.signals.coordination import affirmed_emotions
 
 #: The confidence of a judgement that rests on no observation (no face, voice or words read as an emotion in
 #: the span): chance among the eight AffectNet-8 labels. The fusion's calibration is fitted on judgements
@@ -113,11 +112,11 @@ def words_carry(obs: Observations, fusion: Fusion, label: str) -> bool:
 def target_weights(query: str, targets: list[str]) -> list[float]:
     """How much each of ``targets`` (an intent's ``target_emotions``, most likely first) counts when a moment is
     ranked by how likely it shows what was asked (``offline_judge``'s ``target_probability``): 1 for the first and for
-    every one that words the question affirms name (``tools.signals.lexicon.named_emotions``: "when is she scared or
+    every one that words the question affirms name (``tools.signals.coordination.affirmed_emotions``: "when is she scared or
     surprised?"), ``SECOND_TARGET_WEIGHT`` for the others. Same length as ``targets``."""
     if len(targets) < 2:
         return [1.0] * len(targets)
-    named = set(named_emotions(split_negated(emotion_phrase(query, punctuation=True))[0]))
+    named = set(affirmed_emotions(query))
     return [1.0 if n == 0 or t in named else SECOND_TARGET_WEIGHT for n, t in enumerate(targets)]
 
 
@@ -154,8 +153,9 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     fusion = fusion or load_fusion()
     targets = inputs.get("target_emotions") or []
     obs = observed(inputs)
+    weights = inputs.get("target_weights") or [1.0] * len(targets)
     if obs.change.before and obs.change.after:  # a change point: the emotions on either side
-        return judge_change(obs.change, targets, inputs["span"], fusion.confidence, inputs.get("target_weights"))
+        return judge_change(obs.change, targets, inputs["span"], fusion.confidence, weights)
     verbal, behaviour = obs.verbal, obs.behaviour
     fused = fuse(inputs, fusion)  # for a question about behaviour, read from the faces around its gesture or look
     label = AFFECTNET8[int(fused.argmax())]
@@ -178,7 +178,6 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     start, end = max(lo, round(start, 2)), min(hi, round(end, 2))  # rounding must not leave the span
     if end <= start:
         start, end = lo, hi
-    weights = inputs.get("target_weights") or [1.0] * len(targets)
     target_p = float(sum(w * fused[AFFECTNET8.index(t)] for t, w in zip(targets, weights, strict=True))
                      ) if targets else None
     confidence = round(fusion.confidence(float(fused.max())), 3)

@@ -44,7 +44,7 @@ from tools.perception.language import (
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.behaviour_words import says_feeling, without_behaviour_words
 from tools.signals.change_words import from_to_sides
-from tools.signals.coordination import joined_emotions
+from tools.signals.coordination import affirmed_emotions, joined_emotions
 from tools.signals.emoji import spelled_out
 from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
@@ -154,8 +154,7 @@ def side_emotions(phrase: str) -> list[str]:
     (any emotion) when the side only denies one ("from calm to *not angry*", "from angry to *no longer angry*"), since
     the emotion nearest a denial is no reading of what comes after it."""
     scores = emotion_scores(phrase)
-    affirmed, _ = split_negated(emotion_phrase(phrase, punctuation=True))
-    if NEGATED_SCORE in scores.values() and not named_emotions(affirmed):  # a denied emotion, none affirmed
+    if NEGATED_SCORE in scores.values() and not affirmed_emotions(phrase):  # a denied emotion, none affirmed
         return []
     return chosen_emotions(scores, phrase)
 

@@ -18,14 +18,26 @@ COORDINATORS = frozenset({"or", "and", "nor"})
 SIDE_WORDS = 2
 
 
+def affirmed_phrase(query: str) -> str:
+    """What ``query`` says of the feeling (``tools.signals.lexicon.emotion_phrase``, clause marks kept) without its
+    negations and what they negate (``tools.signals.negation.split_negated``): "when is she not angry but sad?" ->
+    "but sad"."""
+    return split_negated(emotion_phrase(query, punctuation=True))[0]
+
+
+def affirmed_emotions(query: str) -> list[str]:
+    """The AffectNet-8 emotions that words of ``affirmed_phrase(query)`` name (``named_emotions``), in order of
+    first mention."""
+    return named_emotions(affirmed_phrase(query))
+
+
 def joined_emotions(query: str, scores: dict[str, float]) -> list[str]:
     """The AffectNet-8 emotions that feeling words joined by a coordinator name in the affirmed part of ``query``
     (``tools.signals.negation.split_negated``; "not angry or sad" names none), ordered by ``scores`` (an emotion ->
     similarity map, ``agents.intent.emotion_scores``), best first: the words on each side of "or", "and" or "nor"
     (``SIDE_WORDS``, and before it any run of feeling words: "angry, sad or scared"); empty unless the two sides of one
     coordinator name different emotions ("sad and lonely" is one feeling)."""
-    affirmed, _ = split_negated(emotion_phrase(query, punctuation=True))
-    tokens = [t.strip(CLAUSE_MARKS) for t in affirmed.lower().split()]
+    tokens = [t.strip(CLAUSE_MARKS) for t in affirmed_phrase(query).lower().split()]
     found: list[str] = []
     for i, token in enumerate(tokens):
         if token not in COORDINATORS:
