@@ -5,7 +5,8 @@ cite evidence ids that exist in the moment's evidence; an answer that cites anyt
 and goes through the LLM's repair/fallback path.
 
 Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
-their ids; the summary leads with the visual observation sharing most content words with the question
+their ids (successive records of one observation cited once, abutting spans joined: ``_cited_runs``); the
+summary leads with the visual observation sharing most content words with the question
 (a gesture or gaze it names; "look" as in "she looks nervous" names none: ``without_non_gaze_looks``), else the
 first face observation showing the moment's emotion, else the voice's reading when it names that emotion (a label
 the voice carries is said to come from the voice, not from a gaze beside it), else the first visual observation
@@ -62,6 +63,29 @@ def _cited(e: dict) -> str:
     return f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)"
 
 
+#: Seconds by which the span of an observation may start after the previous one ends and still be cited with it: the
+#: verifier's frames snap to the video's own (1/25-1/30 s apart), so one step's span can end just before the next
+#: frame; a skipped step (0.25 s at 4 fps) is a gap.
+ABUT_S = 0.05
+
+
+def _cited_runs(items: list[dict]) -> list[str]:
+    """``items`` (evidence records of one modality, in order) as the rationale cites them (``_cited``), successive
+    records with the same detail as one citation: a still face read alike in successive frames
+    (``agents.evidence.face_evidence``: one frame step each) is one observation, not three. Spans that meet or overlap
+    (within ``ABUT_S``) are joined ("... shows contempt (p=0.54) (89.0-89.7 s)", not "(89.0-89.2 s); ... (89.2-89.5
+    s); ... (89.5-89.7 s)"); spans with a gap between them are listed ("(6.2-6.5 s, 7.0-7.2 s)")."""
+    runs: list[tuple[str, list[list[float]]]] = []
+    for e in items:
+        if not runs or runs[-1][0] != e["detail"]:
+            runs.append((e["detail"], [[e["start_s"], e["end_s"]]]))
+        elif (last := runs[-1][1][-1])[0] <= e["start_s"] <= last[1] + ABUT_S:
+            last[1] = max(last[1], e["end_s"])
+        else:
+            runs[-1][1].append([e["start_s"], e["end_s"]])
+    return [f"{detail} ({', '.join(f'{a:.1f}-{b:.1f} s' for a, b in spans)})" for detail, spans in runs]
+
+
 def _voice_reading(evidence: list[dict], emotion: str = "") -> str | None:
     """The voice's reading among ``evidence`` records (``agents.evidence.voice_emotion_evidence``: "the voice sounds
     <label> (...)") with its span, the first that names ``emotion`` when one is given; None when there is none."""
@@ -97,7 +121,7 @@ def offline_rationale(inputs: dict[str, Any]) -> RationaleDraft:
     for modality in ("visual", "verbal", "vocal"):
         items = [e for e in inputs["evidence"] if e["modality"] == modality]
         if items:
-            parts = [_cited(e) for e in items]
+            parts = _cited_runs(items)
             if modality == "visual":  # whole: a detail may hold "; " itself
                 query = without_non_gaze_looks(inputs.get("query", ""))
                 # the observation naming what the question asks (a gesture, a gaze; not "look" as in "look nervous")

@@ -2,6 +2,7 @@
 
     python -m studies.negation --trial [--json report.json]
     python -m studies.negation --heldout [--json report.json]
+    python -m studies.negation --disjunction dev|test [--json report.json]
 
 "when is she not happy?" asks about a moment without happiness; before this reading the sentence encoder and the
 emotion words both read it as happiness. ``agents.intent.emotion_scores`` now reads the words a negation cue
@@ -16,6 +17,10 @@ The questions: ``evals.questions.NEGATION`` (written and split before the readin
 eight of the latter in VQAU-Bench's memory form with a cue in the scene, "nobody wanted the party to end, felt so
 joyful"). A negated question is read right when the emotion it denies is not among the targets, a not-negated one
 when its emotion comes first.
+
+``--disjunction dev|test``: the third negation file (``evals.questions.NEGATION3``, written before "or" was read
+within a cue's scope), a half as the shipped reader reads it (``evals/RESULTS.md`` section 156; the reading before is
+this command run in a checkout of the commit before it).
 
 ``--trial``: the development sets of ``studies.build_word_glosses`` (260 labelled questions, idioms and memory-form
 questions), the third and fourth held-out files (development sets since sections 90 and 91: 128 more), the 16
@@ -120,6 +125,19 @@ def heldout_scores() -> dict:
                           for form, qs in (("negated", negated), ("not_negated", plain)) for q, lab in qs]}
 
 
+def disjunction_scores(half: str) -> dict:
+    """The shipped reader over ``half`` ("dev" or "test") of the third negation file (``evals.questions.NEGATION3``:
+    two feelings denied through "or"): ``denied_avoided``, the questions none of whose denied emotions is among the
+    targets, of ``n``, with each question's targets."""
+    from agents.intent import asked_emotions
+    from evals.questions import NEGATION3, negation_questions
+
+    read = [(q, lab.split("|"), asked_emotions(q)) for q, lab in negation_questions("negated_or", half, NEGATION3)]
+    return {"half": half, "denied_avoided": sum(not set(denied) & set(found) for _, denied, found in read),
+            "n": len(read), "questions": [{"question": q, "denied": denied, "targets": found}
+                                          for q, denied, found in read]}
+
+
 def main(argv: list[str] | None = None) -> int:
     from studies.command import report
 
@@ -128,8 +146,12 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--trial", action="store_true", help="read the development questions with and without negation")
     mode.add_argument("--heldout", action="store_true",
                       help="read the second negation file the same two ways, once")
+    mode.add_argument("--disjunction", choices=("dev", "test"),
+                      help="read a half of the third negation file (two feelings denied through 'or') as shipped")
     ap.add_argument("--json", help="write the report here")
     args = ap.parse_args(argv)
+    if args.disjunction:
+        return report(functools.partial(disjunction_scores, args.disjunction), args.json)
     return report(trial if args.trial else heldout_scores, args.json)
 
 

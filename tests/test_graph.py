@@ -144,6 +144,27 @@ def test_offline_rationale_leads_with_the_whole_first_face_observation():
     assert draft.summary.count("(") == draft.summary.count(")")
 
 
+def test_offline_rationale_cites_a_still_face_read_alike_in_successive_frames_once():
+    """A still shot's face gives the same reading in every frame the verifier reads: the step and the summary cite it
+    once over the frames' joined span (the rationale repeated it once per frame), still citing every record; the same
+    reading after a skipped step adds its own span to the citation."""
+    detail = "person 17's face at x=0.50, y=0.53 shows contempt (p=0.54)"
+    # 4 fps on a 30 fps video: the third frame snaps to 89.533 s, a video frame after the second's span ends
+    seen = [{"id": f"c24.v{n}", "modality": "visual", "tool": "faces", "start_s": start, "end_s": start + 0.25,
+             "detail": detail} for n, start in enumerate((89.0, 89.25, 89.533))]
+    seen += [{"id": "c24.v3", "modality": "visual", "tool": "faces", "start_s": 91.0, "end_s": 91.25, "detail": detail},
+             {"id": "c24.c17", "modality": "visual", "tool": "mesh", "start_s": 88.9, "end_s": 92.6,
+              "detail": "person 17 looks at the camera in 15 of 15 frames"}]
+    draft = _offline_rationale("when does someone look down on others?", "contempt", 0.54, seen)
+    assert draft.steps[0].text == (f"{detail} (89.0-89.8 s, 91.0-91.2 s); "
+                                   "person 17 looks at the camera in 15 of 15 frames (88.9-92.6 s)")
+    assert draft.steps[0].evidence_ids == ["c24.v0", "c24.v1", "c24.v2", "c24.v3", "c24.c17"]
+    assert draft.summary == f"contempt (confidence 0.54): {detail} (89.0-89.8 s, 91.0-91.2 s)."
+    seen[3]["detail"] = detail.replace("0.54", "0.61")  # another reading: cited apart
+    assert _offline_rationale("when does someone sneer?", "contempt", 0.54, seen).steps[0].text.startswith(
+        f"{detail} (89.0-89.8 s); {seen[3]['detail']} (91.0-91.2 s); ")
+
+
 def test_offline_rationale_names_the_voice_when_it_carries_the_label_and_what_was_read_when_nothing_shows_it():
     """A sad shot whose face the detector missed: the gaze of another face and the voice were observed, and the voice
     read sadness. The summary said "no face or speech was observed" (no gaze) or led with the gaze; it now names the

@@ -4,7 +4,10 @@ The offline interpreter keeps an emotion beside the best one only when its simil
 EMOTION_MARGIN``), so a question that names two feelings could keep one ("angry or disgusted": disgust 0.77, anger
 0.71 -> disgust alone). ``joined_emotions`` reads the feeling words either side of a coordinator by the WordNet
 lexicon (``tools.signals.lexicon.named_emotions``); where the two sides name different emotions, every one of them is
-asked. Measured on ``evals/data/questions_two_feelings.jsonl`` (``evals/RESULTS.md`` section 154).
+asked. Measured on ``evals/data/questions_two_feelings.jsonl`` (``evals/RESULTS.md`` section 154). The part of a
+question that affirms a feeling, without its negations (``affirmed_phrase``), and the emotions its words name
+(``affirmed_emotions``) are read here too, for the ranking's target weights (``agents.emotion.target_weights``) and a
+change question's sides (``agents.intent.side_emotions``).
 """
 
 from __future__ import annotations

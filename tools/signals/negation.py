@@ -6,7 +6,8 @@ Findings and Diseases in Discharge Summaries", Journal of Biomedical Informatics
 (``NEGATION_CUES``: "not", "no", "never", "nobody", "without", "neither", "nor", "anything but", and "n't" once
 contractions are written out) negates the words after it, up to a scope terminator ("but", "and", "to", ...), the
 next cue, a clause mark or dash or a removed person reference (``CLAUSE_MARKS``, ``DASHES``, ``PERSON_BREAK``), or
-``MAX_SCOPE_WORDS`` words (NegEx's window of five). A cue that begins a phrase which shows its feeling rather than
+``MAX_SCOPE_WORDS`` words (NegEx's window of five); "or" within a scope joins stretches each negated on its own ("not
+angry or sad" denies both; ``DISJUNCTION``). A cue that begins a phrase which shows its feeling rather than
 denying it negates nothing (NegEx's pseudo-negations): "can't *stop* laughing", "can't *hide* his anger", "not *just*
 angry", "can't *keep* his nerves *in check*", "couldn't *be happier*", and "no" said aloud ("*say* no angrily"). Pure
 functions of text; the question reader (``agents.intent.emotion_scores``) and the label matcher
@@ -36,8 +37,11 @@ SAID_BEFORE_NO = frozenset({"say", "says", "said", "saying", "shout", "shouts", 
                             "answers", "answered", "reply", "replies", "replied", "whisper", "whispers", "whispered"})
 #: Words that end a cue's scope (NegEx's termination terms, for the clauses a question joins); "so" only after the
 #: cue's first word ("not so happy" is negated, "not there so she left" ends at "so").
-SCOPE_TERMINATORS = frozenset({"but", "and", "or", "to", "yet", "though", "although", "while", "until", "because",
+SCOPE_TERMINATORS = frozenset({"but", "and", "to", "yet", "though", "although", "while", "until", "because",
                                "so", "when", "after", "before", "than", "then"})
+#: A cue negates each word or phrase "or" joins in its scope, as NegEx negates each finding of a list ("no fever or
+#: chills"): "not angry or sad" denies anger and sadness, each stretch read on its own (``_disjuncts``).
+DISJUNCTION = "or"
 #: Where ``tools.signals.lexicon.emotion_phrase(punctuation=True)`` removed a person reference: it ends a scope
 #: ("nobody notice *she* is sad": the subject of a new clause), except right after the cue, where it is the cue's own
 #: subject ("is not *she* happy", once "isn't she" is written out).
@@ -107,13 +111,25 @@ def split_negated(phrase: str) -> tuple[str, list[str]]:
         start = i + width
         while start < len(tokens) and tokens[start] == PERSON_BREAK:  # "is not | happy": the cue's own subject
             start += 1
-        end = start
-        while end < len(tokens) and end - start < MAX_SCOPE_WORDS and not _ends_scope(tokens[end], end == start):
+        end = words = start
+        while end < len(tokens) and words - start < MAX_SCOPE_WORDS and not _ends_scope(tokens[end], end == start):
+            words += tokens[end] != DISJUNCTION  # the window counts the words "or" joins, not "or" itself
             end += 1
-        if end > start:
-            scopes.append(" ".join(tokens[start:end]))
+        scopes += [" ".join(part) for part in _disjuncts(tokens[start:end])]
         i = end
     return " ".join(kept), scopes
+
+
+def _disjuncts(scope: list[str]) -> list[list[str]]:
+    """The stretches of a cue's ``scope`` that ``DISJUNCTION`` joins, each negated on its own ("not angry or sad" ->
+    "angry", "sad"), the empty ones left out."""
+    parts: list[list[str]] = [[]]
+    for word in scope:
+        if word == DISJUNCTION:
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    return [part for part in parts if part]
 
 
 def _ends_scope(word: str, first: bool) -> bool:
