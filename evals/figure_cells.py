@@ -101,6 +101,15 @@ def baselines(summary: dict) -> str:
             f"({runs['retrieval alone']['R1@0.5'][0]:.3f}; {runs['reading alone']['R1@0.5'][0]:.3f})")
 
 
+def with_previous(summary: dict) -> str:
+    """A cell of an ``evals.summary`` file of ``now``, ``previous code`` and the two baselines: now's R1@0.5
+    (interval) / Joint, then the R1@0.5 of the previous code, of retrieval alone and of the reading alone."""
+    runs = summary["runs"]
+    return (f"{stored(runs['now']['R1@0.5'])} / {runs['now']['Joint'][0]:.3f} "
+            f"({runs['previous code']['R1@0.5'][0]:.3f}; {runs['retrieval alone']['R1@0.5'][0]:.3f}; "
+            f"{runs['reading alone']['R1@0.5'][0]:.3f})")
+
+
 def change_cell(m: dict) -> str:
     """The cell of a change bench's ``methods`` (``evals.transitions score``): within 2 s / both emotions named,
     then the previous code's and the reading alone's."""
