@@ -5,7 +5,7 @@ cite evidence ids that exist in the moment's evidence; an answer that cites anyt
 and goes through the LLM's repair/fallback path.
 
 Offline (``offline_rationale``): sentences built only from the evidence items it is given, citing
-their ids (successive records of one observation cited once, abutting spans joined: ``_cited_runs``); the
+their ids (the records of one observation cited once, abutting spans joined: ``_cited_runs``); the
 summary leads with the visual observation sharing most content words with the question
 (a gesture or gaze it names; "look" as in "she looks nervous" names none: ``without_non_gaze_looks``), else the
 first face observation showing the moment's emotion, else the voice's reading when it names that emotion (a label
@@ -70,20 +70,25 @@ ABUT_S = 0.05
 
 
 def _cited_runs(items: list[dict]) -> list[str]:
-    """``items`` (evidence records of one modality, in order) as the rationale cites them (``_cited``), successive
-    records with the same detail as one citation: a still face read alike in successive frames
-    (``agents.evidence.face_evidence``: one frame step each) is one observation, not three. Spans that meet or overlap
-    (within ``ABUT_S``) are joined ("... shows contempt (p=0.54) (89.0-89.7 s)", not "(89.0-89.2 s); ... (89.2-89.5
-    s); ... (89.5-89.7 s)"); spans with a gap between them are listed ("(6.2-6.5 s, 7.0-7.2 s)")."""
-    runs: list[tuple[str, list[list[float]]]] = []
+    """``items`` (evidence records of one modality, in order) as the rationale cites them (``_cited``), the records
+    with the same detail as one citation, where the first of them stands: a still face read alike in successive frames
+    (``agents.evidence.face_evidence``: one frame step each) is one observation, not three, also when another face's
+    records come between. Its spans, in time order, are joined where they meet or overlap (within ``ABUT_S``: "...
+    shows contempt (p=0.54) (89.0-89.7 s)", not "(89.0-89.2 s); ... (89.2-89.5 s); ... (89.5-89.7 s)") and listed
+    where a gap parts them ("(6.2-6.5 s, 7.0-7.2 s)")."""
+    runs: dict[str, list[tuple[float, float]]] = {}
     for e in items:
-        if not runs or runs[-1][0] != e["detail"]:
-            runs.append((e["detail"], [[e["start_s"], e["end_s"]]]))
-        elif (last := runs[-1][1][-1])[0] <= e["start_s"] <= last[1] + ABUT_S:
-            last[1] = max(last[1], e["end_s"])
-        else:
-            runs[-1][1].append([e["start_s"], e["end_s"]])
-    return [f"{detail} ({', '.join(f'{a:.1f}-{b:.1f} s' for a, b in spans)})" for detail, spans in runs]
+        runs.setdefault(e["detail"], []).append((e["start_s"], e["end_s"]))
+    cited = []
+    for detail, spans in runs.items():
+        joined: list[list[float]] = []
+        for a, b in sorted(spans):
+            if joined and a <= joined[-1][1] + ABUT_S:
+                joined[-1][1] = max(joined[-1][1], b)
+            else:
+                joined.append([a, b])
+        cited.append(f"{detail} ({', '.join(f'{a:.1f}-{b:.1f} s' for a, b in joined)})")
+    return cited
 
 
 def _voice_reading(evidence: list[dict], emotion: str = "") -> str | None:

@@ -28,9 +28,10 @@ HELDOUT7 = Path(__file__).parent / "data" / "questions_heldout7.jsonl"
 NEGATION = Path(__file__).parent / "data" / "questions_negation.jsonl"
 #: A second such file, all test, written after the first file's read (``evals/RESULTS.md`` section 91).
 NEGATION2 = Path(__file__).parent / "data" / "questions_negation2.jsonl"
-#: Questions that deny two feelings joined by "or" ("when is she not angry or sad?", form "negated_or": the label
-#: names every denied emotion, joined by "|"), written before the reader read "or" within a cue's scope, dev or test
-#: by a seeded shuffle (``studies.negation --disjunction``; ``evals/RESULTS.md`` section 156).
+#: Questions that deny feelings joined by "or" ("when is she not angry or sad?", form "negated_or": the label names
+#: every denied emotion, joined by "|"), written before the reader read "or" within a cue's scope, dev or test by a
+#: seeded shuffle (``evals/data/SOURCES.md``); read by ``studies.negation --disjunction`` (``evals/RESULTS.md`` section
+#: 156).
 NEGATION3 = Path(__file__).parent / "data" / "questions_negation3.jsonl"
 #: Questions of each emotion that go to the test split (the rest are dev).
 TEST_PER_EMOTION = 6
@@ -67,8 +68,9 @@ def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, st
 
 
 def negation_questions(form: str, split_name: str | None = None, path: Path = NEGATION) -> list[tuple[str, str]]:
-    """(question, AffectNet-8 label) of a negation file (``NEGATION``, ``NEGATION2``) of one ``form`` ("negated" or
-    "not_negated"), those of ``split_name`` ("dev" or "test") when given.
+    """(question, AffectNet-8 label) of a negation file (``NEGATION``, ``NEGATION2``, ``NEGATION3``) of one ``form``
+    ("negated", "not_negated", or ``NEGATION3``'s "negated_or", whose label names every denied emotion joined by "|":
+    "anger|sadness"), those of ``split_name`` ("dev" or "test") when given.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.

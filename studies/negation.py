@@ -127,8 +127,14 @@ def heldout_scores() -> dict:
 
 def disjunction_scores(half: str) -> dict:
     """The shipped reader over ``half`` ("dev" or "test") of the third negation file (``evals.questions.NEGATION3``:
-    two feelings denied through "or"): ``denied_avoided``, the questions none of whose denied emotions is among the
-    targets, of ``n``, with each question's targets."""
+    feelings denied through "or"): ``denied_avoided``, the questions none of whose denied emotions is among the
+    targets, of ``n``, with each question's targets.
+
+    Raises:
+        ValueError: ``half`` is neither "dev" nor "test".
+    """
+    if half not in ("dev", "test"):
+        raise ValueError(f"half must be 'dev' or 'test', not {half!r}")
     from agents.intent import asked_emotions
     from evals.questions import NEGATION3, negation_questions
 
@@ -147,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--heldout", action="store_true",
                       help="read the second negation file the same two ways, once")
     mode.add_argument("--disjunction", choices=("dev", "test"),
-                      help="read a half of the third negation file (two feelings denied through 'or') as shipped")
+                      help="read a half of the third negation file (feelings denied through 'or') as shipped")
     ap.add_argument("--json", help="write the report here")
     args = ap.parse_args(argv)
     if args.disjunction:

@@ -160,6 +160,13 @@ def test_offline_rationale_cites_a_still_face_read_alike_in_successive_frames_on
                                    "person 17 looks at the camera in 15 of 15 frames (88.9-92.6 s)")
     assert draft.steps[0].evidence_ids == ["c24.v0", "c24.v1", "c24.v2", "c24.v3", "c24.c17"]
     assert draft.summary == f"contempt (confidence 0.54): {detail} (89.0-89.8 s, 91.0-91.2 s)."
+    shuffled = [seen[1], seen[0], {**seen[2], "start_s": 89.4}, *seen[3:]]  # out of order, overlapping: joined alike
+    assert _offline_rationale("when does someone sneer?", "contempt", 0.54, shuffled).steps[0].text == draft.steps[0].text
+    other = {"id": "c24.v4", "modality": "visual", "tool": "faces", "start_s": 89.25, "end_s": 89.5,
+             "detail": "person 18's face at x=0.20, y=0.50 shows neutral (p=0.61)"}
+    between = [seen[0], other, *seen[1:3]]  # another face read in between: each face cited once
+    assert _offline_rationale("when does someone sneer?", "contempt", 0.54, between).steps[0].text == (
+        f"{detail} (89.0-89.8 s); {other['detail']} (89.2-89.5 s)")
     seen[3]["detail"] = detail.replace("0.54", "0.61")  # another reading: cited apart
     assert _offline_rationale("when does someone sneer?", "contempt", 0.54, seen).steps[0].text.startswith(
         f"{detail} (89.0-89.8 s); {seen[3]['detail']} (91.0-91.2 s); ")

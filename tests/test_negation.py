@@ -42,6 +42,9 @@ def test_the_emotion_phrase_keeps_a_contracted_negation(question, phrase):
     ("not seem annoyed or sad at all", "", ["seem annoyed", "sad at all"]),
     ("not angry or sad but calm", "but calm", ["angry", "sad"]),
     ("not stop laughing or smiling", "not stop laughing or smiling", []),
+    ("nobody smiling or is anybody angry", "or is anybody angry", ["smiling"]),
+    ("not sad or rather happy", "or rather happy", ["sad"]),
+    ("either not angry or sad", "either or sad", ["angry"]),
     ("try not to cry", "try to cry", []),
     ("not stop laughing", "not stop laughing", []),
     ("not hide her contempt", "not hide her contempt", []),
@@ -98,6 +101,17 @@ def test_a_cue_denies_every_feeling_or_joins_after_it(question, denied):
     from agents.intent import asked_emotions
 
     assert not denied & set(asked_emotions(question))
+
+
+def test_a_label_after_or_is_named_when_a_new_clause_begins_and_denied_when_or_joins_the_denial():
+    """The label matcher reads the same scopes: "or is she proud" begins a clause of its own, so Pride is named;
+    "not scared or proud" denies both."""
+    from agents.taxonomy import load_taxonomy
+
+    labels = load_taxonomy("VQAU-13")
+    assert labels.named_in("when is he not scared or is she proud?") == ["Pride"]
+    assert labels.named_in("when is he not scared or proud?") == []
+    assert labels.named_in("when is he proud?") == ["Pride"]
 
 
 @pytest.mark.parametrize("question, emotion", [

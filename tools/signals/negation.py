@@ -7,7 +7,8 @@ Findings and Diseases in Discharge Summaries", Journal of Biomedical Informatics
 contractions are written out) negates the words after it, up to a scope terminator ("but", "and", "to", ...), the
 next cue, a clause mark or dash or a removed person reference (``CLAUSE_MARKS``, ``DASHES``, ``PERSON_BREAK``), or
 ``MAX_SCOPE_WORDS`` words (NegEx's window of five); "or" within a scope joins stretches each negated on its own ("not
-angry or sad" denies both; ``DISJUNCTION``). A cue that begins a phrase which shows its feeling rather than
+angry or sad" denies both; ``DISJUNCTION``), unless a new clause begins after it or "either" came before the cue
+(``OR_NEW_CLAUSE``). A cue that begins a phrase which shows its feeling rather than
 denying it negates nothing (NegEx's pseudo-negations): "can't *stop* laughing", "can't *hide* his anger", "not *just*
 angry", "can't *keep* his nerves *in check*", "couldn't *be happier*", and "no" said aloud ("*say* no angrily"). Pure
 functions of text; the question reader (``agents.intent.emotion_scores``) and the label matcher
@@ -42,6 +43,12 @@ SCOPE_TERMINATORS = frozenset({"but", "and", "to", "yet", "though", "although", 
 #: A cue negates each word or phrase "or" joins in its scope, as NegEx negates each finding of a list ("no fever or
 #: chills"): "not angry or sad" denies anger and sadness, each stretch read on its own (``_disjuncts``).
 DISJUNCTION = "or"
+#: "or" followed by one of these begins a new clause or takes the denial back, and ends the scope ("nobody smiling or
+#: *is* anybody angry", "not sad or *rather* happy"); so does any "or" after "either" before the cue ("either not
+#: angry or sad": the list's second member is affirmed).
+OR_NEW_CLAUSE = frozenset({"is", "are", "was", "were", "am", "do", "does", "did", "can", "could", "will", "would",
+                           "shall", "should", "may", "might", "must", "has", "have", "had", "rather", "else",
+                           "instead", "perhaps", "maybe"})
 #: Where ``tools.signals.lexicon.emotion_phrase(punctuation=True)`` removed a person reference: it ends a scope
 #: ("nobody notice *she* is sad": the subject of a new clause), except right after the cue, where it is the cue's own
 #: subject ("is not *she* happy", once "isn't she" is written out).
@@ -111,8 +118,11 @@ def split_negated(phrase: str) -> tuple[str, list[str]]:
         start = i + width
         while start < len(tokens) and tokens[start] == PERSON_BREAK:  # "is not | happy": the cue's own subject
             start += 1
+        either = i > 0 and tokens[i - 1] == "either"
         end = words = start
         while end < len(tokens) and words - start < MAX_SCOPE_WORDS and not _ends_scope(tokens[end], end == start):
+            if tokens[end] == DISJUNCTION and (either or tokens[end + 1:end + 2] and tokens[end + 1] in OR_NEW_CLAUSE):
+                break
             words += tokens[end] != DISJUNCTION  # the window counts the words "or" joins, not "or" itself
             end += 1
         scopes += [" ".join(part) for part in _disjuncts(tokens[start:end])]
