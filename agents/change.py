@@ -201,18 +201,16 @@ def change_evidence(index: VideoIndex, cand: Proposal, ask: ChangeAsk, stored: l
     return evidence, round(fit if cand.left is not None else obs.magnitude * fit, 4), obs
 
 
-def judge_change(obs: ChangeObservations, targets: list[str], span: list[float],
-                 confidence: Callable[[float], float], weights: list[float]) -> EmotionJudgement:
+def judge_change(obs: ChangeObservations, target_p: float | None, span: list[float],
+                 confidence: Callable[[float], float]) -> EmotionJudgement:
     """The offline judgement of a change candidate: the top label after the change (and ``before``, the top
     label before), the candidate's whole span, ``confidence`` of the after side's top probability
-    (``agents.fusion.Fusion.confidence``) and the targets' probability after the change, each target weighed by
-    ``weights`` (one per target, ``agents.emotion.target_weights``)."""
+    (``agents.fusion.Fusion.confidence``) and ``target_p``, the asked emotions' weighed probability after the change
+    (``agents.emotion.target_probability`` of ``obs.after``; None when no emotion was asked), to 3 decimals."""
     after = max(obs.after, key=obs.after.__getitem__)
-    target_p = round(sum(w * obs.after.get(t, 0.0) for t, w in zip(targets, weights, strict=True)), 3
-                     ) if targets else None
     return EmotionJudgement(emotion=after, before=max(obs.before, key=obs.before.__getitem__),
                             confidence=round(confidence(obs.after[after]), 3), start_s=span[0], end_s=span[1],
-                            target_probability=target_p)
+                            target_probability=None if target_p is None else round(target_p, 3))
 
 
 def change_warnings(ask: ChangeAsk | None, moments: list, events: list = ()) -> list[str]:

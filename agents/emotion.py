@@ -111,13 +111,26 @@ def words_carry(obs: Observations, fusion: Fusion, label: str) -> bool:
 
 def target_weights(query: str, targets: list[str]) -> list[float]:
     """How much each of ``targets`` (an intent's ``target_emotions``, most likely first) counts when a moment is
-    ranked by how likely it shows what was asked (``offline_judge``'s ``target_probability``): 1 for the first and for
-    every one that words the question affirms name (``tools.signals.coordination.affirmed_emotions``: "when is she scared or
+    ranked by how likely it shows what was asked (``target_probability``): 1 for the first and for every one that
+    words the question affirms name (``tools.signals.coordination.affirmed_emotions``: "when is she scared or
     surprised?"), ``SECOND_TARGET_WEIGHT`` for the others. Same length as ``targets``."""
     if len(targets) < 2:
         return [1.0] * len(targets)
     named = set(affirmed_emotions(query))
     return [1.0 if n == 0 or t in named else SECOND_TARGET_WEIGHT for n, t in enumerate(targets)]
+
+
+def target_probability(p: dict[str, float], targets: list[str], weights: list[float]) -> float | None:
+    """The probability that a reading ``p`` (AffectNet-8 label -> probability; a missing label counts 0) shows what was
+    asked: the sum over ``targets`` of each one's probability times its weight (``weights``, one per target,
+    ``target_weights``); None when no emotion was asked.
+
+    Raises:
+        ValueError: ``weights`` is not as long as ``targets``.
+    """
+    if not targets:
+        return None
+    return float(sum(w * p.get(t, 0.0) for t, w in zip(targets, weights, strict=True)))
 
 
 def faces_place(visual: VisualObservations, span: tuple[float, float], label: str) -> bool:
@@ -155,7 +168,8 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     obs = observed(inputs)
     weights = inputs.get("target_weights") or [1.0] * len(targets)
     if obs.change.before and obs.change.after:  # a change point: the emotions on either side
-        return judge_change(obs.change, targets, inputs["span"], fusion.confidence, weights)
+        return judge_change(obs.change, target_probability(obs.change.after, targets, weights), inputs["span"],
+                            fusion.confidence)
     verbal, behaviour = obs.verbal, obs.behaviour
     fused = fuse(inputs, fusion)  # for a question about behaviour, read from the faces around its gesture or look
     label = AFFECTNET8[int(fused.argmax())]
@@ -178,8 +192,7 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     start, end = max(lo, round(start, 2)), min(hi, round(end, 2))  # rounding must not leave the span
     if end <= start:
         start, end = lo, hi
-    target_p = float(sum(w * fused[AFFECTNET8.index(t)] for t, w in zip(targets, weights, strict=True))
-                     ) if targets else None
+    target_p = target_probability(dict(zip(AFFECTNET8, fused)), targets, weights)
     confidence = round(fusion.confidence(float(fused.max())), 3)
     if read_nothing(obs):
         confidence = min(confidence, NO_OBSERVATION_CONFIDENCE)  # nothing was read: no more than a guess

@@ -58,9 +58,14 @@ def without_non_gaze_looks(text: str) -> str:
     return _NOT_GAZE_LOOK.sub(" ", text.lower())
 
 
+def _span(start_s: float, end_s: float) -> str:
+    """A span as the rationale writes it: "89.0-89.7 s"."""
+    return f"{start_s:.1f}-{end_s:.1f} s"
+
+
 def _cited(e: dict) -> str:
     """An evidence record as the rationale cites it: its detail and its span in seconds."""
-    return f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)"
+    return f"{e['detail']} ({_span(e['start_s'], e['end_s'])})"
 
 
 #: Seconds by which the span of an observation may start after the previous one ends and still be cited with it: the
@@ -87,7 +92,7 @@ def _cited_runs(items: list[dict]) -> list[str]:
                 joined[-1][1] = max(joined[-1][1], b)
             else:
                 joined.append([a, b])
-        cited.append(f"{detail} ({', '.join(f'{a:.1f}-{b:.1f} s' for a, b in joined)})")
+        cited.append(f"{detail} ({', '.join(_span(a, b) for a, b in joined)})")
     return cited
 
 

@@ -93,21 +93,16 @@ def long_cell(minutes: str) -> Callable[[dict], str]:
                       f"{d[minutes]['runs']['reading alone']['R1@0.5'][0]:.3f})")
 
 
-def baselines(summary: dict) -> str:
-    """A cell of an ``evals.summary`` file of ``now`` and the two baselines: now's R1@0.5 (interval) / Joint, then the
-    R1@0.5 of retrieval alone and of the reading alone."""
+def baselines(summary: dict, compared: tuple[str, ...] = ("retrieval alone", "reading alone")) -> str:
+    """A cell of an ``evals.summary`` file of ``now`` and the runs ``compared`` (default the two baselines): now's
+    R1@0.5 (interval) / Joint, then the R1@0.5 of each compared run."""
     runs = summary["runs"]
-    return (f"{stored(runs['now']['R1@0.5'])} / {runs['now']['Joint'][0]:.3f} "
-            f"({runs['retrieval alone']['R1@0.5'][0]:.3f}; {runs['reading alone']['R1@0.5'][0]:.3f})")
+    others = "; ".join(f"{runs[name]['R1@0.5'][0]:.3f}" for name in compared)
+    return f"{stored(runs['now']['R1@0.5'])} / {runs['now']['Joint'][0]:.3f} ({others})"
 
 
-def with_previous(summary: dict) -> str:
-    """A cell of an ``evals.summary`` file of ``now``, ``previous code`` and the two baselines: now's R1@0.5
-    (interval) / Joint, then the R1@0.5 of the previous code, of retrieval alone and of the reading alone."""
-    runs = summary["runs"]
-    return (f"{stored(runs['now']['R1@0.5'])} / {runs['now']['Joint'][0]:.3f} "
-            f"({runs['previous code']['R1@0.5'][0]:.3f}; {runs['retrieval alone']['R1@0.5'][0]:.3f}; "
-            f"{runs['reading alone']['R1@0.5'][0]:.3f})")
+#: The runs a cell compares with ``now`` where the previous code was read beside the baselines (section 157).
+WITH_PREVIOUS = ("previous code", "retrieval alone", "reading alone")
 
 
 def change_cell(m: dict) -> str:

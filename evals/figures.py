@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from evals.figure_cells import (
+    WITH_PREVIOUS,
     Figure,
     baselines,
     change,
@@ -32,7 +33,6 @@ from evals.figure_cells import (
     salience,
     share,
     stored,
-    with_previous,
 )
 
 RESULTS = Path(__file__).with_name("results")
@@ -104,11 +104,12 @@ FIGURES: tuple[Figure, ...] = (
     Figure("", "the same draw with mixed faces (read once)", "joined_test_seed9.json", lambda d: baselines(d["mixed"])),
     Figure("top moment right, R1@0.5 / Joint (previous code, 301ea90; retrieval alone; reading alone)",
            "mixed faces, new draw (seed 11): 5 minutes, 2 videos, 8 questions (read once; section 157)",
-           "long_test_mixed_seed11.json", lambda d: with_previous(d["5"])),
+           "long_test_mixed_seed11.json", lambda d: baselines(d["5"], WITH_PREVIOUS)),
     *(Figure("", f"mixed faces, seed 11: {m} minutes, {k} needles, 7 questions (read once)",
-             "long_test_mixed_seed11.json", lambda d, m=m: with_previous(d[m])) for m, k in (("30", 12), ("60", 20))),
+             "long_test_mixed_seed11.json", lambda d, m=m: baselines(d[m], WITH_PREVIOUS))
+      for m, k in (("30", 12), ("60", 20))),
     Figure("", "joined test form, mixed faces, seed 11, 12 videos, 96 questions (read once)",
-           "joined_test_mixed_seed11.json", lambda d: with_previous(d["mixed"])),
+           "joined_test_mixed_seed11.json", lambda d: baselines(d["mixed"], WITH_PREVIOUS)),
     Figure("voice emotion, 7 classes (chance 0.143)",
            "RAVDESS test actors, 360 utterances (read twice by voice8; once more by the speaker-baseline heads, "
            "section 133)",

@@ -120,9 +120,7 @@ def split_negated(phrase: str) -> tuple[str, list[str]]:
             start += 1
         either = i > 0 and tokens[i - 1] == "either"
         end = words = start
-        while end < len(tokens) and words - start < MAX_SCOPE_WORDS and not _ends_scope(tokens[end], end == start):
-            if tokens[end] == DISJUNCTION and (either or tokens[end + 1:end + 2] and tokens[end + 1] in OR_NEW_CLAUSE):
-                break
+        while end < len(tokens) and words - start < MAX_SCOPE_WORDS and not _ends_scope(tokens, end, start, either):
             words += tokens[end] != DISJUNCTION  # the window counts the words "or" joins, not "or" itself
             end += 1
         scopes += [" ".join(part) for part in _disjuncts(tokens[start:end])]
@@ -142,8 +140,13 @@ def _disjuncts(scope: list[str]) -> list[list[str]]:
     return [part for part in parts if part]
 
 
-def _ends_scope(word: str, first: bool) -> bool:
-    """Whether ``word`` ends a cue's scope (``first``: it is the first word after the cue, where "so" does not)."""
+def _ends_scope(tokens: list[str], k: int, start: int, either: bool) -> bool:
+    """Whether ``tokens[k]`` ends the scope of a cue whose scope starts at ``tokens[start]``: "so" only after the
+    scope's first word; "or" where a new clause begins after it (``OR_NEW_CLAUSE``) or ``either`` came before the
+    cue."""
+    word = tokens[k]
     if word == "so":
-        return not first
+        return k != start
+    if word == DISJUNCTION:
+        return either or k + 1 < len(tokens) and tokens[k + 1] in OR_NEW_CLAUSE
     return word in SCOPE_TERMINATORS or word in NEGATION_CUES or word in CLAUSE_MARKS or word in DASHES
