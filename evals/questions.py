@@ -33,6 +33,11 @@ NEGATION2 = Path(__file__).parent / "data" / "questions_negation2.jsonl"
 #: seeded shuffle (``evals/data/SOURCES.md``); read by ``studies.negation --disjunction`` (``evals/RESULTS.md`` section
 #: 156).
 NEGATION3 = Path(__file__).parent / "data" / "questions_negation3.jsonl"
+#: Questions whose cue governs a stretch after "or" that shows a feeling ("when can't she smile or stop crying?", form
+#: "shown_after_or": the label is the feeling shown), written before the reader read such a stretch as shown, dev or
+#: test by a seeded shuffle (``evals/data/SOURCES.md``); read by ``studies.negation --shown`` (``evals/RESULTS.md``
+#: section 159).
+NEGATION4 = Path(__file__).parent / "data" / "questions_negation4.jsonl"
 #: Questions of each emotion that go to the test split (the rest are dev).
 TEST_PER_EMOTION = 6
 
@@ -68,9 +73,10 @@ def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, st
 
 
 def negation_questions(form: str, split_name: str | None = None, path: Path = NEGATION) -> list[tuple[str, str]]:
-    """(question, AffectNet-8 label) of a negation file (``NEGATION``, ``NEGATION2``, ``NEGATION3``) of one ``form``
-    ("negated", "not_negated", or ``NEGATION3``'s "negated_or", whose label names every denied emotion joined by "|":
-    "anger|sadness"), those of ``split_name`` ("dev" or "test") when given.
+    """(question, AffectNet-8 label) of a negation file (``NEGATION``, ``NEGATION2``, ``NEGATION3``, ``NEGATION4``) of
+    one ``form`` ("negated", "not_negated", ``NEGATION3``'s "negated_or", whose label names every denied emotion
+    joined by "|": "anger|sadness", or ``NEGATION4``'s "shown_after_or"), those of ``split_name`` ("dev" or "test")
+    when given.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.

@@ -33,6 +33,7 @@ from studies.recorded_faces import (
     mafw_rows,
     mean_pool,
     mirrors_main,
+    named_right,
     ravdess05_rows,
     read_clip,
     score_clips,
@@ -86,8 +87,8 @@ def score_set(rows: list[tuple[str, str, str, str]], readings: list[list[list[fl
             base = np.mean([means[j] for j in clips], axis=0) if len(clips) >= MIN_CLIPS else None
             pred.append(label_of(m, base))
         result = score_clips(pred, rows)
-        result["per_label"] = {lab: [sum(p is not None and p in r[2].split("|") for p, r in zip(pred, rows)
-                                         if r[2] == lab), sum(r[2] == lab for r in rows)]
+        result["per_label"] = {lab: [sum(named_right(p, r[2]) for p, r in zip(pred, rows) if r[2] == lab),
+                                     sum(r[2] == lab for r in rows)]
                                for lab in dict.fromkeys(r[2] for r in rows)}
         out[kind or "as read"] = result
     return out

@@ -3,6 +3,7 @@
     python -m studies.negation --trial [--json report.json]
     python -m studies.negation --heldout [--json report.json]
     python -m studies.negation --disjunction dev|test [--json report.json]
+    python -m studies.negation --shown dev|test [--json report.json]
 
 "when is she not happy?" asks about a moment without happiness; before this reading the sentence encoder and the
 emotion words both read it as happiness. ``agents.intent.emotion_scores`` now reads the words a negation cue
@@ -21,6 +22,10 @@ when its emotion comes first.
 ``--disjunction dev|test``: the third negation file (``evals.questions.NEGATION3``, written before "or" was read
 within a cue's scope), a half as the shipped reader reads it (``evals/RESULTS.md`` section 156; the reading before is
 this command run in a checkout of the commit before it).
+
+``--shown dev|test``: the fourth negation file (``evals.questions.NEGATION4``, written before a stretch after "or"
+that begins as a pseudo-negation was read as shown: "can't smile or *stop* crying"), a half as the shipped reader
+reads it: right when the feeling shown is asked first (``evals/RESULTS.md`` section 159).
 
 ``--trial``: the development sets of ``studies.build_word_glosses`` (260 labelled questions, idioms and memory-form
 questions), the third and fourth held-out files (development sets since sections 90 and 91: 128 more), the 16
@@ -144,6 +149,23 @@ def disjunction_scores(half: str) -> dict:
                                           for q, denied, found in read]}
 
 
+def shown_scores(half: str) -> dict:
+    """The shipped reader over ``half`` ("dev" or "test") of the fourth negation file (``evals.questions.NEGATION4``):
+    ``shown_first``, the questions whose shown feeling is the first target, of ``n``, with each question's targets.
+
+    Raises:
+        ValueError: ``half`` is neither "dev" nor "test".
+    """
+    if half not in ("dev", "test"):
+        raise ValueError(f"half must be 'dev' or 'test', not {half!r}")
+    from agents.intent import asked_emotions
+    from evals.questions import NEGATION4, negation_questions
+
+    read = [(q, lab, asked_emotions(q)) for q, lab in negation_questions("shown_after_or", half, NEGATION4)]
+    return {"half": half, "shown_first": sum(found[:1] == [lab] for _, lab, found in read), "n": len(read),
+            "questions": [{"question": q, "shown": lab, "targets": found} for q, lab, found in read]}
+
+
 def main(argv: list[str] | None = None) -> int:
     from studies.command import report
 
@@ -154,10 +176,14 @@ def main(argv: list[str] | None = None) -> int:
                       help="read the second negation file the same two ways, once")
     mode.add_argument("--disjunction", choices=("dev", "test"),
                       help="read a half of the third negation file (feelings denied through 'or') as shipped")
+    mode.add_argument("--shown", choices=("dev", "test"),
+                      help="read a half of the fourth negation file (a feeling shown after 'or') as shipped")
     ap.add_argument("--json", help="write the report here")
     args = ap.parse_args(argv)
     if args.disjunction:
         return report(functools.partial(disjunction_scores, args.disjunction), args.json)
+    if args.shown:
+        return report(functools.partial(shown_scores, args.shown), args.json)
     return report(trial if args.trial else heldout_scores, args.json)
 
 

@@ -249,6 +249,12 @@ def evaluate_clips(paths: list[Path], clips: list[tuple[str, str, str, str]]) ->
     return result
 
 
+def named_right(pred: str | None, label: str) -> bool:
+    """Whether a clip's predicted label ``pred`` (None: no face read) is one of its labels (``label``: "|"-joined
+    where a clip carries two)."""
+    return pred is not None and pred in label.split("|")
+
+
 def score_clips(pred: list[str | None], clips: list[tuple[str, str, str, str]] = CLIPS) -> dict:
     """``pred`` (a label per clip of ``clips``, None where no face was read) against the clips' labels: clips
     right, accuracy with a bootstrap 95 % interval over people (``evals.metrics.bootstrap_interval``), the mean
@@ -256,7 +262,7 @@ def score_clips(pred: list[str | None], clips: list[tuple[str, str, str, str]] =
     from evals.metrics import bootstrap_interval
 
     people = [person for *_, person in clips]
-    right = [p is not None and p in lab.split("|") for p, (_, _, lab, _) in zip(pred, clips, strict=True)]
+    right = [named_right(p, lab) for p, (_, _, lab, _) in zip(pred, clips, strict=True)]
     lo, hi = bootstrap_interval(right, groups=people)
     per_person = [float(np.mean([r for r, w in zip(right, people, strict=True) if w == who]))
                   for who in dict.fromkeys(people)]

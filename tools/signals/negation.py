@@ -10,7 +10,8 @@ next cue, a clause mark or dash or a removed person reference (``CLAUSE_MARKS``,
 angry or sad" denies both; ``DISJUNCTION``), unless a new clause begins after it or "either" came before the cue
 (``OR_NEW_CLAUSE``). A cue that begins a phrase which shows its feeling rather than
 denying it negates nothing (NegEx's pseudo-negations): "can't *stop* laughing", "can't *hide* his anger", "not *just*
-angry", "can't *keep* his nerves *in check*", "couldn't *be happier*", and "no" said aloud ("*say* no angrily"). Pure
+angry", "can't *keep* his nerves *in check*", "couldn't *be happier*", and "no" said aloud ("*say* no angrily"); so
+does a stretch after "or" that begins so ("can't smile or *stop* crying": crying is shown). Pure
 functions of text; the question reader (``agents.intent.emotion_scores``) and the label matcher
 (``agents.taxonomy.Taxonomy.named_in``) read the negated words apart.
 """
@@ -91,11 +92,16 @@ def _intensifies(after: list[str]) -> bool:
 def _shows(tokens: list[str], i: int, width: int) -> bool:
     """Whether the cue of ``width`` words at ``tokens[i]`` negates nothing (module doc: pseudo-negations)."""
     after = [t for t in tokens[i + width:i + width + MAX_SCOPE_WORDS + 1] if t != PERSON_BREAK][:MAX_SCOPE_WORDS]
-    if tokens[i] == "no" and i and tokens[i - 1] in SAID_BEFORE_NO:
-        return True
-    if after[:1] and after[0] in KEEP_WORDS:
-        return bool(KEEP_PARTICLES & set(after[1:]))
-    return bool(after[:1]) and after[0] in NOT_NEGATING or _intensifies(after)
+    return tokens[i] == "no" and i > 0 and tokens[i - 1] in SAID_BEFORE_NO or _shown(after)
+
+
+def _shown(words: list[str]) -> bool:
+    """Whether the words a cue governs show their feeling rather than deny it (module doc: pseudo-negations): they
+    begin with ``NOT_NEGATING`` ("stop laughing"), with "keep" and one of ``KEEP_PARTICLES`` ("keep his nerves in
+    check"), or with an intensifying comparative ("be happier")."""
+    if words[:1] and words[0] in KEEP_WORDS:
+        return bool(KEEP_PARTICLES & set(words[1:]))
+    return bool(words[:1]) and words[0] in NOT_NEGATING or _intensifies(words)
 
 
 def split_negated(phrase: str) -> tuple[str, list[str]]:
@@ -123,7 +129,11 @@ def split_negated(phrase: str) -> tuple[str, list[str]]:
         while end < len(tokens) and words - start < MAX_SCOPE_WORDS and not _ends_scope(tokens, end, start, either):
             words += tokens[end] != DISJUNCTION  # the window counts the words "or" joins, not "or" itself
             end += 1
-        scopes += [" ".join(part) for part in _disjuncts(tokens[start:end])]
+        for n, part in enumerate(_disjuncts(tokens[start:end])):  # "not smile or stop crying": crying is shown
+            if n and _shown(part):
+                kept += part
+            else:
+                scopes.append(" ".join(part))
         i = end
     return " ".join(kept), scopes
 
