@@ -61,6 +61,8 @@ def read_bench(bench: str, cache_dir: str | None) -> dict:
 
     Raises:
         BenchError: the bench does not load.
+        ValueError: a question's first moment is labelled otherwise than with one AffectNet-8 emotion (its label is
+            the asked emotion).
     """
     settings = load_settings({})
     config, labels = settings.index_config(), settings.run_settings().labels

@@ -11,7 +11,7 @@ angry or sad" denies both; ``DISJUNCTION``), unless a new clause begins after it
 (``OR_NEW_CLAUSE``). A cue that begins a phrase which shows its feeling rather than
 denying it negates nothing (NegEx's pseudo-negations): "can't *stop* laughing", "can't *hide* his anger", "not *just*
 angry", "can't *keep* his nerves *in check*", "couldn't *be happier*", and "no" said aloud ("*say* no angrily"); so
-does a stretch after "or" that begins so ("can't smile or *stop* crying": crying is shown). Pure
+does a stretch after "or" that begins so ("can't smile or *stop* crying": the scope ends at "or"). Pure
 functions of text; the question reader (``agents.intent.emotion_scores``) and the label matcher
 (``agents.taxonomy.Taxonomy.named_in``) read the negated words apart.
 """
@@ -91,17 +91,23 @@ def _intensifies(after: list[str]) -> bool:
 
 def _shows(tokens: list[str], i: int, width: int) -> bool:
     """Whether the cue of ``width`` words at ``tokens[i]`` negates nothing (module doc: pseudo-negations)."""
-    after = [t for t in tokens[i + width:i + width + MAX_SCOPE_WORDS + 1] if t != PERSON_BREAK][:MAX_SCOPE_WORDS]
+    after = _window(tokens, i + width)
     return tokens[i] == "no" and i > 0 and tokens[i - 1] in SAID_BEFORE_NO or _shown(after)
 
 
-def _shown(words: list[str]) -> bool:
+def _window(tokens: list[str], start: int) -> list[str]:
+    """The at most ``MAX_SCOPE_WORDS`` words from ``tokens[start]`` on, removed person references left out."""
+    return [t for t in tokens[start:start + MAX_SCOPE_WORDS + 1] if t != PERSON_BREAK][:MAX_SCOPE_WORDS]
+
+
+def _shown(words: list[str], comparatives: bool = True) -> bool:
     """Whether the words a cue governs show their feeling rather than deny it (module doc: pseudo-negations): they
     begin with ``NOT_NEGATING`` ("stop laughing"), with "keep" and one of ``KEEP_PARTICLES`` ("keep his nerves in
-    check"), or with an intensifying comparative ("be happier")."""
+    check"), or, with ``comparatives``, with an intensifying comparative ("be happier": said of the cue's own words;
+    after "or", "can't relax or be happier" says only that she cannot)."""
     if words[:1] and words[0] in KEEP_WORDS:
         return bool(KEEP_PARTICLES & set(words[1:]))
-    return bool(words[:1]) and words[0] in NOT_NEGATING or _intensifies(words)
+    return bool(words[:1]) and words[0] in NOT_NEGATING or comparatives and _intensifies(words)
 
 
 def split_negated(phrase: str) -> tuple[str, list[str]]:
@@ -129,11 +135,7 @@ def split_negated(phrase: str) -> tuple[str, list[str]]:
         while end < len(tokens) and words - start < MAX_SCOPE_WORDS and not _ends_scope(tokens, end, start, either):
             words += tokens[end] != DISJUNCTION  # the window counts the words "or" joins, not "or" itself
             end += 1
-        for n, part in enumerate(_disjuncts(tokens[start:end])):  # "not smile or stop crying": crying is shown
-            if n and _shown(part):
-                kept += part
-            else:
-                scopes.append(" ".join(part))
+        scopes += [" ".join(part) for part in _disjuncts(tokens[start:end])]
         i = end
     return " ".join(kept), scopes
 
@@ -152,11 +154,13 @@ def _disjuncts(scope: list[str]) -> list[list[str]]:
 
 def _ends_scope(tokens: list[str], k: int, start: int, either: bool) -> bool:
     """Whether ``tokens[k]`` ends the scope of a cue whose scope starts at ``tokens[start]``: "so" only after the
-    scope's first word; "or" where a new clause begins after it (``OR_NEW_CLAUSE``) or ``either`` came before the
-    cue."""
+    scope's first word; "or" where a new clause begins after it (``OR_NEW_CLAUSE``), where the words after it show
+    their feeling as a pseudo-negation would (``_shown``, read over a window of their own: "can't smile or *stop*
+    crying", "can't sit still or *keep* his anger *in check*") or where ``either`` came before the cue."""
     word = tokens[k]
     if word == "so":
         return k != start
     if word == DISJUNCTION:
-        return either or k + 1 < len(tokens) and tokens[k + 1] in OR_NEW_CLAUSE
+        return (either or k + 1 < len(tokens) and tokens[k + 1] in OR_NEW_CLAUSE
+                or _shown(_window(tokens, k + 1), comparatives=False))
     return word in SCOPE_TERMINATORS or word in NEGATION_CUES or word in CLAUSE_MARKS or word in DASHES
