@@ -130,6 +130,21 @@ def heldout_scores() -> dict:
                           for form, qs in (("negated", negated), ("not_negated", plain)) for q, lab in qs]}
 
 
+def _read_half(half: str, form: str, path) -> list[tuple[str, str, list[str]]]:
+    """(question, label, the shipped reader's targets) of ``half`` ("dev" or "test") of the negation file ``path``'s
+    questions of ``form`` (``evals.questions.negation_questions``).
+
+    Raises:
+        ValueError: ``half`` is neither "dev" nor "test".
+    """
+    if half not in ("dev", "test"):
+        raise ValueError(f"half must be 'dev' or 'test', not {half!r}")
+    from agents.intent import asked_emotions
+    from evals.questions import negation_questions
+
+    return [(q, lab, asked_emotions(q)) for q, lab in negation_questions(form, half, path)]
+
+
 def disjunction_scores(half: str) -> dict:
     """The shipped reader over ``half`` ("dev" or "test") of the third negation file (``evals.questions.NEGATION3``:
     feelings denied through "or"): ``denied_avoided``, the questions none of whose denied emotions is among the
@@ -138,12 +153,9 @@ def disjunction_scores(half: str) -> dict:
     Raises:
         ValueError: ``half`` is neither "dev" nor "test".
     """
-    if half not in ("dev", "test"):
-        raise ValueError(f"half must be 'dev' or 'test', not {half!r}")
-    from agents.intent import asked_emotions
-    from evals.questions import NEGATION3, negation_questions
+    from evals.questions import NEGATION3
 
-    read = [(q, lab.split("|"), asked_emotions(q)) for q, lab in negation_questions("negated_or", half, NEGATION3)]
+    read = [(q, lab.split("|"), found) for q, lab, found in _read_half(half, "negated_or", NEGATION3)]
     return {"half": half, "denied_avoided": sum(not set(denied) & set(found) for _, denied, found in read),
             "n": len(read), "questions": [{"question": q, "denied": denied, "targets": found}
                                           for q, denied, found in read]}
@@ -156,12 +168,9 @@ def shown_scores(half: str) -> dict:
     Raises:
         ValueError: ``half`` is neither "dev" nor "test".
     """
-    if half not in ("dev", "test"):
-        raise ValueError(f"half must be 'dev' or 'test', not {half!r}")
-    from agents.intent import asked_emotions
-    from evals.questions import NEGATION4, negation_questions
+    from evals.questions import NEGATION4
 
-    read = [(q, lab, asked_emotions(q)) for q, lab in negation_questions("shown_after_or", half, NEGATION4)]
+    read = _read_half(half, "shown_after_or", NEGATION4)
     return {"half": half, "shown_first": sum(found[:1] == [lab] for _, lab, found in read), "n": len(read),
             "questions": [{"question": q, "shown": lab, "targets": found} for q, lab, found in read]}
 

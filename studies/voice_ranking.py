@@ -55,6 +55,11 @@ def question_counts(face: np.ndarray, voice: np.ndarray, right: np.ndarray, t: i
     return firsts, names
 
 
+def _matrix(readings: list[dict[str, float] | None]) -> np.ndarray:
+    """AffectNet-8 readings as a (len(readings), 8) array; a missing reading or label reads 0."""
+    return np.array([[(r or {}).get(k, 0.0) for k in AFFECTNET8] for r in readings]).reshape(-1, len(AFFECTNET8))
+
+
 def read_bench(bench: str, cache_dir: str | None) -> dict:
     """The counts of the module doc for one bench: ``{"n": questions, "first": {lam: [right, ...]}, "named": {w:
     [right, clips]}}``, ``first`` holding one 1/0 per question.
@@ -68,17 +73,17 @@ def read_bench(bench: str, cache_dir: str | None) -> dict:
     config, labels = settings.index_config(), settings.run_settings().labels
     first: dict[float, list[int]] = {lam: [] for lam in VOICE_WEIGHTS}
     named: dict[float, list[int]] = {w: [0, 0] for w in LABEL_VOICE_WEIGHTS}
-    indexes: dict[Path, object] = {}
+    readings: dict[Path, tuple[list, np.ndarray, np.ndarray]] = {}  # per video: its clips with a face, face, voice
     items = load_bench(bench, labels)
     for item in items:
         video = item.video_path(bench)
-        if video not in indexes:
-            indexes[video] = open_index(video, config, cache_dir)
-        clips = [c for c in indexes[video].clips if c.expression]
+        if video not in readings:
+            clips = [c for c in open_index(video, config, cache_dir).clips if c.expression]
+            readings[video] = (clips, _matrix([c.expression for c in clips]),
+                               _matrix([c.voice_emotion for c in clips]))
+        clips, face, voice = readings[video]
         t = AFFECTNET8.index(item.moments[0].emotion)
         truth = [(m.start_s, m.end_s) for m in item.moments]
-        face = np.array([[c.expression.get(k, 0.0) for k in AFFECTNET8] for c in clips]).reshape(-1, 8)
-        voice = np.array([[(c.voice_emotion or {}).get(k, 0.0) for k in AFFECTNET8] for c in clips]).reshape(-1, 8)
         right = np.array([recall_at_1((c.start_s, c.end_s), truth, 0.5) for c in clips], dtype=bool)
         firsts, names = question_counts(face, voice, right, t)
         for lam in VOICE_WEIGHTS:
