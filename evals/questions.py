@@ -38,6 +38,11 @@ NEGATION3 = Path(__file__).parent / "data" / "questions_negation3.jsonl"
 #: test by a seeded shuffle (``evals/data/SOURCES.md``); read by ``studies.negation --shown`` (``evals/RESULTS.md``
 #: section 159).
 NEGATION4 = Path(__file__).parent / "data" / "questions_negation4.jsonl"
+#: Questions that name their feeling with one word or phrase ("when does she look crestfallen?", "when is he
+#: repelled?", form "feeling_word"; 8 per AffectNet-8 emotion), written before the word reader read a doubled
+#: consonant before "-ed", dev or test by a seeded shuffle (``evals/data/SOURCES.md``); read by
+#: ``studies.feeling_words`` (``evals/RESULTS.md`` section 160).
+WORDS = Path(__file__).parent / "data" / "questions_words.jsonl"
 #: Questions of each emotion that go to the test split (the rest are dev).
 TEST_PER_EMOTION = 6
 
@@ -72,11 +77,12 @@ def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, st
     return [(r["query"], r["emotion"]) for r in _records(path) if form in (None, r["form"])]
 
 
-def negation_questions(form: str, split_name: str | None = None, path: Path = NEGATION) -> list[tuple[str, str]]:
-    """(question, AffectNet-8 label) of a negation file (``NEGATION``, ``NEGATION2``, ``NEGATION3``, ``NEGATION4``) of
-    one ``form`` ("negated", "not_negated", ``NEGATION3``'s "negated_or", whose label names every denied emotion
-    joined by "|": "anger|sadness", or ``NEGATION4``'s "shown_after_or"), those of ``split_name`` ("dev" or "test")
-    when given.
+def form_questions(form: str, split_name: str | None = None, path: Path = NEGATION) -> list[tuple[str, str]]:
+    """(question, AffectNet-8 label) of a question file whose records name their form and split (the negation files
+    ``NEGATION``, ``NEGATION2``, ``NEGATION3``, ``NEGATION4`` and ``WORDS``) of one ``form`` ("negated",
+    "not_negated", ``NEGATION3``'s "negated_or", whose label names every denied emotion joined by "|":
+    "anger|sadness", ``NEGATION4``'s "shown_after_or", ``WORDS``' "feeling_word"), those of ``split_name`` ("dev" or
+    "test") when given.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
@@ -89,3 +95,18 @@ def negation_questions(form: str, split_name: str | None = None, path: Path = NE
 def _records(path: Path) -> list[dict]:
     """The JSON records of a question file, one per non-empty line."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def read_half(half: str, form: str, path: Path) -> list[tuple[str, str, list[str]]]:
+    """(question, label, the shipped reader's target emotions) of ``half`` ("dev" or "test") of the questions of
+    ``form`` in ``path`` (``form_questions``), each read by ``agents.intent.asked_emotions``.
+
+    Raises:
+        ValueError: ``half`` is neither "dev" nor "test".
+        FileNotFoundError: ``path`` does not exist.
+    """
+    if half not in ("dev", "test"):
+        raise ValueError(f"half must be 'dev' or 'test', not {half!r}")
+    from agents.intent import asked_emotions
+
+    return [(q, lab, asked_emotions(q)) for q, lab in form_questions(form, half, path)]

@@ -107,11 +107,11 @@ def development_trial(readings: dict[str, Callable[[str], list[str]]], before: s
 def first_file_rows(readings: dict[str, Callable[[str], list[str]]], before: str, now: str) -> dict:
     """``negation_rows`` (rows and paired differences) of each half ("dev", "test") of the first negation file under
     two readings (``before``, ``now``: names in ``readings``)."""
-    from evals.questions import negation_questions
+    from evals.questions import form_questions
 
     out = {}
     for half in ("dev", "test"):
-        forms = (negation_questions(form, half) for form in ("negated", "not_negated"))
+        forms = (form_questions(form, half) for form in ("negated", "not_negated"))
         rows_half, paired_half, _ = negation_rows(*forms, readings, before, now)
         out[half] = {"rows": rows_half, "paired": paired_half}
     return out
@@ -120,29 +120,14 @@ def first_file_rows(readings: dict[str, Callable[[str], list[str]]], before: str
 def heldout_scores() -> dict:
     """``negation_rows`` of the second negation file (``evals.questions.NEGATION2``), with each question's targets
     under both readings."""
-    from evals.questions import NEGATION2, negation_questions
+    from evals.questions import NEGATION2, form_questions
 
-    negated, plain = negation_questions("negated", path=NEGATION2), negation_questions("not_negated", path=NEGATION2)
+    negated, plain = form_questions("negated", path=NEGATION2), form_questions("not_negated", path=NEGATION2)
     rows, paired_rows, targets = negation_rows(negated, plain)
     return {"rows": rows, "paired": paired_rows,
             "questions": [{"question": q, "label": lab, "form": form, "before": targets[BEFORE][q],
                            "now": targets[NOW][q]}
                           for form, qs in (("negated", negated), ("not_negated", plain)) for q, lab in qs]}
-
-
-def _read_half(half: str, form: str, path) -> list[tuple[str, str, list[str]]]:
-    """(question, label, the shipped reader's targets) of ``half`` ("dev" or "test") of the negation file ``path``'s
-    questions of ``form`` (``evals.questions.negation_questions``).
-
-    Raises:
-        ValueError: ``half`` is neither "dev" nor "test".
-    """
-    if half not in ("dev", "test"):
-        raise ValueError(f"half must be 'dev' or 'test', not {half!r}")
-    from agents.intent import asked_emotions
-    from evals.questions import negation_questions
-
-    return [(q, lab, asked_emotions(q)) for q, lab in negation_questions(form, half, path)]
 
 
 def disjunction_scores(half: str) -> dict:
@@ -153,9 +138,9 @@ def disjunction_scores(half: str) -> dict:
     Raises:
         ValueError: ``half`` is neither "dev" nor "test".
     """
-    from evals.questions import NEGATION3
+    from evals.questions import NEGATION3, read_half
 
-    read = [(q, lab.split("|"), found) for q, lab, found in _read_half(half, "negated_or", NEGATION3)]
+    read = [(q, lab.split("|"), found) for q, lab, found in read_half(half, "negated_or", NEGATION3)]
     return {"half": half, "denied_avoided": sum(not set(denied) & set(found) for _, denied, found in read),
             "n": len(read), "questions": [{"question": q, "denied": denied, "targets": found}
                                           for q, denied, found in read]}
@@ -168,9 +153,9 @@ def shown_scores(half: str) -> dict:
     Raises:
         ValueError: ``half`` is neither "dev" nor "test".
     """
-    from evals.questions import NEGATION4
+    from evals.questions import NEGATION4, read_half
 
-    read = _read_half(half, "shown_after_or", NEGATION4)
+    read = read_half(half, "shown_after_or", NEGATION4)
     return {"half": half, "shown_first": sum(found[:1] == [lab] for _, lab, found in read), "n": len(read),
             "questions": [{"question": q, "shown": lab, "targets": found} for q, lab, found in read]}
 

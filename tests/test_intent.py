@@ -590,3 +590,37 @@ def test_the_two_feelings_study_gives_the_committed_development_figures():
     now, before = read("dev", True), read("dev", False)
     assert (before["both_asked"], now["both_asked"], now["n"], now["first_named"]) == (4, 14, 16, 16)
     assert now == committed["dev/now"] and before == committed["dev/before"]
+
+
+@pytest.mark.parametrize(("question", "emotion"), [("when does she look repelled?", "disgust"),
+                                                   ("when is he stunned?", "surprise")])
+def test_a_consonant_doubled_before_ed_is_read_once(question, emotion):
+    """A participle that doubles its verb's last consonant names the verb's feeling ("repelled" -> "repel", disgust;
+    "stunned" -> "stun", surprise); before section 160 of ``evals/RESULTS.md`` neither was matched."""
+    assert named_emotions(emotion_phrase(question)) == [emotion]
+
+
+def test_a_consonant_doubled_before_ing_is_left_as_it_is():
+    """Before "-ing" the doubled consonant is kept: "sitting" is no form of "sit", "spitting" none of "spit" (a word
+    list that holds both short forms matches neither), while "-ed" is: "spitted" is "spit"."""
+    from tools.signals.lexicon import matched_phrases
+
+    table = {"sit": "neutral", "spit": "anger"}
+    assert matched_phrases("sitting there spitting", table) == []
+    assert matched_phrases("spitted", table) == ["spit"]
+
+
+def test_the_feeling_word_study_gives_the_committed_development_figures():
+    """A pin, labelled as one: the development half of the feeling-word questions read by this checkout gives the
+    figures of section 160 (``evals/results/feeling_words.json``); the question "when does she look repelled?" is read
+    as disgust first, the emotion its word names."""
+    import json
+
+    from studies.feeling_words import word_scores
+    from tests.conftest import REPO
+
+    stored = json.loads((REPO / "evals" / "results" / "feeling_words.json").read_text())["dev"]["after"]
+    got = word_scores("dev")
+    assert got == stored
+    repelled = next(q for q in got["questions"] if q["question"] == "when does she look repelled?")
+    assert repelled["targets"][0] == "disgust"

@@ -187,7 +187,7 @@ def test_a_label_word_after_a_clause_mark_or_in_a_contraction_is_named():
     assert labels.named_in("when do they look like they can't wait?") == ["Anticipation"]
 
 
-def test_the_study_reads_the_dev_negation_questions_as_recorded():
+def test_the_study_reads_the_dev_form_questions_as_recorded():
     """A pin: ``studies.negation``'s rows for the first file's dev half are those
     ``evals/results/negation_dev.json`` records (the trial's figures in ``evals/RESULTS.md`` section 91), but for one
     question of the reading without negation: since neutral's descriptions say "indifferent" (section 101), "when is
@@ -195,12 +195,12 @@ def test_the_study_reads_the_dev_negation_questions_as_recorded():
     import json
     from pathlib import Path
 
-    from evals.questions import negation_questions
+    from evals.questions import form_questions
     from studies.negation import BEFORE, NOW, negation_rows
 
     recorded = json.loads((Path(__file__).parents[1] / "evals" / "results" / "negation_dev.json").read_text())
     recorded_rows = recorded["negation"]["dev"]["rows"]
-    rows, _, _ = negation_rows(negation_questions("negated", "dev"), negation_questions("not_negated", "dev"))
+    rows, _, _ = negation_rows(form_questions("negated", "dev"), form_questions("not_negated", "dev"))
     assert rows[NOW] == recorded_rows[NOW]
     assert rows[BEFORE] == {**recorded_rows[BEFORE], "negated_avoided": recorded_rows[BEFORE]["negated_avoided"] - 1}
 

@@ -15,8 +15,8 @@ from evals.questions import (
     NEGATION,
     NEGATION2,
     QUESTIONS,
+    form_questions,
     heldout,
-    negation_questions,
     split,
 )
 from tools.core.schema import AFFECTNET8
@@ -47,12 +47,27 @@ def test_the_negation_questions_are_new_and_split_in_halves_per_emotion():
     assert len({r["query"].lower() for r in records}) == len(records) == 64
     for form, per_emotion in (("negated", 3), ("not_negated", 1)):
         for part in ("dev", "test"):
-            assert sorted(lab for _, lab in negation_questions(form, part)) == sorted(AFFECTNET8 * per_emotion)
-    second = {q.lower() for form in ("negated", "not_negated") for q, _ in negation_questions(form, path=NEGATION2)}
-    assert sorted(lab for _, lab in negation_questions("negated", path=NEGATION2)) == sorted(AFFECTNET8 * 3)
-    assert sorted(lab for _, lab in negation_questions("not_negated", path=NEGATION2)) == sorted(AFFECTNET8 * 2)
+            assert sorted(lab for _, lab in form_questions(form, part)) == sorted(AFFECTNET8 * per_emotion)
+    second = {q.lower() for form in ("negated", "not_negated") for q, _ in form_questions(form, path=NEGATION2)}
+    assert sorted(lab for _, lab in form_questions("negated", path=NEGATION2)) == sorted(AFFECTNET8 * 3)
+    assert sorted(lab for _, lab in form_questions("not_negated", path=NEGATION2)) == sorted(AFFECTNET8 * 2)
     others = {q.lower() for path in FILES for q, _ in heldout(path)}
     others |= {q.lower() for part in ("dev", "test") for q, _ in split(part, QUESTIONS)}
     first = {r["query"].lower() for r in records}
     assert len(second) == 40
     assert not first & others and not second & (others | first)
+
+
+def test_the_feeling_word_questions_are_split_in_halves_per_emotion_and_repeat_eight_earlier_ones():
+    """The feeling-word file holds 8 questions per AffectNet-8 emotion, 4 dev and 4 test each; eight of them repeat
+    an earlier file's question word for word (``evals/data/SOURCES.md``), and the study counts the rest apart."""
+    from evals.questions import WORDS
+    from studies.feeling_words import earlier_questions
+
+    for part in ("dev", "test"):
+        assert sorted(lab for _, lab in form_questions("feeling_word", part, WORDS)) == sorted(AFFECTNET8 * 4)
+    asked = {q.lower() for q, _ in form_questions("feeling_word", path=WORDS)}
+    assert len(asked) == 64
+    assert asked & earlier_questions() == {
+        "when is he condescending?", "when is she patronizing?", "when is he stone-faced?", "when is she spooked?",
+        "when is he seething?", "when does he look forlorn?", "when is he petrified?", "when does she look disgusted?"}

@@ -170,13 +170,24 @@ MAX_PHRASE_WORDS = 5
 
 def _forms(tokens: list[str]) -> list[str]:
     """How ``tokens`` may stand in ``emotion_words``: as they are, with possessives as "one's", and with the first
-    word without a common inflection ("terrified" -> "terrify", "hits the roof" -> "hit the roof")."""
+    word without a common inflection ("terrified" -> "terrify", "hits the roof" -> "hit the roof"), a consonant
+    doubled before "-ed" written once ("stunned" -> "stun", "repelled" -> "repel"). Not before "-ing": such a word
+    names a doing more often than a feeling ("sitting", "spitting"; on the development questions, section 160)."""
     out = []
     for toks in (tokens, ["one's" if t in _POSSESSIVES else t for t in tokens]):
         first, rest = toks[0], toks[1:]
-        out += [" ".join(toks)] + [" ".join([first[:-len(end)] + rep, *rest]) for end, rep in _INFLECTIONS
-                                   if first.endswith(end) and len(first) > len(end) + 2]
+        stems = [first[:-len(end)] + rep for end, rep in _INFLECTIONS
+                 if first.endswith(end) and len(first) > len(end) + 2]
+        if first.endswith("ed") and _doubled(first[:-2]):
+            stems.append(first[:-3])
+        out += [" ".join(toks)] + [" ".join([stem, *rest]) for stem in stems]
     return list(dict.fromkeys(out))
+
+
+def _doubled(stem: str) -> bool:
+    """Whether ``stem`` ends in a doubled consonant, as English spelling doubles one before "-ed" ("stunn", "repell").
+    The stem with one consonant is only tried: the table decides ("killed" stays "kill")."""
+    return len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] in "bdfgklmnprtvz"
 
 
 def named_emotions(phrase: str) -> list[str]:
