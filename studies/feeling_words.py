@@ -10,7 +10,7 @@ anew, turned out to be asked in the same words by an earlier question file, and 
 (``earlier_questions``). A question is read right
 when its emotion is the first target of ``agents.intent.asked_emotions``. The reading before a change is this command
 run in a checkout of the commit before it (``evals/RESULTS.md`` section 160: the word reader's doubled consonant before
-"-ed", ``tools.signals.lexicon._forms``).
+"-ed", ``tools.signals.word_forms.word_forms``).
 """
 
 from __future__ import annotations

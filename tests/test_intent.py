@@ -603,7 +603,7 @@ def test_a_consonant_doubled_before_ed_is_read_once(question, emotion):
 def test_a_consonant_doubled_before_ing_is_left_as_it_is():
     """Before "-ing" the doubled consonant is kept: "sitting" is no form of "sit", "spitting" none of "spit" (a word
     list that holds both short forms matches neither), while "-ed" is: "spitted" is "spit"."""
-    from tools.signals.lexicon import matched_phrases
+    from tools.signals.word_forms import matched_phrases
 
     table = {"sit": "neutral", "spit": "anger"}
     assert matched_phrases("sitting there spitting", table) == []

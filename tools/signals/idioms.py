@@ -16,7 +16,8 @@ import functools
 import json
 from pathlib import Path
 
-from tools.signals.lexicon import emotion_words, matched_phrases
+from tools.signals.lexicon import emotion_words
+from tools.signals.word_forms import matched_phrases
 
 #: Multiword idiom (lower case) -> the first sense of its Wiktionary entry (CC BY-SA; ``studies.build_idiom_glosses``).
 IDIOM_GLOSSES = Path(__file__).parents[1] / "data" / "idiom_glosses.json"
@@ -72,7 +73,7 @@ def glossed_phrases(phrase: str, words: bool = True) -> list[tuple[str, str]]:
 def glossed_idioms(phrase: str) -> list[tuple[str, str]]:
     """``(idiom, gloss)`` for each idiom of ``idiom_glosses`` that words of ``phrase`` stand for, in order of first
     mention ("when does he lose his cool?" -> ``[("lose one's cool", "To become upset ...")]``; matched as
-    ``tools.signals.lexicon.matched_phrases`` matches: longest first, possessives as "one's", the first word
+    ``tools.signals.word_forms.matched_phrases`` matches: longest first, possessives as "one's", the first word
     uninflected)."""
     glosses = idiom_glosses()
     return [(idiom, glosses[idiom]) for idiom in matched_phrases(phrase, glosses)]

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from tools.signals.negation import PERSON_BREAK, expand_contractions
+from tools.signals.word_forms import CLAUSE_MARKS, matched_phrases
 
 EMOTION_DESCRIPTIONS: dict[str, list[str]] = {
     "neutral": ["calm, composed, neutral face", "speaking evenly, matter-of-fact, no strong feeling",
@@ -121,9 +122,7 @@ _PERSON_REFERENCE = re.compile(
     r"|(?:the|that|this)\s+one)(?:'s)?(?:\s+(?:on the (?:left|right)|in the (?:middle|centre|center)))?\b")
 
 
-#: Marks that end a clause (an em and an en dash among them): ``emotion_phrase(punctuation=True)`` keeps each as a
-#: word of its own, and ``matched_phrases`` drops one that ends a word.
-CLAUSE_MARKS = ",;:.!?\u2014\u2013"
+
 
 
 def emotion_phrase(text: str, punctuation: bool = False) -> str:
@@ -147,9 +146,7 @@ def emotion_phrase(text: str, punctuation: bool = False) -> str:
 #: Words that name a feeling, with the AffectNet-8 emotion each names: drawn from Open English WordNet (CC BY 4.0,
 #: derived from Princeton WordNet) by ``studies.build_emotion_words`` after WordNet-Affect; ``named_emotions``.
 EMOTION_WORDS = Path(__file__).parents[1] / "data" / "emotion_words.json"
-#: Inflections tried for a word not listed as it is: (ending, replacement), "terrified" -> "terrify".
-_INFLECTIONS = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"), ("ied", "y"),
-                ("ies", "y"), ("ly", ""))
+
 
 
 @functools.cache
@@ -162,59 +159,11 @@ def emotion_words() -> dict[str, str]:
     return json.loads(EMOTION_WORDS.read_text(encoding="utf-8"))["words"]
 
 
-#: Possessives a question uses where WordNet's idioms say "one's" ("lose her temper" -> "lose one's temper").
-_POSSESSIVES = frozenset({"my", "your", "his", "her", "its", "our", "their", "someone's", "somebody's"})
-#: The longest idiom matched, in words ("blow out of the water").
-MAX_PHRASE_WORDS = 5
-
-
-def _forms(tokens: list[str]) -> list[str]:
-    """How ``tokens`` may stand in ``emotion_words``: as they are, with possessives as "one's", and with the first
-    word without a common inflection ("terrified" -> "terrify", "hits the roof" -> "hit the roof"), a consonant
-    doubled before "-ed" written once ("stunned" -> "stun", "repelled" -> "repel"). Not before "-ing": such a word
-    names a doing more often than a feeling ("sitting", "spitting"; on the development questions, section 160)."""
-    out = []
-    for toks in (tokens, ["one's" if t in _POSSESSIVES else t for t in tokens]):
-        first, rest = toks[0], toks[1:]
-        stems = [first[:-len(end)] + rep for end, rep in _INFLECTIONS
-                 if first.endswith(end) and len(first) > len(end) + 2]
-        if first.endswith("ed") and _doubled(first[:-2]):
-            stems.append(first[:-3])
-        out += [" ".join(toks)] + [" ".join([stem, *rest]) for stem in stems]
-    return list(dict.fromkeys(out))
-
-
-def _doubled(stem: str) -> bool:
-    """Whether ``stem`` ends in a doubled consonant, as English spelling doubles one before "-ed" ("stunn", "repell").
-    The stem with one consonant is only tried: the table decides ("killed" stays "kill")."""
-    return len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] in "bdfgklmnprtvz"
-
-
 def named_emotions(phrase: str) -> list[str]:
     """The AffectNet-8 emotions that words of ``phrase`` name in ``emotion_words`` ("seem livid" -> anger;
     "jumpy" -> fear; "hits the roof" -> anger), in order of first mention (``matched_phrases``)."""
     words = emotion_words()
     return list(dict.fromkeys(words[key] for key in matched_phrases(phrase, words)))
-
-
-def matched_phrases(phrase: str, table: dict) -> list[str]:
-    """The keys of ``table`` (lower-case words and phrases) that words of ``phrase`` stand for, in order of first
-    mention: the longest phrases first (up to ``MAX_PHRASE_WORDS`` words), no word in two, each also tried with
-    possessives as WordNet's "one's" and its first word without a common inflection (``_forms``: "loses her cool"
-    -> "lose one's cool"). A mark that ends a word ("is she sad?") is no part of it; a mark standing alone (a clause's
-    end, ``emotion_phrase(punctuation=True)``) stays a token, so no phrase spans it."""
-    tokens = [t.strip(CLAUSE_MARKS + '"') or t for t in phrase.lower().split()]
-    found: list[tuple[int, str]] = []
-    taken: set[int] = set()
-    for n in range(MAX_PHRASE_WORDS, 0, -1):
-        for i in range(len(tokens) - n + 1):
-            if taken & set(range(i, i + n)):
-                continue
-            key = next((f for f in _forms(tokens[i:i + n]) if f in table), None)
-            if key is not None:
-                found.append((i, key))
-                taken |= set(range(i, i + n))
-    return [key for _, key in sorted(found)]
 
 
 #: Words that frame a question rather than carry its content ("when *does* she *mention* X").
