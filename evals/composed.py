@@ -13,6 +13,9 @@ has no neutral), so a face's dataset tells its class. ``--faces mixed`` draws ea
 datasets that hold its emotion, the dataset first (each alike), then the image: CK+, RAF-DB and FER2013 (grey 48x48
 web faces) for the six emotions, RAF-DB and FER2013 for neutral, CK+ alone for contempt; grey and colour, posed and
 web faces then show in every class but contempt. RAVDESS has no contempt, so contempt shots carry neutral speech.
+``--ferplus-agreed`` draws a FER2013 face only where the majority of FER+'s ten taggers gives its FER2013 label
+(``evals.data.ferplus.agreed_paths``): about one FER2013 neutral face in five is otherwise a smiling or sad "neutral"
+shot in a needle haystack (``evals/RESULTS.md`` section 161).
 
 - ``joined``: ~30-40 s videos of 8 shots, one per AffectNet-8 emotion in random order; one item per
   emotion (the short joined form).
@@ -46,6 +49,7 @@ import numpy as np
 from evals.bench import open_bench_folder, write_bench_file
 from evals.build_bench import TEMPLATES, letterbox
 from evals.data.assemble import default_root, in_fusion_fold, load_manifest
+from evals.data.ferplus import agreed_paths
 from evals.questions import split as question_split
 from tools.core.argtypes import CommandParser, number
 from tools.core.media import load_audio
@@ -75,7 +79,7 @@ def write_shots(shots: list[tuple[str, np.ndarray]], out_path: Path) -> list[tup
     with VideoWriter(out_path, SIZE, FPS, RATE, crf=20) as out:
         for image, audio in shots:
             rgb = letterbox(cv2.cvtColor(cv2.imread(image, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), SIZE)
-            k = max(1, round(len(audio) / RATE * FPS))
+            k = shot_frames(len(audio))
             first = out.frames
             for _ in range(k):
                 out.add_frame(rgb)
@@ -85,24 +89,33 @@ def write_shots(shots: list[tuple[str, np.ndarray]], out_path: Path) -> list[tup
     return spans
 
 
+def shot_frames(samples: int) -> int:
+    """Frames of a shot whose speech has ``samples`` samples at ``RATE`` Hz (``FPS`` frames per second, at least 1)."""
+    return max(1, round(samples / RATE * FPS))
+
+
 #: The face sets of each ``--faces`` choice: emotion -> the assembled sets a shot's face is drawn from.
 FACE_SETS = {"ckplus": {e: ("rafdb",) if e == "neutral" else ("ckplus",) for e in AFFECTNET8},
              "mixed": {e: ("rafdb", "fer2013") if e == "neutral" else ("ckplus",) if e == "contempt"
                        else ("ckplus", "rafdb", "fer2013") for e in AFFECTNET8}}
 
 
-def _pools(split: str, root: Path, faces_from: str = "ckplus"
+def _pools(split: str, root: Path, faces_from: str = "ckplus", agreed: bool = False
            ) -> tuple[dict[str, list[list[str]]], dict[str, list[str]]]:
     """Face image paths per AffectNet-8 emotion, one list per set of ``FACE_SETS[faces_from]``, and speech paths per
-    emotion, for ``split`` (``fusion``: the dev split's fusion fold, ``evals.data.assemble.in_fusion_fold``).
+    emotion, for ``split`` (``fusion``: the dev split's fusion fold, ``evals.data.assemble.in_fusion_fold``);
+    ``agreed``: FER2013 faces only where FER+'s taggers agree with their label (``evals.data.ferplus.agreed_paths``).
 
     Raises:
-        FileNotFoundError: a set it needs is not assembled.
+        FileNotFoundError: a set it needs is not assembled, or (``agreed``) FER+'s votes were not matched to it.
         ValueError: a set holds no face of an emotion it should show in ``split``, or RAVDESS no speech of one."""
+    uses_fer = any("fer2013" in names for names in FACE_SETS[faces_from].values())
+    kept = agreed_paths(root) if agreed and uses_fer else None
+
     def records(name: str) -> list[dict]:
-        if split != "fusion":
-            return load_manifest(root, name, split)
-        return [r for r in load_manifest(root, name, "dev") if in_fusion_fold(name, r)]
+        recs = load_manifest(root, name, "dev" if split == "fusion" else split)
+        recs = [r for r in recs if split != "fusion" or in_fusion_fold(name, r)]
+        return [r for r in recs if kept is None or name != "fer2013" or r["path"] in kept]
 
     sets = FACE_SETS[faces_from]
     by_set = {name: records(name) for name in dict.fromkeys(n for names in sets.values() for n in names)}
@@ -181,31 +194,21 @@ def needle_emotions(rng: random.Random, n: int) -> list[str]:
     return out[:n]
 
 
-def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None,
-          wording: str = "templates", minutes: float = 5.0, needles: int = 4, faces_from: str = "ckplus",
-          as_written: bool = False) -> Path:
-    """Write ``videos`` composed videos and their bench items; returns the bench file. The queries are drawn
-    from ``query_templates(split, wording)`` and asked ``ungendered`` (the templates name no gender; ``as_written``
-    keeps the labelled questions' "he" and "she", as draws before ``evals/RESULTS.md`` section 150 had them); the
-    videos are the same whatever the wording. ``minutes`` and
-    ``needles`` shape the long form (the defaults give the 5-minute form of earlier benches, shot for shot);
-    ``faces_from`` names the face sets (``FACE_SETS``: with ``ckplus`` a seed gives the videos it always gave).
+def draw(split: str, form: str, videos: int, seed: int = 0, root: Path | None = None, minutes: float = 5.0,
+         needles: int = 4, faces_from: str = "ckplus", agreed: bool = False) -> list[list[tuple[str, str, str]]]:
+    """The shots ``build`` writes with these arguments, per video in order: (face image path, RAVDESS speech path,
+    AffectNet-8 emotion), drawn as ``build`` draws them (a seed gives the same shots; ``studies.ferplus_benches``
+    reads a draw's faces this way).
 
     Raises:
         FileNotFoundError: a face or speech set is not assembled.
         ValueError: more needles than the long form's shots can hold apart, or a face set lacks an emotion."""
-    root = root or default_root()
     rng = random.Random(f"{split}-{form}-{seed}")
-    queries = random.Random(f"queries-{split}-{form}-{seed}")
-    templates = query_templates(split, wording)
-    ask = (lambda q: q) if as_written else ungendered
-    faces, voices = _pools(split, root, faces_from)
-    open_bench_folder(out_dir)
-    lines = []
-    for v in range(videos):
+    faces, voices = _pools(split, root or default_root(), faces_from, agreed)
+    out = []
+    for _ in range(videos):
         if form == "joined":
-            emotions = AFFECTNET8[:]
-            emotions = rng.sample(list(emotions), len(emotions))
+            emotions = rng.sample(list(AFFECTNET8), len(AFFECTNET8))
         else:
             n_shots = math.ceil(SHOTS_PER_5_MIN * minutes / 5)
             if needles > n_shots - 4:
@@ -215,9 +218,34 @@ def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root
             picks = rng.sample(EMOTIONAL, 4) if needles == 4 else needle_emotions(rng, needles)
             for pos, emo in zip(places, picks, strict=True):
                 emotions[pos] = emo
-        shots = [(rng.choice(_face_pool(faces[e], rng)), load_audio(rng.choice(voices[e]), RATE)) for e in emotions]
+        out.append([(rng.choice(_face_pool(faces[e], rng)), rng.choice(voices[e]), e) for e in emotions])
+    return out
+
+
+def build(split: str, form: str, out_dir: Path, videos: int, seed: int = 0, root: Path | None = None,
+          wording: str = "templates", minutes: float = 5.0, needles: int = 4, faces_from: str = "ckplus",
+          as_written: bool = False, agreed: bool = False) -> Path:
+    """Write ``videos`` composed videos (the shots of ``draw``) and their bench items; returns the bench file. The
+    queries are drawn from ``query_templates(split, wording)`` and asked ``ungendered`` (the templates name no
+    gender; ``as_written`` keeps the labelled questions' "he" and "she", as draws before ``evals/RESULTS.md`` section
+    150 had them); the videos are the same whatever the wording. ``minutes`` and ``needles`` shape the long form (the
+    defaults give the 5-minute form of earlier benches, shot for shot); ``faces_from`` names the face sets
+    (``FACE_SETS``: with ``ckplus`` a seed gives the videos it always gave); ``agreed`` draws FER2013 faces only where
+    FER+'s ten taggers agree with their label (``_pools``).
+
+    Raises:
+        FileNotFoundError: a face or speech set is not assembled.
+        ValueError: more needles than the long form's shots can hold apart, or a face set lacks an emotion."""
+    plan = draw(split, form, videos, seed, root, minutes, needles, faces_from, agreed)
+    queries = random.Random(f"queries-{split}-{form}-{seed}")
+    templates = query_templates(split, wording)
+    ask = (lambda q: q) if as_written else ungendered
+    open_bench_folder(out_dir)
+    lines = []
+    for v, shots in enumerate(plan):
+        emotions = [e for _, _, e in shots]
         name = f"{form}_{split}_{v:03d}.mp4"
-        spans = write_shots(shots, out_dir / "videos" / name)
+        spans = write_shots([(face, load_audio(speech, RATE)) for face, speech, _ in shots], out_dir / "videos" / name)
         for emo in dict.fromkeys(e for e in emotions if form == "joined" or e != "neutral"):
             moments = [{"start_s": s, "end_s": e, "emotion": emo, "rationale": None, "evidence_modalities": []}
                        for em, (s, e) in zip(emotions, spans, strict=True) if em == emo]
@@ -248,6 +276,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faces", choices=sorted(FACE_SETS), default="ckplus",
                     help="face sets: ckplus (emotions CK+, neutral RAF-DB; the benches so far) or mixed (each class "
                          "from CK+, RAF-DB and FER2013 where they hold it, so a face's look does not tell its class)")
+    ap.add_argument("--ferplus-agreed", action="store_true",
+                    help="draw FER2013 faces only where the majority of FER+'s ten taggers gives their FER2013 label "
+                         "(needs <data>/ferplus.npz from python -m evals.data.ferplus); without it a seed gives the "
+                         "videos it always gave")
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
@@ -255,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--videos and --needles must be >= 1 and --minutes > 0")
     try:
         bench = build(args.split, args.form, args.out, args.videos, args.seed, args.data, args.wording,
-                      args.minutes, args.needles, args.faces, args.as_written)
+                      args.minutes, args.needles, args.faces, args.as_written, args.ferplus_agreed)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -148,25 +148,31 @@ def test_a_longer_needle_bench_holds_its_needles_apart_with_every_emotion_before
         composed.build("dev", "long", tmp_path / "full", videos=1, root=root, minutes=1, needles=13)
 
 
+def _mixed_manifests(root: Path) -> None:
+    """Assembled-set manifests (no files) of every set ``--faces mixed`` draws from, two records per label, split
+    test: CK+ without neutral, RAF-DB, FER2013 and RAVDESS without contempt."""
+    import json
+
+    from evals import composed
+
+    for name, labels in (("ckplus", composed.EMOTIONAL), ("rafdb", [e for e in AFFECTNET8 if e != "contempt"]),
+                         ("fer2013", [e for e in AFFECTNET8 if e != "contempt"]),
+                         ("ravdess", [e for e in AFFECTNET8 if e != "contempt"])):
+        (root / name).mkdir()
+        (root / name / "manifest.jsonl").write_text("".join(
+            json.dumps({"path": f"{lab}/{name}_{k}.png", "label": lab, "split": "test", "person": f"P{k}"}) + "\n"
+            for lab in labels for k in range(2)))
+
+
 def test_mixed_faces_show_every_class_from_several_sets_and_keep_the_ckplus_draws(tmp_path):
     """``--faces mixed`` pools each emotion's faces per set (CK+, RAF-DB, FER2013 where they hold it; neutral not from
     CK+, contempt from CK+ alone) and draws the set before the image; ``ckplus`` keeps one pool per emotion, so a seed
     draws what it drew before; a set without an emotion it must show is one clear error."""
-    import json
     import random
 
     from evals import composed
 
-    def manifest(name: str, labels: list[str]) -> None:
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "manifest.jsonl").write_text("".join(
-            json.dumps({"path": f"{lab}/{name}_{k}.png", "label": lab, "split": "test", "person": f"P{k}"}) + "\n"
-            for lab in labels for k in range(2)))
-
-    manifest("ckplus", composed.EMOTIONAL)
-    manifest("rafdb", [e for e in AFFECTNET8 if e != "contempt"])
-    manifest("fer2013", [e for e in AFFECTNET8 if e != "contempt"])
-    manifest("ravdess", [e for e in AFFECTNET8 if e != "contempt"])
+    _mixed_manifests(tmp_path)
     mixed, voices = composed._pools("test", tmp_path, "mixed")
     sets = {e: sorted(Path(p[0]).parent.parent.name for p in mixed[e]) for e in AFFECTNET8}
     assert sets["happiness"] == ["ckplus", "fer2013", "rafdb"] and sets["neutral"] == ["fer2013", "rafdb"]
@@ -182,6 +188,36 @@ def test_mixed_faces_show_every_class_from_several_sets_and_keep_the_ckplus_draw
     (tmp_path / "fer2013" / "manifest.jsonl").write_text("")
     with pytest.raises(ValueError, match="fer2013 neutral"):
         composed._pools("test", tmp_path, "mixed")
+
+
+def test_ferplus_agreed_draws_leave_out_the_fer2013_faces_the_taggers_call_otherwise(tmp_path):
+    """``--ferplus-agreed``: of each FER2013 label's two faces the one FER+'s majority calls another emotion is never
+    drawn, the other is; the draw (``evals.composed.draw``) repeats with its seed, and a missing ``ferplus.npz`` is a
+    clear error."""
+    from evals import composed
+    from evals.data.assemble import load_manifest
+
+    _mixed_manifests(tmp_path)
+    with pytest.raises(FileNotFoundError, match="evals.data.ferplus"):
+        composed._pools("test", tmp_path, "mixed", agreed=True)
+    recs = load_manifest(tmp_path, "fer2013")
+    votes = np.zeros((len(recs), 8), int)
+    for i, r in enumerate(recs):  # the first face of each label agreed, the second called happy (or sad if happy)
+        other = "sadness" if r["label"] == "happiness" else "happiness"
+        votes[i, AFFECTNET8.index(r["label"] if r["path"].endswith("_0.png") else other)] = 8
+    np.savez(tmp_path / "ferplus.npz", votes=votes, unknown=np.zeros(len(recs), int),
+             not_face=np.zeros(len(recs), int), matched=np.ones(len(recs), bool), rms=np.zeros(len(recs)))
+    faces, _ = composed._pools("test", tmp_path, "mixed", agreed=True)
+    fer = [p for e in AFFECTNET8 for pool in faces[e] for p in pool if "/fer2013/" in p]
+    assert sorted(Path(p).name for p in fer) == ["fer2013_0.png"] * 7
+    plan = composed.draw("test", "long", 2, seed=5, root=tmp_path, minutes=2, needles=4, faces_from="mixed",
+                         agreed=True)
+    assert plan == composed.draw("test", "long", 2, seed=5, root=tmp_path, minutes=2, needles=4,
+                                 faces_from="mixed", agreed=True)
+    drawn = [face for video in plan for face, _, _ in video]
+    assert len(drawn) == 2 * 32 and not [f for f in drawn if f.endswith("fer2013_1.png")]
+    assert [f for f in drawn if f.endswith("fer2013_0.png")]
+    assert all(Path(face).parent.name == emotion for video in plan for face, _, emotion in video)
 
 
 def test_words8_reads_spoken_feelings_and_gives_contempt_nothing():

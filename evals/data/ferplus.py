@@ -127,6 +127,33 @@ def soft_labels(votes: np.ndarray, unknown: np.ndarray, not_face: np.ndarray) ->
     return np.where(keep[:, None], v / np.maximum(v.sum(1, keepdims=True), 1e-9), 0.0), keep
 
 
+def agreed_paths(root: Path) -> set[str]:
+    """The assembled FER2013 faces (their manifest paths, as ``load_manifest`` gives them) whose FER+ taggers agree
+    with the FER2013 label: matched to a FER+ row and the label's votes more than those of every other AffectNet-8
+    emotion, of "unknown" and of "not a face" (FER+'s majority vote: Barsoum et al., 2016). A FER2013 face labelled
+    neutral that seven of ten taggers call happy is thus left out. Read by ``evals.composed --ferplus-agreed``.
+
+    Raises:
+        FileNotFoundError: ``<root>/ferplus.npz`` is missing (``python -m evals.data.ferplus`` writes it) or the
+            ``fer2013`` set was not assembled.
+        ValueError: ``ferplus.npz`` does not hold one row per face of the ``fer2013`` manifest.
+    """
+    recs = load_manifest(root, "fer2013")
+    path = root / "ferplus.npz"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: write it with python -m evals.data.ferplus")
+    with np.load(path) as z:
+        votes, unknown, not_face, matched = z["votes"], z["unknown"], z["not_face"], z["matched"]
+    if len(votes) != len(recs):
+        raise ValueError(f"{path} holds {len(votes)} rows for {len(recs)} assembled FER2013 faces: write it again")
+    out = set()
+    for r, v, u, nf, ok in zip(recs, votes, unknown, not_face, matched, strict=True):
+        own = v[AFFECTNET8.index(r["label"])]
+        if ok and own > max(np.delete(v, AFFECTNET8.index(r["label"])).max(), u, nf):
+            out.add(r["path"])
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.data.ferplus", description=__doc__.splitlines()[0])
     ap.add_argument("--votes", type=Path, required=True, help="microsoft/FERPlus snapshot (bare git dir)")
