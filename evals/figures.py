@@ -110,6 +110,14 @@ FIGURES: tuple[Figure, ...] = (
       for m, k in (("30", 12), ("60", 20))),
     Figure("", "joined test form, mixed faces, seed 11, 12 videos, 96 questions (read once)",
            "joined_test_mixed_seed11.json", lambda d: baselines(d["mixed"], WITH_PREVIOUS)),
+    Figure("", "mixed faces, FER2013 faces only where FER+'s taggers agree with their label, new draw (seed 12): "
+           "5 minutes, 2 videos, 8 questions (read once; section 161)", "long_test_agreed_seed12.json",
+           lambda d: baselines(d["5"], WITH_PREVIOUS)),
+    *(Figure("", f"FER+-agreed faces, seed 12: {m} minutes, {k} needles, 7 questions (read once)",
+             "long_test_agreed_seed12.json", lambda d, m=m: baselines(d[m], WITH_PREVIOUS))
+      for m, k in (("30", 12), ("60", 20))),
+    Figure("", "joined test form, FER+-agreed faces, seed 12, 12 videos, 96 questions (read once)",
+           "joined_test_agreed_seed12.json", lambda d: baselines(d["mixed"], WITH_PREVIOUS)),
     Figure("voice emotion, 7 classes (chance 0.143)",
            "RAVDESS test actors, 360 utterances (read twice by voice8; once more by the speaker-baseline heads, "
            "section 133)",
