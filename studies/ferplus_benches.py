@@ -49,9 +49,10 @@ def parse_draw(text: str) -> dict:
     return out
 
 
-def _face_kinds(draw_args: dict) -> tuple[list[list[dict]], dict]:
-    """The replayed draw's shots per video ({face, emotion, start_s, end_s, kind}) and FER+'s majority per FER2013
-    face path (the assembled data's ``ferplus.npz``)."""
+def _face_kinds(draw_args: dict) -> list[list[dict]]:
+    """The replayed draw's shots per video: {face, emotion, start_s, end_s, kind, ferplus}, ``ferplus`` the label
+    with the most of FER+'s votes (the first of a tie) for a FER2013 face, else None (the assembled data's
+    ``ferplus.npz``)."""
     import numpy as np
 
     from evals.composed import FPS, RATE, draw, shot_frames
@@ -77,7 +78,7 @@ def _face_kinds(draw_args: dict) -> tuple[list[list[dict]], dict]:
                          "end_s": round((t + k) / FPS, 3), "kind": kind, "ferplus": majority.get(face)})
             t += k
         videos.append(rows)
-    return videos, majority
+    return videos
 
 
 def case_report(bench: Path, run: Path, draw_args: dict) -> dict:
@@ -90,7 +91,7 @@ def case_report(bench: Path, run: Path, draw_args: dict) -> dict:
     from evals.metrics import recall_at_1
 
     items = {r["id"]: r for r in map(json.loads, bench.read_text().splitlines()) if r}
-    videos, _ = _face_kinds(draw_args)
+    videos = _face_kinds(draw_args)
     by_video = dict(zip(sorted({r["video"] for r in items.values()}), videos, strict=True))
     asked = collections.Counter()
     haystack = collections.Counter()
