@@ -7,10 +7,10 @@ feeling with one word or phrase ("when does she look crestfallen?", "when is he 
 stomach?"), eight per AffectNet-8 emotion, labelled by the emotion the word names, written before the change they
 measure and split four and four per emotion by a seeded shuffle (``evals/data/SOURCES.md``); eight of them, written
 anew, turned out to be asked in the same words by an earlier question file, and ``new_only`` counts the rest
-(``earlier_questions``). A question is read right
-when its emotion is the first target of ``agents.intent.asked_emotions``. The reading before a change is this command
-run in a checkout of the commit before it (``evals/RESULTS.md`` section 160: the word reader's doubled consonant before
-"-ed", ``tools.signals.word_forms.word_forms``).
+(``earlier_questions``). A question is read right when its emotion is the first target of
+``agents.intent.asked_emotions``. The reading before a change is this command run in a checkout of the commit before
+it (``evals/RESULTS.md`` section 160: the word reader's doubled consonant before "-ed",
+``tools.signals.word_forms.word_forms``).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import sys
 from pathlib import Path
@@ -49,28 +50,39 @@ def parse_draw(text: str) -> dict:
     return out
 
 
+@functools.cache
+def _ferplus(root: Path) -> tuple[set[str], dict[str, str | None]]:
+    """The FER2013 faces FER+'s taggers agree with (``evals.data.ferplus.agreed_paths``) and each face's label with
+    the most votes (the first of a tie; None without a vote), read once per command for all its cases."""
+    import numpy as np
+
+    from evals.data.ferplus import agreed_in, matched_votes
+    from tools.core.schema import AFFECTNET8
+
+    recs, z = matched_votes(root)
+    majority = {r["path"]: AFFECTNET8[int(np.argmax(v))] if v.any() else None
+                for r, v in zip(recs, z["votes"], strict=True)}
+    return agreed_in(recs, z), majority
+
+
 def _face_kinds(draw_args: dict) -> list[list[dict]]:
     """The replayed draw's shots per video: {face, emotion, start_s, end_s, kind, ferplus}, ``ferplus`` the label
     with the most of FER+'s votes (the first of a tie) for a FER2013 face, else None (the assembled data's
     ``ferplus.npz``)."""
-    import numpy as np
-
     from evals.composed import FPS, RATE, draw, shot_frames
-    from evals.data.assemble import default_root, load_manifest
-    from evals.data.ferplus import agreed_paths
+    from evals.data.assemble import default_root
     from tools.core.media import load_audio
-    from tools.core.schema import AFFECTNET8
 
     root = default_root()
-    agreed = agreed_paths(root)
-    with np.load(root / "ferplus.npz") as z:
-        majority = {r["path"]: AFFECTNET8[int(np.argmax(v))] if v.any() else None
-                    for r, v in zip(load_manifest(root, "fer2013"), z["votes"], strict=True)}
+    agreed, majority = _ferplus(root)
+    frames: dict[str, int] = {}  # a statement recurs in many shots: its length is read once
     videos = []
     for shots in draw(**draw_args, root=root):
         t, rows = 0, []
         for face, speech, emotion in shots:
-            k = shot_frames(len(load_audio(speech, RATE)))
+            if speech not in frames:
+                frames[speech] = shot_frames(len(load_audio(speech, RATE)))
+            k = frames[speech]
             kind = Path(face).relative_to(root).parts[0]
             if kind == "fer2013":
                 kind = "fer2013 agreed" if face in agreed else "fer2013 not agreed"

@@ -127,11 +127,9 @@ def soft_labels(votes: np.ndarray, unknown: np.ndarray, not_face: np.ndarray) ->
     return np.where(keep[:, None], v / np.maximum(v.sum(1, keepdims=True), 1e-9), 0.0), keep
 
 
-def agreed_paths(root: Path) -> set[str]:
-    """The assembled FER2013 faces (their manifest paths, as ``load_manifest`` gives them) whose FER+ taggers agree
-    with the FER2013 label: matched to a FER+ row and the label's votes more than those of every other AffectNet-8
-    emotion, of "unknown" and of "not a face" (FER+'s majority vote: Barsoum et al., 2016). A FER2013 face labelled
-    neutral that seven of ten taggers call happy is thus left out. Read by ``evals.composed --ferplus-agreed``.
+def matched_votes(root: Path) -> tuple[list[dict], dict[str, np.ndarray]]:
+    """The assembled FER2013 records (``load_manifest``) and the arrays ``main`` wrote for them, in their order
+    (module doc: ``votes``, ``unknown``, ``not_face``, ``rms``, ``matched``).
 
     Raises:
         FileNotFoundError: ``<root>/ferplus.npz`` is missing (``python -m evals.data.ferplus`` writes it) or the
@@ -143,13 +141,31 @@ def agreed_paths(root: Path) -> set[str]:
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: write it with python -m evals.data.ferplus")
     with np.load(path) as z:
-        votes, unknown, not_face, matched = z["votes"], z["unknown"], z["not_face"], z["matched"]
-    if len(votes) != len(recs):
-        raise ValueError(f"{path} holds {len(votes)} rows for {len(recs)} assembled FER2013 faces: write it again")
+        arrays = {key: z[key] for key in z.files}
+    if len(arrays["votes"]) != len(recs):
+        raise ValueError(f"{path} holds {len(arrays['votes'])} rows for {len(recs)} assembled FER2013 faces: "
+                         "write it again")
+    return recs, arrays
+
+
+def agreed_paths(root: Path) -> set[str]:
+    """The assembled FER2013 faces (their manifest paths, as ``load_manifest`` gives them) whose FER+ taggers agree
+    with the FER2013 label: matched to a FER+ row and the label's votes more than those of every other AffectNet-8
+    emotion, of "unknown" and of "not a face" (FER+'s majority vote: Barsoum et al., 2016). A FER2013 face labelled
+    neutral that seven of ten taggers call happy is thus left out. Read by ``evals.composed --ferplus-agreed``.
+
+    Raises:
+        FileNotFoundError, ValueError: as ``matched_votes``.
+    """
+    return agreed_in(*matched_votes(root))
+
+
+def agreed_in(recs: list[dict], z: dict[str, np.ndarray]) -> set[str]:
+    """``agreed_paths`` over records and arrays already read (``matched_votes``)."""
     out = set()
-    for r, v, u, nf, ok in zip(recs, votes, unknown, not_face, matched, strict=True):
-        own = v[AFFECTNET8.index(r["label"])]
-        if ok and own > max(np.delete(v, AFFECTNET8.index(r["label"])).max(), u, nf):
+    for r, v, u, nf, ok in zip(recs, z["votes"], z["unknown"], z["not_face"], z["matched"], strict=True):
+        col = AFFECTNET8.index(r["label"])
+        if ok and v[col] > max(np.delete(v, col).max(), u, nf):
             out.add(r["path"])
     return out
 

@@ -122,9 +122,6 @@ _PERSON_REFERENCE = re.compile(
     r"|(?:the|that|this)\s+one)(?:'s)?(?:\s+(?:on the (?:left|right)|in the (?:middle|centre|center)))?\b")
 
 
-
-
-
 def emotion_phrase(text: str, punctuation: bool = False) -> str:
     """What a question says of the feeling it asks about: ``text`` lower-cased without its opening ("when
     does", "when is") and without the words that only name people ("she", "the woman", "someone's"); e.g.
@@ -146,7 +143,6 @@ def emotion_phrase(text: str, punctuation: bool = False) -> str:
 #: Words that name a feeling, with the AffectNet-8 emotion each names: drawn from Open English WordNet (CC BY 4.0,
 #: derived from Princeton WordNet) by ``studies.build_emotion_words`` after WordNet-Affect; ``named_emotions``.
 EMOTION_WORDS = Path(__file__).parents[1] / "data" / "emotion_words.json"
-
 
 
 @functools.cache

@@ -21,10 +21,11 @@ MAX_PHRASE_WORDS = 5
 
 
 def word_forms(tokens: list[str]) -> list[str]:
-    """How ``tokens`` may stand in a word list (``tools.signals.lexicon.emotion_words``): as they are, with possessives as "one's", and with the first
-    word without a common inflection ("terrified" -> "terrify", "hits the roof" -> "hit the roof"), a consonant
-    doubled before "-ed" written once ("stunned" -> "stun", "repelled" -> "repel"). Not before "-ing": such a word
-    names a doing more often than a feeling ("sitting", "spitting"; on the development questions, section 160)."""
+    """How ``tokens`` may stand in a word list (``tools.signals.lexicon.emotion_words``): as they are, with
+    possessives as "one's", and with the first word without a common inflection ("terrified" -> "terrify", "hits the
+    roof" -> "hit the roof"), a consonant doubled before "-ed" written once ("stunned" -> "stun", "repelled" ->
+    "repel"). Not before "-ing": such a word names a doing more often than a feeling ("sitting", "spitting"; on the
+    development questions, section 160)."""
     out = []
     for toks in (tokens, ["one's" if t in _POSSESSIVES else t for t in tokens]):
         first, rest = toks[0], toks[1:]
