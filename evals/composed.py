@@ -31,8 +31,8 @@ tuning and never used in development, so the offline intent interpreter is measu
 was not adjusted to. ``--wording questions`` draws them instead from the split's half of the labelled
 questions of ``studies.intent`` (six phrasings per emotion), over the same videos, asked without the words that
 name a gender (``ungendered``: no face set labels it, and the pipeline reads "she" as the faces that look like a
-woman; ``--as-written`` keeps them). Writes
-``DIR/videos/*.mp4`` and ``DIR/bench.jsonl`` in the bench format of ``evals/README.md``.
+woman; ``--as-written`` keeps them). Writes ``DIR/videos/*.mp4`` and ``DIR/bench.jsonl`` in the bench format of
+``evals/README.md``.
 """
 
 from __future__ import annotations
@@ -108,9 +108,11 @@ def _pools(split: str, root: Path, faces_from: str = "ckplus", agreed: bool = Fa
 
     Raises:
         FileNotFoundError: a set it needs is not assembled, or (``agreed``) FER+'s votes were not matched to it.
-        ValueError: a set holds no face of an emotion it should show in ``split``, or RAVDESS no speech of one."""
-    uses_fer = any("fer2013" in names for names in FACE_SETS[faces_from].values())
-    kept = agreed_paths(root) if agreed and uses_fer else None
+        ValueError: a set holds no face of an emotion it should show in ``split``, or RAVDESS no speech of one, or
+            ``agreed`` with face sets that hold no FER2013 face."""
+    if agreed and not any("fer2013" in names for names in FACE_SETS[faces_from].values()):
+        raise ValueError(f"--ferplus-agreed leaves out FER2013 faces, and --faces {faces_from} draws none")
+    kept = agreed_paths(root) if agreed else None
 
     def records(name: str) -> list[dict]:
         recs = load_manifest(root, name, "dev" if split == "fusion" else split)
@@ -135,10 +137,8 @@ def _pools(split: str, root: Path, faces_from: str = "ckplus", agreed: bool = Fa
 def question_templates(split: str) -> dict[str, list[str]]:
     """The labelled questions of ``studies.intent`` (``evals/data/questions.jsonl``) of ``split`` (the fusion
     fold takes the dev half) as query wording: emotion -> its 6 questions."""
-    out: dict[str, list[str]] = {e: [] for e in AFFECTNET8}
-    for question, emotion in question_split("test" if split == "test" else "dev"):
-        out[emotion].append(question)
-    return out
+    pairs = question_split("test" if split == "test" else "dev")
+    return {e: [question for question, emotion in pairs if emotion == e] for e in AFFECTNET8}
 
 
 def query_templates(split: str, wording: str = "templates") -> dict[str, list[str]]:
@@ -261,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="people of the dev or test split; fusion: the dev split's fusion fold (people held out of "
                          "the heads trained with --without-fusion-fold, for studies.fit_fusion)")
     ap.add_argument("--form", choices=["joined", "long"], default="joined")
-    ap.add_argument("--videos", type=int, default=6)
+    count = number(1, 10_000, integer=True)
+    ap.add_argument("--videos", type=count, default=6)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--wording", choices=["templates", "questions"], default="templates",
                     help="query wording: the split's two phrasings per emotion (default), or its half of the "
@@ -272,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=number(0, 600, lo_open=True), default=5.0,
                     help="long form: length of each video, about (min): it sets the count of shots, each as long as "
                          "its statement (about 3.7 s)")
-    ap.add_argument("--needles", type=int, default=4, help="long form: emotional shots per video")
+    ap.add_argument("--needles", type=count, default=4, help="long form: emotional shots per video")
     ap.add_argument("--faces", choices=sorted(FACE_SETS), default="ckplus",
                     help="face sets: ckplus (emotions CK+, neutral RAF-DB; the benches so far) or mixed (each class "
                          "from CK+, RAF-DB and FER2013 where they hold it, so a face's look does not tell its class)")
@@ -283,16 +284,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=None, help="assembled data root (default <cache>/data)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
-    if args.videos < 1 or args.minutes <= 0 or args.needles < 1:
-        ap.error("--videos and --needles must be >= 1 and --minutes > 0")
+    if args.as_written and args.wording != "questions":
+        ap.error("--as-written keeps the he and she of the labelled questions: it needs --wording questions")
     try:
         bench = build(args.split, args.form, args.out, args.videos, args.seed, args.data, args.wording,
                       args.minutes, args.needles, args.faces, args.as_written, args.ferplus_agreed)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    n = sum(1 for _ in bench.open())
-    print(f"wrote {n} items over {args.videos} videos to {bench}")
+    print(f"wrote {sum(1 for _ in bench.open())} items over {args.videos} videos to {bench}")
     return 0
 
 

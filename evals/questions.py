@@ -43,6 +43,8 @@ NEGATION4 = Path(__file__).parent / "data" / "questions_negation4.jsonl"
 #: consonant before "-ed", dev or test by a seeded shuffle (``evals/data/SOURCES.md``); read by
 #: ``studies.feeling_words`` (``evals/RESULTS.md`` section 160).
 WORDS = Path(__file__).parent / "data" / "questions_words.jsonl"
+#: A second such file, none of whose questions repeats an earlier file's, written after the first file's read.
+WORDS2 = Path(__file__).parent / "data" / "questions_words2.jsonl"
 #: Questions of each emotion that go to the test split (the rest are dev).
 TEST_PER_EMOTION = 6
 
@@ -79,9 +81,9 @@ def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, st
 
 def form_questions(form: str, split_name: str | None = None, path: Path = NEGATION) -> list[tuple[str, str]]:
     """(question, AffectNet-8 label) of a question file whose records name their form and split (the negation files
-    ``NEGATION``, ``NEGATION2``, ``NEGATION3``, ``NEGATION4`` and ``WORDS``) of one ``form`` ("negated",
+    ``NEGATION``, ``NEGATION2``, ``NEGATION3``, ``NEGATION4``, ``WORDS`` and ``WORDS2``) of one ``form`` ("negated",
     "not_negated", ``NEGATION3``'s "negated_or", whose label names every denied emotion joined by "|":
-    "anger|sadness", ``NEGATION4``'s "shown_after_or", ``WORDS``' "feeling_word"), those of ``split_name`` ("dev" or
+    "anger|sadness", ``NEGATION4``'s "shown_after_or", ``WORDS``' and ``WORDS2``'s "feeling_word"), those of ``split_name`` ("dev" or
     "test") when given.
 
     Raises:

@@ -220,6 +220,22 @@ def test_ferplus_agreed_draws_leave_out_the_fer2013_faces_the_taggers_call_other
     assert all(Path(face).parent.name == emotion for video in plan for face, _, emotion in video)
 
 
+def test_composed_bench_options_that_would_do_nothing_are_one_line_errors(tmp_path, capsys):
+    """``--ferplus-agreed`` with a face set that draws no FER2013 face, and ``--as-written`` without the labelled
+    questions' wording, would build the bench as if they were not given: exit 2 with one line, nothing written."""
+    from evals import composed
+
+    for extra, says in ((["--ferplus-agreed"], "--faces ckplus draws none"),
+                        (["--as-written"], "it needs --wording questions")):
+        try:
+            code = composed.main(["--split", "test", "--out", str(tmp_path / "bench"), "--data", str(tmp_path), *extra])
+        except SystemExit as exc:
+            code = exc.code
+        err = capsys.readouterr().err
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "bench").exists()
+
+
 def test_words8_reads_spoken_feelings_and_gives_contempt_nothing():
     from tools.perception.text_emotion import load_text_emotion
 

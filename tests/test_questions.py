@@ -58,6 +58,25 @@ def test_the_negation_questions_are_new_and_split_in_halves_per_emotion():
     assert not first & others and not second & (others | first)
 
 
+def test_the_second_feeling_word_file_is_split_in_halves_per_emotion_and_repeats_no_earlier_question():
+    """The second feeling-word file, written after the first one's read: 8 questions per AffectNet-8 emotion, 4 dev and
+    4 test each, none asked by another question file, and its halves drawn by the seeded shuffle SOURCES.md gives."""
+    import random
+
+    from evals.questions import WORDS2
+    from studies.feeling_words import earlier_questions
+
+    for part in ("dev", "test"):
+        assert sorted(lab for _, lab in form_questions("feeling_word", part, WORDS2)) == sorted(AFFECTNET8 * 4)
+    asked = [(q, lab) for q, lab in form_questions("feeling_word", path=WORDS2)]
+    assert len({q.lower() for q, _ in asked}) == 64 and not {q.lower() for q, _ in asked} & earlier_questions(WORDS2)
+    test = {q for q, _ in form_questions("feeling_word", "test", WORDS2)}
+    for emotion in AFFECTNET8:
+        written = [q for q, lab in asked if lab == emotion]
+        drawn = random.Random(f"words2-162-{emotion}").sample(range(8), 4)
+        assert {written[i] for i in drawn} == test & set(written)
+
+
 def test_the_feeling_word_questions_are_split_in_halves_per_emotion_and_repeat_eight_earlier_ones():
     """The feeling-word file holds 8 questions per AffectNet-8 emotion, 4 dev and 4 test each; eight of them repeat
     an earlier file's question word for word (``evals/data/SOURCES.md``), and the study counts the rest apart."""
@@ -68,6 +87,38 @@ def test_the_feeling_word_questions_are_split_in_halves_per_emotion_and_repeat_e
         assert sorted(lab for _, lab in form_questions("feeling_word", part, WORDS)) == sorted(AFFECTNET8 * 4)
     asked = {q.lower() for q, _ in form_questions("feeling_word", path=WORDS)}
     assert len(asked) == 64
-    assert asked & earlier_questions() == {
+    assert asked & earlier_questions(WORDS) == {
         "when is he condescending?", "when is she patronizing?", "when is he stone-faced?", "when is she spooked?",
         "when is he seething?", "when does he look forlorn?", "when is he petrified?", "when does she look disgusted?"}
+
+
+def test_question_readings_score_each_label_kind_leave_held_out_halves_out_and_list_what_changed(tmp_path):
+    """``studies.question_readings`` over a folder of question files: a feeling label is right when it is asked first,
+    a null label when nothing is, two labels when exactly those are; negated questions and the held-out half of the
+    second feeling-word file are not read; ``compared`` sorts a changed reading into gained, lost or changed."""
+    import json
+
+    from studies.question_readings import compared, labelled_questions, readings
+
+    rows = {"questions_a.jsonl": [{"query": "when is she happy?", "emotion": "happiness"},
+                                  {"query": "when is she furious?", "emotion": "sadness"},
+                                  {"query": "when does he point at her?", "emotion": None},
+                                  {"query": "when is she angry or disgusted?", "emotions": ["anger", "disgust"]},
+                                  {"query": "when is she not happy?", "emotion": "happiness", "form": "negated"}],
+            "questions_words2.jsonl": [{"query": "when is he scared?", "emotion": "fear", "split": "dev"},
+                                       {"query": "when is he glad?", "emotion": "happiness", "split": "test"}]}
+    for name, records in rows.items():
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert [q for _, q, _ in labelled_questions(tmp_path)] == [
+        "when is she happy?", "when is she furious?", "when does he point at her?", "when is she angry or disgusted?",
+        "when is he scared?"]
+    now = readings(tmp_path)
+    assert now["n"] == 5 and now["right"] == 4 and now["files"] == {"questions_a.jsonl": [3, 4],
+                                                                    "questions_words2.jsonl": [1, 1]}
+    assert now["questions"]["questions_a.jsonl|when is she furious?"] == [["anger"], False]
+    before = json.loads(json.dumps(now))
+    before["questions"]["questions_a.jsonl|when is she happy?"] = [["sadness"], False]
+    before["questions"]["questions_a.jsonl|when is she furious?"] = [["sadness"], True]
+    diff = compared(now, before)
+    assert diff == {"gained": {"questions_a.jsonl|when is she happy?": [["sadness"], ["happiness"]]},
+                    "lost": {"questions_a.jsonl|when is she furious?": [["sadness"], ["anger"]]}, "changed": {}}
