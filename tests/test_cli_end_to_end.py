@@ -42,9 +42,15 @@ def test_cli_answers_with_valid_json(first_run):
     assert answer.llm == "offline"
     assert answer.intent.target_emotions[0] == "happiness"
     assert answer.index["built_now"] is True
-    # the terminal table shows the same moments
-    for m in answer.moments:
-        assert m.emotion in proc.stdout
+    # the terminal table shows the same moments: row i holds moment i's span, emotion and confidence
+    from app.table import fmt_time
+
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in proc.stdout.splitlines()
+            if line.startswith("│") and line.split("│")[1].strip()]
+    assert answer.moments and len(rows) == len(answer.moments)
+    for i, (m, row) in enumerate(zip(answer.moments, rows, strict=True), 1):
+        span = f"{fmt_time(m.start_s)}-{fmt_time(m.end_s)}"
+        assert row[:4] == [str(i), span, m.emotion, f"{m.confidence:.2f}"], (row, span)
 
 
 def test_moments_lie_inside_the_video_and_are_ordered(first_run):
@@ -163,15 +169,31 @@ def test_rationales_name_only_people_that_exist(first_run, e2e_cache):
         assert {e.person for e in m.evidence if e.person is not None} <= people
 
 
-def test_the_voice_reader_named_by_the_flag_reads_the_index(tmp_path):
+def test_the_voice_reader_named_by_the_flag_reads_the_index(tmp_path, first_run, e2e_cache):
     """``--voice-emotion whisper8`` indexes the voice with Whisper's encoder and its head: the answer names that reader
-    among its models, and the rest of the answer keeps its form."""
+    among its models, its clips' voice readings are not the default reader's (voice8, the index of ``first_run``), and
+    each voice observation the answer cites says what the whisper8 index holds for its clip."""
+    from pathlib import Path
+
     out = tmp_path / "w8.json"
     proc = run_cli(str(SAMPLE), "when is the performer most worked up?", "--json", str(out), "--cache-dir",
                    str(tmp_path / "cache"), "--quiet", "--voice-emotion", "whisper8")
     assert proc.returncode == 0, proc.stderr
     answer = Answer.model_validate(load_json(out))
     assert answer.models["voice"] == "whisper8-head:whisper8_head.npz" and answer.moments
-    assert all(ev.tool == answer.models["voice"] for m in answer.moments for ev in m.evidence
-               if ev.id.endswith(".ve"))
+    assert first_run[0].returncode == 0, first_run[0].stderr
 
+    def readings(cache: Path, reader: str) -> dict:  # clip id -> voice reading, in the indexes that reader built
+        return {c["id"]: c["voice_emotion"] for f in cache.rglob("clips.json")
+                if json.loads((f.parent / "manifest.json").read_text())["models"]["voice"].startswith(reader)
+                for c in json.loads(f.read_text())}
+
+    whisper8, voice8 = readings(tmp_path / "cache", "whisper8"), readings(e2e_cache, "voice8")
+    heard = [k for k, v in whisper8.items() if v and voice8.get(k)]
+    assert heard and any(whisper8[k] != voice8[k] for k in heard)  # the same clips, another reader's readings
+    cited = [ev for m in answer.moments for ev in m.evidence if ev.id.endswith(".ve")]
+    assert cited
+    for ev in cited:
+        dist = whisper8[ev.ref.rsplit("#", 1)[1]]
+        label = max(dist, key=dist.__getitem__)
+        assert ev.detail.startswith(f"the voice sounds {label} (p={dist[label]:.2f}")

@@ -54,5 +54,9 @@ def test_a_clip_is_read_through_every_view_and_the_single_view_reads_as_the_engi
     assert np.allclose(read.sum(axis=2), 1.0, atol=1e-3)
     largest = [max(obs.faces, key=lambda x: x.box.area).expression for obs in framed]
     assert np.allclose(read[:, 0], [[e[k] for k in AFFECTNET8] for e in largest], atol=1e-3)
-    assert combo_labels([read], ("m10",))[0] in AFFECTNET8
+    assert combo_labels([read], ("m10",))[0] == AFFECTNET8[int(read[:, 0].mean(axis=0).argmax())]
+    two = np.zeros((2, len(VIEWS), len(AFFECTNET8)))  # two frames: m10 leans to happiness, m00 firmly to sadness
+    two[:, 0, AFFECTNET8.index("happiness")], two[:, 0, AFFECTNET8.index("sadness")] = 0.6, 0.4
+    two[:, 1, AFFECTNET8.index("sadness")] = 1.0
+    assert combo_labels([two], ("m10",)) == ["happiness"] and combo_labels([two], ("m10", "m00")) == ["sadness"]
     assert combo_labels([read[:0]], ("m10",)) == [None]

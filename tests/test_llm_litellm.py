@@ -81,8 +81,8 @@ def test_llm_flag_takes_the_same_graph_path(mocked_litellm, cache_root, tmp_path
     assert answer.llm == MODEL and answer.llm_fallbacks == []
     assert answer.intent.target_emotions == ["surprise", "happiness"]
     assert answer.intent.search_text == "the audience reacts with delight"
-    assert calls[0] == "interpret_intent"
-    assert calls.count("write_rationale") == len(answer.moments)
+    assert calls[0] == "interpret_intent" and "judge_emotion" in calls
+    assert answer.moments and calls.count("write_rationale") == len(answer.moments)
     for m in answer.moments:
         assert m.emotion == "surprise" and m.confidence == pytest.approx(0.7)
         assert m.rationale.startswith("mocked rationale citing ")

@@ -47,17 +47,17 @@ def test_every_setting_is_an_ask_flag_and_refuses_what_the_settings_refuse(monke
         flag = actions[name].option_strings[0]
         assert actions[name].help and field.description and field.description in actions[name].help
         bounds = {type(b): b for b in field.metadata}
-        values = []
+        values = []  # (value, whether it is allowed): on each bound, beyond it, each choice and a wrong one
         if Le in bounds:
-            values += [str(bounds[Le].le), str(bounds[Le].le + 1)]
+            values += [(str(bounds[Le].le), True), (str(bounds[Le].le + 1), False)]
         if Gt in bounds:
-            values += [str(bounds[Gt].gt)]
+            values += [(str(bounds[Gt].gt), False)]
         if Ge in bounds:
-            values += [str(bounds[Ge].ge), str(bounds[Ge].ge - 1)]
+            values += [(str(bounds[Ge].ge), True), (str(bounds[Ge].ge - 1), False)]
         if typing.get_origin(field.annotation) is typing.Literal:
-            values += [*typing.get_args(field.annotation), "nope"]
-        for value in values:  # on the bound, beyond it, each choice and a wrong one
-            assert _parses(parser, flag, value) == _loads(name, value), (name, value)
+            values += [*((str(c), True) for c in typing.get_args(field.annotation)), ("nope", False)]
+        for value, allowed in values:
+            assert _parses(parser, flag, value) == _loads(name, value) == allowed, (name, value)
             checked += 1
     capsys.readouterr()
     assert checked >= 30

@@ -290,6 +290,7 @@ def test_index_time_turns_and_events(cache_root):
                if u.end_s - u.start_s > 1.0)
     show = open_index(SAMPLE, IndexConfig(), cache_root)
     tracks = {t.track_id for t in show.tracks}
+    assert {"pointing", "open_palm"} <= {e.type for e in show.events}  # the performer points at 6.85 s
     for e in show.events:
         assert set(e.participants) <= tracks and e.start_s <= e.end_s
     assert [e.id for e in show.events] == [f"e{i}" for i in range(len(show.events))]
