@@ -81,10 +81,10 @@ def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, st
 
 def form_questions(form: str, split_name: str | None = None, path: Path = NEGATION) -> list[tuple[str, str]]:
     """(question, AffectNet-8 label) of a question file whose records name their form and split (the negation files
-    ``NEGATION``, ``NEGATION2``, ``NEGATION3``, ``NEGATION4``, ``WORDS`` and ``WORDS2``) of one ``form`` ("negated",
-    "not_negated", ``NEGATION3``'s "negated_or", whose label names every denied emotion joined by "|":
-    "anger|sadness", ``NEGATION4``'s "shown_after_or", ``WORDS``' and ``WORDS2``'s "feeling_word"), those of ``split_name`` ("dev" or
-    "test") when given.
+    ``NEGATION``, ``NEGATION2``, ``NEGATION3``, ``NEGATION4``, ``WORDS`` and ``WORDS2``) of one ``form``
+    ("negated", "not_negated", ``NEGATION3``'s "negated_or", whose label names every denied emotion joined by "|":
+    "anger|sadness", ``NEGATION4``'s "shown_after_or", ``WORDS``' and ``WORDS2``'s "feeling_word"), those of
+    ``split_name`` ("dev" or "test") when given.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.

@@ -2,15 +2,15 @@
 
     python -m studies.feeling_words dev|test [--file 1|2] [--json report.json]
 
-The questions (``--file 1``, the default: ``evals.questions.WORDS``, ``evals/data/questions_words.jsonl``): 64 questions that name their
-feeling with one word or phrase ("when does she look crestfallen?", "when is he repelled?", "when does it turn his
-stomach?"), eight per AffectNet-8 emotion, labelled by the emotion the word names, written before the change they
-measure and split four and four per emotion by a seeded shuffle (``evals/data/SOURCES.md``); eight of them, written
-anew, turned out to be asked in the same words by an earlier question file, and ``new_only`` counts the rest
-(``earlier_questions``). ``--file 2`` (``evals.questions.WORDS2``) reads a second file of 64 such questions, written
-after the first file's read, none of which an earlier file asks. A question is read right when its emotion is the first target of
-``agents.intent.asked_emotions``. The reading before a change is this command run in a checkout of the commit before
-it (``evals/RESULTS.md`` section 160: the word reader's doubled consonant before "-ed",
+The questions (``--file 1``, the default: ``evals.questions.WORDS``, ``evals/data/questions_words.jsonl``): 64
+questions that name their feeling with one word or phrase ("when does she look crestfallen?", "when is he repelled?",
+"when does it turn his stomach?"), eight per AffectNet-8 emotion, labelled by the emotion the word names, written
+before the change they measure and split four and four per emotion by a seeded shuffle (``evals/data/SOURCES.md``);
+eight of them, written anew, turned out to be asked in the same words by an earlier question file, and ``new_only``
+counts the rest (``earlier_questions``). ``--file 2`` (``evals.questions.WORDS2``) reads a second file of 64 such
+questions, written after the first file's read, none of which an earlier file asks. A question is read right when its
+emotion is the first target of ``agents.intent.asked_emotions``. The reading before a change is this command run in
+a checkout of the commit before it (``evals/RESULTS.md`` section 160: the word reader's doubled consonant before "-ed",
 ``tools.signals.word_forms.word_forms``).
 """
 

@@ -68,11 +68,11 @@ def readings(folder: Path | None = None) -> dict:
     for name, query, record in labelled_questions(folder):
         targets = list(offline_intent({"query": query}).target_emotions)
         ok = right(targets, record)
-        questions[f"{name}|{query}"] = [targets, ok]
+        questions[f"{name}|{query}"] = [targets, ok]  # a question a file asks twice is listed once, counted twice
         files.setdefault(name, [0, 0])
         files[name][0] += ok
         files[name][1] += 1
-    return {"right": sum(ok for _, ok in questions.values()), "n": len(questions), "files": files,
+    return {"right": sum(r for r, _ in files.values()), "n": sum(n for _, n in files.values()), "files": files,
             "questions": questions}
 
 
