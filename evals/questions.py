@@ -76,7 +76,7 @@ def split(split_name: str, path: Path = QUESTIONS) -> list[tuple[str, str]]:
 def heldout(path: Path = HELDOUT, form: str | None = None) -> list[tuple[str, str]]:
     """(question, AffectNet-8 label) of a held-out question file, those of one ``form`` ("idiom" or "memory")
     when given."""
-    return [(r["query"], r["emotion"]) for r in _records(path) if form in (None, r["form"])]
+    return [(r["query"], r["emotion"]) for r in question_records(path) if form in (None, r["form"])]
 
 
 def form_questions(form: str, split_name: str | None = None, path: Path = NEGATION) -> list[tuple[str, str]]:
@@ -90,12 +90,16 @@ def form_questions(form: str, split_name: str | None = None, path: Path = NEGATI
         FileNotFoundError: ``path`` does not exist.
         KeyError: a record lacks "query", "emotion", "form" or "split".
     """
-    return [(r["query"], r["emotion"]) for r in _records(path)
+    return [(r["query"], r["emotion"]) for r in question_records(path)
             if split_name in (None, r["split"]) and r["form"] == form]
 
 
-def _records(path: Path) -> list[dict]:
-    """The JSON records of a question file, one per non-empty line."""
+def question_records(path: Path) -> list[dict]:
+    """The JSON records of a question file (``evals/data/questions*.jsonl``), one per non-empty line.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+    """
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import sys
 from pathlib import Path
 
@@ -55,8 +54,10 @@ def word_scores(half: str, path: Path | None = None) -> dict:
 def earlier_questions(path: Path) -> set[str]:
     """The questions (lower case) of every other question file of ``path``'s folder, which a feeling-word file's
     questions were meant not to repeat."""
-    return {json.loads(line).get("query", "").lower() for other in sorted(path.parent.glob("questions*.jsonl"))
-            if other != path for line in other.read_text(encoding="utf-8").splitlines() if line.strip()}
+    from evals.questions import question_records
+
+    return {r.get("query", "").lower() for other in sorted(path.parent.glob("questions*.jsonl")) if other != path
+            for r in question_records(other)}
 
 
 def main(argv: list[str] | None = None) -> int:

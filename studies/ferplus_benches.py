@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
-import json
 import sys
 from pathlib import Path
 
@@ -97,12 +96,14 @@ def case_report(bench: Path, run: Path, draw_args: dict) -> dict:
     """The report of one case (module doc) for ``bench``, the run folder ``run`` and the draw ``draw_args``.
 
     Raises:
-        FileNotFoundError: the bench, the run's predictions or the assembled data is missing.
+        evals.bench.BenchError: the bench or the run's predictions are missing or malformed.
+        FileNotFoundError: the assembled data is missing.
         ValueError: the replayed draw's shots do not fall on the bench's labelled moments.
     """
+    from evals.bench import read_records
     from evals.metrics import recall_at_1
 
-    items = {r["id"]: r for r in map(json.loads, bench.read_text().splitlines()) if r}
+    items = {r["id"]: r for r in read_records(bench, ("id", "video", "moments"))}
     videos = _face_kinds(draw_args)
     by_video = dict(zip(sorted({r["video"] for r in items.values()}), videos, strict=True))
     asked = collections.Counter()
@@ -112,8 +113,7 @@ def case_report(bench: Path, run: Path, draw_args: dict) -> dict:
             (haystack if draw_args.get("form") == "long" and s["emotion"] == "neutral" else asked)[s["kind"]] += 1
     right: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
     missed = collections.Counter()
-    for line in (run / "predictions.jsonl").read_text().splitlines():
-        pred = json.loads(line)
+    for pred in read_records(run / "predictions.jsonl", ("id", "moments")):
         item = items[pred["id"]]
         shots = by_video[item["video"]]
         golds = [next((s for s in shots if abs(s["start_s"] - m["start_s"]) < 0.01), None) for m in item["moments"]]

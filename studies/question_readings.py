@@ -33,17 +33,15 @@ def labelled_questions(folder: Path | None = None) -> list[tuple[str, str, dict]
     Raises:
         FileNotFoundError: ``folder`` (default ``evals/data``) holds no question file.
     """
-    from evals.questions import QUESTIONS
+    from evals.questions import QUESTIONS, question_records
 
     files = sorted((folder or QUESTIONS.parent).glob("questions*.jsonl"))
     if not files:
         raise FileNotFoundError(f"{folder}: no questions*.jsonl files")
     out = []
     for path in files:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line) if line.strip() else None
-            if (record is None or (path.name, record.get("split")) in HELD_OUT
-                    or record.get("form") in UNSCORED_FORMS):
+        for record in question_records(path):
+            if (path.name, record.get("split")) in HELD_OUT or record.get("form") in UNSCORED_FORMS:
                 continue
             if "emotions" in record or record.get("emotion", "") is None or record.get("emotion") in AFFECTNET8:
                 out.append((path.name, record["query"], record))
