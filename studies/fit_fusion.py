@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.emotion import fuse, judge_inputs, offline_judge
+from agents.emotion import calibrated_label, fuse, judge_inputs, offline_judge
 from agents.fusion import HAND_FUSION, Fusion
 from agents.moments import draft_moments
 from agents.schema import VerifiedCandidate
@@ -151,7 +151,8 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
     """The emotion reasoner on every record with ``fusion``: R1@0.5 and Joint of the top-1 moment (records with
     a truth), label accuracy over judged candidates (all records), the share of absent-emotion records
     (``collect(absent=True)``) whose top moment names the asked emotion (``absent_echo``; None without such
-    records), and per judged candidate (fused top probability, confidence, right)."""
+    records), and per judged candidate (fused top probability, confidence, right, label, the record's id, the label
+    whose intercept its confidence took: ``agents.emotion.calibrated_label``)."""
     r1, joint, judged, echo = [], [], [], []
     for r in records:
         targets = r["targets"]
@@ -160,7 +161,8 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
         def judge_fn(cand, targets=targets, seen=seen):
             inputs = judge_inputs(cand, targets)
             j = offline_judge(inputs, fusion)
-            seen.append((cand, float(fuse(inputs, fusion).max()), j.emotion, j.confidence))
+            seen.append((cand, float(fuse(inputs, fusion).max()), j.emotion, j.confidence,
+                         calibrated_label(inputs, j.emotion, fusion)))
             return j
 
         drafts, _ = draft_moments(r["verified"], targets, r["cuts"], r["top_k"], r["abstain_below"], judge_fn,
@@ -172,10 +174,10 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
             top1 = (drafts[0].start_s, drafts[0].end_s) if drafts else None
             r1.append(recall_at_1(top1, truths, 0.5))
             joint.append(joint_at_1(top1, drafts[0].emotion if drafts else None, truths, [x[2] for x in r["truth"]]))
-        for cand, top_p, label, conf in seen:
+        for cand, top_p, label, conf, calibrated in seen:
             truth = shot_label(cand.start_s, cand.end_s, r["shots"])
             if truth is not None:
-                judged.append((top_p, conf, label == truth))
+                judged.append((top_p, conf, label == truth, label, r["id"], calibrated))
     cal = calibration_scores([j[1] for j in judged], [j[2] for j in judged])
     return {"n_items": len(records), "R1@0.5": float(np.mean(r1)) if r1 else None,
             "Joint": float(np.mean(joint)) if joint else None,

@@ -1,0 +1,284 @@
+"""The confidence's calibration with an intercept per judged label, chosen and checked on recorded development video.
+
+    python -m studies.label_calibration clips --mirrors /work/.mirror --out CLIPS     # 80 recorded dev clips + labels
+    python -m evals.build_bench CLIPS --format csv --clips-per-video 8 --seed 0 --out B
+    python -m studies.fit_fusion collect --bench B/bench.jsonl --out R/recorded.jsonl --cache-dir C
+    python -m studies.label_calibration fit --set fold=R/fold.jsonl --set javanese=R/javanese.jsonl \\
+        --set recorded=R/recorded.jsonl [--out agents/fusion.json] [--rows ROWS.jsonl] [--json RESULT.json]
+    python -m studies.label_calibration score --set NAME=RECORDS [...] --before OLD.json [--fusion NEW.json]
+
+The offline judge's confidence is Platt scaling (Platt 1999) of the fused top probability x
+(``agents.fusion.Fusion.confidence``). Fitted on composed benches of the fusion fold, it says more than the judge
+knows on recorded video of new people: there a surprise read on a talking face is right far less often than an anger
+read at the same x (``evals/RESULTS.md`` section 163). ``fit`` reads the judged candidates of each named set of
+collected records (``studies.fit_fusion collect``; ``replay`` labels each by the labelled shot it overlaps most) and
+compares two forms of the calibration, each a logistic regression of "the judged label is right" (scikit-learn, L2
+penalty of inverse strength C):
+
+- ``platt``: on x alone (the shipped form);
+- ``label``: on x and the judged label (one indicator per AffectNet-8 label: an intercept per label), where a face
+  was read (``agents.emotion.calibrated_label``: a label from the voice and the question alone takes no intercept).
+
+Each form and C of ``C_GRID`` is scored by leaving one set out: fitted on the other sets' candidates, its ECE (10
+equal-width bins, ``evals.metrics.calibration_scores``) on the set left out; the choice is the lowest mean ECE over
+the sets (ties: the lower mean Brier score). The chosen form is then fitted on every set and written into the fusion
+(weights unchanged; ``calibration`` = (a, b) and ``label_offsets``). Intervals: 95 % percentile bootstrap over the
+videos of a set (``BOOTSTRAP`` resamples, seed 0), paired for a difference. ``--rows`` keeps one line per judged
+candidate (set, record id, x, label, right), enough to refit and score without the records.
+
+``clips`` writes the recorded development clips no calibration had seen: section 25's 20 clips of 11 people
+(``studies.recorded_faces.CLIPS``), RAVDESS actor 05's 52 face crops and MAFW's sample clips with one label (8 of 12),
+with a ``labels.csv`` for ``evals.build_bench --format csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from agents.fusion import FUSION_FILE, Fusion, load_fusion
+from evals.metrics import calibration_scores
+from tools.core.schema import AFFECTNET8
+
+#: Inverse L2 strengths tried for each form (``fit``).
+C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 100.0)
+#: The calibration forms: the features of one judged candidate (x, the label whose intercept it takes or None).
+FORMS = {"platt": lambda x, label: [x],
+         "label": lambda x, label: [x, *(float(label == name) for name in AFFECTNET8)]}
+
+
+def _calibrated(row: dict) -> str | None:
+    """The label whose intercept a row's confidence takes: its label where a face was read."""
+    return row["label"] if row["face"] else None
+#: What a fitted fusion's ``source`` says of its calibration, after what it says of its weights (``fit``).
+CALIBRATION_SOURCE = "; the confidence's calibration refitted by studies.label_calibration fit: "
+#: Bootstrap resamples of a set's videos for an interval.
+BOOTSTRAP = 2000
+
+
+def judged_rows(sets: dict[str, str], fusion: Fusion) -> list[dict]:
+    """One row per judged candidate of each set's records (``studies.fit_fusion.replay`` with ``fusion``): set name,
+    record id, video (the id without its last "-part"), fused top probability x, judged label, whether a face was
+    read (its intercept applies: ``agents.emotion.calibrated_label``) and whether the label is that of the shot it
+    overlaps most. The rows do not depend on the fusion's calibration, only on its weights.
+
+    Raises:
+        OSError: a records file is missing.
+    """
+    from studies.fit_fusion import load_records, replay
+
+    rows = []
+    for name, path in sets.items():
+        for x, _, right, label, item, calibrated in replay(load_records([path]), fusion)["judged"]:
+            rows.append({"set": name, "id": item, "video": f"{name}/{item.rsplit('-', 1)[0]}", "x": round(x, 6),
+                         "label": label, "face": calibrated is not None, "right": bool(right)})
+    return rows
+
+
+def fit_form(rows: list[dict], form: str, c: float) -> tuple[tuple[float, float], dict[str, float]]:
+    """The calibration of ``form`` with inverse penalty ``c`` fitted on ``rows``: ((a, b), label offsets; empty for
+    ``platt``), rounded to 4 decimals.
+
+    Raises:
+        ValueError: the rows are all right or all wrong.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    y = np.array([r["right"] for r in rows], dtype=int)
+    if len(set(y)) < 2:
+        raise ValueError("calibration needs judged candidates both right and wrong")
+    lr = LogisticRegression(C=c, max_iter=10_000).fit(np.array([FORMS[form](r["x"], _calibrated(r)) for r in rows]), y)
+    coef = [round(float(v), 4) for v in lr.coef_[0]]
+    offsets = dict(zip(AFFECTNET8, coef[1:], strict=True)) if form == "label" else {}
+    return (coef[0], round(float(lr.intercept_[0]), 4)), offsets
+
+
+def with_calibration(fusion: Fusion, calibration: tuple[float, float], offsets: dict[str, float]) -> Fusion:
+    """``fusion`` with this calibration and these label offsets (its weights kept)."""
+    return fusion.model_copy(update={"calibration": calibration, "label_offsets": offsets})
+
+
+def confidences(rows: list[dict], fusion: Fusion) -> list[float]:
+    """``fusion``'s confidence of each row."""
+    return [fusion.confidence(r["x"], _calibrated(r)) for r in rows]
+
+
+def scores(rows: list[dict], conf: list[float]) -> dict:
+    """ECE, Brier score, accuracy and mean confidence of ``conf`` on ``rows``, with bootstrap intervals of ECE and
+    Brier over the rows' videos."""
+    right = [r["right"] for r in rows]
+    out = {k: round(v, 4) for k, v in calibration_scores(conf, right).items() if k != "n"} | {"n": len(rows)}
+    for key, (lo, hi) in resampled(rows, [conf]).items():
+        out[f"{key}_95"] = [round(lo, 4), round(hi, 4)]
+    return out
+
+
+def resampled(rows: list[dict], confs: list[list[float]]) -> dict[str, tuple[float, float]]:
+    """95 % percentile bootstrap intervals over the rows' videos of ECE and Brier of ``confs[0]`` or, given two, of
+    the paired difference (second minus first)."""
+    videos = sorted({r["video"] for r in rows})
+    by_video = defaultdict(list)
+    for i, r in enumerate(rows):
+        by_video[r["video"]].append(i)
+    rng, draws = np.random.default_rng(0), defaultdict(list)
+    for _ in range(BOOTSTRAP):
+        idx = [i for v in rng.choice(len(videos), len(videos)) for i in by_video[videos[v]]]
+        right = [rows[i]["right"] for i in idx]
+        each = [calibration_scores([conf[i] for i in idx], right) for conf in confs]
+        for key in ("ECE", "Brier"):
+            draws[key].append(each[-1][key] - (each[0][key] if len(each) == 2 else 0.0))
+    return {k: (float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))) for k, v in draws.items()}
+
+
+def held_out(rows: list[dict], form: str, c: float) -> dict[str, list[float]]:
+    """Each set's confidences from ``form`` fitted on the other sets' rows (leave one set out), by set name."""
+    out = {}
+    for name in sorted({r["set"] for r in rows}):
+        (a, b), offsets = fit_form([r for r in rows if r["set"] != name], form, c)
+        fusion = Fusion(visual=1, vocal=0, verbal=0, prior=0, calibration=(a, b), label_offsets=offsets)
+        out[name] = confidences([r for r in rows if r["set"] == name], fusion)
+    return out
+
+
+def choose(rows: list[dict]) -> tuple[list[dict], dict]:
+    """Every (form, C) of ``FORMS`` x ``C_GRID`` with its held-out ECE and Brier per set and their means, and the
+    chosen one (module doc)."""
+    grid = []
+    for form in FORMS:
+        for c in C_GRID:
+            conf = held_out(rows, form, c)
+            per = {name: calibration_scores(v, [r["right"] for r in rows if r["set"] == name])
+                   for name, v in conf.items()}
+            grid.append({"form": form, "C": c, **{f"{n} ECE/Brier": [round(s["ECE"], 4), round(s["Brier"], 4)]
+                                                  for n, s in per.items()},
+                         "mean ECE": round(float(np.mean([s["ECE"] for s in per.values()])), 4),
+                         "mean Brier": round(float(np.mean([s["Brier"] for s in per.values()])), 4)})
+    return grid, min(grid, key=lambda g: (g["mean ECE"], g["mean Brier"]))
+
+
+def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]:
+    """The refitted fusion, the study's report and the judged rows (module doc)."""
+    rows = judged_rows(sets, fusion)
+    grid, best = choose(rows)
+    calibration, offsets = fit_form(rows, best["form"], best["C"])
+    fitted = with_calibration(fusion, calibration, offsets).model_copy(update={"source": (
+        f"{fusion.source.split(CALIBRATION_SOURCE)[0]}{CALIBRATION_SOURCE}form {best['form']}, C {best['C']:g}, "
+        f"chosen by leaving one of the sets out and fitted on all of them: {', '.join(sets)} "
+        f"(evals/RESULTS.md section 163)")})
+    platt = held_out(rows, "platt", next(g["C"] for g in sorted(grid, key=lambda g: g["mean ECE"])
+                                         if g["form"] == "platt"))
+    chosen = held_out(rows, best["form"], best["C"])
+    report = {"chosen": best, "fitted": {"calibration": list(calibration), "label_offsets": offsets}, "sets": {}}
+    for name in sorted(sets):
+        part = [r for r in rows if r["set"] == name]
+        shipped = confidences(part, fusion)
+        report["sets"][name] = {
+            "before (the fusion read)": scores(part, shipped),
+            "platt, held out (best C)": scores(part, platt[name]),
+            "chosen, held out": scores(part, chosen[name]),
+            "chosen minus before, held out, 95 % interval": {k: [round(lo, 4), round(hi, 4)] for k, (lo, hi)
+                                                             in resampled(part, [shipped, chosen[name]]).items()},
+            "fitted on every set (in sample)": scores(part, confidences(part, fitted))}
+    return fitted, {**report, "grid": grid}, rows
+
+
+def score(sets: dict[str, str], before: Fusion, after: Fusion) -> dict:
+    """``{"sets": {name: ...}}``: ECE and Brier of ``before`` and ``after`` on each set's judged candidates, with
+    intervals and the paired difference, and the replayed R1@0.5 and Joint of both (the calibration moves no emotion
+    question's moments)."""
+    from studies.fit_fusion import load_records, replay
+
+    out = {}
+    for name, path in sets.items():
+        rows = judged_rows({name: path}, before)
+        old, new = confidences(rows, before), confidences(rows, after)
+        records = load_records([path])
+        out[name] = {"before": scores(rows, old), "after": scores(rows, new),
+                     "after minus before, 95 % interval": {k: [round(lo, 4), round(hi, 4)]
+                                                           for k, (lo, hi) in resampled(rows, [old, new]).items()},
+                     **{f"{k} before/after": [round(replay(records, f)[k], 4) for f in (before, after)]
+                        for k in ("R1@0.5", "Joint")}}
+    return {"sets": out}
+
+
+def write_clips(mirrors: Path, out: Path) -> int:
+    """Write the recorded development clips of the module doc under ``out`` with ``out/labels.csv``; returns their
+    number.
+
+    Raises:
+        FileNotFoundError: a repository snapshot is missing under ``mirrors``.
+    """
+    from studies.recorded_faces import CLIPS, _extract, mafw_rows, ravdess05_rows
+
+    rows = [r for r in (*CLIPS, *ravdess05_rows(), *mafw_rows()) if "|" not in r[2]]  # one label each
+    paths = _extract(mirrors, out, rows)
+    (out / "labels.csv").write_text("".join(f"{p.relative_to(out)},{r[2]}\n" for p, r in zip(paths, rows, strict=True)))
+    return len(paths)
+
+
+def _sets(items: list[str]) -> dict[str, str]:
+    sets = {}
+    for item in items:
+        name, _, path = item.partition("=")
+        if not name or not path:
+            raise ValueError(f"--set {item!r}: give NAME=RECORDS")
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"{path}: no such records file (python -m studies.fit_fusion collect)")
+        sets[name] = path
+    return sets
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (module doc); returns the exit code."""
+    from tools.core.argtypes import CommandParser
+
+    p = CommandParser(prog="python -m studies.label_calibration", description=__doc__,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("clips", help="write the recorded development clips and their labels.csv")
+    c.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
+    c.add_argument("--out", type=Path, required=True)
+    f = sub.add_parser("fit", help="choose the calibration's form by leaving one set out, fit it on every set")
+    s = sub.add_parser("score", help="ECE and Brier of two fusions on collected records (a test set: once)")
+    for q in (f, s):
+        q.add_argument("--set", action="append", required=True, metavar="NAME=RECORDS",
+                       help="a set of collected records (studies.fit_fusion collect); give several")
+    f.add_argument("--fusion", type=Path, default=FUSION_FILE, help="the fusion whose weights are kept and whose "
+                   "calibration is the one before (default: the shipped one)")
+    f.add_argument("--out", type=Path, help="write the refitted fusion here (agents/fusion.json)")
+    f.add_argument("--rows", type=Path, help="write the judged candidates here (JSON Lines)")
+    s.add_argument("--before", type=Path, required=True, help="the fusion before (a JSON file)")
+    s.add_argument("--fusion", type=Path, default=FUSION_FILE, help="the fusion after (default: the shipped one)")
+    for q in (f, s):
+        q.add_argument("--json", type=Path, help="write the report here")
+    args = p.parse_args(argv)
+    try:
+        if args.cmd == "clips":
+            print(f"{write_clips(args.mirrors, args.out)} clips written to {args.out}")
+            return 0
+        sets = _sets(args.set)
+        if args.cmd == "score":
+            report = score(sets, load_fusion(args.before), load_fusion(args.fusion))
+        else:
+            fitted, report, rows = fit(sets, load_fusion(args.fusion))
+            if args.out:
+                args.out.write_text(fitted.model_dump_json(indent=2) + "\n")
+            if args.rows:
+                args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    text = json.dumps(report, indent=1)
+    if args.json:
+        args.json.write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
