@@ -12,7 +12,9 @@ import json
 import math
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+
+from tools.core.schema import AFFECTNET8
 
 #: The fitted fusion of the offline judge (``studies.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
 FUSION_FILE = Path(__file__).with_name("fusion.json")
@@ -44,6 +46,15 @@ class Fusion(BaseModel):
         "the calibration's intercept added for each judged AffectNet-8 label (studies.label_calibration; "
         "evals/RESULTS.md section 163); a label not listed adds 0"))
     source: str = ""
+
+    @field_validator("label_offsets")
+    @classmethod
+    def _known_labels(cls, offsets: dict[str, float]) -> dict[str, float]:
+        """A label offset names an AffectNet-8 label (a misspelt one would silently add nothing)."""
+        if unknown := sorted(set(offsets) - set(AFFECTNET8)):
+            raise ValueError(f"label_offsets names {', '.join(unknown)}, not AffectNet-8 labels "
+                             f"({', '.join(AFFECTNET8)})")
+        return offsets
 
     def for_voice(self, reader: str | None) -> Fusion:
         """This fusion for the voice read by the backend ``reader`` (``IndexConfig.voice_backend``): its own vocal

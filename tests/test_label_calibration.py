@@ -110,3 +110,20 @@ def test_a_label_read_from_the_voice_alone_takes_no_intercept():
     assert j.emotion == "anger"
     assert j.confidence == pytest.approx(1 / (1 + math.exp(-(a * 0.5 + b))), abs=1e-3)
     assert j.confidence < 1 / (1 + math.exp(-(a * 0.5 + b + shipped["label_offsets"]["anger"]))) - 0.1
+
+
+def test_a_fusion_file_with_an_offset_for_no_affectnet_label_is_refused_in_one_line(tmp_path):
+    """A ``--fusion`` file whose ``label_offsets`` names "angry" (not an AffectNet-8 label, so it would add nothing) is
+    refused before any work, in one line naming the label."""
+    import subprocess
+    import sys
+
+    stored = json.loads(FUSION_FILE.read_text())
+    bad = tmp_path / "fusion.json"
+    bad.write_text(json.dumps({**stored, "label_offsets": {**stored["label_offsets"], "angry": 1.0}}))
+    root = Path(__file__).resolve().parents[1]
+    command = [sys.executable, "-m", "agents.run", str(root / "samples" / "hamilton_short.mp4"), "when is he angry?",
+               "--fusion", str(bad)]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=root, check=False)
+    assert out.returncode == 2 and out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1 and "label_offsets names angry" in out.stderr
