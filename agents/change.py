@@ -202,14 +202,16 @@ def change_evidence(index: VideoIndex, cand: Proposal, ask: ChangeAsk, stored: l
 
 
 def judge_change(obs: ChangeObservations, target_p: float | None, span: list[float],
-                 confidence: Callable[[float, str], float]) -> EmotionJudgement:
+                 confidence: Callable[[float], float]) -> EmotionJudgement:
     """The offline judgement of a change candidate: the top label after the change (and ``before``, the top
-    label before), the candidate's whole span, ``confidence`` of the after side's top probability and label
-    (``agents.fusion.Fusion.confidence``) and ``target_p``, the asked emotions' weighed probability after the change
-    (``agents.emotion.target_probability`` of ``obs.after``; None when no emotion was asked), to 3 decimals."""
+    label before), the candidate's whole span, ``confidence`` of the after side's top probability
+    (``agents.fusion.Fusion.confidence`` without a label's intercept: those were fitted on candidates' fused
+    readings, not on one face's readings at a change point; ``evals/RESULTS.md`` section 163) and ``target_p``, the
+    asked emotions' weighed probability after the change (``agents.emotion.target_probability`` of ``obs.after``;
+    None when no emotion was asked), to 3 decimals."""
     after = max(obs.after, key=obs.after.__getitem__)
     return EmotionJudgement(emotion=after, before=max(obs.before, key=obs.before.__getitem__),
-                            confidence=round(confidence(obs.after[after], after), 3), start_s=span[0], end_s=span[1],
+                            confidence=round(confidence(obs.after[after]), 3), start_s=span[0], end_s=span[1],
                             target_probability=None if target_p is None else round(target_p, 3))
 
 

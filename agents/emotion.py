@@ -92,7 +92,11 @@ def calibrated_label(inputs: dict[str, Any], label: str, fusion: Fusion) -> str 
     """The label whose intercept the confidence of a judgement of ``label`` takes (``Fusion.confidence``): the label
     where the fusion weighs a face and a face was read (``seen_faces``), else None. The intercepts measure how often
     the face reader's label of each emotion is right (``studies.label_calibration``, fitted on judgements nearly all
-    with a face, ``evals/RESULTS.md`` section 163); a label from the voice and the question alone takes none."""
+    with a face, ``evals/RESULTS.md`` section 163); a label from the voice and the question alone takes none.
+
+    Raises:
+        pydantic.ValidationError: as ``observed``.
+    """
     obs = observed(inputs)
     face = _vector(seen_faces(obs, inputs.get("target_emotions") or [])).sum() > 0
     return label if face and fusion.visual > 0 else None

@@ -12,7 +12,7 @@ import json
 import math
 from pathlib import Path
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from tools.core.schema import AFFECTNET8
 
@@ -86,6 +86,23 @@ def load_fusion(path: Path = FUSION_FILE) -> Fusion:
         pydantic.ValidationError: it is not a fusion.
     """
     return Fusion.model_validate(json.loads(Path(path).read_text()))
+
+
+def read_fusion(path: Path | str) -> Fusion:
+    """``load_fusion(path)``, each way it can fail said in one line.
+
+    Raises:
+        ValueError: the file is missing, unreadable or not JSON, or is not a fusion (the first field at fault named).
+    """
+    if not Path(path).is_file():
+        raise ValueError(f"{str(path)!r}: no such fusion file")
+    try:
+        return load_fusion(Path(path))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{str(path)!r}: not a readable JSON file ({type(exc).__name__})") from None
+    except ValidationError as exc:
+        where = ".".join(map(str, exc.errors()[0]["loc"])) or "the file"
+        raise ValueError(f"{str(path)!r}: not a fusion file ({where}: {exc.errors()[0]['msg']})") from None
 
 
 def resolve_fusion(name: str) -> Fusion:

@@ -7,15 +7,14 @@ each node as ``runtime.context`` (``langgraph.runtime.Runtime``), never through 
 
 from __future__ import annotations
 
-import json
 import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.fusion import load_fusion
+from agents.fusion import read_fusion
 from agents.llm import LLM
 from agents.schema import Intent, Moment, MomentDraft, OptionChoice, PersonGrounding, Proposal, VerifiedCandidate
 from agents.taxonomy import resolve_labels
@@ -82,13 +81,7 @@ class RunSettings(BaseModel):
             return v
         if not Path(v).is_file():
             raise ValueError(f"{v!r}: use fitted, hand or a fusion JSON file")
-        try:
-            load_fusion(Path(v))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{v!r}: not a readable JSON file ({type(exc).__name__})") from None
-        except ValidationError as exc:
-            where = ".".join(map(str, exc.errors()[0]["loc"])) or "the file"
-            raise ValueError(f"{v!r}: not a fusion file ({where}: {exc.errors()[0]['msg']})") from None
+        read_fusion(v)  # its ValueError says what is wrong with the file in one line
         return v
 
 

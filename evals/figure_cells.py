@@ -51,14 +51,20 @@ def stored(point_low_high: list[float]) -> str:
     return f"{value:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def calibration_cell(name: str, after: str, before: str) -> Callable[[dict], str]:
+def calibration_cell(name: str, after: str, before: str, nested: str | None = None) -> Callable[[dict], str]:
     """The cell of a ``studies.label_calibration`` result file: set ``name``'s ECE of the confidence ``after`` with its
-    interval over videos, the ECE ``before``, then both Brier scores."""
+    interval over videos and, in brackets, the ECE of ``nested`` (where given) and of ``before``; then the same for
+    the Brier score."""
     def cell(d: dict) -> str:
-        new, old = d["sets"][name][after], d["sets"][name][before]
-        low, high = new["ECE_95"]
-        return (f"{new['ECE']:.3f} [{low:.3f}, {high:.3f}] ({old['ECE']:.3f}); Brier {new['Brier']:.3f} "
-                f"({old['Brier']:.3f})")
+        runs = d["sets"][name]
+
+        def others(key: str) -> str:
+            inner = f"nested {runs[nested][key]:.3f}; " if nested else ""
+            return f"({inner}before {runs[before][key]:.3f})"
+
+        low, high = runs[after]["ECE_95"]
+        return (f"{runs[after]['ECE']:.3f} [{low:.3f}, {high:.3f}] {others('ECE')}; Brier {runs[after]['Brier']:.3f} "
+                f"{others('Brier')}")
     return cell
 
 

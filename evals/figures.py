@@ -39,6 +39,8 @@ from evals.figure_cells import (
 RESULTS = Path(__file__).with_name("results")
 
 
+#: The nested figures of ``calibration_labels_dev.json`` (``studies.label_calibration.nested``).
+NESTED = "chosen without the set, fitted without it (nested)"
 #: Queries of the composed test benches (``evals/RESULTS.md`` sections 4 and 5): the joined form's 96, the
 #: long form's 8.
 JOINED_QUERIES, LONG_QUERIES = 96, 8
@@ -71,15 +73,16 @@ FIGURES: tuple[Figure, ...] = (
            "recorded_bench_javanese_test.json",
            runs_cell("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, 326be8d)")),
     Figure("confidence's calibration error (ECE) over judged candidates, an intercept per judged label, fitted without "
-           "the set (Platt scaling fitted on composed video, before)", "**recorded** Javanese development people, "
-           "264 candidates of 63 questions (dev; section 163)", "calibration_labels_dev.json",
-           calibration_cell("javanese", "chosen, held out", "before (the fusion read)")),
+           "the set, its C chosen on these held-out figures (nested: form and C chosen without the set too; before: "
+           "Platt scaling fitted on composed video)", "**recorded** Javanese development people, 264 candidates of 63 "
+           "questions (dev; section 163)", "calibration_labels_dev.json",
+           calibration_cell("javanese", "chosen, held out", "before (the fusion read)", NESTED)),
     Figure("", "**recorded** clips of 20 people (section 25's, RAVDESS actor 05, MAFW), 203 candidates of 52 questions "
            "(dev; section 163)", "calibration_labels_dev.json",
-           calibration_cell("recorded", "chosen, held out", "before (the fusion read)")),
-    Figure("the same, as shipped (before)", "composed joined test form, FER+-agreed mixed faces, new draw (seed 14), "
-           "252 candidates of 96 questions (read once; section 163)", "calibration_labels_test14.json",
-           calibration_cell("joined_test_seed14", "after", "before")),
+           calibration_cell("recorded", "chosen, held out", "before (the fusion read)", NESTED)),
+    Figure("the same, as shipped (before)", "composed joined test form, FER+-agreed mixed faces, new draw (seed 15), "
+           "225 candidates of 96 questions (read once; section 163)", "calibration_labels_test15.json",
+           calibration_cell("joined_test_seed15", "after", "before")),
     Figure("top moment right, R1@0.5 / Joint (previous code; reading alone)",
            "composed 5-minute needle videos, 2 videos, 8 questions (read once; section 35)", "long_test.json",
            long_cell("5")),

@@ -46,8 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.emotion import calibrated_label, fuse, judge_inputs, offline_judge
-from agents.fusion import HAND_FUSION, Fusion
+from agents.emotion import calibrated_label, fuse, judge_inputs, observed, offline_judge, read_nothing
+from agents.fusion import HAND_FUSION, Fusion, read_fusion
 from agents.moments import draft_moments
 from agents.schema import VerifiedCandidate
 from evals.bench import BenchError, load_bench
@@ -152,7 +152,8 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
     a truth), label accuracy over judged candidates (all records), the share of absent-emotion records
     (``collect(absent=True)``) whose top moment names the asked emotion (``absent_echo``; None without such
     records), and per judged candidate (fused top probability, confidence, right, label, the record's id, the label
-    whose intercept its confidence took: ``agents.emotion.calibrated_label``)."""
+    whose intercept its confidence took: ``agents.emotion.calibrated_label``; whether nothing was read:
+    ``agents.emotion.read_nothing``)."""
     r1, joint, judged, echo = [], [], [], []
     for r in records:
         targets = r["targets"]
@@ -162,7 +163,7 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
             inputs = judge_inputs(cand, targets)
             j = offline_judge(inputs, fusion)
             seen.append((cand, float(fuse(inputs, fusion).max()), j.emotion, j.confidence,
-                         calibrated_label(inputs, j.emotion, fusion)))
+                         calibrated_label(inputs, j.emotion, fusion), read_nothing(observed(inputs))))
             return j
 
         drafts, _ = draft_moments(r["verified"], targets, r["cuts"], r["top_k"], r["abstain_below"], judge_fn,
@@ -174,10 +175,10 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
             top1 = (drafts[0].start_s, drafts[0].end_s) if drafts else None
             r1.append(recall_at_1(top1, truths, 0.5))
             joint.append(joint_at_1(top1, drafts[0].emotion if drafts else None, truths, [x[2] for x in r["truth"]]))
-        for cand, top_p, label, conf, calibrated in seen:
+        for cand, top_p, label, conf, calibrated, nothing in seen:
             truth = shot_label(cand.start_s, cand.end_s, r["shots"])
             if truth is not None:
-                judged.append((top_p, conf, label == truth, label, r["id"], calibrated))
+                judged.append((top_p, conf, label == truth, label, r["id"], calibrated, nothing))
     cal = calibration_scores([j[1] for j in judged], [j[2] for j in judged])
     return {"n_items": len(records), "R1@0.5": float(np.mean(r1)) if r1 else None,
             "Joint": float(np.mean(joint)) if joint else None,
@@ -272,7 +273,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.cmd == "score":
-        fusion = Fusion.model_validate_json(args.fusion.read_text()) if args.fusion else HAND_FUSION
+        try:
+            fusion = read_fusion(args.fusion) if args.fusion else HAND_FUSION
+        except ValueError as exc:
+            print(f"error: --fusion {exc}", file=sys.stderr)
+            return 2
         print(json.dumps({"fusion": fusion.model_dump(), **_summary(replay(records, fusion))}, indent=2))
         return 0
     fusion, rows = fit(records, args.step, args.verbal)

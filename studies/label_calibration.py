@@ -3,14 +3,15 @@
     python -m studies.label_calibration clips --mirrors /work/.mirror --out CLIPS     # 80 recorded dev clips + labels
     python -m evals.build_bench CLIPS --format csv --clips-per-video 8 --seed 0 --out B
     python -m studies.fit_fusion collect --bench B/bench.jsonl --out R/recorded.jsonl --cache-dir C
-    python -m studies.label_calibration fit --set fold=R/fold.jsonl --set javanese=R/javanese.jsonl \\
-        --set recorded=R/recorded.jsonl [--out agents/fusion.json] [--rows ROWS.jsonl] [--json RESULT.json]
+    python -m studies.label_calibration fit --set fold=R/fold.jsonl --set mixed11=R/mixed11.jsonl \\
+        --set javanese=R/javanese.jsonl --set recorded=R/recorded.jsonl [--out agents/fusion.json] [--rows ROWS.jsonl]
+        [--json RESULT.json]                        # bash studies/scripts/label_calibration.sh runs all of it
     python -m studies.label_calibration score --set NAME=RECORDS [...] --before OLD.json [--fusion NEW.json]
 
 The offline judge's confidence is Platt scaling (Platt 1999) of the fused top probability x
 (``agents.fusion.Fusion.confidence``). Fitted on composed benches of the fusion fold, it says more than the judge
 knows on recorded video of new people: there a surprise read on a talking face is right far less often than an anger
-read at the same x (``evals/RESULTS.md`` section 163). ``fit`` reads the judged candidates of each named set of
+read, x taken into account (``evals/RESULTS.md`` section 163). ``fit`` reads the judged candidates of each named set of
 collected records (``studies.fit_fusion collect``; ``replay`` labels each by the labelled shot it overlaps most) and
 compares two forms of the calibration, each a logistic regression of "the judged label is right" (scikit-learn, L2
 penalty of inverse strength C):
@@ -21,10 +22,11 @@ penalty of inverse strength C):
 
 Each form and C of ``C_GRID`` is scored by leaving one set out: fitted on the other sets' candidates, its ECE (10
 equal-width bins, ``evals.metrics.calibration_scores``) on the set left out; the choice is the lowest mean ECE over
-the sets (ties: the lower mean Brier score). The chosen form is then fitted on every set and written into the fusion
+the sets (ties: the lower mean Brier score). Those held-out figures saw the choice; ``nested`` scores each set with a
+form and C chosen on the other sets alone. The chosen form is then fitted on every set and written into the fusion
 (weights unchanged; ``calibration`` = (a, b) and ``label_offsets``). Intervals: 95 % percentile bootstrap over the
-videos of a set (``BOOTSTRAP`` resamples, seed 0), paired for a difference. ``--rows`` keeps one line per judged
-candidate (set, record id, x, label, right), enough to refit and score without the records.
+videos of a set (``evals.calibration``), paired for a difference. ``--rows`` keeps one line per judged candidate (set,
+record id, video, x, label, face read, nothing read, right), enough to refit and score without the records.
 
 ``clips`` writes the recorded development clips no calibration had seen: section 25's 20 clips of 11 people
 (``studies.recorded_faces.CLIPS``), RAVDESS actor 05's 52 face crops and MAFW's sample clips with one label (8 of 12),
@@ -36,12 +38,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from agents.fusion import FUSION_FILE, Fusion, load_fusion
+from agents.emotion import NO_OBSERVATION_CONFIDENCE
+from agents.fusion import FUSION_FILE, Fusion, read_fusion
+from evals.calibration import calibration_intervals, calibration_report
 from evals.metrics import calibration_scores
 from tools.core.schema import AFFECTNET8
 
@@ -52,31 +55,37 @@ FORMS = {"platt": lambda x, label: [x],
          "label": lambda x, label: [x, *(float(label == name) for name in AFFECTNET8)]}
 
 
+#: What a fitted fusion's ``source`` says of its calibration, after what it says of its weights (``fit``).
+CALIBRATION_SOURCE = "; the confidence's calibration refitted by studies.label_calibration fit: "
+
+
 def _calibrated(row: dict) -> str | None:
     """The label whose intercept a row's confidence takes: its label where a face was read."""
     return row["label"] if row["face"] else None
-#: What a fitted fusion's ``source`` says of its calibration, after what it says of its weights (``fit``).
-CALIBRATION_SOURCE = "; the confidence's calibration refitted by studies.label_calibration fit: "
-#: Bootstrap resamples of a set's videos for an interval.
-BOOTSTRAP = 2000
 
 
 def judged_rows(sets: dict[str, str], fusion: Fusion) -> list[dict]:
     """One row per judged candidate of each set's records (``studies.fit_fusion.replay`` with ``fusion``): set name,
     record id, video (the id without its last "-part"), fused top probability x, judged label, whether a face was
-    read (its intercept applies: ``agents.emotion.calibrated_label``) and whether the label is that of the shot it
-    overlaps most. The rows do not depend on the fusion's calibration, only on its weights.
+    read (its intercept applies: ``agents.emotion.calibrated_label``), whether nothing was read (the confidence is
+    then capped, ``agents.emotion.NO_OBSERVATION_CONFIDENCE``) and whether the label is that of the shot it overlaps
+    most. The rows do not depend on the fusion's calibration, only on its weights.
 
     Raises:
         OSError: a records file is missing.
+        ValueError: a set's records hold no judged candidate on a labelled shot.
     """
     from studies.fit_fusion import load_records, replay
 
     rows = []
     for name, path in sets.items():
-        for x, _, right, label, item, calibrated in replay(load_records([path]), fusion)["judged"]:
+        judged = replay(load_records([path]), fusion)["judged"]
+        if not judged:
+            raise ValueError(f"{path}: no judged candidate on a labelled shot (python -m studies.fit_fusion collect)")
+        for x, _, right, label, item, calibrated, nothing in judged:
             rows.append({"set": name, "id": item, "video": f"{name}/{item.rsplit('-', 1)[0]}", "x": round(x, 6),
-                         "label": label, "face": calibrated is not None, "right": bool(right)})
+                         "label": label, "face": calibrated is not None, "nothing": bool(nothing),
+                         "right": bool(right)})
     return rows
 
 
@@ -104,39 +113,29 @@ def with_calibration(fusion: Fusion, calibration: tuple[float, float], offsets: 
 
 
 def confidences(rows: list[dict], fusion: Fusion) -> list[float]:
-    """``fusion``'s confidence of each row."""
-    return [fusion.confidence(r["x"], _calibrated(r)) for r in rows]
+    """``fusion``'s confidence of each row as the offline judge states it (``agents.emotion.offline_judge``: to 3
+    decimals, at most ``NO_OBSERVATION_CONFIDENCE`` where nothing was read)."""
+    return [min(c, NO_OBSERVATION_CONFIDENCE) if r["nothing"] else c
+            for r, c in ((r, round(fusion.confidence(r["x"], _calibrated(r)), 3)) for r in rows)]
 
 
 def scores(rows: list[dict], conf: list[float]) -> dict:
-    """ECE, Brier score, accuracy and mean confidence of ``conf`` on ``rows``, with bootstrap intervals of ECE and
-    Brier over the rows' videos."""
-    right = [r["right"] for r in rows]
-    out = {k: round(v, 4) for k, v in calibration_scores(conf, right).items() if k != "n"} | {"n": len(rows)}
-    for key, (lo, hi) in resampled(rows, [conf]).items():
-        out[f"{key}_95"] = [round(lo, 4), round(hi, 4)]
-    return out
+    """``evals.calibration.calibration_report`` of ``conf`` on ``rows`` (one each, not empty), over their videos."""
+    return calibration_report(conf, [r["right"] for r in rows], [r["video"] for r in rows])
 
 
-def resampled(rows: list[dict], confs: list[list[float]]) -> dict[str, tuple[float, float]]:
-    """95 % percentile bootstrap intervals over the rows' videos of ECE and Brier of ``confs[0]`` or, given two, of
-    the paired difference (second minus first)."""
-    videos = sorted({r["video"] for r in rows})
-    by_video = defaultdict(list)
-    for i, r in enumerate(rows):
-        by_video[r["video"]].append(i)
-    rng, draws = np.random.default_rng(0), defaultdict(list)
-    for _ in range(BOOTSTRAP):
-        idx = [i for v in rng.choice(len(videos), len(videos)) for i in by_video[videos[v]]]
-        right = [rows[i]["right"] for i in idx]
-        each = [calibration_scores([conf[i] for i in idx], right) for conf in confs]
-        for key in ("ECE", "Brier"):
-            draws[key].append(each[-1][key] - (each[0][key] if len(each) == 2 else 0.0))
-    return {k: (float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))) for k, v in draws.items()}
+def difference(rows: list[dict], before: list[float], after: list[float]) -> dict[str, list[float]]:
+    """The paired 95 % interval over the rows' videos of ``after``'s ECE and Brier minus ``before``'s."""
+    return {k: [round(lo, 4), round(hi, 4)] for k, (lo, hi) in calibration_intervals(
+        [before, after], [r["right"] for r in rows], [r["video"] for r in rows]).items()}
 
 
 def held_out(rows: list[dict], form: str, c: float) -> dict[str, list[float]]:
-    """Each set's confidences from ``form`` fitted on the other sets' rows (leave one set out), by set name."""
+    """Each set's confidences from ``form`` fitted on the other sets' rows (leave one set out), by set name.
+
+    Raises:
+        ValueError: the other sets' rows are all right or all wrong, or there are none (one set only).
+    """
     out = {}
     for name in sorted({r["set"] for r in rows}):
         (a, b), offsets = fit_form([r for r in rows if r["set"] != name], form, c)
@@ -147,7 +146,11 @@ def held_out(rows: list[dict], form: str, c: float) -> dict[str, list[float]]:
 
 def choose(rows: list[dict]) -> tuple[list[dict], dict]:
     """Every (form, C) of ``FORMS`` x ``C_GRID`` with its held-out ECE and Brier per set and their means, and the
-    chosen one (module doc)."""
+    chosen one (module doc).
+
+    Raises:
+        ValueError: as ``held_out``.
+    """
     grid = []
     for form in FORMS:
         for c in C_GRID:
@@ -161,8 +164,34 @@ def choose(rows: list[dict]) -> tuple[list[dict], dict]:
     return grid, min(grid, key=lambda g: (g["mean ECE"], g["mean Brier"]))
 
 
+def nested(rows: list[dict]) -> dict[str, tuple[dict, list[float]]]:
+    """Each set's confidences from a calibration chosen and fitted without it: the form and C that ``choose`` picks
+    on the other sets' rows alone, fitted on them (nested leave one set out, so no choice saw the set scored), with
+    that choice, by set name.
+
+    Raises:
+        ValueError: as ``held_out``, on the other sets' rows.
+    """
+    out = {}
+    for name in sorted({r["set"] for r in rows}):
+        rest = [r for r in rows if r["set"] != name]
+        best = choose(rest)[1]
+        (a, b), offsets = fit_form(rest, best["form"], best["C"])
+        fusion = Fusion(visual=1, vocal=0, verbal=0, prior=0, calibration=(a, b), label_offsets=offsets)
+        out[name] = ({"form": best["form"], "C": best["C"]}, confidences([r for r in rows if r["set"] == name], fusion))
+    return out
+
+
 def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]:
-    """The refitted fusion, the study's report and the judged rows (module doc)."""
+    """The refitted fusion, the study's report and the judged rows (module doc).
+
+    Raises:
+        OSError: a records file is missing.
+        ValueError: fewer than three sets, or as ``judged_rows`` and ``held_out``.
+    """
+    if len(sets) < 3:
+        raise ValueError(f"fit needs three sets or more (a choice made leaving one out, then scored on another), "
+                         f"not {len(sets)}")
     rows = judged_rows(sets, fusion)
     grid, best = choose(rows)
     calibration, offsets = fit_form(rows, best["form"], best["C"])
@@ -172,7 +201,7 @@ def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]
         f"(evals/RESULTS.md section 163)")})
     platt = held_out(rows, "platt", next(g["C"] for g in sorted(grid, key=lambda g: g["mean ECE"])
                                          if g["form"] == "platt"))
-    chosen = held_out(rows, best["form"], best["C"])
+    chosen, inner = held_out(rows, best["form"], best["C"]), nested(rows)
     report = {"chosen": best, "fitted": {"calibration": list(calibration), "label_offsets": offsets}, "sets": {}}
     for name in sorted(sets):
         part = [r for r in rows if r["set"] == name]
@@ -181,8 +210,9 @@ def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]
             "before (the fusion read)": scores(part, shipped),
             "platt, held out (best C)": scores(part, platt[name]),
             "chosen, held out": scores(part, chosen[name]),
-            "chosen minus before, held out, 95 % interval": {k: [round(lo, 4), round(hi, 4)] for k, (lo, hi)
-                                                             in resampled(part, [shipped, chosen[name]]).items()},
+            "chosen without the set, fitted without it (nested)": {"choice": inner[name][0],
+                                                                   **scores(part, inner[name][1])},
+            "chosen minus before, held out, 95 % interval": difference(part, shipped, chosen[name]),
             "fitted on every set (in sample)": scores(part, confidences(part, fitted))}
     return fitted, {**report, "grid": grid}, rows
 
@@ -190,7 +220,12 @@ def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]
 def score(sets: dict[str, str], before: Fusion, after: Fusion) -> dict:
     """``{"sets": {name: ...}}``: ECE and Brier of ``before`` and ``after`` on each set's judged candidates, with
     intervals and the paired difference, and the replayed R1@0.5 and Joint of both (the calibration moves no emotion
-    question's moments)."""
+    question's moments).
+
+    Raises:
+        OSError: a records file is missing.
+        ValueError: as ``judged_rows``.
+    """
     from studies.fit_fusion import load_records, replay
 
     out = {}
@@ -199,8 +234,7 @@ def score(sets: dict[str, str], before: Fusion, after: Fusion) -> dict:
         old, new = confidences(rows, before), confidences(rows, after)
         records = load_records([path])
         out[name] = {"before": scores(rows, old), "after": scores(rows, new),
-                     "after minus before, 95 % interval": {k: [round(lo, 4), round(hi, 4)]
-                                                           for k, (lo, hi) in resampled(rows, [old, new]).items()},
+                     "after minus before, 95 % interval": difference(rows, old, new),
                      **{f"{k} before/after": [round(replay(records, f)[k], 4) for f in (before, after)]
                         for k in ("R1@0.5", "Joint")}}
     return {"sets": out}
@@ -227,6 +261,8 @@ def _sets(items: list[str]) -> dict[str, str]:
         name, _, path = item.partition("=")
         if not name or not path:
             raise ValueError(f"--set {item!r}: give NAME=RECORDS")
+        if name in sets:
+            raise ValueError(f"--set {item!r}: the name {name!r} is given twice")
         if not Path(path).is_file():
             raise FileNotFoundError(f"{path}: no such records file (python -m studies.fit_fusion collect)")
         sets[name] = path
@@ -263,9 +299,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         sets = _sets(args.set)
         if args.cmd == "score":
-            report = score(sets, load_fusion(args.before), load_fusion(args.fusion))
+            report = score(sets, read_fusion(args.before), read_fusion(args.fusion))
         else:
-            fitted, report, rows = fit(sets, load_fusion(args.fusion))
+            fitted, report, rows = fit(sets, read_fusion(args.fusion))
             if args.out:
                 args.out.write_text(fitted.model_dump_json(indent=2) + "\n")
             if args.rows:

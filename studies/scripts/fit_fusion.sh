@@ -2,7 +2,8 @@
 # The fit of agents/fusion.json (agents/FUSION.md, evals/RESULTS.md section 4b): heads trained without the
 # dev split's fusion fold, composed benches of the fold's people, the graph's judged candidates, the grid.
 # Needs the assembled labelled sets (python -m evals.data.assemble). About 15 minutes on 2 cores.
-# Usage: bash studies/scripts/fit_fusion.sh [WORK_DIR]      (writes agents/fusion.json)
+# Usage: bash studies/scripts/fit_fusion.sh [WORK_DIR]      (writes agents/fusion.json; then
+# studies/scripts/label_calibration.sh WORK_DIR refits its confidence's calibration, section 163)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 W=${1:-runs/fusion}
