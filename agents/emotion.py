@@ -88,17 +88,13 @@ def read_nothing(obs: Observations) -> bool:
                                                    obs.vocal.voice_distribution, obs.verbal.emotion_distribution))
 
 
-def calibrated_label(inputs: dict[str, Any], label: str, fusion: Fusion) -> str | None:
-    """The label whose intercept the confidence of a judgement of ``label`` takes (``Fusion.confidence``): the label
-    where the fusion weighs a face and a face was read (``seen_faces``), else None. The intercepts measure how often
-    the face reader's label of each emotion is right (``studies.label_calibration``, fitted on judgements nearly all
-    with a face, ``evals/RESULTS.md`` section 163); a label from the voice and the question alone takes none.
-
-    Raises:
-        pydantic.ValidationError: as ``observed``.
-    """
-    obs = observed(inputs)
-    face = _vector(seen_faces(obs, inputs.get("target_emotions") or [])).sum() > 0
+def calibrated_label(obs: Observations, targets: list[str], label: str, fusion: Fusion) -> str | None:
+    """The label whose intercept the confidence of a judgement of ``label`` takes (``Fusion.confidence``), given the
+    candidate's observations and the asked ``targets``: the label where the fusion weighs a face and a face was read
+    (``seen_faces``), else None. The intercepts measure how often the face reader's label of each emotion is right
+    (``studies.label_calibration``, fitted on judgements nearly all with a face, ``evals/RESULTS.md`` section 163); a
+    label from the voice and the question alone takes none."""
+    face = _vector(seen_faces(obs, targets)).sum() > 0
     return label if face and fusion.visual > 0 else None
 
 
@@ -208,7 +204,7 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     if end <= start:
         start, end = lo, hi
     target_p = target_probability(dict(zip(AFFECTNET8, fused)), targets, weights)
-    confidence = round(fusion.confidence(float(fused.max()), calibrated_label(inputs, label, fusion)), 3)
+    confidence = round(fusion.confidence(float(fused.max()), calibrated_label(obs, targets, label, fusion)), 3)
     if read_nothing(obs):
         confidence = min(confidence, NO_OBSERVATION_CONFIDENCE)  # nothing was read: no more than a guess
     return EmotionJudgement(emotion=label, confidence=confidence, start_s=start, end_s=end,

@@ -161,9 +161,9 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
 
         def judge_fn(cand, targets=targets, seen=seen):
             inputs = judge_inputs(cand, targets)
-            j = offline_judge(inputs, fusion)
+            j, obs = offline_judge(inputs, fusion), observed(inputs)
             seen.append((cand, float(fuse(inputs, fusion).max()), j.emotion, j.confidence,
-                         calibrated_label(inputs, j.emotion, fusion), read_nothing(observed(inputs))))
+                         calibrated_label(obs, targets, j.emotion, fusion), read_nothing(obs)))
             return j
 
         drafts, _ = draft_moments(r["verified"], targets, r["cuts"], r["top_k"], r["abstain_below"], judge_fn,

@@ -77,16 +77,20 @@ def judged_rows(sets: dict[str, str], fusion: Fusion) -> list[dict]:
     """
     from studies.fit_fusion import load_records, replay
 
-    rows = []
-    for name, path in sets.items():
-        judged = replay(load_records([path]), fusion)["judged"]
-        if not judged:
-            raise ValueError(f"{path}: no judged candidate on a labelled shot (python -m studies.fit_fusion collect)")
-        for x, _, right, label, item, calibrated, nothing in judged:
-            rows.append({"set": name, "id": item, "video": f"{name}/{item.rsplit('-', 1)[0]}", "x": round(x, 6),
-                         "label": label, "face": calibrated is not None, "nothing": bool(nothing),
-                         "right": bool(right)})
-    return rows
+    return [row for name, path in sets.items() for row in replay_rows(name, path, replay(load_records([path]), fusion))]
+
+
+def replay_rows(name: str, path: str, replayed: dict) -> list[dict]:
+    """``judged_rows``'s rows of set ``name`` from ``studies.fit_fusion.replay``'s result on its records (``path``).
+
+    Raises:
+        ValueError: the replay judged no candidate on a labelled shot.
+    """
+    if not replayed["judged"]:
+        raise ValueError(f"{path}: no judged candidate on a labelled shot (python -m studies.fit_fusion collect)")
+    return [{"set": name, "id": item, "video": f"{name}/{item.rsplit('-', 1)[0]}", "x": round(x, 6), "label": label,
+             "face": calibrated is not None, "nothing": bool(nothing), "right": bool(right)}
+            for x, _, right, label, item, calibrated, nothing in replayed["judged"]]
 
 
 def fit_form(rows: list[dict], form: str, c: float) -> tuple[tuple[float, float], dict[str, float]]:
@@ -110,6 +114,17 @@ def fit_form(rows: list[dict], form: str, c: float) -> tuple[tuple[float, float]
 def with_calibration(fusion: Fusion, calibration: tuple[float, float], offsets: dict[str, float]) -> Fusion:
     """``fusion`` with this calibration and these label offsets (its weights kept)."""
     return fusion.model_copy(update={"calibration": calibration, "label_offsets": offsets})
+
+
+def fitted_calibration(rows: list[dict], form: str, c: float) -> Fusion:
+    """A fusion carrying only the calibration of ``form`` with inverse penalty ``c`` fitted on ``rows`` (for
+    ``confidences``; its weights are placeholders).
+
+    Raises:
+        ValueError: as ``fit_form``.
+    """
+    calibration, offsets = fit_form(rows, form, c)
+    return Fusion(visual=1, vocal=0, verbal=0, prior=0, calibration=calibration, label_offsets=offsets)
 
 
 def confidences(rows: list[dict], fusion: Fusion) -> list[float]:
@@ -138,8 +153,7 @@ def held_out(rows: list[dict], form: str, c: float) -> dict[str, list[float]]:
     """
     out = {}
     for name in sorted({r["set"] for r in rows}):
-        (a, b), offsets = fit_form([r for r in rows if r["set"] != name], form, c)
-        fusion = Fusion(visual=1, vocal=0, verbal=0, prior=0, calibration=(a, b), label_offsets=offsets)
+        fusion = fitted_calibration([r for r in rows if r["set"] != name], form, c)
         out[name] = confidences([r for r in rows if r["set"] == name], fusion)
     return out
 
@@ -176,8 +190,7 @@ def nested(rows: list[dict]) -> dict[str, tuple[dict, list[float]]]:
     for name in sorted({r["set"] for r in rows}):
         rest = [r for r in rows if r["set"] != name]
         best = choose(rest)[1]
-        (a, b), offsets = fit_form(rest, best["form"], best["C"])
-        fusion = Fusion(visual=1, vocal=0, verbal=0, prior=0, calibration=(a, b), label_offsets=offsets)
+        fusion = fitted_calibration(rest, best["form"], best["C"])
         out[name] = ({"form": best["form"], "C": best["C"]}, confidences([r for r in rows if r["set"] == name], fusion))
     return out
 
@@ -230,13 +243,13 @@ def score(sets: dict[str, str], before: Fusion, after: Fusion) -> dict:
 
     out = {}
     for name, path in sets.items():
-        rows = judged_rows({name: path}, before)
-        old, new = confidences(rows, before), confidences(rows, after)
         records = load_records([path])
+        replays = [replay(records, f) for f in (before, after)]
+        rows = replay_rows(name, path, replays[0])  # the candidates as the fusion before judges them
+        old, new = confidences(rows, before), confidences(rows, after)
         out[name] = {"before": scores(rows, old), "after": scores(rows, new),
                      "after minus before, 95 % interval": difference(rows, old, new),
-                     **{f"{k} before/after": [round(replay(records, f)[k], 4) for f in (before, after)]
-                        for k in ("R1@0.5", "Joint")}}
+                     **{f"{k} before/after": [round(m[k], 4) for m in replays] for k in ("R1@0.5", "Joint")}}
     return {"sets": out}
 
 
