@@ -83,6 +83,9 @@ FIGURES: tuple[Figure, ...] = (
     Figure("the same, as shipped (before)", "composed joined test form, FER+-agreed mixed faces, new draw (seed 15), "
            "225 candidates of 96 questions (read once; section 163)", "calibration_labels_test15.json",
            calibration_cell("joined_test_seed15", "after", "before")),
+    Figure("the calibration as shipped, with whisper8 reading the voice (`--voice-emotion whisper8`)",
+           "**recorded** Javanese development people, 280 candidates of 63 questions (dev; section 165)",
+           "calibration_whisper8_dev.json", calibration_cell("javanese", "after", "before", "nested")),
     Figure("top moment right, R1@0.5 / Joint (previous code; reading alone)",
            "composed 5-minute needle videos, 2 videos, 8 questions (read once; section 35)", "long_test.json",
            long_cell("5")),

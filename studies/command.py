@@ -13,13 +13,15 @@ from evals.bench import BenchError
 
 
 def report(compute: Callable[[], dict], json_path: str | Path | None, echo: bool = True, indent: int = 1,
-           ensure_ascii: bool = True) -> int:
+           ensure_ascii: bool = True,
+           errors: tuple[type[Exception], ...] = (FileNotFoundError, BenchError)) -> int:
     """Run ``compute()``; print its result (``echo``) and write it to ``json_path`` (when given) as JSON
     indented by ``indent`` (``ensure_ascii=False`` keeps non-ASCII text such as German words as it is).
-    Returns the exit status: 0, or 2 when ``compute`` raised FileNotFoundError or ``evals.bench.BenchError``."""
+    Returns the exit status: 0, or 2 when ``compute`` raised one of ``errors`` (its message one line on stderr;
+    by default FileNotFoundError or ``evals.bench.BenchError``)."""
     try:
         result = compute()
-    except (FileNotFoundError, BenchError) as exc:
+    except errors as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     text = json.dumps(result, indent=indent, ensure_ascii=ensure_ascii)

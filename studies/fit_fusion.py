@@ -45,6 +45,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from pydantic import ValidationError
 
 from agents.emotion import calibrated_label, fuse, judge_inputs, observed, offline_judge, read_nothing
 from agents.fusion import HAND_FUSION, Fusion, read_fusion
@@ -59,7 +60,7 @@ RECORD_KEYS = {"id", "targets", "cuts", "top_k", "abstain_below", "truth", "shot
 
 
 def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path | None = None,
-            voice_head: Path | None = None, absent: bool = False) -> int:
+            voice_head: Path | None = None, absent: bool = False, voice_emotion: str = "voice8") -> int:
     """Run the graph on every item of ``bench``; append one record per item to ``out`` (JSONL). Returns
     the number of items written (items already in ``out`` are skipped, so a run resumes).
 
@@ -71,7 +72,12 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
 
     ``face_head`` / ``voice_head`` replace the shipped face8 / voice8 heads for this process (heads
     trained without the fusion fold, ``--without-fusion-fold``); give a ``cache_dir`` of their own with
-    them, since the index key names the backend, not the head file.
+    them, since the index key names the backend, not the head file. ``voice_emotion``: the index's vocal emotion
+    backend (``IndexSettings.voice_backend``: voice8, whisper8, voice8-speaker), kept in each record as
+    ``voice_emotion``: the judge weighs its reading by ``Fusion.for_voice``, and so does ``replay``.
+
+    Raises:
+        ValueError: ``voice_emotion`` names no registered backend (one line).
     """
     from rich.progress import track
 
@@ -89,6 +95,10 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
     from indexing.build import open_index
     from memory.index_config import IndexConfig
 
+    try:
+        config = IndexConfig(voice_backend=voice_emotion)
+    except ValidationError as exc:
+        raise ValueError(f"--voice-emotion: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
     items = load_bench(bench)
     shots: dict[str, list] = defaultdict(list)
     for it in items:
@@ -106,12 +116,12 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
     n = 0
     for job_id, video, key, query, truth, asked in track([j for j in jobs if j[0] not in done], description="collect",
                                                          console=_stderr(), transient=True):
-        index = open_index(video, IndexConfig(), cache_dir)
+        index = open_index(video, config, cache_dir)
         state, _ = run_graph(query, RunContext(index=index, llm=llm, settings=settings))
         log.append([{"id": job_id, "query": query, "targets": list(state["intent"].target_emotions),
                      "cuts": list(index.cuts), "top_k": settings.top_k, "abstain_below": settings.abstain_below,
                      "utterances": [[u.start_s, u.end_s, u.speaker] for u in index.utterances],
-                     "truth": truth, "shots": shots[key], "absent": asked,
+                     "truth": truth, "shots": shots[key], "absent": asked, "voice_emotion": voice_emotion,
                      "answer": [[m.start_s, m.end_s, m.emotion] for m in state.get("moments", [])],
                      "verified": [c.model_dump(mode="json") for c in state.get("verified", [])]}])
         n += 1
@@ -153,17 +163,18 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
     (``collect(absent=True)``) whose top moment names the asked emotion (``absent_echo``; None without such
     records), and per judged candidate (fused top probability, confidence, right, label, the record's id, the label
     whose intercept its confidence took: ``agents.emotion.calibrated_label``; whether nothing was read:
-    ``agents.emotion.read_nothing``)."""
+    ``agents.emotion.read_nothing``). A record's voice is weighed as the judge weighs its index's vocal emotion
+    backend (``Fusion.for_voice`` of its ``voice_emotion``; records collected before that field: voice8)."""
     r1, joint, judged, echo = [], [], [], []
     for r in records:
-        targets = r["targets"]
+        targets, weighed = r["targets"], fusion.for_voice(r.get("voice_emotion"))
         seen: list[tuple[VerifiedCandidate, float, str, float]] = []
 
-        def judge_fn(cand, targets=targets, seen=seen):
+        def judge_fn(cand, targets=targets, seen=seen, weighed=weighed):
             inputs = judge_inputs(cand, targets)
-            j, obs = offline_judge(inputs, fusion), observed(inputs)
-            seen.append((cand, float(fuse(inputs, fusion).max()), j.emotion, j.confidence,
-                         calibrated_label(obs, targets, j.emotion, fusion), read_nothing(obs)))
+            j, obs = offline_judge(inputs, weighed), observed(inputs)
+            seen.append((cand, float(fuse(inputs, weighed).max()), j.emotion, j.confidence,
+                         calibrated_label(obs, targets, j.emotion, weighed), read_nothing(obs)))
             return j
 
         drafts, _ = draft_moments(r["verified"], targets, r["cuts"], r["top_k"], r["abstain_below"], judge_fn,
@@ -248,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--cache-dir")
     c.add_argument("--face-head", type=Path, help="a face8 head to use instead of the shipped one (needs --cache-dir)")
     c.add_argument("--voice-head", type=Path, help="a voice8 head to use instead of the shipped one (needs --cache-dir)")
+    c.add_argument("--voice-emotion", default="voice8", help="the index's vocal emotion model (voice8, whisper8, "
+                   "voice8-speaker; default voice8)")
     c.add_argument("--absent", action="store_true",
                    help="also ask each video about every emotion none of its items holds (studies.absent_emotions)")
     f = sub.add_parser("fit", help="fit weights and calibration on collected dev records")
@@ -265,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
             if (args.face_head or args.voice_head) and not args.cache_dir:
                 p.error("--face-head/--voice-head need a --cache-dir of their own")
             args.out.parent.mkdir(parents=True, exist_ok=True)
-            n = collect(args.bench, args.out, args.cache_dir, args.face_head, args.voice_head, args.absent)
+            n = collect(args.bench, args.out, args.cache_dir, args.face_head, args.voice_head, args.absent,
+                        args.voice_emotion)
             print(f"{n} item(s) collected into {args.out}")
             return 0
         records = load_records(args.records)

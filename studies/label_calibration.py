@@ -6,7 +6,8 @@
     python -m studies.label_calibration fit --set fold=R/fold.jsonl --set mixed11=R/mixed11.jsonl \\
         --set javanese=R/javanese.jsonl --set recorded=R/recorded.jsonl [--out agents/fusion.json] [--rows ROWS.jsonl]
         [--json RESULT.json]                        # bash studies/scripts/label_calibration.sh runs all of it
-    python -m studies.label_calibration score --set NAME=RECORDS [...] --before OLD.json [--fusion NEW.json]
+    python -m studies.label_calibration score --set NAME=RECORDS [...] --before OLD.json [--fusion NEW.json] \
+        [--nested ROWS.jsonl]                       # e.g. records collected with --voice-emotion whisper8
 
 The offline judge's confidence is Platt scaling (Platt 1999) of the fused top probability x
 (``agents.fusion.Fusion.confidence``). Fitted on composed benches of the fusion fold, it says more than the judge
@@ -27,6 +28,10 @@ form and C chosen on the other sets alone. The chosen form is then fitted on eve
 (weights unchanged; ``calibration`` = (a, b) and ``label_offsets``). Intervals: 95 % percentile bootstrap over the
 videos of a set (``evals.calibration``), paired for a difference. ``--rows`` keeps one line per judged candidate (set,
 record id, video, x, label, face read, nothing read, right), enough to refit and score without the records.
+
+``score`` replays sets of records with two fusions, each record judged as the pipeline judges its index's voice
+reader (``Fusion.for_voice``: records collected with ``--voice-emotion whisper8`` weigh the voice 0.40); ``--nested``
+adds each set scored with a calibration chosen and fitted on ``fit``'s rows of the other sets.
 
 ``clips`` writes the recorded development clips no calibration had seen: section 25's 20 clips of 11 people
 (``studies.recorded_faces.CLIPS``), RAVDESS actor 05's 52 face crops and MAFW's sample clips with one label (8 of 12),
@@ -230,14 +235,18 @@ def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]
     return fitted, {**report, "grid": grid}, rows
 
 
-def score(sets: dict[str, str], before: Fusion, after: Fusion) -> dict:
+def score(sets: dict[str, str], before: Fusion, after: Fusion, fitted_rows: list[dict] | None = None) -> dict:
     """``{"sets": {name: ...}}``: ECE and Brier of ``before`` and ``after`` on each set's judged candidates, with
     intervals and the paired difference, and the replayed R1@0.5 and Joint of both (the calibration moves no emotion
-    question's moments).
+    question's moments). Each record is judged as its index's voice reader is weighed (``studies.fit_fusion.replay``).
+
+    ``fitted_rows`` (the rows ``fit`` wrote, ``--rows``): also each set scored ``nested``, with the calibration whose
+    form and C ``choose`` picks on the rows of the other sets (a row whose set has this set's name is left out: the
+    same people read otherwise), fitted on them, and its paired difference against ``before``.
 
     Raises:
         OSError: a records file is missing.
-        ValueError: as ``judged_rows``.
+        ValueError: as ``judged_rows``, or ``fitted_rows`` hold no other set.
     """
     from studies.fit_fusion import load_records, replay
 
@@ -250,6 +259,14 @@ def score(sets: dict[str, str], before: Fusion, after: Fusion) -> dict:
         out[name] = {"before": scores(rows, old), "after": scores(rows, new),
                      "after minus before, 95 % interval": difference(rows, old, new),
                      **{f"{k} before/after": [round(m[k], 4) for m in replays] for k in ("R1@0.5", "Joint")}}
+        if fitted_rows is not None:
+            rest = [r for r in fitted_rows if r["set"] != name]
+            if not rest:
+                raise ValueError(f"the fitted rows hold no set other than {name}")
+            best = choose(rest)[1]
+            inner = confidences(rows, fitted_calibration(rest, best["form"], best["C"]))
+            out[name]["nested"] = {"form": best["form"], "C": best["C"], "fitted on": sorted({r["set"] for r in rest}),
+                                   **scores(rows, inner), "minus before, 95 % interval": difference(rows, old, inner)}
     return {"sets": out}
 
 
@@ -284,6 +301,7 @@ def _sets(items: list[str]) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (module doc); returns the exit code."""
+    from studies.command import report
     from tools.core.argtypes import CommandParser
 
     p = CommandParser(prog="python -m studies.label_calibration", description=__doc__,
@@ -303,31 +321,35 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--rows", type=Path, help="write the judged candidates here (JSON Lines)")
     s.add_argument("--before", type=Path, required=True, help="the fusion before (a JSON file)")
     s.add_argument("--fusion", type=Path, default=FUSION_FILE, help="the fusion after (default: the shipped one)")
+    s.add_argument("--nested", type=Path, metavar="ROWS", help="also score each set with a calibration chosen and "
+                   "fitted on the judged rows of fit --rows whose set has another name")
     for q in (f, s):
         q.add_argument("--json", type=Path, help="write the report here")
     args = p.parse_args(argv)
-    try:
-        if args.cmd == "clips":
+    if args.cmd == "clips":
+        try:
             print(f"{write_clips(args.mirrors, args.out)} clips written to {args.out}")
-            return 0
-        sets = _sets(args.set)
-        if args.cmd == "score":
-            report = score(sets, read_fusion(args.before), read_fusion(args.fusion))
-        else:
-            fitted, report, rows = fit(sets, read_fusion(args.fusion))
-            if args.out:
-                args.out.write_text(fitted.model_dump_json(indent=2) + "\n")
-            if args.rows:
-                args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    text = json.dumps(report, indent=1)
-    if args.json:
-        args.json.write_text(text + "\n")
-    print(text)
-    return 0
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    return report(lambda: _run(args), args.json, errors=(OSError, ValueError))
 
+
+def _run(args: argparse.Namespace) -> dict:
+    """The report of ``fit`` (writing ``--out`` and ``--rows`` where given) or ``score``."""
+    sets = _sets(args.set)
+    if args.cmd == "score":
+        fitted_rows = None
+        if args.nested:
+            fitted_rows = [json.loads(line) for line in args.nested.read_text().splitlines() if line.strip()]
+        return score(sets, read_fusion(args.before), read_fusion(args.fusion), fitted_rows)
+    fitted, result, rows = fit(sets, read_fusion(args.fusion))
+    if args.out:
+        args.out.write_text(fitted.model_dump_json(indent=2) + "\n")
+    if args.rows:
+        args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return result
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -218,6 +218,26 @@ def test_a_voice_reader_gets_the_weight_chosen_for_it():
     assert offline_judge(_inputs(face, voice, []), whisper).emotion == "anger"
 
 
+def test_replay_weighs_a_record_s_voice_as_the_judge_weighs_its_reader():
+    """``studies.fit_fusion.replay`` judges a record collected with ``--voice-emotion whisper8`` as the pipeline does
+    (``Fusion.for_voice``): a face leaning to happiness beside a voice sure of anger reads anger in a whisper8 record,
+    happiness in one collected with voice8 or before records named their reader."""
+    from agents.observations import Observations, VisualObservations, VocalObservations
+    from agents.schema import VerifiedCandidate
+    from studies.fit_fusion import replay
+
+    cand = VerifiedCandidate(clip_id="c0", start_s=0.0, end_s=4.0, retrieval_score=0.5, source="clips", support=0.5,
+                             accepted=True, observations=Observations(
+                                 visual=VisualObservations(expression_mean={"happiness": 0.5, "neutral": 0.3,
+                                                                            "anger": 0.2}, n_faces=1, frame_step_s=0.25),
+                                 vocal=VocalObservations(voice_distribution={"anger": 0.95, "neutral": 0.05})))
+    record = {"id": "v-0", "targets": ["anger", "happiness"], "truth": [[0.0, 4.0, "anger"]], "cuts": [], "top_k": 5,
+              "abstain_below": 0.0, "shots": [[0.0, 4.0, "anger"]], "verified": [cand]}
+    labels = {reader: replay([{**record, **({"voice_emotion": reader} if reader else {})}],
+                             load_fusion(FUSION_FILE))["judged"][0][3] for reader in ("whisper8", "voice8", None)}
+    assert labels == {"whisper8": "anger", "voice8": "happiness", None: "happiness"}
+
+
 def test_an_open_question_placed_by_nothing_takes_the_faces_span_not_the_words():
     """"How does someone feel?" on CREMA-D's joined videos: the words said in a clip ("It's eleven o'clock", 14.4-15.6
     s) set the moment of a question about speech; an open question that names no speech spans the feeling from its

@@ -125,6 +125,39 @@ def test_the_study_refuses_bad_sets_in_one_line(tmp_path, capsys):
         assert said in line
 
 
+def test_score_nested_fits_without_the_scored_set_and_judges_a_record_as_its_voice_reader(tmp_path, capsys):
+    """``score --nested ROWS`` on a set named javanese (one whisper8 record: a face leaning to happiness, a voice sure
+    of anger, on an angry shot) chooses and fits on the committed rows of the three other sets, the choice ``fit``
+    reports for javanese; the record is judged with whisper8's weight (anger, right). Nested rows holding the scored
+    set alone are one line, exit status 2."""
+    from agents.observations import Observations, VisualObservations, VocalObservations
+    from agents.schema import VerifiedCandidate
+
+    cand = VerifiedCandidate(clip_id="c0", start_s=0.0, end_s=4.0, retrieval_score=0.5, source="clips", support=0.5,
+                             accepted=True, observations=Observations(
+                                 visual=VisualObservations(expression_mean={"happiness": 0.5, "neutral": 0.3,
+                                                                            "anger": 0.2}, n_faces=1, frame_step_s=0.25),
+                                 vocal=VocalObservations(voice_distribution={"anger": 0.95, "neutral": 0.05})))
+    records = tmp_path / "whisper8.jsonl"
+    records.write_text(json.dumps({"id": "v-0", "targets": ["anger"], "truth": [[0.0, 4.0, "anger"]], "cuts": [],
+                                   "top_k": 5, "abstain_below": 0.0, "shots": [[0.0, 4.0, "anger"]],
+                                   "voice_emotion": "whisper8", "verified": [cand.model_dump(mode="json")]}) + "\n")
+    out = tmp_path / "score.json"
+    assert main(["score", "--set", f"javanese={records}", "--before", str(FUSION_FILE), "--nested", str(ROWS),
+                 "--json", str(out)]) == 0
+    got = json.loads(out.read_text())["sets"]["javanese"]
+    assert got["nested"]["fitted on"] == ["fold", "mixed11", "recorded"]
+    want = REPORT["sets"]["javanese"]["chosen without the set, fitted without it (nested)"]["choice"]
+    assert {"form": got["nested"]["form"], "C": got["nested"]["C"]} == want
+    assert got["before"]["accuracy"] == got["nested"]["accuracy"] == 1.0 and got["nested"]["n"] == 1
+    alone = tmp_path / "alone.jsonl"
+    alone.write_text("".join(json.dumps(r) + "\n" for r in _rows() if r["set"] == "javanese"))
+    capsys.readouterr()
+    assert main(["score", "--set", f"javanese={records}", "--before", str(FUSION_FILE), "--nested", str(alone)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: the fitted rows hold no set other than javanese"]
+
+
 def test_a_change_judgement_and_a_fusion_without_the_face_take_no_intercept():
     """A change point's confidence is the plain Platt scaling of the after side's top probability (one face's mean,
     not a fused reading the intercepts were fitted on): anger after the change at 0.5 is stated as any label at 0.5.

@@ -20,3 +20,11 @@ done
 $PY -m studies.label_calibration fit --set fold="$W/fold-joined.jsonl" --set mixed11="$W/mixed11.jsonl" \
     --set javanese="$W/javanese.jsonl" --set recorded="$W/recorded.jsonl" --rows "$W/calibration_rows.jsonl" \
     --json "$W/calibration.json" --out agents/fusion.json
+# The shipped calibration with whisper8 reading the voice (evals/RESULTS.md section 165): the Javanese development
+# people's records collected again with --voice-emotion whisper8 (judged with its vocal weight 0.40), scored against
+# the calibration before section 163 and nested (chosen and fitted on the other three sets' rows)
+$PY -m studies.fit_fusion collect --bench "$W/bench-javanese/bench.jsonl" --out "$W/javanese-whisper8.jsonl" \
+    --cache-dir "$W/cache-javanese-whisper8" --voice-emotion whisper8
+git show 0c29236:agents/fusion.json > "$W/fusion-before-163.json"
+$PY -m studies.label_calibration score --set javanese="$W/javanese-whisper8.jsonl" --before "$W/fusion-before-163.json" \
+    --nested "$W/calibration_rows.jsonl" --json "$W/calibration_whisper8.json"
