@@ -29,6 +29,9 @@ highest sum of Joint (top-1 moment at tIoU >= 0.5 with the right emotion) and la
 judged candidates (every returned moment's emotion counts, not only the first), plus, when the records
 hold questions about an emotion the video does not show (``collect --absent``), the share of those whose
 top moment does not name the asked emotion; ties to the vector nearest the hand-set one. The verifier does not depend on these weights, so the replay gives the graph's answers exactly.
+The written fusion keeps ``vocal_by_reader`` of ``--carry`` (default: the shipped fusion): a reader's own vocal weight
+is chosen by ``studies.recorded_voice`` on recorded clips, not fitted here. It has no ``label_offsets``: those are
+refitted for the new weights by ``studies.label_calibration fit`` (``studies/scripts/label_calibration.sh``).
 
 ``score`` prints the replayed metrics of a stored fusion (or the hand-set one) with the expected
 calibration error (ECE, 10 equal-width bins; ``evals.metrics.calibration_scores``) and the Brier score of the confidence.
@@ -48,7 +51,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from agents.emotion import calibrated_label, fuse, judge_inputs, observed, offline_judge, read_nothing
-from agents.fusion import HAND_FUSION, Fusion, read_fusion
+from agents.fusion import FUSION_FILE, HAND_FUSION, Fusion, read_fusion
 from agents.moments import draft_moments
 from agents.schema import VerifiedCandidate
 from evals.bench import BenchError, load_bench
@@ -269,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--verbal", type=float, default=HAND_FUSION.verbal,
                    help="the speech-content weight, held fixed (composed benches carry no emotional words)")
     f.add_argument("--out", required=True, type=Path, help="the fusion JSON to write (agents/fusion.json)")
+    f.add_argument("--carry", type=Path, default=FUSION_FILE, help="the fusion whose vocal_by_reader the written one "
+                   "keeps (default: the shipped one)")
     s = sub.add_parser("score", help="replayed metrics of a fusion on collected records")
     s.add_argument("records", nargs="+")
     s.add_argument("--fusion", type=Path, help="a fusion JSON (default: the hand-set weights)")
@@ -283,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{n} item(s) collected into {args.out}")
             return 0
         records = load_records(args.records)
+        carried = read_fusion(args.carry).vocal_by_reader if args.cmd == "fit" else {}
     except (BenchError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -295,9 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"fusion": fusion.model_dump(), **_summary(replay(records, fusion))}, indent=2))
         return 0
     fusion, rows = fit(records, args.step, args.verbal)
-    fusion = fusion.model_copy(update={"source": f"studies.fit_fusion fit on {', '.join(args.records)} (step "
-                                                 f"{args.step}, verbal fixed at {args.verbal}); composed benches of the dev "
-                                                 "split's people only"})
+    fusion = fusion.model_copy(update={"vocal_by_reader": carried, "source": (
+        f"studies.fit_fusion fit on {', '.join(args.records)} (step {args.step}, verbal fixed at {args.verbal}); "
+        f"composed benches of the dev split's people only; vocal_by_reader carried from {args.carry.name}")})
     args.out.write_text(fusion.model_dump_json(indent=2) + "\n")
     print(json.dumps({"fusion": fusion.model_dump(), "hand": _summary(replay(records, HAND_FUSION)),
                       "fitted": _summary(replay(records, fusion)),

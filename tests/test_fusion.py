@@ -238,6 +238,35 @@ def test_replay_weighs_a_record_s_voice_as_the_judge_weighs_its_reader():
     assert labels == {"whisper8": "anger", "voice8": "happiness", None: "happiness"}
 
 
+def test_a_refit_keeps_the_vocal_weight_chosen_for_whisper8_and_no_stale_label_offsets(tmp_path):
+    """``studies.fit_fusion fit`` writes the weights it fits with ``vocal_by_reader`` carried from ``--carry`` (the
+    shipped fusion by default: whisper8's weight is chosen by ``studies.recorded_voice``, not by the fit), and without
+    the shipped label offsets, which ``studies.label_calibration fit`` refits for the new weights; a ``--carry`` that
+    is not a fusion file is one line, exit status 2."""
+    import json
+
+    from agents.observations import Observations, VisualObservations
+    from agents.schema import VerifiedCandidate
+    from studies.fit_fusion import main
+
+    cand = VerifiedCandidate(clip_id="c0", start_s=0.0, end_s=4.0, retrieval_score=0.5, source="clips", support=0.5,
+                             accepted=True, observations=Observations(visual=VisualObservations(
+                                 expression_mean={"anger": 0.6, "neutral": 0.4}, n_faces=1, frame_step_s=0.25)))
+    wrong = cand.model_copy(update={"clip_id": "c1", "start_s": 4.0, "end_s": 8.0, "observations": Observations(
+        visual=VisualObservations(expression_mean={"anger": 0.7, "neutral": 0.3}, n_faces=1, frame_step_s=0.25))})
+    records = tmp_path / "fold.jsonl"
+    records.write_text(json.dumps({"id": "v-0", "targets": ["anger"], "truth": [[0.0, 4.0, "anger"]], "cuts": [4.0],
+                                   "top_k": 5, "abstain_below": 0.0,
+                                   "shots": [[0.0, 4.0, "anger"], [4.0, 8.0, "neutral"]],
+                                   "verified": [c.model_dump(mode="json") for c in (cand, wrong)]}) + "\n")
+    out = tmp_path / "fusion.json"
+    assert main(["fit", str(records), "--step", "0.25", "--out", str(out)]) == 0
+    written, shipped = load_fusion(out), load_fusion(FUSION_FILE)
+    assert written.vocal_by_reader == shipped.vocal_by_reader == {"whisper8": 0.4}
+    assert written.label_offsets == {} and shipped.label_offsets
+    assert main(["fit", str(records), "--step", "0.25", "--out", str(out), "--carry", str(records)]) == 2
+
+
 def test_an_open_question_placed_by_nothing_takes_the_faces_span_not_the_words():
     """"How does someone feel?" on CREMA-D's joined videos: the words said in a clip ("It's eleven o'clock", 14.4-15.6
     s) set the moment of a question about speech; an open question that names no speech spans the feeling from its
