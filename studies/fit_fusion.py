@@ -30,8 +30,9 @@ judged candidates (every returned moment's emotion counts, not only the first), 
 hold questions about an emotion the video does not show (``collect --absent``), the share of those whose
 top moment does not name the asked emotion; ties to the vector nearest the hand-set one. The verifier does not depend on these weights, so the replay gives the graph's answers exactly.
 The written fusion keeps ``vocal_by_reader`` of ``--carry`` (default: the shipped fusion): a reader's own vocal weight
-is chosen by ``studies.recorded_voice`` on recorded clips, not fitted here. It has no ``label_offsets``: those are
-refitted for the new weights by ``studies.label_calibration fit`` (``studies/scripts/label_calibration.sh``).
+is chosen by ``studies.recorded_voice`` on recorded clips, not fitted here, so records of a reader it names are
+refused. It has no ``label_offsets`` (as before): those are fitted for the new weights by ``studies.label_calibration
+fit`` (``studies/scripts/label_calibration.sh``).
 
 ``score`` prints the replayed metrics of a stored fusion (or the hand-set one) with the expected
 calibration error (ECE, 10 equal-width bins; ``evals.metrics.calibration_scores``) and the Brier score of the confidence.
@@ -80,7 +81,8 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
     ``voice_emotion``: the judge weighs its reading by ``Fusion.for_voice``, and so does ``replay``.
 
     Raises:
-        ValueError: ``voice_emotion`` names no registered backend (one line).
+        ValueError: ``voice_emotion`` names no registered backend, or ``out`` holds records of another reader (one
+            line).
     """
     from rich.progress import track
 
@@ -102,6 +104,12 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
         config = IndexConfig(voice_backend=voice_emotion)
     except ValidationError as exc:
         raise ValueError(f"--voice-emotion: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+    log = JsonlLog(out)
+    kept = log.read(dict_record(RECORD_KEYS))  # a torn last line is dropped
+    readers = {r.get("voice_emotion", "voice8") for r in kept} - {config.voice_backend}
+    if readers:
+        raise ValueError(f"{out} holds records read with --voice-emotion {', '.join(sorted(map(str, readers)))}; "
+                         "collect another reader's into another file")
     items = load_bench(bench)
     shots: dict[str, list] = defaultdict(list)
     for it in items:
@@ -114,8 +122,8 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
 
         jobs += [(f"{Path(it.video).stem}-absent-{emotion}", it.video_path(bench), it.video, QUESTIONS[emotion], [],
                   emotion) for it, emotion in absent_questions(items)]
-    log, settings, llm = JsonlLog(out), RunSettings(), load_llm("offline")
-    done = {r["id"] for r in log.read(dict_record(RECORD_KEYS))}  # a torn last line is dropped
+    settings, llm = RunSettings(), load_llm("offline")
+    done = {r["id"] for r in kept}
     n = 0
     for job_id, video, key, query, truth, asked in track([j for j in jobs if j[0] not in done], description="collect",
                                                          console=_stderr(), transient=True):
@@ -124,7 +132,7 @@ def collect(bench: str, out: Path, cache_dir: str | None = None, face_head: Path
         log.append([{"id": job_id, "query": query, "targets": list(state["intent"].target_emotions),
                      "cuts": list(index.cuts), "top_k": settings.top_k, "abstain_below": settings.abstain_below,
                      "utterances": [[u.start_s, u.end_s, u.speaker] for u in index.utterances],
-                     "truth": truth, "shots": shots[key], "absent": asked, "voice_emotion": voice_emotion,
+                     "truth": truth, "shots": shots[key], "absent": asked, "voice_emotion": config.voice_backend,
                      "answer": [[m.start_s, m.end_s, m.emotion] for m in state.get("moments", [])],
                      "verified": [c.model_dump(mode="json") for c in state.get("verified", [])]}])
         n += 1
@@ -289,6 +297,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         records = load_records(args.records)
         carried = read_fusion(args.carry).vocal_by_reader if args.cmd == "fit" else {}
+        weighed_apart = sorted({r["voice_emotion"] for r in records if r.get("voice_emotion") in carried})
+        if weighed_apart:
+            raise ValueError(f"records read with --voice-emotion {', '.join(weighed_apart)}, whose vocal weight "
+                             f"{args.carry.name} sets apart: fit on the default reader's records")
     except (BenchError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

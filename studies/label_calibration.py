@@ -238,7 +238,8 @@ def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]
 def score(sets: dict[str, str], before: Fusion, after: Fusion, fitted_rows: list[dict] | None = None) -> dict:
     """``{"sets": {name: ...}}``: ECE and Brier of ``before`` and ``after`` on each set's judged candidates, with
     intervals and the paired difference, and the replayed R1@0.5 and Joint of both (the calibration moves no emotion
-    question's moments). Each record is judged as its index's voice reader is weighed (``studies.fit_fusion.replay``).
+    question's moments), and the mean fused top probability x. Each record is judged as its index's voice reader is
+    weighed (``studies.fit_fusion.replay``).
 
     ``fitted_rows`` (the rows ``fit`` wrote, ``--rows``): also each set scored ``nested``, with the calibration whose
     form and C ``choose`` picks on the rows of the other sets (a row whose set has this set's name is left out: the
@@ -246,7 +247,7 @@ def score(sets: dict[str, str], before: Fusion, after: Fusion, fitted_rows: list
 
     Raises:
         OSError: a records file is missing.
-        ValueError: as ``judged_rows``, or ``fitted_rows`` hold no other set.
+        ValueError: as ``judged_rows``, or ``fitted_rows`` hold fewer than two other sets (``choose`` leaves one out).
     """
     from studies.fit_fusion import load_records, replay
 
@@ -256,13 +257,14 @@ def score(sets: dict[str, str], before: Fusion, after: Fusion, fitted_rows: list
         replays = [replay(records, f) for f in (before, after)]
         rows = replay_rows(name, path, replays[0])  # the candidates as the fusion before judges them
         old, new = confidences(rows, before), confidences(rows, after)
-        out[name] = {"before": scores(rows, old), "after": scores(rows, new),
+        out[name] = {"mean fused top probability": round(float(np.mean([r["x"] for r in rows])), 4),
+                     "before": scores(rows, old), "after": scores(rows, new),
                      "after minus before, 95 % interval": difference(rows, old, new),
                      **{f"{k} before/after": [round(m[k], 4) for m in replays] for k in ("R1@0.5", "Joint")}}
         if fitted_rows is not None:
             rest = [r for r in fitted_rows if r["set"] != name]
-            if not rest:
-                raise ValueError(f"the fitted rows hold no set other than {name}")
+            if len({r["set"] for r in rest}) < 2:
+                raise ValueError(f"--nested needs rows of two sets or more other than {name}")
             best = choose(rest)[1]
             inner = confidences(rows, fitted_calibration(rest, best["form"], best["C"]))
             out[name]["nested"] = {"form": best["form"], "C": best["C"], "fitted on": sorted({r["set"] for r in rest}),
@@ -336,13 +338,39 @@ def main(argv: list[str] | None = None) -> int:
     return report(lambda: _run(args), args.json, errors=(OSError, ValueError))
 
 
+#: The keys of a judged row (``judged_rows``) that ``score --nested`` reads.
+ROW_KEYS = ("set", "video", "x", "label", "face", "nothing", "right")
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The judged rows ``fit --rows`` wrote to ``path`` (JSON Lines).
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: a line is not JSON or lacks a key of ``ROW_KEYS`` (one line).
+    """
+    rows = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            raise ValueError(f"{path}:{n}: not JSON") from None
+        missing = [k for k in ROW_KEYS if not isinstance(row, dict) or k not in row]
+        if missing:
+            raise ValueError(f"{path}:{n}: a judged row without {', '.join(missing)} (label_calibration fit --rows)")
+        rows.append(row)
+    return rows
+
+
 def _run(args: argparse.Namespace) -> dict:
     """The report of ``fit`` (writing ``--out`` and ``--rows`` where given) or ``score``."""
     sets = _sets(args.set)
     if args.cmd == "score":
         fitted_rows = None
         if args.nested:
-            fitted_rows = [json.loads(line) for line in args.nested.read_text().splitlines() if line.strip()]
+            fitted_rows = read_rows(args.nested)
         return score(sets, read_fusion(args.before), read_fusion(args.fusion), fitted_rows)
     fitted, result, rows = fit(sets, read_fusion(args.fusion))
     if args.out:
@@ -350,6 +378,7 @@ def _run(args: argparse.Namespace) -> dict:
     if args.rows:
         args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return result
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -87,7 +87,8 @@ def evaluate(paths: list[Path], accepted: bool = False, drop_faces: float = 0.0)
                 if zlib.crc32(f"{record['id']}/{cand.clip_id}".encode()) % 1000 < drop_faces * 1000:
                     cand = cand.model_copy(update={"observations": cand.observations.model_copy(
                         update={"visual": VisualObservations()})})
-                judged = offline_judge(judge_inputs(cand, record["targets"]), fusion)
+                weighed = fusion.for_voice(record.get("voice_emotion"))  # as the judge weighs the record's reader
+                judged = offline_judge(judge_inputs(cand, record["targets"]), weighed)
                 by_group[group_of(cand, judged.emotion)].append((judged.confidence, judged.emotion == truth))
         every = [x for g in GROUPS for x in by_group[g]]
         result["files"][path.name] = {**{g: scores(v) for g, v in by_group.items() if v}, "all": scores(every)}

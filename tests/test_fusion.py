@@ -226,11 +226,11 @@ def test_replay_weighs_a_record_s_voice_as_the_judge_weighs_its_reader():
     from agents.schema import VerifiedCandidate
     from studies.fit_fusion import replay
 
+    face = VisualObservations(expression_mean={"happiness": 0.5, "neutral": 0.3, "anger": 0.2}, n_faces=1,
+                              frame_step_s=0.25)
+    voice = VocalObservations(voice_distribution={"anger": 0.95, "neutral": 0.05})
     cand = VerifiedCandidate(clip_id="c0", start_s=0.0, end_s=4.0, retrieval_score=0.5, source="clips", support=0.5,
-                             accepted=True, observations=Observations(
-                                 visual=VisualObservations(expression_mean={"happiness": 0.5, "neutral": 0.3,
-                                                                            "anger": 0.2}, n_faces=1, frame_step_s=0.25),
-                                 vocal=VocalObservations(voice_distribution={"anger": 0.95, "neutral": 0.05})))
+                             accepted=True, observations=Observations(visual=face, vocal=voice))
     record = {"id": "v-0", "targets": ["anger", "happiness"], "truth": [[0.0, 4.0, "anger"]], "cuts": [], "top_k": 5,
               "abstain_below": 0.0, "shots": [[0.0, 4.0, "anger"]], "verified": [cand]}
     labels = {reader: replay([{**record, **({"voice_emotion": reader} if reader else {})}],
@@ -238,11 +238,12 @@ def test_replay_weighs_a_record_s_voice_as_the_judge_weighs_its_reader():
     assert labels == {"whisper8": "anger", "voice8": "happiness", None: "happiness"}
 
 
-def test_a_refit_keeps_the_vocal_weight_chosen_for_whisper8_and_no_stale_label_offsets(tmp_path):
+def test_a_refit_keeps_the_vocal_weight_chosen_for_whisper8_and_no_stale_label_offsets(tmp_path, capsys):
     """``studies.fit_fusion fit`` writes the weights it fits with ``vocal_by_reader`` carried from ``--carry`` (the
     shipped fusion by default: whisper8's weight is chosen by ``studies.recorded_voice``, not by the fit), and without
-    the shipped label offsets, which ``studies.label_calibration fit`` refits for the new weights; a ``--carry`` that
-    is not a fusion file is one line, exit status 2."""
+    the shipped label offsets, which ``studies.label_calibration fit`` refits for the new weights. A ``--carry`` that
+    is not a fusion file, and records read by whisper8 (whose weight the carried fusion sets apart), are one line,
+    exit status 2; so is collecting with a reader that is not one, or into a file of another reader's records."""
     import json
 
     from agents.observations import Observations, VisualObservations
@@ -264,7 +265,19 @@ def test_a_refit_keeps_the_vocal_weight_chosen_for_whisper8_and_no_stale_label_o
     written, shipped = load_fusion(out), load_fusion(FUSION_FILE)
     assert written.vocal_by_reader == shipped.vocal_by_reader == {"whisper8": 0.4}
     assert written.label_offsets == {} and shipped.label_offsets
+    whisper = tmp_path / "whisper8.jsonl"
+    whisper.write_text(json.dumps({**json.loads(records.read_text()), "voice_emotion": "whisper8"}) + "\n")
+    capsys.readouterr()
     assert main(["fit", str(records), "--step", "0.25", "--out", str(out), "--carry", str(records)]) == 2
+    assert main(["fit", str(whisper), "--step", "0.25", "--out", str(out)]) == 2
+    assert main(["collect", "--bench", str(records), "--out", str(out), "--voice-emotion", "voice9"]) == 2
+    assert main(["collect", "--bench", str(records), "--out", str(whisper)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 4 and all(line.startswith("error: ") for line in err)
+    for line, said in zip(err, ("not a fusion", "records read with --voice-emotion whisper8",
+                                "unknown voice emotion backend 'voice9'",
+                                "holds records read with --voice-emotion whisper8"), strict=True):
+        assert said in line
 
 
 def test_an_open_question_placed_by_nothing_takes_the_faces_span_not_the_words():

@@ -128,16 +128,16 @@ def test_the_study_refuses_bad_sets_in_one_line(tmp_path, capsys):
 def test_score_nested_fits_without_the_scored_set_and_judges_a_record_as_its_voice_reader(tmp_path, capsys):
     """``score --nested ROWS`` on a set named javanese (one whisper8 record: a face leaning to happiness, a voice sure
     of anger, on an angry shot) chooses and fits on the committed rows of the three other sets, the choice ``fit``
-    reports for javanese; the record is judged with whisper8's weight (anger, right). Nested rows holding the scored
-    set alone are one line, exit status 2."""
+    reports for javanese; the record is judged with whisper8's weight (anger, right). Nested rows holding one set
+    besides the scored one, and rows without a key, are one line, exit status 2."""
     from agents.observations import Observations, VisualObservations, VocalObservations
     from agents.schema import VerifiedCandidate
 
+    face = VisualObservations(expression_mean={"happiness": 0.5, "neutral": 0.3, "anger": 0.2}, n_faces=1,
+                              frame_step_s=0.25)
+    voice = VocalObservations(voice_distribution={"anger": 0.95, "neutral": 0.05})
     cand = VerifiedCandidate(clip_id="c0", start_s=0.0, end_s=4.0, retrieval_score=0.5, source="clips", support=0.5,
-                             accepted=True, observations=Observations(
-                                 visual=VisualObservations(expression_mean={"happiness": 0.5, "neutral": 0.3,
-                                                                            "anger": 0.2}, n_faces=1, frame_step_s=0.25),
-                                 vocal=VocalObservations(voice_distribution={"anger": 0.95, "neutral": 0.05})))
+                             accepted=True, observations=Observations(visual=face, vocal=voice))
     records = tmp_path / "whisper8.jsonl"
     records.write_text(json.dumps({"id": "v-0", "targets": ["anger"], "truth": [[0.0, 4.0, "anger"]], "cuts": [],
                                    "top_k": 5, "abstain_below": 0.0, "shots": [[0.0, 4.0, "anger"]],
@@ -150,12 +150,16 @@ def test_score_nested_fits_without_the_scored_set_and_judges_a_record_as_its_voi
     want = REPORT["sets"]["javanese"]["chosen without the set, fitted without it (nested)"]["choice"]
     assert {"form": got["nested"]["form"], "C": got["nested"]["C"]} == want
     assert got["before"]["accuracy"] == got["nested"]["accuracy"] == 1.0 and got["nested"]["n"] == 1
-    alone = tmp_path / "alone.jsonl"
-    alone.write_text("".join(json.dumps(r) + "\n" for r in _rows() if r["set"] == "javanese"))
+    one = tmp_path / "one.jsonl"
+    one.write_text("".join(json.dumps(r) + "\n" for r in _rows() if r["set"] in ("javanese", "fold")))
+    keyless = tmp_path / "keyless.jsonl"
+    keyless.write_text(json.dumps({k: v for k, v in _rows()[0].items() if k != "x"}) + "\n")
     capsys.readouterr()
-    assert main(["score", "--set", f"javanese={records}", "--before", str(FUSION_FILE), "--nested", str(alone)]) == 2
+    for rows in (one, keyless):
+        assert main(["score", "--set", f"javanese={records}", "--before", str(FUSION_FILE), "--nested", str(rows)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: the fitted rows hold no set other than javanese"]
+    assert err == ["error: --nested needs rows of two sets or more other than javanese",
+                   f"error: {keyless}:1: a judged row without x (label_calibration fit --rows)"]
 
 
 def test_a_change_judgement_and_a_fusion_without_the_face_take_no_intercept():

@@ -26,5 +26,6 @@ $PY -m studies.label_calibration fit --set fold="$W/fold-joined.jsonl" --set mix
 $PY -m studies.fit_fusion collect --bench "$W/bench-javanese/bench.jsonl" --out "$W/javanese-whisper8.jsonl" \
     --cache-dir "$W/cache-javanese-whisper8" --voice-emotion whisper8
 git show 0c29236:agents/fusion.json > "$W/fusion-before-163.json"
-$PY -m studies.label_calibration score --set javanese="$W/javanese-whisper8.jsonl" --before "$W/fusion-before-163.json" \
+$PY -m studies.label_calibration score --set javanese="$W/javanese-whisper8.jsonl" \
+    --before "$W/fusion-before-163.json" \
     --nested "$W/calibration_rows.jsonl" --json "$W/calibration_whisper8.json"
