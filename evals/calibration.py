@@ -13,14 +13,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evals.metrics import calibration_scores
-
-#: Bootstrap resamples of the groups for an interval.
-BOOTSTRAP = 2000
+from evals.metrics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, calibration_scores
 
 
 def calibration_intervals(confs: Sequence[Sequence[float]], right: Sequence[bool], groups: Sequence[str],
-                          resamples: int = BOOTSTRAP, seed: int = 0) -> dict[str, tuple[float, float]]:
+                          resamples: int = BOOTSTRAP_RESAMPLES,
+                          seed: int = BOOTSTRAP_SEED) -> dict[str, tuple[float, float]]:
     """95 % percentile bootstrap intervals ({"ECE": (low, high), "Brier": ...}) over ``groups`` (one label per item)
     of the ECE and Brier score of ``confs[0]`` or, given two confidence lists of the same items, of their paired
     difference (second minus first).

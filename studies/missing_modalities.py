@@ -79,6 +79,7 @@ def evaluate(paths: list[Path], accepted: bool = False, drop_faces: float = 0.0)
     for path in paths:
         by_group: dict[str, list[tuple[float, bool]]] = {g: [] for g in GROUPS}
         for record in load_records([str(path)]):
+            weighed = fusion.for_voice(record.get("voice_emotion"))  # as the judge weighs the record's reader
             for raw in record["verified"]:
                 cand = raw if isinstance(raw, VerifiedCandidate) else VerifiedCandidate.model_validate(raw)
                 truth = shot_label(cand.start_s, cand.end_s, record["shots"])
@@ -87,7 +88,6 @@ def evaluate(paths: list[Path], accepted: bool = False, drop_faces: float = 0.0)
                 if zlib.crc32(f"{record['id']}/{cand.clip_id}".encode()) % 1000 < drop_faces * 1000:
                     cand = cand.model_copy(update={"observations": cand.observations.model_copy(
                         update={"visual": VisualObservations()})})
-                weighed = fusion.for_voice(record.get("voice_emotion"))  # as the judge weighs the record's reader
                 judged = offline_judge(judge_inputs(cand, record["targets"]), weighed)
                 by_group[group_of(cand, judged.emotion)].append((judged.confidence, judged.emotion == truth))
         every = [x for g in GROUPS for x in by_group[g]]
