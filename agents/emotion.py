@@ -10,7 +10,8 @@ Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-e
 (visual), the voice's emotion distribution (vocal), the emotion of the words (verbal: words8,
 ``tools.perception.text_emotion``) and the intent prior, with weights fitted on composed benches of dev people the
 face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``) and a confidence calibrated per judged
-label on those and recorded dev video (``calibrated_label``, ``studies.label_calibration``); the
+label on those and recorded dev video (``calibrated_label``, ``studies.label_calibration``); the label reads a face
+against its person's usual reading where the person was seen long enough for one (``agents.fusion.judged_label``); the
 span is where the chosen label shows on faces (when a face's top label is it: from the first to the last frame where
 its probability is at least half its peak, ``VisualObservations.shown_s``; where a face was seen in at least half the
 frames read, ``faces_place``), or, for a question that names no emotion,
@@ -31,12 +32,11 @@ import dataclasses
 import functools
 from typing import Any
 
-import numpy as np
 from langgraph.runtime import Runtime
 
 from agents.behaviour_evidence import padded
 from agents.change import judge_change
-from agents.fusion import Fusion, load_fusion, resolve_fusion
+from agents.fusion import Fusion, judged_label, load_fusion, observed, resolve_fusion, seen_faces, vector
 from agents.llm import LLMTask
 from agents.moments import draft_moments
 from agents.observations import Observations, VisualObservations
@@ -66,55 +66,32 @@ SECOND_TARGET_WEIGHT = 0.5
 FACE_SPAN_COVERAGE = 0.5
 
 
-def observed(inputs: dict[str, Any]) -> Observations:
-    """The judge inputs' observations (``judge_inputs``: the JSON ``Observations.judge_view`` gave) as typed
-    records again; a modality missing from ``inputs`` is empty.
-
-    Raises:
-        pydantic.ValidationError: a modality is not shaped as ``agents.observations.Observations`` says.
-    """
-    return Observations.model_validate({k: inputs.get(k) or {} for k in Observations.model_fields})
-
-
-def _vector(dist: dict[str, float] | None) -> np.ndarray:
-    """An AffectNet-8 distribution as a vector in ``AFFECTNET8`` order (absent labels 0)."""
-    return np.array([(dist or {}).get(k, 0.0) for k in AFFECTNET8])
-
-
 def read_nothing(obs: Observations) -> bool:
     """Whether no face, voice or words were read as an emotion in the candidate (gestures, gaze and prosody
     alone name no emotion; the faces around a gesture are faces)."""
-    return not any(_vector(d).sum() > 0 for d in (obs.visual.expression_mean, obs.behaviour.expression_mean,
+    return not any(vector(d).sum() > 0 for d in (obs.visual.expression_mean, obs.behaviour.expression_mean,
                                                    obs.vocal.voice_distribution, obs.verbal.emotion_distribution))
 
 
 def calibrated_label(obs: Observations, targets: list[str], label: str, fusion: Fusion) -> str | None:
     """The label whose intercept the confidence of a judgement of ``label`` takes (``Fusion.confidence``), given the
     candidate's observations and the asked ``targets``: the label where the fusion weighs a face and a face was read
-    (``seen_faces``), else None. The intercepts measure how often the face reader's label of each emotion is right
-    (``studies.label_calibration``, fitted on judgements nearly all with a face, ``evals/RESULTS.md`` section 163); a
-    label from the voice and the question alone takes none."""
-    face = _vector(seen_faces(obs, targets)).sum() > 0
+    (``agents.fusion.seen_faces``), else None. The intercepts measure how often the face reader's label of each
+    emotion is right (``studies.label_calibration``, fitted on judgements nearly all with a face,
+    ``evals/RESULTS.md`` section 163); a label from the voice and the question alone takes none."""
+    face = vector(seen_faces(obs, targets)).sum() > 0
     return label if face and fusion.visual > 0 else None
-
-
-def seen_faces(obs: Observations, targets: list[str]) -> dict[str, float]:
-    """The facial expression the judgement reads: for a question about behaviour whose gesture or look sets the span
-    (``Observations.about_behaviour``), the faces around it (``BehaviourObservations.expression_mean``) where any
-    was seen; else the candidate's (``VisualObservations.expression_mean``)."""
-    around = obs.behaviour.expression_mean if obs.about_behaviour(targets) else {}
-    return around or obs.visual.expression_mean
 
 
 def words_carry(obs: Observations, fusion: Fusion, label: str) -> bool:
     """Whether the words' reading gives ``label`` at least as much of the fused distribution as the voice's does
-    (each modality's probability of it times its weight, as ``fuse`` weighs them): then the words, not the voice,
-    place a label no face shows. The voice is read over the clip's speech (``indexing.clips``), the words over
-    their own span; a label the voice carries keeps the candidate's span."""
+    (each modality's probability of it times its weight, as ``agents.fusion.fuse`` weighs them): then the words, not
+    the voice, place a label no face shows. The voice is read over the clip's speech (``indexing.clips``), the words
+    over their own span; a label the voice carries keeps the candidate's span."""
     i = AFFECTNET8.index(label)
 
     def share(weight: float, dist: dict[str, float] | None) -> float:
-        x = _vector(dist)
+        x = vector(dist)
         return weight * x[i] / x.sum() if x.sum() > 0 else 0.0
 
     return share(fusion.verbal, obs.verbal.emotion_distribution) >= share(fusion.vocal, obs.vocal.voice_distribution)
@@ -158,20 +135,6 @@ def faces_place(visual: VisualObservations, span: tuple[float, float], label: st
     return len(seen) >= FACE_SPAN_COVERAGE * (span[1] - span[0]) / step
 
 
-def fuse(inputs: dict[str, Any], fusion: Fusion) -> np.ndarray:
-    """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs; the faces as
-    ``seen_faces`` reads them."""
-    targets = inputs.get("target_emotions") or []
-    obs = observed(inputs)
-    prior = np.array([1.0 if k in targets else 0.0 for k in AFFECTNET8])
-    parts = [(fusion.visual, _vector(seen_faces(obs, targets))), (fusion.vocal, _vector(obs.vocal.voice_distribution)),
-             (fusion.verbal, _vector(obs.verbal.emotion_distribution)), (fusion.prior, prior)]
-    parts = [(w, x) for w, x in parts if w > 0 and x.sum() > 0]
-    if not parts:
-        return np.eye(len(AFFECTNET8))[0]
-    return sum(w * x / x.sum() for w, x in parts) / sum(w for w, _ in parts)
-
-
 def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> EmotionJudgement:
     """The offline reasoner's judgement (see the module doc); ``fusion`` defaults to ``load_fusion()``."""
     fusion = fusion or load_fusion()
@@ -182,8 +145,7 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
         return judge_change(obs.change, target_probability(obs.change.after, targets, weights), inputs["span"],
                             fusion.confidence)
     verbal, behaviour = obs.verbal, obs.behaviour
-    fused = fuse(inputs, fusion)  # for a question about behaviour, read from the faces around its gesture or look
-    label = AFFECTNET8[int(fused.argmax())]
+    fused, label, label_p = judged_label(inputs, fusion)  # about behaviour: the faces around its gesture or look
     start, end = inputs["span"]
     shown = [f.t for f in obs.visual.frames if f.top == label]
     step = float(obs.visual.frame_step_s or 0.0)
@@ -204,7 +166,7 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     if end <= start:
         start, end = lo, hi
     target_p = target_probability(dict(zip(AFFECTNET8, fused)), targets, weights)
-    confidence = round(fusion.confidence(float(fused.max()), calibrated_label(obs, targets, label, fusion)), 3)
+    confidence = round(fusion.confidence(label_p, calibrated_label(obs, targets, label, fusion)), 3)
     if read_nothing(obs):
         confidence = min(confidence, NO_OBSERVATION_CONFIDENCE)  # nothing was read: no more than a guess
     return EmotionJudgement(emotion=label, confidence=confidence, start_s=start, end_s=end,
@@ -217,7 +179,10 @@ JUDGE_EMOTION = LLMTask(
         "Decide the AffectNet-8 emotion shown in one moment of a video from the tool observations given "
         "(facial expression probabilities, what was said, vocal cues), with a confidence in [0, 1] that "
         "this label is right, the start/end seconds of the span where it shows (inside the candidate span; "
-        "visual.shown_s gives each label's onset to offset on the faces; for a question about a gesture or look, "
+        "visual.shown_s gives each label's onset to offset on the faces; visual.departure_mean, when given, is the "
+        "faces read against each person's usual reading over the video, which names the emotion a face departs "
+        "towards (a face that always reads a little sad is not sad), and visual.frames and visual.shown_s are then "
+        "read so too, while visual.expression_mean is the faces as read; for a question about a gesture or look, "
         "behaviour.expression_mean is what the faces of whoever makes it show around it), "
         "and, when target emotions are given, target_probability: the probability in [0, 1] that the "
         "moment shows one of them (each weighed by target_weights when those are given). Images, when attached, are "

@@ -62,7 +62,10 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     (``best_stretch``), per frame the face that shows them most; the summary's ``shown_s`` is where each label shows
     (``onset_offset``). With ``persons`` (the question's grounded people, ``agents.grounding``) only their faces count.
     With ``own_baseline`` the support and the choice of faces read each face against its person's own usual reading
-    (``VideoIndex.salient_p``); the evidence still quotes the reading as it is. With ``open_feeling`` (a question
+    (``VideoIndex.salient_p``), and the summary gives the faces as the judge names them: against each one's person's
+    usual reading where the person has one (``VideoIndex.departure``: ``departure_mean``, and the frames' top labels
+    and ``shown_s`` from it); the evidence still quotes the reading as it is, adding the label against the person's
+    usual look where that differs. With ``open_feeling`` (a question
     asking which feeling someone shows, ``agents.schema.Intent.asks_feeling``; ``targets`` empty) the support and the
     faces chosen are those of the strongest feeling but neutral (``FEELINGS``) each face shows: where the question's
     people show one most.
@@ -90,24 +93,55 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     times = [fr.t for fr in with_faces]
     visual = best_stretch(times, [max(salient(f) for f in fr.faces) for fr in with_faces], SUPPORT_STRETCH_S, step
                           ) if asked else 0.0
+    named, departed = named_faces(index, faces, own_baseline)
+    obs = face_summary(index, cand, with_faces, named, departed, step)
     key = salient if asked else (lambda f: f.top()[1])
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
-    mean = mean_expression(faces)
-    shown = max(mean, key=mean.__getitem__)  # what the faces show most over the clip
+    read_as = obs.departure_mean or obs.expression_mean  # how the judge reads the faces
+    shown = max(read_as, key=read_as.__getitem__)  # what the faces show most over the clip
     if asked and shown not in asked:  # cite it too: the emotion reasoner may label the clip with it
-        typical = max(faces, key=lambda f: f.expression[shown])
+        typical = max(faces, key=lambda f: named[f.id].expression[shown])
         if typical not in chosen:
             chosen = [*chosen[: MAX_FACE_EVIDENCE - 1], typical]
     evidence = []
     for n, f in enumerate(sorted(chosen, key=lambda f: f.t)):
         extra = f"; {'+'.join(targets)} {target_p(f):.2f}" if targets and f.top()[0] not in targets else ""
+        if f.id in departed and (own := named[f.id].top()[0]) != f.top()[0]:
+            extra += f"; {own} against this person's usual look"
         evidence.append(face_item(index, cand, f, where[f.id], f"{cand.clip_id}.v{n}", tool, step, extra))
-    spans = {k: onset_offset(times, [max(f.expression[k] for f in fr.faces) for fr in with_faces], step,
-                             (cand.start_s, cand.end_s)) for k in mean}  # where each label shows, onset to offset
-    tops = [FaceReading(t=f.t, top=f.top()[0], p=round(f.top()[1], 3), person=index.face_person(f)) for f in faces]
-    obs = VisualObservations(expression_mean=mean, n_faces=max(len(fr.faces) for fr in frames),
-                             frame_step_s=round(step, 3), frames=tops, shown_s={k: s for k, s in spans.items() if s})
     return evidence, visual, obs
+
+
+def named_faces(index: VideoIndex, faces: list[FaceObservation],
+                own_baseline: bool = True) -> tuple[dict[str, FaceObservation], set[str]]:
+    """The faces as the emotion reasoner names them, by face id: with ``own_baseline``, each face whose person has a
+    usual reading read against it (``VideoIndex.departure``), the others as read; and the ids of the faces read so."""
+    named, departed = {}, set()
+    for f in faces:
+        d = index.departure(f, index.face_person(f)) if own_baseline else None
+        named[f.id] = f if d is None else f.model_copy(update={"expression": d})
+        if d is not None:
+            departed.add(f.id)
+    return named, departed
+
+
+def face_summary(index: VideoIndex, cand: Proposal, with_faces: list[FrameObservation],
+                 named: dict[str, FaceObservation], departed: set[str], step: float) -> VisualObservations:
+    """The ``VisualObservations`` of a candidate's frames with faces (``with_faces``, in time order; ``step`` the frame
+    interval in seconds): the faces' mean as read and, where any face was read against its person's usual reading
+    (``departed``, ids of ``named``: ``named_faces``), the mean of the faces as named (``departure_mean``), the
+    frames' top labels and where each label shows (``shown_s``, from its onset to its offset) as named."""
+    faces = [f for fr in with_faces for f in fr.faces]
+    mean = mean_expression(faces)
+    times = [fr.t for fr in with_faces]
+    spans = {k: onset_offset(times, [max(named[f.id].expression[k] for f in fr.faces) for fr in with_faces], step,
+                             (cand.start_s, cand.end_s)) for k in mean}
+    tops = [FaceReading(t=f.t, top=named[f.id].top()[0], p=round(named[f.id].top()[1], 3),
+                        person=index.face_person(f)) for f in faces]
+    return VisualObservations(
+        expression_mean=mean, **({"departure_mean": mean_expression([named[f.id] for f in faces])} if departed else {}),
+        n_faces=max(len(fr.faces) for fr in with_faces), frame_step_s=round(step, 3), frames=tops,
+        shown_s={k: s for k, s in spans.items() if s})
 
 
 def mean_expression(faces: list[FaceObservation]) -> dict[str, float]:

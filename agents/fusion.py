@@ -1,8 +1,9 @@
-"""The offline judge's late fusion: its weights, its confidence calibration, and the files they are read from.
+"""The offline judge's late fusion: its weights, its confidence calibration, the files they are read from, and the
+fusion of one candidate's observations with them.
 
-``agents.emotion.offline_judge`` fuses the face, voice, words and the intent prior with a ``Fusion``; the fitted one
-(``FUSION_FILE``) comes from ``studies.fit_fusion`` (``agents/FUSION.md``). The settings check a ``--fusion`` file
-with ``load_fusion`` before any work (``agents.state.RunSettings``).
+``agents.emotion.offline_judge`` fuses the face, voice, words and the intent prior with a ``Fusion`` (``fuse``,
+``judged_label``); the fitted one (``FUSION_FILE``) comes from ``studies.fit_fusion`` (``agents/FUSION.md``). The
+settings check a ``--fusion`` file with ``load_fusion`` before any work (``agents.state.RunSettings``).
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ import functools
 import json
 import math
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from agents.observations import Observations
 from tools.core.schema import AFFECTNET8
 
 #: The fitted fusion of the offline judge (``studies.fit_fusion`` on the dev split's fusion fold; ``agents/FUSION.md``).
@@ -108,3 +112,55 @@ def read_fusion(path: Path | str) -> Fusion:
 def resolve_fusion(name: str) -> Fusion:
     """``fitted`` -> ``load_fusion()``; ``hand`` -> ``HAND_FUSION``; anything else -> ``load_fusion(name)``."""
     return {"fitted": load_fusion, "hand": lambda: HAND_FUSION}.get(name, lambda: load_fusion(Path(name)))()
+
+
+def observed(inputs: dict[str, Any]) -> Observations:
+    """The judge inputs' observations (``judge_inputs``: the JSON ``Observations.judge_view`` gave) as typed
+    records again; a modality missing from ``inputs`` is empty.
+
+    Raises:
+        pydantic.ValidationError: a modality is not shaped as ``agents.observations.Observations`` says.
+    """
+    return Observations.model_validate({k: inputs.get(k) or {} for k in Observations.model_fields})
+
+
+def vector(dist: dict[str, float] | None) -> np.ndarray:
+    """An AffectNet-8 distribution as a vector in ``AFFECTNET8`` order (absent labels 0)."""
+    return np.array([(dist or {}).get(k, 0.0) for k in AFFECTNET8])
+
+
+def seen_faces(obs: Observations, targets: list[str], named: bool = False) -> dict[str, float]:
+    """The facial expression the judgement reads: for a question about behaviour whose gesture or look sets the span
+    (``Observations.about_behaviour``), the faces around it (``BehaviourObservations.expression_mean``) where any
+    was seen; else the candidate's (``VisualObservations.expression_mean``), or with ``named`` the faces as the
+    label names them: against each one's person's usual reading where the verifier gave that
+    (``VisualObservations.departure_mean``)."""
+    around = obs.behaviour.expression_mean if obs.about_behaviour(targets) else {}
+    return around or (named and obs.visual.departure_mean) or obs.visual.expression_mean
+
+
+def fuse(inputs: dict[str, Any], fusion: Fusion, named: bool = False) -> np.ndarray:
+    """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs; the faces as
+    ``seen_faces`` reads them (with ``named``: as the label names them)."""
+    targets = inputs.get("target_emotions") or []
+    obs = observed(inputs)
+    prior = np.array([1.0 if k in targets else 0.0 for k in AFFECTNET8])
+    parts = [(fusion.visual, vector(seen_faces(obs, targets, named))),
+             (fusion.vocal, vector(obs.vocal.voice_distribution)),
+             (fusion.verbal, vector(obs.verbal.emotion_distribution)), (fusion.prior, prior)]
+    parts = [(w, x) for w, x in parts if w > 0 and x.sum() > 0]
+    if not parts:
+        return np.eye(len(AFFECTNET8))[0]
+    return sum(w * x / x.sum() for w, x in parts) / sum(w for w, _ in parts)
+
+
+def judged_label(inputs: dict[str, Any], fusion: Fusion) -> tuple[np.ndarray, str, float]:
+    """The fused distribution of one candidate's judge inputs with the faces as read (shape (8,): what the moment is
+    ranked by), the label judged, and the probability its confidence is calibrated from. The label is the top of the
+    fusion with the faces named against each person's usual reading where the verifier gave that
+    (``VisualObservations.departure_mean``, ``evals/RESULTS.md`` section 166), else of the fusion as read; its
+    probability is the higher of the label's in the two (a label read as usual keeps the confidence it had)."""
+    fused = fuse(inputs, fusion)
+    named = fuse(inputs, fusion, named=True) if observed(inputs).visual.departure_mean else fused
+    i = int(named.argmax())
+    return fused, AFFECTNET8[i], float(max(fused[i], named[i]))

@@ -12,7 +12,9 @@ from agents.change_schema import ChangeObservations
 
 class FaceReading(BaseModel):
     """One face the verifier read: time (s), its most probable AffectNet-8 label and that probability, and whose face
-    it is (a person id across shots, ``VideoIndex.face_person``; None when no track matches it)."""
+    it is (a person id across shots, ``VideoIndex.face_person``; None when no track matches it). Where the person has
+    a usual reading the label and probability are those of the face read against it (``agents.evidence.named_faces``,
+    ``VisualObservations.departure_mean``)."""
 
     t: float
     top: str
@@ -22,10 +24,15 @@ class FaceReading(BaseModel):
 
 class VisualObservations(BaseModel):
     """What the verifier's faces showed in a candidate: the mean AffectNet-8 distribution over its faces
-    (of the grounded people when the question names some), the most faces in one frame, the frame
-    interval (s), each face's top label, and where each label shows (``shown_s``). Empty when no face was read."""
+    (of the grounded people when the question names some), the same against each person's usual reading where a face's
+    person has one (``departure_mean``), the most faces in one frame, the frame interval (s), each face's top label,
+    and where each label shows (``shown_s``). Empty when no face was read."""
 
     expression_mean: dict[str, float] = Field(default_factory=dict)
+    departure_mean: dict[str, float] = Field(default_factory=dict, description=(
+        "AffectNet-8 mean over the same faces read against each one's person's usual reading "
+        "(memory.store.VideoIndex.departure; a face whose person has none as read); empty when no face's person has "
+        "one. The judge names the faces by it; frames and shown_s are then its too"))
     n_faces: int = 0
     frame_step_s: float | None = None
     frames: list[FaceReading] = Field(default_factory=list)

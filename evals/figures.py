@@ -72,6 +72,10 @@ FIGURES: tuple[Figure, ...] = (
            "326be8d)", "the same clips joined 10 per video with their speech, 63 questions (read once; section 63)",
            "recorded_bench_javanese_test.json",
            runs_cell("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, 326be8d)")),
+    Figure("right place and emotion on **recorded** video of new people, one person a video, a face named against "
+           "their usual reading, Joint (the code before, 40fc5be)", "the same clips joined 12 per video, each video "
+           "one person's, 54 questions (read once for this; section 166; the people's third read)",
+           "departure_labels_test.json", lambda d: runs_cell("now", "Joint", "previous code")(d["by_person"])),
     Figure("confidence's calibration error (ECE) over judged candidates, an intercept per judged label, fitted without "
            "the set, its C chosen on these held-out figures (nested: form and C chosen without the set too; before: "
            "Platt scaling fitted on composed video)", "**recorded** Javanese development people, 264 candidates of 63 "

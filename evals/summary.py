@@ -21,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from evals.bench import BenchError, load_bench
+from evals.bench import BenchError, load_bench, read_records
 from evals.evaluate import empty_localization, score_localization
 from evals.metrics import bootstrap_interval
 
@@ -41,14 +41,13 @@ def per_item(bench: Path, run: Path) -> tuple[dict[str, list[float]], list[str]]
     order) and each item's video.
 
     Raises:
-        BenchError: the bench is missing or not a valid bench.
-        FileNotFoundError: the run's ``predictions.jsonl`` is missing.
+        BenchError: the bench is missing or not a valid bench; ``run`` is not a folder; its ``predictions.jsonl`` is
+            missing or a line of it is not a JSON object with an ``id`` (``evals.bench.read_records``).
     """
     items = load_bench(bench)
-    moments = {}
-    for line in (run / "predictions.jsonl").read_text().splitlines():
-        p = json.loads(line)
-        moments[p["id"]] = p.get("moments") or []
+    if not run.is_dir():
+        raise BenchError(f"{run}: not a run's folder (the --out of python -m evals.run, holding predictions.jsonl)")
+    moments = {p["id"]: p.get("moments") or [] for p in read_records(run / "predictions.jsonl")}
     loc = empty_localization()
     for item in items:
         got = moments.get(item.id, [])

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from memory.cache import VideoCache, read_json, read_records, write_json
 from memory.index import VectorIndex
 from memory.index_config import INDEX_FORMAT, IndexConfig, library_versions
+from memory.person_affect import PersonAffect
 from tools.core.media import VideoInfo
 from tools.core.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
 from tools.perception.sound import SoundStats
@@ -34,7 +35,7 @@ from tools.signals.diarization import VoiceTurn
 from tools.signals.events import SocialEvent
 from tools.signals.social import SpeechTurn
 from tools.signals.speech_timeline import speech_timelines
-from tools.signals.timeline import PersonTimeline, affect_timelines, baseline_shifts, timeline_method
+from tools.signals.timeline import PersonTimeline, affect_timelines, timeline_method
 from tools.signals.tracks import TrackSummary, box_similarity
 
 
@@ -112,9 +113,9 @@ class IndexRecords(StoredRecords):
 
 
 @dataclass
-class VideoIndex(StoredRecords):
+class VideoIndex(StoredRecords, PersonAffect):
     """A loaded index of one video: its records, their FAISS indexes, ``dir`` holding its files and
-    ``cache`` the video's cache."""
+    ``cache`` the video's cache; each person's usual face reading and a face against it (``PersonAffect``)."""
 
     info: VideoInfo
     cache: VideoCache
@@ -187,19 +188,6 @@ class VideoIndex(StoredRecords):
             words = [(u.start_s, u.end_s, by_segment[u.segment_id]) for u in self.utterances if u.segment_id in by_segment]
         return (speech_timelines(voice, turns, "vocal", [c.speaker for c in heard])
                 + speech_timelines(words, turns, "verbal"))
-
-    @functools.cached_property
-    def baseline_shift(self) -> dict[int, dict[str, float]]:
-        """Person id -> label -> the video's baseline minus the person's own, for people seen long enough for
-        one (``tools.signals.timeline.baseline_shifts``; computed on first use, not stored)."""
-        return baseline_shifts(self.faces, self.person_by_track)
-
-    def salient_p(self, face: FaceObservation, labels: list[str]) -> float:
-        """The summed probability of ``labels`` in ``face``'s reading, plus the shift of the face's person
-        (``baseline_shift``: re-centred on the video's usual look where the person was seen long enough for a shift,
-        ``tools.signals.timeline.MIN_SHIFT_FRAMES``), in [0, 1]."""
-        shift = self.baseline_shift.get(self.face_person(face), {}) if self.baseline_shift else {}
-        return min(1.0, max(0.0, sum(face.expression.get(k, 0.0) + shift.get(k, 0.0) for k in labels)))
 
     @functools.cached_property
     def segment_speakers(self) -> dict[str, int]:

@@ -1,6 +1,7 @@
 """A clip's face reading against its person's own baseline, on the recorded development clips.
 
     python -m studies.face_baseline --mirrors /work/.mirror [--readings R.json] [--json face_baseline_dev.json]
+    python -m studies.face_baseline --mirrors /work/.mirror --readings R.json --tempered [--json OUT]
 
 Issue 31 asks that a track's expression be read "relative to that person's own neutral baseline". The clips are
 ``studies.recorded_faces``'s four recorded development sets no reader was trained on (section 25's 20 web clips,
@@ -17,6 +18,16 @@ clips (else the clip keeps the reading as read): ``all``, every other clip (in t
 emotion alike, so this is the middle of their range, kinder than a long video's); ``neutral``, their neutral clips
 only (what a mostly calm person's hour would give); ``neutral+one``, their neutral clips and one drawn clip of each
 other emotion they show (seeded). No clip or person chooses anything: the variants were fixed before the read.
+
+``--tempered`` (``tempered``; ``evals/RESULTS.md`` section 166) scores the departure tempered by an exponent alpha in
+``ALPHAS``: each frame's reading divided by the baseline to the power alpha, renormalised
+(``tools.signals.timeline.departure_reading``, what the emotion reasoner names a face by, there with alpha
+``BASELINE_EXPONENT``), a clip's label the top of the mean over its frames. With alpha below 1 a clip that reads
+like its person's baseline keeps the baseline's top label (its reading is the baseline to the power 1 - alpha),
+where the plain ratio (alpha 1) leaves all labels level. Two baselines: ``all`` as above (the mean over the person's
+other clips), and ``frames``, the per-label median over every frame of all the person's clips, the clip's own
+included (``tools.signals.timeline.median_distribution``, as the index's timelines compute a person's usual look),
+where the person has at least ``MIN_CLIPS`` clips.
 """
 
 from __future__ import annotations
@@ -39,12 +50,18 @@ from studies.recorded_faces import (
     score_clips,
 )
 from tools.core.schema import AFFECTNET8
+from tools.signals.timeline import departure_reading, median_distribution
 
 #: Clips a baseline needs (else the clip keeps the reading as read; ``score_set``).
 MIN_CLIPS = 4
 BASELINES = ("all", "neutral", "neutral+one")
 #: Added to each probability before the log (a label read at 0 on every frame).
 EPS = 1e-4
+#: The exponents of ``--tempered`` (``departure_reading``): at 1 each frame's plain ratio to the baseline, where
+#: ``label_of`` takes the ratio of the clip's mean.
+ALPHAS = (0.25, 0.5, 0.75, 1.0)
+#: The baselines of ``--tempered`` (``tempered``).
+TEMPERED_BASELINES = ("all", "frames")
 
 
 def baseline_clips(rows: list[tuple[str, str, str, str]], i: int, kind: str, rng: np.random.Generator) -> list[int]:
@@ -71,6 +88,55 @@ def label_of(mean: np.ndarray, baseline: np.ndarray | None) -> str:
     return AFFECTNET8[int(np.argmax(score))]
 
 
+def tempered_labels(rows: list[tuple[str, str, str, str]], readings: list[list[list[float]]], kind: str,
+                    alpha: float) -> list[str | None]:
+    """Each clip's label (None where no face was read) as the top of the mean over its frames of
+    ``departure_reading`` against the baseline ``kind`` (``TEMPERED_BASELINES``, module doc) with ``alpha``; a clip
+    whose person has no such baseline keeps the reading as read. Raises KeyError for another ``kind``."""
+    if kind not in TEMPERED_BASELINES:
+        raise KeyError(kind)
+    means = [mean_pool(np.array(r)) if r else None for r in readings]
+    clips_of: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        if readings[i]:
+            clips_of.setdefault(r[3], []).append(i)
+    pred: list[str | None] = []
+    for i, m in enumerate(means):
+        if m is None:
+            pred.append(None)
+            continue
+        if kind == "frames":
+            clips = clips_of[rows[i][3]]
+            base = median_distribution(np.concatenate([np.array(readings[j]) for j in clips]))
+        else:
+            clips = [j for j in clips_of[rows[i][3]] if j != i]
+            base = np.mean([means[j] for j in clips], axis=0) if clips else None
+        if len(clips) < MIN_CLIPS or base is None:
+            pred.append(AFFECTNET8[int(np.argmax(m))])
+            continue
+        pred.append(AFFECTNET8[int(np.argmax(mean_pool(departure_reading(np.array(readings[i]), base, alpha))))])
+    return pred
+
+
+def tempered(rows: list[tuple[str, str, str, str]], readings: list[list[list[float]]]) -> dict:
+    """``--tempered``'s scores of one set: clips right (``score_clips``) and per label, for each baseline of
+    ``TEMPERED_BASELINES`` and each alpha of ``ALPHAS``, keyed "kind alpha"."""
+    out = {}
+    for kind in TEMPERED_BASELINES:
+        for alpha in ALPHAS:
+            pred = tempered_labels(rows, readings, kind, alpha)
+            result = score_clips(pred, rows)
+            result["per_label"] = _per_label(pred, rows)
+            out[f"{kind} {alpha}"] = result
+    return out
+
+
+def _per_label(pred: list[str | None], rows: list[tuple[str, str, str, str]]) -> dict[str, list[int]]:
+    """Label -> [clips right, clips] over ``rows``."""
+    return {lab: [sum(named_right(p, r[2]) for p, r in zip(pred, rows) if r[2] == lab), sum(r[2] == lab for r in rows)]
+            for lab in dict.fromkeys(r[2] for r in rows)}
+
+
 def score_set(rows: list[tuple[str, str, str, str]], readings: list[list[list[float]]], seed: int = 0) -> dict:
     """Each labelling of ``rows`` (clips of one set) from their frame readings: as read, and against each kind of
     baseline (``score_clips``: clips right, interval over people), with the clips per label right."""
@@ -87,15 +153,14 @@ def score_set(rows: list[tuple[str, str, str, str]], readings: list[list[list[fl
             base = np.mean([means[j] for j in clips], axis=0) if len(clips) >= MIN_CLIPS else None
             pred.append(label_of(m, base))
         result = score_clips(pred, rows)
-        result["per_label"] = {lab: [sum(named_right(p, r[2]) for p, r in zip(pred, rows) if r[2] == lab),
-                                     sum(r[2] == lab for r in rows)]
-                               for lab in dict.fromkeys(r[2] for r in rows)}
+        result["per_label"] = _per_label(pred, rows)
         out[kind or "as read"] = result
     return out
 
 
-def evaluate(mirrors: Path, readings_file: Path | None = None) -> dict:
-    """Read (or load) the four sets' clips and score every labelling, per set and over all."""
+def evaluate(mirrors: Path, readings_file: Path | None = None, with_tempered: bool = False) -> dict:
+    """Read (or load) the four sets' clips and score every labelling, per set and over all; ``with_tempered``: the
+    tempered departures (``tempered``) in place of section 153's labellings."""
     from evals.data.javanese import rows as javanese_rows
     from tools.perception.engine import PerceptionConfig, load_engine
 
@@ -110,7 +175,8 @@ def evaluate(mirrors: Path, readings_file: Path | None = None) -> dict:
                 readings[name] = [read_clip(p, engine) for p in _extract(mirrors, Path(tmp), rows)]
         if readings_file is not None:
             readings_file.write_text(json.dumps(readings))
-    per_set = {name: score_set(rows, readings[name]) for name, rows in sets.items()}
+    per_set = {name: ({"as read": score_set(rows, readings[name])["as read"], **tempered(rows, readings[name])}
+                      if with_tempered else score_set(rows, readings[name])) for name, rows in sets.items()}
     total = {kind: sum(s[kind]["right"] for s in per_set.values()) for kind in per_set["MAFW"]}
     return {"clips": sum(len(r) for r in sets.values()), "min_clips": MIN_CLIPS, "right_over_all_sets": total,
             "sets": per_set}
@@ -118,7 +184,8 @@ def evaluate(mirrors: Path, readings_file: Path | None = None) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     return mirrors_main(__doc__.splitlines()[0], evaluate, argv,
-                        keep=(("--readings", "the clips' frame readings (JSON): read if it exists, else written"),))
+                        keep=(("--readings", "the clips' frame readings (JSON): read if it exists, else written"),),
+                        switches=(("--tempered", "the tempered departures of section 166, not section 153's"),))
 
 
 if __name__ == "__main__":

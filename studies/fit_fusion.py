@@ -51,8 +51,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from agents.emotion import calibrated_label, fuse, judge_inputs, observed, offline_judge, read_nothing
-from agents.fusion import FUSION_FILE, HAND_FUSION, Fusion, read_fusion
+from agents.emotion import calibrated_label, judge_inputs, offline_judge, read_nothing
+from agents.fusion import FUSION_FILE, HAND_FUSION, Fusion, judged_label, observed, read_fusion
 from agents.moments import draft_moments
 from agents.schema import VerifiedCandidate
 from evals.bench import BenchError, load_bench
@@ -172,10 +172,12 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
     """The emotion reasoner on every record with ``fusion``: R1@0.5 and Joint of the top-1 moment (records with
     a truth), label accuracy over judged candidates (all records), the share of absent-emotion records
     (``collect(absent=True)``) whose top moment names the asked emotion (``absent_echo``; None without such
-    records), and per judged candidate (fused top probability, confidence, right, label, the record's id, the label
-    whose intercept its confidence took: ``agents.emotion.calibrated_label``; whether nothing was read:
-    ``agents.emotion.read_nothing``). A record's voice is weighed as the judge weighs its index's vocal emotion
-    backend (``Fusion.for_voice`` of its ``voice_emotion``; records collected before that field: voice8)."""
+    records), and per judged candidate (the probability its confidence is calibrated from,
+    ``agents.fusion.judged_label``: the fused top probability, or where a face was read against its person's usual
+    reading the label's probability as read or as departed, whichever is higher; confidence, right, label, the
+    record's id, the label whose intercept its confidence took: ``agents.emotion.calibrated_label``; whether nothing
+    was read: ``agents.emotion.read_nothing``). A record's voice is weighed as the judge weighs its index's vocal
+    emotion backend (``Fusion.for_voice`` of its ``voice_emotion``; records collected before that field: voice8)."""
     r1, joint, judged, echo = [], [], [], []
     for r in records:
         targets, weighed = r["targets"], fusion.for_voice(r.get("voice_emotion"))
@@ -184,7 +186,7 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
         def judge_fn(cand, targets=targets, seen=seen, weighed=weighed):
             inputs = judge_inputs(cand, targets)
             j, obs = offline_judge(inputs, weighed), observed(inputs)
-            seen.append((cand, float(fuse(inputs, weighed).max()), j.emotion, j.confidence,
+            seen.append((cand, judged_label(inputs, weighed)[2], j.emotion, j.confidence,
                          calibrated_label(obs, targets, j.emotion, weighed), read_nothing(obs)))
             return j
 

@@ -272,20 +272,24 @@ def score_clips(pred: list[str | None], clips: list[tuple[str, str, str, str]] =
 
 
 def mirrors_main(description: str, evaluate_fn: Callable[..., dict], argv: list[str] | None = None,
-                 cremad: bool = False, keep: tuple[tuple[str, str], ...] = ()) -> int:
+                 cremad: bool = False, keep: tuple[tuple[str, str], ...] = (),
+                 switches: tuple[tuple[str, str], ...] = ()) -> int:
     """The command line of a study over the recorded clips: ``--mirrors DIR [--json OUT]`` (``studies.command.report``);
     with ``cremad`` also ``--cremad CLIPS``, given to ``evaluate_fn`` after the mirrors; each (flag, help) of ``keep``
     an optional file flag (e.g. ``--readings`` for a study's stored readings; None when not given), given after
-    those in that order."""
+    those in that order; each (flag, help) of ``switches`` an on/off flag (False when not given), given last."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git snapshots")
     if cremad:
         ap.add_argument("--cremad", type=Path, required=True, help="folder of CREMA-D clips (python -m evals.data.cremad)")
     for k, (flag, help_text) in enumerate(keep):
         ap.add_argument(flag, dest=f"keep{k}", type=Path, default=None, metavar="FILE", help=help_text)
+    for k, (flag, help_text) in enumerate(switches):
+        ap.add_argument(flag, dest=f"switch{k}", action="store_true", help=help_text)
     ap.add_argument("--json", type=Path, default=None, help="write the result here")
     args = ap.parse_args(argv)
-    extra = [*([args.cremad] if cremad else []), *(getattr(args, f"keep{k}") for k in range(len(keep)))]
+    extra = [*([args.cremad] if cremad else []), *(getattr(args, f"keep{k}") for k in range(len(keep))),
+             *(getattr(args, f"switch{k}") for k in range(len(switches)))]
     return report(lambda: evaluate_fn(args.mirrors, *extra), args.json)
 
 

@@ -14,7 +14,7 @@ heard its speaker or was chosen on its corpus; a clip of none of them (section 2
 the audio-only file of the same performance (``03-...-05.wav`` for ``01-...-05_facecroppad.avi``). The FaceShot
 clip of RAVDESS actor 19, a test actor of the voice sets, is not heard.
 
-The late fusion is the emotion reasoner's (``agents.emotion.fuse``): ``(1 - w) * face + w * voice`` over
+The late fusion is the emotion reasoner's (``agents.fusion.fuse``): ``(1 - w) * face + w * voice`` over
 AffectNet-8, the face alone where no speech of half a second was found, for ``w`` in ``WEIGHTS``, at the weight of
 the shipped fusion (``shipped_w``) and at the weight of the fusion fitted for voice8 (``PREVIOUS_W``). ``w`` is chosen
 leaving one dataset

@@ -339,6 +339,23 @@ def test_the_summary_scores_each_run_top_moment_and_counts_an_unanswered_item_as
     assert diff["Joint"][1] <= 0.0 <= diff["Joint"][2]
 
 
+def test_the_summary_ends_a_run_that_is_not_a_run_folder_in_one_line(tmp_path, capsys):
+    """A run given as its predictions file, or a folder whose predictions are not records with an id, is a usage error
+    of one line (exit 2), not a traceback."""
+    from evals.summary import main
+
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text(json.dumps({"id": "a", "video": "v.mp4", "query": "when?",
+                                 "moments": [{"start_s": 0.0, "end_s": 2.0, "emotion": "anger"}]}) + "\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "predictions.jsonl").write_text(json.dumps({"moments": []}) + "\n")
+    for given, said in ((run / "predictions.jsonl", "not a run's folder"), (run, "predictions.jsonl:1: expected")):
+        assert main(["--bench", str(bench), "--run", f"a={given}"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and said in err and err.count("\n") == 1, err
+
+
 def test_per_emotion_joint_needs_the_right_place_and_the_asked_emotion(tmp_path):
     """``studies.per_emotion.scores``: an item counts for R1@0.5 when its top moment's tIoU is at least 0.5, and for
     Joint when that moment also names the item's emotion; ``named`` counts what the top moments name per asked

@@ -38,3 +38,29 @@ def test_a_person_with_too_few_other_clips_keeps_the_reading_as_read():
     readings = [[list(_dist(surprise=0.4, anger=0.3, neutral=0.3))]] * 3
     scored = score_set(rows, readings)
     assert scored["as read"]["predicted"] == scored["all"]["predicted"] == ["surprise"] * 3
+
+
+def test_the_tempered_departure_names_a_talking_persons_clips_by_what_departs_and_keeps_a_usual_one():
+    """``--tempered`` (section 166): a person's four clips read surprise and neutral alike but one reads anger
+    above her usual; against the median over all her frames (the index's usual reading) with exponent 0.5 that clip is
+    anger, a clip read as she usually looks keeps its top label, and a person of three clips keeps the reading as
+    read."""
+    from studies.face_baseline import tempered, tempered_labels
+
+    usual = list(_dist(surprise=0.45, neutral=0.40, anger=0.05, sadness=0.10))
+    angry = list(_dist(surprise=0.40, neutral=0.25, anger=0.25, sadness=0.10))
+    rows = [("r", f"c{i}", lab, "a") for i, lab in enumerate(["surprise", "neutral", "surprise", "anger"])]
+    readings = [[usual] * 4, [usual] * 4, [usual] * 4, [angry] * 4]
+    assert tempered_labels(rows, readings, "frames", 0.5) == ["surprise", "surprise", "surprise", "anger"]
+    three = [0, 1, 3]  # with the angry clip, but too few clips for a baseline: as read
+    assert tempered_labels([rows[i] for i in three], [readings[i] for i in three], "frames", 0.5) == ["surprise"] * 3
+    assert tempered_labels(rows, readings, "frames", 0.0)[3] == "surprise"  # exponent 0: as read
+    with pytest.raises(KeyError):
+        tempered_labels(rows, readings, "calm", 0.5)
+    # the mean over the person's other clips needs four of them: with a fifth clip the angry one is named so too
+    five, five_read = [*rows, ("r", "c4", "neutral", "a")], [*readings, [usual] * 4]
+    assert tempered_labels(rows, readings, "all", 0.5)[3] == "surprise"  # three other clips: as read
+    assert tempered_labels(five, five_read, "all", 0.5) == ["surprise", "surprise", "surprise", "anger", "surprise"]
+    scored = tempered(five, five_read)
+    assert sorted(scored) == sorted(f"{k} {a}" for k in ("all", "frames") for a in (0.25, 0.5, 0.75, 1.0))
+    assert scored["frames 0.5"]["right"] == 3 and scored["frames 0.5"]["per_label"]["anger"] == [1, 1]

@@ -415,3 +415,35 @@ def test_the_weights_reach_the_judge_only_when_a_target_counts_less():
                              accepted=True)
     assert judge_inputs(cand, ["happiness", "surprise"], weights=[1.0, 0.5])["target_weights"] == [1.0, 0.5]
     assert "target_weights" not in judge_inputs(cand, ["fear", "surprise"], weights=[1.0, 1.0])
+
+
+def test_a_face_is_named_against_its_persons_usual_reading_and_ranked_as_read():
+    """Where the verifier read a face against its person's usual reading (``departure_mean``, the person seen long
+    enough for one), the label is named by that; the moment is still ranked by the asked emotion's probability as read
+    (so no moment moves for it), and the confidence takes the label's probability as read or against the usual reading,
+    whichever is higher (``agents.fusion.judged_label``; ``evals/RESULTS.md`` section 166)."""
+    from agents.fusion import fuse, judged_label
+    from tools.core.schema import AFFECTNET8
+
+    read = {**{k: 0.02 for k in AFFECTNET8}, "surprise": 0.46, "anger": 0.30, "neutral": 0.12}
+    departed = {**{k: 0.03 for k in AFFECTNET8}, "anger": 0.44, "surprise": 0.28, "neutral": 0.10}
+    as_read = _inputs(read, {}, ["anger"])
+    named = {**as_read, "visual": {**as_read["visual"], "departure_mean": departed}}
+    plain, against = offline_judge(as_read), offline_judge(named)
+    assert (plain.emotion, against.emotion) == ("surprise", "anger")
+    assert against.target_probability == plain.target_probability  # ranked as read
+    fusion = load_fusion()
+    fused, label, p = judged_label(named, fusion)
+    assert label == "anger" and fused == pytest.approx(fuse(as_read, fusion))
+    i = AFFECTNET8.index("anger")
+    assert p == pytest.approx(max(fused[i], fuse(named, fusion, named=True)[i]))
+    assert against.confidence == round(fusion.confidence(p, "anger"), 3)
+    # a face that departs less than it reads keeps its label and the confidence it had as read
+    flatter = {**as_read, "visual": {**as_read["visual"], "departure_mean": {
+        **{k: 0.06 for k in AFFECTNET8}, "surprise": 0.34, "anger": 0.20, "neutral": 0.10}}}
+    kept = offline_judge(flatter)
+    assert kept.emotion == "surprise" and kept.confidence == plain.confidence
+    assert fuse(flatter, fusion, named=True)[AFFECTNET8.index("surprise")] < fused[AFFECTNET8.index("surprise")]
+    # a question about a gesture (no feeling asked) reads the faces of whoever makes it, around it, as read
+    about = {**named, "target_emotions": [], "behaviour": {"span": [11.0, 12.0], "match": 0.9, "expression_mean": read}}
+    assert offline_judge(about).emotion == "surprise"

@@ -17,6 +17,11 @@ records.
 - **Salience**: the total-variation distance (0..1) between the smoothed reading and the baseline; the
   departure of one label is the smoothed probability minus the baseline's (positive: more than usual). A
   face that always reads a little sad has a sad baseline, and no sad salience.
+- **Departure reading**: a reading against the person's own baseline, tempered (``departure_reading``): each
+  probability divided by the baseline's to the power ``BASELINE_EXPONENT``, renormalised. A person whose calm face
+  reads half surprise (a talking mouth) is named by what departs from that, and a reading like the person's usual
+  one keeps its top label. The emotion reasoner names a face so where the person has a baseline shift
+  (``person_baselines``; ``evals/RESULTS.md`` section 166).
 - **Change points**: PELT (Killick, Fearnhead and Eckley, 2012, "Optimal detection of changepoints with a
   linear computational cost", JASA 107(500)) with the L2 cost on the raw (n, 8) readings (``ruptures``'
   ``KernelCPD`` with the linear kernel, whose cost is the L2 cost and whose penalised search is PELT in C: the same
@@ -47,10 +52,10 @@ from tools.core.schema import AFFECTNET8, Emotion, FrameFaces
 SMOOTH_S = 1.0
 #: Fewest frames of a person for an own baseline (10 s of face at 1 fps); fewer take the video's.
 MIN_OWN_BASELINE = 10
-#: Fewest tracks (separate appearances) of a person for a baseline shift (``baseline_shifts``): one stretch of one
-#: emotion says nothing about how the person usually looks.
+#: Fewest tracks (separate appearances) of a person for a usual reading of their own (``person_baselines``: the
+#: baseline shift and the departure reading): one stretch of one emotion says nothing about how the person usually looks.
 MIN_SHIFT_TRACKS = 2
-#: Fewest frames of a person for a baseline shift (``baseline_shifts``): 20 s of face at the index's default 1 fps (a
+#: Fewest frames of a person for a usual reading of their own (``person_baselines``): 20 s of face at the index's 1 fps (a
 #: count of frames, as ``MIN_OWN_BASELINE``: at ``--fps 2`` it is 10 s). A few short
 #: appearances, each an emotional episode, say what the person showed, not how they usually look: on recorded
 #: development video (evals/RESULTS.md section 80) actors seen in 2-5 acted clips, 10-15 s in all, took their happy
@@ -58,6 +63,16 @@ MIN_SHIFT_TRACKS = 2
 #: look the shift is for (section 48), are seen for 25-61 s each (re-identification splits a subject seen for minutes
 #: into several people). Chosen between the two on development data.
 MIN_SHIFT_FRAMES = 20
+#: The exponent of the baseline in a departure reading (``departure_reading``): 0 is the reading as read, 1 the plain
+#: ratio to the person's usual reading (log reading minus log baseline), under which a face that reads as the person
+#: usually looks has every label level. Of 0.25, 0.5, 0.75 and 1, 0.5 and 0.75 named the most recorded development clips
+#: (89 as read -> 97 and 101 of 204, the baseline the median over the person's frames) and labelled the most top moments
+#: right on recorded development video of one person a video (Joint 16 -> 20 and 22 of 54, none lost); at 0.5 one top
+#: moment there gained its place and one lost it (at 0.75 two and three), and the confidence's calibration suffered
+#: less (``evals/RESULTS.md`` section 166).
+BASELINE_EXPONENT = 0.5
+#: Added to a probability and to the baseline's before a departure reading divides them (a label read at 0 throughout).
+DEPARTURE_EPS = 1e-4
 #: Fewest frames on each side of a change point (PELT's minimum segment length).
 MIN_SEGMENT = 3
 #: Multiplier of the BIC-type penalty (1.0: the plain BIC of a mean change in Gaussian noise).
@@ -179,12 +194,26 @@ def _video_baseline(seen: dict[int, list]) -> np.ndarray:
     return median_distribution(np.concatenate([readings(faces) for faces in seen.values()]))
 
 
+def person_baselines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> dict[int, np.ndarray]:
+    """Per person whose face was read in ``MIN_SHIFT_FRAMES`` frames or more (one face a frame) over
+    ``MIN_SHIFT_TRACKS`` tracks or more: their usual reading, the (8,) per-label median over their faces
+    (``median_distribution``). Anyone else has none: a person
+    seen once, in one stretch, has no usual look apart from that stretch (on recorded dev video a person's one happy
+    shot was the moment itself).
+
+    Args:
+        affect: the index's frames with their faces (``VideoIndex.faces``).
+        person_of: track id -> person id; faces of other tracks are left out.
+    """
+    return {person: median_distribution(readings(faces))
+            for person, faces in sorted(_faces_by_person(affect, person_of).items())
+            if len(faces) >= MIN_SHIFT_FRAMES and len({f.track_id for f in faces}) >= MIN_SHIFT_TRACKS}
+
+
 def baseline_shifts(affect: list[FrameFaces], person_of: Mapping[int, int]) -> dict[int, dict[str, float]]:
-    """Per person seen in ``MIN_SHIFT_FRAMES`` frames or more over ``MIN_SHIFT_TRACKS`` tracks or more: label -> the
-    video's baseline minus the person's. Added to one of the person's readings it re-centres the
-    person on the video's usual look, so a reading is scored by how far it departs from this person's own
-    (salience, in the reading's scale); anyone else has no shift. A person seen once, in one stretch, has no usual
-    look apart from that stretch (on recorded dev video a person's one happy shot was the moment itself).
+    """Per person with a usual reading (``person_baselines``): label -> the video's baseline minus the person's.
+    Added to one of the person's readings it re-centres the person on the video's usual look, so a reading is scored
+    by how far it departs from this person's own (salience, in the reading's scale); anyone else has no shift.
 
     Args:
         affect: the index's frames with their faces (``VideoIndex.faces``).
@@ -194,9 +223,19 @@ def baseline_shifts(affect: list[FrameFaces], person_of: Mapping[int, int]) -> d
     if not seen:
         return {}
     video = _video_baseline(seen)
-    return {person: reading_dict(video - median_distribution(readings(faces)))
-            for person, faces in sorted(seen.items())
-            if len(faces) >= MIN_SHIFT_FRAMES and len({f.track_id for f in faces}) >= MIN_SHIFT_TRACKS}
+    return {person: reading_dict(video - own) for person, own in person_baselines(affect, person_of).items()}
+
+
+def departure_reading(x: np.ndarray, baseline: np.ndarray, exponent: float = BASELINE_EXPONENT) -> np.ndarray:
+    """Readings ``x`` ((8,) or (n, 8), ``AFFECTNET8`` order) against a person's usual reading ``baseline`` (8,):
+    ``(x + DEPARTURE_EPS) / (baseline + DEPARTURE_EPS) ** exponent``, each row renormalised to sum to 1; the same
+    shape as ``x``. A person-specific normalisation (Baltrusaitis, Mahmoud and Robinson, 2015, remove a person's
+    median) in the log domain, tempered: log x - exponent * log baseline. A reading equal to the baseline comes out as
+    the baseline to the power 1 - exponent (its top label kept); a label the person usually shows a little is named
+    only when read more than usual."""
+    y = (np.asarray(x, dtype=np.float64) + DEPARTURE_EPS) / (np.asarray(baseline, dtype=np.float64) + DEPARTURE_EPS
+                                                             ) ** exponent
+    return y / y.sum(axis=-1, keepdims=True)
 
 
 def affect_timelines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> list[PersonTimeline]:
