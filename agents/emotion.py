@@ -145,7 +145,7 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
         return judge_change(obs.change, target_probability(obs.change.after, targets, weights), inputs["span"],
                             fusion.confidence)
     verbal, behaviour = obs.verbal, obs.behaviour
-    fused, label, label_p = judged_label(inputs, fusion)  # about behaviour: the faces around its gesture or look
+    fused, label, label_p = judged_label(inputs, fusion, obs)  # about behaviour: the faces around its gesture or look
     start, end = inputs["span"]
     shown = [f.t for f in obs.visual.frames if f.top == label]
     step = float(obs.visual.frame_step_s or 0.0)

@@ -71,9 +71,9 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     people show one most.
     """
     frames = [fr for fr, _ in stored]
+    person_of = {f.id: index.face_person(f) for fr in frames for f in fr.faces}
     if persons:
-        frames = [fr.model_copy(update={"faces": [f for f in fr.faces if index.face_person(f) in persons]})
-                  for fr in frames]
+        frames = [fr.model_copy(update={"faces": [f for f in fr.faces if person_of[f.id] in persons]}) for fr in frames]
     where = {f.id: path for fr, path in stored for f in fr.faces}
     faces = [f for fr in frames for f in fr.faces]
     if not faces:
@@ -93,8 +93,8 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     times = [fr.t for fr in with_faces]
     visual = best_stretch(times, [max(salient(f) for f in fr.faces) for fr in with_faces], SUPPORT_STRETCH_S, step
                           ) if asked else 0.0
-    named, departed = named_faces(index, faces, own_baseline)
-    obs = face_summary(index, cand, with_faces, named, departed, step)
+    named, departed = named_faces(index, faces, person_of, own_baseline)
+    obs = face_summary(cand, with_faces, named, departed, person_of, step)
     key = salient if asked else (lambda f: f.top()[1])
     chosen = sorted(faces, key=key, reverse=True)[:MAX_FACE_EVIDENCE]
     read_as = obs.departure_mean or obs.expression_mean  # how the judge reads the faces
@@ -112,32 +112,34 @@ def face_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObs
     return evidence, visual, obs
 
 
-def named_faces(index: VideoIndex, faces: list[FaceObservation],
+def named_faces(index: VideoIndex, faces: list[FaceObservation], person_of: dict[str, int | None],
                 own_baseline: bool = True) -> tuple[dict[str, FaceObservation], set[str]]:
-    """The faces as the emotion reasoner names them, by face id: with ``own_baseline``, each face whose person has a
-    usual reading read against it (``VideoIndex.departure``), the others as read; and the ids of the faces read so."""
+    """The faces as the emotion reasoner names them, by face id: with ``own_baseline``, each face whose person
+    (``person_of``: face id -> ``VideoIndex.face_person``) has a usual reading read against it
+    (``VideoIndex.departure``), the others as read; and the ids of the faces read so."""
     named, departed = {}, set()
     for f in faces:
-        d = index.departure(f, index.face_person(f)) if own_baseline else None
+        d = index.departure(f, person_of[f.id]) if own_baseline else None
         named[f.id] = f if d is None else f.model_copy(update={"expression": d})
         if d is not None:
             departed.add(f.id)
     return named, departed
 
 
-def face_summary(index: VideoIndex, cand: Proposal, with_faces: list[FrameObservation],
-                 named: dict[str, FaceObservation], departed: set[str], step: float) -> VisualObservations:
+def face_summary(cand: Proposal, with_faces: list[FrameObservation], named: dict[str, FaceObservation],
+                 departed: set[str], person_of: dict[str, int | None], step: float) -> VisualObservations:
     """The ``VisualObservations`` of a candidate's frames with faces (``with_faces``, in time order; ``step`` the frame
     interval in seconds): the faces' mean as read and, where any face was read against its person's usual reading
     (``departed``, ids of ``named``: ``named_faces``), the mean of the faces as named (``departure_mean``), the
-    frames' top labels and where each label shows (``shown_s``, from its onset to its offset) as named."""
+    frames' top labels with each face's person (``person_of``) and where each label shows (``shown_s``, from its
+    onset to its offset) as named."""
     faces = [f for fr in with_faces for f in fr.faces]
     mean = mean_expression(faces)
     times = [fr.t for fr in with_faces]
     spans = {k: onset_offset(times, [max(named[f.id].expression[k] for f in fr.faces) for fr in with_faces], step,
                              (cand.start_s, cand.end_s)) for k in mean}
     tops = [FaceReading(t=f.t, top=named[f.id].top()[0], p=round(named[f.id].top()[1], 3),
-                        person=index.face_person(f)) for f in faces]
+                        person=person_of[f.id]) for f in faces]
     return VisualObservations(
         expression_mean=mean, **({"departure_mean": mean_expression([named[f.id] for f in faces])} if departed else {}),
         n_faces=max(len(fr.faces) for fr in with_faces), frame_step_s=round(step, 3), frames=tops,

@@ -139,11 +139,12 @@ def seen_faces(obs: Observations, targets: list[str], named: bool = False) -> di
     return around or (named and obs.visual.departure_mean) or obs.visual.expression_mean
 
 
-def fuse(inputs: dict[str, Any], fusion: Fusion, named: bool = False) -> np.ndarray:
+def fuse(inputs: dict[str, Any], fusion: Fusion, named: bool = False, obs: Observations | None = None) -> np.ndarray:
     """The fused AffectNet-8 distribution (shape (8,), sums to 1) of one candidate's judge inputs; the faces as
-    ``seen_faces`` reads them (with ``named``: as the label names them)."""
+    ``seen_faces`` reads them (with ``named``: as the label names them); ``obs``: the inputs' observations where the
+    caller has them (``observed(inputs)``)."""
     targets = inputs.get("target_emotions") or []
-    obs = observed(inputs)
+    obs = obs or observed(inputs)
     prior = np.array([1.0 if k in targets else 0.0 for k in AFFECTNET8])
     parts = [(fusion.visual, vector(seen_faces(obs, targets, named))),
              (fusion.vocal, vector(obs.vocal.voice_distribution)),
@@ -154,13 +155,16 @@ def fuse(inputs: dict[str, Any], fusion: Fusion, named: bool = False) -> np.ndar
     return sum(w * x / x.sum() for w, x in parts) / sum(w for w, _ in parts)
 
 
-def judged_label(inputs: dict[str, Any], fusion: Fusion) -> tuple[np.ndarray, str, float]:
+def judged_label(inputs: dict[str, Any], fusion: Fusion,
+                 obs: Observations | None = None) -> tuple[np.ndarray, str, float]:
     """The fused distribution of one candidate's judge inputs with the faces as read (shape (8,): what the moment is
     ranked by), the label judged, and the probability its confidence is calibrated from. The label is the top of the
     fusion with the faces named against each person's usual reading where the verifier gave that
     (``VisualObservations.departure_mean``, ``evals/RESULTS.md`` section 166), else of the fusion as read; its
-    probability is the higher of the label's in the two (a label read as usual keeps the confidence it had)."""
-    fused = fuse(inputs, fusion)
-    named = fuse(inputs, fusion, named=True) if observed(inputs).visual.departure_mean else fused
+    probability is the higher of the label's in the two (a label read as usual keeps the confidence it had); ``obs``:
+    the inputs' observations where the caller has them (``observed(inputs)``)."""
+    obs = obs or observed(inputs)
+    fused = fuse(inputs, fusion, obs=obs)
+    named = fuse(inputs, fusion, named=True, obs=obs) if obs.visual.departure_mean else fused
     i = int(named.argmax())
     return fused, AFFECTNET8[i], float(max(fused[i], named[i]))

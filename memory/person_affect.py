@@ -13,8 +13,8 @@ import functools
 
 import numpy as np
 
-from tools.core.schema import AFFECTNET8, FaceObservation
-from tools.signals.timeline import baseline_shifts, departure_reading, person_baselines
+from tools.core.schema import FaceObservation
+from tools.signals.timeline import baseline_shifts, departure_reading, person_baselines, reading_dict, readings
 
 
 class PersonAffect:
@@ -40,8 +40,7 @@ class PersonAffect:
         base = self.person_baseline.get(person) if person is not None else None
         if base is None:
             return None
-        row = departure_reading(np.array([face.expression.get(k, 0.0) for k in AFFECTNET8]), base)
-        return {k: round(float(v), 4) for k, v in zip(AFFECTNET8, row)}
+        return reading_dict(departure_reading(readings([face])[0], base))
 
     def salient_p(self, face: FaceObservation, labels: list[str]) -> float:
         """The summed probability of ``labels`` in ``face``'s reading, plus the shift of the face's person

@@ -186,7 +186,7 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
         def judge_fn(cand, targets=targets, seen=seen, weighed=weighed):
             inputs = judge_inputs(cand, targets)
             j, obs = offline_judge(inputs, weighed), observed(inputs)
-            seen.append((cand, judged_label(inputs, weighed)[2], j.emotion, j.confidence,
+            seen.append((cand, judged_label(inputs, weighed, obs)[2], j.emotion, j.confidence,
                          calibrated_label(obs, targets, j.emotion, weighed), read_nothing(obs)))
             return j
 

@@ -53,10 +53,11 @@ SMOOTH_S = 1.0
 #: Fewest frames of a person for an own baseline (10 s of face at 1 fps); fewer take the video's.
 MIN_OWN_BASELINE = 10
 #: Fewest tracks (separate appearances) of a person for a usual reading of their own (``person_baselines``: the
-#: baseline shift and the departure reading): one stretch of one emotion says nothing about how the person usually looks.
+#: baseline shift and the departure reading): one stretch of one emotion says nothing about how the person usually
+#: looks.
 MIN_SHIFT_TRACKS = 2
-#: Fewest frames of a person for a usual reading of their own (``person_baselines``): 20 s of face at the index's 1 fps (a
-#: count of frames, as ``MIN_OWN_BASELINE``: at ``--fps 2`` it is 10 s). A few short
+#: Fewest frames of a person for a usual reading of their own (``person_baselines``): 20 s of face at the index's 1 fps
+#: (a count of frames, as ``MIN_OWN_BASELINE``: at ``--fps 2`` it is 10 s). A few short
 #: appearances, each an emotional episode, say what the person showed, not how they usually look: on recorded
 #: development video (evals/RESULTS.md section 80) actors seen in 2-5 acted clips, 10-15 s in all, took their happy
 #: clips as their usual look and the happy moment sank; the recurring people of the long transitions bench, whose usual
@@ -197,16 +198,19 @@ def _video_baseline(seen: dict[int, list]) -> np.ndarray:
 def person_baselines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> dict[int, np.ndarray]:
     """Per person whose face was read in ``MIN_SHIFT_FRAMES`` frames or more (one face a frame) over
     ``MIN_SHIFT_TRACKS`` tracks or more: their usual reading, the (8,) per-label median over their faces
-    (``median_distribution``). Anyone else has none: a person
-    seen once, in one stretch, has no usual look apart from that stretch (on recorded dev video a person's one happy
-    shot was the moment itself).
+    (``median_distribution``). Anyone else has none: a person seen once, in one stretch, has no usual look apart from
+    that stretch (on recorded dev video a person's one happy shot was the moment itself).
 
     Args:
         affect: the index's frames with their faces (``VideoIndex.faces``).
         person_of: track id -> person id; faces of other tracks are left out.
     """
-    return {person: median_distribution(readings(faces))
-            for person, faces in sorted(_faces_by_person(affect, person_of).items())
+    return _usual_readings(_faces_by_person(affect, person_of))
+
+
+def _usual_readings(seen: dict[int, list]) -> dict[int, np.ndarray]:
+    """``person_baselines`` of the faces grouped by person (``_faces_by_person``)."""
+    return {person: median_distribution(readings(faces)) for person, faces in sorted(seen.items())
             if len(faces) >= MIN_SHIFT_FRAMES and len({f.track_id for f in faces}) >= MIN_SHIFT_TRACKS}
 
 
@@ -223,7 +227,7 @@ def baseline_shifts(affect: list[FrameFaces], person_of: Mapping[int, int]) -> d
     if not seen:
         return {}
     video = _video_baseline(seen)
-    return {person: reading_dict(video - own) for person, own in person_baselines(affect, person_of).items()}
+    return {person: reading_dict(video - own) for person, own in _usual_readings(seen).items()}
 
 
 def departure_reading(x: np.ndarray, baseline: np.ndarray, exponent: float = BASELINE_EXPONENT) -> np.ndarray:
