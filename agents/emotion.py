@@ -11,7 +11,8 @@ Offline (``offline_judge``): a weighted late fusion (``Fusion``) of the facial-e
 ``tools.perception.text_emotion``) and the intent prior, with weights fitted on composed benches of dev people the
 face and voice heads never saw (``studies.fit_fusion``; ``agents/FUSION.md``) and a confidence calibrated per judged
 label on those and recorded dev video (``calibrated_label``, ``studies.label_calibration``); the label reads a face
-against its person's usual reading where the person was seen long enough for one (``agents.fusion.judged_label``); the
+against its person's usual reading where the person was seen long enough for one (``agents.fusion.judged_label``), and
+a label so named that the faces as read do not name takes a calibration of its own (``agents.fusion.departed``); the
 span is where the chosen label shows on faces (when a face's top label is it: from the first to the last frame where
 its probability is at least half its peak, ``VisualObservations.shown_s``; where a face was seen in at least half the
 frames read, ``faces_place``), or, for a question that names no emotion,
@@ -36,7 +37,7 @@ from langgraph.runtime import Runtime
 
 from agents.behaviour_evidence import padded
 from agents.change import judge_change
-from agents.fusion import Fusion, judged_label, load_fusion, observed, resolve_fusion, seen_faces, vector
+from agents.fusion import Fusion, departed, judged_label, load_fusion, observed, resolve_fusion, seen_faces, vector
 from agents.llm import LLMTask
 from agents.moments import draft_moments
 from agents.observations import Observations, VisualObservations
@@ -135,6 +136,19 @@ def faces_place(visual: VisualObservations, span: tuple[float, float], label: st
     return len(seen) >= FACE_SPAN_COVERAGE * (span[1] - span[0]) / step
 
 
+def stated_from(inputs: dict[str, Any], fusion: Fusion, obs: Observations) -> tuple[float, str | None, bool]:
+    """What ``offline_judge`` states its confidence from, for one candidate's judge inputs and their observations
+    (``agents.fusion.observed``): the probability x that ``Fusion.confidence`` maps, the label whose intercept it takes
+    (``calibrated_label``; None: none) and whether the departure named the label (``agents.fusion.departed``). A
+    change point states the after side's top probability with neither (``agents.change.judge_change``). For the
+    calibration studies (``studies.fit_fusion.replay``), which must fit what the judge states."""
+    if obs.change.before and obs.change.after:
+        return max(obs.change.after.values()), None, False
+    targets = inputs.get("target_emotions") or []
+    fused, label, x = judged_label(inputs, fusion, obs)
+    return x, calibrated_label(obs, targets, label, fusion), departed(fused, label)
+
+
 def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> EmotionJudgement:
     """The offline reasoner's judgement (see the module doc); ``fusion`` defaults to ``load_fusion()``."""
     fusion = fusion or load_fusion()
@@ -166,7 +180,8 @@ def offline_judge(inputs: dict[str, Any], fusion: Fusion | None = None) -> Emoti
     if end <= start:
         start, end = lo, hi
     target_p = target_probability(dict(zip(AFFECTNET8, fused)), targets, weights)
-    confidence = round(fusion.confidence(label_p, calibrated_label(obs, targets, label, fusion)), 3)
+    named_so = departed(fused, label)  # the departure named it: its own calibration (section 167)
+    confidence = round(fusion.confidence(label_p, calibrated_label(obs, targets, label, fusion), named_so), 3)
     if read_nothing(obs):
         confidence = min(confidence, NO_OBSERVATION_CONFIDENCE)  # nothing was read: no more than a guess
     return EmotionJudgement(emotion=label, confidence=confidence, start_s=start, end_s=end,

@@ -34,7 +34,9 @@ class Fusion(BaseModel):
     c_label)))`` (``calibration`` = (a, b), ``label_offsets`` = c by AffectNet-8 label, 0 for a label it lacks), an
     estimate of P(label right) fitted on judged dev candidates (``studies.label_calibration``: a surprise read on a
     recorded talking face is right less often than an anger read at the same x, ``evals/RESULTS.md`` section 163);
-    without ``calibration`` it is x itself.
+    without ``calibration`` it is x itself. A label that the faces read against their person's usual reading name and
+    the faces as read do not (``judged_label``, ``departed``) takes a Platt scaling of its own, ``departed_calibration``
+    (section 167): that label's probability says little of whether it is right.
     """
 
     visual: float = Field(ge=0.0)
@@ -49,6 +51,10 @@ class Fusion(BaseModel):
     label_offsets: dict[str, float] = Field(default_factory=dict, description=(
         "the calibration's intercept added for each judged AffectNet-8 label (studies.label_calibration; "
         "evals/RESULTS.md section 163); a label not listed adds 0"))
+    departed_calibration: tuple[float, float] | None = Field(None, description=(
+        "Platt scaling (a, b) of the confidence of a label the departure named (judged_label; the faces as read name "
+        "another): 1 / (1 + exp(-(a x + b))), no label offset; fitted on recorded development candidates so named "
+        "(studies.departed_calibration fit; evals/RESULTS.md section 167); None: the calibration above"))
     source: str = ""
 
     @field_validator("label_offsets")
@@ -67,9 +73,13 @@ class Fusion(BaseModel):
             return self
         return self.model_copy(update={"vocal": self.vocal_by_reader[reader]})
 
-    def confidence(self, top_p: float, label: str | None = None) -> float:
+    def confidence(self, top_p: float, label: str | None = None, departed: bool = False) -> float:
         """The calibrated confidence in [0, 1] of a judgement of ``label`` (an AffectNet-8 label; None: no label's
-        offset) whose fused top probability is ``top_p``."""
+        offset) whose fused top probability is ``top_p``; ``departed``: the departure named the label
+        (``departed``), which takes ``departed_calibration`` where the fusion has one."""
+        if departed and self.departed_calibration is not None:
+            a, b = self.departed_calibration
+            return 1.0 / (1.0 + math.exp(-(a * top_p + b)))
         if self.calibration is None:
             return float(top_p)
         a, b = self.calibration
@@ -168,3 +178,10 @@ def judged_label(inputs: dict[str, Any], fusion: Fusion,
     named = fuse(inputs, fusion, named=True, obs=obs) if obs.visual.departure_mean else fused
     i = int(named.argmax())
     return fused, AFFECTNET8[i], float(max(fused[i], named[i]))
+
+
+def departed(fused: np.ndarray, label: str) -> bool:
+    """Whether the departure named ``label``: the fusion with the faces as read (``fused``, shape (8,), AffectNet-8
+    order; ``judged_label``'s first) has another top label. Such a label is right more often, on average, than its
+    probability says (``Fusion.departed_calibration``, ``evals/RESULTS.md`` section 167)."""
+    return AFFECTNET8[int(fused.argmax())] != label

@@ -66,15 +66,18 @@ FIGURES: tuple[Figure, ...] = (
            runs_cell("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, f316ebe)")),
     Figure("facial expression per **recorded** clip of new people, faceres+face8, mean over the frames at 4 fps "
            "(face8; fer)", "Javanese acted emotions, 120 clips of 5 people never trained or chosen on (read once here, "
-           "section 63; read again by section 133's voice study)", "recorded_faces_javanese_test.json",
+           "section 63; read again by section 133's voice study; dev since section 167)",
+           "recorded_faces_javanese_test.json",
            per_clip("person", ("face8", "fer"))),
     Figure("right place and emotion on **recorded** video of new people, Joint (the code when issue 31 was filed, "
-           "326be8d)", "the same clips joined 10 per video with their speech, 63 questions (read once; section 63)",
+           "326be8d)", "the same clips joined 10 per video with their speech, 63 questions (read once; section 63; dev "
+           "since section 167)",
            "recorded_bench_javanese_test.json",
            runs_cell("graph, faceres+face8 (default)", "Joint", "graph, face8 (previous code, 326be8d)")),
     Figure("right place and emotion on **recorded** video of new people, one person a video, a face named against "
            "their usual reading, Joint (the code before, 40fc5be)", "the same clips joined 12 per video, each video "
-           "one person's, 54 questions (read once for this; section 166; the people's third read)",
+           "one person's, 54 questions (read once for this; section 166; the people's third read; dev since section "
+           "167)",
            "departure_labels_test.json", lambda d: runs_cell("now", "Joint", "previous code")(d["by_person"])),
     Figure("confidence's calibration error (ECE) over judged candidates, an intercept per judged label, fitted without "
            "the set, its C chosen on these held-out figures (nested: form and C chosen without the set too; before: "
@@ -90,6 +93,13 @@ FIGURES: tuple[Figure, ...] = (
     Figure("the calibration as shipped, with whisper8 reading the voice (`--voice-emotion whisper8`)",
            "**recorded** Javanese development people, 280 candidates of 63 questions (dev; section 165)",
            "calibration_whisper8_dev.json", calibration_cell("javanese", "after", "before", "nested")),
+    Figure("confidence's calibration error (ECE) of the answered moments, a label named against its person's usual "
+           "reading stated by a calibration of its own, fitted on other people (before: as every label)",
+           "**recorded** Javanese people one person a video, the 5 read as test in section 166, 226 moments of 54 "
+           "questions (dev since then; section 167)", "departed_calibration_dev.json",
+           lambda d: _answered(d, "javanese_former_test_one_person_a_video")),
+    Figure("", "the 5 development people so, 210 moments of 54 questions (dev; section 167)",
+           "departed_calibration_dev.json", lambda d: _answered(d, "javanese_dev_one_person_a_video")),
     Figure("top moment right, R1@0.5 / Joint (previous code; reading alone)",
            "composed 5-minute needle videos, 2 videos, 8 questions (read once; section 35)", "long_test.json",
            long_cell("5")),
@@ -238,6 +248,13 @@ FIGURES: tuple[Figure, ...] = (
            "TIMIT test speakers, 190 edges, by speaker (read twice: now dev)", "word_times_test.json",
            lambda d: f"{stored(d['refined_at']['within_0.1s'])} ({d['whisper_at']['within_0.1s'][0]:.3f})"),
 )
+
+
+def _answered(d: dict, bench: str) -> str:
+    """``calibration_cell`` of a ``studies.departed_calibration answers`` result: every answered moment of ``bench``
+    with the held-out calibration, the calibration before in brackets."""
+    runs = d["answers"][bench]
+    return calibration_cell("all", "held out", "before")({"sets": {"all": {k: v["all"] for k, v in runs.items()}}})
 
 
 def table(figures: tuple[Figure, ...] = FIGURES) -> str:

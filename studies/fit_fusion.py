@@ -31,8 +31,9 @@ hold questions about an emotion the video does not show (``collect --absent``), 
 top moment does not name the asked emotion; ties to the vector nearest the hand-set one. The verifier does not depend on these weights, so the replay gives the graph's answers exactly.
 The written fusion keeps ``vocal_by_reader`` of ``--carry`` (default: the shipped fusion): a reader's own vocal weight
 is chosen by ``studies.recorded_voice`` on recorded clips, not fitted here, so records of a reader it names are
-refused. It has no ``label_offsets`` (as before): those are fitted for the new weights by ``studies.label_calibration
-fit`` (``studies/scripts/label_calibration.sh``).
+refused. It has no ``label_offsets`` (as before) and no ``departed_calibration``: the probability they map depends on
+the weights, so they are fitted again for the new ones by ``studies.label_calibration fit``
+(``studies/scripts/label_calibration.sh``) and ``studies.departed_calibration fit``.
 
 ``score`` prints the replayed metrics of a stored fusion (or the hand-set one) with the expected
 calibration error (ECE, 10 equal-width bins; ``evals.metrics.calibration_scores``) and the Brier score of the confidence.
@@ -51,8 +52,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from agents.emotion import calibrated_label, judge_inputs, offline_judge, read_nothing
-from agents.fusion import FUSION_FILE, HAND_FUSION, Fusion, judged_label, observed, read_fusion
+from agents.emotion import judge_inputs, offline_judge, read_nothing, stated_from
+from agents.fusion import FUSION_FILE, HAND_FUSION, Fusion, observed, read_fusion
 from agents.moments import draft_moments
 from agents.schema import VerifiedCandidate
 from evals.bench import BenchError, load_bench
@@ -173,21 +174,22 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
     a truth), label accuracy over judged candidates (all records), the share of absent-emotion records
     (``collect(absent=True)``) whose top moment names the asked emotion (``absent_echo``; None without such
     records), and per judged candidate (the probability its confidence is calibrated from,
-    ``agents.fusion.judged_label``: the fused top probability, or where a face was read against its person's usual
-    reading the label's probability as read or as departed, whichever is higher; confidence, right, label, the
-    record's id, the label whose intercept its confidence took: ``agents.emotion.calibrated_label``; whether nothing
-    was read: ``agents.emotion.read_nothing``). A record's voice is weighed as the judge weighs its index's vocal
-    emotion backend (``Fusion.for_voice`` of its ``voice_emotion``; records collected before that field: voice8)."""
+    ``agents.emotion.stated_from``: the fused top probability, or where a face was read against its person's usual
+    reading the label's probability as read or as departed, whichever is higher, or at a change point the after
+    side's top; confidence, right, label, the record's id, the label whose intercept its confidence took; whether
+    nothing was read: ``agents.emotion.read_nothing``; whether the departure named the label). A record's voice is
+    weighed as the judge weighs its index's vocal emotion backend (``Fusion.for_voice`` of its
+    ``voice_emotion``; records collected before that field: voice8)."""
     r1, joint, judged, echo = [], [], [], []
     for r in records:
         targets, weighed = r["targets"], fusion.for_voice(r.get("voice_emotion"))
-        seen: list[tuple[VerifiedCandidate, float, str, float]] = []
+        seen: list[tuple] = []
 
         def judge_fn(cand, targets=targets, seen=seen, weighed=weighed):
             inputs = judge_inputs(cand, targets)
             j, obs = offline_judge(inputs, weighed), observed(inputs)
-            seen.append((cand, judged_label(inputs, weighed, obs)[2], j.emotion, j.confidence,
-                         calibrated_label(obs, targets, j.emotion, weighed), read_nothing(obs)))
+            top_p, calibrated, named = stated_from(inputs, weighed, obs)
+            seen.append((cand, top_p, j.emotion, j.confidence, calibrated, read_nothing(obs), named))
             return j
 
         drafts, _ = draft_moments(r["verified"], targets, r["cuts"], r["top_k"], r["abstain_below"], judge_fn,
@@ -199,10 +201,10 @@ def replay(records: list[dict], fusion: Fusion) -> dict:
             top1 = (drafts[0].start_s, drafts[0].end_s) if drafts else None
             r1.append(recall_at_1(top1, truths, 0.5))
             joint.append(joint_at_1(top1, drafts[0].emotion if drafts else None, truths, [x[2] for x in r["truth"]]))
-        for cand, top_p, label, conf, calibrated, nothing in seen:
+        for cand, top_p, label, conf, calibrated, nothing, named in seen:
             truth = shot_label(cand.start_s, cand.end_s, r["shots"])
             if truth is not None:
-                judged.append((top_p, conf, label == truth, label, r["id"], calibrated, nothing))
+                judged.append((top_p, conf, label == truth, label, r["id"], calibrated, nothing, named))
     cal = calibration_scores([j[1] for j in judged], [j[2] for j in judged])
     return {"n_items": len(records), "R1@0.5": float(np.mean(r1)) if r1 else None,
             "Joint": float(np.mean(joint)) if joint else None,

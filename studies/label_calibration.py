@@ -25,9 +25,12 @@ Each form and C of ``C_GRID`` is scored by leaving one set out: fitted on the ot
 equal-width bins, ``evals.metrics.calibration_scores``) on the set left out; the choice is the lowest mean ECE over
 the sets (ties: the lower mean Brier score). Those held-out figures saw the choice; ``nested`` scores each set with a
 form and C chosen on the other sets alone. The chosen form is then fitted on every set and written into the fusion
-(weights unchanged; ``calibration`` = (a, b) and ``label_offsets``). Intervals: 95 % percentile bootstrap over the
+(weights unchanged; ``calibration`` = (a, b) and ``label_offsets``). Where the fusion has a calibration of its own
+for a label the departure named (``Fusion.departed_calibration``, ``studies.departed_calibration``), those candidates
+are left to it: neither fitted nor scored here, and the fusion keeps it. Intervals: 95 % percentile bootstrap over the
 videos of a set (``evals.calibration``), paired for a difference. ``--rows`` keeps one line per judged candidate (set,
-record id, video, x, label, face read, nothing read, right), enough to refit and score without the records.
+record id, video, x, label, face read, nothing read, right, named by the departure), enough to refit and score
+without the records.
 
 ``score`` replays sets of records with two fusions, each record judged as the pipeline judges its index's voice
 reader (``Fusion.for_voice``: records collected with ``--voice-emotion whisper8`` weigh the voice 0.40); ``--nested``
@@ -62,6 +65,8 @@ FORMS = {"platt": lambda x, label: [x],
 
 #: What a fitted fusion's ``source`` says of its calibration, after what it says of its weights (``fit``).
 CALIBRATION_SOURCE = "; the confidence's calibration refitted by studies.label_calibration fit: "
+#: What it says of the calibration of a label the departure named, last (``studies.departed_calibration``).
+DEPARTED_SOURCE = "; a label the departure named calibrated by studies.departed_calibration: "
 
 
 def _calibrated(row: dict) -> str | None:
@@ -73,8 +78,9 @@ def judged_rows(sets: dict[str, str], fusion: Fusion) -> list[dict]:
     """One row per judged candidate of each set's records (``studies.fit_fusion.replay`` with ``fusion``): set name,
     record id, video (the id without its last "-part"), fused top probability x, judged label, whether a face was
     read (its intercept applies: ``agents.emotion.calibrated_label``), whether nothing was read (the confidence is
-    then capped, ``agents.emotion.NO_OBSERVATION_CONFIDENCE``) and whether the label is that of the shot it overlaps
-    most. The rows do not depend on the fusion's calibration, only on its weights.
+    then capped, ``agents.emotion.NO_OBSERVATION_CONFIDENCE``), whether the label is that of the shot it overlaps
+    most, and whether the departure named it (``agents.fusion.departed``). The rows do not depend on the fusion's
+    calibration, only on its weights.
 
     Raises:
         OSError: a records file is missing.
@@ -94,8 +100,8 @@ def replay_rows(name: str, path: str, replayed: dict) -> list[dict]:
     if not replayed["judged"]:
         raise ValueError(f"{path}: no judged candidate on a labelled shot (python -m studies.fit_fusion collect)")
     return [{"set": name, "id": item, "video": f"{name}/{item.rsplit('-', 1)[0]}", "x": round(x, 6), "label": label,
-             "face": calibrated is not None, "nothing": bool(nothing), "right": bool(right)}
-            for x, _, right, label, item, calibrated, nothing in replayed["judged"]]
+             "face": calibrated is not None, "nothing": bool(nothing), "right": bool(right), "departed": bool(named)}
+            for x, _, right, label, item, calibrated, nothing, named in replayed["judged"]]
 
 
 def fit_form(rows: list[dict], form: str, c: float) -> tuple[tuple[float, float], dict[str, float]]:
@@ -121,22 +127,26 @@ def with_calibration(fusion: Fusion, calibration: tuple[float, float], offsets: 
     return fusion.model_copy(update={"calibration": calibration, "label_offsets": offsets})
 
 
-def fitted_calibration(rows: list[dict], form: str, c: float) -> Fusion:
-    """A fusion carrying only the calibration of ``form`` with inverse penalty ``c`` fitted on ``rows`` (for
-    ``confidences``; its weights are placeholders).
+def fitted_calibration(rows: list[dict], form: str, c: float,
+                       departed: tuple[float, float] | None = None) -> Fusion:
+    """A fusion carrying only the calibration of ``form`` with inverse penalty ``c`` fitted on ``rows`` and the
+    ``departed`` calibration given (for ``confidences``; its weights are placeholders).
 
     Raises:
         ValueError: as ``fit_form``.
     """
     calibration, offsets = fit_form(rows, form, c)
-    return Fusion(visual=1, vocal=0, verbal=0, prior=0, calibration=calibration, label_offsets=offsets)
+    return Fusion(visual=1, vocal=0, verbal=0, prior=0, calibration=calibration, label_offsets=offsets,
+                  departed_calibration=departed)
 
 
 def confidences(rows: list[dict], fusion: Fusion) -> list[float]:
     """``fusion``'s confidence of each row as the offline judge states it (``agents.emotion.offline_judge``: to 3
-    decimals, at most ``NO_OBSERVATION_CONFIDENCE`` where nothing was read)."""
+    decimals, at most ``NO_OBSERVATION_CONFIDENCE`` where nothing was read; a row whose label the departure named,
+    ``departed``, takes the fusion's ``departed_calibration`` where it has one; rows written before that key: none)."""
     return [min(c, NO_OBSERVATION_CONFIDENCE) if r["nothing"] else c
-            for r, c in ((r, round(fusion.confidence(r["x"], _calibrated(r)), 3)) for r in rows)]
+            for r, c in ((r, round(fusion.confidence(r["x"], _calibrated(r), r.get("departed", False)), 3))
+                         for r in rows)]
 
 
 def scores(rows: list[dict], conf: list[float]) -> dict:
@@ -210,17 +220,20 @@ def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]
     if len(sets) < 3:
         raise ValueError(f"fit needs three sets or more (a choice made leaving one out, then scored on another), "
                          f"not {len(sets)}")
-    rows = judged_rows(sets, fusion)
+    every = judged_rows(sets, fusion)
+    rows = [r for r in every if not (fusion.departed_calibration and r.get("departed"))]  # those take their own
     grid, best = choose(rows)
     calibration, offsets = fit_form(rows, best["form"], best["C"])
+    head, marker, tail = fusion.source.partition(DEPARTED_SOURCE)  # what it says of the departed calibration: kept
     fitted = with_calibration(fusion, calibration, offsets).model_copy(update={"source": (
-        f"{fusion.source.split(CALIBRATION_SOURCE)[0]}{CALIBRATION_SOURCE}form {best['form']}, C {best['C']:g}, "
-        f"chosen by leaving one of the sets out and fitted on all of them: {', '.join(sets)} "
-        f"(evals/RESULTS.md section 163)")})
+        f"{head.split(CALIBRATION_SOURCE)[0]}{CALIBRATION_SOURCE}form {best['form']}, C {best['C']:g}, chosen by "
+        f"leaving one of the sets out and fitted on all of them: {', '.join(sets)} (evals/RESULTS.md section 163)"
+        f"{marker}{tail}")})
     platt = held_out(rows, "platt", next(g["C"] for g in sorted(grid, key=lambda g: g["mean ECE"])
                                          if g["form"] == "platt"))
     chosen, inner = held_out(rows, best["form"], best["C"]), nested(rows)
-    report = {"chosen": best, "fitted": {"calibration": list(calibration), "label_offsets": offsets}, "sets": {}}
+    report = {"chosen": best, "fitted": {"calibration": list(calibration), "label_offsets": offsets},
+              "left to the departed calibration": len(every) - len(rows), "sets": {}}
     for name in sorted(sets):
         part = [r for r in rows if r["set"] == name]
         shipped = confidences(part, fusion)
@@ -232,7 +245,7 @@ def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]
                                                                    **scores(part, inner[name][1])},
             "chosen minus before, held out, 95 % interval": difference(part, shipped, chosen[name]),
             "fitted on every set (in sample)": scores(part, confidences(part, fitted))}
-    return fitted, {**report, "grid": grid}, rows
+    return fitted, {**report, "grid": grid}, every
 
 
 def score(sets: dict[str, str], before: Fusion, after: Fusion, fitted_rows: list[dict] | None = None) -> dict:
@@ -262,11 +275,12 @@ def score(sets: dict[str, str], before: Fusion, after: Fusion, fitted_rows: list
                      "after minus before, 95 % interval": difference(rows, old, new),
                      **{f"{k} before/after": [round(m[k], 4) for m in replays] for k in ("R1@0.5", "Joint")}}
         if fitted_rows is not None:
-            rest = [r for r in fitted_rows if r["set"] != name]
+            rest = [r for r in fitted_rows
+                    if r["set"] != name and not (after.departed_calibration and r.get("departed"))]
             if len({r["set"] for r in rest}) < 2:
                 raise ValueError(f"--nested needs rows of two sets or more other than {name}")
             best = choose(rest)[1]
-            inner = confidences(rows, fitted_calibration(rest, best["form"], best["C"]))
+            inner = confidences(rows, fitted_calibration(rest, best["form"], best["C"], after.departed_calibration))
             out[name]["nested"] = {"form": best["form"], "C": best["C"], "fitted on": sorted({r["set"] for r in rest}),
                                    **scores(rows, inner), "minus before, 95 % interval": difference(rows, old, inner)}
     return {"sets": out}

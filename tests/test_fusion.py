@@ -421,7 +421,8 @@ def test_a_face_is_named_against_its_persons_usual_reading_and_ranked_as_read():
     """Where the verifier read a face against its person's usual reading (``departure_mean``, the person seen long
     enough for one), the label is named by that; the moment is still ranked by the asked emotion's probability as read
     (so no moment moves for it), and the confidence takes the label's probability as read or against the usual reading,
-    whichever is higher (``agents.fusion.judged_label``; ``evals/RESULTS.md`` section 166)."""
+    whichever is higher (``agents.fusion.judged_label``; ``evals/RESULTS.md`` section 166), through the calibration of
+    a label the departure named (section 167)."""
     from agents.fusion import fuse, judged_label
     from tools.core.schema import AFFECTNET8
 
@@ -437,7 +438,7 @@ def test_a_face_is_named_against_its_persons_usual_reading_and_ranked_as_read():
     assert label == "anger" and fused == pytest.approx(fuse(as_read, fusion))
     i = AFFECTNET8.index("anger")
     assert p == pytest.approx(max(fused[i], fuse(named, fusion, named=True)[i]))
-    assert against.confidence == round(fusion.confidence(p, "anger"), 3)
+    assert against.confidence == round(fusion.confidence(p, "anger", departed=True), 3)  # its own calibration (167)
     # a face that departs less than it reads keeps its label and the confidence it had as read
     flatter = {**as_read, "visual": {**as_read["visual"], "departure_mean": {
         **{k: 0.06 for k in AFFECTNET8}, "surprise": 0.34, "anger": 0.20, "neutral": 0.10}}}

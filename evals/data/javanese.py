@@ -11,7 +11,8 @@ Javanese), emotion ``CC`` (``EMOTIONS``), take 01; frontal head-and-shoulders re
 trained faceres candidates on the development people; none was kept); the fusion's voice weight was chosen partly on
 the development people's clips (section 77).
 
-Split by person (``TEST_PEOPLE``): the even-numbered five are test (120 clips), the odd-numbered five development.
+Split by person (``TEST_PEOPLE``): the even-numbered five were test (120 clips; read as test in ``evals/RESULTS.md``
+sections 63, 133 and 166, development data since section 167), the odd-numbered five development.
 ``--out`` receives the split's clips under their own names (``python -m evals.build_bench DIR --format javanese``
 reads them); ``rows`` gives them in the form of ``studies.recorded_faces.CLIPS``.
 """
@@ -30,7 +31,7 @@ from evals.data.sources import repository_files
 REPOSITORY, FOLDER = "2black0+video-emotion-recognition-javanese", "dataset-resize"
 #: Emotion code -> AffectNet-8 (the author's speech set README, module doc).
 EMOTIONS = {"01": "neutral", "02": "sadness", "03": "happiness", "04": "surprise", "05": "fear", "06": "anger"}
-#: The people read as test data; the others are development data.
+#: The people read as test data until section 167 (development data since); the others are development data.
 TEST_PEOPLE = frozenset({"02", "04", "06", "08", "10"})
 NAME = re.compile(r"^(\d\d)-(\d\d)-(\d\d)_(\d\d)\.mp4$")
 
