@@ -9,6 +9,7 @@ import pytest
 
 from tools.core.schema import AFFECTNET8, Box, FaceObservation, FrameFaces
 from tools.signals.timeline import (
+    MIN_DEPARTURE_FRAMES,
     MIN_OWN_BASELINE,
     MIN_SHIFT_FRAMES,
     affect_timelines,
@@ -116,6 +117,31 @@ def test_a_person_seen_in_a_few_short_emotional_appearances_keeps_the_reading_as
               for fr in _frames(_noisy(label, 0.8, MIN_SHIFT_FRAMES // 4 + 1, rng), track=track, start_s=120 + 10 * n)]
     shifts = baseline_shifts(calm + longer, person_of)
     assert sorted(shifts) == [0, 1] and shifts[1]["happiness"] < -0.3
+
+
+def test_a_face_is_named_against_a_usual_reading_from_fewer_frames_than_the_shift_takes():
+    """The same actor's four short clips (16 frames over four tracks): a usual reading to name faces against
+    (``person_baselines``, ``MIN_DEPARTURE_FRAMES``), no shift to rank them by (``MIN_SHIFT_FRAMES``); against it the
+    sad clip reads sad and a happy one stays happy (the tempered departure keeps the usual reading's top label). Seen
+    for half as long in each clip (8 frames), the actor has neither."""
+    rng = np.random.default_rng(3)
+    clips = [("happiness", 10), ("happiness", 11), ("sadness", 12), ("happiness", 13)]
+    person_of = {10: 1, 11: 1, 12: 1, 13: 1}
+
+    def seen(n: int) -> list[FrameFaces]:
+        return [fr for k, (label, track) in enumerate(clips)
+                for fr in _frames(_noisy(label, 0.8, n, rng), track=track, start_s=4 * k)]
+
+    assert MIN_DEPARTURE_FRAMES <= 16 < MIN_SHIFT_FRAMES
+    four = seen(4)
+    usual = person_baselines(four, person_of)
+    assert sorted(usual) == [1] and baseline_shifts(four, person_of) == {}
+    sad = [f.faces[0].expression for f in four if f.faces[0].track_id == 12]
+    happy = [f.faces[0].expression for f in four if f.faces[0].track_id == 10]
+    for faces, label in ((sad, "sadness"), (happy, "happiness")):
+        named = departure_reading(np.array([[f[k] for k in AFFECTNET8] for f in faces]), usual[1]).mean(axis=0)
+        assert AFFECTNET8[int(named.argmax())] == label
+    assert person_baselines(seen(2), person_of) == {}
 
 
 def test_a_person_seen_briefly_takes_the_videos_baseline():
