@@ -53,8 +53,8 @@ class RunSettings(BaseModel):
     own_baseline: bool = Field(True, json_schema_extra={**_SEARCH, "flag": "--no-own-baseline", "off": True},
                                description=(
         "score and name a face by how far it departs from its person's own usual reading where that person was seen "
-        "long enough for one (tools.signals.timeline.baseline_shifts, departure_reading); --no-own-baseline: by the "
-        "reading as it is"))
+        "long enough for one (20 index frames for the score, tools.signals.timeline.baseline_shifts; 12 to name it, "
+        "departure_reading); --no-own-baseline: by the reading as it is"))
     abstain_below: float = Field(0.0, ge=0, le=1, json_schema_extra=_VERIFICATION, description=(
         "return no moment whose support is below this (0-1; 0: when no candidate reaches --min-support the best "
         "ones are returned and the answer says support is weak)"))

@@ -58,7 +58,7 @@ def fit_departed(rows: list[dict], c: float) -> tuple[float, float]:
     y = np.array([r["right"] for r in named], dtype=int)
     if len(set(y)) < 2:
         raise ValueError(f"the departure named {len(named)} judged labels: a calibration needs some right and some "
-                         f"wrong (give sets of people seen in 20 index frames or more)")
+                         f"wrong (give sets of people seen in MIN_DEPARTURE_FRAMES index frames or more)")
     lr = LogisticRegression(C=c, max_iter=10_000).fit(np.array([[r["x"]] for r in named]), y)
     return round(float(lr.coef_[0][0]), 4), round(float(lr.intercept_[0]), 4)
 

@@ -104,8 +104,9 @@ def _p(**probs: float) -> np.ndarray:
 
 def test_a_person_seen_in_a_few_short_emotional_appearances_keeps_the_reading_as_it_is():
     """An actor seen in three happy clips of 4 s and one sad one (16 s in all; recorded development video shows 10-15 s
-    per actor, evals/RESULTS.md section 80) has no usual look apart from those episodes: no shift, so the happy clips
-    are not re-centred away. Seen for longer than ``MIN_SHIFT_FRAMES`` over the same kinds of appearance, a shift."""
+    per actor, evals/RESULTS.md section 80) gets no shift to rank by: the happy clips are not re-centred away (its faces
+    are still named against a usual reading, ``MIN_DEPARTURE_FRAMES``). Seen for longer than ``MIN_SHIFT_FRAMES`` over
+    the same kinds of appearance, a shift."""
     rng = np.random.default_rng(3)
     calm = _frames(_noisy("neutral", 0.7, 60, rng), track=0) + _frames(_noisy("neutral", 0.7, 60, rng), track=1, start_s=60)
     clips = [("happiness", 10), ("happiness", 11), ("sadness", 12), ("happiness", 13)]

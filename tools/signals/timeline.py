@@ -20,8 +20,8 @@ records.
 - **Departure reading**: a reading against the person's own baseline, tempered (``departure_reading``): each
   probability divided by the baseline's to the power ``BASELINE_EXPONENT``, renormalised. A person whose calm face
   reads half surprise (a talking mouth) is named by what departs from that, and a reading like the person's usual
-  one keeps its top label. The emotion reasoner names a face so where the person has a baseline shift
-  (``person_baselines``; ``evals/RESULTS.md`` section 166).
+  one keeps its top label. The emotion reasoner names a face so where the person has a usual reading
+  (``person_baselines``, ``MIN_DEPARTURE_FRAMES``; ``evals/RESULTS.md`` sections 166 and 168).
 - **Change points**: PELT (Killick, Fearnhead and Eckley, 2012, "Optimal detection of changepoints with a
   linear computational cost", JASA 107(500)) with the L2 cost on the raw (n, 8) readings (``ruptures``'
   ``KernelCPD`` with the linear kernel, whose cost is the L2 cost and whose penalised search is PELT in C: the same
@@ -70,7 +70,7 @@ MIN_SHIFT_FRAMES = 20
 #: (``BASELINE_EXPONENT``), so a face that reads as the person usually does keeps that reading's top label, and a
 #: person seen in a few short emotional appearances is not re-read away from them as the shift would rank them away
 #: (``MIN_SHIFT_FRAMES``). Of 20, 12 and 8, 12 and 8 named the most top moments right on recorded development videos
-#: of one person seen for about 20 s (Joint 54 -> 69 of 182 at 12, 18 gained and 3 lost); the longer and the
+#: of one person in four or five short clips (Joint 54 -> 69 of 182 at 12, 18 gained and 3 lost); the longer and the
 #: several-people benches lost none (evals/RESULTS.md section 168).
 MIN_DEPARTURE_FRAMES = 12
 #: The exponent of the baseline in a departure reading (``departure_reading``): 0 is the reading as read, 1 the plain
@@ -218,8 +218,9 @@ def person_baselines(affect: list[FrameFaces], person_of: Mapping[int, int]) -> 
     return _usual_readings(_faces_by_person(affect, person_of), MIN_DEPARTURE_FRAMES)
 
 
-def _usual_readings(seen: dict[int, list], min_frames: int = MIN_SHIFT_FRAMES) -> dict[int, np.ndarray]:
-    """``person_baselines`` of the faces grouped by person (``_faces_by_person``)."""
+def _usual_readings(seen: dict[int, list], min_frames: int) -> dict[int, np.ndarray]:
+    """The usual reading, the (8,) per-label median (``median_distribution``), of each person of the faces grouped by
+    person (``_faces_by_person``) seen in ``min_frames`` frames or more over ``MIN_SHIFT_TRACKS`` tracks or more."""
     return {person: median_distribution(readings(faces)) for person, faces in sorted(seen.items())
             if len(faces) >= min_frames and len({f.track_id for f in faces}) >= MIN_SHIFT_TRACKS}
 
@@ -238,7 +239,7 @@ def baseline_shifts(affect: list[FrameFaces], person_of: Mapping[int, int]) -> d
     if not seen:
         return {}
     video = _video_baseline(seen)
-    return {person: reading_dict(video - own) for person, own in _usual_readings(seen).items()}
+    return {person: reading_dict(video - own) for person, own in _usual_readings(seen, MIN_SHIFT_FRAMES).items()}
 
 
 def departure_reading(x: np.ndarray, baseline: np.ndarray, exponent: float = BASELINE_EXPONENT) -> np.ndarray:
