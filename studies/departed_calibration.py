@@ -41,8 +41,17 @@ import numpy as np
 
 from agents.fusion import FUSION_FILE, Fusion, read_fusion
 from evals.bench import BenchError
-from evals.metrics import calibration_scores
-from studies.label_calibration import C_GRID, DEPARTED_SOURCE, _sets, confidences, difference, judged_rows, scores
+from studies.label_calibration import (
+    C_GRID,
+    DEPARTED_SOURCE,
+    _sets,
+    confidences,
+    difference,
+    grid_row,
+    judged_rows,
+    lowest,
+    scores,
+)
 
 
 def fit_departed(rows: list[dict], c: float) -> tuple[float, float]:
@@ -85,14 +94,8 @@ def choose(rows: list[dict], fusion: Fusion) -> tuple[list[dict], dict]:
     Raises:
         ValueError: as ``held_out``.
     """
-    grid = []
-    for c in C_GRID:
-        per = {name: calibration_scores(v, [r["right"] for r in rows if r["set"] == name])
-               for name, v in held_out(rows, fusion, c).items()}
-        grid.append({"C": c, **{f"{n} ECE/Brier": [round(s["ECE"], 4), round(s["Brier"], 4)] for n, s in per.items()},
-                     "mean ECE": round(float(np.mean([s["ECE"] for s in per.values()])), 4),
-                     "mean Brier": round(float(np.mean([s["Brier"] for s in per.values()])), 4)})
-    return grid, min(grid, key=lambda g: (g["mean ECE"], g["mean Brier"]))
+    grid = [grid_row(rows, held_out(rows, fusion, c), C=c) for c in C_GRID]
+    return grid, lowest(grid)
 
 
 def study(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]:

@@ -180,17 +180,30 @@ def choose(rows: list[dict]) -> tuple[list[dict], dict]:
     Raises:
         ValueError: as ``held_out``.
     """
-    grid = []
-    for form in FORMS:
-        for c in C_GRID:
-            conf = held_out(rows, form, c)
-            per = {name: calibration_scores(v, [r["right"] for r in rows if r["set"] == name])
-                   for name, v in conf.items()}
-            grid.append({"form": form, "C": c, **{f"{n} ECE/Brier": [round(s["ECE"], 4), round(s["Brier"], 4)]
-                                                  for n, s in per.items()},
-                         "mean ECE": round(float(np.mean([s["ECE"] for s in per.values()])), 4),
-                         "mean Brier": round(float(np.mean([s["Brier"] for s in per.values()])), 4)})
-    return grid, min(grid, key=lambda g: (g["mean ECE"], g["mean Brier"]))
+    grid = [grid_row(rows, held_out(rows, form, c), form=form, C=c) for form in FORMS for c in C_GRID]
+    return grid, lowest(grid)
+
+
+def grid_row(rows: list[dict], conf: dict[str, list[float]], **choice) -> dict:
+    """One row of a grid of calibration choices: ``choice`` (e.g. form and C), then the ECE and Brier score of each
+    set's confidences ``conf`` (set name -> one per row of ``rows`` of that set, in order) and their means over the
+    sets, rounded to 4 decimals."""
+    per = {name: calibration_scores(v, [r["right"] for r in rows if r["set"] == name]) for name, v in conf.items()}
+    return {**choice, **{f"{n} ECE/Brier": [round(s["ECE"], 4), round(s["Brier"], 4)] for n, s in per.items()},
+            "mean ECE": round(float(np.mean([s["ECE"] for s in per.values()])), 4),
+            "mean Brier": round(float(np.mean([s["Brier"] for s in per.values()])), 4)}
+
+
+def lowest(grid: list[dict]) -> dict:
+    """The row of ``grid`` (``grid_row``) with the lowest mean ECE; ties to the lower mean Brier score, then the
+    first."""
+    return min(grid, key=lambda g: (g["mean ECE"], g["mean Brier"]))
+
+
+def label_rows(rows: list[dict], fusion: Fusion) -> list[dict]:
+    """The rows the label calibration states: all, but those whose label the departure named where ``fusion`` has a
+    calibration of its own for them (``Fusion.departed_calibration``)."""
+    return [r for r in rows if not (fusion.departed_calibration and r.get("departed"))]
 
 
 def nested(rows: list[dict]) -> dict[str, tuple[dict, list[float]]]:
@@ -221,7 +234,7 @@ def fit(sets: dict[str, str], fusion: Fusion) -> tuple[Fusion, dict, list[dict]]
         raise ValueError(f"fit needs three sets or more (a choice made leaving one out, then scored on another), "
                          f"not {len(sets)}")
     every = judged_rows(sets, fusion)
-    rows = [r for r in every if not (fusion.departed_calibration and r.get("departed"))]  # those take their own
+    rows = label_rows(every, fusion)
     grid, best = choose(rows)
     calibration, offsets = fit_form(rows, best["form"], best["C"])
     head, marker, tail = fusion.source.partition(DEPARTED_SOURCE)  # what it says of the departed calibration: kept
@@ -275,8 +288,7 @@ def score(sets: dict[str, str], before: Fusion, after: Fusion, fitted_rows: list
                      "after minus before, 95 % interval": difference(rows, old, new),
                      **{f"{k} before/after": [round(m[k], 4) for m in replays] for k in ("R1@0.5", "Joint")}}
         if fitted_rows is not None:
-            rest = [r for r in fitted_rows
-                    if r["set"] != name and not (after.departed_calibration and r.get("departed"))]
+            rest = label_rows([r for r in fitted_rows if r["set"] != name], after)
             if len({r["set"] for r in rest}) < 2:
                 raise ValueError(f"--nested needs rows of two sets or more other than {name}")
             best = choose(rest)[1]
