@@ -35,17 +35,13 @@ from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
-from tools.perception.language import (
-    FOREIGN_PERSON_WORDS,
-    foreign_people,
-    question_core,
-    question_language,
-)
+from tools.perception.language import FOREIGN_PERSON_WORDS, foreign_people, question_core, question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.behaviour_words import says_feeling, without_behaviour_words
 from tools.signals.change_words import from_to_sides
 from tools.signals.coordination import affirmed_emotions, joined_emotions
 from tools.signals.emoji import spelled_out
+from tools.signals.feeling_owner import feeling_owner
 from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
     CUE_DESCRIPTIONS,
@@ -242,7 +238,11 @@ def offline_intent(inputs: dict[str, Any]) -> Intent:
     if (targets or change is not None or open_feeling) and "facial_expression" not in chosen_cues:
         chosen_cues.append("facial_expression")
     described = [EMOTION_DESCRIPTIONS[e][0] for e in targets]
-    feeling_of = [p for p in person_phrases(feeling_subject(query)) if p in people] if open_feeling else []
+    if open_feeling:  # whose feeling: the open question's frame, else a named feeling's owner (tools.signals)
+        feeling_of = [p for p in person_phrases(feeling_subject(query)) if p in people]
+    else:
+        owner = feeling_owner(query) if language == "en" and (targets or change is not None) else ""
+        feeling_of = [owner] if owner in people else []
     return Intent(target_emotions=targets, people=people, cues=chosen_cues, change=change,
                   search_text="; ".join([query, *described]), asks_feeling=open_feeling, feeling_of=feeling_of)
 

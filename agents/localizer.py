@@ -157,9 +157,9 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
     seen = {c.clip_id for c in state.get("candidates", [])}
     k = n + len(seen)
     change = state["intent"].change
+    persons = grounded_persons(state.get("people", []), state["intent"].feeling_of)  # whose feeling: as the verifier
     if change is not None:  # a question about a change: the change points of the people's timelines
-        proposals = change_candidates(index, change, grounded_persons(state.get("people", [])), seen, n,
-                                      state.get("round", 0))
+        proposals = change_candidates(index, change, persons, seen, n, state.get("round", 0))
         if proposals or seen:
             return {"candidates": proposals}
     texts = list(dict.fromkeys([state["query"], state["search_text"]]))
@@ -170,8 +170,7 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
     targets = list(state["intent"].target_emotions)
     # a question about a feeling scores every clip: each keeps its clip-search cosine, in the top k or not
     cosine = search_clips(index, texts, len(index.clips), queries) if targets else {}
-    affect = affect_scores(index, targets, grounded_persons(state.get("people", [])),
-                           ctx.settings.own_baseline) if targets else {}
+    affect = affect_scores(index, targets, persons, ctx.settings.own_baseline) if targets else {}
     ranked = []
     for clip in index.clips:
         hits = {name: scores[clip.id] for name, scores in found.items() if clip.id in scores}

@@ -30,8 +30,9 @@ class Intent(BaseModel):
     asks_feeling: bool = Field(False, description="the query asks which feeling someone shows without naming one "
                                "('how does she feel when he yells at her?'); the graph then asks for no target "
                                "emotion unless answer labels were chosen, and drops it for a change question")
-    feeling_of: list[str] = Field(default_factory=list, description="of people, those whose feeling such a query asks "
-                                  "about, its subject ('she' there, not 'he'); empty: all of them")
+    feeling_of: list[str] = Field(default_factory=list, description="of people, those whose feeling the query asks "
+                                  "about: an open question's subject ('she' there, not 'he'), or the owner of a "
+                                  "feeling it names ('when does he upset her?': 'a woman'); empty: all of them")
 
 
 class RefinedQuery(BaseModel):

@@ -205,6 +205,11 @@ FIGURES: tuple[Figure, ...] = (
            " the frame words dropped; section 105's reading)", "translated_questions_heldout2.json",
            lambda d: f"{stored([d['now']['feeling']['top1'], *d['now']['feeling']['top1_ci95']])} "
                      f"({d['section_105']['feeling']['top1']:.3f})"),
+    Figure("whose feeling a question naming several people asks about, offline interpreter (before: every named "
+           "person's face read)", "feeling-owner questions, test half, 32 (\"when does he upset her?\"; read twice: "
+           "31 with the first version, section 169; now dev)", "feeling_owner.json",
+           lambda d: f"{stored([d['test/now']['right'] / d['test/now']['n'], *d['test/now']['right_95']])} "
+                     f"({d['test/before']['right'] / d['test/before']['n']:.3f})"),
     Figure("top moment right, R1@0.5 (hand-set fusion)", "composed joined test form, 96 queries, commit a33ecb9 (read 35+ times: now dev)",
            "fusion_test.json", lambda d: f"{share(d['test-graph-fold']['localization']['R1@0.5'], JOINED_QUERIES)} "
                                          f"({d['test-graph-hand']['localization']['R1@0.5']:.3f})"),
