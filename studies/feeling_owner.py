@@ -29,6 +29,7 @@ from unittest import mock
 
 from evals.metrics import bootstrap_interval
 from studies.command import report
+from tools.core.schema import temporal_iou
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = REPO / "evals" / "data" / "questions_owner.jsonl"
@@ -72,29 +73,35 @@ def read(split: str, owner: bool) -> dict:
     return {**counts, "n": len(questions), "right_95": [round(x, 3) for x in share], "questions": questions}
 
 
-def _tiou(a: tuple[float, float], b: tuple[float, float]) -> float:
-    """Temporal IoU of two (start, end) spans in seconds."""
-    inter = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
-    return inter / max(1e-9, max(a[1], b[1]) - min(a[0], b[0]))
+def _answers(index) -> dict[str, list]:
+    """``SAMPLE_QUESTIONS`` asked of ``index`` before (no owner read) and now: name -> each question's ``Answer``."""
+    from graphs.pipeline import ask
+
+    result = {}
+    for name, owner in (("before", False), ("now", True)):
+        with _interpreter(owner):
+            result[name] = [ask(index, query) for query in SAMPLE_QUESTIONS]
+    return result
+
+
+def _moments(answer) -> list[list]:
+    """An answer's moments as [start_s, end_s, emotion, confidence]."""
+    return [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments]
 
 
 def sample(cache_dir: str | None) -> dict:
     """``SAMPLE_QUESTIONS`` answered on the sample before and now: each top moment, its tIoU with
     ``AUDIENCE_MOMENT`` and its label; R1@0.5 and Joint (R1@0.5 with the label right) over the questions."""
-    from graphs.pipeline import ask, open_index
+    from graphs.pipeline import open_index
 
-    index = open_index(REPO / "samples" / "hamilton_short.mp4", cache_dir=cache_dir)
     result: dict = {}
-    for name, owner in (("before", False), ("now", True)):
+    for name, answers in _answers(open_index(REPO / "samples" / "hamilton_short.mp4", cache_dir=cache_dir)).items():
         rows = []
-        for query in SAMPLE_QUESTIONS:
-            with _interpreter(owner):
-                answer = ask(index, query)
+        for answer in answers:
             top = answer.moments[0] if answer.moments else None
-            tiou = _tiou((top.start_s, top.end_s), AUDIENCE_MOMENT[:2]) if top else 0.0
-            rows.append({"query": query, "feeling_of": answer.intent.feeling_of, "tIoU": round(tiou, 3),
-                         "moments": [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments],
-                         "label_right": bool(top) and top.emotion == AUDIENCE_MOMENT[2]})
+            tiou = temporal_iou((top.start_s, top.end_s), AUDIENCE_MOMENT[:2]) if top else 0.0
+            rows.append({"query": answer.query, "feeling_of": answer.intent.feeling_of, "tIoU": round(tiou, 3),
+                         "moments": _moments(answer), "label_right": bool(top) and top.emotion == AUDIENCE_MOMENT[2]})
         result[name] = {"R1@0.5": sum(r["tIoU"] >= 0.5 for r in rows),
                         "Joint": sum(r["tIoU"] >= 0.5 and r["label_right"] for r in rows), "n": len(rows),
                         "questions": rows}
@@ -119,7 +126,7 @@ def loop(work: Path) -> dict:
     talking head back to back, looped, so the audience and the performer recur under re-identification), before and
     now: whether the top moment, and how many of the moments, lie on an audience shot (tIoU >= 0.5)."""
     from benches.bench_index import base_video, loop_video
-    from graphs.pipeline import ask, open_index
+    from graphs.pipeline import open_index
     from tools.core.media import probe
 
     work.mkdir(parents=True, exist_ok=True)
@@ -130,17 +137,12 @@ def loop(work: Path) -> dict:
     spans = _audience_spans(index, probe(base).duration_s)
 
     def on(m) -> bool:
-        return any(_tiou((m.start_s, m.end_s), span) >= 0.5 for span in spans)
+        return any(temporal_iou((m.start_s, m.end_s), span) >= 0.5 for span in spans)
 
     result: dict = {"duration_s": round(index.info.duration_s, 2), "audience_shots": spans}
-    for name, owner in (("before", False), ("now", True)):
-        rows = []
-        for query in SAMPLE_QUESTIONS:
-            with _interpreter(owner):
-                answer = ask(index, query)
-            rows.append({"query": query, "feeling_of": answer.intent.feeling_of, "top_on_audience": bool(
-                answer.moments) and on(answer.moments[0]), "on_audience": sum(map(on, answer.moments)),
-                "moments": [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments]})
+    for name, answers in _answers(index).items():
+        rows = [{"query": a.query, "feeling_of": a.intent.feeling_of, "top_on_audience": bool(a.moments) and on(
+            a.moments[0]), "on_audience": sum(map(on, a.moments)), "moments": _moments(a)} for a in answers]
         result[name] = {"top on an audience shot": sum(r["top_on_audience"] for r in rows),
                         "moments on an audience shot": sum(r["on_audience"] for r in rows),
                         "moments": sum(len(r["moments"]) for r in rows), "n": len(rows), "questions": rows}

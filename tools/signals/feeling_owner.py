@@ -44,8 +44,8 @@ _CLAUSE_OPENERS = frozenset({"when", "whenever", "while", "as", "after", "before
 #: Words that may stand between a causing verb and the person it moves ("amuses *the* audience").
 _DETERMINERS = frozenset({"the", "a", "an", "that", "this", "those", "these", "some"})
 #: Person words that, first in a question, are its object or a possessive, not its subject ("when do *her* jokes
-#: delight him?", "when is *his* daughter in tears?"); in a viewer's memory ("I remember *him* snapping at her") the
-#: first person is the subject whatever its form.
+#: delight him?", "when is *his* daughter in tears?"); in a viewer's memory ("I remember *him* snapping at her") "her"
+#: and "him" first are its subject.
 _NOT_SUBJECT = frozenset({"her", "him", "his"})
 _WORDS = re.compile(r"[a-z']+")
 #: Person words that are only subjects: after a causing verb they open a clause ("when is she scared he will leave?").
@@ -96,10 +96,11 @@ def feeling_owner(query: str) -> str:
     first = people_at[0]
     after = words[first + 1] if first + 1 < len(words) else ""
     moved = any(w in CAUSING_VERBS and (n in _OBJECT_FORMS or n in _DETERMINERS) for w, n in pairwise(words))
-    if after in ("and", "or") or (after in ("who", "that", "whom") and moved):
+    relative = after in ("who", "that", "whom")  # the subject's own clause: no causing verb of the main one is read
+    if after in ("and", "or") or (relative and moved):
         return ""
-    for i in range(first + 1, len(words) - 1):
-        if words[i] in _CLAUSE_OPENERS or after in ("who", "that", "whom"):
+    for i in range(first + 1, len(words) - 1 if not relative else first + 1):
+        if words[i] in _CLAUSE_OPENERS:
             break
         j = i + 1 + (words[i + 1] in _DETERMINERS)
         if j >= len(words):
