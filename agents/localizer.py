@@ -124,9 +124,9 @@ def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     cosines = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0}
     overlaps = {i: o for i, seg in enumerate(index.transcript.segments) if (o := keyword_overlap(text, seg.text)) > 0}
     if overlaps.keys() - cosines.keys():  # literal matches outside the top k: their stored vectors
-        vectors = index.segment_index.vectors()
+        every = index.segment_index.cosines(q)[0]
         for i in overlaps.keys() - cosines.keys():
-            cosines[i] = float(vectors[i] @ q[0])
+            cosines[i] = float(every[i])
     best: dict[str, float] = {}
     for i, cos in cosines.items():
         seg = index.transcript.segments[i]

@@ -2,10 +2,18 @@
 
 Exact ``IndexFlatIP`` below ``HNSW_THRESHOLD`` vectors; an ``IndexHNSWFlat`` graph index above it,
 where brute-force search stops being cheap (Malkov & Yashunin, 2018, HNSW; FAISS, Douze et al., 2024).
+
+FAISS stores the vectors; the exact search's cosines are computed here in float64 and rounded to float32
+(``VectorIndex.cosines``). FAISS's own inner products run the SIMD kernels of the CPU at hand (its dynamic
+dispatch: generic, AVX2, AVX-512), and their float32 sums differ in the last bits between them (on the looped real
+clips' 28 clip vectors, 757 of 868 cosines differed by up to 4.5e-8 between ``FAISS_SIMD_LEVEL=NONE`` and AVX2;
+``evals/RESULTS.md`` section 170), so two machines could rank near-tied clips apart. Summed in float64 the ways of
+summing differ by about 1e-16, far below float32's step, so the rounded cosines are the same bits on any x86-64 CPU.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -70,8 +78,10 @@ class VectorIndex:
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top-``k`` neighbours of each query row.
 
-        Returns ``(scores, ids)``, both of shape (Q, min(k, N)); scores are cosine similarities. Asked for every
-        vector, an HNSW index scores them all exactly (its graph search returns only the part of them it reaches).
+        Returns ``(scores, ids)``, both of shape (Q, min(k, N)); scores are cosine similarities (``cosines``), best
+        first, a tie in the order the vectors were added. An HNSW index answers a top ``k`` below N from its graph
+        (approximate, and FAISS's kernels, so not the same bits on every CPU); asked for every vector it scores them
+        all exactly (its graph search returns only the part of them it reaches).
         """
         import faiss
 
@@ -79,8 +89,19 @@ class VectorIndex:
         if k == 0:
             q = len(queries)
             return np.zeros((q, 0), np.float32), np.zeros((q, 0), np.int64)
-        if k == len(self) and isinstance(self._index, faiss.IndexHNSW):
-            scores = l2_normalize(queries) @ self.vectors().T
-            ids = np.argsort(-scores, axis=1, kind="stable")
-            return np.take_along_axis(scores, ids, axis=1), ids
-        return self._index.search(l2_normalize(queries), k)
+        if k < len(self) and isinstance(self._index, faiss.IndexHNSW):
+            return self._index.search(l2_normalize(queries), k)
+        scores = self.cosines(queries)
+        ids = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        return np.take_along_axis(scores, ids, axis=1), ids
+
+    def cosines(self, queries: np.ndarray) -> np.ndarray:
+        """Cosine similarity of each query row (Q, D) with every stored vector: (Q, N) float32, computed in float64
+        and rounded once, so the same bits on any x86-64 CPU (module doc); a zero query scores 0."""
+        q = np.asarray(queries, dtype=np.float64)
+        q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+        return (q @ self._vectors64.T).astype(np.float32)
+
+    @functools.cached_property
+    def _vectors64(self) -> np.ndarray:
+        return self.vectors().astype(np.float64)

@@ -65,6 +65,51 @@ def test_an_hnsw_index_asked_for_every_vector_scores_them_all(monkeypatch):
     assert top_ids.shape == (2, 10) and top_ids[0, 0] == 5
 
 
+_KERNEL_PROBE = """
+import hashlib, json, sys
+sys.path.insert(0, '.')
+import faiss
+from memory.index import VectorIndex, l2_normalize
+from tools.perception.text import load_text_encoder
+from tools.signals.lexicon import EMOTION_DESCRIPTIONS
+texts = [t for ts in EMOTION_DESCRIPTIONS.values() for t in ts]
+enc = load_text_encoder(model=None, device="cpu")
+docs, queries = enc.encode(texts), enc.encode([t.upper() + " now" for t in texts[:24]])
+index = VectorIndex(docs)
+ours = [index.search(q, len(index)) for q in (queries[:1], queries)]
+theirs = [index._index.search(l2_normalize(q), len(index))[0] for q in (queries[:1], queries)]
+digest = lambda arrays: hashlib.sha256(b"".join(a.tobytes() for a in arrays)).hexdigest()
+print(json.dumps([faiss.SIMDConfig.get_level_name(), digest([a for pair in ours for a in pair]), digest(theirs)]))
+"""
+
+
+def test_search_scores_do_not_follow_the_cpus_vector_kernels():
+    """Cosines and ranks of real text vectors (the emotion descriptions, asked in other words; one query, where FAISS
+    sums with its SIMD kernels, and 24, where it calls BLAS) are the same bits whatever kernels FAISS (its dynamic
+    dispatch, ``FAISS_SIMD_LEVEL``), OpenBLAS (``OPENBLAS_CORETYPE``) and numpy (``NPY_DISABLE_CPU_FEATURES``) pick, as
+    on CPUs with and without AVX2 or AVX-512; FAISS's own scores of the same search differ between its generic and
+    its best kernels wherever it has a better one than generic (``evals/RESULTS.md`` section 170)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    def probe_with(env: dict[str, str]) -> list[str]:
+        out = subprocess.run([sys.executable, "-c", _KERNEL_PROBE], check=True, cwd=REPO, capture_output=True,
+                             text=True, timeout=300, env={**os.environ, **env}).stdout
+        return json.loads(out.splitlines()[-1])
+
+    best = probe_with({})
+    generic = probe_with({"FAISS_SIMD_LEVEL": "NONE"})
+    held = probe_with({"NPY_DISABLE_CPU_FEATURES": "X86_V3,X86_V4,AVX512_ICL,AVX512_SPR",
+                       "OPENBLAS_CORETYPE": "Sandybridge", "FAISS_SIMD_LEVEL": "NONE"})
+    assert generic[0] == "NONE" and best[1] == generic[1] == held[1]
+    if best[0] != "NONE":
+        assert best[2] != generic[2]  # FAISS's own sums follow the kernels
+
+
 def test_empty_index_searches_to_nothing():
     scores, ids = VectorIndex(np.zeros((0, 8), np.float32)).search(np.ones((1, 8), np.float32), 5)
     assert scores.shape == (1, 0) and ids.shape == (1, 0)
