@@ -112,9 +112,10 @@ def _spread(index: VideoIndex, best: dict[str, float], start_s: float, end_s: fl
 def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
     """Best speech-match score per clip id of the transcript segments that overlap the clip.
 
-    Segments come from the FAISS top ``k`` by embedding (the index's transcript encoder,
-    ``tools.perception.text.load_transcript_encoder``) and from a scan for literal content-word matches (their cosine
-    from the segment's vector stored in the index); each scores ``speech_match(cosine, keyword overlap)``.
+    Segments come from the top ``k`` by embedding (the index's transcript encoder,
+    ``tools.perception.text.load_transcript_encoder``; ``memory.index.VectorIndex.search``) and from a scan for literal
+    content-word matches (their cosine from the segment's vector stored in the index); each scores
+    ``speech_match(cosine, keyword overlap)``.
     """
     if len(index.segment_index) == 0:
         return {}

@@ -24,7 +24,7 @@ from memory.checkpoint import Checkpoints
 from memory.store import IndexConfig
 from tools.core.frames import iter_frames
 from tools.core.media import VideoInfo, sampling_start
-from tools.core.schema import Box, FrameFaces
+from tools.core.schema import Box, FaceObservation, FrameFaces
 from tools.perception.crops import box_in_crop, crop_face, jpeg_rgb
 from tools.perception.engine import FrameObservation, PerceptionEngine
 from tools.signals.shots import ChangeTrace, hard_cuts
@@ -171,34 +171,40 @@ def unpack_bytes(arrays: dict[str, np.ndarray], name: str) -> list[bytes]:
     return [data[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
+def track_descriptors(tracks: list[TrackSummary], faces: dict[str, FaceObservation], crops: dict[str, bytes],
+                      shape: tuple[int, int], engine: PerceptionEngine) -> dict[int, list[np.ndarray]]:
+    """Track id -> the identity descriptors (each (128,), ``tools.perception.identity``) of the track's ``REID_FACES``
+    most confident faces of at least ``REID_MIN_FACE_PX`` pixels high in frames of ``shape`` (H, W; ``frame_shape``)
+    that have a crop (``face_jpeg``, by face id); a track without such a face is left out."""
+    out = {}
+    for tr in tracks:
+        ranked = sorted((faces[i] for i in tr.observation_ids), key=lambda f: -f.det_score)
+        sized = [f for f in ranked if (f.box.y1 - f.box.y0) * shape[0] >= REID_MIN_FACE_PX and crops.get(f.id)]
+        if sized[:REID_FACES]:
+            out[tr.track_id] = [engine.describe(jpeg_rgb(crops[f.id]), [box_in_crop(shape, f.box, THUMB_MARGIN)])[0]
+                                for f in sized[:REID_FACES]]
+    return out
+
+
 def _thumbnails_and_people(info: VideoInfo, affect: list[FrameFaces], tracks: list[TrackSummary], out: Path,
                            engine: PerceptionEngine | None, crops: dict[str, bytes]) -> list[TrackSummary]:
     """Save each track's most confident face crop (kept from the pass, ``face_jpeg``) as its thumbnail under
     ``out/thumbs`` and, with an ``engine``, re-identify tracks across shots: each track's identity
-    descriptor is the mean over its ``REID_FACES`` most confident faces of at least ``REID_MIN_FACE_PX``
-    pixels (``tools.perception.identity`` on the kept crops), read as ``TrackSummary.appearance``
+    descriptor is the mean of its ``track_descriptors``, read as ``TrackSummary.appearance``
     (``tools.perception.appearance``), and ``tools.signals.tracks.reidentify`` gives each track its ``person``."""
     faces = {f.id: f for fr in affect for f in fr.faces}
-    shape = frame_shape(info) if engine is not None and tracks else None  # one frame decoded, for re-identification
     (out / "thumbs").mkdir(exist_ok=True)
-    result, jobs = [], {}
+    result = []
     for tr in tracks:
-        ranked = sorted((faces[i] for i in tr.observation_ids), key=lambda f: -f.det_score)
+        best = max((faces[i] for i in tr.observation_ids), key=lambda f: f.det_score)
         update: dict = {"thumbnail": None}
-        if crops.get(ranked[0].id):
+        if crops.get(best.id):
             update["thumbnail"] = f"thumbs/track_{tr.track_id}.jpg"
-            (out / update["thumbnail"]).write_bytes(crops[ranked[0].id])
+            (out / update["thumbnail"]).write_bytes(crops[best.id])
         result.append(tr.model_copy(update=update))
-        if shape is None:
-            continue
-        sized = [f for f in ranked if (f.box.y1 - f.box.y0) * shape[0] >= REID_MIN_FACE_PX
-                 and crops.get(f.id)][:REID_FACES]
-        if sized:
-            jobs[tr.track_id] = [(crops[f.id], box_in_crop(shape, f.box, THUMB_MARGIN)) for f in sized]
-    if engine is None:
+    if engine is None or not tracks:
         return result
-    described = {tid: [engine.describe(jpeg_rgb(data), [box])[0] for data, box in faces_of]
-                 for tid, faces_of in jobs.items()}
+    described = track_descriptors(result, faces, crops, frame_shape(info), engine)  # one frame decoded for the shape
     descriptors = {tid: np.mean(vecs, axis=0) for tid, vecs in described.items()}
     result = [tr.model_copy(update={"appearance": engine.appearance(np.stack(described[tr.track_id]))})
               if tr.track_id in described else tr for tr in result]

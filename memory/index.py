@@ -5,10 +5,11 @@ where brute-force search stops being cheap (Malkov & Yashunin, 2018, HNSW; FAISS
 
 FAISS stores the vectors; the exact search's cosines are computed here in float64 and rounded to float32
 (``VectorIndex.cosines``). FAISS's own inner products run the SIMD kernels of the CPU at hand (its dynamic
-dispatch: generic, AVX2, AVX-512), and their float32 sums differ in the last bits between them (on the looped real
-clips' 28 clip vectors, 757 of 868 cosines differed by up to 4.5e-8 between ``FAISS_SIMD_LEVEL=NONE`` and AVX2;
+dispatch: generic, AVX2, AVX-512), and their float32 sums differ in the last bits between them (over twelve real
+indexes, 2,140 of 3,196 cosines differed by up to 3.6e-7 between ``FAISS_SIMD_LEVEL=NONE`` and AVX2;
 ``evals/RESULTS.md`` section 170), so two machines could rank near-tied clips apart. Summed in float64 the ways of
-summing differ by about 1e-16, far below float32's step, so the rounded cosines are the same bits on any x86-64 CPU.
+summing differ by about 1e-16, far below float32's step, so the rounded cosines are the same bits on any x86-64 CPU
+unless one lies that close to a rounding edge.
 """
 
 from __future__ import annotations
@@ -82,9 +83,14 @@ class VectorIndex:
         first, a tie in the order the vectors were added. An HNSW index answers a top ``k`` below N from its graph
         (approximate, and FAISS's kernels, so not the same bits on every CPU); asked for every vector it scores them
         all exactly (its graph search returns only the part of them it reaches).
+
+        Raises:
+            ValueError: ``k`` is negative.
         """
         import faiss
 
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
         k = min(k, len(self))
         if k == 0:
             q = len(queries)
@@ -97,7 +103,8 @@ class VectorIndex:
 
     def cosines(self, queries: np.ndarray) -> np.ndarray:
         """Cosine similarity of each query row (Q, D) with every stored vector: (Q, N) float32, computed in float64
-        and rounded once, so the same bits on any x86-64 CPU (module doc); a zero query scores 0."""
+        and rounded once, so the same bits on any x86-64 CPU (module doc); a zero query scores 0. The first call keeps
+        a float64 copy of the vectors (8 x N x D bytes: 5.5 MB for an hour's 1,800 clips)."""
         q = np.asarray(queries, dtype=np.float64)
         q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
         return (q @ self._vectors64.T).astype(np.float32)

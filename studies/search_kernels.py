@@ -1,15 +1,17 @@
 """FAISS's search and ours under the CPU's vector kernels: are the cosines the same bits?
 
-    python -m studies.search_kernels VIDEO [VIDEO ...] [--cache-dir DIR] [--json evals/results/search_kernels.json]
+    python -m studies.search_kernels VIDEO [VIDEO ...] [--cache-dir DIR]
+        [--json evals/results/search_kernels.json]
 
-Each video's index (built first when the cache lacks it) has its clip, transcript and event vectors (``clips.faiss``, ``segments.faiss``, ``events.faiss``) are
-searched for every stored vector with each of them as the query: one query at a time (FAISS sums a few queries with
-its own SIMD kernels) and all at once (FAISS calls BLAS from 20 queries on). Each setting runs in a child process:
-FAISS's best kernels for this CPU (its dynamic dispatch), its generic ones (``FAISS_SIMD_LEVEL=NONE``), and the generic
-ones with numpy and OpenBLAS held below AVX2 (``NPY_DISABLE_CPU_FEATURES``, ``OPENBLAS_CORETYPE=Sandybridge``), as on
-a CPU without it. Reported per setting against the first: the cosines that differ and by how much, and the rankings
-that differ, of FAISS's own search (``faiss``) and of ``memory.index.VectorIndex.search`` (``ours``). A CPU with
-AVX-512 has a third FAISS level that no setting here can run; any two levels that sum alike would show here.
+Each video's index (built first when the cache lacks it) has its clip, transcript and event vectors (``clips.faiss``,
+``segments.faiss``, ``events.faiss``) searched for every stored vector with each of them as the query: one query at a
+time (FAISS sums a few queries with its own SIMD kernels) and all at once (FAISS calls BLAS from 20 queries on). Each
+setting runs in a child process: FAISS's best kernels for this CPU (its dynamic dispatch), its generic ones
+(``FAISS_SIMD_LEVEL=NONE``), and the generic ones with numpy and OpenBLAS held below AVX2 (``NPY_DISABLE_CPU_FEATURES``,
+``OPENBLAS_CORETYPE=Sandybridge``), as on a CPU without it. Reported per setting against the first: the cosines that
+differ and by how much, and the rankings that differ, of FAISS's own search (``faiss``) and of
+``memory.index.VectorIndex.search`` (``ours``). A CPU with AVX-512 has a further FAISS level that cannot run here; what
+this shows is that two levels that sum apart give the same cosines through ``ours``.
 """
 
 from __future__ import annotations
@@ -82,7 +84,8 @@ def compare(videos: list[str], cache_dir: str | None = None) -> dict:
     base_name, base = next(iter(runs.items()))
     keys = sorted(k for k in base if k.endswith("/scores"))
     result: dict = {"videos": videos, "against": base_name,
-                    "cosines per setting": {who: sum(base[k].size for k in keys if f"/{who}/" in k) for who in ("ours", "faiss")}}
+                    "cosines per setting": {who: sum(base[k].size for k in keys if f"/{who}/" in k)
+                                            for who in ("ours", "faiss")}}
     for name, run in runs.items():
         row: dict = {"FAISS level": str(run["level"]), "environment": SETTINGS[name]}
         for who in ("faiss", "ours"):

@@ -151,6 +151,19 @@ def test_the_performer_is_one_person_across_his_shots(cache_root):
     assert {t.person for t in plain.tracks} == {None}
 
 
+def test_descriptors_made_again_from_the_video_give_the_index_its_people(cache_root):
+    """``studies.reid_recorded`` re-makes each track's identity descriptor from the video and the index's face records
+    (``indexing.visual.track_descriptors``, as the pass does) to score other bounds; on the sample they give the
+    index's people again, and the performer's wide-shot face lies within the bound from his medium shot, beyond the
+    0.39 that recorded talking heads would give (``evals/RESULTS.md`` section 171)."""
+    from studies.reid_recorded import descriptors
+
+    tracks, desc, people = descriptors(str(SAMPLE), cache_root)
+    assert len(desc) == len(tracks) == 8 and None not in people
+    assert reidentify(tracks, desc) == {t.track_id: p for t, p in zip(tracks, people, strict=True)}
+    assert 0.39 < float(np.linalg.norm(desc[0] - desc[4])) <= REID_MAX_DISTANCE
+
+
 @pytest.mark.slow
 def test_inspect_reads_the_index_settings_ask_reads(cache_root, tmp_path, monkeypatch):
     """``inspect`` opens the index ``ask`` would open with the same settings: ``AFFECTSEEK_IDENTITY_BACKEND=none`` and
