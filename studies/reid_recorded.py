@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from studies.command import report
-from studies.reid import GRID, MAX_FAR, MAX_FAR_CONTINUITY
+from studies.reid import GRID, MAX_FAR, MAX_FAR_CONTINUITY, rates
 
 CLIPS_PER_VIDEO, SEED = 12, 0
 CKPLUS = Path(__file__).resolve().parents[1] / "evals" / "results" / "reid.json"
@@ -147,8 +147,7 @@ def evaluate(mirrors: Path, split: str, work: Path, at: tuple[float, float] | No
     ckplus = json.loads(CKPLUS.read_text())
     far = {t: float((dist[~same] <= t).mean()) for t in GRID}
     loose = ckplus["continuity_threshold"]
-    rows = [{"bound": t, "TAR": round(float((dist[same] <= t).mean()), 4), "FAR": round(far[t], 5),
-             "people": people_made(videos, t, max(t, loose))} for t in GRID]
+    rows = [{**rates(dist, same, t), "people": people_made(videos, t, max(t, loose))} for t in GRID]
     result: dict = {"split": split, "videos": len(videos), "tracks": sum(len(v[0]) for v in videos.values()),
                     "same-person pairs": int(same.sum()), "different-person pairs": int((~same).sum()),
                     "videos whose index people the descriptors reproduce": reproduced, "grid": rows}
