@@ -3,14 +3,22 @@
 Clip search embeds the query and the intent's search text with the index's clip embedder; transcript
 and event search embed the search text with the text encoder and map matching segments / index-time
 social events (``tools.signals.events``: gaze, addressing, exclusion, expression changes) onto the clips they
-overlap. A clip's retrieval score is the best of its scores plus a small bonus per additional search
-that found it. When the intent names target emotions, every clip also gets an affect score from what
-the index-time pass perceived there (``affect_scores``: the target emotions' probability in the clip's
-faces, each against its person's own usual reading where there is one, and voice) and is ranked by retrieval +
-``RunSettings.affect_weight`` x affect, where each clip's retrieval score also counts its clip-search cosine whether
-or not the search's top k holds it (outside it a clip would lose its whole cosine, a median of 0.3-0.5 over a long
-video's clips with the descriptor embedder, a step the reading could seldom make up; evals/RESULTS.md section 82); the
-bonus and a candidate's ``source`` still name the searches whose top k found it.
+overlap. Each search scores every clip it reaches (every clip has a clip-search cosine; a clip has a transcript or
+event score where a segment or event overlaps it), and a clip's retrieval score is the best of its scores plus
+``BOTH_BONUS`` for each further search that ranks it within ``FOUND_REACH``; a candidate's ``source`` names those
+searches (or, where none does and no affect was read, the search of its best score). The reach is fixed, so a clip's
+score does not depend on how many candidates are asked or were seen (before, the bonus and the transcript's and
+events' scores counted only a search's top k, with k the candidates asked plus those seen, and asking for two
+candidates could propose other clips than the first two of three; evals/RESULTS.md section 172).
+
+When the intent names target emotions, every clip is a candidate and also gets an affect score from what the
+index-time pass perceived there (``affect_scores``: the target emotions' probability in the clip's faces, each
+against its person's own usual reading where there is one, and voice), ranked by retrieval +
+``RunSettings.affect_weight`` x affect; so fewer candidates are the first of more. Each keeps its clip-search cosine
+however far down that search it lies (a median of 0.3-0.5 over a long video's clips with the descriptor embedder, a
+step the reading could seldom make up without it; section 82). Otherwise the candidates are the clips a search ranks
+within the candidates asked plus those seen, best score first.
+
 Clips already verified in earlier rounds are not proposed again. The index's clips lie inside shots
 (``indexing.clips.clip_windows``: a short shot is one clip from its frame-accurate start to its end), so the faces,
 voice and words a candidate is judged on come from one shot; overlapping clips of a shot judged the same emotion
@@ -22,6 +30,7 @@ when the video has none.
 from __future__ import annotations
 
 import bisect
+from dataclasses import dataclass
 
 import numpy as np
 from langgraph.runtime import Runtime
@@ -29,13 +38,18 @@ from langgraph.runtime import Runtime
 from agents.change import change_candidates
 from agents.grounding import grounded_persons, speech_of_others
 from agents.schema import Proposal
-from agents.state import AffectState, RunContext
+from agents.state import AffectState, RunContext, RunSettings
+from memory.index import ranking
 from memory.store import VideoIndex
 from tools.perception.text import load_text_encoder, load_transcript_encoder
 from tools.signals.lexicon import keyword_overlap, speech_match
 
-#: Added to a clip's score for each search beyond the first that found it.
+#: Added to a clip's score for each search beyond the first that found it within ``FOUND_REACH``.
 BOTH_BONUS = 0.05
+#: How far down a search's ranking (clips, transcript segments, events) a clip counts as found by it, for the bonus
+#: and a candidate's ``source``: fixed at the default ``candidates_per_round`` (8), so a clip's score does not depend
+#: on how many candidates are asked or were seen (evals/RESULTS.md section 172).
+FOUND_REACH: int = RunSettings.model_fields["candidates_per_round"].default
 #: Weight of the face against the voice in the affect score (the weight of affect against retrieval is
 #: ``RunSettings.affect_weight``); chosen on the composed dev bench (evals/RESULTS.md), never on test.
 FACE_WEIGHT, VOICE_WEIGHT = 0.6, 0.4
@@ -82,110 +96,144 @@ def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | fro
     return out
 
 
-def search_clips(index: VideoIndex, texts: list[str], k: int, queries: np.ndarray | None = None) -> dict[str, float]:
-    """Best cosine score per clip id over ``texts`` (top ``k`` per text) in the clip index; ``queries``: the texts'
-    clip-embedder vectors (len(texts), D) when the caller has them already."""
+def search_clips(index: VideoIndex, texts: list[str], k: int | None,
+                 queries: np.ndarray | None = None) -> dict[str, float]:
+    """Best cosine score per clip id over ``texts`` (top ``k`` per text; every clip when ``k`` is None) in the clip
+    index; ``queries``: the texts' clip-embedder vectors (len(texts), D) when the caller has them already.
+
+    Raises:
+        ValueError: ``k`` is negative.
+    """
+    return {cid: m.score for cid, m in _clip_matches(index, texts, queries, k).items()}
+
+
+@dataclass(frozen=True)
+class Match:
+    """What one search found of one clip: ``score``, its best score there (a cosine or a speech match), and ``rank``,
+    the best place (0 = first) among the search's items (clips, transcript segments, events) of an item that gave
+    the clip a score; a literal transcript match ranks 0."""
+
+    score: float
+    rank: int
+
+
+def _clip_matches(index: VideoIndex, texts: list[str], queries: np.ndarray | None, k: int | None) -> dict[str, Match]:
+    """Per clip id, its best clip-search cosine over ``texts`` and its best place in their rankings; the top ``k`` per
+    text, every clip when ``k`` is None."""
     if queries is None:
         queries = index.config.clip_embedder().embed_queries(texts)
-    scores, ids = index.clip_index.search(queries, k)
-    best: dict[str, float] = {}
-    for row_s, row_i in zip(scores, ids, strict=True):
-        for s, i in zip(row_s, row_i, strict=True):
-            if i >= 0:
-                cid = index.clips[int(i)].id
-                best[cid] = max(best.get(cid, -1.0), float(s))
-    return best
+    out: dict[str, Match] = {}
+    cosines = index.clip_index.cosines(queries)
+    for row, ids in zip(cosines, ranking(cosines, k), strict=True):
+        for rank, i in enumerate(ids):
+            cid, old = index.clips[int(i)].id, out.get(index.clips[int(i)].id)
+            out[cid] = Match(float(row[i]), rank) if old is None else \
+                Match(max(old.score, float(row[i])), min(old.rank, rank))
+    return out
 
 
-def _spread(index: VideoIndex, best: dict[str, float], start_s: float, end_s: float, score: float,
-            include_end: bool = False) -> None:
-    """Raise ``best[clip id]`` to ``score`` for every clip the span [start_s, end_s) overlaps.
+def _spread(index: VideoIndex, spans: list[tuple[float, float, float, int]], include_end: bool = False
+            ) -> dict[str, Match]:
+    """Per clip id, the best score and best rank of the ``(start_s, end_s, score, rank)`` spans (seconds) that overlap
+    the clip ([start_s, end_s) meets the clip's [start_s, end_s)); ``include_end`` also counts a clip that starts
+    exactly at a span's end (events may last 0 s). Clips no span reaches are left out. Each span looks only at the
+    clips that start within a clip's length before it, so the cost grows with spans x clips per span."""
+    if not spans or not index.clips:
+        return {}
+    clips = sorted(index.clips, key=lambda c: c.start_s)
+    starts = [c.start_s for c in clips]
+    reach = max(c.end_s - c.start_s for c in clips)  # no clip starting earlier than a span's start minus this reaches it
+    best: dict[int, Match] = {}
+    for start_s, end_s, score, rank in spans:
+        stop = (bisect.bisect_right if include_end else bisect.bisect_left)(starts, end_s)
+        for i in range(bisect.bisect_left(starts, start_s - reach), stop):
+            if clips[i].end_s > start_s:
+                old = best.get(i)
+                best[i] = Match(score, rank) if old is None else Match(max(old.score, score), min(old.rank, rank))
+    return {clips[i].id: m for i, m in sorted(best.items())}
 
-    ``include_end`` also counts a clip that starts exactly at ``end_s`` (events may last 0 s).
-    """
-    for clip in index.clips:
-        reaches = clip.start_s <= end_s if include_end else clip.start_s < end_s
-        if reaches and start_s < clip.end_s:
-            best[clip.id] = max(best.get(clip.id, -1.0), score)
 
-
-def search_transcript(index: VideoIndex, text: str, k: int) -> dict[str, float]:
-    """Best speech-match score per clip id of the transcript segments that overlap the clip.
-
-    Segments come from the top ``k`` by embedding (the index's transcript encoder,
-    ``tools.perception.text.load_transcript_encoder``; ``memory.index.VectorIndex.search``) and from a scan for literal
-    content-word matches (their cosine from the segment's vector stored in the index); each scores
-    ``speech_match(cosine, keyword overlap)``.
-    """
+def _transcript_matches(index: VideoIndex, text: str, k: int | None) -> dict[str, Match]:
+    """Per clip id, the best speech match and best rank of the transcript segments over it (``search_transcript``)."""
     if len(index.segment_index) == 0:
         return {}
     enc = load_transcript_encoder(index.transcript_encoder, device=index.config.device)
-    q = enc.encode([text])
-    scores, ids = index.segment_index.search(q, k)
-    cosines = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0}
+    cosines = index.segment_index.cosines(enc.encode([text]))[0]
     overlaps = {i: o for i, seg in enumerate(index.transcript.segments) if (o := keyword_overlap(text, seg.text)) > 0}
-    if overlaps.keys() - cosines.keys():  # literal matches outside the top k: their stored vectors
-        every = index.segment_index.cosines(q)[0]
-        for i in overlaps.keys() - cosines.keys():
-            cosines[i] = float(every[i])
-    best: dict[str, float] = {}
-    for i, cos in cosines.items():
-        seg = index.transcript.segments[i]
-        _spread(index, best, seg.start_s, seg.end_s, speech_match(cos, overlaps.get(i, 0.0)))
-    return best
+    rank = {int(i): r for r, i in enumerate(ranking(cosines, k))} | dict.fromkeys(overlaps, 0)
+    segs = index.transcript.segments
+    return _spread(index, [(segs[i].start_s, segs[i].end_s, speech_match(float(cosines[i]), overlaps.get(i, 0.0)), r)
+                           for i, r in sorted(rank.items())])
 
 
-def search_events(index: VideoIndex, text: str, k: int) -> dict[str, float]:
-    """Best cosine score per clip id of the index-time social events (top ``k``) that overlap the clip."""
+def search_transcript(index: VideoIndex, text: str, k: int | None = None) -> dict[str, float]:
+    """Best speech-match score per clip id of the transcript segments that overlap the clip.
+
+    Segments come from the top ``k`` by embedding cosine (every segment when ``k`` is None; the index's transcript
+    encoder, ``tools.perception.text.load_transcript_encoder``; ``memory.index.VectorIndex.cosines``) and from a
+    scan for literal content-word matches; each scores ``speech_match(cosine, keyword overlap)``.
+
+    Raises:
+        ValueError: ``k`` is negative.
+    """
+    return {cid: m.score for cid, m in _transcript_matches(index, text, k).items()}
+
+
+def _event_matches(index: VideoIndex, text: str, k: int | None) -> dict[str, Match]:
+    """Per clip id, the best cosine and best rank of the social events over it (``search_events``)."""
     if len(index.event_index) == 0:
         return {}
-    enc = load_text_encoder(model=None, device=index.config.device)
-    scores, ids = index.event_index.search(enc.encode([text]), k)
-    best: dict[str, float] = {}
-    for s, i in zip(scores[0], ids[0], strict=True):
-        if i < 0:
-            continue
-        ev = index.events[int(i)]
-        _spread(index, best, ev.start_s, ev.end_s, float(s), include_end=True)
-    return best
+    cosines = index.event_index.cosines(load_text_encoder(model=None, device=index.config.device).encode([text]))[0]
+    evs = index.events
+    return _spread(index, [(evs[i].start_s, evs[i].end_s, float(cosines[i]), r)
+                           for r, i in enumerate(map(int, ranking(cosines, k)))], include_end=True)
+
+
+def search_events(index: VideoIndex, text: str, k: int | None = None) -> dict[str, float]:
+    """Best cosine score per clip id of the index-time social events that overlap the clip: the top ``k`` events
+    (every event when ``k`` is None).
+
+    Raises:
+        ValueError: ``k`` is negative.
+    """
+    return {cid: m.score for cid, m in _event_matches(index, text, k).items()}
 
 
 def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
-    """Propose up to ``candidates_per_round`` unseen clips for the current search text, best first (module doc: for a
-    question about a feeling every clip is scored, each with its clip-search cosine)."""
+    """Propose up to ``candidates_per_round`` unseen clips for the current search text, best first (module doc: a
+    clip's score does not depend on how many candidates are asked; for a question about a feeling every clip is a
+    candidate, otherwise those a search ranks within ``candidates_per_round`` + the clips seen)."""
     ctx = runtime.context
     index, n = ctx.index, ctx.settings.candidates_per_round
     seen = {c.clip_id for c in state.get("candidates", [])}
-    k = n + len(seen)
     change = state["intent"].change
     persons = grounded_persons(state.get("people", []), state["intent"].feeling_of)  # whose feeling: as the verifier
     if change is not None:  # a question about a change: the change points of the people's timelines
         proposals = change_candidates(index, change, persons, seen, n, state.get("round", 0))
         if proposals or seen:
             return {"candidates": proposals}
-    texts = list(dict.fromkeys([state["query"], state["search_text"]]))
+    texts, text = list(dict.fromkeys([state["query"], state["search_text"]])), state["search_text"]
     queries = index.config.clip_embedder().embed_queries(texts)
-    found = {"clips": search_clips(index, texts, k, queries),
-             "transcript": search_transcript(index, state["search_text"], k),
-             "events": search_events(index, state["search_text"], k)}
+    matches = {"clips": _clip_matches(index, texts, queries, None),
+               "transcript": _transcript_matches(index, text, None), "events": _event_matches(index, text, None)}
     targets = list(state["intent"].target_emotions)
-    # a question about a feeling scores every clip: each keeps its clip-search cosine, in the top k or not
-    cosine = search_clips(index, texts, len(index.clips), queries) if targets else {}
     affect = affect_scores(index, targets, persons, ctx.settings.own_baseline) if targets else {}
+    reach = n + len(seen)  # a question about no feeling: what each search ranks within reach is a candidate
     ranked = []
     for clip in index.clips:
-        hits = {name: scores[clip.id] for name, scores in found.items() if clip.id in scores}
-        if clip.id in seen or not (hits or clip.id in affect or clip.id in cosine):
+        hits = {name: m[clip.id] for name, m in matches.items() if clip.id in m}
+        found = [name for name, m in hits.items() if m.rank < FOUND_REACH]
+        if clip.id in seen or not (clip.id in affect or (hits and targets)
+                                   or any(m.rank < reach for m in hits.values())):
             continue
-        parts = [*hits.values(), *([cosine[clip.id]] if clip.id in cosine else [])]
-        score = (max(parts) + BOTH_BONUS * max(len(hits) - 1, 0) if parts else 0.0) \
+        score = (max(m.score for m in hits.values()) + BOTH_BONUS * max(len(found) - 1, 0) if hits else 0.0) \
             + ctx.settings.affect_weight * affect.get(clip.id, 0.0)
-        source = "+".join([*hits, *(["affect"] if clip.id in affect else [])]) or "clips"
+        source = "+".join([*found, *(["affect"] if clip.id in affect else [])]) \
+            or max(hits, key=lambda name: hits[name].score)  # else the search of its best score
         ranked.append(Proposal(clip_id=clip.id, start_s=clip.start_s, end_s=clip.end_s,
-                                retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
+                               retrieval_score=round(score, 4), source=source, round=state.get("round", 0)))
     ranked.sort(key=lambda c: -c.retrieval_score)
-    # the clip searches (once more over every clip for a feeling), the transcript's and the social events'
-    ctx.count("faiss_search", len(texts) * (2 if targets else 1) + 1 + (len(index.event_index) > 0))
+    ctx.count("faiss_search", len(texts) + 1 + (len(index.event_index) > 0))  # the clip, transcript, event searches
     return {"candidates": ranked[:n]}
 
 

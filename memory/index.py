@@ -1,7 +1,9 @@
 """FAISS index over clip embeddings: inner product on L2-normalised vectors (= cosine similarity).
 
 Exact ``IndexFlatIP`` below ``HNSW_THRESHOLD`` vectors; an ``IndexHNSWFlat`` graph index above it,
-where brute-force search stops being cheap (Malkov & Yashunin, 2018, HNSW; FAISS, Douze et al., 2024).
+where brute-force search stops being cheap (Malkov & Yashunin, 2018, HNSW; FAISS, Douze et al., 2024). The localizer
+scores every stored vector of a question's searches (``agents.localizer``, evals/RESULTS.md section 172), so it does not
+use the graph; ``VectorIndex.search`` answers a top k below N from it.
 
 FAISS stores the vectors; the exact search's cosines are computed here in float64 and rounded to float32
 (``VectorIndex.cosines``). FAISS's own inner products run the SIMD kernels of the CPU at hand (its dynamic
@@ -29,6 +31,18 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=np.float32)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     return x / np.maximum(norms, 1e-12)
+
+
+def ranking(scores: np.ndarray, k: int | None = None) -> np.ndarray:
+    """The indices of each row of ``scores`` (Q, N) best first, a tie in stored order (a stable sort): (Q, min(k, N)),
+    every index when ``k`` is None; the order ``VectorIndex.search`` gives an exact index.
+
+    Raises:
+        ValueError: ``k`` is negative.
+    """
+    if k is not None and k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    return np.argsort(-scores, axis=-1, kind="stable")[..., :k]
 
 
 class VectorIndex:
@@ -98,7 +112,7 @@ class VectorIndex:
         if k < len(self) and isinstance(self._index, faiss.IndexHNSW):
             return self._index.search(l2_normalize(queries), k)
         scores = self.cosines(queries)
-        ids = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        ids = ranking(scores, k)
         return np.take_along_axis(scores, ids, axis=1), ids
 
     def cosines(self, queries: np.ndarray) -> np.ndarray:
