@@ -29,7 +29,6 @@ when the video has none.
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +39,8 @@ from agents.grounding import grounded_persons, speech_of_others
 from agents.schema import Proposal
 from agents.state import AffectState, RunContext, RunSettings
 from memory.index import ranking
-from memory.store import VideoIndex
+from memory.store import Clip, VideoIndex
+from tools.core.spans import SpansByStart
 from tools.perception.text import load_text_encoder, load_transcript_encoder
 from tools.signals.lexicon import keyword_overlap, speech_match
 
@@ -70,18 +70,12 @@ def affect_scores(index: VideoIndex, targets: list[str], persons: set[int] | fro
     shifted = own_baseline and bool(index.baseline_shift)
     per_face: dict[str, list[float]] = {}
     if persons or shifted:
-        clips = sorted(index.clips, key=lambda c: c.start_s)
-        starts = [c.start_s for c in clips]
-        reach = max((c.end_s - c.start_s for c in clips), default=0.0)  # no clip starting earlier holds the frame
         for fr in index.faces:
             p = [index.salient_p(f, targets) if shifted else sum(f.expression.get(t, 0.0) for t in targets)
                  for f in fr.faces
                  if not persons or (f.track_id is not None and index.person_of(f.track_id) in persons)]
-            i = bisect.bisect_right(starts, fr.t) - 1
-            while p and i >= 0 and starts[i] >= fr.t - reach:
-                if fr.t < clips[i].end_s:
-                    per_face.setdefault(clips[i].id, []).extend(p)
-                i -= 1
+            for clip in index.clips_by_start.overlapping(fr.t, fr.t, include_end=True) if p else ():
+                per_face.setdefault(clip.id, []).extend(p)  # the clips holding the frame
     out = {}
     for clip in index.clips:
         parts = []
@@ -126,31 +120,24 @@ def _clip_matches(index: VideoIndex, texts: list[str], queries: np.ndarray | Non
     cosines = index.clip_index.cosines(queries)
     for row, ids in zip(cosines, ranking(cosines, k), strict=True):
         for rank, i in enumerate(ids):
-            cid, old = index.clips[int(i)].id, out.get(index.clips[int(i)].id)
+            cid = index.clips[int(i)].id
+            old = out.get(cid)
             out[cid] = Match(float(row[i]), rank) if old is None else \
                 Match(max(old.score, float(row[i])), min(old.rank, rank))
     return out
 
 
-def _spread(index: VideoIndex, spans: list[tuple[float, float, float, int]], include_end: bool = False
+def _spread(clips: SpansByStart[Clip], spans: list[tuple[float, float, float, int]], include_end: bool = False
             ) -> dict[str, Match]:
     """Per clip id, the best score and best rank of the ``(start_s, end_s, score, rank)`` spans (seconds) that overlap
-    the clip ([start_s, end_s) meets the clip's [start_s, end_s)); ``include_end`` also counts a clip that starts
-    exactly at a span's end (events may last 0 s). Clips no span reaches are left out. Each span looks only at the
-    clips that start within a clip's length before it, so the cost grows with spans x clips per span."""
-    if not spans or not index.clips:
-        return {}
-    clips = sorted(index.clips, key=lambda c: c.start_s)
-    starts = [c.start_s for c in clips]
-    reach = max(c.end_s - c.start_s for c in clips)  # no clip starting earlier than a span's start minus this reaches it
-    best: dict[int, Match] = {}
+    the clip ([start_s, end_s) meets the clip's [start_s, end_s); ``SpansByStart.overlapping``); ``include_end`` also
+    counts a clip that starts exactly at a span's end (events may last 0 s). Clips no span reaches are left out."""
+    best: dict[str, Match] = {}
     for start_s, end_s, score, rank in spans:
-        stop = (bisect.bisect_right if include_end else bisect.bisect_left)(starts, end_s)
-        for i in range(bisect.bisect_left(starts, start_s - reach), stop):
-            if clips[i].end_s > start_s:
-                old = best.get(i)
-                best[i] = Match(score, rank) if old is None else Match(max(old.score, score), min(old.rank, rank))
-    return {clips[i].id: m for i, m in sorted(best.items())}
+        for clip in clips.overlapping(start_s, end_s, include_end):
+            old = best.get(clip.id)
+            best[clip.id] = Match(score, rank) if old is None else Match(max(old.score, score), min(old.rank, rank))
+    return best
 
 
 def _transcript_matches(index: VideoIndex, text: str, k: int | None) -> dict[str, Match]:
@@ -162,8 +149,9 @@ def _transcript_matches(index: VideoIndex, text: str, k: int | None) -> dict[str
     overlaps = {i: o for i, seg in enumerate(index.transcript.segments) if (o := keyword_overlap(text, seg.text)) > 0}
     rank = {int(i): r for r, i in enumerate(ranking(cosines, k))} | dict.fromkeys(overlaps, 0)
     segs = index.transcript.segments
-    return _spread(index, [(segs[i].start_s, segs[i].end_s, speech_match(float(cosines[i]), overlaps.get(i, 0.0)), r)
-                           for i, r in sorted(rank.items())])
+    return _spread(index.clips_by_start, [(segs[i].start_s, segs[i].end_s,
+                                           speech_match(float(cosines[i]), overlaps.get(i, 0.0)), r)
+                                          for i, r in sorted(rank.items())])
 
 
 def search_transcript(index: VideoIndex, text: str, k: int | None = None) -> dict[str, float]:
@@ -185,8 +173,8 @@ def _event_matches(index: VideoIndex, text: str, k: int | None) -> dict[str, Mat
         return {}
     cosines = index.event_index.cosines(load_text_encoder(model=None, device=index.config.device).encode([text]))[0]
     evs = index.events
-    return _spread(index, [(evs[i].start_s, evs[i].end_s, float(cosines[i]), r)
-                           for r, i in enumerate(map(int, ranking(cosines, k)))], include_end=True)
+    return _spread(index.clips_by_start, [(evs[i].start_s, evs[i].end_s, float(cosines[i]), r)
+                                          for r, i in enumerate(map(int, ranking(cosines, k)))], include_end=True)
 
 
 def search_events(index: VideoIndex, text: str, k: int | None = None) -> dict[str, float]:

@@ -28,6 +28,7 @@ from memory.index_config import INDEX_FORMAT, IndexConfig, library_versions
 from memory.person_affect import PersonAffect
 from tools.core.media import VideoInfo
 from tools.core.schema import Box, FaceObservation, FrameFaces, ProsodyStats, Transcript
+from tools.core.spans import SpansByStart
 from tools.perception.sound import SoundStats
 from tools.perception.text import transcript_encoder_for
 from tools.perception.text_emotion import load_text_emotion
@@ -161,6 +162,11 @@ class VideoIndex(StoredRecords, PersonAffect):
     def clip_by_id(self) -> dict[str, Clip]:
         """The index's clips by id."""
         return {c.id: c for c in self.clips}
+
+    @functools.cached_property
+    def clips_by_start(self) -> SpansByStart[Clip]:
+        """The index's clips looked up by time (``tools.core.spans.SpansByStart``)."""
+        return SpansByStart(self.clips)
 
     @functools.cached_property
     def timelines(self) -> list[PersonTimeline]:

@@ -76,18 +76,21 @@ def test_a_clips_score_does_not_depend_on_the_candidates_asked(cache_root, monke
 
 
 def test_a_span_reaches_the_clips_it_overlaps():
-    """``_spread``'s look at the clips near each span gives what testing every clip gives: random spans over 300
-    overlapping clips of 4 s every 2 s, some of 0 s, against the overlap rule written out."""
+    """``_spread``'s look at the clips near each span (``tools.core.spans.SpansByStart``) gives what testing every clip
+    gives: random spans over 300 overlapping clips of 4 s every 2 s and some shorter, some spans of 0 s, against the
+    overlap rule written out."""
     from types import SimpleNamespace
+
+    from tools.core.spans import SpansByStart
 
     rng = np.random.default_rng(0)
     clips = [SimpleNamespace(id=f"c{i}", start_s=2.0 * i, end_s=2.0 * i + (4.0 if i % 7 else 1.5)) for i in range(300)]
-    index = SimpleNamespace(clips=clips[::-1])  # in no particular order
+    by_start = SpansByStart(clips[::-1])  # given in no particular order
     starts = rng.uniform(0, 600, 200)
     spans = [(float(a), float(a + (0 if r % 5 == 0 else rng.uniform(0.1, 9))), float(rng.uniform()), r)
              for r, a in enumerate(starts)]
     for include_end in (False, True):
-        got = localizer._spread(index, spans, include_end=include_end)
+        got = localizer._spread(by_start, spans, include_end=include_end)
         want = {}
         for c in clips:
             over = [(s, r) for a, b, s, r in spans if (c.start_s <= b if include_end else c.start_s < b) and a < c.end_s]

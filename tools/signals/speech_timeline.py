@@ -18,7 +18,6 @@ those records.
 
 from __future__ import annotations
 
-import bisect
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Literal
@@ -26,6 +25,7 @@ from typing import Literal
 import numpy as np
 
 from tools.core.schema import AFFECTNET8
+from tools.core.spans import SpansByStart
 from tools.signals.diarization import seconds_within
 from tools.signals.social import SpeechTurn
 from tools.signals.timeline import PersonTimeline, median_distribution, person_timeline
@@ -77,13 +77,10 @@ def speech_timelines(spans: list[SpeechReading], turns: list[SpeechTurn],
         return []
     x_all = np.asarray([[r.get(k, 0.0) for k in AFFECTNET8] for _, _, r in spans], dtype=np.float64)
     video_baseline = median_distribution(x_all)
-    turns = sorted(turns, key=lambda u: u.start_s)
-    starts = [u.start_s for u in turns]
-    longest = max((u.end_s - u.start_s for u in turns), default=0.0)
+    by_start = SpansByStart(turns)
     per: dict[int, list[int]] = defaultdict(list)
-    for i, (a, b, _) in enumerate(spans):  # only turns starting within ``longest`` before the stretch can reach it
-        near = turns[bisect.bisect_left(starts, a - longest):bisect.bisect_left(starts, b)]
-        held = seconds_within(near, a, b, lambda u: u.speaker)
+    for i, (a, b, _) in enumerate(spans):
+        held = seconds_within(by_start.near(a, b), a, b, lambda u: u.speaker)
         # no utterance inside: the stretch's own speaker where it has one
         who = _holder(held, SPEAKER_SHARE) if held else speakers[i] if speakers is not None else None
         if who is not None:
