@@ -1,9 +1,10 @@
 """Visual evidence of what people do in one candidate clip, for the verifier's behaviour reader
 (``agents.readers.BehaviourReader``): salient gestures with who made them and at whom (``gesture_evidence``), social
-events between tracks, GRASP-style gaze, pointing, addressing, exclusion, and looking at the camera
-(``social_evidence``), how well those texts match a question (``behaviour_match``) and what the faces of whoever makes
-the best match show around it (``behaviour_expression``). Times are seconds; each item cites the stored record it
-rests on (``Evidence.ref``).
+events between tracks, GRASP-style gaze, pointing, addressing, exclusion, and looking at or away from the camera
+(``social_evidence``), how well those texts match a question (``behaviour_match``: a look the question denies,
+``tools.signals.gaze_words.asked_look``, matches nothing) and what the faces of whoever makes the best match show
+around it (``behaviour_expression``). Times are seconds; each item cites the stored record it rests on
+(``Evidence.ref``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from agents.evidence import face_item, index_sure_speakers, mean_expression, tex
 from agents.observations import BehaviourObservations
 from agents.schema import Evidence, Proposal
 from memory.store import VideoIndex
+from tools.core.schema import Gaze
 from tools.perception.engine import FrameObservation
 from tools.signals.events import social_timeline
+from tools.signals.gaze_words import AskedLook, asked_look, without_look_words
+from tools.signals.lexicon import names_behaviour
 from tools.signals.social import GESTURE_EVENT_TYPES, SocialFrame, hand_owner
 
 #: Gestures cited as evidence (a fist around a microphone says little).
@@ -30,6 +34,15 @@ MAX_GESTURE_EVIDENCE = 2
 #: (a gesture's preparation and retraction around its stroke; McNeill, 1992, "Hand and Mind").
 GESTURE_PAD_S = 1.0
 MAX_SOCIAL_EVIDENCE = 3
+#: Social events that are looks, and which way (``Evidence.look``).
+EVENT_LOOKS = {"mutual_gaze": "toward", "one_sided_gaze": "toward", "gaze_aversion": "away"}
+#: Frames in a row, each read as not looking at the camera (``tools.perception.gaze.CAMERA_RADIUS``), that make a look
+#: away from it: two frames at the verifier's 4 fps, a quarter of a second apart, so one frame's misread face mesh is
+#: not one.
+MIN_AWAY_FRAMES = 2
+#: How a look away from the camera is said: the words users ask it in too ("averting the eyes, no eye contact"), which
+#: the sentence encoder otherwise puts far from "looks away" (``studies.gaze_polarity``'s ``detail_wording``).
+AWAY_FROM_CAMERA = "looks away from the camera, averting the eyes, no eye contact with it"
 
 
 def padded(span: list[float] | tuple[float, float]) -> tuple[float, float]:
@@ -66,19 +79,24 @@ def gesture_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[Frame
 
 
 def social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]],
-                    frames: list[SocialFrame], tool: str, step: float) -> list[Evidence]:
+                    frames: list[SocialFrame], tool: str, step: float, away_from_camera: bool = False
+                    ) -> list[Evidence]:
     """Social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and
-    looking-at-camera, as visual evidence citing the stored gaze or hand records."""
+    looking at the camera, as visual evidence citing the stored gaze or hand records; with ``away_from_camera`` (a
+    question asking for a look away, not from something other than the camera: ``asked_look``) also each person's
+    longest look away from the camera (``MIN_AWAY_FRAMES``). Another question does not get them: in a crowd shot most
+    faces look away from the camera, and "when does he point at someone?" matched such a look above the verifier's
+    support floor (``evals/RESULTS.md`` section 173)."""
     where = {rec.id: path for fr, path in stored for rec in [*fr.gaze, *fr.hands]}
     events = [e for e in social_timeline(frames, index.transcript.segments, cand.start_s, cand.end_s, max_gap_s=1.5 * step,
                                          known_speakers=index.segment_speakers,
                                          sure_speakers=index_sure_speakers(index))
               if e.type not in GESTURE_EVENT_TYPES]  # gestures are cited by gesture_evidence
-    camera: dict[int, list] = {}
+    camera: dict[int, list[tuple[float, Gaze]]] = {}
     for fr in frames:
         for tr, g in zip(fr.tracks, fr.gaze, strict=False):
             if tr is not None and g.looking_at_camera is not None:
-                camera.setdefault(tr, []).append(g)
+                camera.setdefault(tr, []).append((fr.t, g))
     gaze_tool = tool.split("|")[-1]
     evidence = []
     for e in events[:MAX_SOCIAL_EVIDENCE]:
@@ -87,27 +105,66 @@ def social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameO
             id=f"{cand.clip_id}.s{len(evidence)}", modality="visual",
             tool=tool.split("|")[0] if e.type == "pointing_at" else gaze_tool, start_s=e.start_s, end_s=round(min(cand.end_s, e.end_s + step), 3),
             person=e.participants[0], detail=f"{e.detail} ({e.type}, {e.confidence:.0%} of frames)",
-            ref=index.cache.ref(where[rid], rid)))
+            ref=index.cache.ref(where[rid], rid), look=EVENT_LOOKS.get(e.type),
+            look_target="person" if e.type in EVENT_LOOKS else None))
     for tr, gs in sorted(camera.items()):
-        at = [g for g in gs if g.looking_at_camera]
+        at = [g for _, g in gs if g.looking_at_camera]
         if len(at) * 2 > len(gs):
             evidence.append(Evidence(
                 id=f"{cand.clip_id}.c{tr}", modality="visual", tool=gaze_tool, start_s=cand.start_s, end_s=cand.end_s,
                 person=tr, detail=f"person {tr} looks at the camera in {len(at)} of {len(gs)} frames",
-                ref=index.cache.ref(where[at[0].id], at[0].id)))
+                ref=index.cache.ref(where[at[0].id], at[0].id), look="toward", look_target="camera"))
+        away = _longest_away(gs, max_gap_s=1.5 * step) if away_from_camera else []
+        if len(away) >= MIN_AWAY_FRAMES:
+            n_away = sum(1 for _, g in gs if not g.looking_at_camera)
+            evidence.append(Evidence(
+                id=f"{cand.clip_id}.w{tr}", modality="visual", tool=gaze_tool, start_s=away[0][0],
+                end_s=round(min(cand.end_s, away[-1][0] + step), 3), person=tr,
+                detail=f"person {tr} {AWAY_FROM_CAMERA} ({len(away)} frames in a row; {n_away} of {len(gs)})",
+                ref=index.cache.ref(where[away[0][1].id], away[0][1].id), look="away", look_target="camera"))
     return evidence
+
+
+def _longest_away(gazes: list[tuple[float, Gaze]], max_gap_s: float) -> list[tuple[float, Gaze]]:
+    """The longest run of one person's (time in seconds, gaze) records, in time order, that do not look at the camera,
+    none more than ``max_gap_s`` after the one before (the earliest of equal runs); [] when every record looks at it."""
+    best: list[tuple[float, Gaze]] = []
+    run: list[tuple[float, Gaze]] = []
+    for t, g in sorted(gazes, key=lambda x: x[0]):
+        if g.looking_at_camera:
+            run = []
+            continue
+        run = [*run, (t, g)] if run and t - run[-1][0] <= max_gap_s else [(t, g)]
+        if len(run) > len(best):
+            best = run
+    return best
 
 
 def behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidence]
                     ) -> tuple[float, BehaviourObservations]:
     """(best ``speech_match`` of the query texts against gesture / social evidence texts, the observation
-    the emotion reasoner reads: that evidence's span (s), id and match); (0, nothing set) without any."""
+    the emotion reasoner reads: that evidence's span (s), id and match); (0, nothing set) without any. For a question
+    (``texts[0]``) that asks about a look (``asked_look``) only looks its way match, at what it names (the camera, or
+    someone else), and what is not a look only where it asks about more than the look ("when does he look at her and
+    point?"; ``evals/RESULTS.md`` section 173)."""
+    asked = asked_look(texts[0]) if texts else None
+    if asked is not None:
+        also = names_behaviour(without_look_words(texts[0]))
+        evidence = [e for e in evidence if (also if e.look is None else matches_look(e, asked))]
     if not evidence:
         return 0.0, BehaviourObservations()
     scores = text_matches(index, texts, [e.detail for e in evidence])
     best = int(np.argmax(scores))
     e = evidence[best]
     return scores[best], BehaviourObservations(span=[e.start_s, e.end_s], evidence_id=e.id, match=round(scores[best], 4))
+
+
+def matches_look(item: Evidence, asked: AskedLook) -> bool:
+    """Whether a look ``item`` (``Evidence.look``) is the look ``asked``: its direction, and at or away from the camera
+    where the question names the camera, from someone where it names someone or something else, either where it names
+    nothing."""
+    wanted = {"camera": "camera", "other": "person", None: item.look_target}[asked.target]
+    return item.look == asked.direction and item.look_target == wanted
 
 
 def behaviour_expression(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]],

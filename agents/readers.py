@@ -25,6 +25,7 @@ from agents.schema import Evidence, Intent, Proposal, new_items
 from agents.state import RunContext
 from tools.perception.engine import FrameObservation
 from tools.perception.sound import describe_sound
+from tools.signals.gaze_words import asked_look
 from tools.signals.lexicon import names_behaviour
 from tools.signals.open_feeling import placed_by_nothing
 from tools.signals.social import SocialFrame
@@ -123,7 +124,10 @@ class BehaviourReader:
     def read(self, view: CandidateView) -> Reading:
         index, tool = view.ctx.index, view.tools["social"]
         evidence = gesture_evidence(index, view.cand, view.stored, tool, view.step)
-        evidence += social_evidence(index, view.cand, view.stored, view.frames, tool, view.step)
+        look = asked_look(view.question)
+        evidence += social_evidence(index, view.cand, view.stored, view.frames, tool, view.step,
+                                    away_from_camera=look is not None and look.direction == "away"
+                                    and look.target != "other")
         if view.targets or view.intent.asks_feeling and not names_behaviour(view.question):
             return Reading(evidence, 0.0, None)
         support, obs = behaviour_match(index, view.texts, evidence)

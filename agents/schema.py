@@ -59,6 +59,10 @@ class Evidence(BaseModel):
     ref: str
     quote: str | None = Field(None, description="a verbal item's words as the recogniser heard them (its detail adds "
                               "who said them and how they read)")
+    look: Literal["toward", "away"] | None = Field(None, description="a visual item that is a look: toward or away "
+                                                   "from look_target (tools.signals.gaze_words.asked_look reads which "
+                                                   "a question asks)")
+    look_target: Literal["camera", "person"] | None = Field(None, description="what a look is toward or away from")
 
     @model_validator(mode="after")
     def _ordered(self) -> Evidence:

@@ -405,17 +405,18 @@ def test_the_people_a_question_in_another_language_names():
 
 def test_the_behaviour_questions_read_as_the_committed_result_says():
     """A pin, labelled as one: the development half of the behaviour questions read by this checkout gives the counts
-    section 141 of ``evals/RESULTS.md`` reports (``evals/results/behaviour_questions.json``); a change to the question
-    reader that moves them must say so there. The held-out half, read once, is not read here."""
+    section 173 of ``evals/RESULTS.md`` reports (``evals/results/behaviour_questions.json``: "dev_173"; "dev_142"
+    holds section 142's); a change to the question reader that moves them must say so there. The held-out half, read
+    once, is not read here."""
     import json
 
     from studies.behaviour_questions import COUNTS, read
     from tests.conftest import REPO
 
-    stored = json.loads((REPO / "evals" / "results" / "behaviour_questions.json").read_text())["dev_142"]
+    stored = json.loads((REPO / "evals" / "results" / "behaviour_questions.json").read_text())["dev_173"]
     got = read("dev")
     assert got["totals"] == stored["after"] and set(got["totals"]) == set(COUNTS)
-    assert got["totals"]["no_feeling_kept_empty"] == [80, 88]
+    assert got["totals"]["no_feeling_kept_empty"] == [82, 88]
     assert got["labelled_development"] == stored["labelled_development"]["after"]
 
 
