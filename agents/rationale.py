@@ -184,7 +184,8 @@ def write_rationales(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         draft = ctx.llm.structured(
             WRITE_RATIONALE,
             {"query": state["query"], "moment": moment,
-             "evidence": [e.model_dump(exclude={"ref", "person"}) for e in evidence]},
+             "evidence": [e.model_dump(exclude={"ref", "person", *(("look", "look_target") if e.look is None else ())})
+                          for e in evidence]},
             validate=lambda r, ev=evidence: check_citations(r, ev),
         )
         moments.append(Moment(start_s=d.start_s, end_s=d.end_s, emotion=label, affectnet8=d.emotion,

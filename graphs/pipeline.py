@@ -123,9 +123,11 @@ def status_message(state: dict, settings: RunSettings) -> str:
     if verified and settings.abstain_below > 0:
         return (f"no moment returned: every candidate's support was below --abstain-below "
                 f"{settings.abstain_below} ({n_rejected} rejected)")
-    asked = ", ".join(state["intent"].target_emotions)
+    intent = state["intent"]
+    shown = (f"faces showing {', '.join(intent.target_emotions)}" if intent.target_emotions
+             else "faces showing any feeling" if intent.asks_feeling else "a look or gesture")
     return (f"no matching moment: {n_rejected} candidate clip(s) checked, none had enough support "
-            f"({f'faces showing {asked}' if asked else 'a look or gesture'} or speech matching the query)")
+            f"({shown} or speech matching the query)")
 
 
 def open_index(video: str | os.PathLike, config: IndexConfig | None = None, cache_dir: str | os.PathLike | None = None,

@@ -32,7 +32,16 @@ def test_no_labelled_question_is_read_as_a_look_the_other_way():
     ("when does he never make eye contact?", AskedLook("away", None)),
     ("when doesn\u2019t he look at her?", AskedLook("away", "other")),
     ("when does he look away from the interviewer?", AskedLook("away", "other")),
-    ("when does the man look down at his notes?", AskedLook("away", "other")),
+    ("when does the man look down at his notes?", AskedLook("away", None)),
+    ("when does she not look away?", AskedLook("toward", None)),
+    ("when does he stop avoiding eye contact?", AskedLook("toward", None)),
+    ("when can't she look him in the eye?", AskedLook("away", "other")),
+    ("when does he fail to make eye contact?", AskedLook("away", None)),
+    ("when does she look back at the camera after looking away?", AskedLook("toward", "camera")),
+    ("when does he look at her instead of the camera?", AskedLook("toward", "other")),
+    ("when does she look down into the camera?", AskedLook("toward", "camera")),
+    ("when does he talk about averting disaster?", None), ("when does she look happy right away?", None),
+    ("when is he turned away at the door?", None),
     ("when does she look straight into the camera?", AskedLook("toward", "camera")),
     ("when do they look at each other?", AskedLook("toward", "other")),
     ("doesn't he look at her when she cries?", AskedLook("toward", "other")),
@@ -46,7 +55,7 @@ def test_the_look_a_question_asks(query, expected):
 
 def test_what_a_question_asks_besides_its_look():
     assert without_look_words("when does he look at her and point?") == "when does he and point ?"
-    assert without_look_words("when does she avoid eye contact?") == "when does she ?"
+    assert without_look_words("when does she avoid eye contact?") == "when does she avoid ?"
 
 
 def _look(look: str, target: str, detail: str) -> Evidence:
@@ -116,6 +125,26 @@ def test_a_look_away_is_a_run_of_frames_with_no_gap():
     assert [t for t, _ in _longest_away(looks, max_gap_s=0.375)] == [3.0, 3.25, 3.5, 3.75]
     assert [t for t, _ in _longest_away(looks, max_gap_s=2.0)] == [0.75, 1.0, 1.25, 3.0, 3.25, 3.5, 3.75]
     assert _longest_away([(0.0, at), (0.25, at)], max_gap_s=0.375) == []
+
+
+@pytest.mark.parametrize(("question", "cited"), [
+    ("when does the performer look away from the camera?", True), ("when does he avoid eye contact?", True),
+    ("when does the performer look at the camera?", False), ("when does he look away from the audience?", False),
+    ("when does he point at someone?", False), ("when does he talk about averting disaster?", False)])
+def test_the_behaviour_reader_cites_a_look_away_from_the_camera_where_one_is_asked(cache_root, question, cited):
+    """The verifier's behaviour reader on the sample's medium shot, where the performer looks to the side."""
+    from agents.intent import offline_intent
+    from agents.readers import BehaviourReader
+    from graphs.pipeline import open_index
+    from tests.test_readers import view_of
+
+    index = open_index(SAMPLE, cache_dir=cache_root)
+    view = view_of(index, index.clips[2], question, [])
+    view = view.__class__(**{**view.__dict__, "intent": offline_intent({"query": question})})
+    reading = BehaviourReader().read(view)
+    assert any(e.look == "away" and e.look_target == "camera" for e in reading.evidence) == cited
+    if cited:
+        assert reading.support > 0.3 and reading.observations.evidence_id.startswith("c2.w")
 
 
 def test_a_look_away_from_the_camera_is_cited_for_a_look_away_question_only(cache_root):

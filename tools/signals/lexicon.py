@@ -169,8 +169,8 @@ QUESTION_FRAME_WORDS = frozenset({"does", "did", "doing", "mention", "mentions",
 
 #: Words and phrases that name an observable behaviour (a gesture, a gaze, a touch, a posture, a movement; not bare
 #: "shake", "turn to", "look down": "shaking like a leaf", "knees turn to jelly", "look down on"); ``names_behaviour``.
-#: A look is whole ("avoid eye contact", "avert", "look straight at"), so "avoid" or "straight" is not left to read as a
-#: feeling (section 173).
+#: A look is whole ("avoid eye contact", "avert her eyes", "look straight at"), so "avoid" or "straight" is not left to
+#: read as a feeling (section 173).
 BEHAVIOUR_PHRASES = (
     "point", "points", "pointing", "pointed", "gesture", "gestures", "gesturing", "wave", "waves", "waving", "hand",
     "hands", "arm", "arms", "thumbs up", "thumbs down", "nod", "nods", "nodding", "shrug", "shrugs", "look at",
@@ -183,9 +183,11 @@ BEHAVIOUR_PHRASES = (
     "shakes hands", "shook hands", "shake her head", "shakes her head", "shake his head", "shakes his head",
     "high five", "ignore", "ignores", "ignored", "ignoring", "avoid eye contact", "avoids eye contact",
     "avoiding eye contact", "avoided eye contact", "break eye contact", "breaks eye contact", "breaking eye contact",
-    "broke eye contact", "avert", "averts", "averting", "averted", "look down at", "looks down at", "looking down at",
-    "looked down at", "look straight at", "looks straight at", "looking straight at", "looked straight at",
-    "look directly at", "looks directly at", "looking directly at", "looked directly at")
+    "broke eye contact", "look down at", "looks down at", "looking down at", "looked down at", "look straight at",
+    "looks straight at", "looking straight at", "looked straight at", "look directly at", "looks directly at",
+    "looking directly at", "looked directly at",
+    *(f"{verb} {whose} {what}" for verb in ("avert", "averts", "averting", "averted")
+      for whose in ("his", "her", "their", "my", "your", "the") for what in ("eyes", "gaze")))
 #: Words that ask about what is said ("when does she *mention* being new?", "who interrupts?"); ``names_speech``.
 SPEECH_PHRASES = (
     "mention", "mentions", "mentioned", "mentioning", "say", "says", "said", "saying", "talk", "talks", "talked",
