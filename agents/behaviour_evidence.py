@@ -83,7 +83,7 @@ def social_evidence(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameO
                     ) -> list[Evidence]:
     """Social events between tracks (GRASP-style gaze, pointing, addressing, exclusion) and
     looking at the camera, as visual evidence citing the stored gaze or hand records; with ``away_from_camera`` (a
-    question asking for a look away, not from something other than the camera: ``asked_look``) also each person's
+    question that asks for a look away from the camera, ``asks_for``) also each person's
     longest look away from the camera (``MIN_AWAY_FRAMES``). Another question does not get them: in a crowd shot most
     faces look away from the camera, and "when does he point at someone?" matched such a look above the verifier's
     support floor (``evals/RESULTS.md`` section 173)."""
@@ -144,13 +144,13 @@ def behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidence
                     ) -> tuple[float, BehaviourObservations]:
     """(best ``speech_match`` of the query texts against gesture / social evidence texts, the observation
     the emotion reasoner reads: that evidence's span (s), id and match); (0, nothing set) without any. For a question
-    (``texts[0]``) that asks about a look (``asked_look``) only looks its way match, at what it names (the camera, or
+    (``texts[0]``) that asks about a look (``asked_look``) only looks its way match (``asks_for``), at what it names (the camera, or
     someone else), and what is not a look only where it asks about more than the look ("when does he look at her and
     point?"; ``evals/RESULTS.md`` section 173)."""
     asked = asked_look(texts[0]) if texts else None
     if asked is not None:
         also = names_behaviour(without_look_words(texts[0]))
-        evidence = [e for e in evidence if (also if e.look is None else matches_look(e, asked))]
+        evidence = [e for e in evidence if (also if e.look is None else asks_for(asked, e.look, e.look_target))]
     if not evidence:
         return 0.0, BehaviourObservations()
     scores = text_matches(index, texts, [e.detail for e in evidence])
@@ -159,12 +159,14 @@ def behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidence
     return scores[best], BehaviourObservations(span=[e.start_s, e.end_s], evidence_id=e.id, match=round(scores[best], 4))
 
 
-def matches_look(item: Evidence, asked: AskedLook) -> bool:
-    """Whether a look ``item`` (``Evidence.look``) is the look ``asked``: its direction, and at or away from the camera
-    where the question names the camera, from someone where it names someone or something else, either where it names
-    nothing."""
-    wanted = {"camera": "camera", "other": "person", None: item.look_target}[asked.target]
-    return item.look == asked.direction and item.look_target == wanted
+def asks_for(asked: AskedLook | None, look: str | None, target: str | None) -> bool:
+    """Whether the look a question asks about (``asked``; None: none) is a look ``look`` (toward or away, as
+    ``Evidence.look``) at or from ``target`` (the camera or a person, as ``Evidence.look_target``): its direction, and
+    the camera where the question names the camera, a person where it names someone or something else, either where
+    it names nothing."""
+    if asked is None or look != asked.direction:
+        return False
+    return target == {"camera": "camera", "other": "person", None: target}[asked.target]
 
 
 def behaviour_expression(index: VideoIndex, cand: Proposal, stored: list[tuple[FrameObservation, Path]],

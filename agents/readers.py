@@ -18,7 +18,7 @@ from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel
 
-from agents.behaviour_evidence import behaviour_expression, behaviour_match, gesture_evidence, social_evidence
+from agents.behaviour_evidence import asks_for, behaviour_expression, behaviour_match, gesture_evidence, social_evidence
 from agents.evidence import face_evidence, speech_evidence, text_matches, vocal_evidence, voice_emotion_evidence
 from agents.observations import BehaviourObservations, Observations, VerbalObservations, VocalObservations
 from agents.schema import Evidence, Intent, Proposal, new_items
@@ -124,10 +124,8 @@ class BehaviourReader:
     def read(self, view: CandidateView) -> Reading:
         index, tool = view.ctx.index, view.tools["social"]
         evidence = gesture_evidence(index, view.cand, view.stored, tool, view.step)
-        look = asked_look(view.question)
         evidence += social_evidence(index, view.cand, view.stored, view.frames, tool, view.step,
-                                    away_from_camera=look is not None and look.direction == "away"
-                                    and look.target != "other")
+                                    away_from_camera=asks_for(asked_look(view.question), "away", "camera"))
         if view.targets or view.intent.asks_feeling and not names_behaviour(view.question):
             return Reading(evidence, 0.0, None)
         support, obs = behaviour_match(index, view.texts, evidence)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
-from tools.signals.lexicon import PERSON_WORDS
+from tools.signals.lexicon import PERSON_WORDS, spaced_words
 
 Look = Literal["toward", "away"]
 Target = Literal["camera", "other"]
@@ -85,11 +85,6 @@ _NOBODY = re.compile(rf"\b(?:nobody|no one|noone|none of [a-z']+(?: [a-z']+)?)(?
 NEGATION_WINDOW = 3
 
 
-def _text(query: str) -> str:
-    """``query`` in lower case, curly apostrophes straight, its words and stops spaced."""
-    return " ".join(re.findall(r"[a-z']+|[,.;:!?]", query.lower().replace("\u2019", "'")))
-
-
 def _negations(words: list[str]) -> int:
     """How many of ``words`` negate ("not", "avoid", "can't", "unable", ...)."""
     return sum(bool(_NEGATOR.match(w)) for w in words)
@@ -108,7 +103,7 @@ def _target(match: re.Match) -> Target | None:
 def asked_look(query: str) -> AskedLook | None:
     """The look ``query`` asks about (``AskedLook``), or None: no look, a look at a thing, or nobody's look. See the
     module doc for the words read."""
-    text = _text(query)
+    text = spaced_words(query)
     match = None if _NOBODY.search(text) else _LOOKS.search(text)
     if match is None:
         return None
@@ -129,6 +124,6 @@ def look_polarity(query: str) -> Look | None:
 
 
 def without_look_words(query: str) -> str:
-    """``query`` (as ``_text`` spaces it) without the words of the looks it says: what else it asks ("when does he
+    """``query`` (as ``spaced_words`` spaces it) without the words of the looks it says: what else it asks ("when does he
     look at her and point?" -> "when does he and point ?")."""
-    return " ".join(_LOOKS.sub(" ", _text(query)).split())
+    return " ".join(_LOOKS.sub(" ", spaced_words(query)).split())

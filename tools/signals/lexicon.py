@@ -201,6 +201,14 @@ def _names(text: str, phrases: tuple[str, ...]) -> bool:
     return any(re.search(rf"\b{re.escape(p)}\b", t) for p in phrases)
 
 
+def spaced_words(text: str, hyphens: bool = False) -> str:
+    """``text`` in lower case, curly apostrophes straight, its words and its clause marks (``,.;:!?``) spaced, nothing
+    else kept ("Doesn’t she look at him, ever?" -> "doesn't she look at him , ever ?"); with ``hyphens`` a hyphen
+    belongs to a word."""
+    word = r"[a-z'-]+" if hyphens else r"[a-z']+"
+    return " ".join(re.findall(rf"{word}|[,.;:!?]", text.lower().replace("\u2019", "'")))
+
+
 def names_behaviour(text: str) -> bool:
     """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words."""
     return _names(text, BEHAVIOUR_PHRASES)

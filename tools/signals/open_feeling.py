@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from tools.signals.lexicon import named_emotions, names_behaviour, names_speech
+from tools.signals.lexicon import named_emotions, names_behaviour, names_speech, spaced_words
 
 #: The auxiliary of a wh-question ("how *does* she feel", "what *is* he feeling").
 _AUX = r"(?:does|do|did|is|are|was|were|will|would|can|could|might|should|has|have|had)"
@@ -50,11 +50,11 @@ _CONTRACTED = ((re.compile(r"\b(how|what)'s\b"), r"\1 is"), (re.compile(r"\b(how
 
 
 def _text(query: str) -> str:
-    """``query`` in lower case, its words and its clause marks spaced, "how's" as "how is"."""
-    text = query.lower().replace("\u2019", "'")
+    """``query`` in lower case, its words and its clause marks spaced (``spaced_words``), "how's" as "how is"."""
+    text = spaced_words(query, hyphens=True)
     for pattern, full in _CONTRACTED:
         text = pattern.sub(full, text)
-    return " ".join(re.findall(r"[a-z'-]+|[,.;:!?]", text))
+    return text
 
 
 def _names_its_feeling(rest: str, subject: str) -> bool:
