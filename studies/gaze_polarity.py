@@ -24,7 +24,8 @@ without it, read from the item's text, ``_look``); ``contradicted`` counts suppo
 only looks the question denies. ``checked_by_eye``: the distinct looks away (video, start, end) cited by the top
 moments of supported answers to look-away questions, joined with ``evals/data/gaze_away_checked.jsonl`` (each look
 watched at 4 fps and labelled a look away or not; ``evals/RESULTS.md`` section 173): how many are, are not, and were
-not checked.
+not checked. ``paired`` (with ``--before``): the shares contradicted, supported, and supported among look-away
+questions, before and now and their paired difference, with bootstrap 95 % intervals over videos.
 """
 
 from __future__ import annotations
@@ -126,6 +127,25 @@ def checked_by_eye(rows: list[dict]) -> dict:
             "unchecked": [list(c) for c, v in zip(cited, seen, strict=True) if v is None]}
 
 
+def paired(before: list[dict], now: list[dict]) -> dict:
+    """Shares before and now, and now minus before, with bootstrap 95 % intervals over videos (``evals.metrics.
+    bootstrap_interval``): answers contradicted and supported, and supported among the look-away questions."""
+    from evals.metrics import bootstrap_interval
+
+    if [(r["video"], r["query"]) for r in before] != [(r["video"], r["query"]) for r in now]:
+        raise ValueError("the two runs did not answer the same questions")
+    out = {}
+    for name, key, pick in (("contradicted", "contradicted", None), ("supported", "supported", None),
+                            ("supported_away_questions", "supported", "away")):
+        idx = [i for i, r in enumerate(now) if pick is None or r["polarity"] == pick]
+        videos = [now[i]["video"] for i in idx]
+        b, n = [float(before[i][key]) for i in idx], [float(now[i][key]) for i in idx]
+        d = [y - x for x, y in zip(b, n, strict=True)]
+        out[name] = {code: {"share": round(sum(v) / len(v), 3), "ci95": [round(x, 3) for x in bootstrap_interval(v, videos)]}
+                     for code, v in (("before", b), ("now", n), ("now_minus_before", d))}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--javanese", type=Path, help="a Javanese bench directory (its videos/*.mp4)")
@@ -146,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         now["answers"]["now"]["checked_by_eye"] = checked_by_eye(now["answers"]["now"]["rows"])
         if args.before:
             now["answers"] = {"before": json.loads(args.before.read_text())["answers"]["now"], **now["answers"]}
+            now["paired"] = paired(now["answers"]["before"]["rows"], now["answers"]["now"]["rows"])
         return now
 
     return report(compute, args.json, echo=False)
