@@ -11,8 +11,18 @@ Offline (``offline_choice``): each option scores its grounding, the highest cosi
 observations all read as sentences, e.g. "person 4's face ... shows happiness (p=0.79)"; speech by the words said); the trace
 quotes the best-matching evidence. The emotion an option names is matched through that text (a face
 "shows happiness"); a separate emotion-agreement term is not added, because the interpreter's reading of
-emotions in short option texts is loose (it reads "He says work is boring" as happiness). Without any
-evidence the option closest to the question is chosen and the trace says so.
+emotions in short option texts is loose (it reads "He says work is boring" as happiness).
+
+An option about a look (``tools.signals.gaze_words.asked_look``: "she looks away from the camera") is grounded only
+by looks its way (``agents.behaviour_evidence.asks_for``), and by what is not a look only where it says more than the
+look (a gesture, a feeling or speech: "he looks at her and points", "she is sad and looks down"): the encoder puts
+"looks away from the camera" close to "looks at the camera", and a look option matched a voice's emotion. One that
+says its look holds all along (``says_throughout``: "he keeps looking at the camera", "the whole time") is ruled out
+by an observed look the other way of the person it is about (the question's grounded people, else whoever's looks
+ground it, else anyone), and the trace cites that look (``evals/RESULTS.md`` section 174). Looks are read from every
+candidate checked (``AffectState.verified``), not only the moments: one glance away outside them still rules out "she
+looks at the camera the whole time". Where the moments cite no evidence (no moment was found), all the evidence is
+what the candidates checked showed; without any the option closest to the question is chosen and the trace says so.
 """
 
 from __future__ import annotations
@@ -23,10 +33,13 @@ from typing import Any
 import numpy as np
 from langgraph.runtime import Runtime
 
+from agents.behaviour_evidence import asks_for
 from agents.llm import LLMTask
 from agents.rationale import check_known_ids
-from agents.schema import Moment, OptionChoice, ReasoningStep
+from agents.schema import Evidence, Moment, OptionChoice, ReasoningStep, VerifiedCandidate
 from agents.state import AffectState, RunContext
+from tools.signals.gaze_words import AskedLook, asked_look, says_throughout, without_look_words
+from tools.signals.lexicon import named_emotions, names_behaviour, names_speech
 
 #: Evidence items quoted in the offline trace at most (the best-matching ones for the chosen option).
 MAX_EVIDENCE_STEPS = 3
@@ -39,32 +52,80 @@ def letter(i: int) -> str:
     return string.ascii_uppercase[i] if i < 26 else str(i + 1)
 
 
-def choice_inputs(question: str, options: list[str], moments: list[Moment]) -> dict[str, Any]:
-    """What the chooser sees: the question, the options, the moments (span, label, AffectNet-8 reading,
-    confidence, rationale) and their evidence (ids, modality, text, span in seconds)."""
+def choice_inputs(question: str, options: list[str], moments: list[Moment],
+                  checked: list[VerifiedCandidate] | None = None, people: list[int] | None = None) -> dict[str, Any]:
+    """What the chooser sees: the question, the options, the people the question names (``people``: person ids,
+    ``agents.grounding``), the moments (span, label, AffectNet-8 reading, confidence, rationale) and their evidence
+    (ids, modality, text, span in seconds, person, and a look's direction and target: ``Evidence.look``,
+    ``look_target``), with the looks of every candidate ``checked`` (a look held all along is a claim about the whole
+    video); where the moments cite none, all the evidence of the candidates checked (``evidence_of`` says which)."""
     seen, evidence = set(), []
-    for m in moments:
-        for e in m.evidence:
-            if e.id not in seen:
-                seen.add(e.id)
-                evidence.append(e.model_dump(include={"id", "modality", "detail", "start_s", "end_s", "quote"},
-                                             exclude_none=True))
-    return {"question": question, "options": list(options),
+    cited: list[Evidence] = [e for m in moments for e in m.evidence]
+    observed = [e for c in checked or [] for e in c.evidence]
+    items = [*cited, *(e for e in observed if e.look is not None)] if cited else observed
+    for e in items:
+        if e.id not in seen:
+            seen.add(e.id)
+            evidence.append(e.model_dump(include={"id", "modality", "detail", "start_s", "end_s", "quote", "person",
+                                                  "look", "look_target"}, exclude_none=True))
+    return {"question": question, "options": list(options), "people": sorted(set(people or [])),
             "moments": [m.model_dump(include={"start_s", "end_s", "emotion", "affectnet8", "confidence", "rationale"})
                         for m in moments],
-            "evidence": evidence}
+            "evidence": evidence, "evidence_of": ("the moments and the looks of the candidates checked" if cited else
+                                                  "the candidates checked" if items else "nothing")}
+
+
+#: The similarity of an option about a look to evidence that cannot ground it (below any cosine).
+NO_MATCH = -1.0
+#: The grounding of an option an observed look rules out (below ``NO_MATCH``).
+RULED_OUT = -2.0
+
+
+def ruled_out_by(option: str, evidence: list[dict[str, Any]], people: list[int] | None = None) -> int | None:
+    """The index of the first evidence item that contradicts ``option``'s look held all along (``says_throughout``): a
+    look the other way, at or from what the option names, by one of ``people`` (the question's), else by someone whose
+    looks ground the option, else by anyone; or None (module doc)."""
+    asked = asked_look(option)
+    if asked is None or not says_throughout(option):
+        return None
+    whose = set(people or []) or {e.get("person") for e in evidence
+                                  if asks_for(asked, e.get("look"), e.get("look_target"))} - {None}
+    other = AskedLook("away" if asked.direction == "toward" else "toward", asked.target)
+    return next((j for j, e in enumerate(evidence) if asks_for(other, e.get("look"), e.get("look_target"))
+                 and (not whose or e.get("person") in whose)), None)
+
+
+def says_more_than_its_look(option: str) -> bool:
+    """Whether ``option``, without the words of its look, still names a gesture, speech or a feeling
+    (``tools.signals.lexicon``): then what is not a look may ground it too."""
+    rest = without_look_words(option)
+    return names_behaviour(rest) or names_speech(rest) or bool(named_emotions(rest))
 
 
 def option_scores(inputs: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """(grounding of each option (K,), option x evidence cosine similarity (K, N)); needs evidence (N >= 1). A verbal
     item is matched by the words said (its ``quote``): the reading of their emotion that its text adds is no part of
-    what was said."""
+    what was said. An option about a look matches only looks its way, and what is not a look only where it says more
+    than the look (``says_more_than_its_look``; its similarity elsewhere is ``NO_MATCH``); its grounding is
+    ``RULED_OUT`` where an observed look contradicts it (``ruled_out_by``)."""
     from tools.perception.text import load_text_encoder
 
     encoder = load_text_encoder(model=None)
-    texts = [e.get("quote") or e["detail"] for e in inputs["evidence"]]
+    evidence = inputs["evidence"]
+    texts = [e.get("quote") or e["detail"] for e in evidence]
     sim = encoder.encode(list(inputs["options"])) @ encoder.encode(texts).T
-    return sim.max(axis=1), sim
+    for i, option in enumerate(inputs["options"]):
+        asked = asked_look(option)
+        if asked is not None:
+            also = says_more_than_its_look(option)
+            for j, e in enumerate(evidence):
+                if not (also if e.get("look") is None else asks_for(asked, e["look"], e.get("look_target"))):
+                    sim[i, j] = NO_MATCH
+    scores = sim.max(axis=1)
+    for i, option in enumerate(inputs["options"]):
+        if ruled_out_by(option, evidence, inputs.get("people")) is not None:
+            scores[i] = RULED_OUT
+    return scores, sim
 
 
 def offline_choice(inputs: dict[str, Any]) -> OptionChoice:
@@ -81,18 +142,42 @@ def offline_choice(inputs: dict[str, Any]) -> OptionChoice:
                                  f"is the one closest in wording to the question ({closeness[k]:.2f}).")])
     scores, sim = option_scores(inputs)
     k = int(scores.argmax())
-    steps = []
-    for j in np.argsort(-sim[k])[:MAX_EVIDENCE_STEPS]:
-        if sim[k, j] < MIN_STEP_SIM and steps:
+    steps = [] if inputs.get("evidence_of") != "the candidates checked" else [ReasoningStep(
+        modality="n/a", text="No moment cites evidence; the evidence below is what the candidates checked showed.")]
+    for i, option in enumerate(options):
+        j = ruled_out_by(option, evidence, inputs.get("people"))
+        if j is not None:
+            e = evidence[j]
+            steps.append(ReasoningStep(modality=e["modality"], evidence_ids=[e["id"]], text=(
+                f"Option {letter(i)} says the look holds all along, but {e['detail']} "
+                f"({e['start_s']:.1f}-{e['end_s']:.1f} s).")))
+    for quoted, j in enumerate(np.argsort(-sim[k], kind="stable")[:MAX_EVIDENCE_STEPS]):
+        if sim[k, j] <= NO_MATCH or sim[k, j] < MIN_STEP_SIM and quoted:
             break
         e = evidence[int(j)]
         steps.append(ReasoningStep(modality=e["modality"], text=f"{e['detail']} ({e['start_s']:.1f}-{e['end_s']:.1f} s)",
                                    evidence_ids=[e["id"]]))
-    ranked = np.argsort(-scores)
-    runner = f"; next best {letter(int(ranked[1]))} ({scores[ranked[1]]:.2f})" if len(options) > 1 else ""
-    steps.append(ReasoningStep(modality="n/a", text=f"Option {letter(k)} fits the observed evidence best "
-                                                    f"(score {scores[k]:.2f}{runner})."))
+    ranked = np.argsort(-scores, kind="stable")
+    runner = ""
+    if len(options) > 1:
+        runner = f"; next best {letter(int(ranked[1]))} ({_shown(scores[ranked[1]])})"
+    steps.append(ReasoningStep(modality="n/a", text=_verdict(k, scores, runner)))
     return OptionChoice(option=k, steps=steps)
+
+
+def _verdict(k: int, scores: np.ndarray, runner: str) -> str:
+    """The trace's last step: why option ``k`` (of groundings ``scores``) was chosen."""
+    if scores[k] > NO_MATCH:
+        return f"Option {letter(k)} fits the observed evidence best (score {scores[k]:.2f}{runner})."
+    if scores[k] > RULED_OUT:
+        return (f"No observed evidence grounds any option; option {letter(k)} is the first of those no observed look "
+                "rules out.")
+    return f"Observed looks rule out every option; option {letter(k)} is given as the first."
+
+
+def _shown(score: float) -> str:
+    """An option's grounding as the trace states it."""
+    return "ruled out" if score <= RULED_OUT else "no evidence its way" if score <= NO_MATCH else f"{score:.2f}"
 
 
 CHOOSE_OPTION = LLMTask(
@@ -123,7 +208,8 @@ def check_choice(choice: OptionChoice, n_options: int, evidence_ids: set[str]) -
 def choose_option(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Pick one of ``state["options"]`` from the moments' evidence; returns ``choice`` (an ``OptionChoice``)."""
     options = state["options"]
-    inputs = choice_inputs(state["query"], options, state.get("moments", []))
+    people = [p for g in state.get("people", []) for p in g.persons]
+    inputs = choice_inputs(state["query"], options, state.get("moments", []), state.get("verified", []), people)
     known = {e["id"] for e in inputs["evidence"]}
     choice = runtime.context.llm.structured(CHOOSE_OPTION, inputs,
                                             validate=lambda c: check_choice(c, len(options), known))

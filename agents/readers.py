@@ -25,7 +25,7 @@ from agents.schema import Evidence, Intent, Proposal, new_items
 from agents.state import RunContext
 from tools.perception.engine import FrameObservation
 from tools.perception.sound import describe_sound
-from tools.signals.gaze_words import asked_look
+from tools.signals.gaze_words import asked_look, says_throughout
 from tools.signals.lexicon import names_behaviour
 from tools.signals.open_feeling import placed_by_nothing
 from tools.signals.social import SocialFrame
@@ -42,7 +42,8 @@ class CandidateView:
     social records (tracks, gaze, pointing); ``tools``: the tool names ``indexing.observe.observe_span`` gives
     (``face``, ``social``); ``step``: the frame interval (s, 1 / verify fps); ``texts``: the question and the
     search text; ``persons``: the question's grounded people (``agents.grounding``); ``others``: set when only
-    people other than them speak in the candidate (their names), so its words and voice are not theirs.
+    people other than them speak in the candidate (their names), so its words and voice are not theirs; ``options``: a
+    multiple-choice question's answer options (``agents.choice``).
     """
 
     ctx: RunContext
@@ -55,6 +56,7 @@ class CandidateView:
     step: float
     persons: set[int]
     others: str | None = None
+    options: tuple[str, ...] = ()
 
     @property
     def question(self) -> str:
@@ -114,6 +116,13 @@ def any_feeling(view: CandidateView) -> bool:
     return feeling_only(view.intent, view.question)
 
 
+def bears_on_look_away(option: str) -> bool:
+    """Whether a look away from the camera bears on answer ``option``: it asks for one, or says a look at the camera
+    holds all along (``tools.signals.gaze_words.says_throughout``), which one rules out (``agents.choice``)."""
+    asked = asked_look(option)
+    return asks_for(asked, "away", "camera") or asks_for(asked, "toward", "camera") and says_throughout(option)
+
+
 class BehaviourReader:
     """Gestures and social events (visual); support only for a question that names no emotion and asks for no
     feeling without naming a gesture or look ("how does she feel?": ``Intent.asks_feeling``): how well their texts
@@ -124,11 +133,14 @@ class BehaviourReader:
     def read(self, view: CandidateView) -> Reading:
         index, tool = view.ctx.index, view.tools["social"]
         evidence = gesture_evidence(index, view.cand, view.stored, tool, view.step)
+        asked_away = asks_for(asked_look(view.question), "away", "camera")
         evidence += social_evidence(index, view.cand, view.stored, view.frames, tool, view.step,
-                                    away_from_camera=asks_for(asked_look(view.question), "away", "camera"))
+                                    away_from_camera=asked_away or any(map(bears_on_look_away, view.options)))
         if view.targets or view.intent.asks_feeling and not names_behaviour(view.question):
             return Reading(evidence, 0.0, None)
-        support, obs = behaviour_match(index, view.texts, evidence)
+        # a look away cited for the options alone is no support for the question (section 173's crowd shots)
+        support, obs = behaviour_match(index, view.texts, evidence if asked_away else [
+            e for e in evidence if not (e.look == "away" and e.look_target == "camera")])
         if obs.evidence_id is not None:  # the faces around what matches best: what the moment's label is read from
             event = next(e for e in evidence if e.id == obs.evidence_id)
             faces, shown = behaviour_expression(index, view.cand, view.stored, event, view.persons,

@@ -82,7 +82,7 @@ def verify_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     def view_of(cand: Proposal, stored: list, tools: dict[str, str], step: float) -> CandidateView:
         return CandidateView(ctx=ctx, cand=cand, intent=intent, texts=texts, stored=stored, tools=tools,
                              frames=social_frames([fr for fr, _ in stored], ctx.index.face_person),
-                             step=step, persons=persons,
+                             step=step, persons=persons, options=tuple(state.get("options", [])),
                              others=speech_of_others(ctx.index, cand.start_s, cand.end_s, persons))
 
     def dense(cand: Proposal) -> VerifiedCandidate:

@@ -146,8 +146,19 @@ def paired(before: list[dict], now: list[dict]) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def with_before(now: dict, before: Path | None, pair) -> dict:
+    """``now`` (a look study's result) with the answers of the result file ``before`` (the code before's) beside its
+    own, and ``pair(before rows, now rows)`` as ``paired``; ``now`` itself without ``before``."""
+    if before:
+        now["answers"] = {"before": json.loads(before.read_text())["answers"]["now"], **now["answers"]}
+        now["paired"] = pair(now["answers"]["before"]["rows"], now["answers"]["now"]["rows"])
+    return now
+
+
+def study_arguments(description: str, argv: list[str] | None) -> tuple[argparse.Namespace, list[tuple[str, Path, str]]]:
+    """The command line of a look study (this one, ``studies.gaze_choice``) and its videos: (kind, video, cache dir)
+    for the sample, the shared talking head and with ``--javanese`` each video of that bench."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--javanese", type=Path, help="a Javanese bench directory (its videos/*.mp4)")
     ap.add_argument("--javanese-cache", help="cache root of the Javanese videos' indexes")
     ap.add_argument("--cache-dir", help="cache root of the sample's and the talking head's indexes")
@@ -158,16 +169,18 @@ def main(argv: list[str] | None = None) -> int:
     videos = [("sample", REPO / "samples" / "hamilton_short.mp4", args.cache_dir), ("katie", KATIE, args.cache_dir)]
     if args.javanese:
         videos += [("javanese", v, args.javanese_cache) for v in sorted((args.javanese / "videos").glob("*.mp4"))]
+    return args, videos
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, videos = study_arguments(__doc__.split("\n\n")[0], argv)
 
     def compute() -> dict:
         if args.answers_only:
             return {"answers": {"now": answers(videos)}}
         now = {"words": words(), "detail_wording": detail_wording(), "answers": {"now": answers(videos)}}
         now["answers"]["now"]["checked_by_eye"] = checked_by_eye(now["answers"]["now"]["rows"])
-        if args.before:
-            now["answers"] = {"before": json.loads(args.before.read_text())["answers"]["now"], **now["answers"]}
-            now["paired"] = paired(now["answers"]["before"]["rows"], now["answers"]["now"]["rows"])
-        return now
+        return with_before(now, args.before, paired)
 
     return report(compute, args.json, echo=False)
 

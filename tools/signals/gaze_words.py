@@ -9,8 +9,9 @@ sentence encoder weighs little: all-MiniLM-L6-v2 puts either close to the eviden
 The first look the question says sets it (the main clause comes first in "when does she look back at the camera after
 looking away?"). A look is **away** when it is looking or glancing away, turning away (from someone, or the head or
 eyes), breaking or losing eye contact, averting, dropping or lowering the eyes or gaze, avoiding someone's gaze, or
-looking down ("look down on" is contempt; "look down at her" is a look at her). It is **toward** when it is eye
-contact, a gaze or eyes met or held, a look "in the eye", who someone looks at, or a look, glance, stare, glare, peek,
+looking down ("look down on" is contempt; "look down at her" is a look at her), or taking the eyes off someone. It is
+**toward** when it is eye contact, a gaze or eyes met or held, eyes kept on (fixed on, glued to) someone or the camera,
+a look "in the eye", who someone looks at, or a look, glance, stare, glare, peek,
 peer or gaze at, into or toward a person word (``tools.signals.lexicon.PERSON_WORDS``, "each other", "me") or the
 camera, ending there ("at her", not "at her phone" nor "at the man's face"). A negation in the three words before it,
 or inside a look toward, turns it round: "when doesn't he look at her?", "when does he avoid eye contact?", "make no
@@ -55,7 +56,8 @@ _PEOPLE = sorted({*PERSON_WORDS, "me", "us", "them", "each other", "one another"
 _PERSON = rf"(?:the |a |an )?(?:{'|'.join(re.escape(p) for p in _PEOPLE)})"
 #: A look's object ends where the words after it cannot be a noun it owns ("at her phone" is a look at a phone).
 _END = (r"(?!'s)(?=$| [,.;:!?]| (?:with|while|when|and|as|again|for|in|during|before|after|from|across|like|until|so"
-        r"|then|or|but|because|if|without|instead|once|whenever)\b)")
+        r"|then|or|but|because|if|without|instead|once|whenever|at|throughout|all the time|all along|the whole"
+        r"|the entire|except|briefly|sometimes|often|twice|here|there|anymore)\b)")
 _THING = rf"(?:{_PERSON}|(?:the |a |an )?{_CAMERA}){_END}"
 _OBJECT = rf"(?P<obj>{_PERSON}|(?:the |a |an )?{_CAMERA}){_END}"
 _BODY = rf"(?: {_OWN} (?:head|face|eyes|gaze))?"
@@ -65,7 +67,8 @@ _AWAY = (rf"{_LOOK}{_BODY} away"
          rf"|(?:avert|averts|averting|averted|drop|drops|dropping|dropped|lower|lowers|lowering|lowered) {_OWN}"
          r" (?:eyes|gaze)"
          rf"|(?:avoid|avoids|avoiding|avoided) (?P<gazer>{_PERSON}|his|her|their|the [a-z]+'s) (?:eyes|gaze)"
-         rf"|(?:look|looks|looking|looked) down\b(?! (?:on|upon)\b)(?! (?:at|into|to|toward|towards) {_THING})")
+         rf"|(?:look|looks|looking|looked) down\b(?! (?:on|upon)\b)(?! (?:at|into|to|toward|towards) {_THING})"
+         rf"|(?:take|takes|taking|took|taken) {_OWN} eyes off(?: (?P<off>{_PERSON}|(?:the |a |an )?{_CAMERA}){_END})?")
 _TOWARD = (rf"{_LOOK}(?: up| down| over| straight| right| directly| back| right back)? (?:at|into|toward|towards)"
            rf" {_OBJECT}"
            r"|(?:(?:make|makes|making|made|keep|keeps|keeping|kept|hold|holds|holding|held|maintain|maintains"
@@ -75,7 +78,8 @@ _TOWARD = (rf"{_LOOK}(?: up| down| over| straight| right| directly| back| right 
            r" (?:gaze|eyes)"
            rf"|{_LOOK} (?P<eye>him|her|them|me|us)(?: right| straight)? in the eyes?"
            rf"|{_LOOK} (?:deep |straight |right )?(?:into|in) (?P<into>his|her|their|my|your) eyes"
-           rf"|^who(?:'s| is| does| did| was| do| are| were)\b.*\b{_LOOK} at\b")
+           rf"|^who(?:'s| is| does| did| was| do| are| were)\b.*\b{_LOOK} at\b"
+           rf"|{_OWN} eyes (?:on|fixed on|glued to|locked on) (?P<on>{_PERSON}|(?:the |a |an )?{_CAMERA}){_END}")
 _LOOKS = re.compile(rf"\b(?:(?P<away>{_AWAY})|(?P<toward>{_TOWARD}))")
 _NEGATOR = re.compile(r"^(?:not|never|no|without|cannot|unable|[a-z]+n't|avoid|avoids|avoiding|avoided|stop|stops"
                       r"|stopping|stopped|refuse|refuses|refusing|refused|fail|fails|failing|failed|struggle"
@@ -83,6 +87,8 @@ _NEGATOR = re.compile(r"^(?:not|never|no|without|cannot|unable|[a-z]+n't|avoid|a
 _NOBODY = re.compile(rf"\b(?:nobody|no one|noone|none of [a-z']+(?: [a-z']+)?)(?: [a-z']+){{0,2}} {_LOOK}\b")
 #: Words before a look that a negation can sit in.
 NEGATION_WINDOW = 3
+#: Words and marks that end the clause a negation before a look must share with it.
+_CLAUSE_WORDS = frozenset({"and", "but", "or", "while", "whereas", "although", "though", "yet", ",", ";", ":", "."})
 
 
 def _negations(words: list[str]) -> int:
@@ -92,7 +98,7 @@ def _negations(words: list[str]) -> int:
 
 def _target(match: re.Match) -> Target | None:
     """What the matched look is toward or away from (module doc), from its own words and an "away from X" after it."""
-    named = next((match.group(g) for g in ("obj", "with", "gazer", "met", "eye", "into") if match.group(g)), None)
+    named = next((match.group(g) for g in ("obj", "with", "gazer", "met", "eye", "into", "on", "off") if match.group(g)), None)
     if named is None:
         after = re.match(rf" from (?:(?P<cam>(?:the |a |an )?{_CAMERA}\b)|[a-z'])",
                          match.string[match.end():]) if match.group("away") else None
@@ -110,11 +116,48 @@ def asked_look(query: str) -> AskedLook | None:
     before = text[:match.start()].split()
     if before and _NEGATOR.match(before[0]) and len(before) <= NEGATION_WINDOW:
         before = before[1:]  # "doesn't he look at her ...?" asks a yes or no
+    cut = max((i for i, w in enumerate(before) if w in _CLAUSE_WORDS), default=-1)
+    before = before[cut + 1:]  # "he is never nervous and looks at her": the negation is another clause's
     flips = _negations(before[-NEGATION_WINDOW:])
     if match.group("toward"):
         flips += _negations(match.group("toward").split())
     away = bool(match.group("away")) != (flips % 2 == 1)
     return AskedLook("away" if away else "toward", _target(match))
+
+
+#: A look said to hold all along: a span of time, or "never" with a look, or a look kept or maintained ("keeps looking
+#: away" and "keeps glancing at" are looks again and again, not all along).
+_THROUGHOUT = re.compile(
+    r"\b(?:the (?:whole|entire) (?:time|video|clip|way through)|all (?:the time|along)|throughout|always|continuously"
+    rf"|at all times|never (?:[a-z']+ )?(?:{_LOOK}|breaks?|breaking|broke|makes?|making|made|averts?|averting|averted"
+    r"|lowers?|lowering|lowered|drops?|dropping|dropped|turns?|turning|turned|takes?|taking|took|meets?|meeting|met)"
+    r"|(?:keep|keeps|keeping|kept) (?:on )?(?:looking|staring|gazing)(?! away)"
+    r"|(?:keep|keeps|keeping|kept|maintain|maintains|maintaining|maintained) (?:[a-z']+ )?eye contact)\b")
+#: Words that take "all along" back: a hedge or an exception ("almost the whole time", "except for one glance").
+_NOT_ALL_ALONG = re.compile(r"\b(?:almost|nearly|mostly|most of|practically|virtually|largely|much of|except|apart from"
+                            r"|other than|save for|but for)\b")
+_DENIAL = re.compile(r"^(?:not|never|no|without|cannot|[a-z]+n't)$")
+_CLAUSE = re.compile(r" (?:but|and|while|whereas|although|though|yet|or|;) ")
+
+
+def says_throughout(text: str) -> bool:
+    """Whether ``text`` says its look holds all along, in the clause that says the look (``asked_look``): "the whole
+    time", "throughout", "all the time", "always", "never" with a look ("never looks away"), "keeps looking at",
+    "maintains eye contact". Not where it is hedged or excepted ("almost the whole time", "except for one glance"),
+    nor denied ("she doesn't always look at the camera"; an answer's opening "No," denies nothing), nor where the span
+    belongs to another clause ("looks at the camera but frowns the whole time"). Such a claim is contradicted by one
+    look the other way; "she looks away at times" is not, by looks at the camera (``agents.choice``)."""
+    words = re.sub(r"^(?:yes|no) , ", "", spaced_words(text))
+    if _NOT_ALL_ALONG.search(words):
+        return False
+    for clause in _CLAUSE.split(words):
+        held = _THROUGHOUT.search(clause)
+        if held is None or _LOOKS.search(clause) is None and not held.group().startswith("never"):
+            continue
+        denials = sum(bool(_DENIAL.match(w)) for w in clause.split()) - held.group().startswith("never")
+        if denials == 0:
+            return True
+    return False
 
 
 def look_polarity(query: str) -> Look | None:

@@ -209,9 +209,14 @@ def spaced_words(text: str, hyphens: bool = False) -> str:
     return " ".join(re.findall(rf"{word}|[,.;:!?]", text.lower().replace("\u2019", "'")))
 
 
+#: "point" as a noun of time, not the gesture: "at some point", "at no point", "from that point".
+_POINT_IN_TIME = re.compile(r"\b(?:at|to|from|up to) (?:some|any|one|this|that|what|which|no|every|each) point\b")
+
+
 def names_behaviour(text: str) -> bool:
-    """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words."""
-    return _names(text, BEHAVIOUR_PHRASES)
+    """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words ("at some point" is
+    no pointing: ``_POINT_IN_TIME``)."""
+    return _names(_POINT_IN_TIME.sub(" ", text.lower()), BEHAVIOUR_PHRASES)
 
 
 def names_speech(text: str) -> bool:
