@@ -27,6 +27,7 @@ what the candidates checked showed; without any the option closest to the questi
 
 from __future__ import annotations
 
+import re
 import string
 from typing import Any
 
@@ -83,11 +84,12 @@ RULED_OUT = -2.0
 
 def ruled_out_by(option: str, evidence: list[dict[str, Any]], people: list[int] | None = None) -> int | None:
     """The index of the first evidence item that contradicts ``option``'s look held all along (``says_throughout``): a
-    look the other way, at or from what the option names, by one of ``people`` (the question's), else by someone whose
-    looks ground the option, else by anyone; or None (module doc)."""
+    look the other way, at or from the camera or (for an option that names neither) anything, by one of ``people`` (the
+    question's), else by someone whose looks ground the option, else by anyone; or None (module doc). An option about a
+    look at or from someone else is never ruled out: a look's evidence names the person looked at as "a person"."""
     asked = asked_look(option)
-    if asked is None or not says_throughout(option):
-        return None
+    if asked is None or asked.target == "other" or not says_throughout(option):
+        return None  # a look at or from someone: the evidence says a person was looked at, not whom
     whose = set(people or []) or {e.get("person") for e in evidence
                                   if asks_for(asked, e.get("look"), e.get("look_target"))} - {None}
     other = AskedLook("away" if asked.direction == "toward" else "toward", asked.target)
@@ -95,11 +97,15 @@ def ruled_out_by(option: str, evidence: list[dict[str, Any]], people: list[int] 
                  and (not whose or e.get("person") in whose)), None)
 
 
+#: Expressions a face's reading shows ("shows happiness") that ``named_emotions`` does not list as feeling words.
+_EXPRESSION = re.compile(r"\b(?:smil|frown|grin|laugh|scowl|cry|cries|cried|crying|tear|sob|grimac|pout|beam)")
+
+
 def says_more_than_its_look(option: str) -> bool:
-    """Whether ``option``, without the words of its look, still names a gesture, speech or a feeling
-    (``tools.signals.lexicon``): then what is not a look may ground it too."""
+    """Whether ``option``, without the words of its look, still names a gesture, speech, a feeling or an expression
+    (``tools.signals.lexicon``, ``_EXPRESSION``): then what is not a look may ground it too."""
     rest = without_look_words(option)
-    return names_behaviour(rest) or names_speech(rest) or bool(named_emotions(rest))
+    return names_behaviour(rest) or names_speech(rest) or bool(named_emotions(rest) or _EXPRESSION.search(rest))
 
 
 def option_scores(inputs: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agents.behaviour_evidence import AWAY_FROM_CAMERA
-from agents.choice import NO_MATCH, RULED_OUT, offline_choice, option_scores
+from agents.choice import NO_MATCH, RULED_OUT, offline_choice, option_scores, ruled_out_by
 from graphs.pipeline import answer_query
 from tests.conftest import SAMPLE, shared_media
 from tools.signals.gaze_words import asked_look, says_throughout
@@ -36,8 +36,16 @@ VOICE = {"id": "c1.ve", "modality": "vocal", "detail": "the voice sounds happine
     ("She keeps looking at the camera except for one glance away", False),
     ("He keeps looking away from the camera", False),
     ("She looks at the camera but frowns the whole time", False),
-    ("She looks at the camera but never smiles", False),
     ("Yes, he keeps his eyes on the camera all the time", True),
+    # the first look's clause is read, a negation after the span holds it, a condition takes it back
+    ("He glances away once but otherwise keeps looking at the camera", False),
+    ("She keeps looking at the camera and looks away only once", False),
+    ("He looks at the camera the whole time, never looking away", True),
+    ("He keeps looking at the camera without looking away", True),
+    ("She isn't shy, she looks at the camera the whole time", True),
+    ("Not at all: she looks at the camera the whole time", True),
+    ("She always looks away when he speaks", False),
+    ("He never looks at the camera until the very end", False),
 ])
 def test_a_look_said_to_hold_all_along(text, throughout):
     assert says_throughout(text) is throughout
@@ -54,6 +62,7 @@ def test_a_look_followed_by_when_it_happens_is_still_a_look_at_the_camera():
     # eyes kept on or taken off someone or the camera
     assert asked_look("Does he keep his eyes on the camera all the time?") == ("toward", "camera")
     assert asked_look("when does she take her eyes off him?") == ("away", "other")
+    assert asked_look("when does she take her eyes off the road?") is None
     # a negation in another clause does not turn the look round
     assert asked_look("He is never nervous and looks at the camera") == ("toward", "camera")
 
@@ -103,6 +112,10 @@ def test_only_the_person_the_option_is_about_rules_it_out():
     assert scores[0] > 0.3
     scores, _ = option_scores(_inputs(options, [at_camera, {**other_away, "person": 0}]))
     assert scores[0] == RULED_OUT
+    # a look at someone names no one looked at: "he never looks at her" is not ruled out by his look at another
+    at_other = {"id": "c1.s0", "modality": "visual", "detail": "person 0 looks at person 2, who does not look back",
+                "start_s": 0.0, "end_s": 2.0, "person": 0, "look": "toward", "look_target": "person"}
+    assert ruled_out_by("He never looks at her", [at_other], [0]) is None
 
 
 def test_the_looks_of_every_candidate_checked_are_read():
@@ -136,6 +149,8 @@ def test_an_option_about_more_than_the_look_reads_the_rest_too():
            "start_s": 0.0, "end_s": 4.0}
     _, sim = option_scores(_inputs(["She is sad and looks at the camera", "She looks at the camera"], [sad, AT_CAMERA]))
     assert sim[0, 0] > 0.2 and sim[1, 0] == NO_MATCH
+    _, sim = option_scores(_inputs(["She smiles and looks at the camera", "She looks at the camera"], [sad, AT_CAMERA]))
+    assert sim[0, 0] > NO_MATCH and sim[1, 0] == NO_MATCH
 
 
 def test_with_no_moment_the_trace_says_it_reads_the_candidates_checked():

@@ -68,7 +68,7 @@ _AWAY = (rf"{_LOOK}{_BODY} away"
          r" (?:eyes|gaze)"
          rf"|(?:avoid|avoids|avoiding|avoided) (?P<gazer>{_PERSON}|his|her|their|the [a-z]+'s) (?:eyes|gaze)"
          rf"|(?:look|looks|looking|looked) down\b(?! (?:on|upon)\b)(?! (?:at|into|to|toward|towards) {_THING})"
-         rf"|(?:take|takes|taking|took|taken) {_OWN} eyes off(?: (?P<off>{_PERSON}|(?:the |a |an )?{_CAMERA}){_END})?")
+         rf"|(?:take|takes|taking|took|taken) {_OWN} eyes off(?: (?P<off>{_PERSON}|(?:the |a |an )?{_CAMERA}))?{_END}")
 _TOWARD = (rf"{_LOOK}(?: up| down| over| straight| right| directly| back| right back)? (?:at|into|toward|towards)"
            rf" {_OBJECT}"
            r"|(?:(?:make|makes|making|made|keep|keeps|keeping|kept|hold|holds|holding|held|maintain|maintains"
@@ -133,31 +133,36 @@ _THROUGHOUT = re.compile(
     r"|lowers?|lowering|lowered|drops?|dropping|dropped|turns?|turning|turned|takes?|taking|took|meets?|meeting|met)"
     r"|(?:keep|keeps|keeping|kept) (?:on )?(?:looking|staring|gazing)(?! away)"
     r"|(?:keep|keeps|keeping|kept|maintain|maintains|maintaining|maintained) (?:[a-z']+ )?eye contact)\b")
-#: Words that take "all along" back: a hedge or an exception ("almost the whole time", "except for one glance").
+#: Words that take "all along" back: a hedge, an exception, a time it is not, or a condition ("almost the whole time",
+#: "except for one glance", "otherwise", "only once", "always looks away when he speaks", "never ... until the end").
 _NOT_ALL_ALONG = re.compile(r"\b(?:almost|nearly|mostly|most of|practically|virtually|largely|much of|except|apart from"
-                            r"|other than|save for|but for)\b")
+                            r"|other than|save for|but for|otherwise|once|briefly|occasionally|now and then|at times"
+                            r"|sometimes|when|whenever|while|until|till|unless|if|after|before)\b")
 _DENIAL = re.compile(r"^(?:not|never|no|without|cannot|[a-z]+n't)$")
-_CLAUSE = re.compile(r" (?:but|and|while|whereas|although|though|yet|or|;) ")
+_CLAUSE = re.compile(r" (?:but|and|whereas|although|though|yet|or|[,;:]) ")
+#: An answer's opening word, which denies or grants the question, not the option's look ("No, ...", "Not at all: ...").
+_ANSWER_WORD = re.compile(r"^(?:yes|no|yeah|nope|not at all|not really)(?: [,;:.!])? ")
 
 
 def says_throughout(text: str) -> bool:
-    """Whether ``text`` says its look holds all along, in the clause that says the look (``asked_look``): "the whole
-    time", "throughout", "all the time", "always", "never" with a look ("never looks away"), "keeps looking at",
-    "maintains eye contact". Not where it is hedged or excepted ("almost the whole time", "except for one glance"),
-    nor denied ("she doesn't always look at the camera"; an answer's opening "No," denies nothing), nor where the span
-    belongs to another clause ("looks at the camera but frowns the whole time"). Such a claim is contradicted by one
-    look the other way; "she looks away at times" is not, by looks at the camera (``agents.choice``)."""
-    words = re.sub(r"^(?:yes|no) , ", "", spaced_words(text))
-    if _NOT_ALL_ALONG.search(words):
+    """Whether the look ``text`` says (``asked_look``: its first) holds all along, said in that look's clause: "the
+    whole time", "throughout", "all the time", "always", "never" with a look ("never looks away"), "keeps looking at",
+    "keeps his eyes on", "maintains eye contact". Not where hedged, excepted or made a condition anywhere in ``text``
+    ("almost the whole time", "except for one glance", "otherwise", "only once", "always looks away when he speaks"),
+    nor denied before it in its clause ("she doesn't always look at the camera"; an answer's opening "No," denies
+    nothing, and "without looking away" after it holds it). Such a claim is contradicted by one look the other way;
+    "she looks away at times" is not, by looks at the camera (``agents.choice``)."""
+    words = _ANSWER_WORD.sub("", spaced_words(text))
+    look = None if _NOBODY.search(words) or _NOT_ALL_ALONG.search(words) else _LOOKS.search(words)
+    if look is None:
         return False
-    for clause in _CLAUSE.split(words):
-        held = _THROUGHOUT.search(clause)
-        if held is None or _LOOKS.search(clause) is None and not held.group().startswith("never"):
-            continue
-        denials = sum(bool(_DENIAL.match(w)) for w in clause.split()) - held.group().startswith("never")
-        if denials == 0:
-            return True
-    return False
+    start = max((m.end() for m in _CLAUSE.finditer(words, 0, look.start() + 1)), default=0)
+    after = _CLAUSE.search(words, look.end())
+    clause = words[start:after.start() if after else len(words)]
+    held = _THROUGHOUT.search(clause)
+    if held is None:
+        return False
+    return not any(_DENIAL.match(w) for w in clause[:held.start()].split())
 
 
 def look_polarity(query: str) -> Look | None:
