@@ -12,7 +12,7 @@ first version was done and read twice with it, development data since a review's
 (one with a third option), written before those mends and read once after them. ``evals/data/
 gaze_video_labels.jsonl`` says for each video whether its person looks away from the camera at some point, as watched
 (null where it was not made out). Per answer: the chosen option, whether it is right (where the video is labelled),
-the looks its trace's evidence steps state (``STATED_LOOKS``) and ``contradicted``: the chosen option asks for a
+the looks its trace's evidence steps state (``_looks``) and ``contradicted``: the chosen option asks for a
 look (``tools.signals.gaze_words.asked_look``) and every look its trace cites is the other way (what a reader of the
 trace sees; since the chooser quotes no look the other way for the option it chose, it is 0 by construction there, and
 "right" is the measure of the choice). ``paired`` (with
@@ -36,17 +36,13 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-#: How the verifier's evidence states a look (``agents.behaviour_evidence``, ``tools.signals.events``): read from the
-#: trace's words, because a trace may cite the candidates checked, which the answer does not hold, and the code before
-#: marked no look.
-STATED_LOOKS = {"toward": ("looks at the camera", "(mutual_gaze", "(one_sided_gaze"),
-                "away": ("looks away from the camera", "(gaze_aversion")}
-
-
 def _looks(steps) -> list[str]:
-    """The looks the trace's evidence steps state (``STATED_LOOKS``); the steps that cite no evidence are left out."""
-    return sorted({look for step in steps if step.evidence_ids for look, words in STATED_LOOKS.items()
-                   if any(w in step.text for w in words)})
+    """The looks the trace's evidence steps state (``studies.gaze_polarity.stated_look``): read from its words, because a
+    trace may cite the candidates checked, which the answer does not hold, and the code before marked no look; the
+    steps that cite no evidence are left out."""
+    from studies.gaze_polarity import stated_look
+
+    return sorted({stated_look(step.text) for step in steps if step.evidence_ids} - {None})
 
 
 def _row(answer, q: dict, looks_away: bool | None) -> dict:

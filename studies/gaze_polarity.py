@@ -78,13 +78,20 @@ def detail_wording() -> dict:
                 for j, (name, d) in enumerate(details.items())} for i, q in enumerate(queries)}
 
 
+#: How the verifier's evidence states a look (``agents.behaviour_evidence``, ``tools.signals.events``), for the code
+#: before, which marked no look, and for a trace's words (``studies.gaze_choice``).
+STATED_LOOKS = {"toward": ("looks at the camera", "(mutual_gaze", "(one_sided_gaze"),
+                "away": ("looks away from the camera", "(gaze_aversion")}
+
+
+def stated_look(text: str) -> str | None:
+    """The look ``text`` states (``STATED_LOOKS``: toward first), or None."""
+    return next((look for look, words in STATED_LOOKS.items() if any(w in text for w in words)), None)
+
+
 def _look(item) -> str | None:
     """An evidence item's look (``Evidence.look``), or for code without that field the look its text states."""
-    if hasattr(item, "look"):
-        return item.look
-    if "looks at the camera" in item.detail or "(mutual_gaze" in item.detail or "(one_sided_gaze" in item.detail:
-        return "toward"
-    return "away" if "(gaze_aversion" in item.detail else None
+    return item.look if hasattr(item, "look") else stated_look(item.detail)
 
 
 def _row(answer, polarity: str) -> dict:

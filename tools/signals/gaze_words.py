@@ -106,11 +106,17 @@ def _target(match: re.Match) -> Target | None:
     return "camera" if re.search(rf"\b{_CAMERA}\b", named) else "other"
 
 
+def _first_look(text: str) -> re.Match | None:
+    """The first look ``text`` (as ``spaced_words`` spaces it) says, which sets the look it asks; None where it says none
+    or asks for nobody's look ("nobody looks at her")."""
+    return None if _NOBODY.search(text) else _LOOKS.search(text)
+
+
 def asked_look(query: str) -> AskedLook | None:
     """The look ``query`` asks about (``AskedLook``), or None: no look, a look at a thing, or nobody's look. See the
     module doc for the words read."""
     text = spaced_words(query)
-    match = None if _NOBODY.search(text) else _LOOKS.search(text)
+    match = _first_look(text)
     if match is None:
         return None
     before = text[:match.start()].split()
@@ -153,7 +159,7 @@ def says_throughout(text: str) -> bool:
     nothing, and "without looking away" after it holds it). Such a claim is contradicted by one look the other way;
     "she looks away at times" is not, by looks at the camera (``agents.choice``)."""
     words = _ANSWER_WORD.sub("", spaced_words(text))
-    look = None if _NOBODY.search(words) or _NOT_ALL_ALONG.search(words) else _LOOKS.search(words)
+    look = None if _NOT_ALL_ALONG.search(words) else _first_look(words)
     if look is None:
         return False
     start = max((m.end() for m in _CLAUSE.finditer(words, 0, look.start() + 1)), default=0)
