@@ -30,6 +30,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agents.change import ask_change
+from agents.denied import negated_emotions
 from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
@@ -51,6 +52,7 @@ from tools.signals.lexicon import (
     names_behaviour,
     names_speech,
     person_phrases,
+    stated_feeling,
 )
 from tools.signals.negation import split_negated
 from tools.signals.open_feeling import asks_open_feeling, feeling_subject
@@ -79,17 +81,11 @@ IDIOM_WEIGHT = 1.0
 #: The score of an emotion that the question negates ("when is she not happy?"): below any cosine similarity, so it
 #: is never asked about (``tools.signals.negation``).
 NEGATED_SCORE = -1.0
-#: The similarity at which a negated stretch, or the gloss of a word in it, names the emotion it is most similar to
-#: (``negated_emotions``): the word glosses' floor (``studies.build_word_glosses.FLOOR``).
-NEGATED_MIN_SIM = 0.5
-#: Words for feeling in general, whose negation ("no emotion at all") asks for none rather than denying one.
-GENERAL_FEELING_WORDS = frozenset({"emotion", "emotions", "feeling", "feelings", "mood", "moods", "affect", "reaction",
-                                   "reactions", "expression", "expressions"})
 
 
 def emotion_scores(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
-                   word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None
-                   ) -> dict[str, float]:
+                   word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None,
+                   stated: bool = True) -> dict[str, float]:
     """The score of each AffectNet-8 emotion for ``query`` (``asked_emotions`` ranks them): the cosine similarity of
     ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS`` for each
     emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``); where the phrase holds idioms or
@@ -102,7 +98,23 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
     ``words=False`` leaves the named words out, ``idioms=False`` every gloss, ``word_glosses=False`` the words'
     glosses, ``negation=False`` reads negated words as any others (contractions are written out either way),
     ``whole_question=True`` reads the whole question without any of them (the reading before all). ``text``: the
-    scorer (default ``load_text_emotion()``; ``studies.descriptions`` passes one with other label descriptions)."""
+    scorer (default ``load_text_emotion()``; ``studies.descriptions`` passes one with other label descriptions).
+
+    A viewer's memory that states how the moment felt (``tools.signals.lexicon.stated_feeling``: "I kinda remember a
+    boy packing up his late dad's tools, felt so bereft") scores each emotion by the mean of the whole memory's score
+    and the stated feeling's ("so bereft"), each read as above; an emotion either negates keeps ``NEGATED_SCORE``.
+    Read alone, the stated feeling names fewer labelled memories right than the whole does, and the whole lets the
+    scene drown the feeling (``evals/RESULTS.md`` sections 27, 175); ``stated=False`` reads the whole memory alone
+    (the reading before, for ``studies.memory_form``)."""
+    if stated and not whole_question and (feeling := stated_feeling(query)) is not None:
+        scene, said = (_phrase_scores(t, words, idioms, word_glosses, negation, text) for t in (query, feeling))
+        return {k: NEGATED_SCORE if NEGATED_SCORE in (scene[k], said[k]) else (scene[k] + said[k]) / 2 for k in scene}
+    return _phrase_scores(query, words, idioms, word_glosses, negation, text, whole_question)
+
+
+def _phrase_scores(query: str, words: bool, idioms: bool, word_glosses: bool, negation: bool,
+                   text: TextEmotion | None, whole_question: bool = False) -> dict[str, float]:
+    """``emotion_scores`` of one text, read as a whole question's phrase (a viewer's stated feeling aside)."""
     phrase = query if whole_question else emotion_phrase(query)
     text = text or load_text_emotion()
     emotions, _ = text.similarities(phrase)
@@ -121,28 +133,6 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
     for emotion in negated_emotions(scopes, idioms=idioms, word_glosses=word_glosses, text=text):
         emotions[emotion] = NEGATED_SCORE
     return emotions
-
-
-def negated_emotions(scopes: list[str], idioms: bool = True, word_glosses: bool = True,
-                     text: TextEmotion | None = None) -> list[str]:
-    """The AffectNet-8 emotions that negated stretches of a question (``tools.signals.negation.split_negated``) name:
-    by a word or idiom of ``tools.signals.lexicon.named_emotions`` ("not *happy*", "not *lose his temper*"), else by
-    what a stretch says or a gloss of its words says (``tools.signals.idioms.glossed_phrases``; "not *snide*",
-    "not *having fun*"): the emotion that text is most similar to when that reaches ``NEGATED_MIN_SIM``. A stretch
-    that names no feeling ("not see it coming", "without reacting") negates none, and neither does a word for feeling
-    in general (``GENERAL_FEELING_WORDS``: "no emotion" asks for a calm face, not for anything but one). ``idioms``,
-    ``word_glosses`` and ``text`` as in ``emotion_scores``."""
-    text = text or load_text_emotion()
-    out: list[str] = []
-    for scope in scopes:
-        named = named_emotions(scope)
-        said = [scope, *(gloss for key, gloss in (glossed_phrases(scope, words=word_glosses) if idioms else [])
-                         if key not in GENERAL_FEELING_WORDS)]
-        for sims in ([] if named else [text.similarities(t)[0] for t in said]):
-            best = max(sims, key=sims.__getitem__)
-            named += [best] if sims[best] >= NEGATED_MIN_SIM else []
-        out += named
-    return list(dict.fromkeys(out))
 
 
 def side_emotions(phrase: str) -> list[str]:
@@ -184,11 +174,12 @@ def feeling_change(query: str) -> bool:
 
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
-                   word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None) -> list[str]:
+                   word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None,
+                   stated: bool = True) -> list[str]:
     """The AffectNet-8 emotions ``query`` asks about, most likely first: ``chosen_emotions`` of ``emotion_scores``
     (the arguments are that function's; the words joined by "or" and "and" are read with ``words`` and ``negation``)."""
-    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text), query,
-                           joined=words and negation)
+    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text, stated),
+                           query, joined=words and negation)
 
 
 def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, float]]:

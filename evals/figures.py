@@ -184,6 +184,9 @@ FIGURES: tuple[Figure, ...] = (
     heldout_row("sixth held-out questions, 16 in VQAU-Bench's memory form (read once; with those descriptions)",
              "descriptions_heldout6.json", "section 101's descriptions (shipped)",
              "one more for every label but happiness (not kept)", "memory"),
+    Figure("", "memory-form questions, 48, each a scene and the feeling the viewer states, read with that feeling "
+               "(read once; section 175; the whole memory alone, as before)", "memory_form_test.json",
+           lambda d: f"{share(d['now'] / d['n'], d['n'])} ({d['before'] / d['n']:.3f})"),
     Figure("denied emotion not asked, offline interpreter (without negation read)",
            "second negation questions, 24 negated (\"when is she not happy?\"; read once; section 91)",
            "negation_heldout2.json",

@@ -8,7 +8,7 @@
 "when is she not happy?" asks about a moment without happiness; before this reading the sentence encoder and the
 emotion words both read it as happiness. ``agents.intent.emotion_scores`` now reads the words a negation cue
 governs apart (``tools.signals.negation``, after NegEx) and never asks about an emotion they name
-(``agents.intent.negated_emotions``). Two readings are compared: ``negation=False`` (the reading before, but with
+(``agents.denied.negated_emotions``). Two readings are compared: ``negation=False`` (the reading before, but with
 contractions written out: it reads 2 of the first file's 64 questions otherwise than the code before did, section 91)
 and the shipped one.
 
@@ -31,7 +31,7 @@ reads it: right when the feeling shown is asked first (``evals/RESULTS.md`` sect
 questions), the third and fourth held-out files (development sets since sections 90 and 91: 128 more), the 16
 questions that name no feeling, and both halves of the first negation file (its test half read once in section 91,
 a development set since). The cues, the terminators, the phrasings that do not negate and
-``agents.intent.GENERAL_FEELING_WORDS`` were chosen this way (``evals/RESULTS.md`` section 91). ``--heldout``: the
+``agents.denied.GENERAL_FEELING_WORDS`` were chosen this way (``evals/RESULTS.md`` section 91). ``--heldout``: the
 second negation file, the same two ways: once, when the reading was done.
 """
 

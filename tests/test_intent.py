@@ -182,6 +182,50 @@ def test_in_a_viewers_memory_i_is_the_viewer_not_a_person_on_screen():
     assert not memory_form("when does she say I remember this?")
 
 
+@pytest.mark.parametrize(("question", "stated"), [
+    ("I kinda remember a hug at the airport that felt so warm", "so warm"),
+    ("I sort of recall the lights going out in the middle of the speech - felt so sudden.", "so sudden"),
+    ("I recall a canoe tipping over, it felt like a bolt from the blue", "like a bolt from the blue"),
+    ("I remember how I feel about her, felt kind of bleak", "kind of bleak"),
+    ("I recall a quiet talk by the window", None),
+    ("I remember it felt", None),
+    ("when does she feel left out?", None),
+])
+def test_a_viewers_memory_states_its_feeling_after_the_last_feeling_verb(question, stated):
+    from tools.signals.lexicon import stated_feeling
+
+    assert stated_feeling(question) == stated
+
+
+def test_a_viewers_memory_is_read_by_its_scene_and_its_stated_feeling_together():
+    """A memory's scene can drown the feeling it states: "felt so bereft" named nothing and "felt so gross" nothing
+    when only the whole memory was read; the mean of the whole and the stated feeling names both. A question that is
+    no memory reads as before, and a feeling the stated part denies is not asked."""
+    from agents.intent import asked_emotions, emotion_scores
+
+    bereft = "I sort of remember a boy packing up his late dad's tools, felt so bereft"
+    gross = "I kinda remember someone finding maggots in the bin, felt so gross"
+    assert asked_emotions(bereft, stated=False) == [] and asked_emotions(bereft)[:1] == ["sadness"]
+    assert asked_emotions(gross, stated=False) == [] and asked_emotions(gross)[:1] == ["disgust"]
+    plain = "when does she feel left out?"
+    assert emotion_scores(plain) == emotion_scores(plain, stated=False)
+    assert "happiness" not in asked_emotions("I recall a birthday party in the rain, felt not happy at all")
+
+
+def test_the_memory_study_reads_every_development_memory_and_its_held_out_file():
+    """``studies.memory_form`` over the development memories and ``questions_memory.jsonl``'s 48 (read once as a
+    test, development data since): the reading now names more right first than the whole memory alone on both,
+    loses none of the 48, and gives section 175's counts (pinned: 102 -> 106 of 121, 36 -> 45 of 48)."""
+    from studies.memory_form import memory_readings
+
+    dev, test = memory_readings("dev"), memory_readings("test")
+    assert (dev["n"], dev["before"], dev["now"]) == (121, 102, 106)
+    assert (test["n"], test["before"], test["now"], test["lost"]) == (48, 36, 45, [])
+    assert all(sum(v[2] for v in r["per_emotion"].values()) == r["n"] for r in (dev, test))
+    with pytest.raises(ValueError, match="expected 'dev' or 'test'"):
+        memory_readings("train")
+
+
 @pytest.mark.parametrize(("phrase", "emotion"), [("hits the roof", "anger"), ("fly off the handle", "anger"),
                                                  ("lose her temper", "anger"), ("get hot under the collar", "anger"),
                                                  ("take aback", "surprise"), ("freaks out", "fear")])
@@ -405,15 +449,15 @@ def test_the_people_a_question_in_another_language_names():
 
 def test_the_behaviour_questions_read_as_the_committed_result_says():
     """A pin, labelled as one: the development half of the behaviour questions read by this checkout gives the counts
-    section 173 of ``evals/RESULTS.md`` reports (``evals/results/behaviour_questions.json``: "dev_173"; "dev_142"
-    holds section 142's); a change to the question reader that moves them must say so there. The held-out half, read
-    once, is not read here."""
+    section 175 of ``evals/RESULTS.md`` reports (``evals/results/behaviour_questions.json``: "dev_175"; "dev_173" and
+    "dev_142" hold sections 173's and 142's); a change to the question reader that moves them must say so there. The
+    held-out half, read once, is not read here."""
     import json
 
     from studies.behaviour_questions import COUNTS, read
     from tests.conftest import REPO
 
-    stored = json.loads((REPO / "evals" / "results" / "behaviour_questions.json").read_text())["dev_173"]
+    stored = json.loads((REPO / "evals" / "results" / "behaviour_questions.json").read_text())["dev_175"]
     got = read("dev")
     assert got["totals"] == stored["after"] and set(got["totals"]) == set(COUNTS)
     assert got["totals"]["no_feeling_kept_empty"] == [82, 88]
@@ -496,8 +540,8 @@ def test_a_change_question_asking_for_the_feeling_after_stays_a_change():
 
 def test_the_open_feeling_questions_read_as_the_committed_result_says():
     """A pin, labelled as one: the development half of ``questions_open.jsonl`` read by this checkout gives the counts
-    section 145 of ``evals/RESULTS.md`` reports (``evals/results/open_questions.json``); the held-out half, read once,
-    is not read here."""
+    section 145 of ``evals/RESULTS.md`` reports (``evals/results/open_questions.json``), with the reader's labelled
+    development questions as section 175 left them; the held-out half, read once, is not read here."""
     import json
 
     from studies.behaviour_questions import FILES, read
@@ -507,7 +551,7 @@ def test_the_open_feeling_questions_read_as_the_committed_result_says():
     got = read("dev", FILES["open"])
     assert got["totals"] == stored["dev_145"]["after"]
     assert got["totals"]["no_feeling_kept_empty"] == [20, 20] and got["totals"]["feeling_first"] == [10, 10]
-    assert got["labelled_development"] == stored["labelled_development_unchanged"]
+    assert got["labelled_development"] == stored["labelled_development_175"]["after"]
 
 
 @pytest.mark.parametrize(("question", "placed"), [("how is the audience feeling?", False),
