@@ -52,8 +52,8 @@ from tools.signals.lexicon import (
     names_behaviour,
     names_speech,
     person_phrases,
-    stated_feeling,
 )
+from tools.signals.memory_words import stated_feeling
 from tools.signals.negation import split_negated
 from tools.signals.open_feeling import asks_open_feeling, feeling_subject
 
@@ -100,12 +100,12 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
     ``whole_question=True`` reads the whole question without any of them (the reading before all). ``text``: the
     scorer (default ``load_text_emotion()``; ``studies.descriptions`` passes one with other label descriptions).
 
-    A viewer's memory that states how the moment felt (``tools.signals.lexicon.stated_feeling``: "I kinda remember a
-    boy packing up his late dad's tools, felt so bereft") scores each emotion by the mean of the whole memory's score
-    and the stated feeling's ("so bereft"), each read as above; an emotion either negates keeps ``NEGATED_SCORE``.
-    Read alone, the stated feeling names fewer labelled memories right than the whole does, and the whole lets the
-    scene drown the feeling (``evals/RESULTS.md`` sections 27, 175); ``stated=False`` reads the whole memory alone
-    (the reading before, for ``studies.memory_form``)."""
+    A viewer's memory that states how the moment felt (``tools.signals.memory_words.stated_feeling``: "I kinda
+    remember a boy packing up his late dad's tools, felt so bereft") scores each emotion by the mean of the whole
+    memory's score and the stated feeling's ("so bereft"), each read as above; an emotion either negates keeps
+    ``NEGATED_SCORE``. Read alone, the stated feeling names no more labelled memories right than the whole does (102
+    of 121 either way), and the whole lets the scene drown the feeling (``evals/RESULTS.md`` sections 27, 175);
+    ``stated=False`` reads the whole memory alone (the reading before, for ``studies.memory_form``)."""
     if stated and not whole_question and (feeling := stated_feeling(query)) is not None:
         scene, said = (_phrase_scores(t, words, idioms, word_glosses, negation, text) for t in (query, feeling))
         return {k: NEGATED_SCORE if NEGATED_SCORE in (scene[k], said[k]) else (scene[k] + said[k]) / 2 for k in scene}

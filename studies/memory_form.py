@@ -2,15 +2,18 @@
 
     python -m studies.memory_form dev|test [--json report.json]
 
-VQAU-Bench asks in a viewer's memory of a moment, which ends with how the moment felt ("I kinda remember a boy packing
-up his late dad's tools, felt so bereft"). ``dev``: every memory-form question (``tools.signals.lexicon.memory_form``)
-of the other development question files, as ``studies.question_readings`` gathers them (121). ``test``: the questions of
-``evals/data/questions_memory.jsonl`` (48, six per AffectNet-8 emotion, written before the change they measure;
-``evals/data/SOURCES.md``), read once when the change was done (development data since). Each question is read twice by ``agents.intent.asked_emotions``: before,
-the whole memory alone (``stated=False``: the shipped reading until ``evals/RESULTS.md`` section 175), and now, the
-mean of the whole memory's and the stated feeling's scores (``tools.signals.lexicon.stated_feeling``). A question is
+VQAU-Bench asks in a viewer's memory of a moment, which ends with how the moment felt ("I kinda remember a boy
+packing up his late dad's tools, felt so bereft"). ``dev``: every memory-form question
+(``tools.signals.lexicon.memory_form``) of the other development question files, as ``studies.question_readings``
+gathers them (121). ``test``: the questions of ``evals/data/questions_memory.jsonl`` (48, six per AffectNet-8 emotion,
+written before the change they measure; ``evals/data/SOURCES.md``), read once when the change was done (development
+data since). Each question is read twice by ``agents.intent.asked_emotions``: before, the whole memory alone
+(``stated=False``: the shipped reading until ``evals/RESULTS.md`` section 175), and now, the mean of the whole
+memory's and the stated feeling's scores (``tools.signals.memory_words.stated_feeling``). A question is
 read right when its labelled emotion is the first target. Intervals: ``evals.metrics.bootstrap_interval`` over
-questions, the difference paired.
+questions, the difference paired. "Before" differs from the code before in one place: a memory that names a behaviour
+or speech is also read without those words by the shipped scorer (``agents.intent.chosen_emotions``); on these 169
+memories that gives the code before's targets for every one.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.compare is None:
             return now
         before = json.loads(args.compare.read_text(encoding="utf-8"))
-        return {"right": [before["right"], now["right"]], "n": now["n"], **compared(now, before)}
+        return {"right": [before["right"], now["right"]], "n": [before["n"], now["n"]], **compared(now, before)}
 
     return report(compute, args.json)
 

@@ -189,10 +189,16 @@ def test_in_a_viewers_memory_i_is_the_viewer_not_a_person_on_screen():
     ("I remember how I feel about her, felt kind of bleak", "kind of bleak"),
     ("I recall a quiet talk by the window", None),
     ("I remember it felt", None),
+    ("I kinda remember a hug at the airport, felt -", None),
+    ("I kinda remember the feeling in the room when she walked in", None),
+    ("I recall a feel-good movie night", None),
+    ("I kinda remember a hug that felt so warm, and then everyone left", "so warm"),
+    ("I remember him, felt not scared, just annoyed", "not scared, just annoyed"),
+    ("I recall a walk on the pier, feeling so small!", "so small"),
     ("when does she feel left out?", None),
 ])
 def test_a_viewers_memory_states_its_feeling_after_the_last_feeling_verb(question, stated):
-    from tools.signals.lexicon import stated_feeling
+    from tools.signals.memory_words import stated_feeling
 
     assert stated_feeling(question) == stated
 
@@ -200,8 +206,9 @@ def test_a_viewers_memory_states_its_feeling_after_the_last_feeling_verb(questio
 def test_a_viewers_memory_is_read_by_its_scene_and_its_stated_feeling_together():
     """A memory's scene can drown the feeling it states: "felt so bereft" named nothing and "felt so gross" nothing
     when only the whole memory was read; the mean of the whole and the stated feeling names both. A question that is
-    no memory reads as before, and a feeling the stated part denies is not asked."""
-    from agents.intent import asked_emotions, emotion_scores
+    no memory reads as before, and a feeling the whole memory denies stays denied though the stated part alone
+    ("happy") affirms it."""
+    from agents.intent import NEGATED_SCORE, asked_emotions, emotion_scores
 
     bereft = "I sort of remember a boy packing up his late dad's tools, felt so bereft"
     gross = "I kinda remember someone finding maggots in the bin, felt so gross"
@@ -209,7 +216,8 @@ def test_a_viewers_memory_is_read_by_its_scene_and_its_stated_feeling_together()
     assert asked_emotions(gross, stated=False) == [] and asked_emotions(gross)[:1] == ["disgust"]
     plain = "when does she feel left out?"
     assert emotion_scores(plain) == emotion_scores(plain, stated=False)
-    assert "happiness" not in asked_emotions("I recall a birthday party in the rain, felt not happy at all")
+    denied = "I recall a birthday party in the rain, didn't feel happy"
+    assert emotion_scores(denied)["happiness"] == NEGATED_SCORE and "happiness" not in asked_emotions(denied)
 
 
 def test_the_memory_study_reads_every_development_memory_and_its_held_out_file():
@@ -221,7 +229,6 @@ def test_the_memory_study_reads_every_development_memory_and_its_held_out_file()
     dev, test = memory_readings("dev"), memory_readings("test")
     assert (dev["n"], dev["before"], dev["now"]) == (121, 102, 106)
     assert (test["n"], test["before"], test["now"], test["lost"]) == (48, 36, 45, [])
-    assert all(sum(v[2] for v in r["per_emotion"].values()) == r["n"] for r in (dev, test))
     with pytest.raises(ValueError, match="expected 'dev' or 'test'"):
         memory_readings("train")
 

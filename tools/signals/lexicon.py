@@ -84,21 +84,6 @@ def memory_form(text: str) -> bool:
     return bool(_MEMORY_OPENING.match(" ".join(re.findall(r"[a-z'-]+", text.lower()))))
 
 
-#: The verb by which a viewer's memory states its feeling ("..., felt so warm", "- it felt kind of bleak"); ``stated_feeling``.
-_FEEL_VERB = re.compile(r"\b(?:felt|feel|feels|feeling)\b", re.IGNORECASE)
-
-
-def stated_feeling(text: str) -> str | None:
-    """What a viewer's memory (``memory_form``) says the moment felt like: ``text`` after its last feeling verb
-    ("I kinda remember a hug at the airport that felt so warm" -> "so warm"), or None for a text that is no memory or
-    states no feeling. VQAU-Bench's queries end so: the scene is what to search, the stated feeling the emotion to find
-    (``agents.intent.emotion_scores`` reads the two). The verb is left out because the sentence encoder puts "felt"
-    itself near sadness ("felt so warm" reads sadness first, "so warm" happiness; ``evals/RESULTS.md`` section 175)."""
-    found = list(_FEEL_VERB.finditer(text)) if memory_form(text) else []
-    stated = text[found[-1].end():].strip(" \t.!?") if found else ""
-    return stated or None
-
-
 def person_phrases(text: str) -> list[str]:
     """The people ``text`` names, as the values of ``PERSON_WORDS`` ("she" -> "a woman"), with a position
     when one follows a person noun ("the woman on the right" -> "a woman on the right", "the one in the
