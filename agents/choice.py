@@ -193,7 +193,13 @@ CHOOSE_OPTION = LLMTask(
         "0-based index of the best option and a reasoning trace: each step has a modality tag (visual, "
         "verbal, vocal for an observed cue, citing the ids of the evidence items it uses; n/a for a step "
         "that reads no cue), and external_knowledge true when it uses knowledge of what a cue usually means "
-        "rather than something observed. Never state an observation that is not listed."
+        "rather than something observed. Never state an observation that is not listed. The input: the question, "
+        "the options, the people (ids) the question names, the moments found (span in seconds, label, reading, "
+        "confidence, rationale) and the evidence, which evidence_of says is either the moments' with the looks of "
+        "every candidate checked, or all that the candidates checked showed. An evidence item that is a look says "
+        "its look (toward or away) and look_target (camera or person: what it is toward or away from). An option "
+        "about a look rests only on looks its way; one saying a look holds all along (the whole time, never looks "
+        "away) is contradicted by the same person's look the other way in any item."
     ),
     schema=OptionChoice,
     offline=offline_choice,

@@ -140,6 +140,25 @@ def test_the_looks_of_every_candidate_checked_are_read():
     assert [e["id"] for e in inputs["evidence"]] == ["c5.w0", "c5.v0"] and inputs["evidence_of"] == "the candidates checked"
 
 
+def test_the_llm_chooser_is_told_what_each_input_field_means():
+    """``--llm`` sends the chooser ``choice_inputs`` as data; the prompt names every field it holds, the evidence's look
+    fields and their values, and the rule an all-along look is ruled out by, so a hosted model reads them as the
+    offline chooser does."""
+    from agents.choice import CHOOSE_OPTION, choice_inputs
+    from agents.schema import Evidence, Moment
+
+    look = Evidence(id="c0.w0", modality="visual", tool="face_mesh", start_s=0.0, end_s=2.0, person=0, ref="r",
+                    detail=AWAY["detail"], look="away", look_target="camera")
+    moment = Moment(start_s=0.0, end_s=2.0, emotion="neutral", affectnet8="neutral", confidence=0.5, rationale="r",
+                    evidence=[look])
+    inputs = choice_inputs("q", ["a", "b"], [moment], [], people=[0])
+    words = {*inputs, *inputs["evidence"][0]} - {"id", "detail", "start_s", "end_s", "modality", "person"}
+    prompt = CHOOSE_OPTION.prompt.replace("_", " ").lower()
+    assert words == {"question", "options", "people", "moments", "evidence", "evidence_of", "look", "look_target"}
+    assert all(w.replace("_", " ") in prompt for w in words)
+    assert all(v in prompt for v in ("toward", "away", "camera", "person", "all along", "the other way"))
+
+
 def test_an_option_about_more_than_the_look_reads_the_rest_too():
     thumbs = {"id": "c1.g0", "modality": "visual", "detail": "person 0 gives a thumbs up", "start_s": 1.0, "end_s": 2.0}
     scores, _ = option_scores(_inputs(["She looks at the camera and gives a thumbs up", "She looks away"], [thumbs]))
