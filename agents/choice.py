@@ -151,7 +151,7 @@ def offline_choice(inputs: dict[str, Any]) -> OptionChoice:
     steps = [] if inputs.get("evidence_of") != "the candidates checked" else [ReasoningStep(
         modality="n/a", text="No moment cites evidence; the evidence below is what the candidates checked showed.")]
     for i, option in enumerate(options):
-        j = ruled_out_by(option, evidence, inputs.get("people"))
+        j = ruled_out_by(option, evidence, inputs.get("people")) if scores[i] <= RULED_OUT else None
         if j is not None:
             e = evidence[j]
             steps.append(ReasoningStep(modality=e["modality"], evidence_ids=[e["id"]], text=(

@@ -25,7 +25,9 @@ def stated_feeling(text: str) -> str | None:
     scene is searched (the search text is the whole question) and the stated feeling names the emotion to find
     (``agents.intent.emotion_scores`` reads the two). The verb is left out because the sentence encoder puts "felt"
     itself near sadness ("felt so warm" reads sadness first, "so warm" happiness; ``evals/RESULTS.md`` section 175)."""
-    found = [m for m in _FEEL_VERB.finditer(text) if memory_form(text)
-             and not (m.group().lower() == "feeling" and _DETERMINER.search(text[:m.start()]))]
+    if not memory_form(text):
+        return None
+    found = [m for m in _FEEL_VERB.finditer(text)
+             if not (m.group().lower() == "feeling" and _DETERMINER.search(text[:m.start()]))]
     stated = _NEXT_CLAUSE.split(text[found[-1].end():], maxsplit=1)[0].strip(" \t.!?") if found else ""
     return stated if re.search(r"[^\W_]", stated) else None
