@@ -40,6 +40,7 @@ from tools.perception.language import FOREIGN_PERSON_WORDS, foreign_people, ques
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.behaviour_words import says_feeling, without_behaviour_words
 from tools.signals.change_words import from_to_sides
+from tools.signals.clauses import main_clause
 from tools.signals.coordination import affirmed_emotions, joined_emotions
 from tools.signals.emoji import spelled_out
 from tools.signals.feeling_owner import feeling_owner
@@ -175,11 +176,15 @@ def feeling_change(query: str) -> bool:
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
                    word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None,
-                   stated: bool = True) -> list[str]:
+                   stated: bool = True, main: bool = True) -> list[str]:
     """The AffectNet-8 emotions ``query`` asks about, most likely first: ``chosen_emotions`` of ``emotion_scores``
-    (the arguments are that function's; the words joined by "or" and "and" are read with ``words`` and ``negation``)."""
-    return chosen_emotions(emotion_scores(query, whole_question, words, idioms, word_glosses, negation, text, stated),
-                           query, joined=words and negation)
+    (the arguments are that function's; the words joined by "or" and "and" are read with ``words`` and ``negation``).
+    With ``main``, a question with a clause that sets its context is read by its main clause alone
+    (``tools.signals.clauses.main_clause``: "when does the boy sulk after his mother scolds him?" asks the boy's
+    sulking; ``evals/RESULTS.md`` section 177)."""
+    read = (main and not whole_question and main_clause(query)) or query
+    return chosen_emotions(emotion_scores(read, whole_question, words, idioms, word_glosses, negation, text, stated),
+                           read, joined=words and negation)
 
 
 def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, float]]:

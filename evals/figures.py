@@ -187,6 +187,10 @@ FIGURES: tuple[Figure, ...] = (
     Figure("", "memory-form questions, 48, each a scene and the feeling the viewer states, read with that feeling "
                "(read once; section 175; the whole memory alone, as before)", "memory_form_test.json",
            lambda d: f"{share(d['now'] / d['n'], d['n'])} ({d['before'] / d['n']:.3f})"),
+    Figure("", "questions with a clause of context beside the one asked (\"when does she look hurt after he mentions "
+               "her ex?\"), 60: 48 about a feeling, 12 about a behaviour (none asked), read by the main clause (read "
+               "once; section 177; the whole question, as before)", "context_clauses_test.json",
+           lambda d: f"{stored([d['right'] / d['n'], *d['interval']])} ({d['before_right'] / d['n']:.3f})"),
     Figure("denied emotion not asked, offline interpreter (without negation read)",
            "second negation questions, 24 negated (\"when is she not happy?\"; read once; section 91)",
            "negation_heldout2.json",
