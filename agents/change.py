@@ -33,7 +33,8 @@ from agents.schema import EmotionJudgement, Evidence, Proposal
 from memory.store import VideoIndex
 from tools.core.schema import AFFECTNET8
 from tools.perception.engine import FrameObservation
-from tools.signals.change_words import asks_next, change_phrases, departure_clause
+from tools.signals.change_words import asks_next, change_phrases, departure_clause, ending_phrases
+from tools.signals.lexicon import named_emotions
 from tools.signals.timeline import MIN_CHANGE, MIN_SEGMENT, reading_dict, readings
 
 #: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
@@ -52,11 +53,17 @@ DEPARTURE_WINDOW_S = 4.0
 def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk | None:
     """The ``ChangeAsk`` of a question about a change of feeling (None for any other question); the before
     and after phrases are read into AffectNet-8 emotions by ``emotions_of`` (``agents.intent.side_emotions``).
-    A question about a feeling after someone leaves names as the emotion after what ``emotions_of`` reads in the rest
-    of it ("is she happy once he is gone?", "when does she cry after he leaves?"; none for "how does she feel after he
-    leaves?", which asks which; ``evals/RESULTS.md`` section 177)."""
+    A question about a feeling after someone leaves names the emotion after only when the rest of it holds an
+    emotion word ("is she happy once he is gone?"; ``tools.signals.lexicon.named_emotions``). A question about a
+    feeling ending (``tools.signals.change_words.ending_phrases``: "when does he stop smiling?", "when does her smile
+    fade?") asks for the change from it to any feeling, or to the one it names ("... and start laughing?"), where
+    ``emotions_of`` reads a feeling in what ends (``evals/RESULTS.md`` section 178); "when does he stop talking?" is no
+    change."""
     if clause := departure_clause(query):
-        return ChangeAsk(after=emotions_of(query.lower().replace(clause, " ")), departure=True)
+        rest = query.lower().replace(clause, " ")
+        return ChangeAsk(after=emotions_of(rest) if named_emotions(rest) else [], departure=True)
+    if (ending := ending_phrases(query)) and (ended := emotions_of(ending[0])):  # "when does he stop smiling?"
+        return ChangeAsk(before=ended, after=emotions_of(ending[1]) if ending[1] else [], first=asks_next(query))
     phrases = change_phrases(query)
     if phrases is None:
         return None

@@ -14,11 +14,13 @@ idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up
 word WordNet defines as a feeling without filing it under one ("snide", "fuming"), is read through its gloss as
 well, each emotion's score the mean of the phrase's and the gloss's (``IDIOM_WEIGHT``). An emotion that words
 the question negates name ("when is she not happy?"; ``tools.signals.negation``, after NegEx) is never a target.
-A question about a change of feeling ("when does her mood change?", "when does he go from calm to angry?";
-``agents.change.ask_change``) sets ``Intent.change`` with the emotions it names before and after (none for a side
-that only denies one, ``side_emotions``); its target emotions are those after the change. Measured on labelled and
+A question with a clause that sets its context ("when does she look hurt after he mentions her ex?") is read by its
+main clause (``tools.signals.clauses.main_clause``). A question about a change of feeling ("when does her mood
+change?", "when does he go from calm to angry?", "when does he stop smiling?"; ``agents.change.ask_change``) sets
+``Intent.change`` with the emotions it names before and after (none for a side that only denies one,
+``side_emotions``); its target emotions are those after the change. Measured on labelled and
 held-out questions by ``studies.intent``, ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and
-``studies.negation`` (``evals/RESULTS.md`` sections 23, 27, 28, 86, 90, 91; ``evals/results/intent_*.json``,
+``studies.negation`` (``evals/RESULTS.md`` sections 23, 27, 28, 86, 90, 91, 177, 178; ``evals/results/intent_*.json``,
 ``idiom_glosses_dev.json``, ``word_glosses_dev.json``, ``negation_*.json``); on questions about behaviour by
 ``studies.behaviour_questions`` (section 141, ``behaviour_questions.json``).
 """
@@ -39,7 +41,7 @@ from tools.core.schema import AFFECTNET8
 from tools.perception.language import FOREIGN_PERSON_WORDS, foreign_people, question_core, question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.behaviour_words import says_feeling, without_behaviour_words
-from tools.signals.change_words import from_to_sides
+from tools.signals.change_words import ending_phrases, from_to_sides
 from tools.signals.clauses import main_clause
 from tools.signals.coordination import affirmed_emotions, joined_emotions
 from tools.signals.emoji import spelled_out
@@ -166,12 +168,13 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
 
 
 def feeling_change(query: str) -> bool:
-    """Whether a question's "go from A to B" is a change of feeling: it says one (``says_feeling``) or a side reaches
-    ``BEHAVIOUR_ONLY_BELOW`` ("from calm to angry"; not "from sitting to standing", "from English to French"). A
-    question without "from ... to" is left to ``agents.change.ask_change``."""
-    sides = from_to_sides(query)
+    """Whether a question's "go from A to B", or what it says ends ("stop smiling", "her smile fades";
+    ``tools.signals.change_words.ending_phrases``), is a change of feeling: it says one (``says_feeling``) or a side
+    reaches ``BEHAVIOUR_ONLY_BELOW`` ("from calm to angry"; not "from sitting to standing", "from English to French",
+    "stop talking"). Another question is left to ``agents.change.ask_change``."""
+    sides = from_to_sides(query) or ending_phrases(query)
     return sides is None or says_feeling(query) or any(max(emotion_scores(s).values()) >= BEHAVIOUR_ONLY_BELOW
-                                                         for s in sides)
+                                                         for s in sides if s)
 
 
 def asked_emotions(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
@@ -280,7 +283,8 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     if chosen:
         labels, targets = list(dict.fromkeys(chosen)), intent.target_emotions or taxonomy.support(chosen)
     else:
-        labels, targets = ([], []) if asks_feeling else taxonomy.asked_labels(state["query"], intent.target_emotions)
+        asked = main_clause(state["query"]) or state["query"]  # a label word of a clause of context is not asked
+        labels, targets = ([], []) if asks_feeling else taxonomy.asked_labels(asked, intent.target_emotions)
     intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels,
                                        "asks_feeling": asks_feeling})
     return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0}

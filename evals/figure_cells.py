@@ -149,3 +149,16 @@ def faces(name: str) -> Callable[[dict], str]:
     """The per-image cell of set ``name``: the default reader, then face8 and fer."""
     return lambda d: (f"{share(d['faceres+face8'][name]['accuracy'], d['faceres+face8'][name]['n'])} "
                       f"({d['face8'][name]['accuracy']:.3f}; {d['fer'][name]['accuracy']:.3f})")
+
+
+def answered_cell(d: dict, bench: str) -> str:
+    """``calibration_cell`` of a ``studies.departed_calibration answers`` result: every answered moment of ``bench``
+    with the held-out calibration, the calibration before in brackets."""
+    runs = d["answers"][bench]
+    return calibration_cell("all", "held out", "before")({"sets": {"all": {k: v["all"] for k, v in runs.items()}}})
+
+
+def paired_share(d: dict) -> str:
+    """A question study's result read against the code before (``studies.context_clauses``, ``studies.cessation``
+    with ``--before``): right / n with its stored interval, the share before in brackets."""
+    return f"{stored([d['right'] / d['n'], *d['interval']])} ({d['before_right'] / d['n']:.3f})"

@@ -207,6 +207,10 @@ def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_r
     mer = ask(index, "when does her mood change?", RunSettings(labels="MER-6")).moments[0]
     assert (mer.change.t_s, mer.emotion) == (top.change.t_s, "neutral")
     assert mer.rationale.startswith("happy -> neutral ")
+    for ending in ("when does she stop smiling?", "when does her smile fade?"):  # her smile, 0-11.4 s, before
+        stop = ask(index, ending)  # section 178; now the change from it
+        assert stop.intent.change.before == ["happiness"] and stop.intent.change.after == []
+        assert stop.moments[0].change.t_s == top.change.t_s and stop.moments[0].change.before == "happiness"
 
 
 @pytest.mark.slow
@@ -251,6 +255,62 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
     assert not ask_change("when does her mood change?", asked_emotions).first
     assert ask_change("when is somebody anxious about what comes next?", asked_emotions) is None  # a fear question
     assert ask_change("when does she turn around?", asked_emotions) is None
+
+
+@pytest.mark.parametrize(("question", "phrases"), [
+    ("when does he stop smiling?", ("smiling", "")),
+    ("when does she quit sulking and start laughing?", ("sulking", "laughing")),
+    ("when does her smile fade?", ("her smile", "")),
+    ("at what point does his anger die down?", ("his anger", "")),
+    ("when does the shock wear off?", ("the shock", "")),
+    ("when does his calm give way to anger?", ("his calm", "anger")),
+    ("when does his joy turn into sadness?", ("his joy", "sadness")),
+    ("when does he stop talking?", ("talking", "")),  # words only: the reader says this is no feeling
+    ("when can't she stop laughing?", None),  # it goes on
+    ("when does he not talk or stop laughing?", None),
+    ("when does her smile never fade?", None),
+    ("when does he stop by the office?", None),
+    ("when does he break into a grin?", None),
+])
+def test_what_a_question_says_ends(question, phrases):
+    from tools.signals.change_words import ending_phrases
+
+    assert ending_phrases(question) == phrases
+
+
+def test_a_feeling_that_ends_is_asked_as_a_change_from_it():
+    """"when does he stop smiling?" asked for his smile; now for the change from it to whatever follows, or to the
+    feeling named after it. An action that stops, a feeling that goes on, and an ending whose words read as no feeling
+    ("the music") are read as before or as no change."""
+    from agents.intent import offline_intent
+
+    def read(q):
+        intent = offline_intent({"query": q})
+        return intent.change and (intent.change.before, intent.change.after), intent.target_emotions
+
+    assert read("when does he stop smiling?") == ((["happiness"], []), [])
+    assert read("when does she stop crying and start laughing?") == ((["sadness"], ["happiness"]), ["happiness"])
+    assert read("when does his anger die down?") == ((["anger"], []), [])
+    assert read("when does he stop talking?")[0] is None
+    assert read("when can't she stop laughing?") == (None, ["happiness"])
+
+
+def test_the_ending_study_reads_its_development_and_held_out_questions():
+    """``studies.cessation`` over ``questions_cessation.jsonl`` (its test split read once in section 178, development
+    data since), paired against the committed reading of the code before: the pinned counts (development 4 -> 18 of
+    24; held out 10 -> 42 of 52, none lost)."""
+    import json
+    from pathlib import Path
+
+    from studies.cessation import cessation_readings
+
+    results = Path(__file__).parents[1] / "evals" / "results"
+    dev = cessation_readings("dev")
+    committed = json.loads((results / "cessation_dev.json").read_text())
+    assert (dev["n"], dev["right"]) == (committed["n"], committed["right"]) == (24, 18)
+    test = cessation_readings("test", json.loads((results / "cessation_test_before.json").read_text()))
+    assert (test["n"], test["before_right"], test["right"], test["lost"]) == (52, 10, 42, [])
+    assert test["kinds"] == {"ending": [32, 40], "control": [10, 12]}
 
 
 def test_what_comes_next_is_the_earliest_change_not_the_largest():

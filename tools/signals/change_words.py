@@ -29,6 +29,40 @@ _DEPARTURE = re.compile(
     r"(?!\s+(?:out|behind|alone|over|in\s+the\s+cold)\b)\b")
 
 
+#: A feeling shown by an action that stops: "when does he *stop smiling*?", "when does she *quit sulking* and *start*
+#: laughing?"; ``ending_phrases``.
+_STOP = re.compile(r"\b(?:stop|stops|stopped|quit|quits)\s+([a-z'-]+ing\b.*)$")
+_AND_START = re.compile(r"\s+and\s+(?:start|starts|started|begin|begins|began)\s+")
+#: Words before "stop" by which the action goes on: "when *can't* she stop laughing?", "when does he *not* talk or stop
+#: laughing?".
+_GOES_ON = frozenset({"can't", "cannot", "won't", "couldn't", "wouldn't", "doesn't", "don't", "didn't", "never", "not"})
+#: A feeling or its sign as the subject of a verb of ending ("when does *her smile* fade?", "when does *the panic*
+#: wear off?", "when does *his poker face* crack?"), or of giving way to another ("when does *his calm* give way to
+#: anger?"); ``ending_phrases``.
+_ENDS = re.compile(
+    r"^(?:when|at what (?:point|moment|time))\s+(?:does|do|did|will|would)\s+(.+?)\s+(?:finally\s+|slowly\s+)?(?:"
+    r"(?:fade|fades|faded|die|dies|died|melt|melts|melted|drain|drains|drained|ebb|ebbs|ebbed)(?:\s+(?:away|down))?|"
+    r"wear\s+off|wears\s+off|wore\s+off|subside|subsides|subsided|disappear|disappears|disappeared|vanish|vanishes|"
+    r"vanished|go\s+away|goes\s+away|went\s+away|crack|cracks|cracked|break|breaks|broke|slip|slips|slipped"
+    r"|(?:give|gives|gave)\s+way\s+to\s+(.+)|(?:turn|turns|turned)\s+into\s+(.+))$")
+
+
+def ending_phrases(text: str) -> tuple[str, str] | None:
+    """For a question about a feeling ending, what it says of the feeling that ends and of the one that follows (""
+    when it names none); None for any other question. "when does he stop smiling?" -> ("smiling", ""); "when does she
+    stop crying and start laughing?" -> ("crying", "laughing"); "when does her smile fade?" -> ("her smile", "");
+    "when does his calm give way to anger?" -> ("his calm", "anger"); "when can't she stop laughing?" (it goes on)
+    -> None. The words only: whether they name a feeling ("when does he stop talking?") is the reader's to say
+    (``agents.intent.feeling_change``, ``agents.change.ask_change``)."""
+    t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
+    if (m := _STOP.search(t)) and not set(t[:m.start()].split()) & _GOES_ON:
+        ended, *follows = _AND_START.split(m.group(1), maxsplit=1)
+        return ended, "".join(follows)
+    if (m := _ENDS.match(t)) and not set(m.group(1).split()) & _GOES_ON:
+        return m.group(1), m.group(2) or m.group(3) or ""
+    return None
+
+
 def departure_clause(text: str) -> str | None:
     """The clause of a question that names someone leaving the picture ("how does she feel after he leaves?" ->
     "after he leaves"), or None."""

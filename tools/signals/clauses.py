@@ -18,11 +18,41 @@ SUBJECT_STARTS = frozenset({"he", "she", "they", "we", "you", "i", "it", "his", 
                             "no", "people", "this", "that", "these", "those", "some"})
 _AFTER_AS = frozenset({"he", "she", "they", "we", "you", "i", "his", "her", "their", "my", "your", "our", "the",
                        "someone", "somebody", "everyone", "everybody"})
+#: Words for a stretch of time that a "when" clause describes rather than sets context for: "when is *the moment*
+#: when she looks scared?" asks for her look.
+TIME_NOUNS = frozenset({"moment", "moments", "part", "parts", "time", "times", "scene", "scenes", "point", "instant",
+                        "second", "minute", "day", "bit", "stretch", "segment", "clip", "shot"})
+#: Personal pronouns as subjects, by the person they can stand for: a clause whose subject is one that can stand for
+#: the main clause's subject ("when does he hide because *he* is scared?") is that person's own, no context.
+_PRONOUN_CLASS = {"he": "male", "she": "female", "they": "plural", "i": "i", "we": "plural", "you": "you"}
+_NOUN_CLASS = {"he": "male", "him": "male", "man": "male", "boy": "male", "guy": "male", "gentleman": "male",
+               "father": "male", "dad": "male", "son": "male", "brother": "male", "husband": "male",
+               "she": "female", "woman": "female", "girl": "female", "lady": "female", "mother": "female",
+               "mom": "female", "mum": "female", "daughter": "female", "sister": "female", "wife": "female",
+               "they": "plural", "kids": "plural", "children": "plural", "people": "plural", "audience": "plural",
+               "crowd": "plural", "students": "plural", "everyone": "plural", "men": "plural", "women": "plural",
+               "boys": "plural", "girls": "plural", "guests": "plural", "fans": "plural", "i": "i", "we": "plural",
+               "you": "you"}
 _OPENERS = "(?:" + "|".join(o.replace(" ", r"\s+") for o in OPENERS) + r")\b"
-_OPENER = re.compile(r"\b" + _OPENERS)
+_OPENER = re.compile(r"\b" + _OPENERS, re.IGNORECASE)
 #: A question that opens with its context and then asks: "after he hangs up, when does she start crying?".
-_LEADING_CONTEXT = re.compile(r"\s*" + _OPENERS + r"[^,;?]*[,;]\s*(?=when\b)")
-_TOKENS = re.compile(r"[a-z'-]+|[^\sa-z'-]")
+_LEADING_CONTEXT = re.compile(r"\s*" + _OPENERS + r"[^,;?]*[,;]\s*(?=when\b)", re.IGNORECASE)
+_WORD = re.compile(r"[a-z'-]+", re.IGNORECASE)
+#: A contraction after a subject ("while *he's* yelling"): the subject is the word before it.
+_CONTRACTION = re.compile(r"'(?:s|re|m|ll|d|ve)$")
+
+
+def _subject_class(main: str) -> str | None:
+    """The person class (``_NOUN_CLASS``) of the first person word of a main clause, or None."""
+    return next((_NOUN_CLASS[w] for w in _WORD.findall(main.lower()) if w in _NOUN_CLASS), None)
+
+
+def _ask(head: str, query: str) -> str | None:
+    """``head`` with the question's closing mark, or None when it holds no more than the opening words."""
+    head = head.rstrip(" ,;:-?!")
+    if len(_WORD.findall(head)) <= 2:  # "when does" alone: no main clause left
+        return None
+    return head + ("?" if "?" in query else "")
 
 
 def main_clause(query: str) -> str | None:
@@ -33,24 +63,28 @@ def main_clause(query: str) -> str | None:
     "when does she get upset?". A question that opens with its context gives the part from its "when": "after he hangs
     up, when does she start crying?" -> "when does she start crying?". None where no such clause is found, where
     nothing but the opening words would remain, for a question framed otherwise ("how does she feel when he yells at
-    her?": the clause is what it asks about) and for a viewer's memory (``memory_form``: its scene is one whole,
-    ``tools.signals.memory_words.stated_feeling``). ``agents.intent.asked_emotions`` reads the feeling from it
-    (``evals/RESULTS.md`` section 177)."""
+    her?": the clause is what it asks about), for a viewer's memory (``memory_form``: its scene is one whole,
+    ``tools.signals.memory_words.stated_feeling``), where the clause is the same person's (its subject a pronoun that
+    can stand for the main clause's subject: "when does he hide because he is scared?") and where a "when" follows a
+    word for a stretch of time (``TIME_NOUNS``: "when is the moment when she looks scared?").
+    ``agents.intent.asked_emotions`` reads the feeling from it (``evals/RESULTS.md`` sections 177, 178)."""
     if memory_form(query):
         return None
-    text = query.lower().replace("\u2019", "'")
+    text = query.replace("\u2019", "'")  # the same length as the query: its offsets are the query's
     if lead := _LEADING_CONTEXT.match(text):
-        return query[lead.end():]
-    first = re.match(r"\s*(?:when|whenever)\b(?![,;:])", text)
+        return _ask(query[lead.end():], query)
+    first = re.match(r"\s*(?:when|whenever)\b(?![,;:])", text, re.IGNORECASE)
     if not first:
         return None
     for m in _OPENER.finditer(text, first.end()):
         after = text[m.end():].split()
-        nxt = re.sub(r"[^a-z'-]", "", after[0]) if after else ""
-        if nxt not in (_AFTER_AS if m.group() == "as" else SUBJECT_STARTS):
+        nxt = _CONTRACTION.sub("", re.sub(r"[^a-z'-]", "", after[0].lower())) if after else ""
+        opener = " ".join(m.group().lower().split())
+        before = _WORD.findall(text[:m.start()].lower())
+        if nxt not in (_AFTER_AS if opener == "as" else SUBJECT_STARTS) or (
+                opener == "when" and before and before[-1] in TIME_NOUNS):
             continue
-        head = query[:m.start()].rstrip(" ,;:-")
-        if len(_TOKENS.findall(head.lower())) <= 2:  # "when does" alone: no main clause left
-            return None
-        return head + ("?" if query.rstrip().endswith("?") else "")
+        if nxt in _PRONOUN_CLASS and _PRONOUN_CLASS[nxt] == _subject_class(text[:m.start()]):
+            return None  # the same person's own clause: read whole
+        return _ask(query[:m.start()], query)
     return None
