@@ -41,7 +41,7 @@ from tools.core.schema import AFFECTNET8
 from tools.perception.language import FOREIGN_PERSON_WORDS, foreign_people, question_core, question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.behaviour_words import says_feeling, without_behaviour_words
-from tools.signals.change_words import ending_phrases, from_to_sides
+from tools.signals.change_words import departure_clause, ending_phrases, from_to_sides
 from tools.signals.clauses import main_clause
 from tools.signals.coordination import affirmed_emotions, joined_emotions
 from tools.signals.emoji import spelled_out
@@ -171,8 +171,9 @@ def feeling_change(query: str) -> bool:
     """Whether a question's "go from A to B", or what it says ends ("stop smiling", "her smile fades";
     ``tools.signals.change_words.ending_phrases``), is a change of feeling: it says one (``says_feeling``) or a side
     reaches ``BEHAVIOUR_ONLY_BELOW`` ("from calm to angry"; not "from sitting to standing", "from English to French",
-    "stop talking"). Another question is left to ``agents.change.ask_change``."""
-    sides = from_to_sides(query) or ending_phrases(query)
+    "stop talking"). Another question, and one about a feeling after someone leaves, is left to
+    ``agents.change.ask_change``."""
+    sides = from_to_sides(query) or (None if departure_clause(query) else ending_phrases(query))
     return sides is None or says_feeling(query) or any(max(emotion_scores(s).values()) >= BEHAVIOUR_ONLY_BELOW
                                                          for s in sides if s)
 

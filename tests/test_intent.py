@@ -248,8 +248,12 @@ def test_the_memory_study_reads_every_development_memory_and_its_held_out_file()
     ("when does everyone look bored during his speech?", None),
     ("how does she feel when he yells at her?", None),  # framed otherwise: left whole
     ("I recall a boy sitting alone on the bleachers after the game, felt kind of down", None),  # a viewer's memory
-    ("when does he hide because he is scared?", None),  # his own clause: the feeling is in it
-    ("when do the kids get bored while they wait?", None),
+    ("when does he hide because he is scared?", None),  # his own clause says a feeling: read whole
+    ("when do the kids get bored while they wait?", "when do the kids get bored?"),  # their own, no feeling in it
+    ("when does the dog bark at the boy after he falls?", "when does the dog bark at the boy?"),  # the dog's clause
+    ("when does the boy, after his mother scolds him, start to sulk?", "when does the boy start to sulk?"),
+    ("when is the moment in the video when she looks scared?", None),
+    ("when does he point when she yells?", "when does he point?"),  # "point" a verb, no stretch of time
     ("when is the moment when she looks scared?", None),  # a "when" that says which moment
     ("when does she stay calm while he's yelling at her?", "when does she stay calm?"),
     ("When Does İlayda Smile After He Arrives?", "When Does İlayda Smile?"),  # offsets of the question as written

@@ -271,6 +271,12 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
     ("when does her smile never fade?", None),
     ("when does he stop by the office?", None),
     ("when does he break into a grin?", None),
+    ("when does she stop crying and smile?", ("crying", "smile")),
+    ("when does he stop laughing and crying?", ("laughing and crying", "")),  # both end
+    ("when does she stop talking after he leaves?", ("talking", "")),  # the side ends at another clause
+    ("when does she smile once he stops yelling?", None),  # the ending is the context's
+    ("when does she try to stop crying?", None),  # tried, not done
+    ("when does he tell her to stop crying?", None),
 ])
 def test_what_a_question_says_ends(question, phrases):
     from tools.signals.change_words import ending_phrases
@@ -293,6 +299,8 @@ def test_a_feeling_that_ends_is_asked_as_a_change_from_it():
     assert read("when does his anger die down?") == ((["anger"], []), [])
     assert read("when does he stop talking?")[0] is None
     assert read("when can't she stop laughing?") == (None, ["happiness"])
+    assert read("when does she smile once he stops yelling?") == (None, ["happiness"])
+    assert offline_intent({"query": "when does she stop talking after he leaves?"}).change.departure
 
 
 def test_the_ending_study_reads_its_development_and_held_out_questions():

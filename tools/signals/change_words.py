@@ -1,7 +1,8 @@
 """The words of questions about a change of feeling (EmoTrans's tasks, seed 003): a change between two named feelings
 ("when does he go from calm to angry?"), any change ("when does her mood change?"), the feeling after another
-("how does she feel after being angry?"), the feeling that comes next ("what does he feel next?") and the feeling
-after someone leaves ("how does she feel after he leaves?"). Read by ``agents.change.ask_change``.
+("how does she feel after being angry?"), the feeling that comes next ("what does he feel next?"), the feeling
+after someone leaves ("how does she feel after he leaves?") and a feeling that ends ("when does he stop smiling?").
+Read by ``agents.change.ask_change``.
 """
 
 from __future__ import annotations
@@ -32,10 +33,16 @@ _DEPARTURE = re.compile(
 #: A feeling shown by an action that stops: "when does he *stop smiling*?", "when does she *quit sulking* and *start*
 #: laughing?"; ``ending_phrases``.
 _STOP = re.compile(r"\b(?:stop|stops|stopped|quit|quits)\s+([a-z'-]+ing\b.*)$")
-_AND_START = re.compile(r"\s+and\s+(?:start|starts|started|begin|begins|began)\s+")
+#: What follows the action that stops: "... and start laughing", "... and smile", "... and then look sad".
+_AND = re.compile(r"\s+and\s+(?:then\s+)?")
+_STARTS = re.compile(r"^(?:start|starts|started|begin|begins|began)\s+")
 #: Words before "stop" by which the action goes on: "when *can't* she stop laughing?", "when does he *not* talk or stop
 #: laughing?".
 _GOES_ON = frozenset({"can't", "cannot", "won't", "couldn't", "wouldn't", "doesn't", "don't", "didn't", "never", "not"})
+#: Words that open another clause: an ending after one is the context's, not the question's ("when does she smile
+#: *once he stops yelling*?"), and a side ends before one ("stop talking *after he leaves*").
+_CLAUSE_OPENERS = frozenset({"after", "once", "when", "whenever", "while", "as", "before", "until", "because", "since",
+                             "if", "though", "although"})
 #: A feeling or its sign as the subject of a verb of ending ("when does *her smile* fade?", "when does *the panic*
 #: wear off?", "when does *his poker face* crack?"), or of giving way to another ("when does *his calm* give way to
 #: anger?"); ``ending_phrases``.
@@ -47,19 +54,33 @@ _ENDS = re.compile(
     r"|(?:give|gives|gave)\s+way\s+to\s+(.+)|(?:turn|turns|turned)\s+into\s+(.+))$")
 
 
+def _own_clause(words: list[str]) -> list[str]:
+    """``words`` up to the first that opens another clause (``_CLAUSE_OPENERS``)."""
+    return words[:next((i for i, w in enumerate(words) if w in _CLAUSE_OPENERS), len(words))]
+
+
 def ending_phrases(text: str) -> tuple[str, str] | None:
     """For a question about a feeling ending, what it says of the feeling that ends and of the one that follows (""
-    when it names none); None for any other question. "when does he stop smiling?" -> ("smiling", ""); "when does she
-    stop crying and start laughing?" -> ("crying", "laughing"); "when does her smile fade?" -> ("her smile", "");
-    "when does his calm give way to anger?" -> ("his calm", "anger"); "when can't she stop laughing?" (it goes on)
-    -> None. The words only: whether they name a feeling ("when does he stop talking?") is the reader's to say
-    (``agents.intent.feeling_change``, ``agents.change.ask_change``)."""
+    when it names none); None for any other question. EmoTrans (seed 003) reads such a moment as a change of emotion.
+    "when does he stop smiling?" -> ("smiling", ""); "when does she stop crying and start laughing?" -> ("crying",
+    "laughing"); "when does she stop crying and smile?" -> ("crying", "smile"); "when does he stop laughing and
+    crying?" -> ("laughing and crying", ""); "when does her smile fade?" -> ("her smile", ""); "when does his calm give
+    way to anger?" -> ("his calm", "anger"). None where it goes on ("when can't she stop laughing?"), where it is only
+    tried or asked for ("when does she try to stop crying?", "when does he tell her to stop crying?") and where the
+    ending is in a clause of context ("when does she smile once he stops yelling?"). The words only: whether they name
+    a feeling ("when does he stop talking?") is the reader's to say (``agents.intent.feeling_change``,
+    ``agents.change.ask_change``)."""
     t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
-    if (m := _STOP.search(t)) and not set(t[:m.start()].split()) & _GOES_ON:
-        ended, *follows = _AND_START.split(m.group(1), maxsplit=1)
-        return ended, "".join(follows)
-    if (m := _ENDS.match(t)) and not set(m.group(1).split()) & _GOES_ON:
-        return m.group(1), m.group(2) or m.group(3) or ""
+    if m := _STOP.search(t):
+        before = t[:m.start()].split()
+        if set(before) & _GOES_ON or set(before[1:]) & _CLAUSE_OPENERS or before[-1:] == ["to"]:
+            return None
+        ended, *follows = _AND.split(" ".join(_own_clause(m.group(1).split())), maxsplit=1)
+        if follows and re.match(r"[a-z'-]+ing\b", follows[0]):  # "stop laughing and crying": both end
+            return f"{ended} and {follows[0]}", ""
+        return ended, _STARTS.sub("", "".join(follows))
+    if (m := _ENDS.match(t)) and not set(m.group(1).split()) & (_GOES_ON | _CLAUSE_OPENERS):
+        return m.group(1), " ".join(_own_clause((m.group(2) or m.group(3) or "").split()))
     return None
 
 

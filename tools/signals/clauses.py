@@ -4,7 +4,9 @@ ex*?" asks whether she looks hurt; what he does says where, not what feeling to 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
+from tools.signals.behaviour_words import says_feeling
 from tools.signals.lexicon import memory_form
 
 #: Words that open a clause of time or cause, an adverbial clause (the subordinators of Quirk et al., 1985, *A
@@ -18,21 +20,22 @@ SUBJECT_STARTS = frozenset({"he", "she", "they", "we", "you", "i", "it", "his", 
                             "no", "people", "this", "that", "these", "those", "some"})
 _AFTER_AS = frozenset({"he", "she", "they", "we", "you", "i", "his", "her", "their", "my", "your", "our", "the",
                        "someone", "somebody", "everyone", "everybody"})
-#: Words for a stretch of time that a "when" clause describes rather than sets context for: "when is *the moment*
-#: when she looks scared?" asks for her look.
+#: Words for a stretch of time that a "when" clause describes rather than sets context for, after a determiner: "when
+#: is *the moment* when she looks scared?" asks for her look.
 TIME_NOUNS = frozenset({"moment", "moments", "part", "parts", "time", "times", "scene", "scenes", "point", "instant",
                         "second", "minute", "day", "bit", "stretch", "segment", "clip", "shot"})
+_DETERMINERS = frozenset({"the", "a", "an", "that", "this", "each", "every", "any", "one"})
 #: Personal pronouns as subjects, by the person they can stand for: a clause whose subject is one that can stand for
-#: the main clause's subject ("when does he hide because *he* is scared?") is that person's own, no context.
-_PRONOUN_CLASS = {"he": "male", "she": "female", "they": "plural", "i": "i", "we": "plural", "you": "you"}
-_NOUN_CLASS = {"he": "male", "him": "male", "man": "male", "boy": "male", "guy": "male", "gentleman": "male",
-               "father": "male", "dad": "male", "son": "male", "brother": "male", "husband": "male",
-               "she": "female", "woman": "female", "girl": "female", "lady": "female", "mother": "female",
-               "mom": "female", "mum": "female", "daughter": "female", "sister": "female", "wife": "female",
-               "they": "plural", "kids": "plural", "children": "plural", "people": "plural", "audience": "plural",
-               "crowd": "plural", "students": "plural", "everyone": "plural", "men": "plural", "women": "plural",
-               "boys": "plural", "girls": "plural", "guests": "plural", "fans": "plural", "i": "i", "we": "plural",
-               "you": "you"}
+#: the main clause's subject and that says a feeling ("when does he hide because *he is scared*?") is that person's
+#: own reason, no context.
+_PRONOUN_CLASS = {"he": "male", "she": "female", "they": "plural", "i": "i", "we": "we", "you": "you"}
+_NOUN_CLASS = {"he": "male", "man": "male", "boy": "male", "guy": "male", "gentleman": "male", "father": "male",
+               "dad": "male", "son": "male", "brother": "male", "husband": "male", "she": "female", "woman": "female",
+               "girl": "female", "lady": "female", "mother": "female", "mom": "female", "mum": "female",
+               "daughter": "female", "sister": "female", "wife": "female", "they": "plural", "kids": "plural",
+               "children": "plural", "people": "plural", "audience": "plural", "crowd": "plural", "students": "plural",
+               "everyone": "plural", "men": "plural", "women": "plural", "boys": "plural", "girls": "plural",
+               "guests": "plural", "fans": "plural", "i": "i", "we": "we", "you": "you"}
 _OPENERS = "(?:" + "|".join(o.replace(" ", r"\s+") for o in OPENERS) + r")\b"
 _OPENER = re.compile(r"\b" + _OPENERS, re.IGNORECASE)
 #: A question that opens with its context and then asks: "after he hangs up, when does she start crying?".
@@ -43,8 +46,11 @@ _CONTRACTION = re.compile(r"'(?:s|re|m|ll|d|ve)$")
 
 
 def _subject_class(main: str) -> str | None:
-    """The person class (``_NOUN_CLASS``) of the first person word of a main clause, or None."""
-    return next((_NOUN_CLASS[w] for w in _WORD.findall(main.lower()) if w in _NOUN_CLASS), None)
+    """The person class (``_NOUN_CLASS``) of a main clause's subject: its first person word among the three words after
+    its opening ("when does *the old man* ...", "when does *his sister* ..."), or None ("when does the dog bark at the
+    boy?")."""
+    words = _WORD.findall(main.lower())[2:5]
+    return next((_NOUN_CLASS[w] for w in words if w in _NOUN_CLASS), None)
 
 
 def _ask(head: str, query: str) -> str | None:
@@ -55,18 +61,33 @@ def _ask(head: str, query: str) -> str | None:
     return head + ("?" if "?" in query else "")
 
 
+def _sets_context(text: str, m: re.Match) -> bool:
+    """Whether the opener ``m`` of ``text`` opens a clause of context: a subject follows it (``SUBJECT_STARTS``; after
+    "as", ``_AFTER_AS``), a "when" does not follow a word for a stretch of time (``TIME_NOUNS``), and a clause of the
+    main clause's own person does not say a feeling (``tools.signals.behaviour_words.says_feeling``)."""
+    after = text[m.end():].split()
+    nxt = _CONTRACTION.sub("", re.sub(r"[^a-z'-]", "", after[0].lower())) if after else ""
+    opener = " ".join(m.group().lower().split())
+    if nxt not in (_AFTER_AS if opener == "as" else SUBJECT_STARTS):
+        return False
+    head = _WORD.findall(text[:m.start()].lower())
+    if opener == "when" and any(a in _DETERMINERS and b in TIME_NOUNS for a, b in pairwise(head)):
+        return False
+    own = nxt in _PRONOUN_CLASS and _PRONOUN_CLASS[nxt] == _subject_class(text[:m.start()])
+    return not (own and says_feeling(re.split(r"[,;?]", text[m.end():])[0]))
+
+
 def main_clause(query: str) -> str | None:
     """The main clause of a question with a clause that sets its context, or None for any other question.
 
-    A question that asks "when ..." and then opens a clause (``OPENERS`` followed by a word of ``SUBJECT_STARTS``)
-    gives its words before that clause, with its closing mark: "when does she get upset after he leaves the room?" ->
-    "when does she get upset?". A question that opens with its context gives the part from its "when": "after he hangs
-    up, when does she start crying?" -> "when does she start crying?". None where no such clause is found, where
-    nothing but the opening words would remain, for a question framed otherwise ("how does she feel when he yells at
-    her?": the clause is what it asks about), for a viewer's memory (``memory_form``: its scene is one whole,
-    ``tools.signals.memory_words.stated_feeling``), where the clause is the same person's (its subject a pronoun that
-    can stand for the main clause's subject: "when does he hide because he is scared?") and where a "when" follows a
-    word for a stretch of time (``TIME_NOUNS``: "when is the moment when she looks scared?").
+    A question that asks "when ..." and then opens a clause of context (``_sets_context``: ``OPENERS`` followed by a
+    subject) gives its words before that clause, with its closing mark: "when does she get upset after he leaves the
+    room?" -> "when does she get upset?"; a clause set off by commas inside it is left out: "when does the boy, after
+    his mother scolds him, start to sulk?" -> "when does the boy start to sulk?". A question that opens with its
+    context gives the part from its "when": "after he hangs up, when does she start crying?" -> "when does she start
+    crying?". None where no such clause is found, where nothing but the opening words would remain, for a question
+    framed otherwise ("how does she feel when he yells at her?": the clause is what it asks about) and for a viewer's
+    memory (``memory_form``: its scene is one whole, ``tools.signals.memory_words.stated_feeling``).
     ``agents.intent.asked_emotions`` reads the feeling from it (``evals/RESULTS.md`` sections 177, 178)."""
     if memory_form(query):
         return None
@@ -77,14 +98,10 @@ def main_clause(query: str) -> str | None:
     if not first:
         return None
     for m in _OPENER.finditer(text, first.end()):
-        after = text[m.end():].split()
-        nxt = _CONTRACTION.sub("", re.sub(r"[^a-z'-]", "", after[0].lower())) if after else ""
-        opener = " ".join(m.group().lower().split())
-        before = _WORD.findall(text[:m.start()].lower())
-        if nxt not in (_AFTER_AS if opener == "as" else SUBJECT_STARTS) or (
-                opener == "when" and before and before[-1] in TIME_NOUNS):
+        if not _sets_context(text, m):
             continue
-        if nxt in _PRONOUN_CLASS and _PRONOUN_CLASS[nxt] == _subject_class(text[:m.start()]):
-            return None  # the same person's own clause: read whole
-        return _ask(query[:m.start()], query)
+        head = query[:m.start()]
+        if head.rstrip().endswith(",") and (close := text.find(",", m.end())) != -1:  # ", after he left, she ..."
+            return _ask(f"{head.rstrip(' ,')} {query[close + 1:].strip()}", query)
+        return _ask(head, query)
     return None
