@@ -41,7 +41,7 @@ from tools.core.schema import AFFECTNET8
 from tools.perception.language import FOREIGN_PERSON_WORDS, foreign_people, question_core, question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.behaviour_words import says_feeling, without_behaviour_words
-from tools.signals.change_words import departure_clause, ending_phrases, from_to_sides
+from tools.signals.change_words import asked_order, departure_clause, ending_phrases, from_to_sides
 from tools.signals.clauses import main_clause
 from tools.signals.coordination import affirmed_emotions, joined_emotions
 from tools.signals.emoji import spelled_out
@@ -267,9 +267,9 @@ INTERPRET_INTENT = LLMTask(
 def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Ask the LLM for the query's ``Intent``, then name what it asks for in the answer's label set: the
     labels a hosted model chose from the set's descriptions, else ``Taxonomy.asked_labels`` (a label named
-    by its words, e.g. "proud" -> Pride, sets the AffectNet-8 targets); returns ``intent``,
-    ``search_text`` and ``round`` = 0 (the people it names are grounded by the next node,
-    ``agents.grounding.ground_persons``)."""
+    by its words, e.g. "proud" -> Pride, sets the AffectNet-8 targets), and the order of time the words ask
+    (``tools.signals.change_words.asked_order``); returns ``intent``, ``search_text`` and ``round`` = 0 (the people it
+    names are grounded by the next node, ``agents.grounding.ground_persons``)."""
     taxonomy = load_taxonomy(runtime.context.settings.labels)
     intent = runtime.context.llm.structured(
         INTERPRET_INTENT, {"query": state["query"], "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS),
@@ -286,8 +286,8 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     else:
         asked = main_clause(state["query"]) or state["query"]  # a label word of a clause of context is not asked
         labels, targets = ([], []) if asks_feeling else taxonomy.asked_labels(asked, intent.target_emotions)
-    intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels,
-                                       "asks_feeling": asks_feeling})
+    intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels, "asks_feeling": asks_feeling,
+                                       "order": intent.order or asked_order(state["query"])})
     return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0}
 
 

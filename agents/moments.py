@@ -134,15 +134,18 @@ def anchor_of(cand: VerifiedCandidate, targets: list[str]) -> str | None:
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
                   abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
                   duration_s: float = float("inf"), utterances: list[tuple[float, float, int | None]] = (),
-                  first_change: bool = False, feeling: bool = False) -> tuple[list[MomentDraft], bool]:
+                  first_change: bool = False, feeling: bool = False, order: str | None = None
+                  ) -> tuple[list[MomentDraft], bool]:
     """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
     ``judge_fn``, grow the spans of an emotion question (or, ``feeling``, of one asking which feeling someone shows:
     ``Intent.asks_feeling``) over the utterances they overlap (``over_the_utterance``; ``utterances``: the index's,
     as (start, end, speaker)), put spans on shot boundaries (``snap_to_cuts``: the index's shot ``cuts`` in seconds,
     sorted), give each at least ``MIN_MOMENT_S`` inside ``duration_s``, merge and rank (module doc).
     ``first_change`` (a question about what someone feels next): the drafts go in order of their change of feeling,
-    earliest first, before the cut to ``top_k``, so the first change is kept however it ranks. Returns (at most
-    ``top_k`` drafts, best first, or earliest change first; weak)."""
+    earliest first, before the cut to ``top_k``, so the first change is kept however it ranks. ``order`` ("first" or
+    "last": ``Intent.order``, "when does she smile for the first time?"): the drafts of the asked emotions go earliest
+    (or latest) first, ahead of the rest (``evals/RESULTS.md`` section 179). Returns (at most ``top_k`` drafts, best
+    first, or earliest change first, or in the order asked; weak)."""
     chosen = [c for c in verified if c.accepted]
     weak = not chosen
     if weak:  # nothing passed: the best-supported candidates (not those nothing supports), said to be weak
@@ -181,12 +184,24 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
             drafts = [new if i == group[0] else d for i, d in enumerate(drafts) if i not in group[1:]]
         else:
             drafts.append(new)
-    drafts.sort(key=lambda d: (targets and d.emotion not in targets, d.coarse, -d.score))
+    kept = ranked(drafts, targets, first_change, order)
+    return kept[:top_k], weak and bool(kept)
+
+
+def ranked(drafts: list[MomentDraft], targets: list[str], first_change: bool = False, order: str | None = None
+           ) -> list[MomentDraft]:
+    """``drafts`` ranked (``draft_moments``' doc): the asked emotions' first, fine before coarse, then by score; one
+    reading per moment (a span judged twice, ``SAME_MOMENT_TIOU``, or an anchor drafted twice, keeps its better-ranked
+    label); then by change point for ``first_change``, or by time for ``order`` ("first": earliest start first;
+    "last": latest end first; the asked emotions' moments still ahead)."""
     kept: list[MomentDraft] = []
-    for d in drafts:  # one reading per moment: a span judged twice keeps its better-ranked label
+    for d in sorted(drafts, key=lambda d: (targets and d.emotion not in targets, d.coarse, -d.score)):
         if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU
                and (d.anchor is None or d.anchor != k.anchor) for k in kept):
             kept.append(d)
     if first_change:
         kept.sort(key=lambda d: d.change.t_s if d.change is not None else float("inf"))
-    return kept[:top_k], weak and bool(kept)
+    elif order is not None:
+        kept.sort(key=lambda d: (targets and d.emotion not in targets, d.coarse,
+                                 d.start_s if order == "first" else -d.end_s))
+    return kept

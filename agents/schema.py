@@ -33,6 +33,9 @@ class Intent(BaseModel):
     feeling_of: list[str] = Field(default_factory=list, description="of people, those whose feeling the query asks "
                                   "about: an open question's subject ('she' there, not 'he'), or the owner of a "
                                   "feeling it names ('when does he upset her?': 'a woman'); empty: all of them")
+    order: Literal["first", "last"] | None = Field(None, description="set when the query asks for the earliest or the "
+                                                   "latest moment of what it describes ('when does she smile for the "
+                                                   "first time?'): the moments then go in that order of time")
 
 
 class RefinedQuery(BaseModel):

@@ -321,6 +321,50 @@ def test_the_ending_study_reads_its_development_and_held_out_questions():
     assert test["kinds"] == {"ending": [32, 40], "control": [10, 12]}
 
 
+@pytest.mark.parametrize(("question", "order"), [
+    ("when does she smile for the first time?", "first"),
+    ("when is the last time he gets angry?", "last"),
+    ("when does she first smile?", "first"),
+    ("when does the man last laugh?", "last"),
+    ("who speaks first?", "first"),
+    ("when does the crowd laugh last?", "last"),
+    ("when is she happy?", None),
+    ("I kinda remember her talking about her first week, felt so upbeat", None),  # a first week, no order
+    ("I remember him packing up his desk on the last day, felt so sorrowful", None),
+    ("when does she finally smile at last?", None),
+])
+def test_the_order_of_time_a_question_asks(question, order):
+    from tools.signals.change_words import asked_order
+
+    assert asked_order(question) == order
+
+
+@pytest.mark.slow
+def test_the_first_and_the_last_time_she_smiles_are_the_earliest_and_latest_smiles(tmp_path, cache_root):
+    """The recorded Katie Hill woman smiling for 6 s, calm for 6 s, smiling again and calm again (no camera cut):
+    "when does she smile?" ranks the two smiles alike and leads with the first; asked for the last time, the answer
+    leads with the second smile, and for the first time with the first (``Intent.order``; section 179)."""
+    from graphs.pipeline import ask, open_index
+    from tests.conftest import shared_media
+    from tools.core.video_out import VideoWriter
+
+    katie = shared_media("WDA_KatieHill_000.mp4")
+    smile, calm = _pingpong(katie, 1.0, 2.6, 6.0), _pingpong(katie, 5.0, 6.6, 6.0)
+    frames = smile + calm + smile + calm
+    video = tmp_path / "smile_twice.mp4"
+    with VideoWriter(video, (frames[0].shape[1], frames[0].shape[0]), fps=25) as out:
+        for f in frames:
+            out.add_frame(f)
+        out.add_audio(np.zeros(24 * 16_000, np.float32))
+    index = open_index(video, cache_dir=cache_root)
+    smiles = [m for m in ask(index, "when does she smile?").moments if m.emotion == "happiness"]
+    assert len(smiles) == 2 and smiles[0].start_s < 6.0 and smiles[1].end_s >= 12.0
+    last = ask(index, "when is the last time she smiles?")
+    assert last.intent.order == "last" and last.moments[0].emotion == "happiness" and last.moments[0].start_s >= 10.0
+    first = ask(index, "when does she smile for the first time?")
+    assert first.intent.order == "first" and first.moments[0].emotion == "happiness" and first.moments[0].end_s <= 7.0
+
+
 def test_what_comes_next_is_the_earliest_change_not_the_largest():
     """"What does he feel next?" is answered by the person's first change of feeling; "when does his mood change?" by
     the largest (here a small step from a faint smile to a faint frown, then a large one to open anger)."""

@@ -84,6 +84,23 @@ def ending_phrases(text: str) -> tuple[str, str] | None:
     return None
 
 
+#: Words by which a question asks for the earliest or the latest of the moments it describes: "for the first time",
+#: "the last time she laughs", "when does she first smile?", "who laughs last?"; ``asked_order``.
+_ORDER = re.compile(r"\b(?:for\s+the|the)\s+(first|last)\s+time\b"
+                    r"|^(?:when|at what point)\s+(?:does|do|did|is|are|was|were)\s+(?:he|she|they|someone|somebody|"
+                    r"anyone|everyone|(?:the|a|an)\s+[a-z'-]+)\s+(first|last)\b"
+                    r"|(?<!\bat\s)\b(first|last)\s*$")
+
+
+def asked_order(text: str) -> str | None:
+    """"first" or "last" where a question asks for the earliest or the latest moment of what it describes (``_ORDER``:
+    "when does she smile for the first time?", "when is the last time he gets angry?", "when does she first smile?",
+    "who speaks first?"), else None ("her first week", "on the last day", "at last" say no order). The answer's
+    moments then go in that order of time (``agents.moments.draft_moments``; ``evals/RESULTS.md`` section 179)."""
+    m = _ORDER.search(" ".join(re.findall(r"[a-z'-]+", text.lower())))
+    return next((g for g in m.groups() if g), None) if m else None
+
+
 def departure_clause(text: str) -> str | None:
     """The clause of a question that names someone leaving the picture ("how does she feel after he leaves?" ->
     "after he leaves"), or None."""
