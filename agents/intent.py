@@ -274,7 +274,7 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     intent = runtime.context.llm.structured(
         INTERPRET_INTENT, {"query": state["query"], "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS),
                            "answer_labels": {lab.name: lab.description for lab in taxonomy.labels}})
-    chosen = []  # labels a hosted model picked from their descriptions (the offline reasoner leaves none)
+    chosen, asked = [], main_clause(state["query"]) or state["query"]  # a clause of context asks no label or order
     for name in intent.target_labels:
         try:
             chosen.append(taxonomy.canonical(name))
@@ -284,10 +284,9 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     if chosen:
         labels, targets = list(dict.fromkeys(chosen)), intent.target_emotions or taxonomy.support(chosen)
     else:
-        asked = main_clause(state["query"]) or state["query"]  # a label word of a clause of context is not asked
         labels, targets = ([], []) if asks_feeling else taxonomy.asked_labels(asked, intent.target_emotions)
     intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels, "asks_feeling": asks_feeling,
-                                       "order": intent.order or asked_order(state["query"])})
+                                       "order": intent.order or asked_order(asked)})
     return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0}
 
 

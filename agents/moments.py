@@ -29,6 +29,9 @@ can replay it (``studies.fit_fusion``):
   with a thumbs-up read neutral 0.16 over the pointing read happiness 0.09); a change point of such a question, or a
   judge that gave no probability of the asked emotions, ranks by support x confidence. The label says what the moment
   shows; the ranking says how strongly it shows what was asked.
+- A question for the first or the last time ("when does she smile for the first time?"; ``Intent.order``) puts the
+  asked emotions' moments scored at least ``ORDER_FLOOR`` of the best of them in that order of time ahead of the rest
+  (``ranked``); a question about what someone feels next puts the changes earliest first.
 """
 
 from __future__ import annotations
@@ -49,6 +52,10 @@ MIN_MOMENT_S = 1.0
 #: Two judged spans at least this close (tIoU) are one moment: beyond the strictest threshold the benchmarks
 #: score (R1@0.7), any evaluation would count them as the same span.
 SAME_MOMENT_TIOU = 0.9
+#: With an order of time asked (``Intent.order``), only the asked emotions' moments scored at least this share of the
+#: best of them go by time; chosen on the first- and last-time questions of the recorded development benches
+#: (``studies.moment_order``; ``evals/RESULTS.md`` section 179).
+ORDER_FLOOR = 0.5
 
 
 def snap_to_cuts(start_s: float, end_s: float, cuts: list[float], lo: float, hi: float) -> tuple[float, float]:
@@ -202,6 +209,13 @@ def ranked(drafts: list[MomentDraft], targets: list[str], first_change: bool = F
     if first_change:
         kept.sort(key=lambda d: d.change.t_s if d.change is not None else float("inf"))
     elif order is not None:
-        kept.sort(key=lambda d: (targets and d.emotion not in targets, d.coarse,
-                                 d.start_s if order == "first" else -d.end_s))
+        asked = [d.score for d in kept if not targets or d.emotion in targets]
+        floor = ORDER_FLOOR * max(asked, default=0.0)
+
+        def place(d: MomentDraft) -> tuple:  # the asked emotions' moments over the floor by time, then the rest
+            timed = (not targets or d.emotion in targets) and d.score >= floor
+            return (not timed, targets and d.emotion not in targets, d.coarse,
+                    (d.start_s if order == "first" else -d.end_s) if timed else -d.score)
+
+        kept.sort(key=place)
     return kept

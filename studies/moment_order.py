@@ -3,14 +3,15 @@ moments: is the top moment the earliest (or latest) of them?
 
     python -m studies.moment_order build --bench B/bench.jsonl --out B/bench_order.jsonl
     python -m evals.run --bench B/bench_order.jsonl --method graph --out R     # once with the code before, once now
-    python -m studies.moment_order compare --bench B/bench_order.jsonl --before R0 --after R1 [--json OUT]
+    python -m studies.moment_order compare B/bench_order.jsonl R0 R1 [B2/bench_order.jsonl R2 R3 ...] [--json OUT]
 
 ``build`` keeps each question of a bench whose labelled moments make two or more episodes (moments that meet, within
 0.05 s, are one episode) and asks it twice: "... for the first time?" with the earliest episode as its one labelled
-moment, and "... for the last time?" with the latest. ``compare`` scores two runs of ``evals.run`` on such a bench,
-question by question: R1@0.5 (the top moment's tIoU with the labelled episode at least 0.5) and Joint (that, and the
-top moment's emotion is the label), each with a bootstrap 95 % interval over videos (``evals.metrics.
-bootstrap_interval``), the paired difference's interval and the questions gained and lost.
+moment, and "... for the last time?" with the latest. ``compare`` scores two runs of ``evals.run`` (the code before
+and now) on each such bench given, question by question: R1@0.5 (the top moment's tIoU with the labelled episode at
+least 0.5) and Joint (that, and the top moment's emotion is the label), each with a bootstrap 95 % interval over
+videos (``evals.metrics.bootstrap_interval``), the paired difference's interval and the questions gained and lost;
+with several benches, also all their questions pooled (videos told apart by bench).
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ def episodes(moments: list[dict]) -> list[dict]:
     (within ``MEET_S``) joined into one."""
     out: list[dict] = []
     for m in sorted(moments, key=lambda m: m["start_s"]):
-        if out and abs(m["start_s"] - out[-1]["end_s"]) < MEET_S:
-            out[-1] = {**out[-1], "end_s": m["end_s"]}
+        if out and m["start_s"] <= out[-1]["end_s"] + MEET_S:  # meets or overlaps the episode before
+            out[-1] = {**out[-1], "end_s": max(out[-1]["end_s"], m["end_s"])}
         else:
             out.append(dict(m))
     return out
@@ -67,29 +68,46 @@ def _scores(bench: list[dict], run: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
-def compare(bench_path: Path, before: Path, after: Path) -> dict:
-    """R1@0.5 and Joint of the runs ``before`` and ``after`` (``evals.run --out`` folders) on ``bench_path`` (module
-    doc).
+def _rates(x: list[int], y: list[int], groups: list[str], ids: list[str]) -> dict:
+    """Shares before (``x``) and now (``y``) with intervals over ``groups``, the paired interval, gained and lost."""
+    from evals.metrics import bootstrap_interval
+
+    def interval(values: list[float]) -> list[float]:
+        return [round(v, 3) for v in bootstrap_interval(values, groups)]
+
+    return {"before": round(sum(x) / len(x), 3), "before_95": interval(x), "now": round(sum(y) / len(y), 3),
+            "now_95": interval(y), "paired_95": interval([q - p for p, q in zip(x, y, strict=True)]),
+            "right": [sum(x), sum(y)], "gained": [i for i, p, q in zip(ids, x, y, strict=True) if q > p],
+            "lost": [i for i, p, q in zip(ids, x, y, strict=True) if q < p]}
+
+
+def compare(runs: list[tuple[Path, Path, Path]]) -> dict:
+    """R1@0.5 and Joint of the runs before and after (``evals.run --out`` folders) on each bench of ``runs`` ((bench,
+    before, after) each; module doc), and over all of them pooled when there are several.
 
     Raises:
         FileNotFoundError: a run has no ``predictions.jsonl``.
     """
-    from evals.metrics import bootstrap_interval
-
-    bench = _records(bench_path)
-    a, b = _scores(bench, before), _scores(bench, after)
-    videos = [r["video"] for r in bench]
-    out: dict = {"bench": str(bench_path), "n": len(bench), "videos": len(set(videos))}
-    for i, name in enumerate(("R1@0.5", "Joint")):
-        x, y = [a[r["id"]][i] for r in bench], [b[r["id"]][i] for r in bench]
-
-        def interval(values: list[float]) -> list[float]:
-            return [round(v, 3) for v in bootstrap_interval(values, videos)]
-
-        out[name] = {"before": round(sum(x) / len(x), 3), "before_95": interval(x), "now": round(sum(y) / len(y), 3),
-                     "now_95": interval(y), "paired_95": interval([q - p for p, q in zip(x, y, strict=True)]),
-                     "gained": [r["id"] for r, p, q in zip(bench, x, y, strict=True) if q > p],
-                     "lost": [r["id"] for r, p, q in zip(bench, x, y, strict=True) if q < p]}
+    benches, pooled = [], {"ids": [], "videos": [], "x": ([], []), "y": ([], [])}
+    for bench_path, before, after in runs:
+        bench = _records(bench_path)
+        a, b = _scores(bench, before), _scores(bench, after)
+        ids, videos = [r["id"] for r in bench], [r["video"] for r in bench]
+        row: dict = {"bench": str(bench_path), "n": len(bench), "videos": len(set(videos))}
+        for i, name in enumerate(("R1@0.5", "Joint")):
+            x, y = [a[k][i] for k in ids], [b[k][i] for k in ids]
+            row[name] = _rates(x, y, videos, ids)
+            pooled["x"][i].extend(x)
+            pooled["y"][i].extend(y)
+        pooled["ids"].extend(f"{bench_path}|{k}" for k in ids)
+        pooled["videos"].extend(f"{bench_path}|{v}" for v in videos)
+        benches.append(row)
+    out: dict = {"benches": benches}
+    if len(benches) > 1:
+        out["pooled"] = {"n": len(pooled["ids"]), "videos": len(set(pooled["videos"])),
+                         **{name: {k: v for k, v in _rates(pooled["x"][i], pooled["y"][i], pooled["videos"],
+                                                           pooled["ids"]).items() if k not in ("gained", "lost")}
+                            for i, name in enumerate(("R1@0.5", "Joint"))}}
     return out
 
 
@@ -101,10 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("build", help="write the first- and last-time questions of a bench")
     b.add_argument("--bench", type=Path, required=True)
     b.add_argument("--out", type=Path, required=True)
-    c = sub.add_parser("compare", help="score two runs on such a bench")
-    c.add_argument("--bench", type=Path, required=True)
-    c.add_argument("--before", type=Path, required=True)
-    c.add_argument("--after", type=Path, required=True)
+    c = sub.add_parser("compare", help="score two runs on each such bench: BENCH BEFORE AFTER, repeated")
+    c.add_argument("runs", type=Path, nargs="+", metavar="BENCH BEFORE AFTER")
     c.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     if args.cmd == "build":
@@ -112,7 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         print(f"{len(rows)} questions -> {args.out}")
         return 0
-    return report(functools.partial(compare, args.bench, args.before, args.after), args.json)
+    if len(args.runs) % 3:
+        ap.error("compare takes BENCH BEFORE AFTER, once per bench")
+    triples = [tuple(args.runs[i:i + 3]) for i in range(0, len(args.runs), 3)]
+    return report(functools.partial(compare, triples), args.json)
 
 
 if __name__ == "__main__":

@@ -430,3 +430,27 @@ def test_a_merged_moment_cites_a_frame_its_two_clips_share_once():
     [moment], _ = draft_moments(cands, ["happiness"], [], 5, 0.0, judge, duration_s=10.0)
     assert (moment.start_s, moment.end_s) == (0.0, 6.0)
     assert [e.ref for e in moment.evidence] == ["perception/x.json#f1", "perception/x.json#f3", "perception/x.json#f5"]
+
+
+def test_an_order_of_time_puts_the_asked_emotions_moments_in_time_order_over_a_floor():
+    """``ranked`` with ``order``: the asked emotion's moments scored at least ``ORDER_FLOOR`` of the best of them go
+    earliest (or latest) first; one read far weaker goes after them by score, and the other emotions' moments keep
+    their order by score after those (a question with no moment of its emotion does not lead with whatever comes
+    first). Without an order, the ranking is by score."""
+    from agents.moments import ORDER_FLOOR, ranked
+    from agents.schema import MomentDraft
+
+    def draft(start_s: float, emotion: str, score: float) -> MomentDraft:
+        return MomentDraft(start_s=start_s, end_s=start_s + 3.0, emotion=emotion, confidence=0.5, score=score,
+                           evidence=[])
+
+    weak = 0.9 * ORDER_FLOOR * 0.8
+    drafts = [draft(20.0, "happiness", 0.8), draft(10.0, "happiness", 0.6), draft(0.0, "happiness", weak),
+              draft(5.0, "neutral", 0.3), draft(30.0, "neutral", 0.7)]
+    def starts(ds: list[MomentDraft]) -> list[float]:
+        return [d.start_s for d in ds]
+
+    assert starts(ranked(drafts, ["happiness"])) == [20.0, 10.0, 0.0, 30.0, 5.0]
+    assert starts(ranked(drafts, ["happiness"], order="first")) == [10.0, 20.0, 0.0, 30.0, 5.0]
+    assert starts(ranked(drafts, ["happiness"], order="last")) == [20.0, 10.0, 0.0, 30.0, 5.0]
+    assert starts(ranked(drafts, ["fear"], order="first")) == starts(ranked(drafts, ["fear"]))  # none of it: by score

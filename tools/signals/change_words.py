@@ -84,21 +84,26 @@ def ending_phrases(text: str) -> tuple[str, str] | None:
     return None
 
 
-#: Words by which a question asks for the earliest or the latest of the moments it describes: "for the first time",
-#: "the last time she laughs", "when does she first smile?", "who laughs last?"; ``asked_order``.
-_ORDER = re.compile(r"\b(?:for\s+the|the)\s+(first|last)\s+time\b"
-                    r"|^(?:when|at what point)\s+(?:does|do|did|is|are|was|were)\s+(?:he|she|they|someone|somebody|"
-                    r"anyone|everyone|(?:the|a|an)\s+[a-z'-]+)\s+(first|last)\b"
-                    r"|(?<!\bat\s)\b(first|last)\s*$")
+#: Words by which a question asks for the earliest or the latest of the moments it describes: "for the (very) first
+#: time", "the last time she laughs", "for the final time", "when does she first smile?" (the word between the subject
+#: and its verb), "who speaks first?"; ``asked_order``. Not a "last" that is the verb ("how long does her smile
+#: last?", "when does the applause last?").
+_ORDER = re.compile(r"\b(?:for\s+the|the)\s+(?:very\s+)?(first|last|final)\s+time\b"
+                    r"|^(?:[a-z'-]+\s+){0,3}?(?:when|where|at\s+what\s+(?:point|moment|time))\s+(?:does|do|did|will|would|is|are|was|were)\s+(?:he|she|"
+                    r"they|someone|somebody|anyone|everyone|(?:the|a|an|his|her|their)\s+(?:[a-z'-]+\s+)?[a-z'-]+)\s+"
+                    r"(first|last)\s+[a-z]"
+                    r"|^who\s+(?:[a-z'-]+\s+){1,3}?(first|last)$")
 
 
 def asked_order(text: str) -> str | None:
     """"first" or "last" where a question asks for the earliest or the latest moment of what it describes (``_ORDER``:
     "when does she smile for the first time?", "when is the last time he gets angry?", "when does she first smile?",
-    "who speaks first?"), else None ("her first week", "on the last day", "at last" say no order). The answer's
+    "who speaks first?"), else None ("her first week", "on the last day", "at last", "how long does it last?" say no
+    order; ``agents.intent.interpret_intent`` reads it in the main clause, ``tools.signals.clauses``). The answer's
     moments then go in that order of time (``agents.moments.draft_moments``; ``evals/RESULTS.md`` section 179)."""
     m = _ORDER.search(" ".join(re.findall(r"[a-z'-]+", text.lower())))
-    return next((g for g in m.groups() if g), None) if m else None
+    found = next((g for g in m.groups() if g), None) if m else None
+    return "last" if found == "final" else found
 
 
 def departure_clause(text: str) -> str | None:
