@@ -48,8 +48,8 @@ def cessation_readings(split: str, before: dict | None = None, path: Path = CESS
         ValueError: ``path`` has no question of ``split``, or ``before`` read other questions.
     """
     from agents.intent import offline_intent
-    from evals.metrics import bootstrap_interval
     from evals.questions import question_records
+    from studies.context_clauses import read_against
 
     records = [r for r in question_records(path) if r.get("split") == split]
     if not records:
@@ -62,24 +62,8 @@ def cessation_readings(split: str, before: dict | None = None, path: Path = CESS
                    "after": None if change is None else list(change.after)}
         rows.append({"question": r["query"], "label": {k: r[k] for k in ("change", "before", "after", "emotion")},
                      "reading": reading, "right": read_right(r, reading)})
-    kinds: dict[str, list[int]] = {"ending": [0, 0], "control": [0, 0]}
-    for q in rows:
-        cell = kinds["ending" if q["label"]["change"] else "control"]
-        cell[0] += q["right"]
-        cell[1] += 1
-    scores = [float(q["right"]) for q in rows]
-    out = {"split": split, "right": int(sum(scores)), "n": len(rows),
-           "interval": [round(v, 3) for v in bootstrap_interval(scores)], "kinds": kinds, "questions": rows}
-    if before is not None:
-        old = {q["question"]: q["right"] for q in before["questions"]}
-        if set(old) != {q["question"] for q in rows}:
-            raise ValueError("the report given as before read other questions")
-        out["before_right"] = sum(old.values())
-        out["paired_interval"] = [round(v, 3) for v in bootstrap_interval(
-            [q["right"] - old[q["question"]] for q in rows])]
-        out["gained"] = [q["question"] for q in rows if q["right"] and not old[q["question"]]]
-        out["lost"] = [q["question"] for q in rows if old[q["question"]] and not q["right"]]
-    return out
+    out = read_against(rows, before, "kinds", lambda q: "ending" if q["label"]["change"] else "control")
+    return {"split": split, **out}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,7 @@ import argparse
 import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 #: The held-out questions of this form.
@@ -34,7 +35,6 @@ def context_readings(path: Path = CONTEXT, split: str = "test", before: dict | N
         ValueError: ``path`` has no question of ``split``, or ``before`` read other questions.
     """
     from agents.intent import offline_intent
-    from evals.metrics import bootstrap_interval
     from evals.questions import question_records
     from studies.question_readings import right
 
@@ -45,14 +45,29 @@ def context_readings(path: Path = CONTEXT, split: str = "test", before: dict | N
     for r in records:
         targets = list(offline_intent({"query": r["query"]}).target_emotions)
         rows.append({"question": r["query"], "label": r["emotion"], "targets": targets, "right": right(targets, r)})
+    return {"file": path.name, "split": split,
+            **read_against(rows, before, "per_label", lambda q: q["label"] or "none")}
+
+
+def read_against(rows: list[dict], before: dict | None, by: str, group: Callable[[dict], str]) -> dict:
+    """The report of a question study's ``rows`` (each: ``question``, ``right``): ``right``, ``n``, ``interval`` (a
+    bootstrap 95 % interval over questions, ``evals.metrics.bootstrap_interval``), ``by`` (``group`` of a row -> [right,
+    n]) and ``questions``; with ``before`` (such a report of the code before) also ``before_right``,
+    ``paired_interval``, ``gained`` and ``lost``. Shared by ``studies.context_clauses`` and ``studies.cessation``.
+
+    Raises:
+        ValueError: ``before`` read other questions.
+    """
+    from evals.metrics import bootstrap_interval
+
     scores = [float(q["right"]) for q in rows]
-    per_label: dict[str, list[int]] = {}
+    groups: dict[str, list[int]] = {}
     for q in rows:
-        cell = per_label.setdefault(q["label"] or "none", [0, 0])
+        cell = groups.setdefault(group(q), [0, 0])
         cell[0] += q["right"]
         cell[1] += 1
-    out = {"file": path.name, "split": split, "right": int(sum(scores)), "n": len(rows),
-           "interval": [round(v, 3) for v in bootstrap_interval(scores)], "per_label": per_label, "questions": rows}
+    out = {"right": int(sum(scores)), "n": len(rows), "interval": [round(v, 3) for v in bootstrap_interval(scores)],
+           by: groups, "questions": rows}
     if before is not None:
         old = {q["question"]: q["right"] for q in before["questions"]}
         if set(old) != {q["question"] for q in rows}:

@@ -22,12 +22,10 @@ import json
 import sys
 from pathlib import Path
 
+from evals.questions import question_records
+
 #: Labelled moments closer than this (seconds) are one episode.
 MEET_S = 0.05
-
-
-def _records(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def episodes(moments: list[dict]) -> list[dict]:
@@ -59,7 +57,7 @@ def _scores(bench: list[dict], run: Path) -> dict[str, tuple[int, int]]:
     """Per question id: (R1@0.5 hit, Joint hit) of the run's top moment."""
     from tools.core.schema import temporal_iou
 
-    predicted = {r["id"]: r["moments"] for r in _records(run / "predictions.jsonl")}
+    predicted = {r["id"]: r["moments"] for r in question_records(run / "predictions.jsonl")}
     out = {}
     for r in bench:
         label, top = r["moments"][0], (predicted.get(r["id"]) or [None])[0]
@@ -90,7 +88,7 @@ def compare(runs: list[tuple[Path, Path, Path]]) -> dict:
     """
     benches, pooled = [], {"ids": [], "videos": [], "x": ([], []), "y": ([], [])}
     for bench_path, before, after in runs:
-        bench = _records(bench_path)
+        bench = question_records(bench_path)
         a, b = _scores(bench, before), _scores(bench, after)
         ids, videos = [r["id"] for r in bench], [r["video"] for r in bench]
         row: dict = {"bench": str(bench_path), "n": len(bench), "videos": len(set(videos))}
@@ -124,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     if args.cmd == "build":
-        rows = order_questions(_records(args.bench))
+        rows = order_questions(question_records(args.bench))
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         print(f"{len(rows)} questions -> {args.out}")
         return 0

@@ -164,6 +164,17 @@ def _pingpong(video, start_s: float, end_s: float, seconds: float) -> list[np.nd
     return [loop[i % len(loop)] for i in range(round(seconds * 25))]
 
 
+def _silent_video(path, frames: list[np.ndarray]):
+    """``frames`` (25 fps) written to ``path`` with silence as long as they last; returns ``path``."""
+    from tools.core.video_out import VideoWriter
+
+    with VideoWriter(path, (frames[0].shape[1], frames[0].shape[0]), fps=25) as out:
+        for f in frames:
+            out.add_frame(f)
+        out.add_audio(np.zeros(len(frames) * 16_000 // 25, np.float32))
+    return path
+
+
 @pytest.mark.slow
 def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_root):
     """A recorded woman (the shared Katie Hill clip; watched: a broad smile with teeth at 1-2.6 s, a calm talking
@@ -173,16 +184,10 @@ def test_her_smile_giving_way_is_the_change_her_question_finds(tmp_path, cache_r
     the default reader, faceres+face8, reads it as neutral)."""
     from graphs.pipeline import ask, open_index
     from tests.conftest import load_json, shared_media
-    from tools.core.video_out import VideoWriter
 
     katie = shared_media("WDA_KatieHill_000.mp4")
     frames = _pingpong(katie, 1.0, 2.6, 10.0) + _pingpong(katie, 5.0, 6.6, 10.0)
-    video = tmp_path / "smile_then_calm.mp4"
-    with VideoWriter(video, (frames[0].shape[1], frames[0].shape[0]), fps=25) as out:
-        for f in frames:
-            out.add_frame(f)
-        out.add_audio(np.zeros(20 * 16_000, np.float32))
-    index = open_index(video, cache_dir=cache_root)
+    index = open_index(_silent_video(tmp_path / "smile_then_calm.mp4", frames), cache_dir=cache_root)
     stored = load_json(index.dir / "timelines.json")  # the index pass stored her timeline as computed from its faces
     computed = affect_timelines(index.faces, index.person_by_track)
     assert stored["timelines"] == [tl.model_dump(mode="json") for tl in computed]
@@ -352,17 +357,11 @@ def test_the_first_and_the_last_time_she_smiles_are_the_earliest_and_latest_smil
     leads with the second smile, and for the first time with the first (``Intent.order``; section 179)."""
     from graphs.pipeline import ask, open_index
     from tests.conftest import shared_media
-    from tools.core.video_out import VideoWriter
 
     katie = shared_media("WDA_KatieHill_000.mp4")
     smile, calm = _pingpong(katie, 1.0, 2.6, 6.0), _pingpong(katie, 5.0, 6.6, 6.0)
     frames = smile + calm + smile + calm
-    video = tmp_path / "smile_twice.mp4"
-    with VideoWriter(video, (frames[0].shape[1], frames[0].shape[0]), fps=25) as out:
-        for f in frames:
-            out.add_frame(f)
-        out.add_audio(np.zeros(24 * 16_000, np.float32))
-    index = open_index(video, cache_dir=cache_root)
+    index = open_index(_silent_video(tmp_path / "smile_twice.mp4", frames), cache_dir=cache_root)
     smiles = [m for m in ask(index, "when does she smile?").moments if m.emotion == "happiness"]
     assert len(smiles) == 2 and smiles[0].start_s < 6.0 and smiles[1].end_s >= 12.0
     last = ask(index, "when is the last time she smiles?")
