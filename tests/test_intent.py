@@ -245,7 +245,21 @@ def test_the_memory_study_reads_every_development_memory_and_its_held_out_file()
     ("when is he white as a sheet?", None),
     ("when do they high five one after another?", None),
     ("when is she scared he will leave?", None),  # no opener: the clause is what she fears
-    ("when does everyone look bored during his speech?", None),
+    ("when does everyone look bored during his speech?", "when does everyone look bored?"),  # a phrase of time
+    ("when does he cry if she mentions his father?", "when does he cry?"),
+    ("when is he nervous since the call?", "when is he nervous?"),
+    ("when does she look as if she is about to cry?", None),  # "as if", "as though": a comparison
+    ("when does he seem scared as though he saw a ghost?", None),
+    ("when does she smile even though she is sad?", "when does she smile?"),  # conceding: the smile is asked
+    ("when does he smile although he is angry?", "when does he smile?"),
+    ("when does she stay calm even when he yells?", "when does she stay calm?"),
+    ("when does he hide if he is scared?", None),  # a condition of his own feeling, as "because": read whole
+    ("when does he ask her if she is angry?", None),  # "if" as "whether"
+    ("when does she wait to see if he is angry?", None),
+    ("when is the moment during his speech that she cries?", None),  # a stretch of time named before it
+    ("when is she sad ever since he left?", "when is she sad?"),  # "ever", "only", "right" belong to the clause
+    ("when do they get even after he cheats them?", "when do they get even?"),  # "get even": no prefix
+    ("when during the game does she cry after he scores?", "when during the game does she cry?"),
     ("how does she feel when he yells at her?", None),  # framed otherwise: left whole
     ("I recall a boy sitting alone on the bleachers after the game, felt kind of down", None),  # a viewer's memory
     ("when does he hide because he is scared?", None),  # his own clause says a feeling: read whole
@@ -295,6 +309,27 @@ def test_the_context_clause_study_reads_its_held_out_file():
     assert now["per_label"]["none"][1] == 12
     with pytest.raises(ValueError, match="no 'train' questions"):
         context_readings(split="train")
+
+
+def test_the_context_clause_study_reads_the_second_held_out_file():
+    """``studies.context_clauses`` over ``questions_context2.jsonl`` (64 questions: 48 with a clause or phrase of
+    context opened by 14 connectors, 16 comparisons; read once in section 180), paired against the committed reading
+    of the code before the one list of clause openers: the pinned counts (50 -> 53 of 64, none lost), each comparison
+    read as before."""
+    import json
+    from pathlib import Path
+
+    from studies.context_clauses import context_readings
+
+    data, results = (Path(__file__).parents[1] / "evals" / d for d in ("data", "results"))
+    before = json.loads((results / "context_openers_test_before.json").read_text())
+    now = context_readings(data / "questions_context2.jsonl", before=before)
+    assert (now["n"], now["before_right"], now["right"], now["lost"]) == (64, 50, 53, [])
+    comparisons = {json.loads(line)["query"] for line in (data / "questions_context2.jsonl").read_text().splitlines()
+                   if json.loads(line)["form"] == "comparison"}
+    assert len(comparisons) == 16
+    assert {q["question"]: q["targets"] for q in now["questions"] if q["question"] in comparisons} == {
+        q["question"]: q["targets"] for q in before["questions"] if q["question"] in comparisons}
 
 
 @pytest.mark.parametrize(("phrase", "emotion"), [("hits the roof", "anger"), ("fly off the handle", "anger"),

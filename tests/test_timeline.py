@@ -282,6 +282,8 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
     ("when does she smile once he stops yelling?", None),  # the ending is the context's
     ("when does she try to stop crying?", None),  # tried, not done
     ("when does he tell her to stop crying?", None),
+    ("when during the speech does she stop laughing?", ("laughing", "")),  # "during" opens a phrase, not a clause
+    ("when does she stop crying after he hugs her and start smiling?", ("crying", "smiling")),  # each side its own
 ])
 def test_what_a_question_says_ends(question, phrases):
     from tools.signals.change_words import ending_phrases

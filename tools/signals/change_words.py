@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from tools.signals.word_forms import OPENER_WORDS
+
 #: Words for a state of feeling and for its change, in questions about a change (EmoTrans's transitions).
 _FEELING_NOUNS = r"(?:mood|moods|feeling|feelings|emotion|emotions|attitude|demeanou?r|tone|spirits|affect)"
 _CHANGE_WORDS = r"(?:change|changes|changed|changing|shift|shifts|shifted|shifting|swing|swings|turn|turns|flip|flips)"
@@ -39,10 +41,6 @@ _STARTS = re.compile(r"^(?:start|starts|started|begin|begins|began)\s+")
 #: Words before "stop" by which the action goes on: "when *can't* she stop laughing?", "when does he *not* talk or stop
 #: laughing?".
 _GOES_ON = frozenset({"can't", "cannot", "won't", "couldn't", "wouldn't", "doesn't", "don't", "didn't", "never", "not"})
-#: Words that open another clause: an ending after one is the context's, not the question's ("when does she smile
-#: *once he stops yelling*?"), and a side ends before one ("stop talking *after he leaves*").
-_CLAUSE_OPENERS = frozenset({"after", "once", "when", "whenever", "while", "as", "before", "until", "because", "since",
-                             "if", "though", "although"})
 #: A feeling or its sign as the subject of a verb of ending ("when does *her smile* fade?", "when does *the panic*
 #: wear off?", "when does *his poker face* crack?"), or of giving way to another ("when does *his calm* give way to
 #: anger?"); ``ending_phrases``.
@@ -54,9 +52,16 @@ _ENDS = re.compile(
     r"|(?:give|gives|gave)\s+way\s+to\s+(.+)|(?:turn|turns|turned)\s+into\s+(.+))$")
 
 
+#: Openers of a clause with a verb of its own: a "stop" after one is that clause's ("once he stops yelling"); "during"
+#: opens a phrase ("when during the speech does she stop laughing?").
+_CLAUSE_WORDS = OPENER_WORDS - {"during"}
+
+
 def _own_clause(words: list[str]) -> list[str]:
-    """``words`` up to the first that opens another clause (``_CLAUSE_OPENERS``)."""
-    return words[:next((i for i, w in enumerate(words) if w in _CLAUSE_OPENERS), len(words))]
+    """``words`` up to the first that opens another clause (``tools.signals.word_forms.OPENER_WORDS``): an ending after
+    one is the context's, not the question's ("when does she smile *once he stops yelling*?"), and a side ends before
+    one ("stop talking *after he leaves*")."""
+    return words[:next((i for i, w in enumerate(words) if w in OPENER_WORDS), len(words))]
 
 
 def ending_phrases(text: str) -> tuple[str, str] | None:
@@ -73,13 +78,13 @@ def ending_phrases(text: str) -> tuple[str, str] | None:
     t = " ".join(re.findall(r"[a-z'-]+", text.lower()))
     if m := _STOP.search(t):
         before = t[:m.start()].split()
-        if set(before) & _GOES_ON or set(before[1:]) & _CLAUSE_OPENERS or before[-1:] == ["to"]:
+        if set(before) & _GOES_ON or set(before[1:]) & _CLAUSE_WORDS or before[-1:] == ["to"]:
             return None
-        ended, *follows = _AND.split(" ".join(_own_clause(m.group(1).split())), maxsplit=1)
+        ended, *follows = (" ".join(_own_clause(side.split())) for side in _AND.split(m.group(1), maxsplit=1))
         if follows and re.match(r"[a-z'-]+ing\b", follows[0]):  # "stop laughing and crying": both end
             return f"{ended} and {follows[0]}", ""
         return ended, _STARTS.sub("", "".join(follows))
-    if (m := _ENDS.match(t)) and not set(m.group(1).split()) & (_GOES_ON | _CLAUSE_OPENERS):
+    if (m := _ENDS.match(t)) and not set(m.group(1).split()) & (_GOES_ON | _CLAUSE_WORDS):
         return m.group(1), " ".join(_own_clause((m.group(2) or m.group(3) or "").split()))
     return None
 

@@ -14,6 +14,7 @@ import re
 from itertools import pairwise
 
 from tools.signals.lexicon import AGE_ADJECTIVES, PERSON_WORDS, memory_form, person_phrases
+from tools.signals.word_forms import OPENER_WORDS
 
 
 def _forms(stem: str) -> set[str]:
@@ -38,9 +39,9 @@ CAUSING_VERBS = frozenset(set().union(*(_forms(s) for s in (
     "thrill", "unsettle", "worry", "amaze", "astonish", "bother", "charm", "entertain", "fascinate", "frustrate",
     "horrify", "relax", "stun"))) | {"make", "makes", "making", "made", "get", "gets", "getting", "got", "upset",
                                      "upsets", "upsetting", "hurt", "hurts", "hurting"})
-#: Words that open another clause: a verb after them is not the main clause's ("after his mother scolds him").
-_CLAUSE_OPENERS = frozenset({"when", "whenever", "while", "as", "after", "before", "because", "since", "until", "if",
-                             "once", "during", "though", "although", "that", "who", "which", "whom", "whose"})
+#: Words that open another clause (``tools.signals.word_forms.OPENER_WORDS`` and the relative pronouns): a verb after
+#: them is not the main clause's ("after his mother scolds him").
+_CLAUSE_OPENERS = OPENER_WORDS | {"that", "who", "which", "whom", "whose"}
 #: Words that may stand between a causing verb and the person it moves ("amuses *the* audience").
 _DETERMINERS = frozenset({"the", "a", "an", "that", "this", "those", "these", "some"})
 #: Person words that, first in a question, are its object or a possessive, not its subject ("when do *her* jokes

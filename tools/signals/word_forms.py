@@ -1,7 +1,8 @@
 """How a question's words stand in a word or idiom list: its phrases matched longest first, each tried with
 possessives as WordNet's "one's" and its first word without a common inflection ("loses her cool" -> "lose one's
 cool", "terrified" -> "terrify", "repelled" -> "repel"). Read by ``tools.signals.lexicon.named_emotions`` (the emotion
-words) and ``tools.signals.idioms`` (the glossed idioms and words).
+words) and ``tools.signals.idioms`` (the glossed idioms and words). Also the marks that end a clause and the words that
+open one (``CLAUSE_MARKS``, ``CLAUSE_OPENERS``), shared by the readers of a question's clauses.
 """
 
 from __future__ import annotations
@@ -9,6 +10,16 @@ from __future__ import annotations
 #: Marks that end a clause (an em and an en dash among them): ``tools.signals.lexicon.emotion_phrase(punctuation=True)``
 #: keeps each as a word of its own, and ``matched_phrases`` drops one that ends a word.
 CLAUSE_MARKS = ",;:.!?\u2014\u2013"
+
+#: Words that open a clause of time, cause, condition or concession, an adverbial clause (the subordinators of Quirk et
+#: al., 1985, *A Comprehensive Grammar of the English Language*), and "during", which opens a phrase of time as they
+#: do a clause: "when does she look hurt *after he mentions her ex*?", "... *if she mentions his father*?". Read by
+#: ``tools.signals.clauses`` (where a clause of context begins); ``OPENER_WORDS`` by ``tools.signals.change_words``
+#: and ``tools.signals.feeling_owner`` (where the main clause's words end).
+CLAUSE_OPENERS = ("as soon as", "whenever", "while", "when", "after", "before", "until", "once", "because", "since",
+                  "if", "though", "although", "during", "as")
+#: ``CLAUSE_OPENERS`` of one word, for a reader of a question word by word ("as soon as" begins with "as").
+OPENER_WORDS = frozenset(o for o in CLAUSE_OPENERS if " " not in o)
 
 #: Inflections tried for a word not listed as it is: (ending, replacement), "terrified" -> "terrify".
 _INFLECTIONS = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"), ("ied", "y"),
