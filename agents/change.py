@@ -33,8 +33,9 @@ from agents.schema import EmotionJudgement, Evidence, Proposal
 from memory.store import VideoIndex
 from tools.core.schema import AFFECTNET8
 from tools.perception.engine import FrameObservation
+from tools.perception.text_emotion import load_text_emotion
 from tools.signals.change_words import asks_next, change_phrases, departure_clause, ending_phrases
-from tools.signals.lexicon import named_emotions
+from tools.signals.lexicon import MIN_CUE_SIM, emotion_phrase, named_emotions
 from tools.signals.timeline import MIN_CHANGE, MIN_SEGMENT, reading_dict, readings
 
 #: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
@@ -53,15 +54,15 @@ DEPARTURE_WINDOW_S = 4.0
 def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk | None:
     """The ``ChangeAsk`` of a question about a change of feeling (None for any other question); the before
     and after phrases are read into AffectNet-8 emotions by ``emotions_of`` (``agents.intent.side_emotions``).
-    A question about a feeling after someone leaves names the emotion after only when the rest of it holds an
-    emotion word ("is she happy once he is gone?"; ``tools.signals.lexicon.named_emotions``). A question about a
-    feeling ending (``tools.signals.change_words.ending_phrases``: "when does he stop smiling?", "when does her smile
-    fade?") asks for the change from it to any feeling, or to the one it names ("... and start laughing?"), where
-    ``emotions_of`` reads a feeling in what ends (``evals/RESULTS.md`` section 178); "when does he stop talking?" is no
-    change."""
+    A question about a feeling after someone leaves names the emotion after only when the rest of it names a feeling
+    (``names_feeling``: "is she happy once he is gone?", "when does she cry after he leaves?"; not "what does she do
+    after he leaves?"). A question about a feeling ending (``tools.signals.change_words.ending_phrases``: "when does he
+    stop smiling?", "when does her smile fade?") asks for the change from it to any feeling, or to the one it names
+    ("... and start laughing?"), where ``emotions_of`` reads a feeling in what ends (``evals/RESULTS.md`` section 178);
+    "when does he stop talking?" is no change."""
     if clause := departure_clause(query):
         rest = query.lower().replace(clause, " ")
-        return ChangeAsk(after=emotions_of(rest) if named_emotions(rest) else [], departure=True)
+        return ChangeAsk(after=emotions_of(rest) if names_feeling(rest) else [], departure=True)
     if (ending := ending_phrases(query)) and (ended := emotions_of(ending[0])):  # "when does he stop smiling?"
         return ChangeAsk(before=ended, after=emotions_of(ending[1]) if ending[1] else [], first=asks_next(query))
     phrases = change_phrases(query)
@@ -69,6 +70,18 @@ def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk
         return None
     before, after = (emotions_of(p) if p else [] for p in phrases)
     return ChangeAsk(before=before, after=after, first=asks_next(query))
+
+
+def names_feeling(text: str) -> bool:
+    """Whether ``text`` (a question without its clause about someone leaving) names a feeling: an emotion word
+    (``tools.signals.lexicon.named_emotions``: "happy", "furious") or a sign of one on the face, where its emotion
+    phrase asks for a facial expression (the shipped sentence encoder's similarity to the ``facial_expression`` cue
+    at ``tools.signals.lexicon.MIN_CUE_SIM`` or more: "cry", "start laughing", "frown"). An act is not ("what does she
+    do", "lock the door", "dance"), though the reader would find an emotion nearest it (``evals/RESULTS.md`` sections
+    178, 182)."""
+    if named_emotions(text):
+        return True
+    return load_text_emotion().similarities(emotion_phrase(text))[1]["facial_expression"] >= MIN_CUE_SIM
 
 
 def distance(before: dict[str, float], after: dict[str, float]) -> float:

@@ -50,6 +50,7 @@ from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
     CUE_DESCRIPTIONS,
     EMOTION_DESCRIPTIONS,
+    MIN_CUE_SIM,
     emotion_phrase,
     named_emotions,
     names_behaviour,
@@ -69,8 +70,6 @@ MIN_EMOTION_SIM = 0.25
 FOREIGN_MIN_EMOTION_SIM = 0.34
 #: Emotions within this similarity of the best one are kept as targets too (at most two).
 EMOTION_MARGIN = 0.04
-#: Cues at least this similar to the query are kept (the best one always is).
-MIN_CUE_SIM = 0.3
 #: Added to the similarity of an emotion that a word of the question names (``tools.signals.lexicon.named_emotions``:
 #: "livid" -> anger), chosen on the dev questions of ``studies.intent`` (0.05-0.5 tried; ``evals/RESULTS.md`` section 23).
 WORD_BONUS = 0.2

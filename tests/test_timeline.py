@@ -250,6 +250,10 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
     assert ask_change("is she happy once the man has walked out?", asked_emotions).after[0] == "happiness"
     assert ask_change("once he is gone, is she happy?", asked_emotions).after[0] == "happiness"  # the word before "?"
     assert ask_change("after he leaves is she sad?", asked_emotions).after[0] == "sadness"
+    assert ask_change("when does she cry after he leaves?", asked_emotions).after == ["sadness"]  # a sign on the face
+    for act in ("what does she do after he leaves?", "when does she lock the door after he leaves?",
+                "when does she dance after he leaves?"):  # an act: the answer's to name, as before
+        assert ask_change(act, asked_emotions).after == []
     assert not ask_change("how does she feel after being angry?", asked_emotions).departure
     assert ask_change("when does she leave the room?", asked_emotions) is None  # her leaving, no feeling asked
     for left_out in ("when does she feel left out?", "when is he left alone?"):
@@ -308,6 +312,22 @@ def test_a_feeling_that_ends_is_asked_as_a_change_from_it():
     assert read("when can't she stop laughing?") == (None, ["happiness"])
     assert read("when does she smile once he stops yelling?") == (None, ["happiness"])
     assert offline_intent({"query": "when does she stop talking after he leaves?"}).change.departure
+
+
+def test_the_departure_questions_held_out_read_as_measured():
+    """``studies.context_clauses`` over ``questions_departure.jsonl`` (read once in section 182), paired against the
+    committed reading of the code before ``agents.change.names_feeling``: the pinned counts (35 -> 42 of 48, none lost),
+    and every action after someone leaves read as before."""
+    import json
+    from pathlib import Path
+
+    from studies.context_clauses import context_readings
+
+    data, results = (Path(__file__).parents[1] / "evals" / d for d in ("data", "results"))
+    before = json.loads((results / "departure_questions_test_before.json").read_text())
+    now = context_readings(data / "questions_departure.jsonl", before=before)
+    assert (now["n"], now["before_right"], now["right"], now["lost"]) == (48, 35, 42, [])
+    assert now["per_label"]["none"] == before["per_label"]["none"] == [13, 16]
 
 
 def test_the_ending_study_reads_its_development_and_held_out_questions():

@@ -51,6 +51,11 @@ CUE_DESCRIPTIONS: dict[str, list[str]] = {
     "group": ["the audience, the crowd, everyone, the group", "people together reacting"],
 }
 
+#: Cues at least this similar to a question's words (MiniLM cosine) are kinds of evidence it asks for (the best one
+#: always is; ``agents.intent.offline_intent``), and a phrase whose ``facial_expression`` cue reaches it names a sign
+#: of feeling on the face ("cry", "start laughing", "frown"; ``agents.change``).
+MIN_CUE_SIM = 0.3
+
 #: Words that name a person in a query; mapped to a role description.
 PERSON_WORDS: dict[str, str] = {
     "she": "a woman", "her": "a woman", "woman": "a woman", "girl": "a girl", "he": "a man", "him": "a man",
