@@ -9,7 +9,8 @@ event, "how does she feel after he leaves?".
   (``change_candidates``; a change of intensity alone is no change of feeling): a candidate spans
   ``CHANGE_HALF_S`` either side of the change point, scored by the change's size times how well its two
   sides show the emotions asked (``agreement``).
-- A question about a feeling after someone leaves (``tools.signals.change_words.departure_clause``) gets instead the
+- A question about a feeling after someone leaves (``tools.signals.change_words.departure_clause``) names the feeling
+  after where the rest of it names one (``names_feeling``: an emotion word or a sign on the face, "cry"), and gets the
   departures of the index (``departures``: a person last seen while the shot goes on) with each other person seen
   on both sides of it (``departure_candidates``), scored by how much that person's reading changes across it times
   the agreement.
@@ -23,6 +24,7 @@ event, "how does she feel after he leaves?".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,6 +36,7 @@ from memory.store import VideoIndex
 from tools.core.schema import AFFECTNET8
 from tools.perception.engine import FrameObservation
 from tools.perception.text_emotion import load_text_emotion
+from tools.signals.behaviour_words import BEHAVIOUR_ONLY_BELOW
 from tools.signals.change_words import asks_next, change_phrases, departure_clause, ending_phrases
 from tools.signals.lexicon import MIN_CUE_SIM, emotion_phrase, named_emotions
 from tools.signals.timeline import MIN_CHANGE, MIN_SEGMENT, reading_dict, readings
@@ -47,6 +50,10 @@ REFINE_MIN_SIDE = 2
 SOURCE = "change"
 
 
+#: The place someone leaves, after the clause that says so ("after he leaves *the room*"): not read with the feeling.
+_PLACE_LEFT = r"(?:\s+(?:the|his|her|their|my|our|your|a|an)\s+[a-z'-]+)?"
+#: A question that asks how or what ("how does she look after he leaves?"): which feeling is the answer's to name.
+_OPEN = re.compile(r"\s*(?:how|what|which)\b")
 #: Seconds either side of a departure over which another person's reading is compared (``departure_candidates``).
 DEPARTURE_WINDOW_S = 4.0
 
@@ -60,8 +67,9 @@ def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk
     stop smiling?", "when does her smile fade?") asks for the change from it to any feeling, or to the one it names
     ("... and start laughing?"), where ``emotions_of`` reads a feeling in what ends (``evals/RESULTS.md`` section 178);
     "when does he stop talking?" is no change."""
-    if clause := departure_clause(query):
-        rest = query.lower().replace(clause, " ")
+    if clause := departure_clause(query):  # the rest, without the clause and the place left ("... leaves the room")
+        said = " ".join(re.findall(r"[a-z'-]+", query.lower()))
+        rest = re.sub(re.escape(clause) + _PLACE_LEFT, " ", said, count=1)
         return ChangeAsk(after=emotions_of(rest) if names_feeling(rest) else [], departure=True)
     if (ending := ending_phrases(query)) and (ended := emotions_of(ending[0])):  # "when does he stop smiling?"
         return ChangeAsk(before=ended, after=emotions_of(ending[1]) if ending[1] else [], first=asks_next(query))
@@ -73,15 +81,19 @@ def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk
 
 
 def names_feeling(text: str) -> bool:
-    """Whether ``text`` (a question without its clause about someone leaving) names a feeling: an emotion word
-    (``tools.signals.lexicon.named_emotions``: "happy", "furious") or a sign of one on the face, where its emotion
-    phrase asks for a facial expression (the shipped sentence encoder's similarity to the ``facial_expression`` cue
-    at ``tools.signals.lexicon.MIN_CUE_SIM`` or more: "cry", "start laughing", "frown"). An act is not ("what does she
-    do", "lock the door", "dance"), though the reader would find an emotion nearest it (``evals/RESULTS.md`` sections
-    178, 182)."""
+    """Whether ``text`` (a question's words beside its clause about someone leaving) names a feeling: an emotion word
+    (``tools.signals.lexicon.named_emotions``: "happy", "furious") or, in a question that does not ask how or what
+    ("how does she look", "what is her expression" ask which feeling: the answer's to name), a sign of one on the face:
+    its emotion phrase asks for a facial expression (the shipped sentence encoder's similarity to the
+    ``facial_expression`` cue at ``tools.signals.lexicon.MIN_CUE_SIM`` or more) and reads as a feeling (its best
+    similarity to an emotion's descriptions at ``tools.signals.behaviour_words.BEHAVIOUR_ONLY_BELOW`` or more): "cry",
+    "start laughing", "frown"; not "lock the door", "close her eyes", "dance" (``evals/RESULTS.md`` section 182)."""
     if named_emotions(text):
         return True
-    return load_text_emotion().similarities(emotion_phrase(text))[1]["facial_expression"] >= MIN_CUE_SIM
+    if _OPEN.match(text):
+        return False
+    emotions, cues = load_text_emotion().similarities(emotion_phrase(text))
+    return cues["facial_expression"] >= MIN_CUE_SIM and max(emotions.values()) >= BEHAVIOUR_ONLY_BELOW
 
 
 def distance(before: dict[str, float], after: dict[str, float]) -> float:

@@ -40,7 +40,7 @@ from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
 from tools.perception.language import FOREIGN_PERSON_WORDS, foreign_people, question_core, question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
-from tools.signals.behaviour_words import says_feeling, without_behaviour_words
+from tools.signals.behaviour_words import BEHAVIOUR_ONLY_BELOW, says_feeling, without_behaviour_words
 from tools.signals.change_words import asked_order, departure_clause, ending_phrases, from_to_sides
 from tools.signals.clauses import main_clause
 from tools.signals.coordination import affirmed_emotions, joined_emotions
@@ -73,9 +73,6 @@ EMOTION_MARGIN = 0.04
 #: Added to the similarity of an emotion that a word of the question names (``tools.signals.lexicon.named_emotions``:
 #: "livid" -> anger), chosen on the dev questions of ``studies.intent`` (0.05-0.5 tried; ``evals/RESULTS.md`` section 23).
 WORD_BONUS = 0.2
-#: Below this best emotion similarity, a query that names a gesture or gaze (or speech) is about that and names
-#: no emotion ("when is he angry?" reads 0.49, "when does he point at someone?" 0.30 for contempt).
-BEHAVIOUR_ONLY_BELOW = 0.4
 #: Weight of an idiom's gloss beside the question's phrase (1: each emotion's score is the mean of the two), chosen on
 #: the development questions of ``studies.build_idiom_glosses`` with the first sense read (0.5-2 and 1-3 senses tried;
 #: ``evals/RESULTS.md`` section 86).

@@ -252,8 +252,13 @@ def test_questions_about_a_change_name_what_comes_before_and_after():
     assert ask_change("after he leaves is she sad?", asked_emotions).after[0] == "sadness"
     assert ask_change("when does she cry after he leaves?", asked_emotions).after == ["sadness"]  # a sign on the face
     for act in ("what does she do after he leaves?", "when does she lock the door after he leaves?",
-                "when does she dance after he leaves?"):  # an act: the answer's to name, as before
-        assert ask_change(act, asked_emotions).after == []
+                "when does she dance after he leaves?", "when does she close her eyes after he leaves?",
+                "how does she look after he leaves?", "what is her expression after he leaves?"):
+        assert ask_change(act, asked_emotions).after == []  # an act, or which feeling: the answer's to name
+    crying = ask_change("when does the kid start to cry once his friend leaves the room?", asked_emotions)
+    assert crying.after[:1] == ["sadness"]  # the place left is not read with the sign
+    memory = "I remember a kid standing alone at the school gate after everyone left, felt so heartbreaking"
+    assert ask_change(memory, asked_emotions).after[:1] == ["sadness"]  # what follows the clause is
     assert not ask_change("how does she feel after being angry?", asked_emotions).departure
     assert ask_change("when does she leave the room?", asked_emotions) is None  # her leaving, no feeling asked
     for left_out in ("when does she feel left out?", "when is he left alone?"):
@@ -316,8 +321,8 @@ def test_a_feeling_that_ends_is_asked_as_a_change_from_it():
 
 def test_the_departure_questions_held_out_read_as_measured():
     """``studies.context_clauses`` over ``questions_departure.jsonl`` (read once in section 182), paired against the
-    committed reading of the code before ``agents.change.names_feeling``: the pinned counts (35 -> 42 of 48, none lost),
-    and every action after someone leaves read as before."""
+    committed reading of the code before ``agents.change.names_feeling``: the pinned counts (35 -> 42 of 48 at the read,
+    41 since a review's mends; none lost), and every action after someone leaves read as before."""
     import json
     from pathlib import Path
 
@@ -326,7 +331,7 @@ def test_the_departure_questions_held_out_read_as_measured():
     data, results = (Path(__file__).parents[1] / "evals" / d for d in ("data", "results"))
     before = json.loads((results / "departure_questions_test_before.json").read_text())
     now = context_readings(data / "questions_departure.jsonl", before=before)
-    assert (now["n"], now["before_right"], now["right"], now["lost"]) == (48, 35, 42, [])
+    assert (now["n"], now["before_right"], now["right"], now["lost"]) == (48, 35, 41, [])
     assert now["per_label"]["none"] == before["per_label"]["none"] == [13, 16]
 
 

@@ -14,6 +14,11 @@ from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import BEHAVIOUR_PHRASES, SPEECH_PHRASES, emotion_phrase, named_emotions
 
 _FEEL = re.compile(r"\bfe(?:el|els|lt|eling)\b")
+#: Below this best emotion score (``agents.intent.emotion_scores``; MiniLM cosine to the AffectNet-8 descriptions), a
+#: question that names a gesture, a gaze or speech is about that and names no emotion ("when is he angry?" reads 0.49,
+#: "when does he point at someone?" 0.30 for contempt; ``agents.intent.chosen_emotions``), and a sign on the face
+#: after someone leaves that reads below it names none (``agents.change.names_feeling``).
+BEHAVIOUR_ONLY_BELOW = 0.4
 
 
 def says_feeling(query: str, glosses: bool = False) -> bool:
