@@ -149,7 +149,7 @@ def behaviour_match(index: VideoIndex, texts: list[str], evidence: list[Evidence
     point?"; ``evals/RESULTS.md`` section 173)."""
     asked = asked_look(texts[0]) if texts else None
     if asked is not None:
-        also = names_behaviour(without_look_words(texts[0]))
+        also = names_behaviour(without_look_words(texts[0]), looks=False)
         evidence = [e for e in evidence if (also if e.look is None else asks_for(asked, e.look, e.look_target))]
     if not evidence:
         return 0.0, BehaviourObservations()

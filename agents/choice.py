@@ -105,7 +105,8 @@ def says_more_than_its_look(option: str) -> bool:
     """Whether ``option``, without the words of its look, still names a gesture, speech, a feeling or an expression
     (``tools.signals.lexicon``, ``_EXPRESSION``): then what is not a look may ground it too."""
     rest = without_look_words(option)
-    return names_behaviour(rest) or names_speech(rest) or bool(named_emotions(rest) or _EXPRESSION.search(rest))
+    return (names_behaviour(rest, looks=False) or names_speech(rest)
+            or bool(named_emotions(rest) or _EXPRESSION.search(rest)))
 
 
 def option_scores(inputs: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:

@@ -150,13 +150,16 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
     ``EMOTION_MARGIN`` of the best and at least ``floor``, or with ``joined`` each that feeling words joined by "or",
     "and" or "nor" name (``tools.signals.coordination``); none for a question asking which feeling someone shows
     (``asks_open_feeling``) or one about behaviour or speech that says no feeling (``says_feeling``) and reads below
-    ``BEHAVIOUR_ONLY_BELOW``, or, glossing none either, does so without its behaviour and speech words."""
+    ``BEHAVIOUR_ONLY_BELOW``, or, glossing none either, does so without its behaviour and speech words (for a look
+    alone, ``tools.signals.lexicon.LOOK_PHRASES``, only the latter: "look up in shock" reads surprise)."""
     if asks_open_feeling(query):
         return []
     ranked = sorted(scores, key=lambda k: -scores[k])
     best = scores[ranked[0]]
-    if (names_behaviour(query) or names_speech(query)) and not says_feeling(query) and (
-            best < BEHAVIOUR_ONLY_BELOW or not says_feeling(query, glosses=True)
+    behaviour = names_behaviour(query, looks=False) or names_speech(query)
+    look = not behaviour and names_behaviour(query)  # a look alone: its words, not the whole, say no feeling
+    if (behaviour or look) and not says_feeling(query) and (
+            best < BEHAVIOUR_ONLY_BELOW and not look or not says_feeling(query, glosses=True)
             and max(emotion_scores(without_behaviour_words(query)).values()) < BEHAVIOUR_ONLY_BELOW):
         return []
     near = [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]

@@ -121,6 +121,8 @@ def test_a_feeling_said_beside_a_behaviour_and_a_change_of_feeling_are_still_rea
     ("when does he look down on her?", ["contempt"]),  # an idiom of a look verb names an attitude
     ("when does she look down her nose at him?", ["contempt"]),
     ("when does she look up in surprise?", ["surprise"]),  # the words say a feeling
+    ("when does he look over the moon?", ["happiness"]),  # an idiom after the look's verb
+    ("when does she look up in shock?", ["surprise", "fear"]),  # the rest reads a feeling
 ])
 def test_where_someone_looks_asks_no_feeling_unless_the_words_say_one(question, targets):
     """"look down" read contempt (as "look down on" does) and "look over his shoulder" too, so a question about a look
@@ -328,8 +330,9 @@ def test_the_context_clause_study_reads_its_held_out_file():
 
 
 def test_the_look_study_reads_its_held_out_file():
-    """``studies.context_clauses`` over ``questions_looks.jsonl`` (read once in section 183): 39 -> 50 of 64 against the
-    committed reading of the code before ``LOOK_PHRASES``, none lost; every look that names a feeling read as before."""
+    """``studies.context_clauses`` over ``questions_looks.jsonl`` (read once in section 183: 39 -> 50 of 64; 43 since a
+    review's mends) against the committed reading of the code before ``LOOK_PHRASES``, none lost; every look that names
+    a feeling read as before."""
     import json
     from pathlib import Path
 
@@ -338,8 +341,8 @@ def test_the_look_study_reads_its_held_out_file():
     data, results = (Path(__file__).parents[1] / "evals" / d for d in ("data", "results"))
     before = json.loads((results / "look_questions_test_before.json").read_text())
     now = context_readings(data / "questions_looks.jsonl", before=before)
-    assert (now["n"], now["before_right"], now["right"], now["lost"]) == (64, 39, 50, [])
-    assert now["per_label"]["none"] == [30, 40]
+    assert (now["n"], now["before_right"], now["right"], now["lost"]) == (64, 39, 43, [])
+    assert now["per_label"]["none"] == [23, 40]
     assert {k: v for k, v in now["per_label"].items() if k != "none"} == {
         k: v for k, v in before["per_label"].items() if k != "none"}
 

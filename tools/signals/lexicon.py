@@ -173,7 +173,7 @@ QUESTION_FRAME_WORDS = frozenset({"does", "did", "doing", "mention", "mentions",
 
 
 #: Where someone looks, said with a direction or a body part ("look over his shoulder", "look him in the eye", "turn
-#: his head"): a look, no feeling, unless the words say one ("look down on" names contempt; "look up in surprise").
+#: his head"; also "look into" as "investigate"): a look unless the words say a feeling (``agents.intent``).
 _LOOKING, _POSSESSIVES = ("look", "looks", "looking", "looked"), ("his", "her", "their", "my", "your", "our")
 LOOK_PHRASES = (
     *(f"{verb} {way}" for verb in _LOOKING for way in ("up", "down", "around", "round", "back", "over", "out", "into",
@@ -182,8 +182,7 @@ LOOK_PHRASES = (
     *(f"{verb} {whose} {what}" for verb in ("meet", "meets", "meeting", "met") for whose in _POSSESSIVES
       for what in ("eyes", "gaze")),
     *(f"{verb} {whose} head" for verb in ("turn", "turns", "turning", "turned") for whose in _POSSESSIVES),
-    "turn around", "turns around", "turning around", "turned around", "glanced", "glancing", "stared", "gazed",
-    "gazing", "peek", "peeks", "peeking", "peeked")
+    "glanced", "glancing", "stared", "gazed", "gazing", "peek", "peeks", "peeking", "peeked")
 #: Words and phrases that name an observable behaviour (a gesture, a gaze, a touch, a posture, a movement, a look:
 #: ``LOOK_PHRASES``; not bare "shake", "turn to": "shaking like a leaf", "knees turn to jelly"); ``names_behaviour``.
 #: A look is whole ("avoid eye contact", "avert her eyes", "look straight at"), so "avoid" or "straight" is not left to
@@ -231,13 +230,15 @@ def spaced_words(text: str, hyphens: bool = False) -> str:
 _POINT_IN_TIME = re.compile(r"\b(?:at|to|from|up to) (?:some|any|one|this|that|what|which|no|every|each) point\b")
 #: Idioms of a look verb that name an attitude, not a look (Wiktionary): "look down on/upon" (contempt), "look down
 #: one's nose at", "look up to" (admiration), "look back on" (remembering).
-_LOOK_IDIOMS = re.compile(r"\blook(?:s|ing|ed)? (?:down (?:on|upon)|up to|back on|down (?:his|her|their|my|your|our|one's) nose)\b")
+_LOOK_IDIOMS = re.compile(r"\blook(?:s|ing|ed)? (?:down (?:on|upon)|up to|back (?:on|upon)|down "
+                          r"(?:his|her|their|my|your|our|one's) nose)\b")
 
 
-def names_behaviour(text: str) -> bool:
+def names_behaviour(text: str, looks: bool = True) -> bool:
     """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words ("at some point" is
-    no pointing: ``_POINT_IN_TIME``; "look up to him" no look: ``_LOOK_IDIOMS``)."""
-    return _names(_LOOK_IDIOMS.sub(" ", _POINT_IN_TIME.sub(" ", text.lower())), BEHAVIOUR_PHRASES)
+    no pointing: ``_POINT_IN_TIME``; "look up to him" no look: ``_LOOK_IDIOMS``); ``looks=False``: not by ``LOOK_PHRASES``."""
+    phrases = BEHAVIOUR_PHRASES if looks else BEHAVIOUR_PHRASES[:-len(LOOK_PHRASES)]
+    return _names(_LOOK_IDIOMS.sub(" ", _POINT_IN_TIME.sub(" ", text.lower())), phrases)
 
 
 def names_speech(text: str) -> bool:
