@@ -51,13 +51,18 @@ def word_scores(half: str, path: Path | None = None) -> dict:
             "questions": [{"question": q, "emotion": lab, "targets": found} for q, lab, found in read]}
 
 
+#: Question files written after the two feeling-word files this study reads; the third feeling-word file repeats
+#: three of their questions word for word (``evals/data/SOURCES.md``).
+WRITTEN_LATER = frozenset({"questions_words3.jsonl"})
+
+
 def earlier_questions(path: Path) -> set[str]:
-    """The questions (lower case) of every other question file of ``path``'s folder, which a feeling-word file's
-    questions were meant not to repeat."""
+    """The questions (lower case) of every other question file of ``path``'s folder but ``WRITTEN_LATER``, which a
+    feeling-word file's questions were meant not to repeat."""
     from evals.questions import question_records
 
-    return {r.get("query", "").lower() for other in sorted(path.parent.glob("questions*.jsonl")) if other != path
-            for r in question_records(other)}
+    return {r.get("query", "").lower() for other in sorted(path.parent.glob("questions*.jsonl"))
+            if other != path and other.name not in WRITTEN_LATER for r in question_records(other)}
 
 
 def main(argv: list[str] | None = None) -> int:
