@@ -50,8 +50,6 @@ REFINE_MIN_SIDE = 2
 SOURCE = "change"
 
 
-#: The place someone leaves, after the clause that says so ("after he leaves *the room*"): not read with the feeling.
-_PLACE_LEFT = r"(?:\s+(?:the|his|her|their|my|our|your|a|an)\s+[a-z'-]+)?"
 #: A question that asks how or what ("how does she look after he leaves?"): which feeling is the answer's to name.
 _OPEN = re.compile(r"\s*(?:how|what|which)\b")
 #: Seconds either side of a departure over which another person's reading is compared (``departure_candidates``).
@@ -67,9 +65,8 @@ def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk
     stop smiling?", "when does her smile fade?") asks for the change from it to any feeling, or to the one it names
     ("... and start laughing?"), where ``emotions_of`` reads a feeling in what ends (``evals/RESULTS.md`` section 178);
     "when does he stop talking?" is no change."""
-    if clause := departure_clause(query):  # the rest, without the clause and the place left ("... leaves the room")
-        said = " ".join(re.findall(r"[a-z'-]+", query.lower()))
-        rest = re.sub(re.escape(clause) + _PLACE_LEFT, " ", said, count=1)
+    if clause := departure_clause(query):  # the rest: its words without the clause and the place left
+        rest = " ".join(re.findall(r"[a-z'-]+", query.lower())).replace(clause, " ", 1)
         return ChangeAsk(after=emotions_of(rest) if names_feeling(rest) else [], departure=True)
     if (ending := ending_phrases(query)) and (ended := emotions_of(ending[0])):  # "when does he stop smiling?"
         return ChangeAsk(before=ended, after=emotions_of(ending[1]) if ending[1] else [], first=asks_next(query))

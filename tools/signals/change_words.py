@@ -23,13 +23,14 @@ _FEEL_AFTER = re.compile(r"\bfeel\w*\s+(?:right\s+)?after\s+(?:being|getting|fee
 _NEXT = re.compile(r"\b(?:feel|feels|show|shows|look|looks|seem|seems)\s+next\b|\bnext\s+(?:emotion|feeling|mood|"
                    r"reaction)\b")
 #: Someone leaving the picture as a question names it ("after he leaves", "once the man has walked out", "when she is
-#: gone"; not "left out", "left alone"): EmoTrans's feeling after an event (seed 003); ``departure_clause``.
+#: gone"; not "left out", "left alone"), with the place left ("after he leaves *the room*"): EmoTrans's feeling after an
+#: event (seed 003); ``departure_clause``.
 _DEPARTURE = re.compile(
     r"\b(?:right\s+)?(?:after|once|when|as\s+soon\s+as)\s+(?:he|she|they|someone|somebody|everyone|everybody|(?:the|his|"
     r"her|their|a|an|that|this)\s+[\w'-]+(?:\s+[\w'-]+)?|(?!(?:being|getting|feeling|does|did|do|is|was|are|were|will|"
     r"would|can|could)\b)[a-z'-]+)\s+(?:has\s+|had\s+|is\s+|was\s+)?(?:leaves|left|(?:walks|walked)\s+(?:out|off|away)|"
     r"(?:goes|went)\s+(?:away|out)|gone|exits|exited|departs|departed|(?:steps|stepped)\s+out)"
-    r"(?!\s+(?:out|behind|alone|over|in\s+the\s+cold)\b)\b")
+    r"(?!\s+(?:out|behind|alone|over|in\s+the\s+cold)\b)\b(?:\s+(?:the|his|her|their|my|our|your|a|an)\s+[a-z'-]+)?")
 
 
 #: A feeling shown by an action that stops: "when does he *stop smiling*?", "when does she *quit sulking* and *start*
@@ -94,8 +95,9 @@ def ending_phrases(text: str) -> tuple[str, str] | None:
 #: and its verb), "who speaks first?"; ``asked_order``. Not a "last" that is the verb ("how long does her smile
 #: last?", "when does the applause last?").
 _ORDER = re.compile(r"\b(?:for\s+the|the)\s+(?:very\s+)?(first|last|final)\s+time\b"
-                    r"|^(?:[a-z'-]+\s+){0,3}?(?:when|where|at\s+what\s+(?:point|moment|time))\s+(?:does|do|did|will|would|is|are|was|were)\s+(?:he|she|"
-                    r"they|someone|somebody|anyone|everyone|(?:the|a|an|his|her|their)\s+(?:[a-z'-]+\s+)?[a-z'-]+)\s+"
+                    r"|^(?:[a-z'-]+\s+){0,3}?(?:when|where|at\s+what\s+(?:point|moment|time))\s+"
+                    r"(?:does|do|did|will|would|is|are|was|were)\s+(?:he|she|they|someone|somebody|anyone|everyone|"
+                    r"(?:the|a|an|his|her|their)\s+(?:[a-z'-]+\s+)?[a-z'-]+)\s+"
                     r"(first|last)\s+[a-z]"
                     r"|^who\s+(?:[a-z'-]+\s+){1,3}?(first|last)$")
 
@@ -112,8 +114,9 @@ def asked_order(text: str) -> str | None:
 
 
 def departure_clause(text: str) -> str | None:
-    """The clause of a question that names someone leaving the picture ("how does she feel after he leaves?" ->
-    "after he leaves"), or None."""
+    """The clause of a question that names someone leaving the picture, with the place left ("how does she feel after
+    he leaves?" -> "after he leaves"; "... once his friend leaves the room?" -> "once his friend leaves the room"), or
+    None."""
     m = _DEPARTURE.search(" ".join(re.findall(r"[a-z'-]+", text.lower())))
     return m.group(0) if m else None
 

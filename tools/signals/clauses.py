@@ -40,7 +40,7 @@ _CONCESSIVE = frozenset({"though", "although"})
 #: Words that belong to the clause an opener begins when they stand before it: "*even* though", "*ever* since", "*only*
 #: if", "*just* as", "*right* after".
 _PREFIXES = ("even", "ever", "only", "just", "right")
-#: Words before which "if" asks "whether", no condition: "when does he *ask her if* she is angry?", "... *to see if* ...".
+#: Words before which "if" asks "whether", no condition: "when does he *ask her if* she is angry?", "... *to see if*".
 _WHETHER = frozenset({"ask", "asks", "asked", "asking", "wonder", "wonders", "wondered", "wondering", "see", "sees",
                       "saw", "check", "checks", "checked", "checking", "know", "knows", "knew", "tell", "tells", "told",
                       "sure", "decide", "decides", "decided", "find", "finds", "found", "out"})
@@ -112,9 +112,10 @@ def main_clause(query: str) -> str | None:
     closing mark: "when does she get upset after he leaves the room?" -> "when does she get upset?"; a clause set off
     by commas inside it is left out: "when does the boy, after his mother scolds him, start to sulk?" -> "when does the
     boy start to sulk?". A question that opens with its context gives the part from its "when": "after he hangs up,
-    when does she start crying?" -> "when does she start crying?". None where no such clause is found, where nothing but the opening words would remain, for a question
-    framed otherwise ("how does she feel when he yells at her?": the clause is what it asks about) and for a viewer's
-    memory (``memory_form``: its scene is one whole, ``tools.signals.memory_words.stated_feeling``).
+    when does she start crying?" -> "when does she start crying?". None where no such clause is found, where nothing
+    but the opening words would remain, for a question framed otherwise ("how does she feel when he yells at her?": the
+    clause is what it asks about) and for a viewer's memory (``memory_form``: its scene is one whole,
+    ``tools.signals.memory_words.stated_feeling``).
     ``agents.intent.asked_emotions`` reads the feeling from it (``evals/RESULTS.md`` sections 177, 178, 180)."""
     if memory_form(query):
         return None

@@ -183,11 +183,11 @@ LOOK_PHRASES = (
       for what in ("eyes", "gaze")),
     *(f"{verb} {whose} head" for verb in ("turn", "turns", "turning", "turned") for whose in _POSSESSIVES),
     "glanced", "glancing", "stared", "gazed", "gazing", "peek", "peeks", "peeking", "peeked")
-#: Words and phrases that name an observable behaviour (a gesture, a gaze, a touch, a posture, a movement, a look:
-#: ``LOOK_PHRASES``; not bare "shake", "turn to": "shaking like a leaf", "knees turn to jelly"); ``names_behaviour``.
-#: A look is whole ("avoid eye contact", "avert her eyes", "look straight at"), so "avoid" or "straight" is not left to
-#: read as a feeling (section 173).
-BEHAVIOUR_PHRASES = (
+#: Words and phrases that name an observable behaviour other than ``LOOK_PHRASES`` (a gesture, a gaze, a touch, a
+#: posture, a movement; not bare "shake", "turn to": "shaking like a leaf", "knees turn to jelly"). A look is whole
+#: ("avoid eye contact", "avert her eyes", "look straight at"), so "avoid" or "straight" is not left to read as a
+#: feeling (section 173).
+_OTHER_BEHAVIOURS = (
     "point", "points", "pointing", "pointed", "gesture", "gestures", "gesturing", "wave", "waves", "waving", "hand",
     "hands", "arm", "arms", "thumbs up", "thumbs down", "nod", "nods", "nodding", "shrug", "shrugs", "look at",
     "looks at", "looking at", "looked at", "stare", "stares", "staring", "glance", "glances", "eye contact", "gaze",
@@ -203,8 +203,8 @@ BEHAVIOUR_PHRASES = (
     "looks straight at", "looking straight at", "looked straight at", "look directly at", "looks directly at",
     "looking directly at", "looked directly at",
     *(f"{verb} {whose} {what}" for verb in ("avert", "averts", "averting", "averted")
-      for whose in ("his", "her", "their", "my", "your", "the") for what in ("eyes", "gaze")),
-    *LOOK_PHRASES)
+      for whose in ("his", "her", "their", "my", "your", "the") for what in ("eyes", "gaze")))
+BEHAVIOUR_PHRASES = (*_OTHER_BEHAVIOURS, *LOOK_PHRASES)  # every phrase of a behaviour; ``names_behaviour``
 #: Words that ask about what is said ("when does she *mention* being new?", "who interrupts?"); ``names_speech``.
 SPEECH_PHRASES = (
     "mention", "mentions", "mentioned", "mentioning", "say", "says", "said", "saying", "talk", "talks", "talked",
@@ -235,9 +235,10 @@ _LOOK_IDIOMS = re.compile(r"\blook(?:s|ing|ed)? (?:down (?:on|upon)|up to|back (
 
 
 def names_behaviour(text: str, looks: bool = True) -> bool:
-    """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` as whole words ("at some point" is
-    no pointing: ``_POINT_IN_TIME``; "look up to him" no look: ``_LOOK_IDIOMS``); ``looks=False``: not by ``LOOK_PHRASES``."""
-    phrases = BEHAVIOUR_PHRASES if looks else BEHAVIOUR_PHRASES[:-len(LOOK_PHRASES)]
+    """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` (``looks=False``: not of
+    ``LOOK_PHRASES``) as whole words ("at some point" is no pointing: ``_POINT_IN_TIME``; "look up to him" no look:
+    ``_LOOK_IDIOMS``)."""
+    phrases = BEHAVIOUR_PHRASES if looks else _OTHER_BEHAVIOURS
     return _names(_LOOK_IDIOMS.sub(" ", _POINT_IN_TIME.sub(" ", text.lower())), phrases)
 
 
