@@ -38,9 +38,14 @@ from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
-from tools.perception.language import FOREIGN_PERSON_WORDS, foreign_people, question_core, question_language
+from tools.perception.language import foreign_people, question_core, question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
-from tools.signals.behaviour_words import BEHAVIOUR_ONLY_BELOW, says_feeling, without_behaviour_words
+from tools.signals.behaviour_words import (
+    BEHAVIOUR_ONLY_BELOW,
+    glosses_beside_look,
+    says_feeling,
+    without_behaviour_words,
+)
 from tools.signals.change_words import asked_order, departure_clause, ending_phrases, from_to_sides
 from tools.signals.clauses import main_clause
 from tools.signals.coordination import affirmed_emotions, joined_emotions
@@ -151,15 +156,17 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
     "and" or "nor" name (``tools.signals.coordination``); none for a question asking which feeling someone shows
     (``asks_open_feeling``) or one about behaviour or speech that says no feeling (``says_feeling``) and reads below
     ``BEHAVIOUR_ONLY_BELOW``, or, glossing none either, does so without its behaviour and speech words (for a look
-    alone, ``tools.signals.lexicon.LOOK_PHRASES``, only the latter: "look up in shock" reads surprise)."""
+    alone, ``tools.signals.look_phrases.LOOK_PHRASES``, only the latter, its own words glossing none: "look up in
+    shock" reads surprise, "look out of the window" none)."""
     if asks_open_feeling(query):
         return []
     ranked = sorted(scores, key=lambda k: -scores[k])
     best = scores[ranked[0]]
     behaviour = names_behaviour(query, looks=False) or names_speech(query)
     look = not behaviour and names_behaviour(query)  # a look alone: its words, not the whole, say no feeling
+    glossed = glosses_beside_look(query) if look else says_feeling(query, glosses=True)
     if (behaviour or look) and not says_feeling(query) and (
-            best < BEHAVIOUR_ONLY_BELOW and not look or not says_feeling(query, glosses=True)
+            best < BEHAVIOUR_ONLY_BELOW and not look or not glossed
             and max(emotion_scores(without_behaviour_words(query)).values()) < BEHAVIOUR_ONLY_BELOW):
         return []
     near = [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]
@@ -199,18 +206,6 @@ def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, flo
     105 and 107)."""
     scores, cues = load_text_emotion(encoder="use-multilingual").similarities(question_core(query, language))
     return chosen_emotions(scores, query, FOREIGN_MIN_EMOTION_SIM, joined=False), cues
-
-
-def language_notes(query: str) -> list[str]:
-    """What the answer must say of how the offline reader read ``query``: nothing for an English question; for one in
-    another language, which one and what of it was read (``offline_intent``)."""
-    language = question_language(spelled_out(query))
-    if language == "en":
-        return []
-    people = ("the people it names by pronoun or noun were read" if language in FOREIGN_PERSON_WORDS
-              else "the people it names were not read")
-    return [(f"the question reads as language '{language}': the feeling it asks about was read with the multilingual "
-             f"sentence encoder and {people}; a change of feeling and negation are read in English questions only")]
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.change import change_warnings
-from agents.intent import language_notes
 from agents.llm import LLM, FallbackLLM, load_llm
 from agents.schema import Answer, Choice, TraceStep
 from agents.state import RunContext, RunSettings
@@ -29,6 +28,7 @@ from memory.index_config import IndexConfig
 from memory.store import VideoIndex
 from tools.core.media import video_warnings
 from tools.perception.engine import device_notes
+from tools.perception.language import language_notes
 from tools.signals.transcript import transcript_warnings
 
 MAX_QUERY_CHARS = 2000

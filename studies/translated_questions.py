@@ -88,9 +88,8 @@ def read(path: Path) -> dict:
     """The readings of a translated question file (``_readings``): top-1 of its feeling questions, the no-feeling
     questions left without an emotion, the paired differences of now against before and against section 105's
     reading, the language named right, and each question's targets."""
-    from agents.intent import language_notes
     from studies.intent import paired
-    from tools.perception.language import question_language
+    from tools.perception.language import language_notes, question_language
 
     rows = _rows(path)
     feeling, none = [r for r in rows if r["emotion"]], [r for r in rows if not r["emotion"]]

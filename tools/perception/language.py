@@ -20,6 +20,7 @@ import functools
 import re
 
 from tools.perception.text import USE_LANGUAGES
+from tools.signals.emoji import spelled_out
 
 #: Words of English questions that are not words of the other ``USE_LANGUAGES`` written in Latin script (so "is",
 #: Dutch too, "was", German too, and "he", Spanish too, are not among them); the memory form's "felt", "remember" and
@@ -160,3 +161,15 @@ def question_language(text: str) -> str:
         return "en"
     language, p = _identifier().classify(text)
     return language if p >= MIN_LANGUAGE_P else "en"
+
+
+def language_notes(query: str) -> list[str]:
+    """What the answer must say of how the offline reader read ``query``: nothing for an English question; for one in
+    another language, which one and what of it was read (``agents.intent.offline_intent``)."""
+    language = question_language(spelled_out(query))
+    if language == "en":
+        return []
+    people = ("the people it names by pronoun or noun were read" if language in FOREIGN_PERSON_WORDS
+              else "the people it names were not read")
+    return [(f"the question reads as language '{language}': the feeling it asks about was read with the multilingual "
+             f"sentence encoder and {people}; a change of feeling and negation are read in English questions only")]

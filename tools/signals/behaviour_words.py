@@ -11,7 +11,13 @@ import re
 
 from tools.signals.change_words import names_feeling_noun
 from tools.signals.idioms import glossed_phrases
-from tools.signals.lexicon import BEHAVIOUR_PHRASES, SPEECH_PHRASES, emotion_phrase, named_emotions
+from tools.signals.lexicon import (
+    BEHAVIOUR_PHRASES,
+    SPEECH_PHRASES,
+    emotion_phrase,
+    named_emotions,
+    names_behaviour,
+)
 
 _FEEL = re.compile(r"\bfe(?:el|els|lt|eling)\b")
 #: Below this best emotion score (``agents.intent.emotion_scores``; MiniLM cosine to the AffectNet-8 descriptions), a
@@ -29,6 +35,17 @@ def says_feeling(query: str, glosses: bool = False) -> bool:
     phrase = emotion_phrase(query)
     return bool(named_emotions(phrase) or names_feeling_noun(query) or _FEEL.search(query.lower())
                 or (glosses and glossed_phrases(phrase)))
+
+
+def glosses_beside_look(query: str) -> bool:
+    """Whether a question that names a look (``tools.signals.look_phrases.LOOK_PHRASES``) glosses a feeling beside
+    it: a gloss of its words without the look's (``without_behaviour_words``: "look back fondly"), or an idiom of
+    several words that names no behaviour itself ("look over the moon"); not the look's own words ("look out",
+    glossed "to be vigilant"; "lower" of "lower her eyes", glossed "look angry or sullen")."""
+    if glossed_phrases(emotion_phrase(without_behaviour_words(query))):
+        return True
+    return any(" " in key and not names_behaviour(key.replace("one's", "his"))
+               for key, _ in glossed_phrases(emotion_phrase(query)))
 
 
 @functools.cache

@@ -17,6 +17,7 @@ import json
 import re
 from pathlib import Path
 
+from tools.signals.look_phrases import LOOK_IDIOMS, LOOK_PHRASES
 from tools.signals.negation import PERSON_BREAK, expand_contractions
 from tools.signals.word_forms import CLAUSE_MARKS, matched_phrases
 
@@ -172,17 +173,6 @@ QUESTION_FRAME_WORDS = frozenset({"does", "did", "doing", "mention", "mentions",
                                 "talking", "tell", "tells", "speak", "speaks", "ask", "asks", "word", "words"})
 
 
-#: Where someone looks, said with a direction or a body part ("look over his shoulder", "look him in the eye", "turn
-#: his head"; also "look into" as "investigate"): a look unless the words say a feeling (``agents.intent``).
-_LOOKING, _POSSESSIVES = ("look", "looks", "looking", "looked"), ("his", "her", "their", "my", "your", "our")
-LOOK_PHRASES = (
-    *(f"{verb} {way}" for verb in _LOOKING for way in ("up", "down", "around", "round", "back", "over", "out", "into",
-                                                        "toward", "towards", "ahead", "past", "through", "sideways")),
-    *(f"{verb} {who} in the eye" for verb in _LOOKING for who in ("him", "her", "them", "me", "us", "you")),
-    *(f"{verb} {whose} {what}" for verb in ("meet", "meets", "meeting", "met") for whose in _POSSESSIVES
-      for what in ("eyes", "gaze")),
-    *(f"{verb} {whose} head" for verb in ("turn", "turns", "turning", "turned") for whose in _POSSESSIVES),
-    "glanced", "glancing", "stared", "gazed", "gazing", "peek", "peeks", "peeking", "peeked")
 #: Words and phrases that name an observable behaviour other than ``LOOK_PHRASES`` (a gesture, a gaze, a touch, a
 #: posture, a movement; not bare "shake", "turn to": "shaking like a leaf", "knees turn to jelly"). A look is whole
 #: ("avoid eye contact", "avert her eyes", "look straight at"), so "avoid" or "straight" is not left to read as a
@@ -215,7 +205,13 @@ SPEECH_PHRASES = (
 
 def _names(text: str, phrases: tuple[str, ...]) -> bool:
     t = " ".join(re.findall(r"[a-z']+", text.lower()))
-    return any(re.search(rf"\b{re.escape(p)}\b", t) for p in phrases)
+    return bool(_phrases_pattern(phrases).search(t))
+
+
+@functools.cache
+def _phrases_pattern(phrases: tuple[str, ...]) -> re.Pattern:
+    """Any of ``phrases`` as whole words, in one pattern (one search per text, not one per phrase)."""
+    return re.compile(rf"\b(?:{'|'.join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))})\b")
 
 
 def spaced_words(text: str, hyphens: bool = False) -> str:
@@ -228,18 +224,14 @@ def spaced_words(text: str, hyphens: bool = False) -> str:
 
 #: "point" as a noun of time, not the gesture: "at some point", "at no point", "from that point".
 _POINT_IN_TIME = re.compile(r"\b(?:at|to|from|up to) (?:some|any|one|this|that|what|which|no|every|each) point\b")
-#: Idioms of a look verb that name an attitude, not a look (Wiktionary): "look down on/upon" (contempt), "look down
-#: one's nose at", "look up to" (admiration), "look back on" (remembering).
-_LOOK_IDIOMS = re.compile(r"\blook(?:s|ing|ed)? (?:down (?:on|upon)|up to|back (?:on|upon)|down "
-                          r"(?:his|her|their|my|your|our|one's) nose)\b")
 
 
 def names_behaviour(text: str, looks: bool = True) -> bool:
     """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` (``looks=False``: not of
     ``LOOK_PHRASES``) as whole words ("at some point" is no pointing: ``_POINT_IN_TIME``; "look up to him" no look:
-    ``_LOOK_IDIOMS``)."""
+    ``tools.signals.look_phrases.LOOK_IDIOMS``)."""
     phrases = BEHAVIOUR_PHRASES if looks else _OTHER_BEHAVIOURS
-    return _names(_LOOK_IDIOMS.sub(" ", _POINT_IN_TIME.sub(" ", text.lower())), phrases)
+    return _names(LOOK_IDIOMS.sub(" ", _POINT_IN_TIME.sub(" ", text.lower())), phrases)
 
 
 def names_speech(text: str) -> bool:

@@ -1,0 +1,51 @@
+"""Where or how someone looks, said in words: the phrases of a look that name no feeling, and the idioms of a look
+verb that do. Read by ``tools.signals.lexicon.names_behaviour`` and, through it, by the question reader
+(``agents.intent.chosen_emotions``): "when does she look down?" asks where she looks, "when does he look down on
+her?" asks contempt (``evals/RESULTS.md`` sections 183 and 184).
+"""
+
+from __future__ import annotations
+
+import re
+
+_LOOKING = ("look", "looks", "looking", "looked")
+_POSSESSIVES = ("his", "her", "their", "my", "your", "our")
+#: Verbs of the eyes or head with their forms (base, third person, -ing, past): "lower her eyes", "crane his neck".
+_EYE_VERBS = {
+    "eyes": (("lower", "lowers", "lowering", "lowered"), ("raise", "raises", "raising", "raised"),
+             ("drop", "drops", "dropping", "dropped"), ("lift", "lifts", "lifting", "lifted"),
+             ("close", "closes", "closing", "closed"), ("shut", "shuts", "shutting"),
+             ("open", "opens", "opening", "opened"), ("rub", "rubs", "rubbing", "rubbed"),
+             ("keep", "keeps", "keeping", "kept"), ("fix", "fixes", "fixing", "fixed"),
+             ("shift", "shifts", "shifting", "shifted"), ("cast", "casts", "casting")),
+    "gaze": (("lower", "lowers", "lowering", "lowered"), ("raise", "raises", "raising", "raised"),
+             ("drop", "drops", "dropping", "dropped"), ("lift", "lifts", "lifting", "lifted"),
+             ("shift", "shifts", "shifting", "shifted"), ("fix", "fixes", "fixing", "fixed")),
+    "head": (("turn", "turns", "turning", "turned"),),
+    "heads": (("turn", "turns", "turning", "turned"),),
+    "neck": (("crane", "cranes", "craning", "craned"),),
+    "necks": (("crane", "cranes", "craning", "craned"),),
+}
+_PEERING = ("peer", "peering", "peered")  # not "peers": "her peers at school"
+
+#: Where someone looks, said with a direction or a body part ("look over his shoulder", "look him in the eye", "lower
+#: her eyes", "turn their heads", "peer through the glass"; also "look into" as "investigate"), or a verb of the eyes
+#: alone ("blink", "squint", "peek"): a look unless the words say a feeling (``agents.intent``).
+LOOK_PHRASES = (
+    *(f"{verb} {way}" for verb in _LOOKING for way in (
+        "up", "down", "around", "round", "back", "over", "out", "into", "toward", "towards", "ahead", "past",
+        "through", "sideways", "both ways", "under", "behind", "across")),
+    *(f"{verb} {who} in the eye" for verb in _LOOKING for who in ("him", "her", "them", "me", "us", "you")),
+    *(f"{verb} {whose} {what}" for verb in ("meet", "meets", "meeting", "met") for whose in _POSSESSIVES
+      for what in ("eyes", "gaze")),
+    *(f"{verb} {whose} {part}" for part, verbs in _EYE_VERBS.items() for forms in verbs for verb in forms
+      for whose in _POSSESSIVES),
+    *(f"{verb} {way}" for verb in _PEERING for way in (
+        "at", "into", "through", "under", "over", "out", "around", "down", "up", "in", "inside", "behind")),
+    "blink", "blinks", "blinking", "blinked", "squint", "squints", "squinting", "squinted",
+    "glanced", "glancing", "stared", "gazed", "gazing", "peek", "peeks", "peeking", "peeked")
+
+#: Idioms of a look verb that name an attitude, not a look (Wiktionary): "look down on/upon" (contempt), "look down
+#: one's nose at", "look up to" (admiration), "look back on" (remembering).
+LOOK_IDIOMS = re.compile(r"\blook(?:s|ing|ed)? (?:down (?:on|upon)|up to|back (?:on|upon)|down "
+                         r"(?:his|her|their|my|your|our|one's) nose)\b")
