@@ -36,7 +36,7 @@ from agents.denied import negated_emotions
 from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
-from agents.taxonomy import load_taxonomy
+from agents.taxonomy import load_taxonomy, named_readings
 from tools.core.schema import AFFECTNET8
 from tools.perception.language import foreign_people, question_core, question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
@@ -62,6 +62,7 @@ from tools.signals.lexicon import (
     names_speech,
     person_phrases,
 )
+from tools.signals.look_phrases import without_linking_look
 from tools.signals.memory_words import stated_feeling
 from tools.signals.negation import split_negated
 from tools.signals.open_feeling import asks_open_feeling, feeling_subject
@@ -119,14 +120,14 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
 def _phrase_scores(query: str, words: bool, idioms: bool, word_glosses: bool, negation: bool,
                    text: TextEmotion | None, whole_question: bool = False) -> dict[str, float]:
     """``emotion_scores`` of one text, read as a whole question's phrase (a viewer's stated feeling aside)."""
-    phrase = query if whole_question else emotion_phrase(query)
+    phrase = query if whole_question else without_linking_look(emotion_phrase(query))
     text = text or load_text_emotion()
     emotions, _ = text.similarities(phrase)
     if whole_question:
         return emotions
     affirmed, scopes = split_negated(emotion_phrase(query, punctuation=True)) if negation else (phrase, [])
     if words:
-        for emotion in named_emotions(affirmed):
+        for emotion in named_emotions(affirmed) or named_readings(affirmed):  # a taxonomy's word: "proud"
             emotions[emotion] += WORD_BONUS
     glossed = glossed_phrases(phrase, words=word_glosses) if idioms else []
     glosses = [text.similarities(gloss)[0] for _, gloss in glossed]

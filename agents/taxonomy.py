@@ -189,3 +189,13 @@ def load_taxonomy(name_or_path: str | os.PathLike = DEFAULT) -> Taxonomy:
     if path.suffix.lower() == ".json" or path.exists():
         return _read(path)
     raise TaxonomyError(f"unknown label set {key!r}: use one of {', '.join(BUNDLED)} or a taxonomy .json file")
+
+
+def named_readings(phrase: str, name: str = "VQAU-13") -> list[str]:
+    """The AffectNet-8 reading each label of taxonomy ``name`` that ``phrase`` names by its words supports most
+    (``Taxonomy.named_in``, ``Taxonomy.support``), in order of mention: "proud" -> Pride -> happiness, "relieved" ->
+    Satisfaction -> happiness, "horrified" -> Horror -> fear. The offline question reader reads these as it reads an
+    emotion word (``agents.intent``), so a word that names a label of the bundled taxonomies is searched for as that
+    label's face whichever label set names the answer."""
+    taxonomy = load_taxonomy(name)
+    return list(dict.fromkeys(taxonomy.support([label])[0] for label in taxonomy.named_in(phrase)))

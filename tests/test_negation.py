@@ -208,7 +208,8 @@ def test_the_study_reads_the_dev_form_questions_as_recorded():
 def test_the_study_reads_both_halves_of_the_disjunction_questions_as_recorded():
     """A pin: ``studies.negation --disjunction`` reads each half of the third negation file as
     ``evals/results/negation_or.json`` records for this code (``evals/RESULTS.md`` section 156: 15 of 16 development
-    questions and 16 of 16 test questions deny none of their denied emotions), question by question."""
+    questions and 16 of 16 test questions deny none of their denied emotions; "now_185": the same figures, three
+    questions' other targets moved by section 185's reading of "look" as a linking verb), question by question."""
     import json
     from pathlib import Path
 
@@ -217,7 +218,7 @@ def test_the_study_reads_both_halves_of_the_disjunction_questions_as_recorded():
     recorded = json.loads((Path(__file__).parents[1] / "evals" / "results" / "negation_or.json").read_text())
     for half, right in (("dev", 15), ("test", 16)):
         now = disjunction_scores(half)
-        assert now == recorded[half]["now"]
+        assert now == recorded[half]["now_185"]
         assert (now["denied_avoided"], now["n"]) == (right, 16)
 
 

@@ -49,3 +49,23 @@ LOOK_PHRASES = (
 #: one's nose at", "look up to" (admiration), "look back on" (remembering).
 LOOK_IDIOMS = re.compile(r"\blook(?:s|ing|ed)? (?:down (?:on|upon)|up to|back (?:on|upon)|down "
                          r"(?:his|her|their|my|your|our|one's) nose)\b")
+
+#: Words after "look" that make it a look, not a linking verb: a direction or preposition ("look at", "look up"), a
+#: person or thing looked at ("look him in the eye", "look the other way"), "like" and "as" ("look like", "look as if").
+_LOOK_AT = (
+    "at", "away", "up", "down", "around", "round", "back", "over", "out", "into", "in", "on", "upon", "onto", "to",
+    "toward", "towards", "ahead", "past", "through", "sideways", "under", "behind", "across", "like", "as", "for",
+    "after", "forward", "forwards", "about", "from", "off", "along", "beyond", "straight", "directly", "right", "left",
+    "here", "there", "where", "him", "her", "them", "me", "us", "you", "it", "his", "their", "my", "your", "our", "its",
+    "the", "a", "an", "this", "that", "these", "those", "each", "every", "both", "one", "someone", "somebody",
+    "everyone", "anyone", "nobody", "and", "or", "but", "then", "when", "while", "if", "before", "again", "closely",
+    "carefully", "twice", "once")
+_LINKING_LOOK = re.compile(rf"\blook(?:s|ing|ed)? (?!(?:{'|'.join(_LOOK_AT)})\b)(?=[a-z])")
+
+
+def without_linking_look(phrase: str) -> str:
+    """``phrase`` (a question's feeling phrase, lower case) without "look" where it links a person to how they seem
+    ("look proud" -> "proud", "looks so relieved" -> "so relieved"), not where it is a look ("look at him", "look
+    up", "look him in the eye", "look like"): as a linking verb it says no feeling, but read by the sentence encoder it
+    is nearest contempt's "looking down on someone", and its WordNet gloss is read beside the question."""
+    return _LINKING_LOOK.sub("", phrase)
