@@ -354,6 +354,24 @@ def test_the_look_study_reads_its_held_out_file():
         k: v for k, v in before["per_label"].items() if k != "none"}
 
 
+def test_the_third_feeling_word_study_reads_its_held_out_file():
+    """``studies.context_clauses`` over ``questions_words3.jsonl`` (written before section 185's change, read once
+    there: 70 -> 72 of 88) against the committed reading of the code before it, none lost: "look expressionless" reads
+    neutral, "look bald" asks no feeling, "look" read as the linking verb it is there."""
+    import json
+    from pathlib import Path
+
+    from agents.intent import offline_intent
+    from studies.context_clauses import context_readings
+
+    data, results = (Path(__file__).parents[1] / "evals" / d for d in ("data", "results"))
+    before = json.loads((results / "feeling_words3_test_before.json").read_text())
+    now = context_readings(data / "questions_words3.jsonl", before=before)
+    assert (now["n"], now["before_right"], now["right"], now["lost"]) == (88, 70, 72, [])
+    assert offline_intent({"query": "when does she look proud?"}).target_emotions[:1] == ["happiness"]  # Pride
+    assert offline_intent({"query": "when does she look content?"}).target_emotions[:1] == ["happiness"]
+
+
 def test_the_second_look_study_reads_its_held_out_file():
     """``studies.context_clauses`` over ``questions_looks2.jsonl`` (written before section 184's change, read once
     there: 56 -> 72 of 88) against the committed reading of the code before it: the looks with no feeling 33 -> 49 of
