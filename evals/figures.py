@@ -26,10 +26,7 @@ from evals.figure_cells import (
     change_cell,
     cremad_cv,
     faces,
-    heldout_row,
     long_cell,
-    negation_share,
-    paired_share,
     per_clip,
     recorded,
     runs_cell,
@@ -37,6 +34,7 @@ from evals.figure_cells import (
     share,
     stored,
 )
+from evals.question_figures import QUESTION_FIGURES
 
 RESULTS = Path(__file__).with_name("results")
 
@@ -156,74 +154,7 @@ FIGURES: tuple[Figure, ...] = (
            "section 133)",
            "voice_test.json",
            lambda d: share(d["test_accuracy"], d["n_test"])),
-    Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
-           "intent_test.json", lambda d: f"{share(d['phrase_and_words']['questions']['top1'], 48)} "
-                                         f"({d['whole_question']['questions']['top1']:.3f})"),
-    heldout_row("second held-out questions, 48 idioms and slang, idioms read through Wiktionary's glosses (read once; "
-             "section 86; without the glosses)", "intent_heldout2.json", "with glosses (shipped)", "without glosses"),
-    heldout_row("second held-out questions, 16 in VQAU-Bench's memory form (read once; without the glosses)",
-             "intent_heldout2.json", "with glosses (shipped)", "without glosses", "memory"),
-    heldout_row("third held-out questions, 48 idioms and slang, words read through WordNet's glosses too (read once; "
-             "section 90; without the word glosses)", "intent_heldout3.json", "with word glosses (shipped)",
-             "without word glosses"),
-    heldout_row("third held-out questions, 16 in VQAU-Bench's memory form (read once; without the word glosses)",
-             "intent_heldout3.json", "with word glosses (shipped)", "without word glosses", "memory"),
-    heldout_row("fourth held-out questions, 48 idioms and slang, negation read, its first version (read once; section "
-             "91; without)", "negation_heldout1.json", "with negation (shipped)", "without negation",
-             within="heldout4"),
-    heldout_row("fourth held-out questions, 16 in VQAU-Bench's memory form (read once, the first version: one lost, "
-             "mended since; without)", "negation_heldout1.json", "with negation (shipped)", "without negation",
-             "memory", within="heldout4"),
-    heldout_row("fifth held-out questions, 48 idioms and slang, neutral described as an unmoved face and an ordinary "
-             "scene too (read once; section 101; without)", "neutral_descriptions_heldout5.json",
-             "neutral's five descriptions (shipped)", "neutral's three descriptions"),
-    heldout_row("fifth held-out questions, 16 in VQAU-Bench's memory form (read once; without)",
-             "neutral_descriptions_heldout5.json", "neutral's five descriptions (shipped)",
-             "neutral's three descriptions", "memory"),
-    heldout_row("sixth held-out questions, 48 idioms and slang (read once; section 102; with one more description for "
-             "every label but happiness, not kept)", "descriptions_heldout6.json",
-             "section 101's descriptions (shipped)", "one more for every label but happiness (not kept)"),
-    heldout_row("sixth held-out questions, 16 in VQAU-Bench's memory form (read once; with those descriptions)",
-             "descriptions_heldout6.json", "section 101's descriptions (shipped)",
-             "one more for every label but happiness (not kept)", "memory"),
-    Figure("", "memory-form questions, 48, each a scene and the feeling the viewer states, read with that feeling "
-               "(read once; section 175; the whole memory alone, as before)", "memory_form_test.json",
-           lambda d: f"{share(d['now'] / d['n'], d['n'])} ({d['before'] / d['n']:.3f})"),
-    Figure("", "questions with a clause of context beside the one asked (\"when does she look hurt after he mentions "
-               "her ex?\"), 60: 48 about a feeling, 12 about a behaviour (none asked), read by the main clause (read "
-               "once, section 177: 48 right; 47 since section 178's mends, the one lost read before the change; the "
-               "whole question, as before)", "context_clauses_mended.json",
-           paired_share),
-    Figure("", "questions about a feeling ending (\"when does he stop smiling?\"), 52: 40 read right when asked as a "
-               "change from that feeling, 12 controls (a feeling that goes on, an action that stops) when not (read "
-               "once; section 178; before)", "cessation_test.json",
-           paired_share),
-    Figure("denied emotion not asked, offline interpreter (without negation read)",
-           "second negation questions, 24 negated (\"when is she not happy?\"; read once; section 91)",
-           "negation_heldout2.json",
-           lambda d: f"{negation_share(d, 'with negation (shipped)', 'negated_avoided', 'of_negated')} "
-                     f"({negation_share(d, 'without negation', 'negated_avoided', 'of_negated', False)})"),
-    Figure("feeling not denied named first (without negation read)",
-           "same file, 16 that deny no feeling (\"can't stop laughing\", \"nobody wanted the party to end, felt so "
-           "joyful\")",
-           "negation_heldout2.json",
-           lambda d: f"{negation_share(d, 'with negation (shipped)', 'not_negated_top1', 'of_not_negated')} "
-                     f"({negation_share(d, 'without negation', 'not_negated_top1', 'of_not_negated', False)})"),
-    Figure("asked emotion named first, a question in another language (the English reader alone)",
-           "the labelled test half translated into Spanish, German, French and Chinese, 192 questions (read once; "
-           "section 105; interval over the English questions)", "translated_questions_heldout.json",
-           lambda d: f"{stored([d['now']['feeling']['top1'], *d['now']['feeling']['top1_ci95']])} "
-                     f"({d['before']['feeling']['top1']:.3f})"),
-    Figure("",
-           "48 idioms and slang phrasings of the sixth held-out file translated likewise, 192 (read once; section 107;"
-           " the frame words dropped; section 105's reading)", "translated_questions_heldout2.json",
-           lambda d: f"{stored([d['now']['feeling']['top1'], *d['now']['feeling']['top1_ci95']])} "
-                     f"({d['section_105']['feeling']['top1']:.3f})"),
-    Figure("whose feeling a question naming several people asks about, offline interpreter (before: every named "
-           "person's face read)", "feeling-owner questions, test half, 32 (\"when does he upset her?\"; read twice: "
-           "31 with the first version, section 169; now dev)", "feeling_owner.json",
-           lambda d: f"{stored([d['test/now']['right'] / d['test/now']['n'], *d['test/now']['right_95']])} "
-                     f"({d['test/before']['right'] / d['test/before']['n']:.3f})"),
+    *QUESTION_FIGURES,
     Figure("top moment right, R1@0.5 (hand-set fusion)", "composed joined test form, 96 queries, commit a33ecb9 (read 35+ times: now dev)",
            "fusion_test.json", lambda d: f"{share(d['test-graph-fold']['localization']['R1@0.5'], JOINED_QUERIES)} "
                                          f"({d['test-graph-hand']['localization']['R1@0.5']:.3f})"),
