@@ -121,6 +121,8 @@ def test_a_feeling_said_beside_a_behaviour_and_a_change_of_feeling_are_still_rea
     ("when does she look out of the window?", []),  # the look's own words gloss "to be vigilant": no feeling
     ("when does she lower her eyes to the page?", []),  # "lower" glosses "look angry or sullen" apart from the eyes
     ("when does the boy blink?", []), ("when does he peer through the keyhole?", []),
+    ("where does she look when the phone rings?", []),  # a question of where she looks (section 186)
+    ("where did they look after the bell rang?", []), ("when he enters, where's she looking?", []),
     ("when does she raise her eyes in surprise?", ["surprise"]),
     ("when does he look down on her?", ["contempt"]),  # an idiom of a look verb names an attitude
     ("when does she look down her nose at him?", ["contempt"]),
@@ -681,7 +683,10 @@ def test_an_open_question_asks_about_its_subjects_feeling(question, subject):
                                                    ("how does he feel about it, is he angry?", "anger"),
                                                    ("how did she feel when she was scared?", "fear"),
                                                    ("how angry does he get?", "anger"),
-                                                   ("tell me how happy she feels", "happiness")])
+                                                   ("tell me how happy she feels", "happiness"),
+                                                   ("what is her mood when she is angry?", "anger"),
+                                                   ("how sad does she look when he leaves?", "sadness"),
+                                                   ("how does the boy look when he's scared?", "fear")])
 def test_a_feeling_named_in_the_question_itself_is_still_asked_for(question, emotion):
     """Named in the frame, a choice after a comma, a manner ("with anger") or a clause of the subject's own ("when she
     was scared"); the last two never reach the frame ("how" + adjective)."""
@@ -700,7 +705,12 @@ def test_a_feeling_named_in_the_question_itself_is_still_asked_for(question, emo
                                                   ("tell me how she feels", "she"),
                                                   ("how does the man who yells at her feel?", "the man"),
                                                   ("what emotion is on his face at the end?", ""),
-                                                  ("what emotions do the people show?", "the people")])
+                                                  ("what emotions do the people show?", "the people"),
+                                                  ("how does the bride look when he walks in?", "the bride"),
+                                                  ("what is her expression after the verdict?", "her"),
+                                                  ("what kind of face does he make when he tastes it?", "he"),
+                                                  ("what is the look on his face?", "his"),
+                                                  ("what does her face show when she opens the letter?", "her")])
 def test_the_frames_of_an_open_question_and_their_subject(question, subject):
     from tools.signals.open_feeling import asks_open_feeling, feeling_subject
 
@@ -709,7 +719,9 @@ def test_the_frames_of_an_open_question_and_their_subject(question, subject):
 
 @pytest.mark.parametrize("question", ["what emotion words does he use?", "what mood music plays?", "how does",
                                       "what reaction shots are there?", "when is she happy?", "how long does he wait?",
-                                      "what makes her feel that way?", "does she feel anything?", ""])
+                                      "what makes her feel that way?", "does she feel anything?", "",
+                                      "how does she look at him?", "how does he look up the address?",
+                                      "what face is on the poster?"])
 def test_no_open_frame(question):
     from tools.signals.open_feeling import asks_open_feeling, feeling_subject
 

@@ -18,6 +18,7 @@ from tools.signals.lexicon import (
     named_emotions,
     names_behaviour,
 )
+from tools.signals.look_phrases import WHERE_LOOK
 
 _FEEL = re.compile(r"\bfe(?:el|els|lt|eling)\b")
 #: Below this best emotion score (``agents.intent.emotion_scores``; MiniLM cosine to the AffectNet-8 descriptions), a
@@ -41,10 +42,11 @@ def glosses_beside_look(query: str) -> bool:
     """Whether a question that names a look (``tools.signals.look_phrases.LOOK_PHRASES``) glosses a feeling beside
     it: a gloss of its words without the look's (``without_behaviour_words``: "look back fondly"), or an idiom of
     several words that names no behaviour itself ("look over the moon"); not the look's own words ("look out",
-    glossed "to be vigilant"; "lower" of "lower her eyes", glossed "look angry or sullen")."""
+    glossed "to be vigilant"; "lower" of "lower her eyes", glossed "look angry or sullen"; "look after" of "where did
+    they look after the bell rang?")."""
     if glossed_phrases(emotion_phrase(without_behaviour_words(query))):
         return True
-    return any(" " in key and not names_behaviour(key.replace("one's", "his"))
+    return any(" " in key and not key.startswith("look ") and not names_behaviour(key.replace("one's", "his"))
                for key, _ in glossed_phrases(emotion_phrase(query)))
 
 
@@ -56,7 +58,12 @@ def _behaviour_pattern() -> re.Pattern:
 
 def without_behaviour_words(query: str) -> str:
     """``query`` in lower case, its words and marks spaced, without its behaviour and speech words
-    (``tools.signals.lexicon.BEHAVIOUR_PHRASES``, ``SPEECH_PHRASES``): "when does she glance at him?" -> "when does she
-    at him ?"."""
+    (``tools.signals.lexicon.BEHAVIOUR_PHRASES``, ``SPEECH_PHRASES``; the look of a question of where someone looks,
+    ``tools.signals.look_phrases.WHERE_LOOK``): "when does she glance at him?" -> "when does she at him ?"."""
     text = " ".join(re.findall(r"[a-z']+|[^\sa-z']", query.lower()))
+    if WHERE_LOOK.search(text):
+        text = _LOOK_VERB.sub(" ", text)
     return " ".join(_behaviour_pattern().sub(" ", text).split())
+
+
+_LOOK_VERB = re.compile(r"\blook(?:s|ing|ed)?\b")

@@ -17,7 +17,7 @@ import json
 import re
 from pathlib import Path
 
-from tools.signals.look_phrases import LOOK_IDIOMS, LOOK_PHRASES
+from tools.signals.look_phrases import LOOK_IDIOMS, LOOK_PHRASES, WHERE_LOOK
 from tools.signals.negation import PERSON_BREAK, expand_contractions
 from tools.signals.word_forms import CLAUSE_MARKS, matched_phrases
 
@@ -229,9 +229,11 @@ _POINT_IN_TIME = re.compile(r"\b(?:at|to|from|up to) (?:some|any|one|this|that|w
 def names_behaviour(text: str, looks: bool = True) -> bool:
     """Whether ``text`` names an observable behaviour: one of ``BEHAVIOUR_PHRASES`` (``looks=False``: not of
     ``LOOK_PHRASES``) as whole words ("at some point" is no pointing: ``_POINT_IN_TIME``; "look up to him" no look:
-    ``tools.signals.look_phrases.LOOK_IDIOMS``)."""
+    ``tools.signals.look_phrases.LOOK_IDIOMS``), or, with ``looks``, a question of where someone looks ("where does
+    she look?": ``tools.signals.look_phrases.WHERE_LOOK``)."""
     phrases = BEHAVIOUR_PHRASES if looks else _OTHER_BEHAVIOURS
-    return _names(LOOK_IDIOMS.sub(" ", _POINT_IN_TIME.sub(" ", text.lower())), phrases)
+    where = looks and WHERE_LOOK.search(spaced_words(text, hyphens=True))  # "where does she look?"
+    return bool(where) or _names(LOOK_IDIOMS.sub(" ", _POINT_IN_TIME.sub(" ", text.lower())), phrases)
 
 
 def names_speech(text: str) -> bool:

@@ -69,3 +69,9 @@ def without_linking_look(phrase: str) -> str:
     up", "look him in the eye", "look like"): as a linking verb it says no feeling, but read by the sentence encoder it
     is nearest contempt's "looking down on someone", and its WordNet gloss is read beside the question."""
     return _LINKING_LOOK.sub("", phrase)
+
+#: A question of where someone looks ("where does she look when the phone rings?", "when he enters, where is she
+#: looking?", "where's he looking?"); one whose words also say a feeling ("where does she look upset?") keeps it.
+WHERE_LOOK = re.compile(r"(?:^|[,.;:!?]\s*)(?:(?:so|and|but|then|ok|okay)\s+)?where(?:'s|\s+(?:do|does|did|is|are|was|"
+                        r"were|will|would|can|could|has|have|had|might|should))\s+(?:[a-z'-]+\s+){1,4}?(?:been\s+)?"
+                        r"look(?:s|ing|ed)?\b")

@@ -10,16 +10,26 @@ from __future__ import annotations
 
 import re
 
-from tools.signals.lexicon import named_emotions, names_behaviour, names_speech, spaced_words
+from tools.signals.lexicon import PERSON_WORDS, named_emotions, names_behaviour, names_speech, spaced_words
 
 #: The auxiliary of a wh-question ("how *does* she feel", "what *is* he feeling").
 _AUX = r"(?:does|do|did|is|are|was|were|will|would|can|could|might|should|has|have|had)"
-#: Verbs whose object, in "how ... ?", is the feeling itself ("how does she feel", "how does he react").
+#: What follows "look" in a look, not in how someone looks ("look at him", "look up", "look him in the eye", "look like
+#: her mother", "look forward to"); "at the end", "after the fight", "to you" place the moment or the viewer.
+_LOOKED_AT = (r"at(?!\s+(?:the\s+)?(?:end|start|beginning|moment|time|first|last)\b)|toward|towards|away|around|"
+              r"round|up|down|back|over|out|into|for|through|past|ahead|across|behind|under|sideways|forward|like|"
+              r"(?:him|her|them|me|us|you)\s+in\s+the\s+eyes?")
+#: Verbs whose object, in "how ... ?", is the feeling itself ("how does she feel", "how does he react", "how does she
+#: look"; not "how does she look at him" or "look up", which ask about a look).
 _HOW_VERBS = (r"(?:feel|feels|felt|feeling|react|reacts|reacted|reacting|respond|responds|responded|responding|"
-              r"seem|seems|seemed|come\s+across|take\s+it|taking\s+it|cope|coping)")
+              r"seem|seems|seemed|come\s+across|take\s+it|taking\s+it|cope|coping|appear|appears|appeared|"
+              rf"(?:look|looks|looked|looking)(?!\s+(?:{_LOOKED_AT})))")
 #: Nouns for a feeling asked for by "what" or "which" ("what emotion does he show", "what kind of mood is she in").
 _FEELING_NOUNS = (r"(?:emotion|emotions|feeling|feelings|mood|moods|reaction|reactions|response|responses|"
-                  r"emotional\s+(?:state|reaction|reactions|response|responses)|state\s+of\s+mind)")
+                  r"emotional\s+(?:state|reaction|reactions|response|responses)|state\s+of\s+mind|"
+                  r"(?:facial\s+)?expressions?|look\s+on\s+(?:her|his|their|its)\s+face)")
+#: Verbs of a face one makes or wears ("what face does he make", "what expression is she pulling").
+_FACE_VERBS = r"make|makes|making|pull|pulls|pulling|have|has|wear|wears|wearing"
 #: The words a frame's subject may take: one to six, ended by the verb (a relative clause is cut by ``_subject``).
 _SUBJECT = r"(?:[a-z'-]+\s+){1,6}?"
 #: Whose feeling a possessive names ("what is *her* mood?", "what was *the man's* reaction?").
@@ -34,9 +44,13 @@ _OPEN = re.compile(
     rf"|what\s+{_AUX}\s+(?P<what>{_SUBJECT})(?:feel|feels|felt|feeling)"
     rf"|(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?{_FEELING_NOUNS}"
     rf"(?:\s+{_AUX}\s+(?P<noun>{_SUBJECT})(?:show|shows|showing|have|has|having|express|expresses|expressing|display|"
-    rf"displays|convey|conveys|feel|feels|in|seem|seems|give|gives)\b|(?=\s+(?:{_AUX}|show|shows|appears?|on)\b|\s*$|"
-    rf"\s*[,.;:!?]))"
+    rf"displays|convey|conveys|feel|feels|in|seem|seems|give|gives|{_FACE_VERBS})\b"
+    rf"|(?=\s+(?:{_AUX}|show|shows|appears?|on)\b|\s*$|\s*[,.;:!?]))"
     rf"|what\s+{_AUX}\s+(?P<owner>{_OWNER})\s+{_FEELING_NOUNS}"
+    rf"|(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?faces?\s+{_AUX}\s+(?P<facing>{_SUBJECT})(?:{_FACE_VERBS})\b"
+    rf"|what\s+{_AUX}\s+the\s+(?:look|expression)\s+on\s+(?P<faced>{_OWNER})\s+face"
+    rf"|what\s+{_AUX}\s+(?:written\s+on\s+)?(?P<face>{_OWNER})\s+faces?"
+    rf"(?:\s+(?:show|shows|showing|say|says|tell|tells|express|expresses|convey|conveys|reveal|reveals))?"
     rf"|how\s+would\s+you\s+describe\s+(?P<described>{_OWNER})\s+{_FEELING_NOUNS}"
     rf"|how\s+(?P<told>{_TOLD}\s+)(?:feels|felt|is\s+feeling|was\s+feeling|reacts|reacted))\b")
 #: Words that open the clause placing the moment: what follows them is where to look, not the feeling asked for.
@@ -44,6 +58,12 @@ _PLACING = re.compile(r"\b(?:when|whenever|while|as|after|before|during|at|in|on
                       r"throughout|since|until|by|to)\b")
 #: A manner the frame's verb is done in names its feeling ("how does he react *with anger*?", "*in shock*").
 _MANNER = re.compile(r"^(?:with|in)\s+(?:(?:a|an|the|some|great|such)\s+)?([a-z'-]+)")
+#: The pronoun a frame's subject is as the subject of a placing clause ("her mood ... when *she* is scared", "how does
+#: the boy look when *he* is scared?"); a person the lexicon does not know ("the bride", a name) any of "she", "he",
+#: "they".
+_PRONOUN_OF = {"her": ("she",), "his": ("he",), "their": ("they",), "its": ("it",), "a woman": ("she",),
+               "a girl": ("she",), "a man": ("he",), "a boy": ("he",), "a group": ("they",), "the audience": ("they",),
+               "the camera wearer": ("i",)}
 _RELATIVE = re.compile(r"\s+(?:who|that|which|whom|whose)\s+.*$")
 #: Contracted "is"/"are" after how and what ("how's she feeling?", "what're they feeling?").
 _CONTRACTED = ((re.compile(r"\b(how|what)'s\b"), r"\1 is"), (re.compile(r"\b(how|what)'re\b"), r"\1 are"))
@@ -67,8 +87,19 @@ def _names_its_feeling(rest: str, subject: str) -> bool:
     clause = words[placing.end():].strip() if placing else ""
     manner = _MANNER.match(words[placing.start():]) if placing else None
     tail = rest.rsplit(",", 1)[1] if "," in rest else ""
-    own = subject and clause.startswith(subject + " ") and named_emotions(" ".join(clause.split()[:5]))
+    own = _said_of(subject, clause) and named_emotions(" ".join(clause.split()[:5]))
     return bool(named_emotions(head) or (manner and named_emotions(manner.group(1))) or named_emotions(tail) or own)
+
+
+def _said_of(subject: str, clause: str) -> bool:
+    """Whether a placing ``clause`` is said of the frame's ``subject``: it opens with the subject's words or with the
+    pronoun that stands for them ("she's" as "she")."""
+    if not subject or not clause:
+        return False
+    first = re.sub(r"'(?:s|re|m)$", "", clause.split()[0])
+    head = subject.split()[-1]
+    pronouns = _PRONOUN_OF.get(subject) or _PRONOUN_OF.get(PERSON_WORDS.get(head, ""), ("she", "he", "they"))
+    return clause.startswith(subject + " ") or first in (subject, *pronouns)
 
 
 def _open_frame(query: str) -> tuple[re.Match, str] | None:
