@@ -62,6 +62,10 @@ QUESTION_FIGURES: tuple[Figure, ...] = (
     Figure("", "third feeling-word questions, 88: 72 everyday feeling words (\"look stoic\", \"seem petrified\"), 16 "
                "words about a person that name no feeling (none asked) (read once; section 185; before)",
            "feeling_words3_test.json", paired_share),
+    Figure("", "second open questions, 80: 48 asking which feeling, expression or look someone shows (\"how does she "
+               "look when he walks in?\", \"what is her expression?\"; none asked), 16 such frames naming a feeling, "
+               "16 asking where someone looks (none asked) (read once; section 186; before)",
+           "open_questions2_test.json", paired_share),
     Figure("denied emotion not asked, offline interpreter (without negation read)",
            "second negation questions, 24 negated (\"when is she not happy?\"; read once; section 91)",
            "negation_heldout2.json",

@@ -374,6 +374,21 @@ def test_the_third_feeling_word_study_reads_its_held_out_file():
     assert offline_intent({"query": "when does she look content?"}).target_emotions[:1] == ["happiness"]
 
 
+def test_the_second_open_question_study_reads_its_held_out_file():
+    """``studies.context_clauses`` over ``questions_open2.jsonl`` (written while section 186's change was made, read
+    once there: 53 -> 74 of 80) against the committed reading of the code before it, none lost."""
+    import json
+    from pathlib import Path
+
+    from studies.context_clauses import context_readings
+
+    data, results = (Path(__file__).parents[1] / "evals" / d for d in ("data", "results"))
+    before = json.loads((results / "open_questions2_test_before.json").read_text())
+    now = context_readings(data / "questions_open2.jsonl", before=before)
+    assert (now["n"], now["before_right"], now["right"], now["lost"]) == (80, 53, 74, [])
+    assert now["per_label"]["none"] == [59, 64]
+
+
 def test_the_second_look_study_reads_its_held_out_file():
     """``studies.context_clauses`` over ``questions_looks2.jsonl`` (written before section 184's change, read once
     there: 56 -> 72 of 88) against the committed reading of the code before it: the looks with no feeling 33 -> 49 of
