@@ -52,6 +52,9 @@ _OPEN = re.compile(
     rf"|what\s+{_AUX}\s+(?:written\s+on\s+)?(?P<face>{_OWNER})\s+faces?"
     rf"(?:\s+(?:show|shows|showing|say|says|tell|tells|express|expresses|convey|conveys|reveal|reveals))?"
     rf"|how\s+would\s+you\s+describe\s+(?P<described>{_OWNER})\s+{_FEELING_NOUNS}"
+    rf"|how\s+{_AUX}\s+(?P<changed>{_OWNER})\s+(?:face|expression|mood|feelings?)\s+(?:change|changes|changed|"
+    rf"changing|shift|shifts|shifted)"
+    rf"|what\s+(?:happens|happened)\s+to\s+(?P<happened>{_OWNER})\s+(?:face|expression|mood)"
     rf"|how\s+(?P<told>{_TOLD}\s+)(?:feels|felt|is\s+feeling|was\s+feeling|reacts|reacted))\b")
 #: Words that open the clause placing the moment: what follows them is where to look, not the feeling asked for.
 _PLACING = re.compile(r"\b(?:when|whenever|while|as|after|before|during|at|in|on|about|if|once|towards?|with|"
