@@ -127,7 +127,7 @@ def _phrase_scores(query: str, words: bool, idioms: bool, word_glosses: bool, ne
         return emotions
     affirmed, scopes = split_negated(emotion_phrase(query, punctuation=True)) if negation else (phrase, [])
     if words:
-        for emotion in named_emotions(affirmed) or named_readings(affirmed):  # a taxonomy's word: "proud"
+        for emotion in named_emotions(affirmed) or named_readings(affirmed, query):  # a taxonomy's word: "proud"
             emotions[emotion] += WORD_BONUS
     glossed = glossed_phrases(phrase, words=word_glosses) if idioms else []
     glosses = [text.similarities(gloss)[0] for _, gloss in glossed]

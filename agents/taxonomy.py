@@ -25,6 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from tools.core.schema import AFFECTNET8, first_error
+from tools.signals.lexicon import names_behaviour, names_speech
 from tools.signals.negation import expand_contractions, split_negated
 
 #: The bundled taxonomies by name (``Taxonomy.name``) -> file in ``agents/taxonomies/``.
@@ -191,11 +192,17 @@ def load_taxonomy(name_or_path: str | os.PathLike = DEFAULT) -> Taxonomy:
     raise TaxonomyError(f"unknown label set {key!r}: use one of {', '.join(BUNDLED)} or a taxonomy .json file")
 
 
-def named_readings(phrase: str, name: str = "VQAU-13") -> list[str]:
+def named_readings(phrase: str, question: str = "", name: str = "VQAU-13") -> list[str]:
     """The AffectNet-8 reading each label of taxonomy ``name`` that ``phrase`` names by its words supports most
     (``Taxonomy.named_in``, ``Taxonomy.support``), in order of mention: "proud" -> Pride -> happiness, "relieved" ->
-    Satisfaction -> happiness, "horrified" -> Horror -> fear. The offline question reader reads these as it reads an
-    emotion word (``agents.intent``), so a word that names a label of the bundled taxonomies is searched for as that
-    label's face whichever label set names the answer."""
+    Satisfaction -> happiness, "horrified" -> Horror -> fear; not neutral, the face of Anticipation and Trust, which
+    says no feeling to search for ("eager", "rely on"); none where ``question`` names a behaviour or speech
+    ("when does she say I love you?": its words are what is said; "point at the romantic poster"). The offline
+    question reader adds to that reading's score what an emotion word adds (``agents.intent``), so such a word is
+    searched for as its label's face whichever label set names the answer; the readers of negation, coordination and
+    open questions do not read these words."""
+    if names_behaviour(question) or names_speech(question):
+        return []
     taxonomy = load_taxonomy(name)
-    return list(dict.fromkeys(taxonomy.support([label])[0] for label in taxonomy.named_in(phrase)))
+    readings = (taxonomy.support([label])[0] for label in taxonomy.named_in(phrase))
+    return list(dict.fromkeys(r for r in readings if r != "neutral"))

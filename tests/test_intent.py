@@ -372,6 +372,10 @@ def test_the_third_feeling_word_study_reads_its_held_out_file():
     assert (now["n"], now["before_right"], now["right"], now["lost"]) == (88, 70, 72, [])
     assert offline_intent({"query": "when does she look proud?"}).target_emotions[:1] == ["happiness"]  # Pride
     assert offline_intent({"query": "when does she look content?"}).target_emotions[:1] == ["happiness"]
+    # a taxonomy's word in what is said or beside a gesture is no feeling asked; Trust's face is no feeling to search
+    for question in ("when does she say I love you?", "when does she point at the romantic poster?",
+                     "when does he rely on her?", "how does Anna feel when he gets angry?"):
+        assert offline_intent({"query": question}).target_emotions == [], question
 
 
 def test_the_second_open_question_study_reads_its_held_out_file():
@@ -702,7 +706,8 @@ def test_an_open_question_asks_about_its_subjects_feeling(question, subject):
                                                    ("tell me how happy she feels", "happiness"),
                                                    ("what is her mood when she is angry?", "anger"),
                                                    ("how sad does she look when he leaves?", "sadness"),
-                                                   ("how does the boy look when he's scared?", "fear")])
+                                                   ("how does the boy look when he's scared?", "fear"),
+                                                   ("how do the girls feel when they are scared?", "fear")])
 def test_a_feeling_named_in_the_question_itself_is_still_asked_for(question, emotion):
     """Named in the frame, a choice after a comma, a manner ("with anger") or a clause of the subject's own ("when she
     was scared"); the last two never reach the frame ("how" + adjective)."""

@@ -56,6 +56,9 @@ def _behaviour_pattern() -> re.Pattern:
     return re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in words)})\b")
 
 
+_LOOK_VERB = re.compile(r"\blook(?:s|ing|ed)?\b")
+
+
 def without_behaviour_words(query: str) -> str:
     """``query`` in lower case, its words and marks spaced, without its behaviour and speech words
     (``tools.signals.lexicon.BEHAVIOUR_PHRASES``, ``SPEECH_PHRASES``; the look of a question of where someone looks,
@@ -64,6 +67,3 @@ def without_behaviour_words(query: str) -> str:
     if WHERE_LOOK.search(text):
         text = _LOOK_VERB.sub(" ", text)
     return " ".join(_behaviour_pattern().sub(" ", text).split())
-
-
-_LOOK_VERB = re.compile(r"\blook(?:s|ing|ed)?\b")

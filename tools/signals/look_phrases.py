@@ -34,7 +34,8 @@ _PEERING = ("peer", "peering", "peered")  # not "peers": "her peers at school"
 LOOK_PHRASES = (
     *(f"{verb} {way}" for verb in _LOOKING for way in (
         "up", "down", "around", "round", "back", "over", "out", "into", "toward", "towards", "ahead", "past",
-        "through", "sideways", "both ways", "under", "behind", "across")),
+        "through", "sideways", "both ways", "under", "behind", "across", "outside", "inside", "upward", "upwards",
+        "downward", "downwards")),
     *(f"{verb} {who} in the eye" for verb in _LOOKING for who in ("him", "her", "them", "me", "us", "you")),
     *(f"{verb} {whose} {what}" for verb in ("meet", "meets", "meeting", "met") for whose in _POSSESSIVES
       for what in ("eyes", "gaze")),
@@ -59,8 +60,9 @@ _LOOK_AT = (
     "here", "there", "where", "him", "her", "them", "me", "us", "you", "it", "his", "their", "my", "your", "our", "its",
     "the", "a", "an", "this", "that", "these", "those", "each", "every", "both", "one", "someone", "somebody",
     "everyone", "anyone", "nobody", "and", "or", "but", "then", "when", "while", "if", "before", "again", "closely",
-    "carefully", "twice", "once")
-_LINKING_LOOK = re.compile(rf"\blook(?:s|ing|ed)? (?!(?:{'|'.join(_LOOK_AT)})\b)(?=[a-z])")
+    "carefully", "twice", "once", "outside", "inside", "outdoors", "indoors", "upward", "upwards", "downward",
+    "downwards", "skyward", "skywards")
+_LINKING_LOOK = re.compile(rf"(?<![a-z'-])look(?:s|ing|ed)? (?!(?:{'|'.join(_LOOK_AT)})\b)(?=[a-z])")
 
 
 def without_linking_look(phrase: str) -> str:
@@ -69,6 +71,7 @@ def without_linking_look(phrase: str) -> str:
     up", "look him in the eye", "look like"): as a linking verb it says no feeling, but read by the sentence encoder it
     is nearest contempt's "looking down on someone", and its WordNet gloss is read beside the question."""
     return _LINKING_LOOK.sub("", phrase)
+
 
 #: A question of where someone looks ("where does she look when the phone rings?", "when he enters, where is she
 #: looking?", "where's he looking?"); one whose words also say a feeling ("where does she look upset?") keeps it.

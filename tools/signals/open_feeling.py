@@ -43,7 +43,7 @@ _OPEN = re.compile(
     rf"(?:^|[,.;:!?]\s+){_OPENING}(?:how\s+{_AUX}\s+(?P<how>{_SUBJECT}){_HOW_VERBS}"
     rf"|what\s+{_AUX}\s+(?P<what>{_SUBJECT})(?:feel|feels|felt|feeling)"
     rf"|(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?{_FEELING_NOUNS}"
-    rf"(?:\s+{_AUX}\s+(?P<noun>{_SUBJECT})(?:show|shows|showing|have|has|having|express|expresses|expressing|display|"
+    rf"(?:\s+{_AUX}\s+(?P<noun>{_SUBJECT})(?:show|shows|showing|having|express|expresses|expressing|display|"
     rf"displays|convey|conveys|feel|feels|in|seem|seems|give|gives|{_FACE_VERBS})\b"
     rf"|(?=\s+(?:{_AUX}|show|shows|appears?|on)\b|\s*$|\s*[,.;:!?]))"
     rf"|what\s+{_AUX}\s+(?P<owner>{_OWNER})\s+{_FEELING_NOUNS}"
@@ -62,8 +62,8 @@ _PLACING = re.compile(r"\b(?:when|whenever|while|as|after|before|during|at|in|on
 #: A manner the frame's verb is done in names its feeling ("how does he react *with anger*?", "*in shock*").
 _MANNER = re.compile(r"^(?:with|in)\s+(?:(?:a|an|the|some|great|such)\s+)?([a-z'-]+)")
 #: The pronoun a frame's subject is as the subject of a placing clause ("her mood ... when *she* is scared", "how does
-#: the boy look when *he* is scared?"); a person the lexicon does not know ("the bride", a name) any of "she", "he",
-#: "they".
+#: the boy look when *he* is scared?", "the girls ... when *they*"); a person the lexicon does not know ("the bride", a
+#: name) only by the same words, since "how does Anna feel when he gets angry?" asks Anna's feeling, not his.
 _PRONOUN_OF = {"her": ("she",), "his": ("he",), "their": ("they",), "its": ("it",), "a woman": ("she",),
                "a girl": ("she",), "a man": ("he",), "a boy": ("he",), "a group": ("they",), "the audience": ("they",),
                "the camera wearer": ("i",)}
@@ -101,7 +101,8 @@ def _said_of(subject: str, clause: str) -> bool:
         return False
     first = re.sub(r"'(?:s|re|m)$", "", clause.split()[0])
     head = subject.split()[-1]
-    pronouns = _PRONOUN_OF.get(subject) or _PRONOUN_OF.get(PERSON_WORDS.get(head, ""), ("she", "he", "they"))
+    plural = head in PERSON_WORDS and (head.endswith("s") or head in ("men", "women", "children", "people"))
+    pronouns = _PRONOUN_OF.get(subject) or (("they",) if plural else _PRONOUN_OF.get(PERSON_WORDS.get(head, ""), ()))
     return clause.startswith(subject + " ") or first in (subject, *pronouns)
 
 
