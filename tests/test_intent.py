@@ -744,7 +744,8 @@ def test_the_frames_of_an_open_question_and_their_subject(question, subject):
                                       "what reaction shots are there?", "when is she happy?", "how long does he wait?",
                                       "what makes her feel that way?", "does she feel anything?", "",
                                       "how does she look at him?", "how does he look up the address?",
-                                      "what face is on the poster?"])
+                                      "what face is on the poster?", "what expression does he use when he greets her?",
+                                      "which expression is correct here?"])
 def test_no_open_frame(question):
     from tools.signals.open_feeling import asks_open_feeling, feeling_subject
 

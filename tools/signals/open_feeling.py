@@ -26,8 +26,10 @@ _HOW_VERBS = (r"(?:feel|feels|felt|feeling|react|reacts|reacted|reacting|respond
               rf"(?:look|looks|looked|looking)(?!\s+(?:{_LOOKED_AT})))")
 #: Nouns for a feeling asked for by "what" or "which" ("what emotion does he show", "what kind of mood is she in").
 _FEELING_NOUNS = (r"(?:emotion|emotions|feeling|feelings|mood|moods|reaction|reactions|response|responses|"
-                  r"emotional\s+(?:state|reaction|reactions|response|responses)|state\s+of\s+mind|"
-                  r"(?:facial\s+)?expressions?|look\s+on\s+(?:her|his|their|its)\s+face)")
+                  r"emotional\s+(?:state|reaction|reactions|response|responses)|state\s+of\s+mind)")
+#: Nouns of a face that show a feeling ("what is her expression", "what face does he make"); unlike a feeling noun,
+#: one is asked for only with a verb of a face or a place on it ("what expression does he use?" is about words).
+_FACE_NOUNS = r"(?:(?:facial\s+)?expressions?|look\s+on\s+(?:her|his|their|its)\s+face)"
 #: Verbs of a face one makes or wears ("what face does he make", "what expression is she pulling").
 _FACE_VERBS = r"make|makes|making|pull|pulls|pulling|have|has|wear|wears|wearing"
 #: The words a frame's subject may take: one to six, ended by the verb (a relative clause is cut by ``_subject``).
@@ -44,14 +46,16 @@ _OPEN = re.compile(
     rf"|what\s+{_AUX}\s+(?P<what>{_SUBJECT})(?:feel|feels|felt|feeling)"
     rf"|(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?{_FEELING_NOUNS}"
     rf"(?:\s+{_AUX}\s+(?P<noun>{_SUBJECT})(?:show|shows|showing|having|express|expresses|expressing|display|"
-    rf"displays|convey|conveys|feel|feels|in|seem|seems|give|gives|{_FACE_VERBS})\b"
+    rf"displays|convey|conveys|feel|feels|in|seem|seems|give|gives|have|has)\b"
     rf"|(?=\s+(?:{_AUX}|show|shows|appears?|on)\b|\s*$|\s*[,.;:!?]))"
-    rf"|what\s+{_AUX}\s+(?P<owner>{_OWNER})\s+{_FEELING_NOUNS}"
-    rf"|(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?faces?\s+{_AUX}\s+(?P<facing>{_SUBJECT})(?:{_FACE_VERBS})\b"
+    rf"|what\s+{_AUX}\s+(?P<owner>{_OWNER})\s+(?:{_FEELING_NOUNS}|{_FACE_NOUNS})"
+    rf"|(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?(?:faces?|{_FACE_NOUNS})\s+{_AUX}\s+(?P<facing>{_SUBJECT})"
+    rf"(?:show|shows|showing|express|expresses|display|displays|convey|conveys|{_FACE_VERBS})\b"
+    rf"|(?:what|which)\s+{_FACE_NOUNS}(?=\s+(?:is\s+|was\s+)?(?:on|shows?|showed|appears?|appeared)\b)"
     rf"|what\s+{_AUX}\s+the\s+(?:look|expression)\s+on\s+(?P<faced>{_OWNER})\s+face"
     rf"|what\s+{_AUX}\s+(?:written\s+on\s+)?(?P<face>{_OWNER})\s+faces?"
     rf"(?:\s+(?:show|shows|showing|say|says|tell|tells|express|expresses|convey|conveys|reveal|reveals))?"
-    rf"|how\s+would\s+you\s+describe\s+(?P<described>{_OWNER})\s+{_FEELING_NOUNS}"
+    rf"|how\s+would\s+you\s+describe\s+(?P<described>{_OWNER})\s+(?:{_FEELING_NOUNS}|{_FACE_NOUNS})"
     rf"|how\s+{_AUX}\s+(?P<changed>{_OWNER})\s+(?:face|expression|mood|feelings?)\s+(?:change|changes|changed|"
     rf"changing|shift|shifts|shifted)"
     rf"|what\s+(?:happens|happened)\s+to\s+(?P<happened>{_OWNER})\s+(?:face|expression|mood)"
