@@ -39,6 +39,7 @@ from tools.perception.text_emotion import load_text_emotion
 from tools.signals.behaviour_words import BEHAVIOUR_ONLY_BELOW
 from tools.signals.change_words import asks_next, change_phrases, departure_clause, ending_phrases
 from tools.signals.lexicon import MIN_CUE_SIM, emotion_phrase, named_emotions
+from tools.signals.open_feeling import asks_open_feeling
 from tools.signals.timeline import MIN_CHANGE, MIN_SEGMENT, reading_dict, readings
 
 #: Half-width (s) of a change candidate around its change point: a moment of 4 s, two on each side (the
@@ -50,8 +51,6 @@ REFINE_MIN_SIDE = 2
 SOURCE = "change"
 
 
-#: A question that asks how or what ("how does she look after he leaves?"): which feeling is the answer's to name.
-_OPEN = re.compile(r"\s*(?:how|what|which)\b")
 #: Seconds either side of a departure over which another person's reading is compared (``departure_candidates``).
 DEPARTURE_WINDOW_S = 4.0
 
@@ -79,15 +78,16 @@ def ask_change(query: str, emotions_of: Callable[[str], list[str]]) -> ChangeAsk
 
 def names_feeling(text: str) -> bool:
     """Whether ``text`` (a question's words beside its clause about someone leaving) names a feeling: an emotion word
-    (``tools.signals.lexicon.named_emotions``: "happy", "furious") or, in a question that does not ask how or what
-    ("how does she look", "what is her expression" ask which feeling: the answer's to name), a sign of one on the face:
+    (``tools.signals.lexicon.named_emotions``: "happy", "furious") or, in a question that does not ask which feeling
+    shows (``tools.signals.open_feeling.asks_open_feeling``: "how does she look", "what is her expression": the
+    answer's to name; "what makes her cry" asks her crying), a sign of one on the face:
     its emotion phrase asks for a facial expression (the shipped sentence encoder's similarity to the
     ``facial_expression`` cue at ``tools.signals.lexicon.MIN_CUE_SIM`` or more) and reads as a feeling (its best
     similarity to an emotion's descriptions at ``tools.signals.behaviour_words.BEHAVIOUR_ONLY_BELOW`` or more): "cry",
     "start laughing", "frown"; not "lock the door", "close her eyes", "dance" (``evals/RESULTS.md`` section 182)."""
     if named_emotions(text):
         return True
-    if _OPEN.match(text):
+    if asks_open_feeling(text):
         return False
     emotions, cues = load_text_emotion().similarities(emotion_phrase(text))
     return cues["facial_expression"] >= MIN_CUE_SIM and max(emotions.values()) >= BEHAVIOUR_ONLY_BELOW

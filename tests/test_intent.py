@@ -752,6 +752,19 @@ def test_no_open_frame(question):
     assert not asks_open_feeling(question) and feeling_subject(question) == ""
 
 
+def test_after_someone_leaves_an_open_question_names_no_feeling_and_a_sign_names_its_own():
+    """One notion of an open question (``tools.signals.open_feeling``) for a feeling after someone leaves too (section
+    189): "how does she look" and "what is her reaction" leave the feeling to the answer; "what makes her cry" asks the
+    crying's sadness."""
+    from agents.intent import offline_intent
+
+    for question, after in (("how does she look after he leaves?", []), ("what is her reaction after he leaves?", []),
+                            ("what makes her cry after he leaves?", ["sadness"]),
+                            ("what does she do once he has gone?", [])):
+        change = offline_intent({"query": question}).change
+        assert change is not None and change.departure and change.after == after, question
+
+
 def test_a_change_question_asking_for_the_feeling_after_stays_a_change():
     from agents.intent import offline_intent
 
