@@ -45,6 +45,7 @@ from tools.signals.behaviour_words import (
     glosses_beside_look,
     says_feeling,
     without_behaviour_words,
+    without_look_phrases,
 )
 from tools.signals.change_words import asked_order, departure_clause, ending_phrases, from_to_sides
 from tools.signals.clauses import main_clause
@@ -163,7 +164,7 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
         return []
     ranked = sorted(scores, key=lambda k: -scores[k])
     best = scores[ranked[0]]
-    behaviour = names_behaviour(query, looks=False) or names_speech(query)
+    behaviour = names_behaviour(without_look_phrases(query), looks=False) or names_speech(query)  # "lower her gaze"
     look = not behaviour and names_behaviour(query)  # a look alone: its words, not the whole, say no feeling
     glossed = glosses_beside_look(query) if look else says_feeling(query, glosses=True)
     if (behaviour or look) and not says_feeling(query) and (

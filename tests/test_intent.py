@@ -123,6 +123,7 @@ def test_a_feeling_said_beside_a_behaviour_and_a_change_of_feeling_are_still_rea
     ("when does the boy blink?", []), ("when does he peer through the keyhole?", []),
     ("where does she look when the phone rings?", []),  # a question of where she looks (section 186)
     ("where did they look after the bell rang?", []), ("when he enters, where's she looking?", []),
+    ("when does she lower her gaze?", []), ("when does the man blink?", []),  # section 190
     ("when does she raise her eyes in surprise?", ["surprise"]),
     ("when does he look down on her?", ["contempt"]),  # an idiom of a look verb names an attitude
     ("when does she look down her nose at him?", ["contempt"]),

@@ -18,7 +18,7 @@ from tools.signals.lexicon import (
     named_emotions,
     names_behaviour,
 )
-from tools.signals.look_phrases import WHERE_LOOK
+from tools.signals.look_phrases import LOOK_PHRASES, WHERE_LOOK
 
 _FEEL = re.compile(r"\bfe(?:el|els|lt|eling)\b")
 #: Below this best emotion score (``agents.intent.emotion_scores``; MiniLM cosine to the AffectNet-8 descriptions), a
@@ -44,7 +44,7 @@ def glosses_beside_look(query: str) -> bool:
     several words that names no behaviour itself ("look over the moon"); not the look's own words ("look out",
     glossed "to be vigilant"; "lower" of "lower her eyes", glossed "look angry or sullen"; "look after" of "where did
     they look after the bell rang?")."""
-    if glossed_phrases(emotion_phrase(without_behaviour_words(query))):
+    if glossed_phrases(emotion_phrase(without_behaviour_words(query), fallback=False)):  # not "the man" alone
         return True
     return any(" " in key and not key.startswith("look ") and not names_behaviour(key.replace("one's", "his"))
                for key, _ in glossed_phrases(emotion_phrase(query)))
@@ -57,6 +57,18 @@ def _behaviour_pattern() -> re.Pattern:
 
 
 _LOOK_VERB = re.compile(r"\blook(?:s|ing|ed)?\b")
+
+
+@functools.cache
+def _look_pattern() -> re.Pattern:
+    return re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in sorted(LOOK_PHRASES, key=len, reverse=True))})\b")
+
+
+def without_look_phrases(query: str) -> str:
+    """``query`` in lower case, its words and marks spaced, without its looks (``tools.signals.look_phrases.
+    LOOK_PHRASES``), read whole before their words: "lower her gaze" is a look, not the behaviour "gaze"."""
+    text = " ".join(re.findall(r"[a-z']+|[^\sa-z']", query.lower()))
+    return " ".join(_look_pattern().sub(" ", text).split())
 
 
 def without_behaviour_words(query: str) -> str:

@@ -128,7 +128,7 @@ _PERSON_REFERENCE = re.compile(
     r"|(?:the|that|this)\s+one)(?:'s)?(?:\s+(?:on the (?:left|right)|in the (?:middle|centre|center)))?\b")
 
 
-def emotion_phrase(text: str, punctuation: bool = False) -> str:
+def emotion_phrase(text: str, punctuation: bool = False, fallback: bool = True) -> str:
     """What a question says of the feeling it asks about: ``text`` lower-cased without its opening ("when
     does", "when is") and without the words that only name people ("she", "the woman", "someone's"); e.g.
     "When does she feel left out?" -> "feel left out"; negative contractions written out ("when isn't she happy?"
@@ -137,13 +137,14 @@ def emotion_phrase(text: str, punctuation: bool = False) -> str:
     (descriptions that mention "someone" gain on every question that does). ``punctuation=True`` keeps the marks
     that end a clause as words of their own and marks a removed person reference with
     ``tools.signals.negation.PERSON_BREAK`` ("nobody came , felt kind of lonely"; "nobody notice | is sad"), for
-    ``tools.signals.negation.split_negated``. Returns ``text`` unchanged when nothing would remain.
+    ``tools.signals.negation.split_negated``. Returns ``text`` unchanged when nothing would remain (``fallback``), else
+    "".
     """
     words = rf"[a-z'-]+|[{CLAUSE_MARKS}]" if punctuation else r"[a-z'-]+"
     t = " ".join(re.findall(words, expand_contractions(text.lower())))
     t = _PERSON_REFERENCE.sub(f" {PERSON_BREAK} " if punctuation else " ", _QUESTION_OPENING.sub("", t))
     t = " ".join(t.split())
-    return t or text
+    return t or (text if fallback else "")
 
 
 #: Words that name a feeling, with the AffectNet-8 emotion each names: drawn from Open English WordNet (CC BY 4.0,
