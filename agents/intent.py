@@ -166,9 +166,9 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
     best = scores[ranked[0]]
     behaviour = names_behaviour(without_look_phrases(query), looks=False) or names_speech(query)  # "lower her gaze"
     look = not behaviour and names_behaviour(query)  # a look alone: its words, not the whole, say no feeling
-    glossed = glosses_beside_look(query) if look else says_feeling(query, glosses=True)
     if (behaviour or look) and not says_feeling(query) and (
-            best < BEHAVIOUR_ONLY_BELOW and not look or not glossed
+            best < BEHAVIOUR_ONLY_BELOW and not look
+            or not (glosses_beside_look(query) if look else says_feeling(query, glosses=True))
             and max(emotion_scores(without_behaviour_words(query)).values()) < BEHAVIOUR_ONLY_BELOW):
         return []
     near = [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]

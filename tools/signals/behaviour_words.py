@@ -6,7 +6,6 @@ furious?" says a feeling too (``evals/RESULTS.md`` sections 141 and 142).
 
 from __future__ import annotations
 
-import functools
 import re
 
 from tools.signals.change_words import names_feeling_noun
@@ -17,6 +16,7 @@ from tools.signals.lexicon import (
     emotion_phrase,
     named_emotions,
     names_behaviour,
+    phrases_pattern,
 )
 from tools.signals.look_phrases import LOOK_PHRASES, WHERE_LOOK
 
@@ -50,32 +50,26 @@ def glosses_beside_look(query: str) -> bool:
                for key, _ in glossed_phrases(emotion_phrase(query)))
 
 
-@functools.cache
-def _behaviour_pattern() -> re.Pattern:
-    words = sorted(BEHAVIOUR_PHRASES + SPEECH_PHRASES, key=len, reverse=True)  # "look away" before "look"
-    return re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in words)})\b")
-
-
 _LOOK_VERB = re.compile(r"\blook(?:s|ing|ed)?\b")
-
-
-@functools.cache
-def _look_pattern() -> re.Pattern:
-    return re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in sorted(LOOK_PHRASES, key=len, reverse=True))})\b")
+_BEHAVIOUR_AND_SPEECH = BEHAVIOUR_PHRASES + SPEECH_PHRASES
 
 
 def without_look_phrases(query: str) -> str:
     """``query`` in lower case, its words and marks spaced, without its looks (``tools.signals.look_phrases.
     LOOK_PHRASES``), read whole before their words: "lower her gaze" is a look, not the behaviour "gaze"."""
-    text = " ".join(re.findall(r"[a-z']+|[^\sa-z']", query.lower()))
-    return " ".join(_look_pattern().sub(" ", text).split())
+    return " ".join(phrases_pattern(LOOK_PHRASES).sub(" ", _spaced(query)).split())
 
 
 def without_behaviour_words(query: str) -> str:
     """``query`` in lower case, its words and marks spaced, without its behaviour and speech words
     (``tools.signals.lexicon.BEHAVIOUR_PHRASES``, ``SPEECH_PHRASES``; the look of a question of where someone looks,
     ``tools.signals.look_phrases.WHERE_LOOK``): "when does she glance at him?" -> "when does she at him ?"."""
-    text = " ".join(re.findall(r"[a-z']+|[^\sa-z']", query.lower()))
+    text = _spaced(query)
     if WHERE_LOOK.search(text):
         text = _LOOK_VERB.sub(" ", text)
-    return " ".join(_behaviour_pattern().sub(" ", text).split())
+    return " ".join(phrases_pattern(_BEHAVIOUR_AND_SPEECH).sub(" ", text).split())
+
+
+def _spaced(query: str) -> str:
+    """``query`` in lower case, its words and other marks spaced."""
+    return " ".join(re.findall(r"[a-z']+|[^\sa-z']", query.lower()))

@@ -206,12 +206,13 @@ SPEECH_PHRASES = (
 
 def _names(text: str, phrases: tuple[str, ...]) -> bool:
     t = " ".join(re.findall(r"[a-z']+", text.lower()))
-    return bool(_phrases_pattern(phrases).search(t))
+    return bool(phrases_pattern(phrases).search(t))
 
 
 @functools.cache
-def _phrases_pattern(phrases: tuple[str, ...]) -> re.Pattern:
-    """Any of ``phrases`` as whole words, in one pattern (one search per text, not one per phrase)."""
+def phrases_pattern(phrases: tuple[str, ...]) -> re.Pattern:
+    """Any of ``phrases`` as whole words, in one pattern, the longest first ("look away" before "look"): one search per
+    text, not one per phrase."""
     return re.compile(rf"\b(?:{'|'.join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))})\b")
 
 
