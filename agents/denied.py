@@ -1,5 +1,5 @@
 """The feelings a question denies: the AffectNet-8 emotions its negated stretches name ("when is she not *happy*?",
-"when is he *without fear*?"), which the offline question reader never asks about (``agents.intent.emotion_scores``;
+"when is he *without fear*?"), which the offline question reader never asks about (``agents.emotion_scores.emotion_scores``;
 the stretches from ``tools.signals.negation.split_negated``, after NegEx; ``evals/RESULTS.md`` section 91)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def negated_emotions(scopes: list[str], idioms: bool = True, word_glosses: bool 
     "not *having fun*"): the emotion that text is most similar to when that reaches ``NEGATED_MIN_SIM``. A stretch
     that names no feeling ("not see it coming", "without reacting") negates none, and neither does a word for feeling
     in general (``GENERAL_FEELING_WORDS``: "no emotion" asks for a calm face, not for anything but one). ``idioms``,
-    ``word_glosses`` and ``text`` as in ``agents.intent.emotion_scores``."""
+    ``word_glosses`` and ``text`` as in ``agents.emotion_scores.emotion_scores``."""
     text = text or load_text_emotion()
     out: list[str] = []
     for scope in scopes:

@@ -7,12 +7,13 @@ names (``tools.signals.lexicon.person_phrases``: person words, with a screen pos
 noun). A question about behaviour ("when does he point at someone?", "when does she look at him?": it names
 a gesture or gaze, ``tools.signals.lexicon.names_behaviour``), or about what is said ("when does she mention being
 new?", ``tools.signals.lexicon.names_speech``), names no emotion unless one reaches ``BEHAVIOUR_ONLY_BELOW`` or it says
-a feeling (``says_feeling``), and carries the cue its words name (speech, gesture). A word or idiom of the phrase that
-names a feeling in Open English WordNet
-(``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds ``WORD_BONUS`` to that emotion; an
-idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up", "on edge", "lose one's cool"), or a
-word WordNet defines as a feeling without filing it under one ("snide", "fuming"), is read through its gloss as
-well, each emotion's score the mean of the phrase's and the gloss's (``IDIOM_WEIGHT``). An emotion that words
+a feeling (``says_feeling``), and carries the cue its words name (speech, gesture); a question about an activity
+("when does she eat lunch?", ``tools.signals.activity_words``) names none unless it says one or its other words read
+as one. How strongly the words say each emotion is ``agents.emotion_scores``: a word or idiom of the phrase that names
+a feeling in Open English WordNet (``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds a
+bonus to that emotion; an idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up", "on
+edge", "lose one's cool"), or a word WordNet defines as a feeling without filing it under one ("snide", "fuming"), is
+read through its gloss as well. An emotion that words
 the question negates name ("when is she not happy?"; ``tools.signals.negation``, after NegEx) is never a target.
 A question with a clause that sets its context ("when does she look hurt after he mentions her ex?") is read by its
 main clause (``tools.signals.clauses.main_clause``). A question about a change of feeling ("when does her mood
@@ -32,14 +33,15 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agents.change import ask_change
-from agents.denied import negated_emotions
+from agents.emotion_scores import NEGATED_SCORE, emotion_scores
 from agents.llm import LLMTask
 from agents.schema import Intent
 from agents.state import AffectState, RunContext
-from agents.taxonomy import load_taxonomy, named_readings
+from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
 from tools.perception.language import foreign_people, question_core, question_language
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
+from tools.signals.activity_words import activity_verb, without_activity_verb
 from tools.signals.behaviour_words import (
     BEHAVIOUR_ONLY_BELOW,
     glosses_beside_look,
@@ -52,20 +54,14 @@ from tools.signals.clauses import main_clause
 from tools.signals.coordination import affirmed_emotions, joined_emotions
 from tools.signals.emoji import spelled_out
 from tools.signals.feeling_owner import feeling_owner
-from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
     CUE_DESCRIPTIONS,
     EMOTION_DESCRIPTIONS,
     MIN_CUE_SIM,
-    emotion_phrase,
-    named_emotions,
     names_behaviour,
     names_speech,
     person_phrases,
 )
-from tools.signals.look_phrases import without_linking_look
-from tools.signals.memory_words import stated_feeling
-from tools.signals.negation import split_negated
 from tools.signals.open_feeling import asks_open_feeling, feeling_subject
 
 #: Similarity below which a query is taken to name no emotion (MiniLM cosine; unrelated text ~0.0-0.15).
@@ -77,70 +73,6 @@ MIN_EMOTION_SIM = 0.25
 FOREIGN_MIN_EMOTION_SIM = 0.34
 #: Emotions within this similarity of the best one are kept as targets too (at most two).
 EMOTION_MARGIN = 0.04
-#: Added to the similarity of an emotion that a word of the question names (``tools.signals.lexicon.named_emotions``:
-#: "livid" -> anger), chosen on the dev questions of ``studies.intent`` (0.05-0.5 tried; ``evals/RESULTS.md`` section 23).
-WORD_BONUS = 0.2
-#: Weight of an idiom's gloss beside the question's phrase (1: each emotion's score is the mean of the two), chosen on
-#: the development questions of ``studies.build_idiom_glosses`` with the first sense read (0.5-2 and 1-3 senses tried;
-#: ``evals/RESULTS.md`` section 86).
-IDIOM_WEIGHT = 1.0
-#: The score of an emotion that the question negates ("when is she not happy?"): below any cosine similarity, so it
-#: is never asked about (``tools.signals.negation``).
-NEGATED_SCORE = -1.0
-
-
-def emotion_scores(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
-                   word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None,
-                   stated: bool = True) -> dict[str, float]:
-    """The score of each AffectNet-8 emotion for ``query`` (``asked_emotions`` ranks them): the cosine similarity of
-    ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS`` for each
-    emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``); where the phrase holds idioms or
-    words with a gloss (``tools.signals.idioms.glossed_phrases``), ``(score + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)``
-    with ``g`` the emotion's highest similarity to their glosses. Words the phrase negates
-    (``tools.signals.negation.split_negated``: "not happy", "without fear") add no bonus, and an emotion they name
-    scores ``NEGATED_SCORE`` (``negated_emotions``); their glosses are read as the rest's (leaving them out lost "no
-    emotion at all", whose gloss reads neutral; ``evals/RESULTS.md`` section 91). For the ablations of
-    ``studies.intent``, ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and ``studies.negation``:
-    ``words=False`` leaves the named words out, ``idioms=False`` every gloss, ``word_glosses=False`` the words'
-    glosses, ``negation=False`` reads negated words as any others (contractions are written out either way),
-    ``whole_question=True`` reads the whole question without any of them (the reading before all). ``text``: the
-    scorer (default ``load_text_emotion()``; ``studies.descriptions`` passes one with other label descriptions).
-
-    A viewer's memory that states how the moment felt (``tools.signals.memory_words.stated_feeling``: "I kinda
-    remember a boy packing up his late dad's tools, felt so bereft") scores each emotion by the mean of the whole
-    memory's score and the stated feeling's ("so bereft"), each read as above; an emotion either negates keeps
-    ``NEGATED_SCORE``. Read alone, the stated feeling names no more labelled memories right than the whole does (102
-    of 121 either way), and the whole lets the scene drown the feeling (``evals/RESULTS.md`` sections 27, 175);
-    ``stated=False`` reads the whole memory alone (the reading before, for ``studies.memory_form``)."""
-    if stated and not whole_question and (feeling := stated_feeling(query)) is not None:
-        scene, said = (_phrase_scores(t, words, idioms, word_glosses, negation, text) for t in (query, feeling))
-        return {k: NEGATED_SCORE if NEGATED_SCORE in (scene[k], said[k]) else (scene[k] + said[k]) / 2 for k in scene}
-    return _phrase_scores(query, words, idioms, word_glosses, negation, text, whole_question)
-
-
-def _phrase_scores(query: str, words: bool, idioms: bool, word_glosses: bool, negation: bool,
-                   text: TextEmotion | None, whole_question: bool = False) -> dict[str, float]:
-    """``emotion_scores`` of one text, read as a whole question's phrase (a viewer's stated feeling aside)."""
-    phrase = query if whole_question else without_linking_look(emotion_phrase(query))
-    text = text or load_text_emotion()
-    emotions, _ = text.similarities(phrase)
-    if whole_question:
-        return emotions
-    affirmed, scopes = split_negated(emotion_phrase(query, punctuation=True)) if negation else (phrase, [])
-    if words:
-        for emotion in named_emotions(affirmed) or named_readings(affirmed, query):  # a taxonomy's word: "proud"
-            emotions[emotion] += WORD_BONUS
-    glossed = glossed_phrases(phrase, words=word_glosses) if idioms else []
-    glosses = [text.similarities(gloss)[0] for _, gloss in glossed]
-    if glosses:
-        for emotion in emotions:
-            g = max(sims[emotion] for sims in glosses)
-            emotions[emotion] = (emotions[emotion] + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)
-    for emotion in negated_emotions(scopes, idioms=idioms, word_glosses=word_glosses, text=text):
-        emotions[emotion] = NEGATED_SCORE
-    return emotions
-
-
 def side_emotions(phrase: str) -> list[str]:
     """The emotions one side of a change question names (``agents.change.ask_change``): ``asked_emotions``, or none
     (any emotion) when the side only denies one ("from calm to *not angry*", "from angry to *no longer angry*"), since
@@ -159,13 +91,18 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
     (``asks_open_feeling``) or one about behaviour or speech that says no feeling (``says_feeling``) and reads below
     ``BEHAVIOUR_ONLY_BELOW``, or, glossing none either, does so without its behaviour and speech words (for a look
     alone, ``tools.signals.look_phrases.LOOK_PHRASES``, only the latter, its own words glossing none: "look up in
-    shock" reads surprise, "look out of the window" none)."""
+    shock" reads surprise, "look out of the window" none); none for a question about an activity that says no feeling
+    and reads below it with and without its verb ("when does she eat lunch?"; not "... lunch in tears?")."""
     if asks_open_feeling(query):
         return []
     ranked = sorted(scores, key=lambda k: -scores[k])
     best = scores[ranked[0]]
     behaviour = names_behaviour(without_look_phrases(query), looks=False) or names_speech(query)  # "lower her gaze"
     look = not behaviour and names_behaviour(query)  # a look alone: its words, not the whole, say no feeling
+    doing = not (behaviour or look) and activity_verb(query)  # tools.signals.activity_words
+    if doing and not says_feeling(query) and max(best, *emotion_scores(without_activity_verb(query)).values()) < (
+            BEHAVIOUR_ONLY_BELOW):
+        return []
     if (behaviour or look) and not says_feeling(query) and (
             best < BEHAVIOUR_ONLY_BELOW and not look
             or not (glosses_beside_look(query) if look else says_feeling(query, glosses=True))

@@ -6,7 +6,7 @@
     python -m studies.negation --shown dev|test [--json report.json]
 
 "when is she not happy?" asks about a moment without happiness; before this reading the sentence encoder and the
-emotion words both read it as happiness. ``agents.intent.emotion_scores`` now reads the words a negation cue
+emotion words both read it as happiness. ``agents.emotion_scores.emotion_scores`` now reads the words a negation cue
 governs apart (``tools.signals.negation``, after NegEx) and never asks about an emotion they name
 (``agents.denied.negated_emotions``). Two readings are compared: ``negation=False`` (the reading before, but with
 contractions written out: it reads 2 of the first file's 64 questions otherwise than the code before did, section 91)

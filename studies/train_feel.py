@@ -12,7 +12,7 @@ C is chosen from ``studies.train_text.C_GRID`` by macro-F1 on the dev split afte
 is refitted on train + dev, then scored once on the test split (4,968 comments) beside the majority class and
 the similarity scorer the intent interpreter used alone before (``TextEmotion.lexicon_distribution``).
 
-The trial (``trial``): each emotion's score of a development question (``agents.intent.emotion_scores``) gets
+The trial (``trial``): each emotion's score of a development question (``agents.emotion_scores.emotion_scores``) gets
 ``w`` times the head's probability of that emotion for the question's emotion phrase (``w`` in ``WEIGHTS``;
 "centred": less 1/7, so a phrase the head finds uniform keeps its scores; contempt, which the head lacks, gets
 nothing), then ``agents.intent.chosen_emotions`` picks the targets. Development questions: the 96 labelled ones

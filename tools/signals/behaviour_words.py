@@ -8,20 +8,22 @@ from __future__ import annotations
 
 import re
 
+from tools.signals.activity_words import activity_forms
 from tools.signals.change_words import names_feeling_noun
 from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
     BEHAVIOUR_PHRASES,
     SPEECH_PHRASES,
     emotion_phrase,
-    named_emotions,
+    emotion_words,
     names_behaviour,
     phrases_pattern,
 )
 from tools.signals.look_phrases import LOOK_PHRASES, WHERE_LOOK
+from tools.signals.word_forms import matched_phrases
 
 _FEEL = re.compile(r"\bfe(?:el|els|lt|eling)\b")
-#: Below this best emotion score (``agents.intent.emotion_scores``; MiniLM cosine to the AffectNet-8 descriptions), a
+#: Below this best emotion score (``agents.emotion_scores.emotion_scores``; MiniLM cosine to the AffectNet-8 descriptions), a
 #: question that names a gesture, a gaze or speech is about that and names no emotion ("when is he angry?" reads 0.49,
 #: "when does he point at someone?" 0.30 for contempt; ``agents.intent.chosen_emotions``), and a sign on the face
 #: after someone leaves that reads below it names none (``agents.change.names_feeling``).
@@ -29,13 +31,15 @@ BEHAVIOUR_ONLY_BELOW = 0.4
 
 
 def says_feeling(query: str, glosses: bool = False) -> bool:
-    """Whether a question says a feeling in words: an emotion word of its phrase (``named_emotions``: "when does he
-    angrily point at her?"), "feel"/"felt" ("I remember them hugging, felt so warm") or a feeling noun ("mood"); with
-    ``glosses``, also an idiom or word the reader glosses (``tools.signals.idioms.glossed_phrases``: "up in arms",
-    "excitedly"; but also "look", whose WordNet gloss is no feeling's)."""
-    phrase = emotion_phrase(query)
-    return bool(named_emotions(phrase) or names_feeling_noun(query) or _FEEL.search(query.lower())
-                or (glosses and glossed_phrases(phrase)))
+    """Whether a question says a feeling in words: an emotion word of its phrase (``tools.signals.lexicon.
+    emotion_words``: "when does he angrily point at her?"), "feel"/"felt" ("I remember them hugging, felt so warm") or
+    a feeling noun ("mood"); with ``glosses``, also an idiom or word the reader glosses (``tools.signals.idioms.
+    glossed_phrases``: "up in arms", "excitedly"; but also "look", whose WordNet gloss is no feeling's). The
+    question's activity verb alone is none (``tools.signals.activity_words.activity_forms``: "when does she eat
+    lunch?" says no worry, "when are they swimming?" no tears; "when does he throw a fit?" says anger)."""
+    phrase, own = emotion_phrase(query), activity_forms(query)
+    return bool(any(key not in own for key in matched_phrases(phrase, emotion_words())) or names_feeling_noun(query)
+                or _FEEL.search(query.lower()) or (glosses and any(key not in own for key, _ in glossed_phrases(phrase))))
 
 
 def glosses_beside_look(query: str) -> bool:

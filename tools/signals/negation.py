@@ -12,7 +12,7 @@ angry or sad" denies both; ``DISJUNCTION``), unless a new clause begins after it
 denying it negates nothing (NegEx's pseudo-negations): "can't *stop* laughing", "can't *hide* his anger", "not *just*
 angry", "can't *keep* his nerves *in check*", "couldn't *be happier*", and "no" said aloud ("*say* no angrily"); so
 does a stretch after "or" that begins so ("can't smile or *stop* crying": the scope ends at "or"). Pure
-functions of text; the question reader (``agents.intent.emotion_scores``) and the label matcher
+functions of text; the question reader (``agents.emotion_scores.emotion_scores``) and the label matcher
 (``agents.taxonomy.Taxonomy.named_in``) read the negated words apart.
 """
 

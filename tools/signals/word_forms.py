@@ -48,6 +48,15 @@ def word_forms(tokens: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def verb_stems(word: str) -> list[str]:
+    """``word`` and the stems a common inflection of a verb leaves ("swimming" -> "swimm", "swimme", "swim"; "eats" ->
+    "eat"), a consonant doubled before "-ing" or "-ed" written once; a word list decides which is a verb
+    (``tools.signals.activity_words``)."""
+    stems = [word] + [word[:-len(end)] + rep for end, rep in _INFLECTIONS if word.endswith(end) and len(word) > len(end) + 2]
+    stems += [word[:-len(end) - 1] for end in ("ing", "ed") if word.endswith(end) and _doubled(word[:-len(end)])]
+    return list(dict.fromkeys(stems))
+
+
 def _doubled(stem: str) -> bool:
     """Whether ``stem`` ends in a doubled consonant, as English spelling doubles one before "-ed" ("stunn", "repell").
     The stem with one consonant is only tried: the table decides ("killed" stays "kill")."""

@@ -1,0 +1,88 @@
+"""The verbs of doing that the offline question reader reads as an activity, drawn from Open English WordNet.
+
+    python -m studies.build_activity_words --wordnet DIR [--out tools/data/activity_verbs.json]
+
+``DIR`` is a clone or bare git directory of github.com/globalwordnet/english-wordnet (Open English WordNet: CC BY
+4.0, derived from Princeton WordNet under the WordNet licence); its YAML sources are read (``src/yaml/entries-*.yaml``
+for each word's verb senses in WordNet's order, ``verb.*.yaml`` for the lexicographer file of each synset).
+
+Method: a verb of one word is an activity when its first verb sense, the one WordNet lists first (its most frequent
+in the tagged corpus where it was counted), lies in one of ``ACTIVITY_FILES``: verbs of walking, running and moving
+(``verb.motion``), of eating and drinking (``verb.consumption``), of touching, hitting and holding
+(``verb.contact``), of making and cooking (``verb.creation``) and of games and sports (``verb.competition``), as
+WordNet's lexicographers filed them (Miller, Fellbaum et al., 1990, "Introduction to WordNet: an on-line lexical
+database"). Every other verb of one word is listed too ("other"), so that a word read one way as an activity and
+another way not ("pining": "pin" and "pine") is read as neither (``tools.signals.activity_words``). The files were
+chosen on the development questions of ``studies.question_readings`` (``evals/RESULTS.md`` section 191): with
+``verb.body`` too, "gasp" and "beam" ask no feeling; with ``verb.change``, "stay level-headed" and "upset"; with
+``verb.possession`` and ``verb.stative``, "have a blast", "find it gross" and "seething".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+from evals.data.sources import repository_files
+from studies.build_emotion_words import _commit
+
+#: WordNet's lexicographer files whose verbs are ways of doing something with the body or with things.
+ACTIVITY_FILES = ("verb.motion", "verb.consumption", "verb.contact", "verb.creation", "verb.competition")
+_YAML = re.compile(r"(?:^|/)src/yaml/(entries-[^/]+|verb\.[a-z]+)\.yaml$")
+
+
+def first_verb_files(wordnet: Path) -> dict[str, str]:
+    """word (lower case, one word) -> the lexicographer file of its first verb sense, over an Open English WordNet
+    checkout (the first entry's first sense where a word has several verb entries).
+
+    Raises:
+        FileNotFoundError: ``wordnet`` does not exist or holds none of the YAML sources.
+    """
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    first_synset: dict[str, str] = {}
+    files: dict[str, str] = {}
+    for rel, data in repository_files(wordnet, _YAML):
+        records = yaml.load(data, Loader=loader)
+        name = rel.rsplit("/", 1)[-1].removesuffix(".yaml")
+        if name.startswith("entries-"):
+            for lemma, by_pos in records.items():
+                word = str(lemma).lower()
+                senses = [s for pos, entry in by_pos.items() if pos.split("-")[0] == "v" for s in entry.get("sense", [])]
+                if senses and re.fullmatch(r"[a-z]+", word):
+                    first_synset.setdefault(word, senses[0]["synset"])
+        else:
+            files.update(dict.fromkeys(records, name))
+    if not first_synset or not files:
+        raise FileNotFoundError(f"{wordnet}: no Open English WordNet YAML sources (src/yaml/*.yaml)")
+    return {word: files[sid] for word, sid in sorted(first_synset.items()) if sid in files}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m studies.build_activity_words", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--wordnet", type=Path, required=True,
+                    help="a clone or bare git directory of github.com/globalwordnet/english-wordnet")
+    ap.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "tools" / "data" / "activity_verbs.json")
+    args = ap.parse_args(argv)
+    try:
+        first = first_verb_files(args.wordnet)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    activity = [w for w, f in first.items() if f in ACTIVITY_FILES]
+    record = {"source": f"Open English WordNet (github.com/globalwordnet/english-wordnet, commit {_commit(args.wordnet)})",
+              "licence": "CC BY 4.0 (Open English WordNet) and the WordNet licence (Princeton WordNet)",
+              "method": "studies.build_activity_words", "files": list(ACTIVITY_FILES),
+              "activity": activity, "other": [w for w, f in first.items() if f not in ACTIVITY_FILES]}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(record, indent=0) + "\n")
+    print(f"wrote {len(activity)} activity verbs and {len(first) - len(activity)} others to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

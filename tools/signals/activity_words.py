@@ -1,0 +1,71 @@
+"""Questions about an activity: "when are they swimming?", "when does she eat lunch?", "when does the man scratch his
+head?" ask when someone does something, not how they feel. Read by ``agents.intent.chosen_emotions`` as it reads a
+question about a gesture or a look, and by ``tools.signals.behaviour_words.says_feeling``: a verb used for what it
+mostly means says no feeling through a rare sense of it ("eat", WordNet's "worry"; "swimming", "brimming with tears")
+(``evals/RESULTS.md`` section 191).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+
+from tools.signals.lexicon import emotion_phrase
+from tools.signals.word_forms import verb_stems
+
+#: Verbs of one word whose first WordNet sense is a doing (walking, eating, touching, making, playing), and every other
+#: verb of one word: from Open English WordNet (CC BY 4.0) by ``studies.build_activity_words``.
+ACTIVITY_VERBS = Path(__file__).parents[1] / "data" / "activity_verbs.json"
+#: Words read past on the way to a question's verb: aspect and linking verbs, "to" and "be", adverbs of time or
+#: manner that say no feeling ("when does she start typing?", "when does he stop eating?", "when does she go
+#: swimming?"). A linking verb read past leaves its complement, which is no activity ("go pale", "turn green").
+_LEAD_WORDS = frozenset({
+    "start", "starts", "started", "starting", "begin", "begins", "began", "beginning", "keep", "keeps", "kept",
+    "keeping", "stop", "stops", "stopped", "stopping", "get", "gets", "got", "getting", "seem", "seems", "seemed", "go",
+    "goes", "went", "gone", "going", "turn", "turns", "turned", "turning", "down", "to", "be", "being", "is", "are",
+    "was", "were", "finally", "first", "suddenly", "just", "still", "really", "always", "ever", "actually", "again",
+    "both", "all", "each", "also"})
+
+
+@functools.cache
+def _verbs() -> tuple[frozenset[str], frozenset[str]]:
+    """(activity verbs, other verbs) of ``ACTIVITY_VERBS``.
+
+    Raises:
+        FileNotFoundError: ``ACTIVITY_VERBS`` is missing (build it with ``python -m studies.build_activity_words``).
+    """
+    record = json.loads(ACTIVITY_VERBS.read_text())
+    return frozenset(record["activity"]), frozenset(record["other"])
+
+
+def activity_verb(query: str) -> str:
+    """The word of ``query`` (a question, or its main clause: ``tools.signals.clauses.main_clause``) that names an
+    activity, or "": the first word of its feeling phrase (``tools.signals.lexicon.emotion_phrase``) past
+    ``_LEAD_WORDS``, where each of its verb forms that WordNet holds (``tools.signals.word_forms.verb_stems``) is
+    an activity verb of ``ACTIVITY_VERBS`` ("pining" is "pin" and "pine": not one), not a participle in "-ed" (after
+    the frame of a question a state: "when does she seem defeated?", "when is he crushed?"), and the question likens
+    it to nothing ("shaking like a leaf", "sit there like a statue" say how someone feels)."""
+    words = emotion_phrase(query, fallback=False).split()
+    head = next((w for w in words if w not in _LEAD_WORDS), "")
+    activity, other = _verbs()
+    if not head or head.endswith("ed") or "like" in words:  # "seem defeated", "is crushed": a state, not a doing
+        return ""
+    verbs = [s for s in verb_stems(head) if s in activity or s in other]
+    return head if verbs and all(s in activity for s in verbs) else ""
+
+
+def activity_forms(query: str) -> frozenset[str]:
+    """The forms of ``query``'s activity verb (``activity_verb``) as a word list may hold them ("swimming", "swim"),
+    none where it names no activity: a word list's entry that is one of them alone says no feeling of the question's
+    (``tools.signals.behaviour_words.says_feeling``)."""
+    head = activity_verb(query)
+    return frozenset(verb_stems(head)) if head else frozenset()
+
+
+def without_activity_verb(query: str) -> str:
+    """``query`` without its activity verb (``activity_verb``), where it names one: what else it says, read for a
+    feeling ("when does she eat her lunch in tears?" -> "when does she her lunch in tears?")."""
+    head = activity_verb(query)
+    return " ".join(re.sub(rf"\b{re.escape(head)}\b", " ", query, count=1, flags=re.IGNORECASE).split()) if head else query
