@@ -7,7 +7,8 @@
 for each word's verb senses in WordNet's order, ``verb.*.yaml`` for the lexicographer file of each synset).
 
 Method: a verb of one word is an activity when its first verb sense, the one WordNet lists first (its most frequent
-in the tagged corpus where it was counted), lies in one of ``ACTIVITY_FILES``: verbs of walking, running and moving
+in the tagged corpus where it was counted), lies in one of ``ACTIVITY_FILES`` (for a word written like another, such
+as "tear", rip, and "tear", shed tears, the first sense of each): verbs of walking, running and moving
 (``verb.motion``), of eating and drinking (``verb.consumption``), of touching, hitting and holding
 (``verb.contact``), of making and cooking (``verb.creation``) and of games and sports (``verb.competition``), as
 WordNet's lexicographers filed them (Miller, Fellbaum et al., 1990, "Introduction to WordNet: an on-line lexical
@@ -36,15 +37,16 @@ ACTIVITY_FILES = ("verb.motion", "verb.consumption", "verb.contact", "verb.creat
 _YAML = re.compile(r"(?:^|/)src/yaml/(entries-[^/]+|verb\.[a-z]+)\.yaml$")
 
 
-def first_verb_files(wordnet: Path) -> dict[str, str]:
-    """word (lower case, one word) -> the lexicographer file of its first verb sense, over an Open English WordNet
-    checkout (the first entry's first sense where a word has several verb entries).
+def first_verb_files(wordnet: Path) -> dict[str, list[str]]:
+    """word (lower case, one word) -> the lexicographer file of the first sense of each of its verb entries, over an
+    Open English WordNet checkout: one entry for most words, two or more for words written alike and said apart
+    ("tear", rip, and "tear", shed tears: ``verb.contact``, ``verb.body``).
 
     Raises:
         FileNotFoundError: ``wordnet`` does not exist or holds none of the YAML sources.
     """
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    first_synset: dict[str, str] = {}
+    first_synsets: dict[str, list[str]] = {}
     files: dict[str, str] = {}
     for rel, data in repository_files(wordnet, _YAML):
         records = yaml.load(data, Loader=loader)
@@ -52,14 +54,15 @@ def first_verb_files(wordnet: Path) -> dict[str, str]:
         if name.startswith("entries-"):
             for lemma, by_pos in records.items():
                 word = str(lemma).lower()
-                senses = [s for pos, entry in by_pos.items() if pos.split("-")[0] == "v" for s in entry.get("sense", [])]
-                if senses and re.fullmatch(r"[a-z]+", word):
-                    first_synset.setdefault(word, senses[0]["synset"])
+                firsts = [entry["sense"][0]["synset"] for pos, entry in by_pos.items()
+                          if pos.split("-")[0] == "v" and entry.get("sense")]
+                if firsts and re.fullmatch(r"[a-z]+", word):
+                    first_synsets.setdefault(word, []).extend(firsts)
         else:
             files.update(dict.fromkeys(records, name))
-    if not first_synset or not files:
+    if not first_synsets or not files:
         raise FileNotFoundError(f"{wordnet}: no Open English WordNet YAML sources (src/yaml/*.yaml)")
-    return {word: files[sid] for word, sid in sorted(first_synset.items()) if sid in files}
+    return {word: [files[sid] for sid in sids if sid in files] for word, sids in sorted(first_synsets.items())}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,11 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    activity = [w for w, f in first.items() if f in ACTIVITY_FILES]
+    activity = [w for w, found in first.items() if found and all(f in ACTIVITY_FILES for f in found)]
     record = {"source": f"Open English WordNet (github.com/globalwordnet/english-wordnet, commit {_commit(args.wordnet)})",
               "licence": "CC BY 4.0 (Open English WordNet) and the WordNet licence (Princeton WordNet)",
               "method": "studies.build_activity_words", "files": list(ACTIVITY_FILES),
-              "activity": activity, "other": [w for w, f in first.items() if f not in ACTIVITY_FILES]}
+              "activity": activity, "other": sorted(set(first) - set(activity))}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=0) + "\n")
     print(f"wrote {len(activity)} activity verbs and {len(first) - len(activity)} others to {args.out}")
