@@ -9,8 +9,9 @@ from __future__ import annotations
 from agents.denied import negated_emotions
 from agents.taxonomy import named_readings
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
+from tools.signals.activity_words import named_beside_activity
 from tools.signals.idioms import glossed_phrases
-from tools.signals.lexicon import emotion_phrase, named_emotions
+from tools.signals.lexicon import emotion_phrase
 from tools.signals.look_phrases import without_linking_look
 from tools.signals.memory_words import stated_feeling
 from tools.signals.negation import split_negated
@@ -30,10 +31,11 @@ NEGATED_SCORE = -1.0
 def emotion_scores(query: str, whole_question: bool = False, words: bool = True, idioms: bool = True,
                    word_glosses: bool = True, negation: bool = True, text: TextEmotion | None = None,
                    stated: bool = True) -> dict[str, float]:
-    """The score of each AffectNet-8 emotion for ``query`` (``agents.intent.asked_emotions`` ranks them): the cosine similarity of
-    ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS`` for each
-    emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``); where the phrase holds idioms or
-    words with a gloss (``tools.signals.idioms.glossed_phrases``), ``(score + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)``
+    """The score of each AffectNet-8 emotion for ``query`` (``agents.intent.asked_emotions`` ranks them): the cosine
+    similarity of ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS``
+    for each emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``, less an activity verb's
+    rare sense: ``tools.signals.activity_words.named_beside_activity``); where the phrase holds idioms or words with a
+    gloss (``tools.signals.idioms.glossed_phrases``), ``(score + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)``
     with ``g`` the emotion's highest similarity to their glosses. Words the phrase negates
     (``tools.signals.negation.split_negated``: "not happy", "without fear") add no bonus, and an emotion they name
     scores ``NEGATED_SCORE`` (``negated_emotions``); their glosses are read as the rest's (leaving them out lost "no
@@ -66,7 +68,7 @@ def _phrase_scores(query: str, words: bool, idioms: bool, word_glosses: bool, ne
         return emotions
     affirmed, scopes = split_negated(emotion_phrase(query, punctuation=True)) if negation else (phrase, [])
     if words:
-        for emotion in named_emotions(affirmed) or named_readings(affirmed, query):  # a taxonomy's word: "proud"
+        for emotion in named_beside_activity(affirmed) or named_readings(affirmed, query):  # "proud": a taxonomy's
             emotions[emotion] += WORD_BONUS
     glossed = glossed_phrases(phrase, words=word_glosses) if idioms else []
     glosses = [text.similarities(gloss)[0] for _, gloss in glossed]

@@ -58,6 +58,7 @@ from tools.signals.lexicon import (
     CUE_DESCRIPTIONS,
     EMOTION_DESCRIPTIONS,
     MIN_CUE_SIM,
+    emotion_phrase,
     names_behaviour,
     names_speech,
     person_phrases,
@@ -71,6 +72,12 @@ MIN_EMOTION_SIM = 0.25
 #: floor that named the most feelings right first and kept the most questions about no feeling empty, the two shares
 #: weighed alike (``evals/RESULTS.md`` section 107).
 FOREIGN_MIN_EMOTION_SIM = 0.34
+#: At or above this, an activity verb read alone is a sign of a feeling to the sentence encoder ("trembling" fear 0.45,
+#: "punch" anger 0.40, "flinch" surprise 0.53; "eat" 0.24, "scratch" 0.27, "running" 0.38), and at or above
+#: ``WORD_SIGN_FROM`` a word after it ("tears" 0.56, "grin" 0.47, "cry" 0.46; "forehead" 0.41, "eyes" 0.40), so the
+#: question is no plain activity (``plain_activity``); chosen on development questions and probes (``evals/RESULTS.md``
+#: section 191).
+SIGN_FROM, WORD_SIGN_FROM = 0.38, 0.45
 #: Emotions within this similarity of the best one are kept as targets too (at most two).
 EMOTION_MARGIN = 0.04
 def side_emotions(phrase: str) -> list[str]:
@@ -91,17 +98,17 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
     (``asks_open_feeling``) or one about behaviour or speech that says no feeling (``says_feeling``) and reads below
     ``BEHAVIOUR_ONLY_BELOW``, or, glossing none either, does so without its behaviour and speech words (for a look
     alone, ``tools.signals.look_phrases.LOOK_PHRASES``, only the latter, its own words glossing none: "look up in
-    shock" reads surprise, "look out of the window" none); none for a question about an activity that says no feeling
-    and reads below it with and without its verb ("when does she eat lunch?"; not "... lunch in tears?")."""
+    shock" reads surprise, "look out of the window" none); none for a question about a plain activity
+    (``plain_activity``) that says no feeling and reads below the bar with and without its verb ("when does she eat
+    lunch?"; not "... lunch in tears?")."""
     if asks_open_feeling(query):
         return []
     ranked = sorted(scores, key=lambda k: -scores[k])
     best = scores[ranked[0]]
     behaviour = names_behaviour(without_look_phrases(query), looks=False) or names_speech(query)  # "lower her gaze"
     look = not behaviour and names_behaviour(query)  # a look alone: its words, not the whole, say no feeling
-    doing = not (behaviour or look) and activity_verb(query)  # tools.signals.activity_words
-    if doing and not says_feeling(query) and max(best, *emotion_scores(without_activity_verb(query)).values()) < (
-            BEHAVIOUR_ONLY_BELOW):
+    if not (behaviour or look) and plain_activity(query) and not says_feeling(query) and (
+            max(best, *emotion_scores(without_activity_verb(query)).values()) < BEHAVIOUR_ONLY_BELOW):
         return []
     if (behaviour or look) and not says_feeling(query) and (
             best < BEHAVIOUR_ONLY_BELOW and not look
@@ -110,6 +117,19 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
         return []
     near = [k for k in ranked[:2] if scores[k] >= max(floor, best - EMOTION_MARGIN)]
     return (joined and joined_emotions(query, scores)) or near
+
+
+def plain_activity(query: str) -> str:
+    """``tools.signals.activity_words.activity_verb`` of ``query`` where neither it nor a word after it, read alone,
+    is a sign of a feeling (``SIGN_FROM``, ``WORD_SIGN_FROM``: "when does he punch the wall?", "when does she eat lunch
+    and then cry?"), else ""."""
+    if not (doing := activity_verb(query)):
+        return ""
+    after = emotion_phrase(query).split()
+    after = after[after.index(doing) + 1:]
+    text = load_text_emotion()
+    signs = [(doing, SIGN_FROM)] + [(word, WORD_SIGN_FROM) for word in after]
+    return "" if any(max(text.similarities(word)[0].values()) >= bar for word, bar in signs) else doing
 
 
 def feeling_change(query: str) -> bool:

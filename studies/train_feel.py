@@ -107,7 +107,8 @@ def trial(head: LinearHead) -> dict:
     weight of ``WEIGHTS`` and each way of adding ``head``'s probabilities (module doc); ``head_alone``: how many
     development questions not about contempt the head's most probable emotion names, and its reading of the
     issue's idioms."""
-    from agents.intent import chosen_emotions, emotion_scores
+    from agents.emotion_scores import emotion_scores
+    from agents.intent import chosen_emotions
     from tools.signals.lexicon import emotion_phrase
 
     text = load_text_emotion()

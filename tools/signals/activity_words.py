@@ -12,23 +12,24 @@ import json
 import re
 from pathlib import Path
 
-from tools.signals.lexicon import emotion_phrase
-from tools.signals.word_forms import verb_stems
+from tools.signals.idioms import glossed_idioms
+from tools.signals.lexicon import emotion_phrase, emotion_words
+from tools.signals.word_forms import matched_phrases, verb_stems
 
 #: Verbs of one word whose first WordNet sense is a doing (walking, eating, touching, making, playing), and every other
 #: verb of one word: from Open English WordNet (CC BY 4.0) by ``studies.build_activity_words``.
 ACTIVITY_VERBS = Path(__file__).parents[1] / "data" / "activity_verbs.json"
-#: Words read past on the way to a question's verb: aspect and linking verbs, "to" and "be", adverbs of time or
-#: manner that say no feeling ("when does she start typing?", "when does he stop eating?", "when does she go
-#: swimming?"). A linking verb read past leaves its complement, which is no activity ("go pale", "turn green").
+#: Words read past on the way to a question's verb: aspect and linking verbs, "to" and "be", adverbs of time that say
+#: no feeling ("when does she start typing?", "when does he stop eating?", "when does she go swimming?"; a word in
+#: "-ly" is read past as well: "when does he slowly eat?"). A linking verb read past leaves its complement, which is no
+#: activity ("go pale", "turn green", "fall silent", "come undone").
 _LEAD_WORDS = frozenset({
     "start", "starts", "started", "starting", "begin", "begins", "began", "beginning", "keep", "keeps", "kept",
-    "keeping", "stop", "stops", "stopped", "stopping", "get", "gets", "got", "getting", "seem", "seems", "seemed", "go",
-    "goes", "went", "gone", "going", "turn", "turns", "turned", "turning", "down", "to", "be", "being", "is", "are",
-    "was", "were", "finally", "first", "suddenly", "just", "still", "really", "always", "ever", "actually", "again",
-    "both", "all", "each", "also"})
-
-
+    "keeping", "stop", "stops", "stopped", "stopping", "finish", "finishes", "finished", "finishing", "try", "tries",
+    "tried", "trying", "want", "wants", "wanted", "get", "gets", "got", "getting", "seem", "seems", "seemed", "go",
+    "goes", "went", "gone", "going", "turn", "turns", "turned", "turning", "fall", "falls", "fell", "fallen",
+    "falling", "come", "comes", "came", "coming", "down", "to", "be", "being", "is", "are", "was", "were", "first",
+    "just", "still", "ever", "again", "almost", "both", "all", "each", "also", "then"})
 @functools.cache
 def _verbs() -> tuple[frozenset[str], frozenset[str]]:
     """(activity verbs, other verbs) of ``ACTIVITY_VERBS``.
@@ -43,17 +44,23 @@ def _verbs() -> tuple[frozenset[str], frozenset[str]]:
 def activity_verb(query: str) -> str:
     """The word of ``query`` (a question, or its main clause: ``tools.signals.clauses.main_clause``) that names an
     activity, or "": the first word of its feeling phrase (``tools.signals.lexicon.emotion_phrase``) past
-    ``_LEAD_WORDS``, where each of its verb forms that WordNet holds (``tools.signals.word_forms.verb_stems``) is
+    ``_LEAD_WORDS``, with words after it (what is done, where: "eat lunch", "walk out of the room"; a verb alone is
+    the whole question, "when does she tremble?", and read as such), where each of its verb forms that WordNet holds (``tools.signals.word_forms.verb_stems``) is
     an activity verb of ``ACTIVITY_VERBS`` ("pining" is "pin" and "pine": not one), not a participle in "-ed" (after
     the frame of a question a state: "when does she seem defeated?", "when is he crushed?"), and the question likens
-    it to nothing ("shaking like a leaf", "sit there like a statue" say how someone feels)."""
-    words = emotion_phrase(query, fallback=False).split()
-    head = next((w for w in words if w not in _LEAD_WORDS), "")
-    activity, other = _verbs()
-    if not head or head.endswith("ed") or "like" in words:  # "seem defeated", "is crushed": a state, not a doing
+    it to nothing ("shaking like a leaf",
+    "sit there like a statue" say how someone feels) and holds no idiom of several words
+    (``tools.signals.idioms.glossed_idioms``: "eat one's heart out"; also "scratch one's head")."""
+    phrase = emotion_phrase(query, fallback=False)
+    words = phrase.split()
+    at = next((i for i, w in enumerate(words) if w not in _LEAD_WORDS and not w.endswith("ly")), len(words))
+    head, activity, other = (words[at] if at < len(words) - 1 else ""), *_verbs()  # a verb with nothing after it:
+    if not head or head.endswith("ed") or "like" in words:  # the question is the verb; "seem defeated": a state
         return ""
     verbs = [s for s in verb_stems(head) if s in activity or s in other]
-    return head if verbs and all(s in activity for s in verbs) else ""
+    if not verbs or not all(s in activity for s in verbs) or any(" " in key for key, _ in glossed_idioms(phrase)):
+        return ""  # an idiom says more than the doing: "eat one's heart out", "throw in the towel"
+    return head
 
 
 def activity_forms(query: str) -> frozenset[str]:
@@ -69,3 +76,11 @@ def without_activity_verb(query: str) -> str:
     feeling ("when does she eat her lunch in tears?" -> "when does she her lunch in tears?")."""
     head = activity_verb(query)
     return " ".join(re.sub(rf"\b{re.escape(head)}\b", " ", query, count=1, flags=re.IGNORECASE).split()) if head else query
+
+
+def named_beside_activity(phrase: str) -> list[str]:
+    """The AffectNet-8 emotions the emotion words of ``phrase`` name (``tools.signals.lexicon.named_emotions``), less
+    an entry that is its activity verb alone (``activity_forms``), whose feeling is a rare sense of it: "eat lunch"
+    names none (WordNet's "eat": "worry"), "eat lunch, furious" anger."""
+    own, words = activity_forms(phrase), emotion_words()
+    return list(dict.fromkeys(words[key] for key in matched_phrases(phrase, words) if key not in own))

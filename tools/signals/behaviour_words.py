@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import re
 
-from tools.signals.activity_words import activity_forms
+from tools.signals.activity_words import activity_forms, named_beside_activity
 from tools.signals.change_words import names_feeling_noun
 from tools.signals.idioms import glossed_phrases
 from tools.signals.lexicon import (
     BEHAVIOUR_PHRASES,
     SPEECH_PHRASES,
     emotion_phrase,
-    emotion_words,
     names_behaviour,
     phrases_pattern,
 )
 from tools.signals.look_phrases import LOOK_PHRASES, WHERE_LOOK
-from tools.signals.word_forms import matched_phrases
 
 _FEEL = re.compile(r"\bfe(?:el|els|lt|eling)\b")
 #: Below this best emotion score (``agents.emotion_scores.emotion_scores``; MiniLM cosine to the AffectNet-8 descriptions), a
@@ -38,8 +36,8 @@ def says_feeling(query: str, glosses: bool = False) -> bool:
     question's activity verb alone is none (``tools.signals.activity_words.activity_forms``: "when does she eat
     lunch?" says no worry, "when are they swimming?" no tears; "when does he throw a fit?" says anger)."""
     phrase, own = emotion_phrase(query), activity_forms(query)
-    return bool(any(key not in own for key in matched_phrases(phrase, emotion_words())) or names_feeling_noun(query)
-                or _FEEL.search(query.lower()) or (glosses and any(key not in own for key, _ in glossed_phrases(phrase))))
+    return bool(named_beside_activity(phrase) or names_feeling_noun(query) or _FEEL.search(query.lower())
+                or (glosses and any(key not in own for key, _ in glossed_phrases(phrase))))
 
 
 def glosses_beside_look(query: str) -> bool:
