@@ -34,7 +34,7 @@ def emotion_scores(query: str, whole_question: bool = False, words: bool = True,
     """The score of each AffectNet-8 emotion for ``query`` (``agents.intent.asked_emotions`` ranks them): the cosine
     similarity of ``tools.signals.lexicon.emotion_phrase(query)`` to the emotion's descriptions, plus ``WORD_BONUS``
     for each emotion a word of that phrase names (``tools.signals.lexicon.named_emotions``, less an activity verb's
-    rare sense: ``tools.signals.activity_words.named_beside_activity``); where the phrase holds idioms or words with a
+    later sense: ``tools.signals.activity_words.named_beside_activity``); where the phrase holds idioms or words with a
     gloss (``tools.signals.idioms.glossed_phrases``), ``(score + IDIOM_WEIGHT * g) / (1 + IDIOM_WEIGHT)``
     with ``g`` the emotion's highest similarity to their glosses. Words the phrase negates
     (``tools.signals.negation.split_negated``: "not happy", "without fear") add no bonus, and an emotion they name

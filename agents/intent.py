@@ -107,7 +107,7 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
     best = scores[ranked[0]]
     behaviour = names_behaviour(without_look_phrases(query), looks=False) or names_speech(query)  # "lower her gaze"
     look = not behaviour and names_behaviour(query)  # a look alone: its words, not the whole, say no feeling
-    if not (behaviour or look) and plain_activity(query) and not says_feeling(query) and (
+    if not (behaviour or look or says_feeling(query)) and plain_activity(query) and (
             max(best, *emotion_scores(without_activity_verb(query)).values()) < BEHAVIOUR_ONLY_BELOW):
         return []
     if (behaviour or look) and not says_feeling(query) and (
@@ -120,16 +120,15 @@ def chosen_emotions(scores: dict[str, float], query: str, floor: float = MIN_EMO
 
 
 def plain_activity(query: str) -> str:
-    """``tools.signals.activity_words.activity_verb`` of ``query`` where neither it nor a word after it, read alone,
-    is a sign of a feeling (``SIGN_FROM``, ``WORD_SIGN_FROM``: "when does he punch the wall?", "when does she eat lunch
-    and then cry?"), else ""."""
+    """``tools.signals.activity_words.activity_verb`` of ``query`` where neither it nor another word of the question's
+    phrase, read alone, is a sign of a feeling (``SIGN_FROM``, ``WORD_SIGN_FROM``: "when does
+    he punch the wall?", "when does she eat lunch and then cry?", "when does he grumpily eat?"), else ""; the words
+    are encoded as one batch."""
     if not (doing := activity_verb(query)):
         return ""
-    after = emotion_phrase(query).split()
-    after = after[after.index(doing) + 1:]
-    text = load_text_emotion()
-    signs = [(doing, SIGN_FROM)] + [(word, WORD_SIGN_FROM) for word in after]
-    return "" if any(max(text.similarities(word)[0].values()) >= bar for word, bar in signs) else doing
+    words = [w for w in emotion_phrase(query).split() if w != doing]  # "glumly", "in tears"
+    peaks = load_text_emotion().peaks([doing, *words])
+    return "" if peaks[0] >= SIGN_FROM or any(p >= WORD_SIGN_FROM for p in peaks[1:]) else doing
 
 
 def feeling_change(query: str) -> bool:

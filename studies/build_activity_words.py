@@ -12,7 +12,11 @@ as "tear", rip, and "tear", shed tears, the first sense of each): verbs of walki
 (``verb.motion``), of eating and drinking (``verb.consumption``), of touching, hitting and holding
 (``verb.contact``), of making and cooking (``verb.creation``) and of games and sports (``verb.competition``), as
 WordNet's lexicographers filed them (Miller, Fellbaum et al., 1990, "Introduction to WordNet: an on-line lexical
-database"). Every other verb of one word is listed too ("other"), so that a word read one way as an activity and
+database"), and none of those first senses is defined through a feeling: a definition that holds a word of the
+emotion lexicon (``tools.signals.lexicon.emotion_words``, less the activity verbs themselves, since "eat" defines
+"dine") makes a sign of a feeling, not an activity ("cringe": "draw back, as with fear or pain"; "shiver": "tremble
+convulsively, as from fear or excitement"; the lexicon's noise drops some plain verbs too, "hop": "jump lightly").
+Every other verb of one word is listed too ("other"), so that a word read one way as an activity and
 another way not ("pining": "pin" and "pine") is read as neither (``tools.signals.activity_words``). The files were
 chosen on the development questions of ``studies.question_readings`` (``evals/RESULTS.md`` section 191): with
 ``verb.body`` too, "gasp" and "beam" ask no feeling; with ``verb.change``, "stay level-headed" and "upset"; with
@@ -31,15 +35,17 @@ import yaml
 
 from evals.data.sources import repository_files
 from studies.build_emotion_words import _commit
+from tools.signals.lexicon import emotion_words
+from tools.signals.word_forms import matched_phrases
 
 #: WordNet's lexicographer files whose verbs are ways of doing something with the body or with things.
 ACTIVITY_FILES = ("verb.motion", "verb.consumption", "verb.contact", "verb.creation", "verb.competition")
 _YAML = re.compile(r"(?:^|/)src/yaml/(entries-[^/]+|verb\.[a-z]+)\.yaml$")
 
 
-def first_verb_files(wordnet: Path) -> dict[str, list[str]]:
-    """word (lower case, one word) -> the lexicographer file of the first sense of each of its verb entries, over an
-    Open English WordNet checkout: one entry for most words, two or more for words written alike and said apart
+def first_verb_files(wordnet: Path) -> dict[str, list[tuple[str, str]]]:
+    """word (lower case, one word) -> (lexicographer file, definition) of the first sense of each of its verb entries,
+    over an Open English WordNet checkout: one entry for most words, two or more for words written alike and said apart
     ("tear", rip, and "tear", shed tears: ``verb.contact``, ``verb.body``).
 
     Raises:
@@ -47,7 +53,7 @@ def first_verb_files(wordnet: Path) -> dict[str, list[str]]:
     """
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     first_synsets: dict[str, list[str]] = {}
-    files: dict[str, str] = {}
+    files: dict[str, tuple[str, str]] = {}
     for rel, data in repository_files(wordnet, _YAML):
         records = yaml.load(data, Loader=loader)
         name = rel.rsplit("/", 1)[-1].removesuffix(".yaml")
@@ -59,7 +65,7 @@ def first_verb_files(wordnet: Path) -> dict[str, list[str]]:
                 if firsts and re.fullmatch(r"[a-z]+", word):
                     first_synsets.setdefault(word, []).extend(firsts)
         else:
-            files.update(dict.fromkeys(records, name))
+            files.update({sid: (name, " ".join(record.get("definition", []))) for sid, record in records.items()})
     if not first_synsets or not files:
         raise FileNotFoundError(f"{wordnet}: no Open English WordNet YAML sources (src/yaml/*.yaml)")
     return {word: [files[sid] for sid in sids if sid in files] for word, sids in sorted(first_synsets.items())}
@@ -76,8 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    activity = [w for w, found in first.items() if found and all(f in ACTIVITY_FILES for f in found)]
-    record = {"source": f"Open English WordNet (github.com/globalwordnet/english-wordnet, commit {_commit(args.wordnet)})",
+    by_file = {w for w, found in first.items() if found and all(f in ACTIVITY_FILES for f, _ in found)}
+    feeling = {w: e for w, e in emotion_words().items() if w not in by_file}  # "eat" defines "dine": no feeling
+    activity = [w for w in sorted(by_file) if not any(matched_phrases(d.lower(), feeling) for _, d in first[w])]
+    source = f"Open English WordNet (github.com/globalwordnet/english-wordnet, commit {_commit(args.wordnet)})"
+    record = {"source": source,
               "licence": "CC BY 4.0 (Open English WordNet) and the WordNet licence (Princeton WordNet)",
               "method": "studies.build_activity_words", "files": list(ACTIVITY_FILES),
               "activity": activity, "other": sorted(set(first) - set(activity))}

@@ -1,7 +1,8 @@
 """Questions about an activity (``tools.signals.activity_words``, read by ``agents.intent.chosen_emotions`` through
 ``agents.intent.plain_activity``, by ``tools.signals.behaviour_words.says_feeling`` and by ``agents.emotion_scores``):
 "when does she eat lunch?" asks when she eats, not a feeling, while an activity done with a feeling said ("in tears",
-"with joy"), a verb that is itself a feeling's sign ("tremble", "punch the wall") and an idiom still ask one."""
+"with joy"), a verb WordNet or the sentence encoder reads as a feeling's sign ("tremble", "punch the wall") and an idiom
+still ask one."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ def test_the_verb_lists_hold_wordnets_first_senses():
     assert {"eat", "swim", "walk", "scratch", "kneel", "cook", "dance"} <= activity
     assert {"pine", "smile", "cry", "laugh", "worry", "seem"} <= other  # feelings, their signs, linking verbs
     assert "tear" in other  # "tear" (rip) is written like "tear" (shed tears)
+    assert {"cringe", "shiver", "flinch"} <= other  # defined through a feeling: "draw back, as with fear or pain"
     assert record["files"] == ["verb.motion", "verb.consumption", "verb.contact", "verb.creation",
                                "verb.competition"]
 
@@ -43,6 +45,7 @@ def test_the_verb_lists_hold_wordnets_first_senses():
     ("when does the woman seem defeated?", ""),  # "defeat" is a doing, "defeated" here a state
     ("when does she smile at him?", ""),
     ("when does he tear up?", ""),
+    ("when does she shiver in the cold wind?", ""),
 ])
 def test_the_activity_verb_is_the_doing_a_question_asks_about(question, verb):
     assert activity_verb(question) == verb
@@ -52,6 +55,7 @@ def test_a_verb_or_word_that_reads_as_a_feeling_alone_is_no_plain_activity():
     assert plain_activity("when does she eat lunch?") == "eat"
     assert plain_activity("when does he punch the wall?") == ""  # "punch" alone reads anger
     assert plain_activity("when does she eat lunch and then cry?") == ""  # "cry" alone reads sadness
+    assert plain_activity("when does he grumpily eat his dinner?") == ""  # so does "grumpily", before the verb
 
 
 def test_without_the_activity_verb_the_rest_of_the_question_remains():
@@ -59,14 +63,14 @@ def test_without_the_activity_verb_the_rest_of_the_question_remains():
     assert without_activity_verb("when does she smile?") == "when does she smile?"
 
 
-def test_a_rare_feeling_sense_of_the_activity_verb_says_no_feeling():
+def test_a_later_feeling_sense_of_the_activity_verb_says_no_feeling():
     # WordNet's "eat": "worry or cause anxiety", "swimming": "filled or brimming with tears" are in the emotion words
     assert emotion_words()["eat"] == "fear" and emotion_words()["swimming"] == "sadness"
     assert named_beside_activity("eat lunch") == [] and named_beside_activity("eat lunch , furious") == ["anger"]
     assert not says_feeling("when does she eat lunch?")
     assert not says_feeling("when are they swimming in the sea?", glosses=True)
     assert says_feeling("when does she eat, furious?") and says_feeling("when does he quiver?")
-    # no bonus for the rare sense where "eat" is an activity's verb; a verb alone is read as the lexicon has it
+    # no bonus for the later sense where "eat" is an activity's verb; a verb alone is read as the lexicon has it
     assert emotion_scores("when does she eat lunch?")["fear"] + 0.2 < emotion_scores("when does she eat?")["fear"]
 
 

@@ -65,6 +65,11 @@ class TextEmotion:
         return ({k: float((v @ q).max()) for k, v in self._emo.items()},
                 {k: float((v @ q).max()) for k, v in self._cue.items()})
 
+    def peaks(self, texts: list[str]) -> list[float]:
+        """The highest emotion similarity (``similarities``) of each of ``texts``, encoded as one batch."""
+        vectors = self.encoder.encode(list(texts)) if texts else []
+        return [max(float((v @ q).max()) for v in self._emo.values()) for q in vectors]
+
     def distribution(self, text: str) -> dict[str, float]:
         """AffectNet-8 probabilities of what ``text`` (someone's words) expresses: the words8 head, or
         ``lexicon_distribution`` without it."""

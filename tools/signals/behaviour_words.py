@@ -21,10 +21,10 @@ from tools.signals.lexicon import (
 from tools.signals.look_phrases import LOOK_PHRASES, WHERE_LOOK
 
 _FEEL = re.compile(r"\bfe(?:el|els|lt|eling)\b")
-#: Below this best emotion score (``agents.emotion_scores.emotion_scores``; MiniLM cosine to the AffectNet-8 descriptions), a
-#: question that names a gesture, a gaze or speech is about that and names no emotion ("when is he angry?" reads 0.49,
-#: "when does he point at someone?" 0.30 for contempt; ``agents.intent.chosen_emotions``), and a sign on the face
-#: after someone leaves that reads below it names none (``agents.change.names_feeling``).
+#: Below this best emotion score (``agents.emotion_scores.emotion_scores``; MiniLM cosine to the AffectNet-8
+#: descriptions), a question that names a gesture, a gaze or speech is about that and names no emotion ("when is he
+#: angry?" reads 0.49, "when does he point at someone?" 0.30 for contempt; ``agents.intent.chosen_emotions``), and a
+#: sign on the face after someone leaves that reads below it names none (``agents.change.names_feeling``).
 BEHAVIOUR_ONLY_BELOW = 0.4
 
 

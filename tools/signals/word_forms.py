@@ -52,7 +52,8 @@ def verb_stems(word: str) -> list[str]:
     """``word`` and the stems a common inflection of a verb leaves ("swimming" -> "swimm", "swimme", "swim"; "eats" ->
     "eat"), a consonant doubled before "-ing" or "-ed" written once; a word list decides which is a verb
     (``tools.signals.activity_words``)."""
-    stems = [word] + [word[:-len(end)] + rep for end, rep in _INFLECTIONS if word.endswith(end) and len(word) > len(end) + 2]
+    stems = [word] + [word[:-len(end)] + rep for end, rep in _INFLECTIONS
+                      if word.endswith(end) and len(word) > len(end) + 2]
     stems += [word[:-len(end) - 1] for end in ("ing", "ed") if word.endswith(end) and _doubled(word[:-len(end)])]
     return list(dict.fromkeys(stems))
 
