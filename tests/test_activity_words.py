@@ -100,3 +100,18 @@ def test_an_activity_that_stops_is_no_feeling_that_ends():
     assert intent.change is None and list(intent.target_emotions) == []
     crying = offline_intent({"query": "when does she stop crying?"})
     assert crying.change is not None and crying.change.before == ["sadness"]
+
+
+def test_the_activity_study_reads_its_held_out_file():
+    """``studies.context_clauses`` over ``questions_activity.jsonl`` (written before the change, read once in section
+    191: 67 -> 70 of 80) against the committed reading of the code before it: activities with no feeling 41 -> 44 of 48,
+    none lost, activities done with a feeling 26 of 32 both."""
+    from studies.context_clauses import context_readings
+    from tests.conftest import REPO
+
+    data, results = (REPO / "evals" / d for d in ("data", "results"))
+    before = json.loads((results / "activity_questions_test_before.json").read_text())
+    now = context_readings(data / "questions_activity.jsonl", before=before)
+    assert (now["n"], now["before_right"], now["right"], now["lost"]) == (80, 67, 70, [])
+    assert before["per_label"]["none"] == [41, 48] and now["per_label"]["none"] == [44, 48]
+    assert sum(right for label, (right, _) in now["per_label"].items() if label != "none") == 26
