@@ -34,7 +34,7 @@ from pathlib import Path
 import yaml
 
 from evals.data.sources import repository_files
-from studies.build_emotion_words import _commit
+from studies.build_emotion_words import wordnet_provenance
 from tools.signals.lexicon import emotion_words
 from tools.signals.word_forms import matched_phrases
 
@@ -85,10 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     by_file = {w for w, found in first.items() if found and all(f in ACTIVITY_FILES for f, _ in found)}
     feeling = {w: e for w, e in emotion_words().items() if w not in by_file}  # "eat" defines "dine": no feeling
     activity = [w for w in sorted(by_file) if not any(matched_phrases(d.lower(), feeling) for _, d in first[w])]
-    source = f"Open English WordNet (github.com/globalwordnet/english-wordnet, commit {_commit(args.wordnet)})"
-    record = {"source": source,
-              "licence": "CC BY 4.0 (Open English WordNet) and the WordNet licence (Princeton WordNet)",
-              "method": "studies.build_activity_words", "files": list(ACTIVITY_FILES),
+    record = {**wordnet_provenance(args.wordnet, "studies.build_activity_words"), "files": list(ACTIVITY_FILES),
               "activity": activity, "other": sorted(set(first) - set(activity))}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=0) + "\n")

@@ -151,6 +151,14 @@ def _commit(wordnet: Path) -> str:
     return done.stdout.strip() or "unknown"
 
 
+def wordnet_provenance(wordnet: Path, method: str) -> dict[str, str]:
+    """The ``source``, ``licence`` and ``method`` fields of a word list drawn from the Open English WordNet checkout
+    ``wordnet`` by the study ``method`` (its commit read by ``_commit``)."""
+    return {"source": f"Open English WordNet (github.com/globalwordnet/english-wordnet, commit {_commit(wordnet)})",
+            "licence": "CC BY 4.0 (Open English WordNet) and the WordNet licence (Princeton WordNet)",
+            "method": method}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m studies.build_emotion_words", description=__doc__.split("\n\n")[0])
     ap.add_argument("--wordnet", type=Path, required=True,
@@ -162,9 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    record = {"source": f"Open English WordNet (github.com/globalwordnet/english-wordnet, commit {_commit(args.wordnet)})",
-              "licence": "CC BY 4.0 (Open English WordNet) and the WordNet licence (Princeton WordNet)",
-              "method": "studies.build_emotion_words", "words": words}
+    record = {**wordnet_provenance(args.wordnet, "studies.build_emotion_words"), "words": words}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=0, sort_keys=True) + "\n")
     print(f"wrote {len(words)} words to {args.out}: {dict(collections.Counter(words.values()))}")

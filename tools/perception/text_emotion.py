@@ -62,13 +62,16 @@ class TextEmotion:
     def similarities(self, text: str) -> tuple[dict[str, float], dict[str, float]]:
         """Cosine similarity (-1..1) of ``text`` to each emotion and each cue (max over phrases)."""
         q = self.encoder.encode([text])[0]
-        return ({k: float((v @ q).max()) for k, v in self._emo.items()},
-                {k: float((v @ q).max()) for k, v in self._cue.items()})
+        return self._emotion_similarities(q), {k: float((v @ q).max()) for k, v in self._cue.items()}
 
     def peaks(self, texts: list[str]) -> list[float]:
         """The highest emotion similarity (``similarities``) of each of ``texts``, encoded as one batch."""
         vectors = self.encoder.encode(list(texts)) if texts else []
-        return [max(float((v @ q).max()) for v in self._emo.values()) for q in vectors]
+        return [max(self._emotion_similarities(q).values()) for q in vectors]
+
+    def _emotion_similarities(self, q: np.ndarray) -> dict[str, float]:
+        """Cosine similarity of one sentence vector ``q`` (D,) to each emotion (max over its phrases)."""
+        return {k: float((v @ q).max()) for k, v in self._emo.items()}
 
     def distribution(self, text: str) -> dict[str, float]:
         """AffectNet-8 probabilities of what ``text`` (someone's words) expresses: the words8 head, or

@@ -48,6 +48,7 @@ def _verbs() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(record["activity"]), frozenset(record["other"])
 
 
+@functools.cache
 def activity_verb(query: str) -> str:
     """The word of ``query`` (a question, or its main clause: ``tools.signals.clauses.main_clause``) that names an
     activity, or "": the first word of its feeling phrase (``tools.signals.lexicon.emotion_phrase``) past the words
@@ -57,7 +58,8 @@ def activity_verb(query: str) -> str:
     and "pine": not one), not a participle in "-ed" (after the frame of a question a state: "when does she seem
     defeated?", "when is he crushed?"), and the question likens it to nothing ("shaking like a leaf", "sit there like
     a statue" say how someone feels) and holds no idiom of several words (``tools.signals.idioms.glossed_idioms``:
-    "eat one's heart out"; also "scratch one's head")."""
+    "eat one's heart out"; also "scratch one's head"). Cached: a question's reading asks it of the same text several
+    times (``agents.intent.plain_activity``, ``says_feeling``, ``agents.emotion_scores``)."""
     phrase = emotion_phrase(query, fallback=False)
     words = phrase.split()
     at = next((i for i, w in enumerate(words) if not lead_word(w)), len(words))
