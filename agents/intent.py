@@ -39,7 +39,7 @@ from agents.schema import Intent
 from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
-from tools.perception.language import foreign_people, question_core, question_language
+from tools.perception.language import foreign_people, question_core, question_language, question_words
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.activity_words import activity_verb, without_activity_verb
 from tools.signals.behaviour_words import (
@@ -78,6 +78,13 @@ FOREIGN_MIN_EMOTION_SIM = 0.34
 #: question is no plain activity (``plain_activity``); chosen on development questions and probes (``evals/RESULTS.md``
 #: section 191).
 SIGN_FROM, WORD_SIGN_FROM = 0.38, 0.45
+#: A word of a question in another language names the emotion it reads closest to alone when that similarity reaches
+#: ``FOREIGN_WORD_FROM`` and leads the word's second emotion by ``FOREIGN_WORD_LEAD`` (multilingual Universal Sentence
+#: Encoder cosines; ``word_feeling``): of 0.30-0.44 and 0-0.08 tried on the translated development questions
+#: (``studies.translated_questions.word_trials``), the pair naming the most feelings right among those whose newly
+#: named feelings are right at least as often as the whole-question reading's (19 right, 10 wrong: 0.66 against 0.65),
+#: giving no question about no feeling one (``evals/RESULTS.md`` section 192).
+FOREIGN_WORD_FROM, FOREIGN_WORD_LEAD = 0.38, 0.05
 #: Emotions within this similarity of the best one are kept as targets too (at most two).
 EMOTION_MARGIN = 0.04
 def side_emotions(phrase: str) -> list[str]:
@@ -161,9 +168,25 @@ def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, flo
     (``tools.perception.language.question_core``: "¿cuándo se siente alguien rechazado?" -> "se siente rechazado") to
     the English descriptions under the multilingual Universal Sentence Encoder (``load_text_emotion(encoder=
     "use-multilingual")``), which places a sentence and its translation close together (``evals/RESULTS.md`` sections
-    105 and 107)."""
-    scores, cues = load_text_emotion(encoder="use-multilingual").similarities(question_core(query, language))
-    return chosen_emotions(scores, query, FOREIGN_MIN_EMOTION_SIM, joined=False), cues
+    105 and 107). A question whose whole reads as no feeling is read word by word
+    (``tools.perception.language.question_words``, one batch): it asks the emotion of its strongest word that reads as
+    one (``word_feeling``; section 192)."""
+    reader = load_text_emotion(encoder="use-multilingual")
+    scores, cues = reader.similarities(question_core(query, language))
+    targets = chosen_emotions(scores, query, FOREIGN_MIN_EMOTION_SIM, joined=False)
+    if not targets and (words := question_words(query, language)):
+        targets = [label] if (label := word_feeling(reader.emotion_similarities(words))) else []
+    return targets, cues
+
+
+def word_feeling(readings: list[dict[str, float]], start: float = FOREIGN_WORD_FROM,
+                 lead: float = FOREIGN_WORD_LEAD) -> str | None:
+    """The emotion of the strongest of ``readings`` (each word's AffectNet-8 similarity under the multilingual encoder)
+    whose top emotion reaches ``start`` and leads the word's second by ``lead``, or None."""
+    named = [(top, label) for scores in readings
+             for label, top, second in [(max(scores, key=scores.get), *sorted(scores.values(), reverse=True)[:2])]
+             if top >= start and top - second >= lead]
+    return max(named)[1] if named else None
 
 
 def offline_intent(inputs: dict[str, Any]) -> Intent:

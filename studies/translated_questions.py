@@ -2,7 +2,7 @@
 another language read by the multilingual sentence encoder, ``agents.intent.foreign_reading``).
 
     python -m studies.translated_questions --dev [--json report.json]
-    python -m studies.translated_questions --heldout [--second] [--json report.json]
+    python -m studies.translated_questions --heldout [--second | --third] [--json report.json]
     python -m studies.translated_questions --bench BENCH.jsonl --language de --out DIR/bench_de.jsonl
     python -m studies.translated_questions --score DIR --bench BENCH.jsonl [--json report.json]
 
@@ -13,7 +13,8 @@ English (every file but the translated ones and the unread seventh held-out file
 translated file against those of its English question (``people_agreement``; section 108). ``--heldout``: the test
 half's translations (``questions_translated_heldout.jsonl``), read once when section 105's change was done; with
 ``--second``, the sixth held-out file's idioms translated (``questions_translated_heldout2.jsonl``), read once when
-section 107's was.
+section 107's was; with ``--third``, questions written in the four languages (``questions_translated3.jsonl``), read
+once when section 192's word-by-word reading was done.
 
 ``--bench``: a bench (``evals.bench``) whose questions are the bench templates (``evals.build_bench.TEMPLATES``), with
 each question replaced by its translation (``evals/data/templates_translated.jsonl``) and each video named by its
@@ -37,6 +38,7 @@ DATA = Path(__file__).parents[1] / "evals" / "data"
 DEV = DATA / "questions_translated.jsonl"
 HELDOUT = DATA / "questions_translated_heldout.jsonl"
 HELDOUT2 = DATA / "questions_translated_heldout2.jsonl"
+HELDOUT3 = DATA / "questions_translated3.jsonl"
 TEMPLATES = DATA / "templates_translated.jsonl"
 #: The floors tried for the multilingual reading on the development translations: section 105 tried 0.15-0.30 on the
 #: whole question and took 0.25; section 107 tried 0.15-0.40 on the question without its frame words
@@ -52,16 +54,18 @@ def _readings() -> dict:
     """Each reading's targets of a question: before (the English reader whatever the language), section 105's (a
     question in another language read whole at ``agents.intent.MIN_EMOTION_SIM``) and now (the shipped
     ``agents.intent.offline_intent``)."""
-    from agents.intent import asked_emotions, chosen_emotions, offline_intent
-    from tools.perception.language import question_language
+    from agents.intent import FOREIGN_MIN_EMOTION_SIM, asked_emotions, chosen_emotions, offline_intent
+    from tools.perception.language import question_core, question_language
     from tools.perception.text_emotion import load_text_emotion
 
-    def whole(q: str) -> list[str]:
-        if question_language(q) == "en":
+    def whole(q: str, core: bool = False) -> list[str]:
+        if (language := question_language(q)) == "en":
             return asked_emotions(q)
-        return chosen_emotions(load_text_emotion(encoder="use-multilingual").similarities(q)[0], q)
+        read = question_core(q, language) if core else q
+        scores = load_text_emotion(encoder="use-multilingual").similarities(read)[0]
+        return chosen_emotions(scores, q, FOREIGN_MIN_EMOTION_SIM, joined=False) if core else chosen_emotions(scores, q)
 
-    return {"before": asked_emotions, "section_105": whole,
+    return {"before": asked_emotions, "section_105": whole, "section_107": functools.partial(whole, core=True),
             "now": lambda q: offline_intent({"query": q}).target_emotions}
 
 
@@ -101,6 +105,7 @@ def read(path: Path) -> dict:
                   "no_feeling": len(none)} for name, t in targets.items()},
         "paired_top1": paired(right["now"], right["before"]),
         "paired_top1_section_105": paired(right["now"], right["section_105"]),
+        "paired_top1_section_107": paired(right["now"], right["section_107"]),
         "language_named": sum(question_language(r["query"]) == r["language"] for r in rows),
         "noted": sum(bool(language_notes(r["query"])) for r in rows),
         "per_question": [{"question": r["query"], "language": r["language"], "label": r["emotion"],
@@ -129,6 +134,37 @@ def floors(core: bool = True) -> list[dict]:
         out.append({"floor": floor, "right": right, "kept_empty": empty,
                     "balanced": round((right / n_feel + empty / (len(rows) - n_feel)) / 2, 4)})
     return out
+
+
+#: The pairs of ``agents.intent.FOREIGN_WORD_FROM`` and ``FOREIGN_WORD_LEAD`` tried on the development translations.
+WORD_TRIALS = [(start, lead) for start in (0.30, 0.32, 0.34, 0.36, 0.38, 0.40, 0.42, 0.44)
+               for lead in (0.0, 0.03, 0.05, 0.08)]
+
+
+def word_trials() -> dict:
+    """The word-by-word reading of section 192 (``agents.intent.word_feeling``) at each of ``WORD_TRIALS`` over the
+    three development translation files (640 questions): among the questions whose whole names no feeling, those a
+    word then names right, those it names a wrong feeling, and no-feeling questions it gives one; and how often the
+    whole-question reading's first feeling is right where it names one (the precision the pair was chosen to match)."""
+    from agents.intent import FOREIGN_MIN_EMOTION_SIM, chosen_emotions, word_feeling
+    from tools.perception.language import question_core, question_words
+    from tools.perception.text_emotion import load_text_emotion
+
+    use = load_text_emotion(encoder="use-multilingual")
+    rows = [r for path in (DEV, HELDOUT, HELDOUT2) for r in _rows(path)]
+    wholes = [chosen_emotions(use.similarities(question_core(r["query"], r["language"]))[0], r["query"],
+                              FOREIGN_MIN_EMOTION_SIM, joined=False) for r in rows]
+    named = [(w[0], r["emotion"]) for w, r in zip(wholes, rows, strict=True) if w and r["emotion"]]
+    unread = [(r, use.emotion_similarities(question_words(r["query"], r["language"])))
+              for w, r in zip(wholes, rows, strict=True) if not w]
+    trials = []
+    for start, lead in WORD_TRIALS:
+        labels = [(word_feeling(words, start, lead), r["emotion"]) for r, words in unread]
+        trials.append({"from": start, "lead": lead, "right": sum(a is not None and a == b for a, b in labels),
+                       "wrong": sum(a is not None and b is not None and a != b for a, b in labels),
+                       "no_feeling_given_one": sum(a is not None and b is None for a, b in labels)})
+    return {"questions": len(rows), "whole_names_none": len(unread),
+            "whole_precision": [sum(a == b for a, b in named), len(named)], "trials": trials}
 
 
 def english_questions() -> dict:
@@ -210,7 +246,7 @@ def people_agreement() -> dict:
 def development() -> dict:
     """``--dev``'s report (module doc)."""
     return {**read(DEV), "floors": floors(), "floors_whole_question": floors(core=False),
-            "english_questions": english_questions(), "people": people_agreement()}
+            "english_questions": english_questions(), "people": people_agreement(), "word_trials": word_trials()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--score", type=Path, metavar="DIR", help="score the runs in DIR (module doc); with --bench")
     mode.add_argument("--dev", action="store_true", help="read the development translations, the floors and the "
                       "English files' language")
-    ap.add_argument("--second", action="store_true", help="with --heldout: the second held-out file (section 107)")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--second", action="store_true", help="with --heldout: the second held-out file (section 107)")
+    which.add_argument("--third", action="store_true", help="with --heldout: the third held-out file (section 192)")
     mode.add_argument("--heldout", action="store_true", help="read the held-out translations, once")
     mode.add_argument("--bench", type=Path, help="a bench of template questions to translate (with --language, --out)"
                       " or whose translations' runs to score (with --score)")
@@ -236,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--bench needs --language and --out")
         print(f"wrote {translate_bench(args.bench, args.language, args.out)} items to {args.out}")
         return 0
-    held_out = HELDOUT2 if args.second else HELDOUT
+    held_out = HELDOUT2 if args.second else HELDOUT3 if args.third else HELDOUT
     return report(development if args.dev else functools.partial(read, held_out), args.json, ensure_ascii=False)
 
 

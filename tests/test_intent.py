@@ -610,6 +610,60 @@ def test_a_question_in_another_language_is_read_by_the_multilingual_encoder(ques
     assert f"language '{language}'" in language_notes(question)[0]
 
 
+@pytest.mark.parametrize(("question", "emotion"), [
+    ("wann ist sie verblüfft?", "surprise"), ("quand est-il condescendant ?", "contempt"),
+    ("wann ist er schreckhaft?", "fear"), ("她什么时候想吐？", "disgust"), ("¿cuándo está relajado y profesional?", "neutral"),
+])
+def test_a_question_in_another_language_whose_whole_reads_no_feeling_is_read_word_by_word(question, emotion):
+    """Translated development questions the whole-question reading left without a feeling (section 192 of
+    ``evals/RESULTS.md``): one word of each reads as the labelled emotion alone ("verblüfft", "想吐"), so it is asked.
+    Questions about no feeling keep none: their words read as no emotion clearly enough."""
+    from agents.intent import FOREIGN_MIN_EMOTION_SIM, chosen_emotions, offline_intent
+    from tools.perception.language import question_core, question_language
+    from tools.perception.text_emotion import load_text_emotion
+
+    language = question_language(question)
+    whole = load_text_emotion(encoder="use-multilingual").similarities(question_core(question, language))[0]
+    assert chosen_emotions(whole, question, FOREIGN_MIN_EMOTION_SIM, joined=False) == []
+    assert offline_intent({"query": question}).target_emotions == [emotion]
+    for no_feeling in ("¿cuándo señala a alguien?", "quand ouvre-t-il l'ordinateur portable ?", "他什么时候看向她？"):
+        assert offline_intent({"query": no_feeling}).target_emotions == []
+
+
+def test_the_words_of_a_question_in_another_language():
+    """Words of three letters or more, without the frame words and the words naming people, sorted and once each;
+    French without its elided articles and inverted pronouns; in Chinese the words jieba cuts, and each two next to each
+    other joined, so no word is read across a word's edge ("戴着眼镜", wearing glasses, read as "着眼" leant to contempt)
+    and a word in Latin letters is read whole."""
+    from tools.perception.language import question_words
+
+    assert question_words("¿Cuándo se enfada ella?", "es") == ["enfada"]
+    assert question_words("wann ist der Mann traurig, traurig?", "de") == ["der", "ist", "traurig"]
+    assert question_words("quand l'homme ouvre-t-il l’ordinateur ?", "fr") == ["ordinateur", "ouvre"]
+    assert question_words("quand tout le monde rit-il ?", "fr") == ["rit"]
+    assert question_words("她什么时候想吐？", "zh") == ["想吐"]
+    assert question_words("他什么时候戴着眼镜？", "zh") == ["戴着", "戴着眼镜", "眼镜"]
+    assert question_words("她什么时候很happy？", "zh") == ["happy"]
+    assert question_words("她什么时候哭？", "zh") == [] and question_words("¿cuándo él?", "es") == []
+    assert question_words("¿cuándo?", "es") == []
+
+
+def test_a_word_names_a_feeling_only_when_it_reads_as_one_clearly():
+    """``word_feeling``: the strongest word whose top emotion reaches the floor and leads its second by the margin."""
+    from agents.intent import FOREIGN_WORD_FROM, FOREIGN_WORD_LEAD, word_feeling
+
+    def reading(top: str, value: float, second: float) -> dict[str, float]:
+        return {"neutral": 0.1, "anger": 0.1, "fear": 0.1, "sadness": 0.1, top: value, "surprise": second}
+
+    high, low = FOREIGN_WORD_FROM + 0.05, FOREIGN_WORD_FROM - 0.01
+    assert word_feeling([]) is None
+    assert word_feeling([reading("anger", low, 0.0)]) is None
+    assert word_feeling([reading("anger", high, high - FOREIGN_WORD_LEAD / 2)]) is None
+    assert word_feeling([reading("anger", high, 0.0)]) == "anger"
+    assert word_feeling([reading("anger", high, 0.0), reading("fear", high + 0.01, 0.0)]) == "fear"
+    assert word_feeling([reading("anger", high, 0.0), reading("fear", high + 0.1, high + 0.09)]) == "anger"
+
+
 def test_english_questions_stay_with_the_english_reader():
     """Every question of the English question files is called English (the seventh held-out file, unread, left out),
     the 70 short keyword queries too, which py3langid alone calls another language for 23 ("sad moments" French,

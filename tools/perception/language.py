@@ -17,6 +17,7 @@ load, so it is loaded only for a question without a marker, once per process.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 from tools.perception.text import USE_LANGUAGES
@@ -89,6 +90,40 @@ FOREIGN_PERSON_WORDS: dict[str, dict[str, str]] = {
            "女孩": "a girl", "男孩": "a boy", "有人": "anyone", "观众": "the audience", "大家": "everyone",
            "讲话的人": "the speaker"},
 }
+
+
+_WORDS = re.compile(r"[^\W\d_][\w'\u2019-]*")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'\u2019-]*")
+#: French elided articles and pronouns ("l'homme", "qu'il") and the subject pronoun an inverted question joins to its
+#: verb ("ouvre-t-il"): cut off a word before it is read.
+_FR_CLITICS = re.compile(r"\b(?:[cdjlmnst]|qu)['\u2019]|-(?:t-)?(?:il|elle|on|ils|elles)\b")
+
+
+def question_words(text: str, language: str) -> list[str]:
+    """The words of ``text``'s core (``question_core``) that may say a feeling, sorted, no repeats: its lower-cased words
+    of three letters or more but those naming people (``FOREIGN_PERSON_WORDS``) and frame words: "¿cuándo se enfada
+    ella?" -> ["enfada"]; French without its elided articles and inverted pronouns ("quand l'homme sourit-il ?" ->
+    ["sourit"]). In Chinese, where words are not delimited, the words jieba's dictionary cuts it into (rjieba, the
+    Python binding of jieba-rs) and each two next to each other joined, of two characters or more, and any word in
+    Latin letters of three or more: "她什么时候想吐？" -> ["想吐"] ("想", "吐"); "他戴着眼镜" -> ["戴着", "戴着眼镜",
+    "眼镜"], never "着眼", which crosses a word's edge. Other languages are cut at spaces and punctuation
+    (unmeasured). ``agents.intent.foreign_reading`` reads each alone when the whole question names no feeling."""
+    people, frames = FOREIGN_PERSON_WORDS.get(language, {}), set(QUESTION_FRAMES.get(language, ()))
+    core = question_core(text, language).lower()
+    for phrase in sorted((p for p in people if " " in p or language in _UNSPACED), key=len, reverse=True):
+        core = re.sub(_word_pattern(phrase, language), " ", core)
+    if language == "fr":
+        core = _FR_CLITICS.sub(" ", core)
+    latin = {w for w in _LATIN.findall(core) if len(w) > 2}
+    if language == "zh":
+        import rjieba
+
+        runs = [[w for w in rjieba.cut(run, hmm=True) if w.strip()] for run in re.findall(r"[^\W\d_A-Za-z]+", core)]
+        pairs = [a + b for run in runs for a, b in itertools.pairwise(run)]
+        words = {w for w in [*(w for run in runs for w in run), *pairs] if len(w) > 1} | latin
+    else:
+        words = {w for w in _WORDS.findall(core) if len(w) > 2}
+    return sorted(words - set(people) - frames)
 
 
 #: French: the verb and pronoun of an inverted question ("quand *se fâche-t-il* ?"), and what may stand between

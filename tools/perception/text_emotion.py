@@ -66,8 +66,12 @@ class TextEmotion:
 
     def peaks(self, texts: list[str]) -> list[float]:
         """The highest emotion similarity (``similarities``) of each of ``texts``, encoded as one batch."""
+        return [max(scores.values()) for scores in self.emotion_similarities(texts)]
+
+    def emotion_similarities(self, texts: list[str]) -> list[dict[str, float]]:
+        """The emotion similarities (``similarities``' first) of each of ``texts``, encoded as one batch."""
         vectors = self.encoder.encode(list(texts)) if texts else []
-        return [max(self._emotion_similarities(q).values()) for q in vectors]
+        return [self._emotion_similarities(q) for q in vectors]
 
     def _emotion_similarities(self, q: np.ndarray) -> dict[str, float]:
         """Cosine similarity of one sentence vector ``q`` (D,) to each emotion (max over its phrases)."""
