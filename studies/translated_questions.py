@@ -2,7 +2,7 @@
 another language read by the multilingual sentence encoder, ``agents.intent.foreign_reading``).
 
     python -m studies.translated_questions --dev [--json report.json]
-    python -m studies.translated_questions --heldout [--second | --third] [--json report.json]
+    python -m studies.translated_questions --heldout [--second | --third | --fourth] [--json report.json]
     python -m studies.translated_questions --bench BENCH.jsonl --language de --out DIR/bench_de.jsonl
     python -m studies.translated_questions --score DIR --bench BENCH.jsonl [--json report.json]
 
@@ -14,7 +14,8 @@ translated file against those of its English question (``people_agreement``; sec
 half's translations (``questions_translated_heldout.jsonl``), read once when section 105's change was done; with
 ``--second``, the sixth held-out file's idioms translated (``questions_translated_heldout2.jsonl``), read once when
 section 107's was; with ``--third``, questions written in the four languages (``questions_translated3.jsonl``), read
-once when section 192's word-by-word reading was done.
+once when section 192's word-by-word reading was first done; with ``--fourth``, a second such file
+(``questions_translated4.jsonl``), read once when it was mended.
 
 ``--bench``: a bench (``evals.bench``) whose questions are the bench templates (``evals.build_bench.TEMPLATES``), with
 each question replaced by its translation (``evals/data/templates_translated.jsonl``) and each video named by its
@@ -39,6 +40,7 @@ DEV = DATA / "questions_translated.jsonl"
 HELDOUT = DATA / "questions_translated_heldout.jsonl"
 HELDOUT2 = DATA / "questions_translated_heldout2.jsonl"
 HELDOUT3 = DATA / "questions_translated3.jsonl"
+HELDOUT4 = DATA / "questions_translated4.jsonl"
 TEMPLATES = DATA / "templates_translated.jsonl"
 #: The floors tried for the multilingual reading on the development translations: section 105 tried 0.15-0.30 on the
 #: whole question and took 0.25; section 107 tried 0.15-0.40 on the question without its frame words
@@ -143,15 +145,16 @@ WORD_TRIALS = [(start, lead) for start in (0.30, 0.32, 0.34, 0.36, 0.38, 0.40, 0
 
 def word_trials() -> dict:
     """The word-by-word reading of section 192 (``agents.intent.word_feeling``) at each of ``WORD_TRIALS`` over the
-    three development translation files (640 questions): among the questions whose whole names no feeling, those a
-    word then names right, those it names a wrong feeling, and no-feeling questions it gives one; and how often the
-    whole-question reading's first feeling is right where it names one (the precision the pair was chosen to match)."""
+    four development translation files (864 questions; the third held-out file since its read in section 192): among
+    the questions whose whole names no feeling, those a word then names right, those it names a wrong feeling, and
+    no-feeling questions it gives one; and how often the whole-question reading's first feeling is right where it
+    names one (the precision the pair was chosen to match)."""
     from agents.intent import FOREIGN_MIN_EMOTION_SIM, chosen_emotions, word_feeling
     from tools.perception.language import question_core, question_words
     from tools.perception.text_emotion import load_text_emotion
 
     use = load_text_emotion(encoder="use-multilingual")
-    rows = [r for path in (DEV, HELDOUT, HELDOUT2) for r in _rows(path)]
+    rows = [r for path in (DEV, HELDOUT, HELDOUT2, HELDOUT3) for r in _rows(path)]
     wholes = [chosen_emotions(use.similarities(question_core(r["query"], r["language"]))[0], r["query"],
                               FOREIGN_MIN_EMOTION_SIM, joined=False) for r in rows]
     named = [(w[0], r["emotion"]) for w, r in zip(wholes, rows, strict=True) if w and r["emotion"]]
@@ -260,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--second", action="store_true", help="with --heldout: the second held-out file (section 107)")
     which.add_argument("--third", action="store_true", help="with --heldout: the third held-out file (section 192)")
+    which.add_argument("--fourth", action="store_true", help="with --heldout: the fourth held-out file (section 192)")
     mode.add_argument("--heldout", action="store_true", help="read the held-out translations, once")
     mode.add_argument("--bench", type=Path, help="a bench of template questions to translate (with --language, --out)"
                       " or whose translations' runs to score (with --score)")
@@ -274,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--bench needs --language and --out")
         print(f"wrote {translate_bench(args.bench, args.language, args.out)} items to {args.out}")
         return 0
-    held_out = HELDOUT2 if args.second else HELDOUT3 if args.third else HELDOUT
+    held_out = HELDOUT2 if args.second else HELDOUT3 if args.third else HELDOUT4 if args.fourth else HELDOUT
     return report(development if args.dev else functools.partial(read, held_out), args.json, ensure_ascii=False)
 
 
