@@ -630,6 +630,23 @@ def test_a_question_in_another_language_whose_whole_reads_no_feeling_is_read_wor
         assert offline_intent({"query": no_feeling}).target_emotions == []
 
 
+def test_the_fourth_translated_file_reads_as_its_one_read_gave():
+    """A pin of section 192's read (``evals/results/translated_questions_heldout4.json``): the questions written in four
+    languages before the mended word-by-word reading was read on them, named first 93 -> 106 of 192 with none lost,
+    the no-feeling questions 61 of 64 kept empty both ways; this checkout reads every one of the 256 as stored."""
+    import json
+
+    from agents.intent import offline_intent
+    from tests.conftest import REPO
+
+    stored = json.loads((REPO / "evals" / "results" / "translated_questions_heldout4.json").read_text())
+    assert [stored[k]["feeling"]["right"] for k in ("section_107", "now")] == [93, 106]
+    assert stored["paired_top1_section_107"]["lost"] == 0 and stored["now"]["no_feeling_kept_empty"] == 61
+    assert len(stored["per_question"]) == 256
+    for row in stored["per_question"]:
+        assert offline_intent({"query": row["question"]}).target_emotions == row["now"], row["question"]
+
+
 def test_the_words_of_a_question_in_another_language():
     """Words of three letters or more, without the frame words and the words naming people, sorted and once each;
     French without its elided articles and inverted pronouns; in Chinese the words jieba cuts, and each two next to each
