@@ -114,13 +114,13 @@ def question_words(text: str, language: str) -> list[str]:
         core = re.sub(_word_pattern(phrase, language), " ", core)
     if language == "fr":
         core = _FR_CLITICS.sub(" ", core)
-    latin = {w for w in _LATIN.findall(core) if len(w) > 2}
     if language == "zh":
         import rjieba
 
         runs = [[w for w in rjieba.cut(run, hmm=True) if w.strip()] for run in re.findall(r"[^\W\d_A-Za-z]+", core)]
         pairs = [a + b for run in runs for a, b in itertools.pairwise(run)]
-        words = {w for w in [*(w for run in runs for w in run), *pairs] if len(w) > 1} | latin
+        words = {w for w in [*(w for run in runs for w in run), *pairs] if len(w) > 1}
+        words |= {w for w in _LATIN.findall(core) if len(w) > 2}
     else:
         words = {w for w in _WORDS.findall(core) if len(w) > 2}
     return sorted(words - set(people) - frames)
