@@ -83,8 +83,9 @@ SIGN_FROM, WORD_SIGN_FROM = 0.38, 0.45
 #: Encoder cosines; ``word_feeling``): of 0.30-0.44 and 0-0.08 tried on the translated development questions
 #: (``studies.translated_questions.word_trials``, 864), the pair naming the most feelings right among those that give
 #: no question about no feeling one and whose newly named feelings are right at least as often as the whole-question
-#: reading's (21 right, 7 wrong: 0.75 against 0.70). 0.38, chosen on 640 of them without the first rule, gave three
-#: of the third held-out file's 32 questions about no feeling one (``evals/RESULTS.md`` section 192).
+#: reading's (21 right, 7 wrong: 0.75 against 0.70). 0.38, chosen first on 640 of them without the condition about
+#: questions of no feeling, gave three of the third held-out file's 32 such questions one (``evals/RESULTS.md``
+#: section 192).
 FOREIGN_WORD_FROM, FOREIGN_WORD_LEAD = 0.40, 0.05
 #: Emotions within this similarity of the best one are kept as targets too (at most two).
 EMOTION_MARGIN = 0.04

@@ -54,7 +54,8 @@ def _rows(path: Path) -> list[dict]:
 
 def _readings() -> dict:
     """Each reading's targets of a question: before (the English reader whatever the language), section 105's (a
-    question in another language read whole at ``agents.intent.MIN_EMOTION_SIM``) and now (the shipped
+    question in another language read whole at ``agents.intent.MIN_EMOTION_SIM``), section 107's (read without its
+    frame words at ``agents.intent.FOREIGN_MIN_EMOTION_SIM``, never word by word) and now (the shipped
     ``agents.intent.offline_intent``)."""
     from agents.intent import FOREIGN_MIN_EMOTION_SIM, asked_emotions, chosen_emotions, offline_intent
     from tools.perception.language import question_core, question_language
@@ -93,7 +94,7 @@ def _top1(rows: list[dict], targets: dict[str, list[str]]) -> dict:
 def read(path: Path) -> dict:
     """The readings of a translated question file (``_readings``): top-1 of its feeling questions, the no-feeling
     questions left without an emotion, the paired differences of now against before and against section 105's
-    reading, the language named right, and each question's targets."""
+    reading and against section 107's, the language named right, and each question's targets."""
     from studies.intent import paired
     from tools.perception.language import language_notes, question_language
 
@@ -278,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--bench needs --language and --out")
         print(f"wrote {translate_bench(args.bench, args.language, args.out)} items to {args.out}")
         return 0
+    if (args.second or args.third or args.fourth) and not args.heldout:
+        ap.error("--second, --third and --fourth choose a held-out file: use them with --heldout")
     held_out = HELDOUT2 if args.second else HELDOUT3 if args.third else HELDOUT4 if args.fourth else HELDOUT
     return report(development if args.dev else functools.partial(read, held_out), args.json, ensure_ascii=False)
 

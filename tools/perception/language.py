@@ -104,20 +104,22 @@ def question_words(text: str, language: str) -> list[str]:
     of three letters or more but those naming people (``FOREIGN_PERSON_WORDS``) and frame words: "¿cuándo se enfada
     ella?" -> ["enfada"]; French without its elided articles and inverted pronouns ("quand l'homme sourit-il ?" ->
     ["sourit"]). In Chinese, where words are not delimited, the words jieba's dictionary cuts it into (rjieba, the
-    Python binding of jieba-rs) and each two next to each other joined, of two characters or more, and any word in
-    Latin letters of three or more: "她什么时候想吐？" -> ["想吐"] ("想", "吐"); "他戴着眼镜" -> ["戴着", "戴着眼镜",
+    Python binding of jieba-rs) and each two next to each other joined (a word naming a person between them parts
+    them), of two characters or more, and any word in Latin letters of three or more: "她什么时候想吐？" -> ["想吐"] ("想", "吐"); "他戴着眼镜" -> ["戴着", "戴着眼镜",
     "眼镜"], never "着眼", which crosses a word's edge. Other languages are cut at spaces and punctuation
     (unmeasured). ``agents.intent.foreign_reading`` reads each alone when the whole question names no feeling."""
     people, frames = FOREIGN_PERSON_WORDS.get(language, {}), set(QUESTION_FRAMES.get(language, ()))
     core = question_core(text, language).lower()
-    for phrase in sorted((p for p in people if " " in p or language in _UNSPACED), key=len, reverse=True):
+    for phrase in sorted((p for p in people if " " in p), key=len, reverse=True):
         core = re.sub(_word_pattern(phrase, language), " ", core)
     if language == "fr":
         core = _FR_CLITICS.sub(" ", core)
     if language == "zh":
         import rjieba
 
-        runs = [[w for w in rjieba.cut(run, hmm=True) if w.strip()] for run in re.findall(r"[^\W\d_A-Za-z]+", core)]
+        runs = [list(run) for text_run in re.findall(r"[^\W\d_A-Za-z]+", core)
+                for named, run in itertools.groupby(rjieba.cut(text_run, hmm=True), key=lambda w: w in people)
+                if not named]  # a person's word ends a run: "她对他翻白眼" -> "对", "翻白眼"
         pairs = [a + b for run in runs for a, b in itertools.pairwise(run)]
         words = {w for w in [*(w for run in runs for w in run), *pairs] if len(w) > 1}
         words |= {w for w in _LATIN.findall(core) if len(w) > 2}
