@@ -13,6 +13,7 @@ The Python API (encode once, ask many)::
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from memory.store import VideoIndex
 from tools.core.media import video_warnings
 from tools.perception.engine import device_notes
 from tools.perception.language import language_notes
+from tools.signals.emoji import spelled_out
 from tools.signals.transcript import transcript_warnings
 
 MAX_QUERY_CHARS = 2000
@@ -38,7 +40,7 @@ MAX_OPTIONS = 10
 
 
 class QueryError(ValueError):
-    """The query is unusable (empty, only whitespace, or longer than ``MAX_QUERY_CHARS``)."""
+    """The query is unusable (empty, only whitespace or punctuation, or longer than ``MAX_QUERY_CHARS``)."""
 
 
 @dataclass
@@ -53,13 +55,16 @@ def check_query(query: str) -> str:
     """The query stripped of surrounding whitespace.
 
     Raises:
-        QueryError: empty query, or one longer than ``MAX_QUERY_CHARS``.
+        QueryError: empty query, one of punctuation alone ("?", "!!!", "……": no letter, digit or emoji, which the
+            question reader would read as some feeling), or one longer than ``MAX_QUERY_CHARS``.
     """
     if not query or not query.strip():
         raise QueryError("the query is empty: ask a question, e.g. \"when does she feel left out?\"")
     if len(query.strip()) > MAX_QUERY_CHARS:
         raise QueryError(f"the query is {len(query.strip())} characters long; ask in at most {MAX_QUERY_CHARS} "
                          "(one question, e.g. \"when does she feel left out?\")")
+    if not re.search(r"[^\W_]", spelled_out(query)):
+        raise QueryError("the query has no words: ask a question, e.g. \"when does she feel left out?\"")
     return query.strip()
 
 

@@ -74,6 +74,19 @@ def test_empty_query_exits_2(tmp_path):
     _assert_clean_error(proc, tmp_path / "cache", "query is empty")
 
 
+def test_a_query_of_punctuation_alone_exits_2(tmp_path):
+    """"？" and "!!!" were read as a question about happiness (the sentence encoder's reading of punctuation) and
+    answered; a question needs a word, a number or an emoji ("😢" is read as its name)."""
+    from graphs.pipeline import QueryError, check_query
+
+    proc = run_cli(str(SAMPLE), "？", "--cache-dir", str(tmp_path / "cache"))
+    _assert_clean_error(proc, tmp_path / "cache", "the query has no words")
+    for query in ("!!!", "……", "¿?", " ... "):
+        with pytest.raises(QueryError, match="has no words"):
+            check_query(query)
+    assert [check_query(q) for q in ("😢", "when?", "他?")] == ["😢", "when?", "他?"]
+
+
 @pytest.mark.parametrize(("text", "words"), [('{"visual": 1}', "not a fusion file (vocal: Field required)"),
                                              ("[0.5, 0.2]", "not a fusion file"),
                                              ("weights: 0.5", "not a readable JSON file")])
