@@ -40,7 +40,7 @@ from agents.state import AffectState, RunContext
 from agents.taxonomy import load_taxonomy
 from tools.core.schema import AFFECTNET8
 from tools.perception.language import foreign_people, question_core, question_language, question_words
-from tools.perception.text_emotion import TextEmotion, load_text_emotion
+from tools.perception.text_emotion import TextEmotion, load_language_emotion, load_text_emotion
 from tools.signals.activity_words import activity_verb, without_activity_verb
 from tools.signals.behaviour_words import (
     BEHAVIOUR_ONLY_BELOW,
@@ -67,11 +67,14 @@ from tools.signals.open_feeling import asks_open_feeling, feeling_subject
 
 #: Similarity below which a query is taken to name no emotion (MiniLM cosine; unrelated text ~0.0-0.15).
 MIN_EMOTION_SIM = 0.25
-#: ``MIN_EMOTION_SIM`` for a question in another language, read without its frame words (``foreign_reading``;
-#: multilingual Universal Sentence Encoder cosine): of 0.15-0.40 tried on the translated development questions, the
-#: floor that named the most feelings right first and kept the most questions about no feeling empty, the two shares
-#: weighed alike (``evals/RESULTS.md`` section 107).
-FOREIGN_MIN_EMOTION_SIM = 0.34
+#: ``MIN_EMOTION_SIM`` for a question in another language, read without its frame words against the English
+#: descriptions and their translations into its language (``foreign_reading``; multilingual Universal Sentence Encoder
+#: cosine). Chosen with ``FOREIGN_WORD_FROM`` and ``FOREIGN_WORD_LEAD`` by section 107's rule, the two shares (feelings
+#: named right first, questions about no feeling kept empty) weighed alike, over the whole reading: of 0.30-0.45 and
+#: the pairs of 0.30-0.44 and 0-0.08 tried on the 1,120 translated development questions
+#: (``studies.translated_questions.reading_trials``), 488 right of 960 and 157 of 160 kept empty (before: 0.34, 0.40
+#: and 0.05 against the English descriptions alone, 464 and 152; ``evals/RESULTS.md`` sections 107, 192 and 194).
+FOREIGN_MIN_EMOTION_SIM = 0.40
 #: At or above this, an activity verb read alone is a sign of a feeling to the sentence encoder ("trembling" fear 0.45,
 #: "punch" anger 0.40, "flinch" surprise 0.53; "eat" 0.24, "scratch" 0.27, "running" 0.38), and at or above
 #: ``WORD_SIGN_FROM`` a word after it ("tears" 0.56, "grin" 0.47, "cry" 0.46; "forehead" 0.41, "eyes" 0.40), so the
@@ -79,14 +82,10 @@ FOREIGN_MIN_EMOTION_SIM = 0.34
 #: section 191).
 SIGN_FROM, WORD_SIGN_FROM = 0.38, 0.45
 #: A word of a question in another language names the emotion it reads closest to alone when that similarity reaches
-#: ``FOREIGN_WORD_FROM`` and leads the word's second emotion by ``FOREIGN_WORD_LEAD`` (multilingual Universal Sentence
-#: Encoder cosines; ``word_feeling``): of 0.30-0.44 and 0-0.08 tried on the translated development questions
-#: (``studies.translated_questions.word_trials``, 864), the pair naming the most feelings right among those that give
-#: no question about no feeling one and whose newly named feelings are right at least as often as the whole-question
-#: reading's (21 right, 7 wrong: 0.75 against 0.70). 0.38, chosen first on 640 of them without the condition about
-#: questions of no feeling, gave three of the third held-out file's 32 such questions one (``evals/RESULTS.md``
-#: section 192).
-FOREIGN_WORD_FROM, FOREIGN_WORD_LEAD = 0.40, 0.05
+#: ``FOREIGN_WORD_FROM`` and leads the word's second emotion by ``FOREIGN_WORD_LEAD`` (``word_feeling``; chosen with
+#: ``FOREIGN_MIN_EMOTION_SIM``, section 194: no lead is needed once the word is read against its own language's
+#: descriptions too). Section 192 chose 0.40 and 0.05 behind the English descriptions alone.
+FOREIGN_WORD_FROM, FOREIGN_WORD_LEAD = 0.40, 0.0
 #: Emotions within this similarity of the best one are kept as targets too (at most two).
 EMOTION_MARGIN = 0.04
 def side_emotions(phrase: str) -> list[str]:
@@ -173,7 +172,7 @@ def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, flo
     105 and 107). A question whose whole reads as no feeling is read word by word
     (``tools.perception.language.question_words``, one batch): it asks the emotion of its strongest word that reads as
     one (``word_feeling``; section 192)."""
-    reader = load_text_emotion(encoder="use-multilingual")
+    reader = load_language_emotion(language)
     scores, cues = reader.similarities(question_core(query, language))
     targets = chosen_emotions(scores, query, FOREIGN_MIN_EMOTION_SIM, joined=False)
     if not targets and (words := question_words(query, language)):

@@ -2,7 +2,7 @@
 another language read by the multilingual sentence encoder, ``agents.intent.foreign_reading``).
 
     python -m studies.translated_questions --dev [--json report.json]
-    python -m studies.translated_questions --heldout [--second | --third | --fourth] [--json report.json]
+    python -m studies.translated_questions --heldout [--second | --third | --fourth | --fifth] [--json report.json]
     python -m studies.translated_questions --bench BENCH.jsonl --language de --out DIR/bench_de.jsonl
     python -m studies.translated_questions --score DIR --bench BENCH.jsonl [--json report.json]
 
@@ -15,7 +15,8 @@ half's translations (``questions_translated_heldout.jsonl``), read once when sec
 ``--second``, the sixth held-out file's idioms translated (``questions_translated_heldout2.jsonl``), read once when
 section 107's was; with ``--third``, questions written in the four languages (``questions_translated3.jsonl``), read
 once when section 192's word-by-word reading was first done; with ``--fourth``, a second such file
-(``questions_translated4.jsonl``), read once when it was mended.
+(``questions_translated4.jsonl``), read once when it was mended; with ``--fifth``, a third
+(``questions_translated5.jsonl``), read once when section 194's reading was done.
 
 ``--bench``: a bench (``evals.bench``) whose questions are the bench templates (``evals.build_bench.TEMPLATES``), with
 each question replaced by its translation (``evals/data/templates_translated.jsonl``) and each video named by its
@@ -41,10 +42,14 @@ HELDOUT = DATA / "questions_translated_heldout.jsonl"
 HELDOUT2 = DATA / "questions_translated_heldout2.jsonl"
 HELDOUT3 = DATA / "questions_translated3.jsonl"
 HELDOUT4 = DATA / "questions_translated4.jsonl"
+HELDOUT5 = DATA / "questions_translated5.jsonl"
 TEMPLATES = DATA / "templates_translated.jsonl"
+#: Section 107's floor of the whole question's similarity to the English descriptions (0.40 since section 194, which
+#: reads them beside their translations).
+SECTION_107_FLOOR = 0.34
 #: The floors tried for the multilingual reading on the development translations: section 105 tried 0.15-0.30 on the
 #: whole question and took 0.25; section 107 tried 0.15-0.40 on the question without its frame words
-#: (``tools.perception.language.question_core``) and took ``agents.intent.FOREIGN_MIN_EMOTION_SIM``.
+#: (``tools.perception.language.question_core``) and took 0.34 (``SECTION_107_FLOOR``).
 FLOORS = tuple(k / 100 for k in range(15, 41))
 
 
@@ -55,10 +60,10 @@ def _rows(path: Path) -> list[dict]:
 def _readings() -> dict:
     """Each reading's targets of a question: before (the English reader whatever the language), section 105's (a
     question in another language read whole at ``agents.intent.MIN_EMOTION_SIM``), section 107's (read without its
-    frame words at ``agents.intent.FOREIGN_MIN_EMOTION_SIM``, never word by word) and now (the shipped
-    ``agents.intent.offline_intent``)."""
-    from agents.intent import FOREIGN_MIN_EMOTION_SIM, asked_emotions, chosen_emotions, offline_intent
-    from tools.perception.language import question_core, question_language
+    frame words against the English descriptions at ``SECTION_107_FLOOR``), section 192's (then word by word, 0.40
+    and 0.05) and now (the shipped ``agents.intent.offline_intent``)."""
+    from agents.intent import asked_emotions, chosen_emotions, offline_intent, word_feeling
+    from tools.perception.language import question_core, question_language, question_words
     from tools.perception.text_emotion import load_text_emotion
 
     def whole(q: str, core: bool = False) -> list[str]:
@@ -66,10 +71,17 @@ def _readings() -> dict:
             return asked_emotions(q)
         read = question_core(q, language) if core else q
         scores = load_text_emotion(encoder="use-multilingual").similarities(read)[0]
-        return chosen_emotions(scores, q, FOREIGN_MIN_EMOTION_SIM, joined=False) if core else chosen_emotions(scores, q)
+        return chosen_emotions(scores, q, SECTION_107_FLOOR, joined=False) if core else chosen_emotions(scores, q)
+
+    def section_192(q: str) -> list[str]:  # section 107's reading, then word by word (0.40 and 0.05)
+        if (targets := whole(q, core=True)) or (language := question_language(q)) == "en":
+            return targets
+        use = load_text_emotion(encoder="use-multilingual")
+        label = word_feeling(use.emotion_similarities(question_words(q, language)), 0.40, 0.05)
+        return [label] if label else []
 
     return {"before": asked_emotions, "section_105": whole, "section_107": functools.partial(whole, core=True),
-            "now": lambda q: offline_intent({"query": q}).target_emotions}
+            "section_192": section_192, "now": lambda q: offline_intent({"query": q}).target_emotions}
 
 
 def _top1(rows: list[dict], targets: dict[str, list[str]]) -> dict:
@@ -94,7 +106,7 @@ def _top1(rows: list[dict], targets: dict[str, list[str]]) -> dict:
 def read(path: Path) -> dict:
     """The readings of a translated question file (``_readings``): top-1 of its feeling questions, the no-feeling
     questions left without an emotion, the paired differences of now against before and against section 105's
-    reading and against section 107's, the language named right, and each question's targets."""
+    reading, section 107's and section 192's, the language named right, and each question's targets."""
     from studies.intent import paired
     from tools.perception.language import language_notes, question_language
 
@@ -109,6 +121,7 @@ def read(path: Path) -> dict:
         "paired_top1": paired(right["now"], right["before"]),
         "paired_top1_section_105": paired(right["now"], right["section_105"]),
         "paired_top1_section_107": paired(right["now"], right["section_107"]),
+        "paired_top1_section_192": paired(right["now"], right["section_192"]),
         "language_named": sum(question_language(r["query"]) == r["language"] for r in rows),
         "noted": sum(bool(language_notes(r["query"])) for r in rows),
         "per_question": [{"question": r["query"], "language": r["language"], "label": r["emotion"],
@@ -144,22 +157,75 @@ WORD_TRIALS = [(start, lead) for start in (0.30, 0.32, 0.34, 0.36, 0.38, 0.40, 0
                for lead in (0.0, 0.03, 0.05, 0.08)]
 
 
-def word_trials() -> dict:
-    """The word-by-word reading of section 192 (``agents.intent.word_feeling``) at each of ``WORD_TRIALS`` over the
-    four development translation files (864 questions; the third held-out file since its read in section 192): among
-    the questions whose whole names no feeling, those a word then names right, those it names a wrong feeling, and
-    no-feeling questions it gives one; and how often the whole-question reading's first feeling is right where it
-    names one (the precision the pair was chosen to match)."""
-    from agents.intent import FOREIGN_MIN_EMOTION_SIM, chosen_emotions, word_feeling
-    from tools.perception.language import question_core, question_words
-    from tools.perception.text_emotion import load_text_emotion
+def _development_rows() -> list[dict]:
+    """Every development translation: the five translated files, the held-out ones read once since (1,120)."""
+    return [r for path in (DEV, HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4) for r in _rows(path)]
 
-    use = load_text_emotion(encoder="use-multilingual")
-    rows = [r for path in (DEV, HELDOUT, HELDOUT2, HELDOUT3) for r in _rows(path)]
-    wholes = [chosen_emotions(use.similarities(question_core(r["query"], r["language"]))[0], r["query"],
-                              FOREIGN_MIN_EMOTION_SIM, joined=False) for r in rows]
+
+def _whole_scores(rows: list[dict], translated: bool = True) -> list[dict[str, float]]:
+    """Each row's emotion similarities without its frame words, against the English descriptions and, with
+    ``translated``, their translations into its language (``load_language_emotion``, the shipped reading)."""
+    from tools.perception.language import question_core
+    from tools.perception.text_emotion import load_language_emotion, load_text_emotion
+
+    english = load_text_emotion(encoder="use-multilingual")
+    return [(load_language_emotion(r["language"]) if translated else english).similarities(
+        question_core(r["query"], r["language"]))[0] for r in rows]
+
+
+#: The floors (``agents.intent.FOREIGN_MIN_EMOTION_SIM``) tried with each pair of ``WORD_TRIALS`` (section 194).
+JOINT_FLOORS = tuple(k / 100 for k in range(30, 46))
+
+
+def reading_trials() -> dict:
+    """Section 194's choice: the development translations (``_development_rows``) read by the whole question at each
+    of ``JOINT_FLOORS`` and then, where it names no feeling, word by word at each pair of ``WORD_TRIALS`` (or not:
+    ``"from": null``), against the English descriptions alone and against them and their translations: feeling
+    questions named first, no-feeling questions left empty, and the mean of the two shares (section 107's rule, here
+    over the floor and the pair together, since a higher floor leaves more questions to the words). Sorted best
+    first; ties go to the more feelings named."""
+    from agents.intent import chosen_emotions, word_feeling
+    from tools.perception.language import question_words
+    from tools.perception.text_emotion import load_language_emotion, load_text_emotion
+
+    rows = _development_rows()
+    n_feel = sum(bool(r["emotion"]) for r in rows)
+    out: dict = {"questions": len(rows), "feeling": n_feel}
+    for name, translated in (("english", False), ("translated", True)):
+        def reader(language: str, translated=translated):
+            return load_language_emotion(language) if translated else load_text_emotion(encoder="use-multilingual")
+        scores = _whole_scores(rows, translated)
+        words = [reader(r["language"]).emotion_similarities(question_words(r["query"], r["language"])) for r in rows]
+        trials = []
+        for floor in JOINT_FLOORS:
+            wholes = [chosen_emotions(sc, r["query"], floor, joined=False) for sc, r in zip(scores, rows, strict=True)]
+            for start, lead in [(None, None), *WORD_TRIALS]:
+                chosen = [w or ([label] if start is not None and (label := word_feeling(ws, start, lead)) else [])
+                          for w, ws in zip(wholes, words, strict=True)]
+                right = sum(c[:1] == [r["emotion"]] for c, r in zip(chosen, rows, strict=True) if r["emotion"])
+                empty = sum(not c for c, r in zip(chosen, rows, strict=True) if not r["emotion"])
+                trials.append({"floor": floor, "from": start, "lead": lead, "right": right, "kept_empty": empty,
+                               "balanced": round((right / n_feel + empty / (len(rows) - n_feel)) / 2, 4)})
+        out[name] = sorted(trials, key=lambda t: (-t["balanced"], -t["right"]))
+    return out
+
+
+def word_trials() -> dict:
+    """The word-by-word reading (``agents.intent.word_feeling``) at each of ``WORD_TRIALS`` over the development
+    translations (``_development_rows``), behind the shipped whole-question reading (its own language's descriptions
+    too, ``FOREIGN_MIN_EMOTION_SIM``): among the questions whose whole names no feeling, those a word then names right,
+    those it names a wrong feeling, and no-feeling questions it gives one; and how often the whole reading's first
+    feeling is right where it names one (the precision the pair is chosen to match). Section 192's figures, over 864
+    questions and the English descriptions alone, are in ``evals/results/translated_questions_dev_192.json``."""
+    from agents.intent import FOREIGN_MIN_EMOTION_SIM, chosen_emotions, word_feeling
+    from tools.perception.language import question_words
+    from tools.perception.text_emotion import load_language_emotion
+
+    rows = _development_rows()
+    wholes = [chosen_emotions(sc, r["query"], FOREIGN_MIN_EMOTION_SIM, joined=False)
+              for sc, r in zip(_whole_scores(rows), rows, strict=True)]
     named = [(w[0], r["emotion"]) for w, r in zip(wholes, rows, strict=True) if w and r["emotion"]]
-    unread = [(r, use.emotion_similarities(question_words(r["query"], r["language"])))
+    unread = [(r, load_language_emotion(r["language"]).emotion_similarities(question_words(r["query"], r["language"])))
               for w, r in zip(wholes, rows, strict=True) if not w]
     trials = []
     for start, lead in WORD_TRIALS:
@@ -250,7 +316,8 @@ def people_agreement() -> dict:
 def development() -> dict:
     """``--dev``'s report (module doc)."""
     return {**read(DEV), "floors": floors(), "floors_whole_question": floors(core=False),
-            "english_questions": english_questions(), "people": people_agreement(), "word_trials": word_trials()}
+            "english_questions": english_questions(), "people": people_agreement(),
+            "reading_trials": reading_trials(), "word_trials": word_trials()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -265,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--second", action="store_true", help="with --heldout: the second held-out file (section 107)")
     which.add_argument("--third", action="store_true", help="with --heldout: the third held-out file (section 192)")
     which.add_argument("--fourth", action="store_true", help="with --heldout: the fourth held-out file (section 192)")
+    which.add_argument("--fifth", action="store_true", help="with --heldout: the fifth held-out file (section 194)")
     mode.add_argument("--heldout", action="store_true", help="read the held-out translations, once")
     mode.add_argument("--bench", type=Path, help="a bench of template questions to translate (with --language, --out)"
                       " or whose translations' runs to score (with --score)")
@@ -279,9 +347,10 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--bench needs --language and --out")
         print(f"wrote {translate_bench(args.bench, args.language, args.out)} items to {args.out}")
         return 0
-    if (args.second or args.third or args.fourth) and not args.heldout:
-        ap.error("--second, --third and --fourth choose a held-out file: use them with --heldout")
-    held_out = HELDOUT2 if args.second else HELDOUT3 if args.third else HELDOUT4 if args.fourth else HELDOUT
+    if (args.second or args.third or args.fourth or args.fifth) and not args.heldout:
+        ap.error("--second, --third, --fourth and --fifth choose a held-out file: use them with --heldout")
+    held_out = next((path for flag, path in ((args.second, HELDOUT2), (args.third, HELDOUT3), (args.fourth, HELDOUT4),
+                                             (args.fifth, HELDOUT5)) if flag), HELDOUT)
     return report(development if args.dev else functools.partial(read, held_out), args.json, ensure_ascii=False)
 
 
