@@ -167,9 +167,9 @@ def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, flo
     """(the AffectNet-8 emotions a question in ``language``, not English, asks about, its similarity to each cue):
     ``chosen_emotions`` at ``FOREIGN_MIN_EMOTION_SIM`` of the cosine similarity of the question without its frame words
     (``tools.perception.language.question_core``: "¿cuándo se siente alguien rechazado?" -> "se siente rechazado") to
-    the English descriptions under the multilingual Universal Sentence Encoder (``load_text_emotion(encoder=
-    "use-multilingual")``), which places a sentence and its translation close together (``evals/RESULTS.md`` sections
-    105 and 107). A question whose whole reads as no feeling is read word by word
+    the English descriptions and, in Spanish, German, French and Chinese, their translations, under the multilingual
+    Universal Sentence Encoder (``tools.perception.text_emotion.load_language_emotion``), which places a sentence and
+    its translation close together (``evals/RESULTS.md`` sections 105, 107 and 194). A question whose whole reads as no feeling is read word by word
     (``tools.perception.language.question_words``, one batch): it asks the emotion of its strongest word that reads as
     one (``word_feeling``; section 192)."""
     reader = load_language_emotion(language)

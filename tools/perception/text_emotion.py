@@ -28,7 +28,7 @@ import numpy as np
 from tools.core.schema import AFFECTNET8
 from tools.perception.heads import LinearHead, softmax
 from tools.perception.text import TextEncoder, load_transcript_encoder
-from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, described_in
+from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, described_in, translated_languages
 from tools.signals.timeline import reading_dict
 
 #: The words8 head: AffectNet-8 probabilities of an utterance from its sentence vector (contempt ~0, MELD has none).
@@ -115,12 +115,18 @@ def load_text_emotion(device: str = "cpu", encoder: str = "minilm") -> TextEmoti
     return _text_emotion(device, encoder)
 
 
-@functools.lru_cache(maxsize=4)
 def load_language_emotion(language: str) -> TextEmotion:
-    """The multilingual scorer (``load_text_emotion(encoder="use-multilingual")``'s encoder and head) whose emotion
-    descriptions are the English ones and, in Spanish, German, French or Chinese, their translations
-    (``tools.signals.lexicon.described_in``): a question in another language is read against phrases of its own
-    language too. Raises as ``load_text_emotion``."""
+    """The multilingual scorer (``load_text_emotion(encoder="use-multilingual")``) for a question in ``language`` (ISO
+    639-1): in Spanish, German, French or Chinese its emotion descriptions are the English ones and their translations
+    (``tools.signals.lexicon.described_in``), so the question is read against phrases of its own language too; in
+    another language, that scorer itself. Cached per language. Raises as ``load_text_emotion``."""
+    if language not in translated_languages():
+        return load_text_emotion(encoder="use-multilingual")
+    return _language_emotion(language)
+
+
+@functools.cache
+def _language_emotion(language: str) -> TextEmotion:
     use = load_text_emotion(encoder="use-multilingual")
     return TextEmotion(use.encoder, head=WORDS8_HEADS.get("use-multilingual"), descriptions=described_in(language))
 

@@ -153,6 +153,16 @@ TRANSLATED_DESCRIPTIONS = Path(__file__).parents[1] / "data" / "emotion_descript
 
 
 @functools.cache
+def translated_languages() -> frozenset[str]:
+    """The languages (ISO 639-1) ``TRANSLATED_DESCRIPTIONS`` holds.
+
+    Raises:
+        FileNotFoundError: ``TRANSLATED_DESCRIPTIONS`` is missing.
+    """
+    return frozenset(json.loads(TRANSLATED_DESCRIPTIONS.read_text(encoding="utf-8")))
+
+
+@functools.cache
 def described_in(language: str) -> dict[str, list[str]]:
     """AffectNet-8 label -> its ``EMOTION_DESCRIPTIONS`` and, for a language of ``TRANSLATED_DESCRIPTIONS`` (ISO 639-1
     "es", "de", "fr", "zh"), their translations after them (5 + 5 phrases for neutral); another language's, the English
