@@ -2,7 +2,7 @@
 another language read by the multilingual sentence encoder, ``agents.intent.foreign_reading``).
 
     python -m studies.translated_questions --dev [--json report.json]
-    python -m studies.translated_questions --heldout [--second | --third | --fourth | --fifth] [--json report.json]
+    python -m studies.translated_questions --heldout [--second | --third | --fourth | --fifth | --short] [--json F]
     python -m studies.translated_questions --bench BENCH.jsonl --language de --out DIR/bench_de.jsonl
     python -m studies.translated_questions --score DIR --bench BENCH.jsonl [--json report.json]
 
@@ -16,7 +16,8 @@ half's translations (``questions_translated_heldout.jsonl``), read once when sec
 section 107's was; with ``--third``, questions written in the four languages (``questions_translated3.jsonl``), read
 once when section 192's word-by-word reading was first done; with ``--fourth``, a second such file
 (``questions_translated4.jsonl``), read once when it was mended; with ``--fifth``, a third
-(``questions_translated5.jsonl``), read once when section 194's reading was done.
+(``questions_translated5.jsonl``), read once when section 194's reading was done; with ``--short``, short
+questions (``questions_translated_short.jsonl``) read with and without section 194's language check.
 
 ``--bench``: a bench (``evals.bench``) whose questions are the bench templates (``evals.build_bench.TEMPLATES``), with
 each question replaced by its translation (``evals/data/templates_translated.jsonl``) and each video named by its
@@ -43,6 +44,7 @@ HELDOUT2 = DATA / "questions_translated_heldout2.jsonl"
 HELDOUT3 = DATA / "questions_translated3.jsonl"
 HELDOUT4 = DATA / "questions_translated4.jsonl"
 HELDOUT5 = DATA / "questions_translated5.jsonl"
+SHORT = DATA / "questions_translated_short.jsonl"
 TEMPLATES = DATA / "templates_translated.jsonl"
 #: Section 107's floor of the whole question's similarity to the English descriptions (0.40 since section 194, which
 #: reads them beside their translations).
@@ -237,6 +239,39 @@ def word_trials() -> dict:
             "whole_precision": [sum(a == b for a, b in named), len(named)], "trials": trials}
 
 
+def short_questions(path: Path = SHORT) -> dict:
+    """Section 194's language check on short questions (``path``, default ``SHORT``): the language named right and
+    the feeling named first (no-feeling questions kept empty) when a question below ``MIN_LANGUAGE_P`` is read as
+    English (before) and when the language of its frame words is read (``framed_languages``, now); each question
+    whose language or reading differs."""
+    from agents.intent import asked_emotions, foreign_reading, offline_intent
+    from tools.perception.language import MIN_LANGUAGE_P, _identifier, has_english_marker, question_language
+
+    def before_language(q: str) -> str:
+        language, p = _identifier().classify(q)
+        return "en" if has_english_marker(q) or p < MIN_LANGUAGE_P else language
+
+    out: dict = {"questions": str(path.relative_to(DATA.parents[1]))}
+    rows, changed = _rows(path), []
+    for name, language_of in (("before", before_language), ("now", question_language)):
+        languages = [language_of(r["query"]) for r in rows]
+        targets = [offline_intent({"query": r["query"]}).target_emotions if lang == question_language(r["query"])
+                   else asked_emotions(r["query"]) if lang == "en" else foreign_reading(r["query"], lang)[0]
+                   for lang, r in zip(languages, rows, strict=True)]
+        out[name] = {"language_named": sum(lang == r["language"] for lang, r in zip(languages, rows, strict=True)),
+                     "feeling_named_first": sum(t[:1] == [r["emotion"]] for t, r in zip(targets, rows, strict=True)
+                                                if r["emotion"]),
+                     "no_feeling_kept_empty": sum(not t for t, r in zip(targets, rows, strict=True)
+                                                  if not r["emotion"]),
+                     "per_question": [[lang, t] for lang, t in zip(languages, targets, strict=True)]}
+    for i, r in enumerate(rows):
+        if out["before"]["per_question"][i] != out["now"]["per_question"][i]:
+            changed.append({"question": r["query"], "label": r["emotion"], "before": out["before"]["per_question"][i],
+                            "now": out["now"]["per_question"][i]})
+    out["n"], out["feeling"], out["changed"] = len(rows), sum(bool(r["emotion"]) for r in rows), changed
+    return out
+
+
 def english_questions() -> dict:
     """How many distinct questions of the English question files (every ``evals/data/questions*.jsonl`` but the
     translated ones and ``questions_heldout7.jsonl``, which is unread) the language check calls English, and those it
@@ -333,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--third", action="store_true", help="with --heldout: the third held-out file (section 192)")
     which.add_argument("--fourth", action="store_true", help="with --heldout: the fourth held-out file (section 192)")
     which.add_argument("--fifth", action="store_true", help="with --heldout: the fifth held-out file (section 194)")
+    which.add_argument("--short", action="store_true", help="with --heldout: the short questions' language check "
+                       "(section 194)")
     mode.add_argument("--heldout", action="store_true", help="read the held-out translations, once")
     mode.add_argument("--bench", type=Path, help="a bench of template questions to translate (with --language, --out)"
                       " or whose translations' runs to score (with --score)")
@@ -347,8 +384,10 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--bench needs --language and --out")
         print(f"wrote {translate_bench(args.bench, args.language, args.out)} items to {args.out}")
         return 0
-    if (args.second or args.third or args.fourth or args.fifth) and not args.heldout:
-        ap.error("--second, --third, --fourth and --fifth choose a held-out file: use them with --heldout")
+    if (args.second or args.third or args.fourth or args.fifth or args.short) and not args.heldout:
+        ap.error("--second, --third, --fourth, --fifth and --short choose a held-out file: use them with --heldout")
+    if args.short:
+        return report(short_questions, args.json, ensure_ascii=False)
     held_out = next((path for flag, path in ((args.second, HELDOUT2), (args.third, HELDOUT3), (args.fourth, HELDOUT4),
                                              (args.fifth, HELDOUT5)) if flag), HELDOUT)
     return report(development if args.dev else functools.partial(read, held_out), args.json, ensure_ascii=False)

@@ -679,6 +679,26 @@ def test_the_fifth_translated_file_reads_as_its_one_read_gave():
         assert offline_intent({"query": row["question"]}).target_emotions == row["now"], row["question"]
 
 
+def test_a_short_question_below_the_language_floor_is_read_in_the_language_of_its_frame_word():
+    """py3langid gives "Quand est-elle triste ?" French at 0.66 and "Wann zoomt die Kamera heran?" Dutch at 0.66, under
+    the floor that keeps English keyword queries English, so both were read as English; "quand" and "wann" are no
+    English words. The English question files and the 70 keyword queries stay English."""
+    import json
+
+    from agents.intent import offline_intent
+    from studies.translated_questions import english_questions
+    from tests.conftest import REPO
+    from tools.perception.language import framed_languages, question_language
+
+    assert question_language("Quand est-elle triste ?") == "fr" and question_language("Wann zoomt die Kamera heran?") == "de"
+    assert offline_intent({"query": "Quand est-elle triste ?"}).target_emotions == ["sadness"]
+    assert framed_languages("quando è triste?") == ["it", "pt"] and framed_languages("sad moments") == []
+    keywords = (REPO / "evals" / "data" / "questions_keywords.jsonl").read_text().splitlines()
+    assert all(question_language(json.loads(line)["query"]) == "en" for line in keywords if line.strip())
+    checked = english_questions()
+    assert checked["english"] == checked["n"] > 1900
+
+
 def test_the_words_of_a_question_in_another_language():
     """Words of three letters or more, without the frame words and the words naming people, sorted and once each;
     French without its elided articles and inverted pronouns; in Chinese the words jieba cuts, and each two next to each

@@ -192,12 +192,25 @@ def has_english_marker(text: str) -> bool:
 def question_language(text: str) -> str:
     """The ISO 639-1 code of the language ``text`` is written in, one of ``USE_LANGUAGES`` ("en" for English; "zh"
     for Chinese in either script): "en" when a word of it is one of ``ENGLISH_MARKERS``, else py3langid's most probable
-    language among those when its probability reaches ``MIN_LANGUAGE_P``, else "en" (see the module doc). The same
-    text gives the same code on every machine."""
+    language among those when its probability reaches ``MIN_LANGUAGE_P``, else the language of its frame words when
+    they name py3langid's or one language alone (``framed_languages``), else "en" (see the module doc). The same text
+    gives the same code on every machine."""
     if has_english_marker(text):
         return "en"
     language, p = _identifier().classify(text)
-    return language if p >= MIN_LANGUAGE_P else "en"
+    if p >= MIN_LANGUAGE_P:
+        return language
+    framed = framed_languages(text)  # "Quand est-elle triste ?": French 0.66, but "quand" is no English word
+    return language if language in framed else framed[0] if len(framed) == 1 else "en"
+
+
+def framed_languages(text: str) -> list[str]:
+    """The languages of ``QUESTION_FRAMES`` one of whose frame words ("quand", "wann", "什么时候") ``text`` holds, sorted:
+    whole words in any case, anywhere in a language of ``_UNSPACED``. None is an English word, so a question below
+    ``MIN_LANGUAGE_P`` that holds one is read in that language (``question_language``; section 194)."""
+    lowered = text.lower()
+    return sorted(language for language, words in QUESTION_FRAMES.items()
+                  if any(re.search(_word_pattern(word, language), lowered) for word in words))
 
 
 def language_notes(query: str) -> list[str]:
