@@ -9,8 +9,9 @@ the 70 short keyword queries, 5), and none of the 256 translated development que
 ``tools.perception.text.USE_LANGUAGES``: it named the right language for all 256 translations, each with a
 probability of 0.83 or more. Short English queries without a marker ("sad moments", "awkward silence", "sobbing":
 ``evals/data/questions_keywords.jsonl``) it often calls another language, but with 0.61 at most, so a question is
-taken to be in another language only at ``MIN_LANGUAGE_P`` or more, and is read as English otherwise, as before
-(``python -m studies.translated_questions --dev``; ``evals/RESULTS.md`` section 105). Its model takes about 0.7 s to
+taken to be in another language at ``MIN_LANGUAGE_P`` or more, or below it when it holds a word of that language's
+``QUESTION_FRAMES`` ("Quand est-elle triste ?": French at 0.66; no frame word is an English word), and is read as
+English otherwise (``python -m studies.translated_questions --dev``; ``evals/RESULTS.md`` sections 105 and 194). Its model takes about 0.7 s to
 load, so it is loaded only for a question without a marker, once per process.
 """
 
