@@ -28,7 +28,8 @@ import numpy as np
 from tools.core.schema import AFFECTNET8
 from tools.perception.heads import LinearHead, softmax
 from tools.perception.text import TextEncoder, load_transcript_encoder
-from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS, described_in, translated_languages
+from tools.signals.descriptions import described_in, translated_languages
+from tools.signals.lexicon import CUE_DESCRIPTIONS, EMOTION_DESCRIPTIONS
 from tools.signals.timeline import reading_dict
 
 #: The words8 head: AffectNet-8 probabilities of an utterance from its sentence vector (contempt ~0, MELD has none).
@@ -118,7 +119,7 @@ def load_text_emotion(device: str = "cpu", encoder: str = "minilm") -> TextEmoti
 def load_language_emotion(language: str) -> TextEmotion:
     """The multilingual scorer (``load_text_emotion(encoder="use-multilingual")``) for a question in ``language`` (ISO
     639-1): in Spanish, German, French or Chinese its emotion descriptions are the English ones and their translations
-    (``tools.signals.lexicon.described_in``), so the question is read against phrases of its own language too; in
+    (``tools.signals.descriptions.described_in``), so the question is read against phrases of its own language too; in
     another language, that scorer itself. Cached per language. Raises as ``load_text_emotion``."""
     if language not in translated_languages():
         return load_text_emotion(encoder="use-multilingual")
