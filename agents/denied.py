@@ -1,6 +1,7 @@
 """The feelings a question denies: the AffectNet-8 emotions its negated stretches name ("when is she not *happy*?",
-"when is he *without fear*?"), which the offline question reader never asks about (``agents.emotion_scores.emotion_scores``;
-the stretches from ``tools.signals.negation.split_negated``, after NegEx; ``evals/RESULTS.md`` section 91)."""
+"when is he *without fear*?"), which the offline question reader never asks about
+(``agents.emotion_scores.emotion_scores``; the stretches from ``tools.signals.negation.split_negated``, after NegEx;
+``evals/RESULTS.md`` section 91)."""
 
 from __future__ import annotations
 

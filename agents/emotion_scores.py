@@ -17,7 +17,8 @@ from tools.signals.memory_words import stated_feeling
 from tools.signals.negation import split_negated
 
 #: Added to the similarity of an emotion that a word of the question names (``tools.signals.lexicon.named_emotions``:
-#: "livid" -> anger), chosen on the dev questions of ``studies.intent`` (0.05-0.5 tried; ``evals/RESULTS.md`` section 23).
+#: "livid" -> anger), chosen on the dev questions of ``studies.intent`` (0.05-0.5 tried; ``evals/RESULTS.md``
+#: section 23).
 WORD_BONUS = 0.2
 #: Weight of an idiom's gloss beside the question's phrase (1: each emotion's score is the mean of the two), chosen on
 #: the development questions of ``studies.build_idiom_glosses`` with the first sense read (0.5-2 and 1-3 senses tried;

@@ -169,9 +169,9 @@ def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, flo
     (``tools.perception.language.question_core``: "¿cuándo se siente alguien rechazado?" -> "se siente rechazado") to
     the English descriptions and, in Spanish, German, French and Chinese, their translations, under the multilingual
     Universal Sentence Encoder (``tools.perception.text_emotion.load_language_emotion``), which places a sentence and
-    its translation close together (``evals/RESULTS.md`` sections 105, 107 and 194). A question whose whole reads as no feeling is read word by word
-    (``tools.perception.language.question_words``, one batch): it asks the emotion of its strongest word that reads as
-    one (``word_feeling``; section 192)."""
+    its translation close together (``evals/RESULTS.md`` sections 105, 107 and 194). A question whose whole reads as
+    no feeling is read word by word (``tools.perception.language.question_words``, one batch): it asks the emotion of
+    its strongest word that reads as one (``word_feeling``; section 192)."""
     reader = load_language_emotion(language)
     scores, cues = reader.similarities(question_core(query, language))
     targets = chosen_emotions(scores, query, FOREIGN_MIN_EMOTION_SIM, joined=False)

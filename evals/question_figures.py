@@ -67,7 +67,8 @@ QUESTION_FIGURES: tuple[Figure, ...] = (
                "16 asking where someone looks (none asked) (read once; section 186; before)",
            "open_questions2_test.json", paired_share),
     Figure("", "activity questions, 80: 48 about an everyday activity that say no feeling (\"when does she eat "
-               "lunch?\"; none asked), 32 an activity done with a feeling, 4 per label (read once; section 191; before)",
+               "lunch?\"; none asked), 32 an activity done with a feeling, 4 per label (read once; section 191; "
+               "before)",
            "activity_questions_test.json", paired_share),
     Figure("denied emotion not asked, offline interpreter (without negation read)",
            "second negation questions, 24 negated (\"when is she not happy?\"; read once; section 91)",

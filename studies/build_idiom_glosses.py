@@ -14,10 +14,11 @@ with the senses of its Wiktionary entry. Kept: every idiom of two words or more 
 The trial (``--trial``): the asked emotion of the development questions of ``studies.train_feel`` (the 96 labelled
 questions, the benches' 32 phrasings, the first held-out file's 48 idioms and 16 memory-form questions, issue 31's
 four idioms; and 16 questions that name no feeling, which should stay without an emotion), read as shipped and
-without the glosses (``agents.emotion_scores.emotion_scores(idioms=False)``). The gloss's weight and the number of senses
-read were chosen this way (``evals/RESULTS.md`` section 86). ``--heldout`` reads the second held-out question file
-(``evals.questions.HELDOUT2``: 48 idioms and slang phrasings, 16 in the memory form, written before this list) the same
-two ways, with ``studies.intent.score`` (top-1, hit, none, per emotion, the misses): once, when the list was done.
+without the glosses (``agents.emotion_scores.emotion_scores(idioms=False)``). The gloss's weight and the number of
+senses read were chosen this way (``evals/RESULTS.md`` section 86). ``--heldout`` reads the second held-out question
+file (``evals.questions.HELDOUT2``: 48 idioms and slang phrasings, 16 in the memory form, written before this list)
+the same two ways, with ``studies.intent.score`` (top-1, hit, none, per emotion, the misses): once, when the list
+was done.
 """
 
 from __future__ import annotations

@@ -49,6 +49,8 @@ TEMPLATES = DATA / "templates_translated.jsonl"
 #: Section 107's floor of the whole question's similarity to the English descriptions (0.40 since section 194, which
 #: reads them beside their translations).
 SECTION_107_FLOOR = 0.34
+#: Section 192's word floor and lead behind it (``agents.intent.word_feeling``; 0.40 and 0 since section 194).
+SECTION_192_WORDS = (0.40, 0.05)
 #: The floors tried for the multilingual reading on the development translations: section 105 tried 0.15-0.30 on the
 #: whole question and took 0.25; section 107 tried 0.15-0.40 on the question without its frame words
 #: (``tools.perception.language.question_core``) and took 0.34 (``SECTION_107_FLOOR``).
@@ -62,8 +64,8 @@ def _rows(path: Path) -> list[dict]:
 def _readings() -> dict:
     """Each reading's targets of a question: before (the English reader whatever the language), section 105's (a
     question in another language read whole at ``agents.intent.MIN_EMOTION_SIM``), section 107's (read without its
-    frame words against the English descriptions at ``SECTION_107_FLOOR``), section 192's (then word by word, 0.40
-    and 0.05) and now (the shipped ``agents.intent.offline_intent``)."""
+    frame words against the English descriptions at ``SECTION_107_FLOOR``), section 192's (then word by word at
+    ``SECTION_192_WORDS``) and now (the shipped ``agents.intent.offline_intent``)."""
     from agents.intent import asked_emotions, chosen_emotions, offline_intent, word_feeling
     from tools.perception.language import question_core, question_language, question_words
     from tools.perception.text_emotion import load_text_emotion
@@ -75,11 +77,11 @@ def _readings() -> dict:
         scores = load_text_emotion(encoder="use-multilingual").similarities(read)[0]
         return chosen_emotions(scores, q, SECTION_107_FLOOR, joined=False) if core else chosen_emotions(scores, q)
 
-    def section_192(q: str) -> list[str]:  # section 107's reading, then word by word (0.40 and 0.05)
+    def section_192(q: str) -> list[str]:  # section 107's reading, then word by word (``SECTION_192_WORDS``)
         if (targets := whole(q, core=True)) or (language := question_language(q)) == "en":
             return targets
         use = load_text_emotion(encoder="use-multilingual")
-        label = word_feeling(use.emotion_similarities(question_words(q, language)), 0.40, 0.05)
+        label = word_feeling(use.emotion_similarities(question_words(q, language)), *SECTION_192_WORDS)
         return [label] if label else []
 
     return {"before": asked_emotions, "section_105": whole, "section_107": functools.partial(whole, core=True),
@@ -164,15 +166,23 @@ def _development_rows() -> list[dict]:
     return [r for path in (DEV, HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4) for r in _rows(path)]
 
 
-def _whole_scores(rows: list[dict], translated: bool = True) -> list[dict[str, float]]:
-    """Each row's emotion similarities without its frame words, against the English descriptions and, with
-    ``translated``, their translations into its language (``load_language_emotion``, the shipped reading)."""
-    from tools.perception.language import question_core
+@functools.cache
+def _development_readings(translated: bool = True) -> tuple[list[dict], list[dict], list[list[dict]]]:
+    """(rows, wholes, words) of the development translations (``_development_rows``): each one's emotion similarities
+    without its frame words, and those of each of its words (``question_words``), against the English descriptions
+    and, with ``translated``, their translations into its language (``load_language_emotion``, the shipped reading).
+    Encoded once a process: ``reading_trials`` and ``word_trials`` read the same."""
+    from tools.perception.language import question_core, question_words
     from tools.perception.text_emotion import load_language_emotion, load_text_emotion
 
-    english = load_text_emotion(encoder="use-multilingual")
-    return [(load_language_emotion(r["language"]) if translated else english).similarities(
-        question_core(r["query"], r["language"]))[0] for r in rows]
+    rows = _development_rows()
+    readers = [load_language_emotion(r["language"]) if translated else load_text_emotion(encoder="use-multilingual")
+               for r in rows]
+    wholes = [reader.similarities(question_core(r["query"], r["language"]))[0]
+              for reader, r in zip(readers, rows, strict=True)]
+    words = [reader.emotion_similarities(question_words(r["query"], r["language"]))
+             for reader, r in zip(readers, rows, strict=True)]
+    return rows, wholes, words
 
 
 #: The floors (``agents.intent.FOREIGN_MIN_EMOTION_SIM``) tried with each pair of ``WORD_TRIALS`` (section 194).
@@ -187,17 +197,12 @@ def reading_trials() -> dict:
     over the floor and the pair together, since a higher floor leaves more questions to the words). Sorted best
     first; ties go to the more feelings named."""
     from agents.intent import chosen_emotions, word_feeling
-    from tools.perception.language import question_words
-    from tools.perception.text_emotion import load_language_emotion, load_text_emotion
 
     rows = _development_rows()
     n_feel = sum(bool(r["emotion"]) for r in rows)
     out: dict = {"questions": len(rows), "feeling": n_feel}
     for name, translated in (("english", False), ("translated", True)):
-        def reader(language: str, translated=translated):
-            return load_language_emotion(language) if translated else load_text_emotion(encoder="use-multilingual")
-        scores = _whole_scores(rows, translated)
-        words = [reader(r["language"]).emotion_similarities(question_words(r["query"], r["language"])) for r in rows]
+        _, scores, words = _development_readings(translated)
         trials = []
         for floor in JOINT_FLOORS:
             wholes = [chosen_emotions(sc, r["query"], floor, joined=False) for sc, r in zip(scores, rows, strict=True)]
@@ -220,15 +225,12 @@ def word_trials() -> dict:
     feeling is right where it names one (the precision the pair is chosen to match). Section 192's figures, over 864
     questions and the English descriptions alone, are in ``evals/results/translated_questions_dev_192.json``."""
     from agents.intent import FOREIGN_MIN_EMOTION_SIM, chosen_emotions, word_feeling
-    from tools.perception.language import question_words
-    from tools.perception.text_emotion import load_language_emotion
 
-    rows = _development_rows()
+    rows, scores, words = _development_readings()
     wholes = [chosen_emotions(sc, r["query"], FOREIGN_MIN_EMOTION_SIM, joined=False)
-              for sc, r in zip(_whole_scores(rows), rows, strict=True)]
+              for sc, r in zip(scores, rows, strict=True)]
     named = [(w[0], r["emotion"]) for w, r in zip(wholes, rows, strict=True) if w and r["emotion"]]
-    unread = [(r, load_language_emotion(r["language"]).emotion_similarities(question_words(r["query"], r["language"])))
-              for w, r in zip(wholes, rows, strict=True) if not w]
+    unread = [(r, ws) for w, r, ws in zip(wholes, rows, words, strict=True) if not w]
     trials = []
     for start, lead in WORD_TRIALS:
         labels = [(word_feeling(words, start, lead), r["emotion"]) for r, words in unread]

@@ -693,7 +693,8 @@ def test_a_short_question_below_the_language_floor_is_read_in_the_language_of_it
     from tests.conftest import REPO
     from tools.perception.language import framed_languages, question_language
 
-    assert question_language("Quand est-elle triste ?") == "fr" and question_language("Wann zoomt die Kamera heran?") == "de"
+    assert question_language("Quand est-elle triste ?") == "fr"
+    assert question_language("Wann zoomt die Kamera heran?") == "de"
     assert offline_intent({"query": "Quand est-elle triste ?"}).target_emotions == ["sadness"]
     assert framed_languages("quando è triste?") == ["it", "pt"] and framed_languages("sad moments") == []
     keywords = (REPO / "evals" / "data" / "questions_keywords.jsonl").read_text().splitlines()

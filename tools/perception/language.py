@@ -11,8 +11,8 @@ probability of 0.83 or more. Short English queries without a marker ("sad moment
 ``evals/data/questions_keywords.jsonl``) it often calls another language, but with 0.61 at most, so a question is
 taken to be in another language at ``MIN_LANGUAGE_P`` or more, or below it when it holds a word of that language's
 ``QUESTION_FRAMES`` ("Quand est-elle triste ?": French at 0.66; no frame word is an English word), and is read as
-English otherwise (``python -m studies.translated_questions --dev``; ``evals/RESULTS.md`` sections 105 and 194). Its model takes about 0.7 s to
-load, so it is loaded only for a question without a marker, once per process.
+English otherwise (``python -m studies.translated_questions --dev``; ``evals/RESULTS.md`` sections 105 and 194). Its
+model takes about 0.7 s to load, so it is loaded only for a question without a marker, once per process.
 """
 
 from __future__ import annotations
@@ -101,14 +101,15 @@ _FR_CLITICS = re.compile(r"\b(?:[cdjlmnst]|qu)['\u2019]|-(?:t-)?(?:il|elle|on|il
 
 
 def question_words(text: str, language: str) -> list[str]:
-    """The words of ``text``'s core (``question_core``) that may say a feeling, sorted, no repeats: its lower-cased words
-    of three letters or more but those naming people (``FOREIGN_PERSON_WORDS``) and frame words: "¿cuándo se enfada
-    ella?" -> ["enfada"]; French without its elided articles and inverted pronouns ("quand l'homme sourit-il ?" ->
-    ["sourit"]). In Chinese, where words are not delimited, the words jieba's dictionary cuts it into (rjieba, the
+    """The words of ``text``'s core (``question_core``) that may say a feeling, sorted, no repeats: its lower-cased
+    words of three letters or more but those naming people (``FOREIGN_PERSON_WORDS``) and frame words: "¿cuándo se
+    enfada ella?" -> ["enfada"]; French without its elided articles and inverted pronouns ("quand l'homme sourit-il ?"
+    -> ["sourit"]). In Chinese, where words are not delimited, the words jieba's dictionary cuts it into (rjieba, the
     Python binding of jieba-rs) and each two next to each other joined (a word naming a person between them parts
-    them), of two characters or more, and any word in Latin letters of three or more: "她什么时候想吐？" -> ["想吐"] ("想", "吐"); "他戴着眼镜" -> ["戴着", "戴着眼镜",
-    "眼镜"], never "着眼", which crosses a word's edge. Other languages are cut at spaces and punctuation
-    (unmeasured). ``agents.intent.foreign_reading`` reads each alone when the whole question names no feeling."""
+    them), of two characters or more, and any word in Latin letters of three or more: "她什么时候想吐？" -> ["想吐"]
+    ("想", "吐"); "他什么时候戴着眼镜？" -> ["戴着", "戴着眼镜", "眼镜"], never "着眼", which crosses a word's edge.
+    Other languages are cut at spaces and punctuation (unmeasured). ``agents.intent.foreign_reading`` reads each alone
+    when the whole question names no feeling."""
     people, frames = FOREIGN_PERSON_WORDS.get(language, {}), set(QUESTION_FRAMES.get(language, ()))
     core = question_core(text, language).lower()
     for phrase in sorted((p for p in people if " " in p), key=len, reverse=True):

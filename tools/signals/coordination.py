@@ -37,9 +37,9 @@ def affirmed_emotions(query: str) -> list[str]:
 def joined_emotions(query: str, scores: dict[str, float]) -> list[str]:
     """The AffectNet-8 emotions that feeling words joined by a coordinator name in the affirmed part of ``query``
     (``tools.signals.negation.split_negated``; "not angry or sad" names none), ordered by ``scores`` (an emotion ->
-    similarity map, ``agents.emotion_scores.emotion_scores``), best first: the words on each side of "or", "and" or "nor"
-    (``SIDE_WORDS``, and before it any run of feeling words: "angry, sad or scared"); empty unless the two sides of one
-    coordinator name different emotions ("sad and lonely" is one feeling)."""
+    similarity map, ``agents.emotion_scores.emotion_scores``), best first: the words on each side of "or", "and" or
+    "nor" (``SIDE_WORDS``, and before it any run of feeling words: "angry, sad or scared"); empty unless the two sides
+    of one coordinator name different emotions ("sad and lonely" is one feeling)."""
     tokens = [t.strip(CLAUSE_MARKS) for t in affirmed_phrase(query).lower().split()]
     found: list[str] = []
     for i, token in enumerate(tokens):

@@ -10,19 +10,24 @@ from pathlib import Path
 
 from tools.signals.lexicon import EMOTION_DESCRIPTIONS
 
-#: ``EMOTION_DESCRIPTIONS`` translated phrase by phrase into Spanish, German, French and Chinese, the same descriptors in
-#: the same order (data card ``tools/data/DESCRIPTIONS_TRANSLATED.md``); ``described_in``.
+#: ``EMOTION_DESCRIPTIONS`` translated phrase by phrase into Spanish, German, French and Chinese, the same
+#: descriptors in the same order (data card ``tools/data/DESCRIPTIONS_TRANSLATED.md``); ``described_in``.
 TRANSLATED_DESCRIPTIONS = Path(__file__).parents[1] / "data" / "emotion_descriptions_translated.json"
 
 
 @functools.cache
+def _translations() -> dict[str, dict[str, list[str]]]:
+    """``TRANSLATED_DESCRIPTIONS`` as read: language -> AffectNet-8 label -> its translated phrases."""
+    return json.loads(TRANSLATED_DESCRIPTIONS.read_text(encoding="utf-8"))
+
+
 def translated_languages() -> frozenset[str]:
     """The languages (ISO 639-1) ``TRANSLATED_DESCRIPTIONS`` holds.
 
     Raises:
         FileNotFoundError: ``TRANSLATED_DESCRIPTIONS`` is missing.
     """
-    return frozenset(json.loads(TRANSLATED_DESCRIPTIONS.read_text(encoding="utf-8")))
+    return frozenset(_translations())
 
 
 @functools.cache
@@ -35,5 +40,5 @@ def described_in(language: str) -> dict[str, list[str]]:
     Raises:
         FileNotFoundError: ``TRANSLATED_DESCRIPTIONS`` is missing.
     """
-    translated = json.loads(TRANSLATED_DESCRIPTIONS.read_text(encoding="utf-8")).get(language, {})
+    translated = _translations().get(language, {})
     return {label: [*phrases, *translated.get(label, [])] for label, phrases in EMOTION_DESCRIPTIONS.items()}

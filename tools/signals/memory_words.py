@@ -23,8 +23,9 @@ def stated_feeling(text: str) -> str | None:
     a clause that follows it ("I kinda remember a hug at the airport that felt so warm" -> "so warm"), or None for a
     text that is no memory or states no feeling (nothing but marks after the verb). VQAU-Bench's queries end so: the
     scene is searched (the search text is the whole question) and the stated feeling names the emotion to find
-    (``agents.emotion_scores.emotion_scores`` reads the two). The verb is left out because the sentence encoder puts "felt"
-    itself near sadness ("felt so warm" reads sadness first, "so warm" happiness; ``evals/RESULTS.md`` section 175)."""
+    (``agents.emotion_scores.emotion_scores`` reads the two). The verb is left out because the sentence encoder puts
+    "felt" itself near sadness ("felt so warm" reads sadness first, "so warm" happiness; ``evals/RESULTS.md`` section
+    175)."""
     if not memory_form(text):
         return None
     found = [m for m in _FEEL_VERB.finditer(text)
