@@ -25,7 +25,6 @@ chosen on the development questions of ``studies.question_readings`` (``evals/RE
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -34,7 +33,7 @@ from pathlib import Path
 import yaml
 
 from evals.data.sources import repository_files
-from studies.build_emotion_words import wordnet_provenance
+from studies.build_emotion_words import wordnet_arguments, wordnet_provenance
 from tools.signals.lexicon import emotion_words
 from tools.signals.word_forms import matched_phrases
 
@@ -72,11 +71,7 @@ def first_verb_files(wordnet: Path) -> dict[str, list[tuple[str, str]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m studies.build_activity_words", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--wordnet", type=Path, required=True,
-                    help="a clone or bare git directory of github.com/globalwordnet/english-wordnet")
-    ap.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "tools" / "data" / "activity_verbs.json")
-    args = ap.parse_args(argv)
+    args = wordnet_arguments(argv, "studies.build_activity_words", __doc__, "activity_verbs.json")
     try:
         first = first_verb_files(args.wordnet)
     except FileNotFoundError as exc:

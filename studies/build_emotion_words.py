@@ -159,12 +159,19 @@ def wordnet_provenance(wordnet: Path, method: str) -> dict[str, str]:
             "method": method}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m studies.build_emotion_words", description=__doc__.split("\n\n")[0])
+def wordnet_arguments(argv: list[str] | None, module: str, doc: str, out_name: str) -> argparse.Namespace:
+    """The arguments of a study that draws a word list from Open English WordNet (``module``, its module ``doc``):
+    ``--wordnet`` (a checkout) and ``--out`` (default ``tools/data/<out_name>``). Exits 2 with argparse's usage line
+    on bad arguments."""
+    ap = argparse.ArgumentParser(prog=f"python -m {module}", description=doc.split("\n\n")[0])
     ap.add_argument("--wordnet", type=Path, required=True,
                     help="a clone or bare git directory of github.com/globalwordnet/english-wordnet")
-    ap.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "tools" / "data" / "emotion_words.json")
-    args = ap.parse_args(argv)
+    ap.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "tools" / "data" / out_name)
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = wordnet_arguments(argv, "studies.build_emotion_words", __doc__, "emotion_words.json")
     try:
         words = emotion_words(*read_wordnet(args.wordnet))
     except (FileNotFoundError, ValueError) as exc:
