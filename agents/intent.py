@@ -52,6 +52,7 @@ from tools.signals.behaviour_words import (
 from tools.signals.change_words import asked_order, departure_clause, ending_phrases, from_to_sides
 from tools.signals.clauses import main_clause
 from tools.signals.coordination import affirmed_emotions, joined_emotions
+from tools.signals.descriptions import label_offsets
 from tools.signals.emoji import spelled_out
 from tools.signals.feeling_owner import feeling_owner
 from tools.signals.lexicon import (
@@ -163,7 +164,7 @@ def asked_emotions(query: str, whole_question: bool = False, words: bool = True,
                            read, joined=words and negation)
 
 
-def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, float]]:
+def foreign_reading(query: str, language: str, centred: bool = True) -> tuple[list[str], dict[str, float]]:
     """(the AffectNet-8 emotions a question in ``language``, not English, asks about, its similarity to each cue):
     ``chosen_emotions`` at ``FOREIGN_MIN_EMOTION_SIM`` of the cosine similarity of the question without its frame words
     (``tools.perception.language.question_core``: "¿cuándo se siente alguien rechazado?" -> "se siente rechazado") to
@@ -171,13 +172,21 @@ def foreign_reading(query: str, language: str) -> tuple[list[str], dict[str, flo
     Universal Sentence Encoder (``tools.perception.text_emotion.load_language_emotion``), which places a sentence and
     its translation close together (``evals/RESULTS.md`` sections 105, 107 and 194). A question whose whole reads as
     no feeling is read word by word (``tools.perception.language.question_words``, one batch): it asks the emotion of
-    its strongest word that reads as one (``word_feeling``; section 192)."""
+    its strongest word that reads as one (``word_feeling``; section 192). With ``centred``, each similarity, the
+    question's and its words', less its label's offset in that language (``tools.signals.descriptions.label_offsets``:
+    surprise's phrases lie near every question; section 195)."""
     reader = load_language_emotion(language)
+    offsets = label_offsets(language) if centred else {}
     scores, cues = reader.similarities(question_core(query, language))
-    targets = chosen_emotions(scores, query, FOREIGN_MIN_EMOTION_SIM, joined=False)
+    targets = chosen_emotions(_less(scores, offsets), query, FOREIGN_MIN_EMOTION_SIM, joined=False)
     if not targets and (words := question_words(query, language)):
-        targets = [label] if (label := word_feeling(reader.emotion_similarities(words))) else []
+        readings = [_less(s, offsets) for s in reader.emotion_similarities(words)]
+        targets = [label] if (label := word_feeling(readings)) else []
     return targets, cues
+
+
+def _less(scores: dict[str, float], offsets: dict[str, float]) -> dict[str, float]:
+    return {label: score - offsets.get(label, 0.0) for label, score in scores.items()}
 
 
 def word_feeling(readings: list[dict[str, float]], start: float = FOREIGN_WORD_FROM,

@@ -2,7 +2,9 @@
 another language read by the multilingual sentence encoder, ``agents.intent.foreign_reading``).
 
     python -m studies.translated_questions --dev [--json report.json]
-    python -m studies.translated_questions --heldout [--second | --third | --fourth | --fifth | --short] [--json F]
+    python -m studies.translated_questions --heldout [--second | --third | --fourth | --fifth | --sixth | --short]
+        [--json F]
+    python -m studies.translated_questions --offsets
     python -m studies.translated_questions --bench BENCH.jsonl --language de --out DIR/bench_de.jsonl
     python -m studies.translated_questions --score DIR --bench BENCH.jsonl [--json report.json]
 
@@ -17,7 +19,9 @@ section 107's was; with ``--third``, questions written in the four languages (``
 once when section 192's word-by-word reading was first done; with ``--fourth``, a second such file
 (``questions_translated4.jsonl``), read once when it was mended; with ``--fifth``, a third
 (``questions_translated5.jsonl``), read once when section 194's reading was done; with ``--short``, short
-questions (``questions_translated_short.jsonl``) read with and without section 194's language check.
+questions (``questions_translated_short.jsonl``) read with and without section 194's language check; with
+``--sixth``, a fifth writer's file (``questions_translated6.jsonl``), read once when section 195's label offsets were
+done. ``--offsets``: compute those offsets (``label_offsets``) and write ``tools/data/question_label_offsets.json``.
 
 ``--bench``: a bench (``evals.bench``) whose questions are the bench templates (``evals.build_bench.TEMPLATES``), with
 each question replaced by its translation (``evals/data/templates_translated.jsonl``) and each video named by its
@@ -44,6 +48,7 @@ HELDOUT2 = DATA / "questions_translated_heldout2.jsonl"
 HELDOUT3 = DATA / "questions_translated3.jsonl"
 HELDOUT4 = DATA / "questions_translated4.jsonl"
 HELDOUT5 = DATA / "questions_translated5.jsonl"
+HELDOUT6 = DATA / "questions_translated6.jsonl"
 SHORT = DATA / "questions_translated_short.jsonl"
 TEMPLATES = DATA / "templates_translated.jsonl"
 #: Section 107's floor of the whole question's similarity to the English descriptions (0.40 since section 194, which
@@ -65,10 +70,12 @@ def _readings() -> dict:
     """Each reading's targets of a question: before (the English reader whatever the language), section 105's (a
     question in another language read whole at ``agents.intent.MIN_EMOTION_SIM``), section 107's (read without its
     frame words against the English descriptions at ``SECTION_107_FLOOR``), section 192's (then word by word at
-    ``SECTION_192_WORDS``) and now (the shipped ``agents.intent.offline_intent``)."""
-    from agents.intent import asked_emotions, chosen_emotions, offline_intent, word_feeling
+    ``SECTION_192_WORDS``), section 194's (the shipped reading without section 195's label offsets) and now (the
+    shipped ``agents.intent.offline_intent``)."""
+    from agents.intent import asked_emotions, chosen_emotions, foreign_reading, offline_intent, word_feeling
     from tools.perception.language import question_core, question_language, question_words
     from tools.perception.text_emotion import load_text_emotion
+    from tools.signals.emoji import spelled_out
 
     def whole(q: str, core: bool = False) -> list[str]:
         if (language := question_language(q)) == "en":
@@ -84,8 +91,14 @@ def _readings() -> dict:
         label = word_feeling(use.emotion_similarities(question_words(q, language)), *SECTION_192_WORDS)
         return [label] if label else []
 
+    def section_194(q: str) -> list[str]:  # the shipped reading without section 195's label offsets
+        if (language := question_language(spelled_out(q))) == "en":
+            return offline_intent({"query": q}).target_emotions
+        return foreign_reading(spelled_out(q), language, centred=False)[0]
+
     return {"before": asked_emotions, "section_105": whole, "section_107": functools.partial(whole, core=True),
-            "section_192": section_192, "now": lambda q: offline_intent({"query": q}).target_emotions}
+            "section_192": section_192, "section_194": section_194,
+            "now": lambda q: offline_intent({"query": q}).target_emotions}
 
 
 def _top1(rows: list[dict], targets: dict[str, list[str]]) -> dict:
@@ -126,6 +139,7 @@ def read(path: Path) -> dict:
         "paired_top1_section_105": paired(right["now"], right["section_105"]),
         "paired_top1_section_107": paired(right["now"], right["section_107"]),
         "paired_top1_section_192": paired(right["now"], right["section_192"]),
+        "paired_top1_section_194": paired(right["now"], right["section_194"]),
         "language_named": sum(question_language(r["query"]) == r["language"] for r in rows),
         "noted": sum(bool(language_notes(r["query"])) for r in rows),
         "per_question": [{"question": r["query"], "language": r["language"], "label": r["emotion"],
@@ -241,6 +255,66 @@ def word_trials() -> dict:
             "whole_precision": [sum(a == b for a, b in named), len(named)], "trials": trials}
 
 
+def label_offsets() -> dict:
+    """Section 195's label offsets (``tools.signals.descriptions.label_offsets``): each AffectNet-8 label's mean
+    similarity over the development translations (``_development_readings``, the questions without their frame words
+    against their language's phrases; labels unread), less the mean over labels, one set for the four languages;
+    with the means per language, the method, and the digest of the phrases they were computed against."""
+    import numpy as np
+
+    from tools.core.schema import AFFECTNET8
+    from tools.signals.descriptions import descriptions_digest
+
+    rows, wholes, _ = _development_readings()
+    per_language = {language: np.mean([[w[k] for k in AFFECTNET8] for w, r in zip(wholes, rows, strict=True)
+                                       if r["language"] == language], axis=0)
+                    for language in sorted({r["language"] for r in rows})}
+    pooled = np.mean(list(per_language.values()), axis=0)
+    return {"method": "each label's mean cosine similarity (multilingual Universal Sentence Encoder, the question "
+                      "without its frame words against the label's English and translated phrases, the best phrase)"
+                      " over the development translations, labels unread, averaged over the four languages, less "
+                      "the mean over labels (python -m studies.translated_questions --offsets; evals/RESULTS.md "
+                      "section 195)",
+            "source": [str(path.relative_to(DATA.parents[1])) for path in (DEV, HELDOUT, HELDOUT2, HELDOUT3,
+                                                                           HELDOUT4)],
+            "questions": len(rows), "languages": sorted(per_language), "descriptions_digest": descriptions_digest(),
+            "offsets": {k: round(float(v - pooled.mean()), 4) for k, v in zip(AFFECTNET8, pooled, strict=True)},
+            "mean_per_language": {language: {k: round(float(v), 4) for k, v in zip(AFFECTNET8, m, strict=True)}
+                                  for language, m in per_language.items()}}
+
+
+def centring_trials() -> dict:
+    """Section 195's development figures: the development translations read at the shipped floor and word reading,
+    as section 194 shipped them, with the pooled label offsets (``label_offsets``) and with each language's own; feeling
+    questions named first, no-feeling questions kept empty, the wrong first feelings by label."""
+    from collections import Counter
+
+    from agents.intent import FOREIGN_MIN_EMOTION_SIM, chosen_emotions, word_feeling
+
+    rows, wholes, words = _development_readings()
+    computed = label_offsets()
+    by_language = {language: {k: v - sum(means.values()) / len(means) for k, v in means.items()}
+                   for language, means in computed["mean_per_language"].items()}
+    offsets_of = {"section_194": lambda language: {}, "pooled": lambda language: computed["offsets"],
+                  "per_language": lambda language: by_language[language]}
+    out: dict = {"questions": len(rows), "offsets": computed["offsets"]}
+    for name, offsets in offsets_of.items():
+        right = empty = 0
+        wrong: Counter = Counter()
+        for r, scores, readings in zip(rows, wholes, words, strict=True):
+            less = offsets(r["language"])
+            chosen = chosen_emotions({k: v - less.get(k, 0.0) for k, v in scores.items()}, r["query"],
+                                     FOREIGN_MIN_EMOTION_SIM, joined=False)
+            if not chosen and (label := word_feeling([{k: v - less.get(k, 0.0) for k, v in w.items()}
+                                                       for w in readings])):
+                chosen = [label]
+            right += bool(r["emotion"]) and chosen[:1] == [r["emotion"]]
+            empty += not r["emotion"] and not chosen
+            wrong.update(chosen[:1] if r["emotion"] and chosen and chosen[0] != r["emotion"] else [])
+        out[name] = {"right": right, "kept_empty": empty, "wrong_first": dict(wrong.most_common())}
+    return out
+
+
 def short_questions(path: Path = SHORT) -> dict:
     """Section 194's language check on short questions (``path``, default ``SHORT``): the language named right and
     the feeling named first (no-feeling questions kept empty) when a question below ``MIN_LANGUAGE_P`` is read as
@@ -354,7 +428,7 @@ def development() -> dict:
     """``--dev``'s report (module doc)."""
     return {**read(DEV), "floors": floors(), "floors_whole_question": floors(core=False),
             "english_questions": english_questions(), "people": people_agreement(),
-            "reading_trials": reading_trials(), "word_trials": word_trials()}
+            "reading_trials": reading_trials(), "word_trials": word_trials(), "centring_trials": centring_trials()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -372,7 +446,10 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--fifth", action="store_true", help="with --heldout: the fifth held-out file (section 194)")
     which.add_argument("--short", action="store_true", help="with --heldout: the short questions' language check "
                        "(section 194)")
+    which.add_argument("--sixth", action="store_true", help="with --heldout: the sixth held-out file (section 195)")
     mode.add_argument("--heldout", action="store_true", help="read the held-out translations, once")
+    mode.add_argument("--offsets", action="store_true", help="compute section 195's label offsets from the "
+                      "development translations and write them to tools/data/question_label_offsets.json")
     mode.add_argument("--bench", type=Path, help="a bench of template questions to translate (with --language, --out)"
                       " or whose translations' runs to score (with --score)")
     ap.add_argument("--language", choices=("es", "de", "fr", "zh"), help="the language of the translated bench")
@@ -386,12 +463,19 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--bench needs --language and --out")
         print(f"wrote {translate_bench(args.bench, args.language, args.out)} items to {args.out}")
         return 0
-    if (args.second or args.third or args.fourth or args.fifth or args.short) and not args.heldout:
-        ap.error("--second, --third, --fourth, --fifth and --short choose a held-out file: use them with --heldout")
+    if args.offsets:
+        from tools.signals.descriptions import LABEL_OFFSETS
+
+        LABEL_OFFSETS.write_text(json.dumps(label_offsets(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {LABEL_OFFSETS}")
+        return 0
+    if (args.second or args.third or args.fourth or args.fifth or args.sixth or args.short) and not args.heldout:
+        ap.error("--second, --third, --fourth, --fifth, --sixth and --short choose a held-out file: use them with "
+                 "--heldout")
     if args.short:
         return report(short_questions, args.json, ensure_ascii=False)
     held_out = next((path for flag, path in ((args.second, HELDOUT2), (args.third, HELDOUT3), (args.fourth, HELDOUT4),
-                                             (args.fifth, HELDOUT5)) if flag), HELDOUT)
+                                             (args.fifth, HELDOUT5), (args.sixth, HELDOUT6)) if flag), HELDOUT)
     return report(development if args.dev else functools.partial(read, held_out), args.json, ensure_ascii=False)
 
 

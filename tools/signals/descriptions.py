@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from pathlib import Path
 
@@ -42,3 +43,38 @@ def described_in(language: str) -> dict[str, list[str]]:
     """
     translated = _translations().get(language, {})
     return {label: [*phrases, *translated.get(label, [])] for label, phrases in EMOTION_DESCRIPTIONS.items()}
+
+
+#: Each AffectNet-8 label's mean similarity to the development translations, less the mean over labels
+#: (``label_offsets``; written by ``python -m studies.translated_questions --offsets``).
+LABEL_OFFSETS = Path(__file__).parents[1] / "data" / "question_label_offsets.json"
+
+
+def descriptions_digest() -> str:
+    """SHA-256 (hex) of the phrases ``described_in`` gives each language of ``translated_languages``: what
+    ``LABEL_OFFSETS`` was computed against, so a change to the descriptions shows as a stale offsets file."""
+    phrases = {language: described_in(language) for language in sorted(translated_languages())}
+    return hashlib.sha256(json.dumps(phrases, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
+
+
+@functools.cache
+def _offsets() -> dict:
+    return json.loads(LABEL_OFFSETS.read_text(encoding="utf-8"))
+
+
+def label_offsets(language: str) -> dict[str, float]:
+    """AffectNet-8 label -> what a question in ``language`` ("es", "de", "fr", "zh") has subtracted from its cosine
+    similarity to that label's phrases (``described_in``) before its emotions are chosen
+    (``agents.intent.foreign_reading``); empty for another language, read against the English phrases alone.
+
+    The offset is the label's mean similarity over the 1,120 development translations of questions (their labels
+    unread), less the mean over the labels: a label whose phrases lie near questions of every kind (surprise, +0.05)
+    no longer draws the questions that say no feeling strongly, as the hubness term of CSLS does for translation
+    retrieval (Conneau, Lample, Ranzato, Denoyer and Jégou, 2018, "Word Translation Without Parallel Data", ICLR;
+    there the mean over a label's nearest queries). One set for the four languages (``evals/RESULTS.md`` section 195).
+
+    Raises:
+        FileNotFoundError: ``LABEL_OFFSETS`` is missing.
+    """
+    data = _offsets()
+    return dict(data["offsets"]) if language in data["languages"] else {}
