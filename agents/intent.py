@@ -75,6 +75,8 @@ MIN_EMOTION_SIM = 0.25
 #: the pairs of 0.30-0.44 and 0-0.08 tried on the 1,120 translated development questions
 #: (``studies.translated_questions.reading_trials``), 488 right of 960 and 157 of 160 kept empty (before: 0.34, 0.40
 #: and 0.05 against the English descriptions alone, 464 and 152; ``evals/RESULTS.md`` sections 107, 192 and 194).
+#: Kept, not chosen again, when section 195 took each label's offset from the similarities
+#: (``studies.translated_questions.centring_trials``: 513 and 156).
 FOREIGN_MIN_EMOTION_SIM = 0.40
 #: At or above this, an activity verb read alone is a sign of a feeling to the sentence encoder ("trembling" fear 0.45,
 #: "punch" anger 0.40, "flinch" surprise 0.53; "eat" 0.24, "scratch" 0.27, "running" 0.38), and at or above
@@ -173,8 +175,8 @@ def foreign_reading(query: str, language: str, centred: bool = True) -> tuple[li
     its translation close together (``evals/RESULTS.md`` sections 105, 107 and 194). A question whose whole reads as
     no feeling is read word by word (``tools.perception.language.question_words``, one batch): it asks the emotion of
     its strongest word that reads as one (``word_feeling``; section 192). With ``centred``, each similarity, the
-    question's and its words', less its label's offset in that language (``tools.signals.descriptions.label_offsets``:
-    surprise's phrases lie near every question; section 195)."""
+    question's and its words', less its label's offset (``tools.signals.descriptions.label_offsets``, one set for the
+    four languages: surprise's phrases lie near every question; section 195); the cues' similarities as read."""
     reader = load_language_emotion(language)
     offsets = label_offsets(language) if centred else {}
     scores, cues = reader.similarities(question_core(query, language))

@@ -209,7 +209,7 @@ def reading_trials() -> dict:
     ``"from": null``), against the English descriptions alone and against them and their translations: feeling
     questions named first, no-feeling questions left empty, and the mean of the two shares (section 107's rule, here
     over the floor and the pair together, since a higher floor leaves more questions to the words). Sorted best
-    first; ties go to the more feelings named."""
+    first; ties go to the more feelings named. Without section 195's label offsets (``centring_trials``)."""
     from agents.intent import chosen_emotions, word_feeling
 
     rows = _development_rows()
@@ -233,8 +233,8 @@ def reading_trials() -> dict:
 
 def word_trials() -> dict:
     """The word-by-word reading (``agents.intent.word_feeling``) at each of ``WORD_TRIALS`` over the development
-    translations (``_development_rows``), behind the shipped whole-question reading (its own language's descriptions
-    too, ``FOREIGN_MIN_EMOTION_SIM``): among the questions whose whole names no feeling, those a word then names right,
+    translations (``_development_rows``), behind section 194's whole-question reading (its own language's descriptions
+    too, ``FOREIGN_MIN_EMOTION_SIM``, without section 195's label offsets): among the questions whose whole names no feeling, those a word then names right,
     those it names a wrong feeling, and no-feeling questions it gives one; and how often the whole reading's first
     feeling is right where it names one (the precision the pair is chosen to match). Section 192's figures, over 864
     questions and the English descriptions alone, are in ``evals/results/translated_questions_dev_192.json``."""
@@ -319,7 +319,8 @@ def short_questions(path: Path = SHORT) -> dict:
     """Section 194's language check on short questions (``path``, default ``SHORT``): the language named right and
     the feeling named first (no-feeling questions kept empty) when a question below ``MIN_LANGUAGE_P`` is read as
     English (before) and when the language of its frame words is read (``framed_languages``, now); each question
-    whose language or reading differs."""
+    whose language or reading differs. Read with this checkout's reader (section 195's label offsets since; the
+    stored result of section 194's read, ``evals/results/translated_questions_short.json``, without them)."""
     from agents.intent import asked_emotions, foreign_reading, offline_intent
     from tools.perception.language import MIN_LANGUAGE_P, _identifier, has_english_marker, question_language
 
@@ -463,15 +464,15 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--bench needs --language and --out")
         print(f"wrote {translate_bench(args.bench, args.language, args.out)} items to {args.out}")
         return 0
+    if (args.second or args.third or args.fourth or args.fifth or args.sixth or args.short) and not args.heldout:
+        ap.error("--second, --third, --fourth, --fifth, --sixth and --short choose a held-out file: use them with "
+                 "--heldout")
     if args.offsets:
         from tools.signals.descriptions import LABEL_OFFSETS
 
         LABEL_OFFSETS.write_text(json.dumps(label_offsets(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {LABEL_OFFSETS}")
         return 0
-    if (args.second or args.third or args.fourth or args.fifth or args.sixth or args.short) and not args.heldout:
-        ap.error("--second, --third, --fourth, --fifth, --sixth and --short choose a held-out file: use them with "
-                 "--heldout")
     if args.short:
         return report(short_questions, args.json, ensure_ascii=False)
     held_out = next((path for flag, path in ((args.second, HELDOUT2), (args.third, HELDOUT3), (args.fourth, HELDOUT4),

@@ -46,7 +46,8 @@ def described_in(language: str) -> dict[str, list[str]]:
 
 
 #: Each AffectNet-8 label's mean similarity to the development translations, less the mean over labels
-#: (``label_offsets``; written by ``python -m studies.translated_questions --offsets``).
+#: (``label_offsets``; written by ``python -m studies.translated_questions --offsets``; data card
+#: ``tools/data/QUESTION_LABEL_OFFSETS.md``).
 LABEL_OFFSETS = Path(__file__).parents[1] / "data" / "question_label_offsets.json"
 
 
