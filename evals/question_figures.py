@@ -101,6 +101,11 @@ QUESTION_FIGURES: tuple[Figure, ...] = (
            "language too; section 192's reading)", "translated_questions_heldout5.json",
            lambda d: f"{stored([d['now']['feeling']['top1'], *d['now']['feeling']['top1_ci95']])} "
                      f"({d['section_192']['feeling']['top1']:.3f})"),
+    Figure("",
+           "a fourth such file, 192 asking a feeling (read once; section 195, each label's lead over every question "
+           "taken off; section 194's reading)", "translated_questions_heldout6.json",
+           lambda d: f"{stored([d['now']['feeling']['top1'], *d['now']['feeling']['top1_ci95']])} "
+                     f"({d['section_194']['feeling']['top1']:.3f})"),
     Figure("whose feeling a question naming several people asks about, offline interpreter (before: every named "
            "person's face read)", "feeling-owner questions, test half, 32 (\"when does he upset her?\"; read twice: "
            "31 with the first version, section 169; now dev)", "feeling_owner.json",

@@ -684,6 +684,28 @@ def test_the_fifth_translated_file_reads_as_its_one_read_gave():
         assert section_194(row["question"]) == row["now"], row["question"]
 
 
+def test_the_sixth_translated_file_reads_as_its_one_read_gave():
+    """A pin of section 195's read (``evals/results/translated_questions_heldout6.json``): questions written in four
+    languages before the label offsets were read on them, named first 109 -> 111 of 192 against section 194's reading
+    (9 gained, 7 lost), no-feeling questions kept empty 63 -> 64 of 64; this checkout's shipped reader gives every one
+    of the 256 readings stored, and the study's ``section_194`` reading section 194's."""
+    import json
+
+    from agents.intent import offline_intent
+    from studies.translated_questions import HELDOUT6, _readings, _rows
+    from tests.conftest import REPO
+
+    stored = json.loads((REPO / "evals" / "results" / "translated_questions_heldout6.json").read_text())
+    assert [stored[k]["feeling"]["right"] for k in ("section_194", "now")] == [109, 111]
+    assert [stored["paired_top1_section_194"][k] for k in ("gained", "lost")] == [9, 7]
+    assert [stored[k]["no_feeling_kept_empty"] for k in ("section_194", "now")] == [63, 64]
+    assert len(stored["per_question"]) == len(_rows(HELDOUT6)) == 256
+    section_194 = _readings()["section_194"]
+    for row in stored["per_question"]:
+        assert offline_intent({"query": row["question"]}).target_emotions == row["now"], row["question"]
+        assert section_194(row["question"]) == row["section_194"], row["question"]
+
+
 def test_a_short_question_below_the_language_floor_is_read_in_the_language_of_its_frame_word():
     """py3langid gives "Quand est-elle triste ?" French at 0.66 and "Wann zoomt die Kamera heran?" Dutch at 0.66, under
     the floor that keeps English keyword queries English, so both were read as English; "quand" and "wann" are no
