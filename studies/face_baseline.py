@@ -158,23 +158,31 @@ def score_set(rows: list[tuple[str, str, str, str]], readings: list[list[list[fl
     return out
 
 
-def evaluate(mirrors: Path, readings_file: Path | None = None, with_tempered: bool = False) -> dict:
-    """Read (or load) the four sets' clips and score every labelling, per set and over all; ``with_tempered``: the
-    tempered departures (``tempered``) in place of section 153's labellings."""
+def set_readings(mirrors: Path, readings_file: Path | None = None
+                 ) -> tuple[dict[str, list[tuple[str, str, str, str]]], dict[str, list[list[list[float]]]]]:
+    """(set name -> its clips' rows (source, path, label, person), set name -> each clip's frame readings (n_frames, 8;
+    empty where no face was read)) of the four recorded development sets: read by the default reader at 4 fps
+    (``read_clip``), or loaded from ``readings_file`` when it exists (and written there when it does not)."""
     from evals.data.javanese import rows as javanese_rows
     from tools.perception.engine import PerceptionConfig, load_engine
 
     sets = {"section 25": CLIPS, "RAVDESS actor 05": ravdess05_rows(), "MAFW": mafw_rows(),
             "Javanese development people": javanese_rows(mirrors, "dev")}
     if readings_file is not None and readings_file.exists():
-        readings = json.loads(readings_file.read_text())
-    else:
-        engine, readings = load_engine(PerceptionConfig()), {}
-        with tempfile.TemporaryDirectory() as tmp:
-            for name, rows in sets.items():
-                readings[name] = [read_clip(p, engine) for p in _extract(mirrors, Path(tmp), rows)]
-        if readings_file is not None:
-            readings_file.write_text(json.dumps(readings))
+        return sets, json.loads(readings_file.read_text())
+    engine, readings = load_engine(PerceptionConfig()), {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, rows in sets.items():
+            readings[name] = [read_clip(p, engine) for p in _extract(mirrors, Path(tmp), rows)]
+    if readings_file is not None:
+        readings_file.write_text(json.dumps(readings))
+    return sets, readings
+
+
+def evaluate(mirrors: Path, readings_file: Path | None = None, with_tempered: bool = False) -> dict:
+    """Read (or load) the four sets' clips (``set_readings``) and score every labelling, per set and over all;
+    ``with_tempered``: the tempered departures (``tempered``) in place of section 153's labellings."""
+    sets, readings = set_readings(mirrors, readings_file)
     per_set = {name: ({"as read": score_set(rows, readings[name])["as read"], **tempered(rows, readings[name])}
                       if with_tempered else score_set(rows, readings[name])) for name, rows in sets.items()}
     total = {kind: sum(s[kind]["right"] for s in per_set.values()) for kind in per_set["MAFW"]}
