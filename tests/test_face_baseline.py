@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -64,3 +66,42 @@ def test_the_tempered_departure_names_a_talking_persons_clips_by_what_departs_an
     scored = tempered(five, five_read)
     assert sorted(scored) == sorted(f"{k} {a}" for k in ("all", "frames") for a in (0.25, 0.5, 0.75, 1.0))
     assert scored["frames 0.5"]["right"] == 3 and scored["frames 0.5"]["per_label"]["anger"] == [1, 1]
+
+
+def test_the_poolings_name_a_clip_by_its_apex_or_its_mean_and_against_the_persons_usual_reading():
+    """``studies.face_pooling`` (section 196): a clip of three calm frames and one smile is neutral by its mean and
+    happiness by its least neutral quarter; a person of four clips read as usual keeps the shipped labelling's reading,
+    and a clip read further from her usual reading departs towards what rose; a person with no usual reading takes the
+    set's other people's only when asked."""
+    from studies.face_pooling import POOLS, labels, usual_readings
+
+    calm, smile = _dist(neutral=0.7, happiness=0.2, sadness=0.1), _dist(neutral=0.1, happiness=0.9)
+    frames = np.array([calm, calm, calm, smile])
+    assert AFFECTNET8[int(np.argmax(POOLS["mean"](frames, calm)))] == "neutral"
+    assert AFFECTNET8[int(np.argmax(POOLS["apex quarter"](frames, calm)))] == "happiness"
+    assert AFFECTNET8[int(np.argmax(POOLS["furthest quarter"](frames, calm)))] == "happiness"
+    usual = list(_dist(surprise=0.45, neutral=0.40, anger=0.05, sadness=0.10))
+    angry = list(_dist(surprise=0.40, neutral=0.25, anger=0.25, sadness=0.10))
+    rows = [("r", f"c{i}", lab, "a") for i, lab in enumerate(["surprise", "neutral", "surprise", "anger"])]
+    rows.append(("r", "c4", "anger", "b"))
+    readings = [[usual] * 4, [usual] * 4, [usual] * 4, [angry] * 4, [angry] * 4]
+    assert labels(rows, readings, "mean", 0.0) == ["surprise"] * 5
+    assert labels(rows, readings, "mean", 0.5) == ["surprise", "surprise", "surprise", "anger", "surprise"]
+    assert usual_readings(rows, readings)[4] is None
+    assert labels(rows, readings, "mean", 0.5, population=True)[4] == "anger"
+
+
+def test_a_needle_video_holds_every_neutral_clip_and_seven_drawn_by_its_seed():
+    """``studies.recorded_needles.needle_clips`` (section 197): all the calm clips and one clip of each drawn emotion,
+    none twice, the same draw for the same seed."""
+    from evals.build_bench import LabelledClip
+    from studies.recorded_needles import FIRST_NEEDLES, NEEDLES, needle_clips
+
+    clips = [LabelledClip(Path(f"{e}{i}.mp4"), e, person=str(i % 5)) for e in (
+        "neutral", "happiness", "sadness", "surprise", "fear", "anger") for i in range(8)]
+    chosen = needle_clips(clips, 11)
+    assert chosen[:8] == [c for c in clips if c.emotion == "neutral"]
+    assert sorted(c.emotion for c in chosen[8:]) == sorted(NEEDLES)
+    assert len({c.path for c in chosen}) == len(chosen) == 15
+    assert needle_clips(clips, 11) == chosen and needle_clips(clips, 12) != chosen
+    assert sorted(c.emotion for c in needle_clips(clips, 5)[8:]) == sorted(FIRST_NEEDLES)
