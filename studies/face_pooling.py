@@ -1,5 +1,6 @@
-"""How a clip's face readings are pooled, read as read or against their person's usual reading, on the recorded
-development clips (``evals/RESULTS.md`` section 196).
+"""A clip's face readings pooled seven ways, as read and against the person's usual reading (recorded dev clips).
+
+Section 196 of ``evals/RESULTS.md``.
 
     python -m studies.face_pooling --mirrors /work/.mirror [--readings R.json] [--json face_pooling_dev.json]
 
@@ -23,37 +24,35 @@ from pathlib import Path
 import numpy as np
 
 from studies.face_baseline import MIN_CLIPS, set_readings
-from studies.recorded_faces import mirrors_main, named_right
+from studies.recorded_faces import apex_pool, mirrors_main, named_right
 from tools.core.schema import AFFECTNET8
 from tools.signals.timeline import departure_reading, median_distribution
 
-NEUTRAL = AFFECTNET8.index("neutral")
 #: The exponents tried (0: the reading as read; 0.5: the shipped ``BASELINE_EXPONENT``).
 EXPONENTS = (0.0, 0.5, 0.75)
 
 
-def _apex(frames: np.ndarray, share: float, score: np.ndarray) -> np.ndarray:
-    """The mean (8,) of the ``share`` of ``frames`` (n, 8) with the highest ``score`` (n,), at least one frame."""
-    k = max(1, round(share * len(frames)))
-    return frames[np.sort(np.argsort(-score, kind="stable")[:k])].mean(axis=0)
+def _furthest(read: np.ndarray, raw: np.ndarray, usual: np.ndarray, share: float) -> np.ndarray:
+    """The mean (8,) of the ``share`` of the frames ``read`` (n, 8; as pooled) whose readings as read ``raw`` (n, 8)
+    depart furthest from ``usual`` (8,) by Kullback-Leibler divergence, at least one frame (ties keep frame order)."""
+    k = max(1, round(share * len(raw)))
+    size = (raw * np.log((raw + 1e-4) / (usual + 1e-4))).sum(axis=1)
+    return read[np.sort(np.argsort(-size, kind="stable")[:k])].mean(axis=0)
 
 
-def _departure_size(frames: np.ndarray, baseline: np.ndarray) -> np.ndarray:
-    """Each frame's Kullback-Leibler divergence from ``baseline`` (8,): how far it departs from the usual reading."""
-    return (frames * np.log((frames + 1e-4) / (baseline + 1e-4))).sum(axis=1)
-
-
-#: Poolings of a clip's frames (n, 8) given the usual reading (8,; the clip's mean where there is none): the mean;
-#: the geometric mean; each frame's top label counted (ties by the mean); the mean over the quarter and the half of
-#: the frames least neutral (section 65's apex); the same over the frames that depart furthest from the usual reading.
-POOLS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "mean": lambda f, b: f.mean(axis=0),
-    "geometric mean": lambda f, b: np.exp(np.log(f + 1e-4).mean(axis=0)),
-    "vote": lambda f, b: np.bincount(f.argmax(axis=1), minlength=len(AFFECTNET8)) + 1e-3 * f.mean(axis=0),
-    "apex quarter": lambda f, b: _apex(f, 0.25, 1.0 - f[:, NEUTRAL]),
-    "apex half": lambda f, b: _apex(f, 0.5, 1.0 - f[:, NEUTRAL]),
-    "furthest quarter": lambda f, b: _apex(f, 0.25, _departure_size(f, b)),
-    "furthest half": lambda f, b: _apex(f, 0.5, _departure_size(f, b)),
+#: Poolings of a clip's frames ``f`` (n, 8; as read, or against the usual reading) given the frames as read ``raw``
+#: (n, 8) and the usual reading ``b`` (8,; the clip's mean where there is none): the mean; the geometric mean; each
+#: frame's top label counted (ties by the mean); the mean over the quarter and the half of the frames least neutral
+#: (section 65's apex, ``studies.recorded_faces.apex_pool``); the same over the frames whose readings as read depart
+#: furthest from the usual reading.
+POOLS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
+    "mean": lambda f, raw, b: f.mean(axis=0),
+    "geometric mean": lambda f, raw, b: np.exp(np.log(f + 1e-4).mean(axis=0)),
+    "vote": lambda f, raw, b: np.bincount(f.argmax(axis=1), minlength=len(AFFECTNET8)) + 1e-3 * f.mean(axis=0),
+    "apex quarter": lambda f, raw, b: apex_pool(f, 0.25),
+    "apex half": lambda f, raw, b: apex_pool(f, 0.5),
+    "furthest quarter": lambda f, raw, b: _furthest(f, raw, b, 0.25),
+    "furthest half": lambda f, raw, b: _furthest(f, raw, b, 0.5),
 }
 
 
@@ -85,7 +84,7 @@ def labels(rows: list[tuple[str, str, str, str]], readings: list[list[list[float
             continue
         f = np.array(frames)
         read = departure_reading(f, usual, exponent) if usual is not None and exponent else f
-        out.append(AFFECTNET8[int(np.argmax(POOLS[pool](read, f.mean(axis=0) if usual is None else usual)))])
+        out.append(AFFECTNET8[int(np.argmax(POOLS[pool](read, f, f.mean(axis=0) if usual is None else usual)))])
     return out
 
 

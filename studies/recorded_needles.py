@@ -7,8 +7,9 @@
 
 Each video joins the Javanese acted-emotion clips' 40 neutral clips (all ten people; ``evals.data.javanese``, whose
 people have all been development data since section 167) with seven emotional clips drawn by the video's seed
-(``NEEDLES``: one of each of the five emotions and two more), in an order drawn by the same seed
-(``evals.build_bench.build``): about 2.5 minutes of recorded talking faces, calm but for seven clips of 2-5 s. Each
+(``NEEDLES``: one of each of the five emotions and two more; ``NEEDLES_OF`` for a seed drawn otherwise), in an order
+drawn by the same seed (``evals.build_bench.build``): 139-142 s of recorded talking faces for the four default seeds,
+calm but for seven clips of 2-5 s. Each
 emotion in a video is asked once, by ``evals.build_bench``'s templates; the neutral question has 40 right answers, the
 others one or two. ``DIR/bench.jsonl`` holds every video's items, their videos named by absolute path.
 """
@@ -22,20 +23,27 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-#: The emotions of a video's seven needles: one of each the set holds but neutral, and a second sadness and surprise
-#: (the first seed's draw, 5, took a second fear and anger instead).
+if TYPE_CHECKING:
+    from evals.build_bench import LabelledClip
+
+#: The emotions of a video's seven needles: one of each the set holds but neutral, and a second sadness and surprise.
 NEEDLES = ("happiness", "sadness", "surprise", "fear", "anger", "sadness", "surprise")
-FIRST_NEEDLES = ("happiness", "sadness", "surprise", "fear", "anger", "fear", "anger")
+#: Seeds whose video draws other needles: seed 5, the first drawn, took a second fear and anger (section 197).
+NEEDLES_OF = {5: ("happiness", "sadness", "surprise", "fear", "anger", "fear", "anger")}
 
 
-def needle_clips(clips: list, seed: int) -> list:
-    """``clips`` (``evals.build_bench.LabelledClip``) reduced to every neutral clip and seven others drawn by ``seed``
-    (``NEEDLES``; ``FIRST_NEEDLES`` for seed 5), each a clip not drawn before. Raises IndexError when an emotion has
-    no clip left."""
+def needle_clips(clips: list[LabelledClip], seed: int, needles: tuple[str, ...] = NEEDLES) -> list[LabelledClip]:
+    """``clips`` reduced to every neutral clip and one clip of each emotion of ``needles``, drawn by ``seed``, each a
+    clip not drawn before.
+
+    Raises:
+        IndexError: an emotion of ``needles`` has no clip left to draw.
+    """
     rng = random.Random(seed)
-    picked: list = []
-    for emotion in FIRST_NEEDLES if seed == 5 else NEEDLES:
+    picked: list[LabelledClip] = []
+    for emotion in needles:
         picked.append(rng.choice([c for c in clips if c.emotion == emotion and c not in picked]))
     return [c for c in clips if c.emotion == "neutral"] + picked
 
@@ -53,7 +61,7 @@ def build_benches(mirrors: Path, out: Path, seeds: list[int]) -> Path:
             (Path(tmp) / Path(rel).name).write_bytes(data)
         clips = read_javanese(Path(tmp))  # every person's: all development data since section 167
         for seed in seeds:
-            chosen = needle_clips(clips, seed)
+            chosen = needle_clips(clips, seed, NEEDLES_OF.get(seed, NEEDLES))
             bench = build(chosen, out / f"seed_{seed}", per_video=len(chosen), seed=seed)
             for line in bench.read_text().splitlines():
                 item = json.loads(line)

@@ -21,7 +21,8 @@ once when section 192's word-by-word reading was first done; with ``--fourth``, 
 (``questions_translated5.jsonl``), read once when section 194's reading was done; with ``--short``, short
 questions (``questions_translated_short.jsonl``) read with and without section 194's language check; with
 ``--sixth``, a fifth writer's file (``questions_translated6.jsonl``), read once when section 195's label offsets were
-done. ``--offsets``: compute those offsets (``label_offsets``) and write ``tools/data/question_label_offsets.json``.
+done. ``--offsets``: compute those offsets (``computed_label_offsets``) and write
+``tools/data/question_label_offsets.json``.
 
 ``--bench``: a bench (``evals.bench``) whose questions are the bench templates (``evals.build_bench.TEMPLATES``), with
 each question replaced by its translation (``evals/data/templates_translated.jsonl``) and each video named by its
@@ -255,7 +256,7 @@ def word_trials() -> dict:
             "whole_precision": [sum(a == b for a, b in named), len(named)], "trials": trials}
 
 
-def label_offsets() -> dict:
+def computed_label_offsets() -> dict:
     """Section 195's label offsets (``tools.signals.descriptions.label_offsets``): each AffectNet-8 label's mean
     similarity over the development translations (``_development_readings``, the questions without their frame words
     against their language's phrases; labels unread), less the mean over labels, one set for the four languages;
@@ -285,14 +286,14 @@ def label_offsets() -> dict:
 
 def centring_trials() -> dict:
     """Section 195's development figures: the development translations read at the shipped floor and word reading,
-    as section 194 shipped them, with the pooled label offsets (``label_offsets``) and with each language's own; feeling
-    questions named first, no-feeling questions kept empty, the wrong first feelings by label."""
+    as section 194 shipped them, with the pooled label offsets (``computed_label_offsets``) and with each language's
+    own; feeling questions named first, no-feeling questions kept empty, the wrong first feelings by label."""
     from collections import Counter
 
     from agents.intent import FOREIGN_MIN_EMOTION_SIM, chosen_emotions, word_feeling
 
     rows, wholes, words = _development_readings()
-    computed = label_offsets()
+    computed = computed_label_offsets()
     by_language = {language: {k: v - sum(means.values()) / len(means) for k, v in means.items()}
                    for language, means in computed["mean_per_language"].items()}
     offsets_of = {"section_194": lambda language: {}, "pooled": lambda language: computed["offsets"],
@@ -470,7 +471,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.offsets:
         from tools.signals.descriptions import LABEL_OFFSETS
 
-        LABEL_OFFSETS.write_text(json.dumps(label_offsets(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        offsets = computed_label_offsets()
+        LABEL_OFFSETS.write_text(json.dumps(offsets, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {LABEL_OFFSETS}")
         return 0
     if args.short:

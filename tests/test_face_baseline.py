@@ -77,9 +77,10 @@ def test_the_poolings_name_a_clip_by_its_apex_or_its_mean_and_against_the_person
 
     calm, smile = _dist(neutral=0.7, happiness=0.2, sadness=0.1), _dist(neutral=0.1, happiness=0.9)
     frames = np.array([calm, calm, calm, smile])
-    assert AFFECTNET8[int(np.argmax(POOLS["mean"](frames, calm)))] == "neutral"
-    assert AFFECTNET8[int(np.argmax(POOLS["apex quarter"](frames, calm)))] == "happiness"
-    assert AFFECTNET8[int(np.argmax(POOLS["furthest quarter"](frames, calm)))] == "happiness"
+    assert AFFECTNET8[int(np.argmax(POOLS["mean"](frames, frames, calm)))] == "neutral"
+    assert AFFECTNET8[int(np.argmax(POOLS["apex quarter"](frames, frames, calm)))] == "happiness"
+    assert AFFECTNET8[int(np.argmax(POOLS["furthest quarter"](frames, frames, calm)))] == "happiness"
+    assert AFFECTNET8[int(np.argmax(POOLS["furthest quarter"](frames, frames, smile)))] == "neutral"
     usual = list(_dist(surprise=0.45, neutral=0.40, anger=0.05, sadness=0.10))
     angry = list(_dist(surprise=0.40, neutral=0.25, anger=0.25, sadness=0.10))
     rows = [("r", f"c{i}", lab, "a") for i, lab in enumerate(["surprise", "neutral", "surprise", "anger"])]
@@ -95,7 +96,7 @@ def test_a_needle_video_holds_every_neutral_clip_and_seven_drawn_by_its_seed():
     """``studies.recorded_needles.needle_clips`` (section 197): all the calm clips and one clip of each drawn emotion,
     none twice, the same draw for the same seed."""
     from evals.build_bench import LabelledClip
-    from studies.recorded_needles import FIRST_NEEDLES, NEEDLES, needle_clips
+    from studies.recorded_needles import NEEDLES, NEEDLES_OF, needle_clips
 
     clips = [LabelledClip(Path(f"{e}{i}.mp4"), e, person=str(i % 5)) for e in (
         "neutral", "happiness", "sadness", "surprise", "fear", "anger") for i in range(8)]
@@ -104,4 +105,6 @@ def test_a_needle_video_holds_every_neutral_clip_and_seven_drawn_by_its_seed():
     assert sorted(c.emotion for c in chosen[8:]) == sorted(NEEDLES)
     assert len({c.path for c in chosen}) == len(chosen) == 15
     assert needle_clips(clips, 11) == chosen and needle_clips(clips, 12) != chosen
-    assert sorted(c.emotion for c in needle_clips(clips, 5)[8:]) == sorted(FIRST_NEEDLES)
+    assert sorted(c.emotion for c in needle_clips(clips, 5, NEEDLES_OF[5])[8:]) == sorted(NEEDLES_OF[5])
+    with pytest.raises(IndexError):  # nine surprise needles of eight surprise clips
+        needle_clips(clips, 11, ("surprise",) * 9)

@@ -764,6 +764,20 @@ def test_the_label_offsets_are_those_of_the_descriptions_shipped():
     assert label_offsets("es") == label_offsets("zh") == offsets and label_offsets("it") == {}
 
 
+def test_the_label_offsets_shipped_are_those_the_development_translations_give():
+    """``python -m studies.translated_questions --offsets`` computed from this checkout's development translations,
+    question frames and encoder gives the offsets shipped (to their four decimals): a change to any of them that moves
+    the offsets fails here until the file is written again."""
+    import json
+
+    from studies.translated_questions import computed_label_offsets
+    from tools.signals.descriptions import LABEL_OFFSETS
+
+    shipped, computed = json.loads(LABEL_OFFSETS.read_text(encoding="utf-8")), computed_label_offsets()
+    assert computed["offsets"] == shipped["offsets"] and computed["source"] == shipped["source"]
+    assert computed["mean_per_language"] == shipped["mean_per_language"]
+
+
 @pytest.mark.parametrize(("question", "language", "emotion"), [
     ("她什么时候看起来很害怕？", "zh", "fear"), ("wann sieht sie enttäuscht aus?", "de", "sadness"),
     ("quand se fâche-t-il ?", "fr", "anger"), ("¿cuándo parece furiosa?", "es", "anger"),
