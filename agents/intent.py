@@ -180,11 +180,22 @@ def foreign_reading(query: str, language: str, centred: bool = True) -> tuple[li
     reader = load_language_emotion(language)
     offsets = label_offsets(language) if centred else {}
     scores, cues = reader.similarities(question_core(query, language))
-    targets = chosen_emotions(_less(scores, offsets), query, FOREIGN_MIN_EMOTION_SIM, joined=False)
+    targets = centred_targets(query, scores, offsets)
     if not targets and (words := question_words(query, language)):
-        readings = [_less(s, offsets) for s in reader.emotion_similarities(words)]
-        targets = [label] if (label := word_feeling(readings)) else []
+        targets = centred_word(reader.emotion_similarities(words), offsets)
     return targets, cues
+
+
+def centred_targets(query: str, scores: dict[str, float], offsets: dict[str, float]) -> list[str]:
+    """``foreign_reading``'s emotions of a whole question: ``chosen_emotions`` at ``FOREIGN_MIN_EMOTION_SIM`` of its
+    similarities ``scores`` (label -> cosine) less ``offsets`` (label -> offset; a label without one keeps its own)."""
+    return chosen_emotions(_less(scores, offsets), query, FOREIGN_MIN_EMOTION_SIM, joined=False)
+
+
+def centred_word(readings: list[dict[str, float]], offsets: dict[str, float]) -> list[str]:
+    """``foreign_reading``'s emotion of a question read word by word: ``word_feeling`` of each word's similarities
+    ``readings`` less ``offsets``, as a list of none or one."""
+    return [label] if (label := word_feeling([_less(s, offsets) for s in readings])) else []
 
 
 def _less(scores: dict[str, float], offsets: dict[str, float]) -> dict[str, float]:

@@ -98,18 +98,14 @@ def evaluate(mirrors: Path, readings_file: Path | None = None) -> dict:
     people = [f"{name}/{r[3]}" for name, rows in sets.items() for r in rows]
     truth = [r[2] for rows in sets.values() for r in rows]
 
-    def right_of(pool: str, exponent: float, population: bool = False) -> list[bool]:
-        return [named_right(p, t) for p, t in zip(
-            [p for name, rows in sets.items() for p in labels(rows, readings[name], pool, exponent, population)],
-            truth, strict=True)]
+    def labels_of(pool: str, exponent: float, population: bool = False) -> list[str | None]:
+        return [p for name, rows in sets.items() for p in labels(rows, readings[name], pool, exponent, population)]
 
-    shipped = right_of("mean", 0.5)
-    trials = {}
-    for pool in POOLS:
-        for exponent in EXPONENTS:
-            trials[f"{pool} {exponent}"] = right_of(pool, exponent)
+    read = {f"{pool} {exponent}": labels_of(pool, exponent) for pool in POOLS for exponent in EXPONENTS}
     for exponent in (0.5, 0.75):
-        trials[f"mean {exponent}, others' usual reading where a person has none"] = right_of("mean", exponent, True)
+        read[f"mean {exponent}, others' usual reading where a person has none"] = labels_of("mean", exponent, True)
+    trials = {name: [named_right(p, t) for p, t in zip(pred, truth, strict=True)] for name, pred in read.items()}
+    shipped = trials["mean 0.5"]
     out: dict = {"clips": len(truth), "people": len(set(people)), "shipped": "mean 0.5", "trials": {}}
     for name, right in trials.items():
         diff = [float(a) - float(b) for a, b in zip(right, shipped, strict=True)]
@@ -121,8 +117,7 @@ def evaluate(mirrors: Path, readings_file: Path | None = None) -> dict:
         out["trials"][name] = {"right": int(sum(right)), "per_set": per_set,
                                "paired": [round(sum(diff) / len(diff), 4), round(low, 4), round(high, 4)],
                                "gained": diff.count(1.0), "lost": diff.count(-1.0)}
-    read = [p for name, rows in sets.items() for p in labels(rows, readings[name], "mean", 0.5)]
-    confusions = Counter((t, p or "no face") for t, p in zip(truth, read, strict=True))
+    confusions = Counter((t, p or "no face") for t, p in zip(truth, read["mean 0.5"], strict=True))
     out["confusions"] = {t: {p: n for (tt, p), n in sorted(confusions.items()) if tt == t}
                          for t in dict.fromkeys(truth)}
     return out

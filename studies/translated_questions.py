@@ -290,7 +290,7 @@ def centring_trials() -> dict:
     own; feeling questions named first, no-feeling questions kept empty, the wrong first feelings by label."""
     from collections import Counter
 
-    from agents.intent import FOREIGN_MIN_EMOTION_SIM, chosen_emotions, word_feeling
+    from agents.intent import centred_targets, centred_word
 
     rows, wholes, words = _development_readings()
     computed = computed_label_offsets()
@@ -303,12 +303,8 @@ def centring_trials() -> dict:
         right = empty = 0
         wrong: Counter = Counter()
         for r, scores, readings in zip(rows, wholes, words, strict=True):
-            less = offsets(r["language"])
-            chosen = chosen_emotions({k: v - less.get(k, 0.0) for k, v in scores.items()}, r["query"],
-                                     FOREIGN_MIN_EMOTION_SIM, joined=False)
-            if not chosen and (label := word_feeling([{k: v - less.get(k, 0.0) for k, v in w.items()}
-                                                       for w in readings])):
-                chosen = [label]
+            less = offsets(r["language"])  # foreign_reading's choice, the readings encoded once
+            chosen = centred_targets(r["query"], scores, less) or centred_word(readings, less)
             right += bool(r["emotion"]) and chosen[:1] == [r["emotion"]]
             empty += not r["emotion"] and not chosen
             wrong.update(chosen[:1] if r["emotion"] and chosen and chosen[0] != r["emotion"] else [])
