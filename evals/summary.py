@@ -8,7 +8,10 @@ Joint (and names that moment's emotion); per run their means with a percentile b
 resampling whole videos, since one video's questions are not independent, when the bench has at least
 ``MIN_VIDEOS`` videos, else resampling items (``interval_over`` says which). An item a run did not answer counts
 as a miss. Prints one line per run; ``--json`` writes ``{"bench", "runs": {NAME: {"n", "videos",
-"interval_over", "R1@0.5": [mean, low, high], "Joint": [...]}}}``. ``--against NAME`` also gives each other run's
+"interval_over", "R1@0.5": [mean, low, high], "Joint": [...], "by_label_read": {"read": [answers, R1@0.5 right],
+"not_read": [...]}}}}``, ``by_label_read`` splitting the answered items by whether any of their moments names a
+labelled emotion (the emotion the bench's question asks; ``graphs.pipeline.unread_feelings`` says so in the answer
+when none does). ``--against NAME`` also gives each other run's
 paired difference from run NAME, question by question (the mean of the per-item differences, its interval resampled
 as above), and the questions it gains and loses: ``"paired": {OTHER: {"R1@0.5": [mean, low, high], "Joint": [...],
 "gained_lost": {"R1@0.5": [gained, lost], "Joint": [...]}}}``.
@@ -37,8 +40,9 @@ def _with_interval(values: list[float], groups: list[str] | None) -> list[float]
 
 
 def per_item(bench: Path, run: Path) -> tuple[dict[str, list[float]], list[str]]:
-    """The run's per-item scores on ``bench`` (``{"R1@0.5": [1.0 | 0.0 per item], "Joint": [...]}``, in the bench's
-    order) and each item's video.
+    """The run's per-item scores on ``bench`` (``{"R1@0.5": [1.0 | 0.0 per item], "Joint": [...], "label_read": [1 when
+    a moment names a labelled emotion, 0 when none does, -1 unanswered]}``, in the bench's order) and each item's
+    video.
 
     Raises:
         BenchError: the bench is missing or not a valid bench; ``run`` is not a folder; its ``predictions.jsonl`` is
@@ -48,12 +52,14 @@ def per_item(bench: Path, run: Path) -> tuple[dict[str, list[float]], list[str]]
     if not run.is_dir():
         raise BenchError(f"{run}: not a run's folder (the --out of python -m evals.run, holding predictions.jsonl)")
     moments = {p["id"]: p.get("moments") or [] for p in read_records(run / "predictions.jsonl")}
-    loc = empty_localization()
+    loc, label_read = empty_localization(), []
     for item in items:
         got = moments.get(item.id, [])
+        labelled = [m.emotion for m in item.moments]
         score_localization(loc, [(m["start_s"], m["end_s"]) for m in got], [(m.start_s, m.end_s) for m in item.moments],
-                           got[0]["emotion"] if got else None, [m.emotion for m in item.moments])
-    return {k: loc[k] for k in FIGURES}, [item.video for item in items]
+                           got[0]["emotion"] if got else None, labelled)
+        label_read.append(int(any(m["emotion"] in labelled for m in got)) if got else -1)
+    return {**{k: loc[k] for k in FIGURES}, "label_read": label_read}, [item.video for item in items]
 
 
 def _over(groups: list[str]) -> list[str] | None:
@@ -61,7 +67,7 @@ def _over(groups: list[str]) -> list[str] | None:
 
 
 def summarise(bench: Path, run: Path) -> dict:
-    """``{"n", "videos", "interval_over", "R1@0.5", "Joint"}`` of the run in ``run`` on ``bench`` (each figure [mean, low, high]).
+    """``{"n", "videos", "interval_over", "R1@0.5", "Joint", "by_label_read"}`` of the run in ``run`` on ``bench`` (each figure [mean, low, high]).
 
     Raises:
         BenchError: the bench is missing or not a valid bench.
@@ -72,8 +78,11 @@ def summarise(bench: Path, run: Path) -> dict:
 
 def _summary(scores: dict[str, list[float]], groups: list[str]) -> dict:
     over = _over(groups)
+    split = {name: [sum(1 for r in scores["label_read"] if r == flag),
+                    int(sum(x for x, r in zip(scores["R1@0.5"], scores["label_read"], strict=True) if r == flag))]
+             for name, flag in (("read", 1), ("not_read", 0))}
     return {"n": len(groups), "videos": len(set(groups)), "interval_over": "videos" if over else "items",
-            **{k: _with_interval(scores[k], over) for k in FIGURES}}
+            **{k: _with_interval(scores[k], over) for k in FIGURES}, "by_label_read": split}
 
 
 def paired(bench: Path, run: Path, base: Path) -> dict:
@@ -126,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for name, r in out["runs"].items():
-        print(f"{name}: n={r['n']} R1@0.5 {r['R1@0.5']} Joint {r['Joint']}")
+        read, unread = r["by_label_read"]["read"], r["by_label_read"]["not_read"]
+        print(f"{name}: n={r['n']} R1@0.5 {r['R1@0.5']} Joint {r['Joint']}; a moment named as labelled: R1@0.5 "
+              f"{read[1]} of {read[0]}, none: {unread[1]} of {unread[0]}")
     for name, r in out.get("paired", {}).items():
         print(f"{name} - {args.against}: R1@0.5 {r['R1@0.5']} Joint {r['Joint']} (gained, lost: {r['gained_lost']})")
     if args.json:

@@ -323,6 +323,8 @@ def test_the_summary_scores_each_run_top_moment_and_counts_an_unanswered_item_as
     assert got["n"] == 8 and got["videos"] == 4 and got["interval_over"] == "videos"
     assert got["R1@0.5"][0] == 0.375 and got["Joint"][0] == 0.25
     assert got["Joint"][1] <= 0.25 <= got["Joint"][2]
+    # answered: v0-anger, v2-fear, v3-fear name their labelled emotion (two of them in place), v1-anger does not
+    assert got["by_label_read"] == {"read": [3, 2], "not_read": [1, 1]}
     # a second run that names v1-anger's emotion too and misses v3-fear: one Joint gained, one of each lost
     other = tmp_path / "other"
     other.mkdir()

@@ -50,3 +50,36 @@ def test_abstain_below_is_the_only_way_to_an_empty_answer(cache_root, tmp_path, 
     assert answer.moments == []
     assert answer.message.startswith("no moment returned: every candidate's support was below --abstain-below 0.99")
     assert "no moment returned" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("query", ["when does the audience enjoy the show?", "when is the performer most worked up?",
+                                   "when does someone look disgusted?"])
+def test_the_message_says_when_no_moment_is_read_as_the_asked_feeling(cache_root, tmp_path, query):
+    out = tmp_path / "a.json"
+    assert main([str(SAMPLE), query, "--json", str(out), "--cache-dir", str(cache_root), "--quiet"]) == 0
+    answer = Answer.model_validate_json(out.read_text())
+    asked = answer.intent.target_emotions
+    assert asked and answer.moments
+    read = [m.affectnet8 for m in answer.moments]
+    if any(label in asked for label in read):
+        assert "none read as" not in answer.message
+    else:  # e.g. the audience's shot, read as neutral (README): the answer does not pass it off as their enjoyment
+        assert answer.message.endswith(f", none read as {' or '.join(asked)} (read as {', '.join(dict.fromkeys(read))})")
+
+
+def test_unread_feelings_names_the_asked_and_the_read_feelings():
+    from agents.change_schema import ChangeAsk
+    from agents.schema import Intent, Moment
+    from graphs.pipeline import unread_feelings
+
+    def moment(label: str) -> Moment:
+        return Moment(start_s=1.0, end_s=3.0, emotion=label, affectnet8=label, confidence=0.3, rationale="r",
+                      evidence=[])
+
+    anger = Intent(target_emotions=["anger", "disgust"], search_text="someone angry")
+    assert unread_feelings(anger, [moment("neutral"), moment("happiness"), moment("neutral")]) == \
+        ", none read as anger or disgust (read as neutral, happiness)"
+    assert unread_feelings(anger, [moment("neutral"), moment("disgust")]) == ""
+    assert unread_feelings(Intent(target_emotions=[], search_text="a point"), [moment("neutral")]) == ""
+    change = anger.model_copy(update={"change": ChangeAsk(after=["anger"])})
+    assert unread_feelings(change, [moment("neutral")]) == ""  # a change's moments name the feelings around it
