@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from tools.perception.text_emotion import TextEmotion, load_text_emotion
 from tools.signals.idioms import glossed_phrases
-from tools.signals.lexicon import named_emotions
+from tools.signals.lexicon import emotion_phrase, named_emotions
+from tools.signals.negation import split_negated
 
 #: The similarity at which a negated stretch, or the gloss of a word in it, names the emotion it is most similar to
 #: (``negated_emotions``): the word glosses' floor (``studies.build_word_glosses.FLOOR``).
@@ -37,3 +38,10 @@ def negated_emotions(scopes: list[str], idioms: bool = True, word_glosses: bool 
             named += [best] if sims[best] >= NEGATED_MIN_SIM else []
         out += named
     return list(dict.fromkeys(out))
+
+
+def denied_feelings(question: str) -> list[str]:
+    """The AffectNet-8 emotions ``question`` denies (``negated_emotions`` of the negated stretches of its feeling
+    phrase, as ``agents.emotion_scores.emotion_scores`` reads them): "when is nobody happy?" -> ["happiness"]; [] for a
+    question that denies no feeling ("when is she angry?", "when does she smile without anyone noticing?")."""
+    return negated_emotions(split_negated(emotion_phrase(question, punctuation=True))[1])

@@ -10,8 +10,9 @@ resampling whole videos, since one video's questions are not independent, when t
 as a miss. Prints one line per run; ``--json`` writes ``{"bench", "runs": {NAME: {"n", "videos",
 "interval_over", "R1@0.5": [mean, low, high], "Joint": [...], "by_label_read": {"read": [answers, R1@0.5 right],
 "not_read": [...]}}}}``, ``by_label_read`` splitting the answered items by whether any of their moments names a
-labelled emotion (the emotion the bench's question asks; ``graphs.pipeline.unread_feelings`` says so in the answer
-when none does). ``--against NAME`` also gives each other run's
+labelled emotion, compared as Joint compares them (without case): the bench's label standing for the feeling the
+question asks (``graphs.pipeline.unread_feelings`` says in an answer when no moment is shown as the interpreter's
+reading of it). ``--against NAME`` also gives each other run's
 paired difference from run NAME, question by question (the mean of the per-item differences, its interval resampled
 as above), and the questions it gains and loses: ``"paired": {OTHER: {"R1@0.5": [mean, low, high], "Joint": [...],
 "gained_lost": {"R1@0.5": [gained, lost], "Joint": [...]}}}``.
@@ -56,9 +57,10 @@ def per_item(bench: Path, run: Path) -> tuple[dict[str, list[float]], list[str]]
     for item in items:
         got = moments.get(item.id, [])
         labelled = [m.emotion for m in item.moments]
+        lowered = {e.lower() for e in labelled}
         score_localization(loc, [(m["start_s"], m["end_s"]) for m in got], [(m.start_s, m.end_s) for m in item.moments],
                            got[0]["emotion"] if got else None, labelled)
-        label_read.append(int(any(m["emotion"] in labelled for m in got)) if got else -1)
+        label_read.append(int(any(str(m["emotion"]).lower() in lowered for m in got)) if got else -1)
     return {**{k: loc[k] for k in FIGURES}, "label_read": label_read}, [item.video for item in items]
 
 
@@ -67,7 +69,8 @@ def _over(groups: list[str]) -> list[str] | None:
 
 
 def summarise(bench: Path, run: Path) -> dict:
-    """``{"n", "videos", "interval_over", "R1@0.5", "Joint", "by_label_read"}`` of the run in ``run`` on ``bench`` (each figure [mean, low, high]).
+    """``{"n", "videos", "interval_over", "R1@0.5", "Joint", "by_label_read"}`` of the run in ``run`` on ``bench`` (each
+    figure [mean, low, high]; ``by_label_read`` as the module doc says).
 
     Raises:
         BenchError: the bench is missing or not a valid bench.
@@ -78,8 +81,8 @@ def summarise(bench: Path, run: Path) -> dict:
 
 def _summary(scores: dict[str, list[float]], groups: list[str]) -> dict:
     over = _over(groups)
-    split = {name: [sum(1 for r in scores["label_read"] if r == flag),
-                    int(sum(x for x, r in zip(scores["R1@0.5"], scores["label_read"], strict=True) if r == flag))]
+    pairs = list(zip(scores["R1@0.5"], scores["label_read"], strict=True))
+    split = {name: [sum(1 for _, r in pairs if r == flag), int(sum(x for x, r in pairs if r == flag))]
              for name, flag in (("read", 1), ("not_read", 0))}
     return {"n": len(groups), "videos": len(set(groups)), "interval_over": "videos" if over else "items",
             **{k: _with_interval(scores[k], over) for k in FIGURES}, "by_label_read": split}
@@ -136,8 +139,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for name, r in out["runs"].items():
         read, unread = r["by_label_read"]["read"], r["by_label_read"]["not_read"]
-        print(f"{name}: n={r['n']} R1@0.5 {r['R1@0.5']} Joint {r['Joint']}; a moment named as labelled: R1@0.5 "
-              f"{read[1]} of {read[0]}, none: {unread[1]} of {unread[0]}")
+        print(f"{name}: n={r['n']} R1@0.5 {r['R1@0.5']} Joint {r['Joint']}; top moment right where a moment is named "
+              f"as labelled {read[1]} of {read[0]}, where none is {unread[1]} of {unread[0]}, "
+              f"unanswered {r['n'] - read[0] - unread[0]}")
     for name, r in out.get("paired", {}).items():
         print(f"{name} - {args.against}: R1@0.5 {r['R1@0.5']} Joint {r['Joint']} (gained, lost: {r['gained_lost']})")
     if args.json:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.change import change_warnings
+from agents.denied import denied_feelings
 from agents.llm import LLM, FallbackLLM, load_llm
 from agents.schema import Answer, Choice, Intent, Moment, TraceStep
 from agents.state import RunContext, RunSettings
@@ -124,9 +125,9 @@ def status_message(state: dict, settings: RunSettings) -> str:
     if moments and state.get("weak"):
         return (f"weak support: no candidate reached --min-support {settings.min_support} "
                 f"({n_rejected} checked); the {len(moments)} best-supported moment(s) are shown"
-                + unread_feelings(state["intent"], moments))
+                + unread_feelings(state["intent"], moments, state["query"]))
     if moments:
-        return f"{len(moments)} moment(s) found" + unread_feelings(state["intent"], moments)
+        return f"{len(moments)} moment(s) found" + unread_feelings(state["intent"], moments, state["query"])
     if verified and settings.abstain_below > 0:
         return (f"no moment returned: every candidate's support was below --abstain-below "
                 f"{settings.abstain_below} ({n_rejected} rejected)")
@@ -137,19 +138,25 @@ def status_message(state: dict, settings: RunSettings) -> str:
             f"({shown} or speech matching the query)")
 
 
-def unread_feelings(intent: Intent, moments: list[Moment]) -> str:
-    """``", none read as anger (read as neutral, happiness)"`` when ``intent`` asks about feelings
-    (``Intent.target_emotions``; not a change question, whose moments name the feelings before and after) and no moment
-    of ``moments`` is read as one of them (``Moment.affectnet8``), else "". Such a moment stands where the asked feeling
-    was looked for (a question's words, a voice or face that supported it) but is named otherwise, and its place is
-    less often right: on five development benches the top moment was right for 12 of 49 answers with no moment named
-    as the bench labels the asked feeling, against 142 of 202 with one (``evals.summary``'s ``by_label_read``;
-    ``evals/RESULTS.md`` section 198)."""
-    asked = intent.target_emotions
-    if not asked or intent.change is not None or any(m.affectnet8 in asked for m in moments):
+def unread_feelings(intent: Intent, moments: list[Moment], question: str) -> str:
+    """``", none read as anger (read as neutral, happiness)"`` when ``question`` (read as ``intent``) asks about
+    feelings and no moment of ``moments`` is shown as one of them, else "". The feelings are named in the answer's label
+    set: ``Intent.target_labels`` against each ``Moment.emotion`` where the graph set the labels, else
+    ``Intent.target_emotions`` against ``Moment.affectnet8``. No clause for a change question (its moments name the
+    feelings before and after), an open question ("how does she feel?": its targets are a reader's guess, not what was
+    asked) or a question that denies a feeling ("when is nobody happy?": the interpreter's targets are the guessed
+    rest; ``agents.denied.denied_feelings``). Such a moment stands where the asked feeling was looked for (a question's
+    words, a voice or a face that supported it) but is shown otherwise: on five development benches, answers with no
+    moment named as the bench labels the question put the right place first 12 times in 49, against 142 in 202 with
+    one (``evals.summary``'s ``by_label_read``; a proxy, since the bench's label stands for the interpreter's
+    reading; ``evals/RESULTS.md`` section 198)."""
+    asked = intent.target_labels or intent.target_emotions
+    if not asked or intent.change is not None or intent.asks_feeling or not moments:
         return ""
-    read = list(dict.fromkeys(m.affectnet8 for m in moments))
-    return f", none read as {' or '.join(asked)} (read as {', '.join(read)})"
+    shown = list(dict.fromkeys(m.emotion if intent.target_labels else m.affectnet8 for m in moments))
+    if {a.lower() for a in asked} & {s.lower() for s in shown} or denied_feelings(question):
+        return ""
+    return f", none read as {' or '.join(asked)} (read as {', '.join(shown)})"
 
 
 def open_index(video: str | os.PathLike, config: IndexConfig | None = None, cache_dir: str | os.PathLike | None = None,

@@ -325,6 +325,14 @@ def test_the_summary_scores_each_run_top_moment_and_counts_an_unanswered_item_as
     assert got["Joint"][1] <= 0.25 <= got["Joint"][2]
     # answered: v0-anger, v2-fear, v3-fear name their labelled emotion (two of them in place), v1-anger does not
     assert got["by_label_read"] == {"read": [3, 2], "not_read": [1, 1]}
+    # a second moment named as labelled (any case) counts; an empty answer is unanswered, in neither half
+    second = tmp_path / "second"
+    second.mkdir()
+    (second / "predictions.jsonl").write_text("".join(json.dumps(p) + "\n" for p in [
+        {"id": "v1-anger", "moments": [{"start_s": 0.5, "end_s": 4.0, "emotion": "fear"},
+                                       {"start_s": 20.0, "end_s": 24.0, "emotion": "Anger"}]},
+        {"id": "v0-anger", "moments": []}]))
+    assert summarise(bench, second)["by_label_read"] == {"read": [1, 1], "not_read": [0, 0]}
     # a second run that names v1-anger's emotion too and misses v3-fear: one Joint gained, one of each lost
     other = tmp_path / "other"
     other.mkdir()

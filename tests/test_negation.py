@@ -263,3 +263,14 @@ def test_the_study_reads_both_halves_of_the_shown_after_or_questions_as_recorded
         assert (now["shown_first"], now["n"]) == (right, 8)
     with pytest.raises(ValueError):
         shown_scores("train")
+
+
+@pytest.mark.parametrize(("question", "denied"), [
+    ("when is nobody happy?", ["happiness"]), ("when isn't he scared?", ["fear"]),
+    ("when is she not angry or sad?", ["anger", "sadness"]), ("when is she angry?", []),
+    ("when does she smile without anyone noticing?", []),  # a negation that denies no feeling
+])
+def test_the_feelings_a_question_denies(question, denied):
+    from agents.denied import denied_feelings
+
+    assert denied_feelings(question) == denied
