@@ -13,15 +13,15 @@ as one. How strongly the words say each emotion is ``agents.emotion_scores``: a 
 a feeling in Open English WordNet (``tools.signals.lexicon.named_emotions``: "livid", "hit the roof" -> anger) adds a
 bonus to that emotion; an idiom of the phrase that Wiktionary glosses (``tools.signals.idioms``: "light up", "on
 edge", "lose one's cool"), or a word WordNet defines as a feeling without filing it under one ("snide", "fuming"), is
-read through its gloss as well. An emotion that words
-the question negates name ("when is she not happy?"; ``tools.signals.negation``, after NegEx) is never a target.
+read through its gloss as well. An emotion that words the question negates name ("when is she not happy?";
+``tools.signals.negation``, after NegEx) is never a target.
 A question with a clause that sets its context ("when does she look hurt after he mentions her ex?") is read by its
 main clause (``tools.signals.clauses.main_clause``). A question about a change of feeling ("when does her mood
 change?", "when does he go from calm to angry?", "when does he stop smiling?"; ``agents.change.ask_change``) sets
 ``Intent.change`` with the emotions it names before and after (none for a side that only denies one,
-``side_emotions``); its target emotions are those after the change. Measured on labelled and
-held-out questions by ``studies.intent``, ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and
-``studies.negation`` (``evals/RESULTS.md`` sections 23, 27, 28, 86, 90, 91, 177, 178; ``evals/results/intent_*.json``,
+``side_emotions``); its target emotions are those after the change. Measured on labelled and held-out questions by
+``studies.intent``, ``studies.build_idiom_glosses``, ``studies.build_word_glosses`` and ``studies.negation``
+(``evals/RESULTS.md`` sections 23, 27, 28, 86, 90, 91, 177, 178; ``evals/results/intent_*.json``,
 ``idiom_glosses_dev.json``, ``word_glosses_dev.json``, ``negation_*.json``); on questions about behaviour by
 ``studies.behaviour_questions`` (section 141, ``behaviour_questions.json``).
 """
@@ -65,6 +65,7 @@ from tools.signals.lexicon import (
     person_phrases,
 )
 from tools.signals.open_feeling import asks_open_feeling, feeling_subject
+from tools.signals.time_words import asked_window, without_window
 
 #: Similarity below which a query is taken to name no emotion (MiniLM cosine; unrelated text ~0.0-0.15).
 MIN_EMOTION_SIM = 0.25
@@ -263,16 +264,16 @@ INTERPRET_INTENT = LLMTask(
 
 
 def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
-    """Ask the LLM for the query's ``Intent``, then name what it asks for in the answer's label set: the
-    labels a hosted model chose from the set's descriptions, else ``Taxonomy.asked_labels`` (a label named
-    by its words, e.g. "proud" -> Pride, sets the AffectNet-8 targets), and the order of time the words ask
-    (``tools.signals.change_words.asked_order``); returns ``intent``, ``search_text`` and ``round`` = 0 (the people it
-    names are grounded by the next node, ``agents.grounding.ground_persons``)."""
+    """The LLM's ``Intent`` of the query without the part of the video it names (``window``: seconds or None,
+    ``tools.signals.time_words``), in the answer's label set: a hosted model's chosen labels, else
+    ``Taxonomy.asked_labels`` ("proud" -> Pride sets the AffectNet-8 targets), with the order of time asked
+    (``change_words.asked_order``); returns ``intent``, ``search_text``, ``round`` = 0, ``window``."""
     taxonomy = load_taxonomy(runtime.context.settings.labels)
+    query = without_window(state["query"], window := asked_window(state["query"]))  # "in the last ten minutes"
     intent = runtime.context.llm.structured(
-        INTERPRET_INTENT, {"query": state["query"], "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS),
+        INTERPRET_INTENT, {"query": query, "labels": list(AFFECTNET8), "cue_names": list(CUE_DESCRIPTIONS),
                            "answer_labels": {lab.name: lab.description for lab in taxonomy.labels}})
-    chosen, asked = [], main_clause(state["query"]) or state["query"]  # a clause of context asks no label or order
+    chosen, asked = [], main_clause(query) or query  # a clause of context asks no label or order
     for name in intent.target_labels:
         try:
             chosen.append(taxonomy.canonical(name))
@@ -285,7 +286,8 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         labels, targets = ([], []) if asks_feeling else taxonomy.asked_labels(asked, intent.target_emotions)
     intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels, "asks_feeling": asks_feeling,
                                        "order": intent.order or asked_order(asked)})
-    return {"intent": intent, "search_text": intent.search_text or state["query"], "round": 0}
+    return {"intent": intent, "search_text": intent.search_text or query, "round": 0,
+            "window": window.resolve(runtime.context.index.info.duration_s) if window else None}
 
 
 def describe(update: dict) -> str:
@@ -294,4 +296,5 @@ def describe(update: dict) -> str:
     asked = f" labels={i.target_labels}" if i.target_labels and i.target_labels != i.target_emotions else ""
     change = f" change={i.change.before or ['any']}->{i.change.after or ['any']}" if i.change else ""
     change += " at a departure" if i.change and i.change.departure else ""
-    return f"emotions={i.target_emotions or ['any']}{asked}{change} people={i.people} cues={i.cues}"
+    span = f" window={update['window'][0]:g}-{update['window'][1]:g}s" if update.get("window") else ""
+    return f"emotions={i.target_emotions or ['any']}{asked}{change}{span} people={i.people} cues={i.cues}"

@@ -187,17 +187,25 @@ def search_events(index: VideoIndex, text: str, k: int | None = None) -> dict[st
     return {cid: m.score for cid, m in _event_matches(index, text, k).items()}
 
 
+def in_window(window: tuple[float, float] | None, start_s: float, end_s: float) -> bool:
+    """Whether the span [start_s, end_s] (seconds) has its middle inside ``window`` (seconds; None: the whole video)."""
+    return window is None or window[0] <= (start_s + end_s) / 2 <= window[1]
+
+
 def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """Propose up to ``candidates_per_round`` unseen clips for the current search text, best first (module doc: a
     clip's score does not depend on how many candidates are asked; for a question about a feeling every clip is a
-    candidate, otherwise those a search ranks within ``candidates_per_round`` + the clips seen)."""
+    candidate, otherwise those a search ranks within ``candidates_per_round`` + the clips seen); where the question
+    names a part of the video (``window``, ``tools.signals.time_words``), only clips whose middle lies in it."""
     ctx = runtime.context
     index, n = ctx.index, ctx.settings.candidates_per_round
     seen = {c.clip_id for c in state.get("candidates", [])}
     change = state["intent"].change
     persons = grounded_persons(state.get("people", []), state["intent"].feeling_of)  # whose feeling: as the verifier
+    window = state.get("window")  # the part of the video the question names: clips whose middle lies in it
     if change is not None:  # a question about a change: the change points of the people's timelines
-        proposals = change_candidates(index, change, persons, seen, n, state.get("round", 0))
+        proposals = [p for p in change_candidates(index, change, persons, seen, n, state.get("round", 0))
+                     if in_window(window, p.start_s, p.end_s)]
         if proposals or seen:
             return {"candidates": proposals}
     texts, text = list(dict.fromkeys([state["query"], state["search_text"]])), state["search_text"]
@@ -211,7 +219,7 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
     for clip in index.clips:
         hits = {name: m[clip.id] for name, m in matches.items() if clip.id in m}
         found = [name for name, m in hits.items() if m.rank < FOUND_REACH]
-        if clip.id in seen or not (clip.id in affect or (hits and targets)
+        if clip.id in seen or not in_window(window, clip.start_s, clip.end_s) or not (clip.id in affect or (hits and targets)
                                    or any(m.rank < reach for m in hits.values())):
             continue
         score = (max(m.score for m in hits.values()) + BOTH_BONUS * max(len(found) - 1, 0) if hits else 0.0) \

@@ -240,6 +240,9 @@ class Answer(BaseModel):
     people: list[PersonGrounding] = Field(default_factory=list, description="the people the question names, "
                                           "grounded in the video (agents.grounding)")
     labels: str = Field("AffectNet-8", description="the label set of the moments' emotion (--labels)")
+    window: tuple[float, float] | None = Field(None, description="the part of the video the question names ('in the "
+                                               "last ten minutes'), start and end in seconds, the only part searched; "
+                                               "None: the whole video (tools.signals.time_words)")
     moments: list[Moment]
     options: list[str] = Field(default_factory=list, description="answer options of a multiple-choice question "
                                "(--options); empty for a moment query")

@@ -105,6 +105,7 @@ class AffectState(TypedDict, total=False):
 
     query: str
     intent: Intent
+    window: tuple[float, float] | None  # the part of the video the question names, seconds (tools.signals.time_words)
     people: list[PersonGrounding]
     search_text: str
     round: int

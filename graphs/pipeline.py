@@ -32,6 +32,7 @@ from tools.core.media import video_warnings
 from tools.perception.engine import device_notes
 from tools.perception.language import language_notes
 from tools.signals.emoji import spelled_out
+from tools.signals.time_words import window_warnings
 from tools.signals.transcript import transcript_warnings
 
 MAX_QUERY_CHARS = 2000
@@ -243,10 +244,11 @@ def _answer(video, query: str, state: dict, trace: list[TraceStep], ctx: RunCont
         options=state.get("options", []),
         choice=(Choice(**state["choice"].model_dump(), text=state["options"][state["choice"].option])
                 if state.get("choice") else None),
-        moments=state.get("moments", []), message=status_message(state, ctx.settings),
+        window=state.get("window"), moments=state.get("moments", []), message=status_message(state, ctx.settings),
         warnings=video_warnings(index.info) + transcript_warnings(index.transcript)
         + device_notes(index.config.perception())
         + change_warnings(state["intent"].change, state.get("moments", []), index.events)
+        + window_warnings(query, state.get("window"), index.info.duration_s)
         + (language_notes(query) if reasoner.name == "offline" else []),
         rounds=state.get("round", 0) + 1, candidates_considered=len(verified),
         candidates_rejected=sum(1 for c in verified if not c.accepted), llm=reasoner.name,

@@ -99,3 +99,20 @@ def test_unread_feelings_names_the_asked_and_the_shown_feelings_in_the_answers_l
     assert unread_feelings(love, [moment("neutral", "Love")], "when do they feel love?") == ""
     assert unread_feelings(love, [moment("neutral", "Neutral")], "when do they feel love?") == \
         ", none read as Love (read as Neutral)"
+
+
+def test_a_question_that_names_a_part_of_the_video_is_answered_from_that_part(cache_root, tmp_path):
+    def answer(query: str) -> Answer:
+        out = tmp_path / "a.json"
+        assert main([str(SAMPLE), query, "--json", str(out), "--cache-dir", str(cache_root), "--quiet"]) == 0
+        return Answer.model_validate_json(out.read_text())
+
+    whole, last = answer("when does the audience enjoy the show?"), answer(
+        "when does the audience enjoy the show in the last 3 seconds?")
+    assert whole.window is None and last.window == pytest.approx((last.duration_s - 3, last.duration_s), abs=1e-3)
+    assert last.intent.target_emotions == whole.intent.target_emotions  # the feeling is read without the phrase
+    assert last.moments and all(last.window[0] <= (m.start_s + m.end_s) / 2 <= last.window[1] for m in last.moments)
+    first = answer("when does the performer smile in the first 4 seconds?")
+    assert first.window == (0.0, 4.0) and all((m.start_s + m.end_s) / 2 <= 4.0 for m in first.moments)
+    outside = answer("when does the audience enjoy the show after 5 minutes?")
+    assert outside.window is None and any("lies outside this 10.0 s video" in w for w in outside.warnings)

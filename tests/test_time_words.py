@@ -1,0 +1,72 @@
+"""The part of a video a question names ("in the last ten minutes"): read from its words, searched alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.signals.time_words import WindowAsk, asked_window, time_seconds, window_warnings, without_window
+
+HOUR = 3600.0
+
+
+@pytest.mark.parametrize(("question", "phrase", "window"), [
+    ("How does she react in the last five minutes?", "in the last five minutes", (3300.0, HOUR)),
+    ("when is he angry after 12:30?", "after 12:30", (750.0, HOUR)),
+    ("when does she smile between minute 3 and minute 5?", "between minute 3 and minute 5", (180.0, 300.0)),
+    ("when does she smile between 3 and 5 minutes?", "between 3 and 5 minutes", (180.0, 300.0)),
+    ("when is he sad in the first half?", "in the first half", (0.0, 1800.0)),
+    ("when is he sad in the second half?", "in the second half", (1800.0, HOUR)),
+    ("when does she laugh before the 2 minute mark?", "before the 2 minute mark", (0.0, 120.0)),
+    ("when does someone get angry after the first ten minutes?", "after the first ten minutes", (600.0, HOUR)),
+    ("when is she happy in the final half hour?", "in the final half hour", (1800.0, HOUR)),
+    ("when does she cry in the first minute?", "in the first minute", (0.0, 60.0)),
+    ("how does she feel during the first 90 seconds?", "during the first 90 seconds", (0.0, 90.0)),
+    ("when is she scared from 0:45:00 to 0:50:30?", "from 0:45:00 to 0:50:30", (2700.0, 3030.0)),
+])
+def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, window):
+    ask = asked_window(question)
+    assert ask is not None and ask.phrase == phrase and ask.resolve(HOUR) == window
+    rest = without_window(question, ask)
+    assert phrase not in rest.lower() and rest.endswith("?") and len(rest) < len(question)
+
+
+@pytest.mark.parametrize("question", [
+    "when is she happy?", "when does she laugh after he leaves?", "when does she smile after 3?",
+    "when does he smile for the first time?", "when is she between a rock and a hard place?",
+    "when does he calm down before an interview?", "when is the last time he gets angry?",
+])
+def test_a_question_that_names_no_time_names_no_part(question):
+    assert asked_window(question) is None and without_window(question, None) == question
+
+
+def test_a_part_is_clipped_to_the_video_and_one_outside_it_is_none():
+    assert asked_window("when is he sad in the last ten minutes?").resolve(300.0) == (0.0, 300.0)
+    assert asked_window("when is he sad after 12:30?").resolve(300.0) is None
+    assert WindowAsk("in the first half", half=1).resolve(10.0) == (0.0, 5.0)
+    assert time_seconds("1:02:03") == (3723.0, True) and time_seconds("half an hour") == (1800.0, True)
+    assert time_seconds("3") is None and time_seconds("3", 60.0) == (180.0, False)
+
+
+def test_a_part_outside_the_video_is_said_in_a_warning():
+    said = window_warnings("when is he sad after 12:30?", None, 300.0)
+    assert said == [('the question names "after 12:30", which lies outside this 300.0 s video; the whole video was '
+                     "searched")]
+    assert window_warnings("when is he sad after 2:30?", (150.0, 300.0), 300.0) == []
+    assert window_warnings("when is he sad?", None, 300.0) == []
+
+
+def test_a_bench_question_names_the_third_of_its_video_that_holds_its_first_moment():
+    from evals.bench import BenchItem
+    from studies.window_questions import windowed
+
+    item = BenchItem.model_validate({"id": "v-anger", "video": "v.mp4", "query": "when does she lose her temper?",
+                                     "moments": [{"start_s": 100.0, "end_s": 104.0, "emotion": "anger"},
+                                                 {"start_s": 10.0, "end_s": 14.0, "emotion": "anger"}]})
+    got = windowed(item, 142.0)  # thirds 0-47, 47-95, 95-142: the first moment's middle (102 s) in the last
+    assert got["id"] == "v-anger-window" and got["query"] == "when does she lose her temper in the last 47 seconds?"
+    assert [m["start_s"] for m in got["moments"]] == [100.0]  # the moment outside the named part no longer counts
+    ask = asked_window(got["query"])
+    assert ask is not None and ask.resolve(142.0) == (95.0, 142.0)
+    middle = windowed(item.model_copy(update={"moments": item.moments[1:]}), 30.0)  # 12 s of 30: the middle third
+    assert middle["query"] == "when does she lose her temper between 0:10 and 0:20?"
+    assert asked_window(middle["query"]).resolve(30.0) == (10.0, 20.0)
