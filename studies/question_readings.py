@@ -5,7 +5,8 @@ change of the reader against, and each question's reading to compare.
 
 The questions: every committed question file of ``evals/data`` (``questions*.jsonl``) but the halves still held out
 (``HELD_OUT``), each read as the offline reasoner reads a question (``agents.intent.offline_intent``: emoji, other
-languages, change questions). A question is read right when the reader's first target emotion is its
+languages, change questions), without the words that name a part of the video (``tools.signals.time_words``), as
+``agents.intent.interpret_intent`` reads it. A question is read right when the reader's first target emotion is its
 labelled emotion; a question labelled with no feeling (``"emotion": null``: behaviour and open questions) when it asks
 none; a question labelled with two feelings (``"emotions"``) when it asks exactly those. Negated questions (their label
 is the feeling denied, not asked) and keyword queries (no label) are left out; ``studies.negation`` reads the first.
@@ -28,7 +29,7 @@ HELD_OUT = {("questions_words2.jsonl", "test"), ("questions_words3.jsonl", "test
             ("questions_open2.jsonl", "test"), ("questions_activity.jsonl", "test"),
             ("questions_translated3.jsonl", "test"), ("questions_translated4.jsonl", "test"),
             ("questions_translated5.jsonl", "test"), ("questions_translated_short.jsonl", "test"),
-            ("questions_translated6.jsonl", "test")}
+            ("questions_translated6.jsonl", "test"), ("questions_time.jsonl", "test")}
 #: Forms whose label is not the feeling asked (``studies.negation``), that carry none, or that label a change of
 #: feeling by its two sides (``studies.cessation``).
 UNSCORED_FORMS = {"negated", "negated_or", "keywords", "cessation"}
@@ -68,10 +69,12 @@ def readings(folder: Path | None = None) -> dict:
     """The shipped reader over ``labelled_questions``: ``right`` of ``n`` over all and per file (``files``: name ->
     [right, n]), and each question's reading (``questions``: "file|question" -> [targets, right])."""
     from agents.intent import offline_intent
+    from tools.signals.time_words import asked_window, without_window
 
     questions, files = {}, {}
     for name, query, record in labelled_questions(folder):
-        targets = list(offline_intent({"query": query}).target_emotions)
+        plain = without_window(query, asked_window(query))  # as the graph reads it: the part of the video named apart
+        targets = list(offline_intent({"query": plain}).target_emotions)
         ok = right(targets, record)
         questions[f"{name}|{query}"] = [targets, ok]  # a question a file asks twice is listed once, counted twice
         files.setdefault(name, [0, 0])

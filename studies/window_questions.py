@@ -1,6 +1,7 @@
 """Questions that name the part of the video to search ("... in the last 40 seconds?"), made from a bench's own.
 
     python -m studies.window_questions BENCH.jsonl --out WINDOWED.jsonl
+    python -m studies.window_questions evals/data/questions_time.jsonl --read [--json OUT]
 
 For each item of a bench, the third of its video (first, middle or last, by the video's duration from
 ``tools.core.media.probe``) that holds the middle of its first labelled moment is named in the question, in one of the
@@ -11,7 +12,8 @@ of the same feeling outside it no longer counts. Items are written in the bench'
 ``-window``; the videos are the bench's, as absolute paths. Run both codes on the written bench
 with ``python -m evals.run`` and compare with ``evals.summary``: the window restricts where the answer looks
 (``agents.localizer.in_window``), so this measures that the part named is searched and the feeling asked is still
-read with the phrase in the question (``evals/RESULTS.md`` section 199).
+read with the phrase in the question (``evals/RESULTS.md`` section 199). ``--read`` reads written questions instead
+(``read_time_questions``).
 """
 
 from __future__ import annotations
@@ -45,12 +47,63 @@ def windowed(item: BenchItem, duration_s: float) -> dict:
             "moments": moments or [first.model_dump()]}
 
 
+#: How far (seconds) each end of a window read may lie from the labelled one and count as right.
+END_TOLERANCE_S = 1.0
+
+
+def read_time_questions(path: Path) -> dict:
+    """Written questions that name a part of a video or only sound as if they did (``evals/data/
+    questions_time.jsonl``: ``query``, ``duration_s``, ``window`` [start_s, end_s] or null, ``emotion`` or null,
+    ``kind`` part / no_part, ``vague`` for a part said without a time), read as the graph reads them: the part
+    (``asked_window`` resolved on ``duration_s``; right when both ends lie within ``END_TOLERANCE_S`` of the label's,
+    or both are none) and the feeling asked first by the offline reader of the question without the part's words,
+    against the question as written (the code before, which read the part's words as part of the feeling). Returns
+    counts per kind with 95 % intervals, and every question read otherwise than labelled."""
+    from agents.intent import offline_intent
+    from evals.metrics import bootstrap_interval
+    from tools.signals.time_words import asked_window, without_window
+
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    out: dict = {"n": len(rows), "misses": []}
+    scores: dict[str, list[float]] = {}
+    for r in rows:
+        ask = asked_window(r["query"])
+        got = ask.resolve(float(r["duration_s"])) if ask else None
+        want = r["window"]
+        window_ok = (got is None) == (want is None) and (got is None or all(
+            abs(a - b) <= END_TOLERANCE_S for a, b in zip(got, want, strict=True)))
+        asked = [r["emotion"]] if r["emotion"] else []
+        now = offline_intent({"query": without_window(r["query"], ask)}).target_emotions[:1]
+        before = offline_intent({"query": r["query"]}).target_emotions[:1]
+        kind = "vague" if r.get("vague") else r["kind"]
+        for name, ok in ((f"{kind}_window", window_ok), (f"{kind}_feeling_now", now == asked),
+                         (f"{kind}_feeling_before", before == asked)):
+            scores.setdefault(name, []).append(float(ok))
+        if not window_ok or now != asked:
+            out["misses"].append({"query": r["query"], "window": want, "read": got, "emotion": r["emotion"],
+                                  "feeling_read": now})
+    out["scores"] = {k: {"right": int(sum(v)), "n": len(v), "interval": [round(x, 3) for x in bootstrap_interval(v)]}
+                     for k, v in sorted(scores.items())}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line entry (see the module doc)."""
     ap = argparse.ArgumentParser(prog="python -m studies.window_questions", description=__doc__.split("\n\n")[0])
-    ap.add_argument("bench", type=Path)
-    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("bench", type=Path, help="a bench to ask again (with --out), or a time-question file (--read)")
+    ap.add_argument("--out", type=Path, help="write the windowed bench here")
+    ap.add_argument("--read", action="store_true", help="read BENCH as written time questions (read_time_questions)")
+    ap.add_argument("--json", type=Path, help="with --read: write the counts and misses here")
     args = ap.parse_args(argv)
+    if args.read:
+        got = read_time_questions(args.bench)
+        for k, v in got["scores"].items():
+            print(f"{k:28} {v['right']:3} of {v['n']:3}  {v['interval']}")
+        if args.json:
+            args.json.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n")
+        return 0
+    if args.out is None:
+        ap.error("--out is needed to write a windowed bench")
     try:
         items = load_bench(args.bench)
         durations: dict[Path, float] = {}

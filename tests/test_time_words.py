@@ -34,6 +34,7 @@ def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, wind
     "when is she happy?", "when does she laugh after he leaves?", "when does she smile after 3?",
     "when does he smile for the first time?", "when is she between a rock and a hard place?",
     "when does he calm down before an interview?", "when is the last time he gets angry?",
+    "I remember a referee making a terrible call in the last minute, felt really maddening",  # the scene's minute
 ])
 def test_a_question_that_names_no_time_names_no_part(question):
     assert asked_window(question) is None and without_window(question, None) == question

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tools.signals.lexicon import memory_form
+
 #: Number words a time may be written with ("ten minutes", "the last five seconds").
 _ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
@@ -109,7 +111,11 @@ def _amount(text: str) -> float:
 
 
 def asked_window(question: str) -> WindowAsk | None:
-    """The part of the video ``question`` names (module doc), or None."""
+    """The part of the video ``question`` names (module doc), or None; none for a viewer's memory
+    (``tools.signals.lexicon.memory_form``: "I remember a referee making a terrible call in the last minute, ..."),
+    whose times are the scene's, not the video's."""
+    if memory_form(question):
+        return None
     q = " ".join(question.lower().replace(",", " ").split()).rstrip("?.! ")
     if m := _BETWEEN.search(q):
         a, b = m.group(1), m.group(2)
