@@ -267,7 +267,7 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
     """The LLM's ``Intent`` of the query without the part of the video it names (``window``: seconds or None,
     ``tools.signals.time_words``), in the answer's label set: a hosted model's chosen labels, else
     ``Taxonomy.asked_labels`` ("proud" -> Pride sets the AffectNet-8 targets), with the order of time asked
-    (``change_words.asked_order``); returns ``intent``, ``search_text``, ``round`` = 0, ``window``."""
+    (``change_words.asked_order``); returns ``intent``, ``search_text``, ``round`` = 0, ``window``, that ``query``."""
     taxonomy = load_taxonomy(runtime.context.settings.labels)
     query = without_window(state["query"], window := asked_window(state["query"]))  # "in the last ten minutes"
     intent = runtime.context.llm.structured(
@@ -286,7 +286,7 @@ def interpret_intent(state: AffectState, runtime: Runtime[RunContext]) -> dict:
         labels, targets = ([], []) if asks_feeling else taxonomy.asked_labels(asked, intent.target_emotions)
     intent = intent.model_copy(update={"target_emotions": targets, "target_labels": labels, "asks_feeling": asks_feeling,
                                        "order": intent.order or asked_order(asked)})
-    return {"intent": intent, "search_text": intent.search_text or query, "round": 0,
+    return {"intent": intent, "search_text": intent.search_text or query, "round": 0, "query": query,  # for the rest
             "window": window.resolve(runtime.context.index.info.duration_s) if window else None}
 
 

@@ -203,9 +203,9 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
     change = state["intent"].change
     persons = grounded_persons(state.get("people", []), state["intent"].feeling_of)  # whose feeling: as the verifier
     window = state.get("window")  # the part of the video the question names: clips whose middle lies in it
-    if change is not None:  # a question about a change: the change points of the people's timelines
-        proposals = [p for p in change_candidates(index, change, persons, seen, n, state.get("round", 0))
-                     if in_window(window, p.start_s, p.end_s)]
+    if change is not None:  # a question about a change: the change points of the people's timelines (in the window)
+        every = change_candidates(index, change, persons, seen, len(index.clips) + len(seen) + n, state.get("round", 0))
+        proposals = [p for p in every if in_window(window, p.start_s, p.end_s)][:n]
         if proposals or seen:
             return {"candidates": proposals}
     texts, text = list(dict.fromkeys([state["query"], state["search_text"]])), state["search_text"]
@@ -219,9 +219,10 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
     for clip in index.clips:
         hits = {name: m[clip.id] for name, m in matches.items() if clip.id in m}
         found = [name for name, m in hits.items() if m.rank < FOUND_REACH]
-        if clip.id in seen or not in_window(window, clip.start_s, clip.end_s) or not (clip.id in affect or (hits and targets)
-                                   or any(m.rank < reach for m in hits.values())):
+        if clip.id in seen or not in_window(window, clip.start_s, clip.end_s):
             continue
+        if not (clip.id in affect or (hits and (targets or window)) or any(m.rank < reach for m in hits.values())):
+            continue  # in a window every clip a search reaches competes, ranked by its score, as for a feeling
         score = (max(m.score for m in hits.values()) + BOTH_BONUS * max(len(found) - 1, 0) if hits else 0.0) \
             + ctx.settings.affect_weight * affect.get(clip.id, 0.0)
         source = "+".join([*found, *(["affect"] if clip.id in affect else [])]) \

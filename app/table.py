@@ -40,7 +40,8 @@ def print_answer(answer, console) -> None:
     for g in answer.people:
         console.print(safe(f"people: {g.phrase} -> {g.who} ({g.rule}, confidence {g.confidence:.2f}: {g.detail})"))
     if answer.window:
-        console.print(f"searched: {fmt_time(answer.window[0])}-{fmt_time(answer.window[1])} (the part the question names)")
+        lo, hi = answer.window
+        console.print(f"searched: {fmt_time(lo)}-{fmt_time(hi)} (the part the question names)")
     if not answer.moments:
         console.print(f"[yellow]{safe(answer.message)}[/yellow]")
         return

@@ -113,6 +113,10 @@ def test_a_question_that_names_a_part_of_the_video_is_answered_from_that_part(ca
     assert last.intent.target_emotions == whole.intent.target_emotions  # the feeling is read without the phrase
     assert last.moments and all(last.window[0] <= (m.start_s + m.end_s) / 2 <= last.window[1] for m in last.moments)
     first = answer("when does the performer smile in the first 4 seconds?")
-    assert first.window == (0.0, 4.0) and all((m.start_s + m.end_s) / 2 <= 4.0 for m in first.moments)
+    assert first.window == (0.0, 4.0) and first.moments and all((m.start_s + m.end_s) / 2 <= 4.0 for m in first.moments)
+    # a question about a gesture: every clip of the part competes, not only those the whole video's search ranks first
+    point = answer("when does someone point in the last 6 seconds?")
+    assert point.moments and all(point.window[0] <= (m.start_s + m.end_s) / 2 for m in point.moments)
+    assert not point.intent.target_emotions
     outside = answer("when does the audience enjoy the show after 5 minutes?")
     assert outside.window is None and any("lies outside this 10.0 s video" in w for w in outside.warnings)

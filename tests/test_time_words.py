@@ -22,12 +22,21 @@ HOUR = 3600.0
     ("when does she cry in the first minute?", "in the first minute", (0.0, 60.0)),
     ("how does she feel during the first 90 seconds?", "during the first 90 seconds", (0.0, 90.0)),
     ("when is she scared from 0:45:00 to 0:50:30?", "from 0:45:00 to 0:50:30", (2700.0, 3030.0)),
+    ("how does she react in the past ten minutes?", "in the past ten minutes", (3000.0, HOUR)),
+    ("when does she relax after the first half hour?", "after the first half hour", (1800.0, HOUR)),
+    ("when is he angry after 12:30 but before 15:00?", "after 12:30 but before 15:00", (750.0, 900.0)),
+    ("when is he angry in the last 10 minutes of the video?", "in the last 10 minutes of the video", (3000.0, HOUR)),
+    ("when is she calm between the 3 and 5 minute marks?", "between the 3 and 5 minute marks", (180.0, 300.0)),
+    ("when does she smile between 12:00-15:30?", "between 12:00-15:30", (720.0, 930.0)),
+    ("when does she laugh in the last twenty-five minutes?", "in the last twenty-five minutes", (2100.0, HOUR)),
+    ("when is he angry in the first half-hour?", "in the first half-hour", (0.0, 1800.0)),
 ])
 def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, window):
     ask = asked_window(question)
     assert ask is not None and ask.phrase == phrase and ask.resolve(HOUR) == window
     rest = without_window(question, ask)
     assert phrase not in rest.lower() and rest.endswith("?") and len(rest) < len(question)
+    assert not rest.startswith((",", " ")) and "  " not in rest
 
 
 @pytest.mark.parametrize("question", [
@@ -35,6 +44,14 @@ def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, wind
     "when does he smile for the first time?", "when is she between a rock and a hard place?",
     "when does he calm down before an interview?", "when is the last time he gets angry?",
     "I remember a referee making a terrible call in the last minute, felt really maddening",  # the scene's minute
+    "how does she feel before a second date?", "when is she upset before a minor setback?",  # no time: words
+    "when does he gasp after a secret is told?", "when does he react after a minute of silence?",  # a length
+    "when is he nervous in the last minute of his speech?", "how happy is she in the first half of the game?",
+    "when is she happy but not in the first half?", "when is she sad except in the last ten minutes?",  # not there
+    "is he happier in the first half or the second half?",  # two parts compared
+    "when is she scared from 15:00 until 12:00?", "when does she cry after 5:75?",  # no such range, no such time
+    "how does he feel after 5:30 in the morning?", "when is she tired before 7:00 am?",  # times of day
+    "when does she sigh in the second minute?", "when is she happy from time to time?", "when does she cry until the end?",
 ])
 def test_a_question_that_names_no_time_names_no_part(question):
     assert asked_window(question) is None and without_window(question, None) == question
@@ -46,6 +63,12 @@ def test_a_part_is_clipped_to_the_video_and_one_outside_it_is_none():
     assert WindowAsk("in the first half", half=1).resolve(10.0) == (0.0, 5.0)
     assert time_seconds("1:02:03") == (3723.0, True) and time_seconds("half an hour") == (1800.0, True)
     assert time_seconds("3") is None and time_seconds("3", 60.0) == (180.0, False)
+
+
+def test_the_words_of_a_part_are_taken_out_of_the_question_wherever_they_stand():
+    ask = asked_window("Over the past 5 minutes, when is he tense?")
+    assert ask.resolve(HOUR) == (3300.0, HOUR)
+    assert without_window("Over the past 5 minutes, when is he tense?", ask) == "when is he tense?"
 
 
 def test_a_part_outside_the_video_is_said_in_a_warning():

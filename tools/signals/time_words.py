@@ -5,17 +5,22 @@ A user of a long video often knows roughly where to look ("how does she react in
 answer then searches that part only. Read from the question's words alone (lower-cased), the same for the offline
 reader and a hosted one:
 
-- ``between T and T`` / ``from T to T`` (T a time: ``12:30``, ``1:02:03``, ``90 seconds``, ``ten minutes``,
-  ``minute 3``, ``the 5 minute mark``; a bare number on one side takes the other side's unit: "between 3 and 5
-  minutes");
-- ``in`` / ``during`` / ``within`` / ``over the first`` / ``last`` / ``final`` + an amount ("the first minute",
-  "the last 30 seconds", "the final half hour") or ``half`` ("the first half", "the second half");
-- ``after`` / ``past`` + T ("after 10 minutes", "after the first ten minutes", "past the 1:00 mark");
-- ``before`` / ``until`` / ``prior to`` + T.
+- ``between`` / ``from`` T ``and`` / ``to`` / ``until`` / ``-`` T (T a time: ``12:30``, ``1:02:03``, ``90 seconds``,
+  ``ten minutes``, ``twenty-five minutes``, ``minute 3``, ``the 5 minute mark``; a bare number on one side takes the
+  other side's unit: "between 3 and 5 minutes");
+- ``in`` / ``during`` / ``within`` / ``over`` / ``for`` ``the`` ``first`` / ``opening`` / ``last`` / ``final`` /
+  ``past`` / ``closing`` + an amount ("the first minute", "the past 30 seconds", "the final half hour"), or ``the
+  first half`` / ``the second half``;
+- ``after`` / ``past`` / ``beyond`` / ``later than`` T ("after 10 minutes", "after the first half hour", "past the
+  1:00 mark"); ``before`` / ``until`` / ``till`` / ``prior to`` / ``earlier than`` T; an "after" and a "before"
+  joined by "and" or "but" are one part ("after 12:30 but before 15:00").
 
-A time with no unit and no colon is not read ("after 3" may be a clock time or an episode); "after he leaves" names no
-time and is a departure (``tools.signals.change_words``), not a window. Pure functions of the text; the window is
-resolved against the video's duration by ``WindowAsk.resolve``.
+Not read as a part: a time with no unit and no colon ("after 3": a clock time or an episode); a time of day ("after
+5:30 in the morning", "before 7:00 pm"); a length of something ("after a minute of silence", "in the last minute of
+his speech"; "of the video" is read); "a second" (an ordinal: "before a second date"); "after he leaves" (a departure,
+``tools.signals.change_words``); a part said not to be searched ("but not in the first half"), compared with another
+("in the first half or the second?"), or a range that ends before it starts; anything in a viewer's memory. Pure
+functions of the text; the window is resolved against the video's duration by ``WindowAsk.resolve``.
 """
 
 from __future__ import annotations
@@ -25,26 +30,46 @@ from dataclasses import dataclass
 
 from tools.signals.lexicon import memory_form
 
-#: Number words a time may be written with ("ten minutes", "the last five seconds").
+#: Number words a time may be written with ("ten minutes", "the last five seconds", "twenty-five minutes").
 _ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
-NUMBER_WORDS = {w: i for i, w in enumerate(_ONES)} | {"thirty": 30, "forty": 40, "forty-five": 45, "fifty": 50,
-                                                      "sixty": 60, "ninety": 90, "a": 1, "an": 1}
+         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+NUMBER_WORDS = {w: i for i, w in enumerate(_ONES)} | _TENS | {
+    f"{t}{sep}{o}": v + i for t, v in _TENS.items() for i, o in enumerate(_ONES[1:10], 1) for sep in ("-", " ")}
 #: Seconds per unit of a time.
-UNIT_S = {"second": 1, "sec": 1, "s": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "h": 3600}
+UNIT_S = {"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600}
 
 _NUM = r"\d+(?:\.\d+)?|" + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS), key=len, reverse=True))
-_UNIT = r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)"
-_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?"
-#: One time: a clock time, an amount with its unit ("ten minutes", "half an hour"), "minute 3", "the 5 minute mark",
-#: or a bare number (read only beside another time's unit).
-_TIME = (rf"(?:the\s+)?(?:{_CLOCK}|(?:{_NUM})(?:\s*|-){_UNIT}|half\s+an?\s+hour|minute\s+(?:{_NUM})|(?:{_NUM}))"
-         r"(?:\s+mark)?")
-_BETWEEN = re.compile(rf"\b(?:between|from)\s+(?:minutes?\s+)?({_TIME})\s+(?:and|to|until|till)\s+({_TIME})")
-_SPAN = re.compile(rf"\b(?:in|during|within|over|for)\s+the\s+(first|last|final|second|opening|closing)\s+"
-                   rf"((?:{_NUM})\s+{_UNIT}|half\s+(?:an?\s+)?hour|hour|minute|second|half)\b")
-_AFTER = re.compile(rf"\b(?:after|past|beyond|later\s+than)\s+(?:the\s+first\s+)?({_TIME})")
-_BEFORE = re.compile(rf"\b(?:before|until|till|prior\s+to|earlier\s+than)\s+({_TIME})")
+_UNIT = r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
+#: A clock time on the video's clock: M:SS or H:MM:SS, minutes and seconds under 60; not a time of day ("5:30 in the
+#: morning", "7:00 pm", "at 3 o'clock").
+_CLOCK = (r"\d{1,2}:[0-5]\d(?::[0-5]\d)?(?![\d:])"
+          r"(?!\s*(?:am|pm|a\.m|p\.m|o'clock|in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b)")
+#: An amount: a number and its unit ("ten minutes", "90 secs", "an hour"; not "a second" nor "a min", which are an
+#: ordinal and a word's start), or half an hour.
+_AMOUNT = (rf"(?:(?:{_NUM})(?:\s*|-){_UNIT}|an?\s+(?:minute|hour)\b|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b"
+           rf"|an?\s+half\s+hour\b)")
+#: One time: a clock time, an amount, "minute 3", "the 5 minute mark", "the first hour" (after "after"), or a bare
+#: number (read only beside another time's unit). Not followed by "of" + anything but the video ("after a minute of
+#: silence" is a length, not a place).
+_OF_VIDEO = r"(?:\s+of\s+the\s+(?:video|clip|film|movie|recording|episode|footage))?"
+_TIME = (rf"(?:the\s+)?(?:{_CLOCK}|{_AMOUNT}|minute\s+(?:{_NUM})\b|(?:{_NUM})\b(?!:))(?:\s+marks?)?")
+_NOT_OF = r"(?!\s+of\b)"
+_BETWEEN = re.compile(rf"\b(?:between|from)\s+(?:minutes?\s+)?({_TIME})(?:\s+(?:and|to|until|till)\s+|\s*[-\u2013]\s*)"
+                      rf"({_TIME})"
+                      rf"{_OF_VIDEO}{_NOT_OF}")
+_SPAN = re.compile(rf"\b(?:in|during|within|over|for)\s+the\s+(first|last|final|past|second|opening|closing)\s+"
+                   rf"((?:{_NUM})(?:\s*|-){_UNIT}|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|hour\b|minute\b|second\b"
+                   rf"|half\b){_OF_VIDEO}{_NOT_OF}")
+_AFTER = re.compile(rf"(?<!\bthe\s)\b(?:after|past|beyond|later\s+than)\s+(?:the\s+first\s+(?=(?:{_NUM}|half|hour|"
+                    rf"minute)))?((?:the\s+)?(?:hour|minute)\b|{_TIME}){_OF_VIDEO}{_NOT_OF}")
+_BEFORE = re.compile(rf"\b(?:before|until|till|prior\s+to|earlier\s+than)\s+({_TIME}){_OF_VIDEO}{_NOT_OF}")
+#: Words before a named part that say it is not the part to search ("but not in the first half", "except in the last
+#: ten minutes"): the question is then read whole, with no part.
+_EXCEPT = re.compile(r"\b(?:not|except|apart\s+from|other\s+than|outside(?:\s+of)?|rather\s+than|instead\s+of)\s+$")
+#: Words after a named part that compare it with another ("happier in the first half or the second?", "... than in
+#: the last ten minutes"): a question about both, read whole, with no part.
+_COMPARED = re.compile(r"\s+(?:or|than|versus|vs\.?|compared)\b")
 
 
 @dataclass(frozen=True)
@@ -79,17 +104,19 @@ def _number(word: str) -> float:
 def time_seconds(text: str, unit_s: float | None = None) -> tuple[float, bool] | None:
     """``text`` (one ``_TIME`` match) in seconds, and whether it carried its own unit or colon; a bare number is read
     in ``unit_s`` (None: not read, returns None). "12:30" -> 750; "1:02:03" -> 3723; "ten minutes" -> 600; "half an
-    hour" -> 1800; "minute 3" -> 180; "the 5 minute mark" -> 300."""
-    t = re.sub(r"^the\s+|\s+mark$", "", text.strip())
-    if re.fullmatch(_CLOCK, t):
+    hour" -> 1800; "an hour" -> 3600; "minute 3" -> 180; "the 5 minute mark" -> 300; "the first hour" -> 3600."""
+    t = re.sub(r"^the\s+(?:first\s+)?|\s+marks?$", "", text.strip())
+    if re.fullmatch(r"\d{1,2}:[0-5]\d(?::[0-5]\d)?", t):
         parts = [int(p) for p in t.split(":")]
         return float(sum(p * 60 ** i for i, p in enumerate(reversed(parts)))), True
-    if re.fullmatch(r"half\s+an?\s+hour", t):
+    if re.fullmatch(r"half(?:\s+an?\s+|\s*-\s*|\s+)hour|an?\s+half\s+hour", t):
         return 1800.0, True
+    if m := re.fullmatch(r"(?:an?\s+)?(hour|minute)", t):
+        return float(UNIT_S[m.group(1)]), True
     if m := re.fullmatch(rf"minute\s+({_NUM})", t):
         return _number(m.group(1)) * 60, True
     if m := re.fullmatch(rf"({_NUM})(?:\s*|-)({_UNIT})", t):
-        return _number(m.group(1)) * UNIT_S[m.group(2).rstrip("s") or "s"], True
+        return _number(m.group(1)) * UNIT_S[re.sub(r"s$", "", m.group(2))], True
     if re.fullmatch(_NUM, t) and unit_s is not None:
         return _number(t) * unit_s, False
     return None
@@ -97,46 +124,63 @@ def time_seconds(text: str, unit_s: float | None = None) -> tuple[float, bool] |
 
 def _unit_of(text: str) -> float | None:
     m = re.search(rf"(?:{_NUM})(?:\s*|-)({_UNIT})|minute", text)
-    return None if m is None else UNIT_S[(m.group(1) or "minute").rstrip("s") or "s"]
+    return None if m is None else float(UNIT_S[re.sub(r"s$", "", m.group(1) or "minute")])
 
 
-def _amount(text: str) -> float:
-    """Seconds of a ``_SPAN`` amount: "ten minutes", "half hour", "half an hour", "hour", "minute", "second"."""
-    if text.startswith("half"):
-        return 1800.0
-    if text in ("hour", "minute", "second"):
-        return float(UNIT_S[text])
-    got = time_seconds(text)
-    return got[0] if got else 0.0
+def _span(m: re.Match) -> WindowAsk | None:
+    """The part a ``_SPAN`` match names: the first / last amount, or a half."""
+    which, amount = m.group(1), m.group(2)
+    if amount == "half":
+        return WindowAsk(m.group(0), half=2 if which in ("second", "last", "final", "closing") else 1)
+    got = time_seconds(amount)
+    if which == "second" or got is None:  # "in the second minute": not read
+        return None
+    if which in ("last", "final", "past", "closing"):
+        return WindowAsk(m.group(0), start_s=got[0], from_end=True)
+    return WindowAsk(m.group(0), start_s=0.0, end_s=got[0])
+
+
+def _parts(q: str) -> list[tuple[re.Match, WindowAsk | None]]:
+    """Every part ``q`` (lower-cased) names, in order, each with its reading (None where its times do not read)."""
+    found: list[tuple[re.Match, WindowAsk | None]] = []
+    for pattern in (_BETWEEN, _SPAN, _AFTER, _BEFORE):
+        for m in pattern.finditer(q):
+            if any(m.start() < f.end() and f.start() < m.end() for f, _ in found):
+                continue
+            if pattern is _BETWEEN:
+                unit = _unit_of(m.group(0)) or (60.0 if "minute" in m.group(0) else None)
+                a, b = time_seconds(m.group(1), unit), time_seconds(m.group(2), unit)
+                ask = WindowAsk(m.group(0), start_s=a[0], end_s=b[0]) if a and b and b[0] > a[0] else None
+            elif pattern is _SPAN:
+                ask = _span(m)
+            else:
+                t = time_seconds(m.group(1))
+                ask = None if t is None else WindowAsk(m.group(0), start_s=t[0]) if pattern is _AFTER \
+                    else WindowAsk(m.group(0), start_s=0.0, end_s=t[0])
+            if ask is not None or pattern is _BETWEEN:  # a range whose times do not read is no part at all
+                found.append((m, ask))
+    return sorted(found, key=lambda f: f[0].start())
 
 
 def asked_window(question: str) -> WindowAsk | None:
-    """The part of the video ``question`` names (module doc), or None; none for a viewer's memory
+    """The part of the video ``question`` names (module doc), or None: none for a viewer's memory
     (``tools.signals.lexicon.memory_form``: "I remember a referee making a terrible call in the last minute, ..."),
-    whose times are the scene's, not the video's."""
+    whose times are the scene's; none for a part said not to be searched ("but not in the first half"), for two parts
+    but an "after" and a "before" (read together: "after 12:30 but before 15:00"), or for a range that does not read
+    ("between 15:30 and 12:00")."""
     if memory_form(question):
         return None
     q = " ".join(question.lower().replace(",", " ").split()).rstrip("?.! ")
-    if m := _BETWEEN.search(q):
-        a, b = m.group(1), m.group(2)
-        ua = time_seconds(a, _unit_of(b) or (60.0 if "minute" in m.group(0) else None))
-        ub = time_seconds(b, _unit_of(a) or (60.0 if "minute" in m.group(0) else None))
-        if ua and ub and ub[0] > ua[0]:
-            return WindowAsk(m.group(0), start_s=ua[0], end_s=ub[0])
-    if m := _SPAN.search(q):
-        which, amount = m.group(1), m.group(2)
-        if amount == "half":
-            return WindowAsk(m.group(0), half=2 if which in ("second", "last", "final", "closing") else 1)
-        seconds = _amount(amount)
-        if which == "second" or not seconds:
-            return None
-        if which in ("last", "final", "closing"):
-            return WindowAsk(m.group(0), start_s=seconds, from_end=True)
-        return WindowAsk(m.group(0), start_s=0.0, end_s=seconds)
-    if (m := _AFTER.search(q)) and (t := time_seconds(m.group(1))):
-        return WindowAsk(m.group(0), start_s=t[0])
-    if (m := _BEFORE.search(q)) and (t := time_seconds(m.group(1))):
-        return WindowAsk(m.group(0), start_s=0.0, end_s=t[0])
+    parts = _parts(q)
+    if not parts or any(ask is None or _EXCEPT.search(q[:m.start()]) or _COMPARED.match(q[m.end():])
+                        for m, ask in parts):
+        return None
+    if len(parts) == 1:
+        return parts[0][1]
+    (m1, a1), (m2, a2) = parts[0], parts[-1]
+    if len(parts) == 2 and m1.re is _AFTER and m2.re is _BEFORE and a2.end_s > (a1.start_s or 0.0) \
+            and re.fullmatch(r"\s+(?:and|but)\s+", q[m1.end():m2.start()]):
+        return WindowAsk(q[m1.start():m2.end()], start_s=a1.start_s, end_s=a2.end_s)
     return None
 
 
@@ -147,7 +191,7 @@ def without_window(question: str, ask: WindowAsk | None) -> str:
         return question
     words = r"[\s,]+".join(re.escape(w) for w in ask.phrase.split())
     out = re.sub(rf"\s*\b{words}\b", "", question, count=1, flags=re.IGNORECASE)
-    return " ".join(out.split()) or question
+    return " ".join(out.split()).strip(" ,;:-") or question
 
 
 def window_warnings(question: str, window: tuple[float, float] | None, duration_s: float) -> list[str]:
