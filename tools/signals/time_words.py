@@ -12,8 +12,13 @@ reader and a hosted one:
   ``past`` / ``closing`` + an amount ("the first minute", "the past 30 seconds", "the final half hour"), or ``the
   first half`` / ``the second half``;
 - ``after`` / ``past`` / ``beyond`` / ``later than`` T ("after 10 minutes", "after the first half hour", "past the
-  1:00 mark"); ``before`` / ``until`` / ``till`` / ``prior to`` / ``earlier than`` T; an "after" and a "before"
-  joined by "and" or "but" are one part ("after 12:30 but before 15:00").
+  1:00 mark"); ``before`` / ``until`` / ``till`` / ``up to`` / ``prior to`` / ``earlier than`` T; ``from`` /
+  ``since`` T ``on`` / ``onward`` / ``till the end``; an "after" and a "before" joined by "and" or "but" are one part
+  ("after 12:30 but before 15:00");
+- a part said first without a preposition ("first 30 secs, is she surprised?", "last quarter hour: ...", "second half
+  of the meeting, ..."); ``in the 34th minute``; two clock times joined by "to" or a dash ("1:20:00 to 1:30:00"), or
+  two amounts followed by "in" ("15-20 min in"); compact hours ("1h", "1h30"); "of the video" / "of the meeting" /
+  "of the show" and the like after a part.
 
 Not read as a part: a time with no unit and no colon ("after 3": a clock time or an episode); a time of day ("after
 5:30 in the morning", "before 7:00 pm"); a length of something ("after a minute of silence", "in the last minute of
@@ -47,23 +52,35 @@ _CLOCK = (r"\d{1,2}:[0-5]\d(?::[0-5]\d)?(?![\d:])"
           r"(?!\s*(?:am|pm|a\.m|p\.m|o'clock|in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b)")
 #: An amount: a number and its unit ("ten minutes", "90 secs", "an hour"; not "a second" nor "a min", which are an
 #: ordinal and a word's start), or half an hour.
-_AMOUNT = (rf"(?:(?:{_NUM})(?:\s*|-){_UNIT}|an?\s+(?:minute|hour)\b|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b"
-           rf"|an?\s+half\s+hour\b)")
+_AMOUNT = (rf"(?:\d+h(?:\s*\d{{1,2}}(?:m|min)?)?\b|(?:{_NUM})(?:\s*|-){_UNIT}|an?\s+(?:minute|hour)\b"
+           rf"|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|an?\s+half\s+hour\b|a\s+quarter(?:\s+of\s+an|-)?\s*hour\b"
+           rf"|quarter(?:\s+of\s+an|-|\s+)\s*hour\b)")
 #: One time: a clock time, an amount, "minute 3", "the 5 minute mark", "the first hour" (after "after"), or a bare
 #: number (read only beside another time's unit). Not followed by "of" + anything but the video ("after a minute of
 #: silence" is a length, not a place).
-_OF_VIDEO = r"(?:\s+of\s+the\s+(?:video|clip|film|movie|recording|episode|footage))?"
+_OF_VIDEO = (r"(?:\s+of\s+the\s+(?:video|clip|film|movie|recording|episode|footage|show|programme|program|meeting|"
+             r"interview|call|talk|lecture|session|broadcast|stream|livestream|hearing|podcast|class|webinar))?")
 _TIME = (rf"(?:the\s+)?(?:{_CLOCK}|{_AMOUNT}|minute\s+(?:{_NUM})\b|(?:{_NUM})\b(?!:))(?:\s+marks?)?")
 _NOT_OF = r"(?!\s+of\b)"
 _BETWEEN = re.compile(rf"\b(?:between|from)\s+(?:minutes?\s+)?({_TIME})(?:\s+(?:and|to|until|till)\s+|\s*[-\u2013]\s*)"
                       rf"({_TIME})"
                       rf"{_OF_VIDEO}{_NOT_OF}")
-_SPAN = re.compile(rf"\b(?:in|during|within|over|for)\s+the\s+(first|last|final|past|second|opening|closing)\s+"
-                   rf"((?:{_NUM})(?:\s*|-){_UNIT}|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|hour\b|minute\b|second\b"
-                   rf"|half\b){_OF_VIDEO}{_NOT_OF}")
+_SPAN = re.compile(rf"(?:\b(?:in|during|within|over|for)\s+the\s+|^(?:the\s+)?)"
+                   rf"(first|last|final|past|second|opening|closing)\s+"
+                   rf"((?:{_NUM})(?:\s*|-){_UNIT}|\d+h\b|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|quarter(?:\s+|-)hour\b"
+                   rf"|hour\b|minute\b|second\b|half\b){_OF_VIDEO}{_NOT_OF}")
 _AFTER = re.compile(rf"(?<!\bthe\s)\b(?:after|past|beyond|later\s+than)\s+(?:the\s+first\s+(?=(?:{_NUM}|half|hour|"
                     rf"minute)))?((?:the\s+)?(?:hour|minute)\b|{_TIME}){_OF_VIDEO}{_NOT_OF}")
-_BEFORE = re.compile(rf"\b(?:before|until|till|prior\s+to|earlier\s+than)\s+({_TIME}){_OF_VIDEO}{_NOT_OF}")
+_BEFORE = re.compile(rf"\b(?:before|until|till|up\s+(?:un)?to|up\s+till|prior\s+to|earlier\s+than)\s+({_TIME})"
+                     rf"{_OF_VIDEO}{_NOT_OF}")
+#: "from T on", "from T onward(s)", "from T till / to / until the end", "since T": after T.
+_ONWARD = re.compile(rf"\b(?:from|since)\s+({_TIME})(?:\s+(?:on|onwards?|forward)\b|\s+(?:till|to|until)\s+the\s+end"
+                     rf"(?:\s+of\s+the\s+[a-z]+)?\b|(?=\s*$)|(?=\s*[,:;-]))")
+#: An ordinal minute: "in the 34th minute" (the 60 s that end at its number).
+_ORDINAL = re.compile(r"\b(?:in|during)\s+the\s+(\d+)(?:st|nd|rd|th)\s+minute\b")
+#: A range with no "between" / "from": two clock times joined by "to" or a dash ("1:20:00 to 1:30:00"), or two
+#: amounts followed by "in" ("15-20 min in"; "5-10 minutes" alone is a length).
+_RANGE = re.compile(rf"(?:^|(?<=\s))({_TIME})\s*(?:\bto\b|[-\u2013])\s*({_TIME})(?:\s+in\b)?")
 #: Words before a named part that say it is not the part to search ("but not in the first half", "except in the last
 #: ten minutes"): the question is then read whole, with no part.
 _EXCEPT = re.compile(r"\b(?:not|except|apart\s+from|other\s+than|outside(?:\s+of)?|rather\s+than|instead\s+of)\s+$")
@@ -111,6 +128,10 @@ def time_seconds(text: str, unit_s: float | None = None) -> tuple[float, bool] |
         return float(sum(p * 60 ** i for i, p in enumerate(reversed(parts)))), True
     if re.fullmatch(r"half(?:\s+an?\s+|\s*-\s*|\s+)hour|an?\s+half\s+hour", t):
         return 1800.0, True
+    if re.fullmatch(r"(?:a\s+)?quarter(?:\s+of\s+an|-)?\s*hour", t):
+        return 900.0, True
+    if m := re.fullmatch(r"(\d+)h(?:\s*(\d{1,2})(?:m|min)?)?", t):
+        return int(m.group(1)) * 3600.0 + int(m.group(2) or 0) * 60.0, True
     if m := re.fullmatch(r"(?:an?\s+)?(hour|minute)", t):
         return float(UNIT_S[m.group(1)]), True
     if m := re.fullmatch(rf"minute\s+({_NUM})", t):
@@ -143,11 +164,14 @@ def _span(m: re.Match) -> WindowAsk | None:
 def _parts(q: str) -> list[tuple[re.Match, WindowAsk | None]]:
     """Every part ``q`` (lower-cased) names, in order, each with its reading (None where its times do not read)."""
     found: list[tuple[re.Match, WindowAsk | None]] = []
-    for pattern in (_BETWEEN, _SPAN, _AFTER, _BEFORE):
+    for pattern in (_BETWEEN, _ORDINAL, _RANGE, _SPAN, _ONWARD, _AFTER, _BEFORE):
         for m in pattern.finditer(q):
             if any(m.start() < f.end() and f.start() < m.end() for f, _ in found):
                 continue
-            if pattern is _BETWEEN:
+            if pattern is _ORDINAL:
+                n = int(m.group(1))
+                ask = WindowAsk(m.group(0), start_s=(n - 1) * 60.0, end_s=n * 60.0) if n > 0 else None
+            elif pattern in (_BETWEEN, _RANGE):
                 unit = _unit_of(m.group(0)) or (60.0 if "minute" in m.group(0) else None)
                 a, b = time_seconds(m.group(1), unit), time_seconds(m.group(2), unit)
                 ask = WindowAsk(m.group(0), start_s=a[0], end_s=b[0]) if a and b and b[0] > a[0] else None
@@ -155,8 +179,11 @@ def _parts(q: str) -> list[tuple[re.Match, WindowAsk | None]]:
                 ask = _span(m)
             else:
                 t = time_seconds(m.group(1))
-                ask = None if t is None else WindowAsk(m.group(0), start_s=t[0]) if pattern is _AFTER \
+                ask = None if t is None else WindowAsk(m.group(0), start_s=t[0]) if pattern in (_AFTER, _ONWARD) \
                     else WindowAsk(m.group(0), start_s=0.0, end_s=t[0])
+            if pattern is _RANGE and (ask is None or not (m.group(1).count(":") and m.group(2).count(":")
+                                                          or m.group(0).endswith(" in"))):
+                continue  # "2-1 down", "the 9-5 job", "he says 5-10 minutes": no place in the video
             if ask is not None or pattern is _BETWEEN:  # a range whose times do not read is no part at all
                 found.append((m, ask))
     return sorted(found, key=lambda f: f[0].start())
