@@ -41,13 +41,20 @@ HOUR = 3600.0
     ("between 1h and 1h30 when is the speaker nervous?", "between 1h and 1h30", (3600.0, 5400.0)),
     ("how do they feel 15-20 min in?", "15-20 min in", (900.0, 1200.0)),
     ("1:20:00 to 1:30:00 - any moments of joy?", "1:20:00 to 1:30:00", (4800.0, 5400.0)),
+    # the review's (section 200): open ranges closed, "since", "up until", an ordinal "of the video"
+    ("from 10 minutes up to 20 minutes, is he calm?", "from 10 minutes up to 20 minutes", (600.0, 1200.0)),
+    ("since 10:00 until 20:00 is he calm?", "since 10:00 until 20:00", (600.0, 1200.0)),
+    ("since 12:30, is he sad?", "since 12:30", (750.0, HOUR)), ("is he sad since 12:30?", "since 12:30", (750.0, HOUR)),
+    ("up until 12:30, is he ok?", "up until 12:30", (0.0, 750.0)),
+    ("in the 34th minute of the video, how does he feel?", "in the 34th minute of the video", (1980.0, 2040.0)),
+    ("when does she smile in the last 1h30?", "in the last 1h30", (1800.0, 2 * HOUR)),
 ])
 def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, window):
     ask = asked_window(question)
     duration = 2 * HOUR if window[1] > HOUR else HOUR
     assert ask is not None and ask.phrase == phrase and ask.resolve(duration) == window
     rest = without_window(question, ask)
-    assert phrase not in rest.lower() and len(rest) < len(question)
+    assert phrase not in rest.lower() and len(rest) < len(question) and rest.endswith("?") == question.endswith("?")
     assert not rest.startswith((",", " ")) and "  " not in rest
 
 
@@ -66,6 +73,13 @@ def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, wind
     "when does she sigh in the second minute?", "when is she happy from time to time?", "when does she cry until the end?",
     "last time she smiled, how did she feel?", "first impressions: is he nervous?", "when is the team 2-1 down?",
     "she went from 0 to 100, when?", "when is she happy from 9 to 5?", "when does he say it takes 5-10 minutes?",
+    "5-10 minutes in the oven, does the chef look stressed?", "he walked 3 to 5 minutes in the rain",  # lengths
+    "she can hold her breath for up to 2 minutes, is she scared?", "the bus is up to an hour late",
+    "he works 9:00 to 17:00, is he tired?", "when he reads John 3:16-3:18", "last minute changes upset him?",
+    "first hour is free, is she happy about that?", "second half substitution, is the coach angry?",
+    "has she been crying since 10 minutes?", "from 5 minutes on the clock, is he nervous?",
+    "in the 34th minute of the second half, is he tired?", "is he sad from 12:30 to the end of his speech?",
+    "first half hour of his speech, is he nervous?",
 ])
 def test_a_question_that_names_no_time_names_no_part(question):
     assert asked_window(question) is None and without_window(question, None) == question

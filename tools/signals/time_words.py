@@ -12,13 +12,14 @@ reader and a hosted one:
   ``past`` / ``closing`` + an amount ("the first minute", "the past 30 seconds", "the final half hour"), or ``the
   first half`` / ``the second half``;
 - ``after`` / ``past`` / ``beyond`` / ``later than`` T ("after 10 minutes", "after the first half hour", "past the
-  1:00 mark"); ``before`` / ``until`` / ``till`` / ``up to`` / ``prior to`` / ``earlier than`` T; ``from`` /
-  ``since`` T ``on`` / ``onward`` / ``till the end``; an "after" and a "before" joined by "and" or "but" are one part
-  ("after 12:30 but before 15:00");
-- a part said first without a preposition ("first 30 secs, is she surprised?", "last quarter hour: ...", "second half
-  of the meeting, ..."); ``in the 34th minute``; two clock times joined by "to" or a dash ("1:20:00 to 1:30:00"), or
-  two amounts followed by "in" ("15-20 min in"); compact hours ("1h", "1h30"); "of the video" / "of the meeting" /
-  "of the show" and the like after a part.
+  1:00 mark"); ``before`` / ``until`` / ``till`` / ``prior to`` / ``earlier than`` T, ``up to`` / ``up until`` a
+  point (a clock time, "the 3 minute mark": "up to 2 minutes" is a length); ``from`` T ``on`` / ``onward`` / ``till
+  the end``, ``since`` a point; ``from`` / ``since`` T ``up to`` / ``until`` T; an "after" and a "before" joined by
+  "and" or "but" are one part ("after 12:30 but before 15:00");
+- a part said first before a clause mark ("first 30 secs, is she surprised?", "last quarter hour: ...", "second half
+  of the meeting, ..."; not "last minute changes"); ``in the 34th minute``; two clock times said first, joined by "to"
+  or a dash ("1:20:00 to 1:30:00 - ..."), or two amounts and an "in" that ends a clause ("15-20 min in?"); compact
+  hours ("1h", "1h30"); "of the video" / "of the meeting" / "of the show" and the like after a part.
 
 Not read as a part: a time with no unit and no colon ("after 3": a clock time or an episode); a time of day ("after
 5:30 in the morning", "before 7:00 pm"); a length of something ("after a minute of silence", "in the last minute of
@@ -48,39 +49,53 @@ _NUM = r"\d+(?:\.\d+)?|" + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS),
 _UNIT = r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
 #: A clock time on the video's clock: M:SS or H:MM:SS, minutes and seconds under 60; not a time of day ("5:30 in the
 #: morning", "7:00 pm", "at 3 o'clock").
-_CLOCK = (r"\d{1,2}:[0-5]\d(?::[0-5]\d)?(?![\d:])"
+_CLOCK = (r"\d{1,2}:[0-5]\d(?::[0-5]\d)?(?!\d)(?!:\d)"
           r"(?!\s*(?:am|pm|a\.m|p\.m|o'clock|in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b)")
+#: Compact hours: "1h", "1h30", "1h 30m".
+_HOURS = r"\d+h(?:\d{1,2}(?:m|min)?|\s+\d{1,2}(?:m|min)\b)?\b"
 #: An amount: a number and its unit ("ten minutes", "90 secs", "an hour"; not "a second" nor "a min", which are an
-#: ordinal and a word's start), or half an hour.
-_AMOUNT = (rf"(?:\d+h(?:\s*\d{{1,2}}(?:m|min)?)?\b|(?:{_NUM})(?:\s*|-){_UNIT}|an?\s+(?:minute|hour)\b"
+#: ordinal and a word's start), compact hours, half or a quarter of an hour.
+_AMOUNT = (rf"(?:{_HOURS}|(?:{_NUM})(?:\s*|-){_UNIT}|an?\s+(?:minute|hour)\b"
            rf"|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|an?\s+half\s+hour\b|a\s+quarter(?:\s+of\s+an|-)?\s*hour\b"
            rf"|quarter(?:\s+of\s+an|-|\s+)\s*hour\b)")
-#: One time: a clock time, an amount, "minute 3", "the 5 minute mark", "the first hour" (after "after"), or a bare
-#: number (read only beside another time's unit). Not followed by "of" + anything but the video ("after a minute of
-#: silence" is a length, not a place).
+#: "of the video" and the like after a part, read with it; any other "of" after a time makes it a length ("after a
+#: minute of silence", "in the last minute of his speech"), not a place.
 _OF_VIDEO = (r"(?:\s+of\s+the\s+(?:video|clip|film|movie|recording|episode|footage|show|programme|program|meeting|"
-             r"interview|call|talk|lecture|session|broadcast|stream|livestream|hearing|podcast|class|webinar))?")
-_TIME = (rf"(?:the\s+)?(?:{_CLOCK}|{_AMOUNT}|minute\s+(?:{_NUM})\b|(?:{_NUM})\b(?!:))(?:\s+marks?)?")
+             r"interview|call|talk|lecture|session|broadcast|stream|livestream|hearing|podcast|webinar))?")
 _NOT_OF = r"(?!\s+of\b)"
-_BETWEEN = re.compile(rf"\b(?:between|from)\s+(?:minutes?\s+)?({_TIME})(?:\s+(?:and|to|until|till)\s+|\s*[-\u2013]\s*)"
-                      rf"({_TIME})"
-                      rf"{_OF_VIDEO}{_NOT_OF}")
-_SPAN = re.compile(rf"(?:\b(?:in|during|within|over|for)\s+the\s+|^(?:the\s+)?)"
-                   rf"(first|last|final|past|second|opening|closing)\s+"
-                   rf"((?:{_NUM})(?:\s*|-){_UNIT}|\d+h\b|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|quarter(?:\s+|-)hour\b"
-                   rf"|hour\b|minute\b|second\b|half\b){_OF_VIDEO}{_NOT_OF}")
+#: Where a part said first ends: a clause mark ("first 30 secs, is she ...", "last quarter hour: ...").
+_MARK = r"(?=\s*[,:;.\-\u2013\u2014])"
+#: A point on the video's clock, not a length: a clock time, "the 5 minute mark", "minute 3".
+_POINT = rf"(?:the\s+)?(?:{_CLOCK}|(?:{_NUM})(?:\s*|-)(?:minute|min|hour|second)s?\s+marks?|minute\s+(?:{_NUM})\b)"
+#: One time: a point, an amount, or a bare number (read only beside another time's unit).
+_TIME = (rf"(?:the\s+)?(?:{_CLOCK}|{_AMOUNT}|minute\s+(?:{_NUM})\b|(?:{_NUM})\b(?!:))(?:\s+marks?)?")
+_BETWEEN = re.compile(rf"\b(?:between|from|since)\s+(?:minutes?\s+)?({_TIME})(?:\s+on)?"
+                      rf"(?:\s+(?:and|to|until|till|up\s+to|up\s+until|up\s+till)\s+|\s*[-\u2013]\s*)"
+                      rf"({_TIME}){_OF_VIDEO}{_NOT_OF}")
+_SPAN_WORDS = r"(first|last|final|past|second|opening|closing)\s+"
+_SPAN_AMOUNT = (rf"((?:{_NUM})(?:\s*|-){_UNIT}|{_HOURS}|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|quarter(?:\s+|-)hour\b"
+                rf"|hour\b|minute\b|second\b|half\b(?!\s*-?\s*(?:an?\s+)?hour))")
+_SPAN = re.compile(rf"\b(?:in|during|within|over|for)\s+the\s+{_SPAN_WORDS}{_SPAN_AMOUNT}{_OF_VIDEO}{_NOT_OF}")
+#: The same said first, before a clause mark ("first 30 secs, is she surprised?"; "last minute changes" is no part).
+_OPENING = re.compile(rf"^(?:the\s+)?{_SPAN_WORDS}{_SPAN_AMOUNT}{_OF_VIDEO}{_MARK}")
 _AFTER = re.compile(rf"(?<!\bthe\s)\b(?:after|past|beyond|later\s+than)\s+(?:the\s+first\s+(?=(?:{_NUM}|half|hour|"
                     rf"minute)))?((?:the\s+)?(?:hour|minute)\b|{_TIME}){_OF_VIDEO}{_NOT_OF}")
-_BEFORE = re.compile(rf"\b(?:before|until|till|up\s+(?:un)?to|up\s+till|prior\s+to|earlier\s+than)\s+({_TIME})"
-                     rf"{_OF_VIDEO}{_NOT_OF}")
-#: "from T on", "from T onward(s)", "from T till / to / until the end", "since T": after T.
-_ONWARD = re.compile(rf"\b(?:from|since)\s+({_TIME})(?:\s+(?:on|onwards?|forward)\b|\s+(?:till|to|until)\s+the\s+end"
-                     rf"(?:\s+of\s+the\s+[a-z]+)?\b|(?=\s*$)|(?=\s*[,:;-]))")
+#: "until" / "before" a time; "up to" only before a point ("up to the 3 minute mark": "up to 2 minutes" is a length).
+_BEFORE = re.compile(rf"\b(?:(?:before|until|till|prior\s+to|earlier\s+than)\s+({_TIME})"
+                     rf"|up\s+(?:to|until|till)\s+({_POINT})){_OF_VIDEO}{_NOT_OF}")
+#: From a point on: "from minute 7 onward", "since 12:30", "from 12 min till the end (of the video)"; a bare amount
+#: after "since" is a length ("since 10 minutes").
+_ONWARD = re.compile(rf"\b(?:from\s+({_TIME})(?:\s+(?:on|onwards?|forward)(?=\s*(?:$|[,:;.?!\-]))"
+                     rf"|\s+(?:till|to|until)\s+the\s+end(?!\s+of\b(?!\s+the\s+(?:video|clip|film|movie|recording|"
+                     rf"episode|meeting|interview|show)\b))(?:{_OF_VIDEO}))"
+                     rf"|since\s+({_POINT})(?=\s*(?:$|[,:;.?!\-])))")
 #: An ordinal minute: "in the 34th minute" (the 60 s that end at its number).
-_ORDINAL = re.compile(r"\b(?:in|during)\s+the\s+(\d+)(?:st|nd|rd|th)\s+minute\b")
-#: A range with no "between" / "from": two clock times joined by "to" or a dash ("1:20:00 to 1:30:00"), or two
-#: amounts followed by "in" ("15-20 min in"; "5-10 minutes" alone is a length).
-_RANGE = re.compile(rf"(?:^|(?<=\s))({_TIME})\s*(?:\bto\b|[-\u2013])\s*({_TIME})(?:\s+in\b)?")
+_ORDINAL = re.compile(rf"\b(?:in|during)\s+the\s+(\d+)(?:st|nd|rd|th)\s+minute\b{_OF_VIDEO}{_NOT_OF}")
+#: A range with no "between" / "from", said first: two clock times joined by "to" or a dash ("1:20:00 to 1:30:00 -
+#: any moments of joy?"), or anywhere two amounts and "in" that ends a clause ("how do they feel 15-20 min in?";
+#: "5-10 minutes in the oven" is a length).
+_RANGE = re.compile(rf"(?:^({_CLOCK})\s*(?:\bto\b|[-\u2013])\s*({_CLOCK}){_MARK}"
+                    rf"|(?:^|(?<=\s))({_TIME})\s*(?:\bto\b|[-\u2013])\s*({_TIME})\s+in(?=\s*(?:$|[,:;.?!\-])))")
 #: Words before a named part that say it is not the part to search ("but not in the first half", "except in the last
 #: ten minutes"): the question is then read whole, with no part.
 _EXCEPT = re.compile(r"\b(?:not|except|apart\s+from|other\s+than|outside(?:\s+of)?|rather\s+than|instead\s+of)\s+$")
@@ -149,44 +164,47 @@ def _unit_of(text: str) -> float | None:
 
 
 def _span(m: re.Match) -> WindowAsk | None:
-    """The part a ``_SPAN`` match names: the first / last amount, or a half."""
+    """The part a ``_SPAN`` or ``_OPENING`` match names: the first / last amount, or a half."""
     which, amount = m.group(1), m.group(2)
     if amount == "half":
-        return WindowAsk(m.group(0), half=2 if which in ("second", "last", "final", "closing") else 1)
+        return WindowAsk(_phrase(m), half=2 if which in ("second", "last", "final", "closing") else 1)
     got = time_seconds(amount)
     if which == "second" or got is None:  # "in the second minute": not read
         return None
     if which in ("last", "final", "past", "closing"):
-        return WindowAsk(m.group(0), start_s=got[0], from_end=True)
-    return WindowAsk(m.group(0), start_s=0.0, end_s=got[0])
+        return WindowAsk(_phrase(m), start_s=got[0], from_end=True)
+    return WindowAsk(_phrase(m), start_s=0.0, end_s=got[0])
 
 
 def _parts(q: str) -> list[tuple[re.Match, WindowAsk | None]]:
-    """Every part ``q`` (lower-cased) names, in order, each with its reading (None where its times do not read)."""
+    """Every part ``q`` (lower-cased, commas set apart) names, in order, each with its reading (None where its times
+    do not read)."""
     found: list[tuple[re.Match, WindowAsk | None]] = []
-    for pattern in (_BETWEEN, _ORDINAL, _RANGE, _SPAN, _ONWARD, _AFTER, _BEFORE):
+    for pattern in (_BETWEEN, _ORDINAL, _RANGE, _OPENING, _SPAN, _ONWARD, _AFTER, _BEFORE):
         for m in pattern.finditer(q):
             if any(m.start() < f.end() and f.start() < m.end() for f, _ in found):
                 continue
+            times = [g for g in m.groups() if g is not None]
             if pattern is _ORDINAL:
                 n = int(m.group(1))
-                ask = WindowAsk(m.group(0), start_s=(n - 1) * 60.0, end_s=n * 60.0) if n > 0 else None
+                ask = WindowAsk(_phrase(m), start_s=(n - 1) * 60.0, end_s=n * 60.0) if n > 0 else None
             elif pattern in (_BETWEEN, _RANGE):
                 unit = _unit_of(m.group(0)) or (60.0 if "minute" in m.group(0) else None)
-                a, b = time_seconds(m.group(1), unit), time_seconds(m.group(2), unit)
-                ask = WindowAsk(m.group(0), start_s=a[0], end_s=b[0]) if a and b and b[0] > a[0] else None
-            elif pattern is _SPAN:
+                a, b = time_seconds(times[0], unit), time_seconds(times[1], unit)
+                ask = WindowAsk(_phrase(m), start_s=a[0], end_s=b[0]) if a and b and b[0] > a[0] else None
+            elif pattern in (_SPAN, _OPENING):
                 ask = _span(m)
             else:
-                t = time_seconds(m.group(1))
-                ask = None if t is None else WindowAsk(m.group(0), start_s=t[0]) if pattern in (_AFTER, _ONWARD) \
-                    else WindowAsk(m.group(0), start_s=0.0, end_s=t[0])
-            if pattern is _RANGE and (ask is None or not (m.group(1).count(":") and m.group(2).count(":")
-                                                          or m.group(0).endswith(" in"))):
-                continue  # "2-1 down", "the 9-5 job", "he says 5-10 minutes": no place in the video
+                t = time_seconds(times[0])
+                ask = None if t is None else WindowAsk(_phrase(m), start_s=t[0]) if pattern in (_AFTER, _ONWARD) \
+                    else WindowAsk(_phrase(m), start_s=0.0, end_s=t[0])
             if ask is not None or pattern is _BETWEEN:  # a range whose times do not read is no part at all
                 found.append((m, ask))
     return sorted(found, key=lambda f: f[0].start())
+
+
+def _phrase(m: re.Match) -> str:
+    return m.group(0).strip()
 
 
 def asked_window(question: str) -> WindowAsk | None:
@@ -197,7 +215,7 @@ def asked_window(question: str) -> WindowAsk | None:
     ("between 15:30 and 12:00")."""
     if memory_form(question):
         return None
-    q = " ".join(question.lower().replace(",", " ").split()).rstrip("?.! ")
+    q = " ".join(re.sub(r"\s*,\s*", " , ", question.lower()).split()).rstrip("?.! ")
     parts = _parts(q)
     if not parts or any(ask is None or _EXCEPT.search(q[:m.start()]) or _COMPARED.match(q[m.end():])
                         for m, ask in parts):
@@ -218,7 +236,7 @@ def without_window(question: str, ask: WindowAsk | None) -> str:
         return question
     words = r"[\s,]+".join(re.escape(w) for w in ask.phrase.split())
     out = re.sub(rf"\s*\b{words}\b", "", question, count=1, flags=re.IGNORECASE)
-    return " ".join(out.split()).strip(" ,;:-") or question
+    return " ".join(out.split()).strip(" ,;:.-\u2013\u2014") or question
 
 
 def window_warnings(question: str, window: tuple[float, float] | None, duration_s: float) -> list[str]:
