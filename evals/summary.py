@@ -41,9 +41,19 @@ def _with_interval(values: list[float], groups: list[str] | None) -> list[float]
 
 
 def per_item(bench: Path, run: Path) -> tuple[dict[str, list[float]], list[str]]:
-    """The run's per-item scores on ``bench`` (``{"R1@0.5": [1.0 | 0.0 per item], "Joint": [...], "label_read": [1 when
-    a moment names a labelled emotion, 0 when none does, -1 unanswered]}``, in the bench's order) and each item's
-    video.
+    """The run's per-item scores on ``bench`` (``{"R1@0.5": [1.0 | 0.0 per item], "Joint": [...]}``, in the bench's
+    order) and each item's video.
+
+    Raises:
+        BenchError: as ``scored_items``.
+    """
+    scores, videos = scored_items(bench, run)
+    return {k: scores[k] for k in FIGURES}, videos
+
+
+def scored_items(bench: Path, run: Path) -> tuple[dict[str, list[float]], list[str]]:
+    """``per_item``'s scores and videos, the scores with ``"label_read"`` too: per item 1 when a moment names a
+    labelled emotion, 0 when none does, -1 unanswered (``by_label_read`` of the module doc).
 
     Raises:
         BenchError: the bench is missing or not a valid bench; ``run`` is not a folder; its ``predictions.jsonl`` is
@@ -76,7 +86,7 @@ def summarise(bench: Path, run: Path) -> dict:
         BenchError: the bench is missing or not a valid bench.
         FileNotFoundError: the run's ``predictions.jsonl`` is missing.
     """
-    return _summary(*per_item(bench, run))
+    return _summary(*scored_items(bench, run))
 
 
 def _summary(scores: dict[str, list[float]], groups: list[str]) -> dict:
@@ -126,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--run {spec!r}: expected NAME=RUN_DIR")
             if name in scored:
                 raise ValueError(f"--run {spec!r}: the name {name!r} is given twice")
-            scored[name] = per_item(args.bench, Path(path))
+            scored[name] = scored_items(args.bench, Path(path))
             out["runs"][name] = _summary(*scored[name])
         if args.against is not None:
             if args.against not in scored:

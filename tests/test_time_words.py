@@ -41,13 +41,14 @@ HOUR = 3600.0
     ("between 1h and 1h30 when is the speaker nervous?", "between 1h and 1h30", (3600.0, 5400.0)),
     ("how do they feel 15-20 min in?", "15-20 min in", (900.0, 1200.0)),
     ("1:20:00 to 1:30:00 - any moments of joy?", "1:20:00 to 1:30:00", (4800.0, 5400.0)),
-    # the review's (section 200): open ranges closed, "since", "up until", an ordinal "of the video"
+    # section 200: open ranges closed, "since", "up until", an ordinal "of the video"
     ("from 10 minutes up to 20 minutes, is he calm?", "from 10 minutes up to 20 minutes", (600.0, 1200.0)),
     ("since 10:00 until 20:00 is he calm?", "since 10:00 until 20:00", (600.0, 1200.0)),
     ("since 12:30, is he sad?", "since 12:30", (750.0, HOUR)), ("is he sad since 12:30?", "since 12:30", (750.0, HOUR)),
     ("up until 12:30, is he ok?", "up until 12:30", (0.0, 750.0)),
     ("in the 34th minute of the video, how does he feel?", "in the 34th minute of the video", (1980.0, 2040.0)),
     ("when does she smile in the last 1h30?", "in the last 1h30", (1800.0, 2 * HOUR)),
+    ("when does she smile after minute 3?", "after minute 3", (180.0, HOUR)),
 ])
 def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, window):
     ask = asked_window(question)
@@ -79,7 +80,7 @@ def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, wind
     "first hour is free, is she happy about that?", "second half substitution, is the coach angry?",
     "has she been crying since 10 minutes?", "from 5 minutes on the clock, is he nervous?",
     "in the 34th minute of the second half, is he tired?", "is he sad from 12:30 to the end of his speech?",
-    "first half hour of his speech, is he nervous?",
+    "first half hour of his speech, is he nervous?", "is he happier in the first half, or the second?",
 ])
 def test_a_question_that_names_no_time_names_no_part(question):
     assert asked_window(question) is None and without_window(question, None) == question
@@ -105,6 +106,8 @@ def test_a_part_outside_the_video_is_said_in_a_warning():
                      "searched")]
     assert window_warnings("when is he sad after 2:30?", (150.0, 300.0), 300.0) == []
     assert window_warnings("when is he sad?", None, 300.0) == []
+    assert window_warnings("when is he sad in the first 0 seconds?", None, 300.0) == [
+        'the question names "in the first 0 seconds", which holds no time of this video; the whole video was searched']
 
 
 def test_a_bench_question_names_the_third_of_its_video_that_holds_its_first_moment():

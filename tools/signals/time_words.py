@@ -71,7 +71,7 @@ _POINT = rf"(?:the\s+)?(?:{_CLOCK}|(?:{_NUM})(?:\s*|-)(?:minute|min|hour|second)
 _TIME = (rf"(?:the\s+)?(?:{_CLOCK}|{_AMOUNT}|minute\s+(?:{_NUM})\b|(?:{_NUM})\b(?!:))(?:\s+marks?)?")
 _BETWEEN = re.compile(rf"\b(?:between|from|since)\s+(?:minutes?\s+)?({_TIME})(?:\s+on)?"
                       rf"(?:\s+(?:and|to|until|till|up\s+to|up\s+until|up\s+till)\s+|\s*[-\u2013]\s*)"
-                      rf"({_TIME}){_OF_VIDEO}{_NOT_OF}")
+                      rf"({_TIME}){_OF_VIDEO}{_NOT_OF}(?:\s+in(?=\s*(?:$|[,:;.?!\-])))?")
 _SPAN_WORDS = r"(first|last|final|past|second|opening|closing)\s+"
 _SPAN_AMOUNT = (rf"((?:{_NUM})(?:\s*|-){_UNIT}|{_HOURS}|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|quarter(?:\s+|-)hour\b"
                 rf"|hour\b|minute\b|second\b|half\b(?!\s*-?\s*(?:an?\s+)?hour))")
@@ -79,7 +79,7 @@ _SPAN = re.compile(rf"\b(?:in|during|within|over|for)\s+the\s+{_SPAN_WORDS}{_SPA
 #: The same said first, before a clause mark ("first 30 secs, is she surprised?"; "last minute changes" is no part).
 _OPENING = re.compile(rf"^(?:the\s+)?{_SPAN_WORDS}{_SPAN_AMOUNT}{_OF_VIDEO}{_MARK}")
 _AFTER = re.compile(rf"(?<!\bthe\s)\b(?:after|past|beyond|later\s+than)\s+(?:the\s+first\s+(?=(?:{_NUM}|half|hour|"
-                    rf"minute)))?((?:the\s+)?(?:hour|minute)\b|{_TIME}){_OF_VIDEO}{_NOT_OF}")
+                    rf"minute)))?({_TIME}|(?:the\s+)?(?:hour|minute)\b(?!\s+(?:{_NUM})\b)){_OF_VIDEO}{_NOT_OF}")
 #: "until" / "before" a time; "up to" only before a point ("up to the 3 minute mark": "up to 2 minutes" is a length).
 _BEFORE = re.compile(rf"\b(?:(?:before|until|till|prior\s+to|earlier\s+than)\s+({_TIME})"
                      rf"|up\s+(?:to|until|till)\s+({_POINT})){_OF_VIDEO}{_NOT_OF}")
@@ -101,7 +101,7 @@ _RANGE = re.compile(rf"(?:^({_CLOCK})\s*(?:\bto\b|[-\u2013])\s*({_CLOCK}){_MARK}
 _EXCEPT = re.compile(r"\b(?:not|except|apart\s+from|other\s+than|outside(?:\s+of)?|rather\s+than|instead\s+of)\s+$")
 #: Words after a named part that compare it with another ("happier in the first half or the second?", "... than in
 #: the last ten minutes"): a question about both, read whole, with no part.
-_COMPARED = re.compile(r"\s+(?:or|than|versus|vs\.?|compared)\b")
+_COMPARED = re.compile(r"\s*(?:,\s*)?(?:or|than|versus|vs\.?|compared)\b")
 
 
 @dataclass(frozen=True)
@@ -241,10 +241,11 @@ def without_window(question: str, ask: WindowAsk | None) -> str:
 
 def window_warnings(question: str, window: tuple[float, float] | None, duration_s: float) -> list[str]:
     """The line an answer carries when ``question`` names a part of the video (``asked_window``) that ``window`` (the
-    part searched, seconds, or None) does not hold because it lies outside the video's ``duration_s`` seconds: the
-    whole video was searched then."""
+    part searched, seconds, or None) does not hold: it lies outside the video's ``duration_s`` seconds or is empty ("in
+    the first 0 seconds"); the whole video was searched then."""
     ask = asked_window(question)
     if ask is None or window is not None:
         return []
-    return [(f'the question names "{ask.phrase}", which lies outside this {duration_s:.1f} s video; the whole video '
-             "was searched")]
+    where = (f"which lies outside this {duration_s:.1f} s video" if (ask.start_s or 0.0) >= duration_s
+             else "which holds no time of this video")
+    return [f'the question names "{ask.phrase}", {where}; the whole video was searched']
