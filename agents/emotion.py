@@ -257,7 +257,7 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
                                  duration_s=ctx.index.info.duration_s,
                                  utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances],
                                  first_change=change is not None and change.first,  # what comes next: earliest leads
-                                 feeling=intent.asks_feeling, order=intent.order)
+                                 feeling=intent.asks_feeling, order=intent.order, window=state.get("window"))
     return {"drafts": drafts, "weak": weak}
 
 

@@ -141,8 +141,8 @@ def anchor_of(cand: VerifiedCandidate, targets: list[str]) -> str | None:
 def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: list[float], top_k: int,
                   abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
                   duration_s: float = float("inf"), utterances: list[tuple[float, float, int | None]] = (),
-                  first_change: bool = False, feeling: bool = False, order: str | None = None
-                  ) -> tuple[list[MomentDraft], bool]:
+                  first_change: bool = False, feeling: bool = False, order: str | None = None,
+                  window: tuple[float, float] | None = None) -> tuple[list[MomentDraft], bool]:
     """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
     ``judge_fn``, grow the spans of an emotion question (or, ``feeling``, of one asking which feeling someone shows:
     ``Intent.asks_feeling``) over the utterances they overlap (``over_the_utterance``; ``utterances``: the index's,
@@ -151,8 +151,9 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     ``first_change`` (a question about what someone feels next): the drafts go in order of their change of feeling,
     earliest first, before the cut to ``top_k``, so the first change is kept however it ranks. ``order`` ("first" or
     "last": ``Intent.order``, "when does she smile for the first time?"): the drafts of the asked emotions go earliest
-    (or latest) first, ahead of the rest (``evals/RESULTS.md`` section 179). Returns (at most ``top_k`` drafts, best
-    first, or earliest change first, or in the order asked; weak)."""
+    (or latest) first, ahead of the rest (``evals/RESULTS.md`` section 179). ``window`` (seconds: the part of the video
+    the question names, ``tools.signals.time_words``) bounds each span that overlaps it. Returns (at most ``top_k``
+    drafts, best first, or earliest change first, or in the order asked; weak)."""
     chosen = [c for c in verified if c.accepted]
     weak = not chosen
     if weak:  # nothing passed: the best-supported candidates (not those nothing supports), said to be weak
@@ -171,6 +172,8 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
             magnitude=cand.observations.change.magnitude or 0.0, left=cand.observations.change.left)
         if change is not None:  # a moment holds the change point it names, whatever cut or utterance moved an edge
             span = (min(span[0], change.t_s), max(span[1], change.t_s))
+        if window is not None and span[0] < window[1] and window[0] < span[1]:  # the part the question names bounds it
+            span = (max(span[0], window[0]), min(span[1], window[1]))
         span = (round(span[0], 3), round(span[1], 3))
         if span[1] - span[0] < MIN_MOMENT_S:
             span = at_least_a_moment(*span, shot_around(sum(span) / 2, cuts, duration_s), duration_s)

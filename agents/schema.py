@@ -242,9 +242,8 @@ class Answer(BaseModel):
     labels: str = Field("AffectNet-8", description="the label set of the moments' emotion (--labels)")
     window: tuple[float, float] | None = Field(None, description="the part of the video the question names ('in the "
                                                "last ten minutes'), start and end in seconds: only clips whose middle "
-                                               "lies in it are searched, and a moment may run past an edge as far as "
-                                               "its utterance or shot; None: the whole video "
-                                               "(tools.signals.time_words)")
+                                               "lies in it are searched, and each moment is cut to it (at least "
+                                               "1 s kept); None: the whole video (tools.signals.time_words)")
     moments: list[Moment]
     options: list[str] = Field(default_factory=list, description="answer options of a multiple-choice question "
                                "(--options); empty for a moment query")

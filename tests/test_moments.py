@@ -169,6 +169,30 @@ def test_a_judged_tenth_of_a_second_becomes_a_moment_of_a_second_on_the_shot_sta
     assert [(d.start_s, d.end_s) for d in drafts] == [(2.736, 3.736)]
 
 
+def test_the_part_of_the_video_a_question_names_bounds_each_moment_that_overlaps_it():
+    """A judged span of 2-8 s in a question about 5-9 s becomes 5-8 s; one the part cuts to under a second still
+    lasts a second; with no part named the span is as judged."""
+    from agents.moments import draft_moments
+    from agents.schema import EmotionJudgement, VerifiedCandidate
+
+    def cand(clip: str, start: float, end: float) -> VerifiedCandidate:
+        return VerifiedCandidate(clip_id=clip, start_s=start, end_s=end, retrieval_score=0.5, source="clips",
+                                 support=0.8, accepted=True)
+
+    def judge(c: VerifiedCandidate) -> EmotionJudgement:
+        return EmotionJudgement(emotion="happiness", confidence=0.6, start_s=c.start_s, end_s=c.end_s,
+                                target_probability=0.6)
+
+    drafts, _ = draft_moments([cand("a", 2.0, 8.0)], ["happiness"], [], 5, 0.0, judge, duration_s=20.0,
+                              window=(5.0, 9.0))
+    assert [(d.start_s, d.end_s) for d in drafts] == [(5.0, 8.0)]
+    short, _ = draft_moments([cand("b", 2.0, 5.3)], ["happiness"], [], 5, 0.0, judge, duration_s=20.0,
+                             window=(5.0, 9.0))
+    assert [(d.start_s, d.end_s) for d in short] == [(4.65, 5.65)]  # 1 s about the part's 0.3 s
+    whole, _ = draft_moments([cand("c", 2.0, 8.0)], ["happiness"], [], 5, 0.0, judge, duration_s=20.0)
+    assert [(d.start_s, d.end_s) for d in whole] == [(2.0, 8.0)]
+
+
 def test_a_moment_read_on_the_index_frames_only_ranks_after_those_read_at_the_verifier_rate():
     """A candidate the verifier accepted on its 1 fps reading alone (``VerifiedCandidate.coarse``: beyond the round's
     dense reading) may read stronger there than a candidate read at 4 fps; its moment still comes after, and fills the
