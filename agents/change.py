@@ -106,10 +106,10 @@ def agreement(ask: ChangeAsk, before: dict[str, float], after: dict[str, float])
     return float(np.prod(named) ** (1 / len(named))) if named else 1.0
 
 
-def change_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen: set[str], n: int,
+def change_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen: set[str], n: int | None,
                       round_: int) -> list[Proposal]:
-    """Up to ``n`` unseen change-point candidates, best first (module doc), or earliest first for a question about
-    what comes next (``ChangeAsk.first``); of ``persons`` when not empty. A question about a feeling after someone
+    """Up to ``n`` (None: all) unseen change-point candidates, best first (module doc), or earliest first for a question
+    about what comes next (``ChangeAsk.first``); of ``persons`` when not empty. A question about a feeling after someone
     leaves gets ``departure_candidates``."""
     if ask.departure:
         return departure_candidates(index, ask, persons, seen, n, round_)
@@ -145,9 +145,9 @@ def departures(index: VideoIndex) -> list[tuple[int, float]]:
     return out
 
 
-def departure_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen: set[str], n: int,
+def departure_candidates(index: VideoIndex, ask: ChangeAsk, persons: set[int], seen: set[str], n: int | None,
                          round_: int) -> list[Proposal]:
-    """Up to ``n`` unseen candidates for a question about a feeling after someone leaves: for each departure
+    """Up to ``n`` (None: all) unseen candidates for a question about a feeling after someone leaves: for each departure
     (``departures``) and each other person with ``MIN_SEGMENT`` - 1 frames or more on each side of it within
     ``DEPARTURE_WINDOW_S``, a candidate from ``CHANGE_HALF_S`` before it to twice that after (how the person feels
     after it is the question), scored by (0.1 + the change of that person's smoothed reading across it) times the

@@ -29,7 +29,6 @@ when the video has none.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -205,7 +204,7 @@ def localize_candidates(state: AffectState, runtime: Runtime[RunContext]) -> dic
     persons = grounded_persons(state.get("people", []), state["intent"].feeling_of)  # whose feeling: as the verifier
     window = state.get("window")  # the part of the video the question names: clips whose middle lies in it
     if change is not None:  # a question about a change: the change points of the people's timelines (in the window)
-        every = change_candidates(index, change, persons, seen, sys.maxsize, state.get("round", 0))  # all, then cut
+        every = change_candidates(index, change, persons, seen, None, state.get("round", 0))  # all, then cut
         proposals = [p for p in every if in_window(window, p.start_s, p.end_s)][:n]
         if proposals or seen:
             return {"candidates": proposals}

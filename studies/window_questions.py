@@ -25,6 +25,7 @@ from pathlib import Path
 
 from evals.bench import BenchError, BenchItem, load_bench
 from tools.core.media import VideoError, probe
+from tools.signals.time_words import asked_window
 
 
 def _clock(t: float) -> str:
@@ -39,11 +40,10 @@ def windowed(item: BenchItem, duration_s: float) -> dict:
     lo, hi = (round(duration_s * third / 3), round(duration_s * (third + 1) / 3))
     phrase = (f"in the first {hi} seconds" if third == 0 else f"in the last {round(duration_s) - lo} seconds"
               if third == 2 else f"between {_clock(lo)} and {_clock(hi)}")
-    lo_s, hi_s = (0.0, float(hi)) if third == 0 else (duration_s - (round(duration_s) - lo), duration_s) \
-        if third == 2 else (float(lo), float(hi))
-    query = item.query.rstrip().rstrip("?").rstrip()
+    query = f"{item.query.rstrip().rstrip('?').rstrip()} {phrase}?"
+    lo_s, hi_s = asked_window(query).resolve(duration_s)  # the part as the pipeline reads it
     moments = [m.model_dump() for m in item.moments if lo_s <= (m.start_s + m.end_s) / 2 <= hi_s]
-    return {**item.model_dump(exclude={"moments"}), "id": f"{item.id}-window", "query": f"{query} {phrase}?",
+    return {**item.model_dump(exclude={"moments"}), "id": f"{item.id}-window", "query": query,
             "moments": moments or [first.model_dump()]}
 
 
