@@ -25,7 +25,7 @@ from pathlib import Path
 
 from evals.bench import BenchError, BenchItem, load_bench
 from tools.core.media import VideoError, probe
-from tools.signals.time_words import asked_window
+from tools.signals.time_words import asked_window, without_window
 
 
 def _clock(t: float) -> str:
@@ -61,7 +61,6 @@ def read_time_questions(path: Path) -> dict:
     counts per kind with 95 % intervals, and every question read otherwise than labelled."""
     from agents.intent import offline_intent
     from evals.metrics import bootstrap_interval
-    from tools.signals.time_words import asked_window, without_window
 
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     out: dict = {"n": len(rows), "misses": []}
