@@ -30,7 +30,8 @@ def process_video(video: str, video_key: str, queries: list[str], settings: Sett
     ``ask`` per query); the unit of work of a worker or a Ray task.
 
     Returns one record per query: ``{"video", "query", "status": "ok", "answer": <file>, "moments":
-    [[start_s, end_s, emotion, confidence], ...], "seconds"}`` or ``{..., "status": "error", "error":
+    [[start_s, end_s, emotion, confidence], ...], "window": [start_s, end_s] or None (the part of the video the
+    question names and the answer searched, ``Answer.window``), "seconds"}`` or ``{..., "status": "error", "error":
     <one line>}``. Never raises for a bad video or query: the error is the record.
 
     Raises:
@@ -71,7 +72,8 @@ def process_video(video: str, video_key: str, queries: list[str], settings: Sett
         name = answer_name(video_key, query)
         atomic_write_bytes(Path(out_dir) / "answers" / name, answer.model_dump_json(indent=2).encode())
         records.append({**base, "status": "ok", "answer": f"answers/{name}", "seconds": round(time.perf_counter() - t, 2),
-                        "moments": [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments]})
+                        "moments": [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments],
+                        "window": list(answer.window) if answer.window else None})
     return records
 
 

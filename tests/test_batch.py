@@ -16,6 +16,7 @@ from tests.conftest import REPO, SAMPLE, shared_media
 
 pytestmark = pytest.mark.slow
 QUERY = "when does the audience enjoy the show?"
+PART_QUERY = "when is the performer most worked up in the first 4 seconds?"
 
 
 def _batch(folder, out, cache_root, *extra: str) -> subprocess.CompletedProcess:
@@ -40,18 +41,23 @@ def folder(tmp_path_factory):
 
 def test_batch_answers_every_video_and_records_the_bad_one(folder, tmp_path, cache_root):
     out = tmp_path / "out"
-    proc = _batch(folder, out, cache_root, "--workers", "1")
+    proc = _batch(folder, out, cache_root, "--workers", "1", "--query", PART_QUERY)
     assert proc.returncode == 3, proc.stderr  # 3: some pairs failed
-    recs = {r["video"]: r for r in _records(out)}
-    assert sorted(recs) == ["Katie Hill — ü.mp4", "broken.mp4", "hamilton_short.mp4"]  # notes.txt skipped
-    assert recs["broken.mp4"]["status"] == "error" and "cannot be decoded" in recs["broken.mp4"]["error"]
+    recs = {(r["video"], r["query"]): r for r in _records(out)}
+    names = ["Katie Hill — ü.mp4", "broken.mp4", "hamilton_short.mp4"]  # notes.txt skipped
+    assert sorted(recs) == [(name, q) for name in names for q in sorted((QUERY, PART_QUERY))]
+    assert recs["broken.mp4", QUERY]["status"] == "error" and "cannot be decoded" in recs["broken.mp4", QUERY]["error"]
     for name in ("hamilton_short.mp4", "Katie Hill — ü.mp4"):
-        rec = recs[name]
-        answer = Answer.model_validate_json((out / rec["answer"]).read_text())
-        assert rec["status"] == "ok" and answer.query == QUERY
-        assert rec["moments"] == [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments]
-    assert 7.8 <= recs["hamilton_short.mp4"]["moments"][0][0] < 9.0  # the audience's shot (its first frame: 7.884 s)
-    assert "2 answered, 1 failed (first: broken.mp4: " in proc.stderr  # the summary names the first failure
+        for query in (QUERY, PART_QUERY):
+            rec = recs[name, query]
+            answer = Answer.model_validate_json((out / rec["answer"]).read_text())
+            assert rec["status"] == "ok" and answer.query == query
+            assert rec["moments"] == [[m.start_s, m.end_s, m.emotion, m.confidence] for m in answer.moments]
+        assert recs[name, QUERY]["window"] is None  # the question names no part: the whole video searched
+    assert 7.8 <= recs["hamilton_short.mp4", QUERY]["moments"][0][0] < 9.0  # the audience's shot (first frame 7.884 s)
+    assert recs["hamilton_short.mp4", PART_QUERY]["window"] == [0.0, 4.0]  # the part the question names, searched
+    assert all(m[1] <= 4.0 for m in recs["hamilton_short.mp4", PART_QUERY]["moments"])
+    assert "4 answered, 2 failed (first: broken.mp4: " in proc.stderr  # the summary names the first failure
 
 
 @pytest.mark.parametrize("pool", [("--workers", "1"), ("--ray",)], ids=["workers", "ray"])
