@@ -5,6 +5,14 @@ from __future__ import annotations
 
 from evals.figure_cells import Figure, heldout_row, negation_share, paired_share, share, stored
 
+
+def _parts_read(now: dict, before: dict) -> str:
+    """A ``studies.window_questions --read`` result's explicit parts read right, now with its stored interval, and
+    before in brackets."""
+    got, was = now["scores"]["part_window"], before["scores"]["part_window"]
+    return f"{stored([got['right'] / got['n'], *got['interval']])} ({was['right'] / was['n']:.3f})"
+
+
 QUESTION_FIGURES: tuple[Figure, ...] = (
     Figure("asked emotion named first, offline interpreter (whole question)", "48 labelled questions, test half (read 4 times: now dev)",
            "intent_test.json", lambda d: f"{share(d['phrase_and_words']['questions']['top1'], 48)} "
@@ -106,6 +114,11 @@ QUESTION_FIGURES: tuple[Figure, ...] = (
            "taken off; section 194's reading)", "translated_questions_heldout6.json",
            lambda d: f"{stored([d['now']['feeling']['top1'], *d['now']['feeling']['top1_ci95']])} "
                      f"({d['section_194']['feeling']['top1']:.3f})"),
+    Figure("part of the video a question names, read right (both ends within 1 s), offline question reader (before: "
+           "section 200's reading)", "third file of questions about long videos, 56 naming a part in times (\"middle "
+           "third of the webinar: ...\", \"1h15 onward, ...\"; read once; section 202; one read wrong both ways, 16 of "
+           "16 naming none left whole both ways)", "time_questions_heldout3.json",
+           lambda d: _parts_read(d["section_202"], d["section_200"])),
     Figure("whose feeling a question naming several people asks about, offline interpreter (before: every named "
            "person's face read)", "feeling-owner questions, test half, 32 (\"when does he upset her?\"; read twice: "
            "31 with the first version, section 169; now dev)", "feeling_owner.json",
