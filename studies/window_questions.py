@@ -49,6 +49,22 @@ def windowed(item: BenchItem, duration_s: float) -> dict:
 
 #: How far (seconds) each end of a window read may lie from the labelled one and count as right.
 END_TOLERANCE_S = 1.0
+#: A point in time ("at 14:00") is read as a window around it (``tools.signals.time_words.POINT_HALF_S``), whose
+#: width the writer of a question sets otherwise (+-15 s, +-60 s, the next minute): such a reading counts as right
+#: under ``point`` scoring when it holds the middle of the labelled window and both are at most this wide (seconds).
+POINT_MAX_WIDTH_S = 120.0
+
+
+def window_right(got: tuple[float, float] | None, want: list[float] | None, point: bool = False) -> bool:
+    """Whether the window read (``got``, seconds, or None) is the labelled one (``want``): both none, or both ends
+    within ``END_TOLERANCE_S``; with ``point`` (the reading names a point in time), also when ``got`` holds the middle
+    of ``want`` and neither is wider than ``POINT_MAX_WIDTH_S``."""
+    if got is None or want is None:
+        return got is None and want is None
+    if all(abs(a - b) <= END_TOLERANCE_S for a, b in zip(got, want, strict=True)):
+        return True
+    return point and got[0] <= (want[0] + want[1]) / 2 <= got[1] and max(got[1] - got[0], want[1] - want[0]) \
+        <= POINT_MAX_WIDTH_S
 
 
 def read_time_questions(path: Path) -> dict:
@@ -56,7 +72,8 @@ def read_time_questions(path: Path) -> dict:
     questions_time.jsonl``: ``query``, ``duration_s``, ``window`` [start_s, end_s] or null, ``emotion`` or null,
     ``kind`` part / no_part, ``vague`` for a part said without a time), read as the graph reads them: the part
     (``asked_window`` resolved on ``duration_s``; right when both ends lie within ``END_TOLERANCE_S`` of the label's,
-    or both are none) and the feeling asked first by the offline reader of the question without the part's words,
+    or both are none: ``{kind}_window``; or, for a point in time, as ``window_right`` with ``point``:
+    ``{kind}_window_point``) and the feeling asked first by the offline reader of the question without the part's words,
     against the question as written (the code before, which read the part's words as part of the feeling). Returns
     counts per kind with 95 % intervals, and every question read otherwise than labelled."""
     from agents.intent import offline_intent
@@ -69,16 +86,16 @@ def read_time_questions(path: Path) -> dict:
         ask = asked_window(r["query"])
         got = ask.resolve(float(r["duration_s"])) if ask else None
         want = r["window"]
-        window_ok = (got is None) == (want is None) and (got is None or all(
-            abs(a - b) <= END_TOLERANCE_S for a, b in zip(got, want, strict=True)))
+        window_ok = window_right(got, want)
+        point_ok = window_right(got, want, point=ask is not None and ask.point)
         asked = [r["emotion"]] if r["emotion"] else []
         now = offline_intent({"query": without_window(r["query"], ask)}).target_emotions[:1]
         before = offline_intent({"query": r["query"]}).target_emotions[:1]
         kind = "vague" if r.get("vague") else r["kind"]
-        for name, ok in ((f"{kind}_window", window_ok), (f"{kind}_feeling_now", now == asked),
-                         (f"{kind}_feeling_before", before == asked)):
+        for name, ok in ((f"{kind}_window", window_ok), (f"{kind}_window_point", point_ok),
+                         (f"{kind}_feeling_now", now == asked), (f"{kind}_feeling_before", before == asked)):
             scores.setdefault(name, []).append(float(ok))
-        if not window_ok or now != asked:
+        if not point_ok or now != asked:
             out["misses"].append({"query": r["query"], "window": want, "read": got, "emotion": r["emotion"],
                                   "feeling_read": now})
     out["scores"] = {k: {"right": int(sum(v)), "n": len(v), "interval": [round(x, 3) for x in bootstrap_interval(v)]}

@@ -50,7 +50,8 @@ HOUR = 3600.0
     ("when does she smile in the last 1h30?", "in the last 1h30", (1800.0, 2 * HOUR)),
     ("when does she smile after minute 3?", "after minute 3", (180.0, HOUR)),
     # forms the second held-out file showed: shares of the video, compact units, minutes by their place, more ranges
-    ("emotions of the teacher during the 2nd half of the lecture", "during the 2nd half of the lecture", (1800.0, HOUR)),
+    ("emotions of the teacher during the 2nd half of the lecture", "during the 2nd half of the lecture",
+     (1800.0, HOUR)),
     ("first third of the video \u2014 who looks scared?", "first third of the video", (0.0, 1200.0)),
     ("in the middle third, is she happy?", "in the middle third", (1200.0, 2400.0)),
     ("when does he cry in the last quarter of the video?", "in the last quarter of the video", (2700.0, HOUR)),
@@ -61,6 +62,33 @@ HOUR = 3600.0
     ("during minute twelve, is he calm?", "during minute twelve", (660.0, 720.0)),
     ("how does she feel in the second hour?", "in the second hour", (HOUR, 2 * HOUR)),
     ("after 90 minutes 1-2 down, is the coach angry?", "after 90 minutes", (5400.0, 2 * HOUR)),  # not minutes 1-2
+    # section 203: a point in time (+-30 s, +-60 s when approximate), an amount before or after a point, shares as
+    # ranges or fractions, a part said after the question or after "check", three-part clock ranges anywhere
+    ("at 14:00 exactly, what's her facial expression", "at 14:00 exactly", (810.0, 870.0)),
+    ("is the contestant surprised when the result is read out near 58:30", "near 58:30", (3450.0, 3570.0)),
+    ("around the 20 minute mark is the guest caught off guard?", "around the 20 minute mark", (1140.0, 1260.0)),
+    ("the 30 min mark \u2014 is he crying?", "the 30 min mark", (1770.0, 1830.0)),
+    ("1:02:03 - is the witness scared here?", "1:02:03", (3693.0, 3753.0)),
+    ("is she calm about 5 minutes in?", "about 5 minutes in", (240.0, 360.0)),
+    ("does the speaker fidget in the 10 min after 1:30:00", "in the 10 min after 1:30:00", (5400.0, 6000.0)),
+    ("anyone sneering in the 10 min before the break at 30:00?", "in the 10 min before the break at 30:00",
+     (1200.0, 1800.0)),
+    ("between 40% and 60% of the lecture do students look lost", "between 40% and 60% of the lecture",
+     (1440.0, 2160.0)),
+    ("from 5 to 10 percent into the video does the child look sad", "from 5 to 10 percent into the video",
+     (180.0, 360.0)),
+    ("is the audience bored in the first 2/3", "in the first 2/3", (0.0, 2400.0)),
+    ("any grossed out faces in the second third of the cooking show", "in the second third of the cooking show",
+     (1200.0, 2400.0)),
+    ("when does the vlogger look down, only check the last 20%", "only check the last 20%", (2880.0, HOUR)),
+    ("since 33:20 who's been tearing up", "since 33:20", (2000.0, HOUR)),
+    ("0:00\u20132:30 does the host look happy to be there", "0:00\u20132:30", (0.0, 150.0)),
+    ("at around 14:00 is he angry?", "at around 14:00", (780.0, 900.0)),
+    ("at minute 12, is he calm?", "at minute 12", (690.0, 750.0)),
+    ("around the half hour mark, is she calm?", "around the half hour mark", (1740.0, 1860.0)),
+    ("is she happy at 14:00 in the video?", "at 14:00 in the video", (810.0, 870.0)),
+    ("12:00-14:00 is he sad", "12:00-14:00", (720.0, 840.0)),
+    ("shocked reactions 1:10:00-1:25:00?", "1:10:00-1:25:00", (4200.0, 5100.0)),
     ("last 20% of the vid - any happiness?", "last 20% of the vid", (2880.0, HOUR)),
     ("first 90s, does she look scared", "first 90s", (0.0, 90.0)),
     ("22m-27m anger from the caller?", "22m-27m", (1320.0, 1620.0)),
@@ -119,6 +147,19 @@ def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, wind
     "in minute 3.5, happy?", "in the 4th quarter, is the crowd happy?", "over the past quarter, is the CFO confident?",
     "in the 3rd quarter the company lost money, is he upset?", "5 minutes to 10 minutes - how long does he wait?",
     "30 seconds to a minute - how long until he calms down?", "at 6:00-7:00 every day he jogs, is he happy?",
+    # section 203: times of day said, due or scheduled; lengths; a share of something else
+    "when the kid says school starts at 8:15, does the dad look annoyed", "he says 'meet me at 5:30' - is he nervous?",
+    "she wants to leave at 5:30 sharp, is she stressed?", "is he tired at 6:00 every day?",
+    "the train leaves at 14:20, is she anxious?", "between 20% and 30% of the votes, is he happy?",
+    "it lasts about 10 minutes, is she bored?", "does it take around 20 minutes, is he impatient?",
+    "she finished the race at 27m 30s, is she proud?", "the first 2/3 of the pie is gone, is he happy?",
+    "the party is at 8:00, is he excited?", "at 9:30 she has a meeting, is she nervous?", "5m to 8m deep, scared?",
+    "is she upset about the 5:30 deadline?", "bake it for about 5 minutes in the oven, is he calm?",
+    "at 5m deep, is the diver scared?", "in the last 1/4 mile, is she tired?", "the tip is between 15 and 20 percent",
+    "during the last three quarters, is the CEO happy?", "9:00-5:00 job, is he bored?", "at 12:00 noon, is he hungry?",
+    "at the 20 minute mark of his workout, tired?", "the 10 minutes before the meeting at 9:30, is she nervous?",
+    "she works from 9:00 to 17:00 each day, tired?", "in the first half of the set, is the drummer excited?",
+    "why is she stressed? last minute", "9:30 to 10:30 she has a meeting, nervous?",
 ])
 def test_a_question_that_names_no_time_names_no_part(question):
     assert asked_window(question) is None and without_window(question, None) == question
@@ -127,6 +168,7 @@ def test_a_question_that_names_no_time_names_no_part(question):
 def test_a_part_is_clipped_to_the_video_and_one_outside_it_is_none():
     assert asked_window("when is he sad in the last ten minutes?").resolve(300.0) == (0.0, 300.0)
     assert asked_window("when is he sad after 12:30?").resolve(300.0) is None
+    assert asked_window("at 0:10, is he sad?").resolve(300.0) == (0.0, 40.0)  # a point's window clipped too
     assert WindowAsk("in the first half", fraction=(0.0, 0.5)).resolve(10.0) == (0.0, 5.0)
     assert time_seconds("1:02:03") == (3723.0, True) and time_seconds("half an hour") == (1800.0, True)
     assert time_seconds("3") is None and time_seconds("3", 60.0) == (180.0, False)
@@ -136,6 +178,9 @@ def test_the_words_of_a_part_are_taken_out_of_the_question_wherever_they_stand()
     ask = asked_window("Over the past 5 minutes, when is he tense?")
     assert ask.resolve(HOUR) == (3300.0, HOUR)
     assert without_window("Over the past 5 minutes, when is he tense?", ask) == "when is he tense?"
+    said_after = "are they smug? last quarter of the podcast"  # a part said after the question, as its own sentence
+    ask = asked_window(said_after)
+    assert ask.resolve(HOUR) == (2700.0, HOUR) and without_window(said_after, ask) == "are they smug?"
 
 
 def test_a_part_outside_the_video_is_said_in_a_warning():

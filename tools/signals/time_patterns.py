@@ -36,7 +36,10 @@ UNIT = r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
 #: A clock time on the video's clock: M:SS or H:MM:SS, minutes and seconds under 60; not a time of day ("5:30 in the
 #: morning", "7:00 pm", "at 3 o'clock").
 CLOCK = (r"\d{1,2}:[0-5]\d(?::[0-5]\d)?(?!\d)(?!:\d)"
-         r"(?!\s*(?:am|pm|a\.m|p\.m|o'clock|in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b)")
+         r"(?!\s*(?:am|pm|a\.m|p\.m|o'clock|noon|midnight|hrs|hours|in\s+the\s+(?:morning|afternoon|evening)"
+         r"|at\s+night)\b)")
+#: A clock time that cannot be a time of day: hours, minutes and seconds ("1:05:00"), or minutes past 23 ("58:30").
+VIDEO_CLOCK = r"(?:\d{1,2}:[0-5]\d:[0-5]\d|(?:2[4-9]|[3-9]\d):[0-5]\d)(?![\d:])"
 #: Compact hours: "1h", "1h30", "1h 30m".
 HOURS = r"\d+h(?:\d{1,2}(?:m|min)?|\s+\d{1,2}(?:m|min)\b)?\b"
 #: Compact minutes and seconds, read only where a distance, a count, an age or a decade cannot stand: in a range
@@ -52,13 +55,26 @@ AMOUNT = (rf"(?:{HOURS}|(?:{NUM})(?:\s*|-){UNIT}|an?\s+(?:minute|hour)\b"
           rf"|quarter(?:\s+of\s+an|-|\s+)\s*hour\b)")
 #: "of the video" and the like after a part, read with it; any other "of" after a time makes it a length ("after a
 #: minute of silence", "in the last minute of his speech"), not a place.
-OF_VIDEO = (r"(?:\s+of\s+the\s+(?:video|vid|clip|film|movie|recording|episode|footage|show|programme|program|meeting|"
-            r"interview|call|talk|lecture|session|broadcast|stream|livestream|hearing|podcast|webinar))?")
+VIDEO_WORDS = (r"(?:video|vid|clip|film|movie|recording|episode|footage|show|programme|program|meeting|interview|call|"
+               r"talk|lecture|session|broadcast|stream|livestream|hearing|podcast|webinar|panel|debate|concert|"
+               r"performance|vlog|discussion|presentation|keynote|seminar|conference|ceremony|sermon|"
+               r"documentary|tutorial)\b")
+#: "of the video", "of the cooking show" (one word before the noun): a game, a match, a set or a class is not the
+#: video ("in the first half of the game": its halves are not the video's; "the first 20% of the class" are people).
+OF_VIDEO_SAID = rf"\s+of\s+the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}"
+OF_VIDEO = rf"(?:{OF_VIDEO_SAID})?"
 NOT_OF = r"(?!\s+of\b)"
 #: Where a part said first ends: a clause mark ("first 30 secs, is she ...", "last quarter hour: ...").
 MARK = r"(?=\s*[,:;.\-\u2013\u2014])"
 #: Where a clause ends.
 _END = r"(?=\s*(?:$|[,:;.?!\-]))"
+#: Not a time of day's words after a time ("from 9:00 to 17:00 each day").
+_NOT_DAY = r"(?!\s+(?:every|each|daily|sharp|today|tonight|tomorrow|yesterday|on\s+(?:\w+days?|weekends?))\b)"
+#: What may follow a part said inside a question: a clause's end, or the question itself ("at 27m does she nod?").
+_NEXT = (r"(?=\s*(?:$|[,:;.?!\-\u2013\u2014]|(?:does|do|did|can|could|will|would|has|have|had|who|"
+         r"whom|whose|what|when|how|why|where|which|any|anyone|anybody|someone|somebody|everyone)\b"
+         r"|(?:is|are|was|were)\s+(?:he|she|they|it|there|the|anyone|anybody|someone|everyone|this|that|his|her|"
+         r"their)\b))")
 #: A point on the video's clock, not a length: a clock time, "the 5 minute mark", "minute 3".
 POINT = rf"(?:the\s+)?(?:{CLOCK}|(?:{NUM})(?:\s*|-)(?:minute|min|hour|second)s?\s+marks?|minute\s+(?:{NUM})\b)"
 #: One time: a point, an amount, or a bare number (read only beside another time's unit).
@@ -66,32 +82,48 @@ TIME = rf"(?:the\s+)?(?:{CLOCK}|{AMOUNT}|minute\s+(?:{NUM})\b|(?:{NUM})\b(?!:))(
 
 BETWEEN = re.compile(rf"\b(?:between|from|since)\s+(?:minutes?\s+)?({TIME})(?:\s+on)?"
                      rf"(?:\s+(?:and|to|until|till|up\s+to|up\s+until|up\s+till)\s+|\s*[-\u2013]\s*)"
-                     rf"({TIME}){OF_VIDEO}{NOT_OF}(?:\s+in{_END})?")
+                     rf"({TIME}){OF_VIDEO}{NOT_OF}(?:\s+in{_END})?{_NOT_DAY}")
 _SPAN_WORDS = r"(first|1st|last|final|past|second|2nd|third|3rd|fourth|4th|middle|opening|closing|latter)\s+"
-_SPAN_AMOUNT = (rf"((?:{NUM})(?:\s*|-){UNIT}|{HOURS}|{COMPACT_S}|\d+(?:\.\d+)?\s*(?:%|percent\b|per\s+cent\b)"
+#: A share said as a number: "20%", "10 percent", "2/3", "two thirds"; read only when "of the video" or the end of a
+#: clause or the question follows ("the last 20%, ...", not "the last 1/4 mile", "the last three quarters" of a year).
+SHARE = (r"(?:\d+(?:\.\d+)?\s*(?:%|percent\b|per\s+cent\b)|\d/\d\d?\b|two[\s-]thirds\b"
+         rf"|(?:two|three)[\s-]quarters\b(?={OF_VIDEO_SAID}))(?={OF_VIDEO_SAID}|{_NEXT})")
+_SPAN_AMOUNT = (rf"((?:{NUM})(?:\s*|-){UNIT}|{HOURS}|{COMPACT_S}|{SHARE}"
                 rf"|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|quarter(?:\s+of\s+an\s+|\s+|-)hour\b|hour\b|minute\b|second\b"
                 rf"|(?:half|third|quarter)\b(?!\s*-?\s*(?:of\s+)?(?:an?\s+)?hour))")
-#: "in the last ten minutes", "during the 2nd half", "over the first third", "for the last 20%".
-SPAN = re.compile(rf"\b(?:in|during|within|over|for)\s+the\s+{_SPAN_WORDS}{_SPAN_AMOUNT}{OF_VIDEO}{NOT_OF}")
-#: The same said first, before a clause mark ("first 30 secs, is she surprised?"; "last minute changes" is no part).
-OPENING = re.compile(rf"^(?:the\s+)?{_SPAN_WORDS}{_SPAN_AMOUNT}{OF_VIDEO}{MARK}")
+#: "in the last ten minutes", "during the 2nd half", "over the first third", "for the last 20%", "only check the last
+#: 20%", "watch the first 90s".
+_SPAN_LEAD = (r"(?:in|during|within|over|for"
+              r"|(?:only\s+)?(?:check|watch|search|scan|skim|view|look\s+(?:at|through)|go\s+through))")
+SPAN = re.compile(rf"\b{_SPAN_LEAD}\s+(?:only\s+)?the\s+{_SPAN_WORDS}{_SPAN_AMOUNT}{OF_VIDEO}{NOT_OF}")
+#: The same said first, before a clause mark ("first 30 secs, is she surprised?"; "last minute changes" is no part),
+#: or after the question as a sentence of its own that says whose part it is ("... coming true? last quarter of the
+#: podcast", "are they smug? the last 10 minutes"; not "why is she stressed? last minute").
+OPENING = re.compile(rf"(?:^(?:the\s+)?{_SPAN_WORDS}{_SPAN_AMOUNT}{OF_VIDEO}{MARK}"
+                     rf"|(?<=[?.!]\s)(?:the\s+)?{_SPAN_WORDS}{_SPAN_AMOUNT}{OF_VIDEO_SAID}$"
+                     rf"|(?<=[?.!]\s)(?:the\s+)?(first|last|final|past|opening|closing)\s+((?:{NUM})(?:\s*|-){UNIT}"
+                     rf"|{HOURS}|{COMPACT_S}|{SHARE}){OF_VIDEO}$)")
 AFTER = re.compile(rf"(?<!\bthe\s)\b(?:after|past|beyond|later\s+than)\s+(?:the\s+first\s+(?=(?:{NUM}|half|hour|"
                    rf"minute)))?({TIME}|(?:the\s+)?(?:hour|minute)\b(?!\s+(?:{NUM})\b)){OF_VIDEO}{NOT_OF}")
 #: "until" / "before" a time; "up to" only before a point ("up to the 3 minute mark": "up to 2 minutes" is a length).
 BEFORE = re.compile(rf"\b(?:(?:before|until|till|prior\s+to|earlier\s+than)\s+({TIME})"
                     rf"|up\s+(?:to|until|till)\s+({POINT})){OF_VIDEO}{NOT_OF}")
 #: From a point on: "from minute 7 onward", "since 12:30", "from 12 min till the end (of the video)", "30:00
-#: onwards"; a bare amount after "since" is a length ("since 10 minutes").
+#: onwards", "(ever) since 33:20 who's ..." (a clock time that cannot be a time of day: not "since 6:15 she's been
+#: waiting"); a bare amount after "since" is a length ("since 10 minutes").
 ONWARD = re.compile(rf"\b(?:from\s+({TIME})(?:\s+(?:on|onwards?|forward){_END}"
                     rf"|\s+(?:till|to|until)\s+the\s+end(?!\s+of\b(?!\s+the\s+(?:video|clip|film|movie|recording|"
                     rf"episode|meeting|interview|show)\b))(?:{OF_VIDEO}))"
-                    rf"|since\s+({POINT}){_END})|(?:^|(?<=\s))({POINT}|{AMOUNT})\s+onwards?{_END}")
+                    rf"|(?:ever\s+)?since\s+({POINT}){_END}|(?:ever\s+)?since\s+({VIDEO_CLOCK}){NOT_OF})"
+                    rf"|(?:^|(?<=\s))({POINT}|{AMOUNT})\s+onwards?{_END}")
 #: One minute or hour named by its place: "in the 34th minute", "during the sixth minute", "sixth minute, ...", "in
 #: the second hour", "during minute 12" (the twelfth: 11:00-12:00, as a match report counts; "after minute 12" and
 #: "min 12-13" read minute 12 as the point 12:00).
 ORDINAL = re.compile(rf"\b(?:in|during|within)\s+the\s+({ORD})\s+(?:minute|hour)\b{OF_VIDEO}{NOT_OF}"
                      rf"|^(?:the\s+)?({ORD})\s+(?:minute|hour){OF_VIDEO}{MARK}"
                      rf"|\b(?:in|during|within)\s+minute\s+({NUM})(?![\w.]){OF_VIDEO}{NOT_OF}")
+#: A clock time in hours, minutes and seconds ("1:10:00"): the video's clock wherever it stands.
+_CLOCK3 = r"\d{1,2}:[0-5]\d:[0-5]\d(?![\d:])"
 #: Where a range of compact amounts or "min N-M" may stand: at the start of a clause, or after a word that places it.
 _RANGE_AT = r"(?:^|(?<=[,:;]\s)|\b(?:at|during|around|within|between|in)\s+)"
 #: A range with no "between" / "from": two clock times or compact hours said first, joined by "to" or a dash
@@ -102,12 +134,43 @@ _RANGE_AT = r"(?:^|(?<=[,:;]\s)|\b(?:at|during|around|within|between|in)\s+)"
 #: too (not "for 10 minutes 3 to 4 times a day"); anywhere two amounts and "in" that ends a clause ("how do they feel
 #: 15-20 min in?"; "5-10 minutes in the oven" is a length).
 RANGE = re.compile(rf"^({CLOCK}|{HOURS})\s*(?:\bto\b|[-\u2013])\s*({CLOCK}|{HOURS}){MARK}"
+                   rf"|^({CLOCK})\s*(?:\bto\b|[-\u2013])\s*({CLOCK}){_NEXT}"
+                   rf"|(?<=\s)({_CLOCK3})\s*(?:\bto\b|[-\u2013])\s*({_CLOCK3})"
                    rf"|\bat\s+({CLOCK})\s*(?:\bto\b|[-\u2013])\s*({CLOCK})"
                    rf"(?!\s+(?:on|every|each|daily|weekdays|in\s+the\s+(?:morning|afternoon|evening))\b)"
                    rf"|(?:^|(?<=[,:;]\s))({COMPACT})\s*[-\u2013]\s*({COMPACT})"
                    rf"|\b(?:at|during|around|within|between)\s+({COMPACT})\s*[-\u2013]\s*({COMPACT}){_END}"
                    rf"|{_RANGE_AT}(?:mins?|minutes?)\s+(\d+)\s*(?:\bto\b|[-\u2013])\s*(\d+)(?![\w.]){OF_VIDEO}{NOT_OF}"
                    rf"|(?:^|(?<=\s))({TIME})\s*(?:\bto\b|[-\u2013])\s*({TIME})\s+in{_END}")
+#: Two shares of the video, said to be the video's: "between 40% and 60% of the lecture", "from 5 to 10 percent into
+#: the video" (not "between 15 and 20 percent" of a bill).
+SHARE_RANGE = re.compile(rf"\b(?:between|from)\s+(\d+(?:\.\d+)?)\s*(?:%|percent|per\s+cent)?\s*(?:and|to|-|\u2013)\s*"
+                         rf"(\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)"
+                         rf"\s+(?:of|into|through)\s+the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}")
+#: An amount before or after a point: "in the 10 min after 1:30:00", "the 2 minutes before the big goal at 30:00"
+#: (an event's time that cannot be a time of day: not "the 10 minutes before the meeting at 9:30").
+RELATIVE = re.compile(rf"\b(?:(?:in|during|within|for|over)\s+)?the\s+({AMOUNT})\s+(after|following|before|leading"
+                      rf"\s+up\s+to|prior\s+to)\s+(?:the\s+(?:[a-z]+\s+){{1,3}}at\s+({VIDEO_CLOCK})|({POINT}))"
+                      rf"{OF_VIDEO}{NOT_OF}")
+#: Words that make a point in time approximate ("around 1:05:00", "near 58:30").
+APPROX = r"around|near|about|roughly|approximately|circa|close\s+to"
+_LEAD = rf"(?:right\s+)?(?:at\s+)?(?:(?:exactly|precisely)\s+)?(?:(?:{APPROX})\s+)?(?:at\s+)?"
+_ISH = (r"(?:\s*-?\s*ish\b|\s+(?:exactly|precisely|on\s+the\s+clock)\b)?(?:\s+(?:in|into)\s+the\s+(?:[a-z]+\s+)?"
+        + VIDEO_WORDS + ")?")
+#: A point in time, read where it cannot be a time of day: a mark ("at the 10-minute mark", "around the 20:00
+#: mark"), an amount in ("about 5 minutes in, ..."; not "5 minutes in the oven"), a clock time that cannot be a time
+#: of day after "at" or "around" ("near 58:30", "around 1:05:00"), a clock time said to be the video's ("at 14:00 in
+#: the video"), or a clock time said first before a clause mark or the question ("at 14:00 exactly, what's her
+#: expression", "1:02:03 - is the witness scared?"; not "9:00-5:00 job", "at 9:30 she has a meeting"). A clock time
+#: inside a question ("the party is at 8:00") is a time of day; compact minutes ("at 27m") are read as no point (a
+#: diver's depth).
+AT_POINT = re.compile(rf"\b{_LEAD}((?:the\s+)?(?:(?:{NUM})(?:\s*|-){UNIT}|half(?:\s+an?)?[\s-]hour|{CLOCK})\s+marks?)"
+                      rf"{_ISH}{NOT_OF}"
+                      rf"|\b(?:at|{APPROX})\s+(?:(?:{APPROX})\s+)?(minute\s+\d+(?![\w.])){_ISH}{NOT_OF}"
+                      rf"|\b{_LEAD}((?:{NUM})(?:\s*|-){UNIT}|an?\s+(?:minute|hour)|half\s+an\s+hour)\s+in{_NEXT}"
+                      rf"|\b(?:at\s+|(?:{APPROX})\s+)(?:(?:{APPROX})\s+|at\s+)?({VIDEO_CLOCK}){_ISH}{NOT_OF}"
+                      rf"|\b{_LEAD}({CLOCK}|{HOURS})\s+(?:in|into|of)\s+the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}"
+                      rf"|^{_LEAD}({CLOCK}|{HOURS}|{COMPACT_S}){_ISH}(?!\s*[-\u2013]\s*\d){_NEXT}")
 #: Words before a named part that say it is not the part to search ("but not in the first half", "except in the last
 #: ten minutes"): the question is then read whole, with no part.
 EXCEPT = re.compile(r"\b(?:not|except|apart\s+from|other\s+than|outside(?:\s+of)?|rather\s+than|instead\s+of)\s+$")

@@ -8,35 +8,45 @@ reader and a hosted one:
 - ``between`` / ``from`` T ``and`` / ``to`` / ``until`` / ``-`` T (T a time: ``12:30``, ``1:02:03``, ``90 seconds``,
   ``ten minutes``, ``twenty-five minutes``, ``minute 3``, ``the 5 minute mark``; a bare number on one side takes the
   other side's unit: "between 3 and 5 minutes");
-- ``in`` / ``during`` / ``within`` / ``over`` / ``for`` ``the`` ``first`` / ``opening`` / ``last`` / ``final`` /
-  ``past`` / ``closing`` + an amount ("the first minute", "the past 30 seconds", "the final half hour", "the first
-  90s", "the last 20%"), or a share of the video ("the first half", "the 2nd half", "the latter half", "the middle
-  third", "the last quarter of the video");
+- ``in`` / ``during`` / ``within`` / ``over`` / ``for`` (or "check" / "watch" / "look at") ``the`` ``first`` /
+  ``opening`` / ``last`` / ``final`` / ``past`` / ``closing`` + an amount ("the first minute", "the past 30 seconds",
+  "the final half hour", "the first 90s", "the last 20%", "the first 2/3"), or a share of the video ("the first
+  half", "the 2nd half", "the latter half", "the middle third", "the last quarter of the video"); two shares said to
+  be the video's ("between 40% and 60% of the lecture");
 - ``after`` / ``past`` / ``beyond`` / ``later than`` T ("after 10 minutes", "after the first half hour", "past the
   1:00 mark"); ``before`` / ``until`` / ``till`` / ``prior to`` / ``earlier than`` T, ``up to`` / ``up until`` a
   point (a clock time, "the 3 minute mark": "up to 2 minutes" is a length); ``from`` T ``on`` / ``onward`` / ``till
   the end``, T ``onwards``, ``since`` a point; ``from`` / ``since`` T ``up to`` / ``until`` T; an "after" and a
-  "before" joined by "and" or "but" are one part ("after 12:30 but before 15:00");
+  "before" joined by "and" or "but" are one part ("after 12:30 but before 15:00"); an amount after or before a point
+  ("in the 10 min after 1:30:00", "the 2 minutes before the goal at 30:00");
 - one minute or hour by its place: ``in the 34th minute``, ``during the sixth minute``, ``in the second hour``,
-  ``during minute 12`` (the twelfth, 11:00-12:00; "after minute 12" reads the point 12:00);
+  ``during minute 12`` (the twelfth, 11:00-12:00; "after minute 12" and "at minute 12" read the point 12:00);
+- a point in time, as a window around it (``POINT_HALF_S``; ``APPROX_HALF_S`` after "around", "near", "about"): a
+  mark ("at the 10-minute mark", "around the 20:00 mark"), an amount in ("about 5 minutes in, ..."), a clock time that
+  cannot be a time of day ("near 58:30", "around 1:05:00") or is said to be the video's ("at 14:00 in the video"), or
+  one said first ("at 14:00 exactly, what's her expression?", "1:02:03 - is the witness scared?");
 - a part said first before a clause mark ("first 30 secs, is she surprised?", "last quarter hour: ...", "second half
-  of the meeting, ...", "3rd minute: ..."; not "last minute changes"); two clock times or compact hours said first,
-  joined by "to" or a dash ("1:20:00 to 1:30:00 - ...", "1h05 to 1h20: ..."); two clock times after "at" ("at
-  14:20-14:50"); two compact amounts or "min N-M" at the start of a clause or after a word that places them
-  ("22m-27m anger ...", "is he happy at 22m-27m?", "min 25-30 is ..."); two amounts and an "in" that ends a clause
-  ("15-20 min in?"); compact hours ("1h", "1h30"); "of the video" / "of the meeting" / "of the show" and the like
-  after a part.
+  of the meeting, ...", "3rd minute: ..."; not "last minute changes") or after the question as a sentence of its own
+  ("are they smug? last quarter of the podcast"); two clock times or compact hours said first ("1:20:00 to 1:30:00 -
+  ...", "1h05 to 1h20: ...", "0:00-2:30 does ..."); two clock times after "at" ("at 14:20-14:50"), or in hours,
+  minutes and seconds anywhere ("1:10:00-1:25:00"); two compact amounts or "min N-M" at the start of a clause or
+  after a word that places them ("22m-27m anger ...", "is he happy at 22m-27m?", "min 25-30 is ..."); two amounts and
+  an "in" that ends a clause ("15-20 min in?"); compact hours ("1h", "1h30"); "of the video" / "of the meeting" / "of
+  the cooking show" and the like after a part.
 
 Not read as a part: a time with no unit and no colon ("after 3": a clock time or an episode); a time of day ("after
-5:30 in the morning", "before 7:00 pm", "at 6:00-7:00 every day"); a length of something ("after a minute of
-silence", "in the last minute of his speech", "5 minutes to 10 minutes - how long ..."; "of the video" is read); "a
-second" (an ordinal: "before a second date"); "after he leaves" (a departure, ``tools.signals.change_words``);
-decades, ages, distances and counts ("the 90s", "in her 20s-30s", "the final 50m", "after 2m views"); a quarter not
-said to be the video's ("in the 4th quarter", "over the past quarter"), a share of something else ("the top 20% of
-her class"); a part said not to be searched ("but not in the first half"), compared with another ("in the first half
-or the second?"), or a range that ends before it starts; anything in a viewer's memory. A vague part ("towards the
-end", "around the 20 minute mark") is not read. Pure functions of the text; the window is resolved against the
-video's duration by ``WindowAsk.resolve``.
+5:30 in the morning", "before 7:00 pm", "at 6:00-7:00 every day", "the party is at 8:00", "at 9:30 she has a
+meeting", "school starts at 8:15"; a clock time inside a question that could be a time of day is one: "is he happy at
+14:00?" searches the whole video); a time someone says in quotes; a length of something ("after a minute of
+silence", "in the last minute of his speech", "5 minutes to 10 minutes - how long ...", "5 minutes in the oven"; "of
+the video" is read); "a second" (an ordinal: "before a second date"); "after he leaves" (a departure,
+``tools.signals.change_words``); decades, ages, distances and counts ("the 90s", "in her 20s-30s", "the final 50m",
+"at 5m deep", "after 2m views"; so compact minutes are no point: "at 27m"); a game's, a set's or a class's part ("in
+the first half of the game"), a quarter not said to be the video's ("in the 4th quarter", "over the past quarter"), a
+share of something else ("the top 20% of her class", "the last 1/4 mile", "between 15 and 20 percent"); a part said
+not to be searched ("but not in the first half"), compared with another ("in the first half or the second?"), or a
+range that ends before it starts; anything in a viewer's memory. A vague part ("towards the end", "early on") is not
+read. Pure functions of the text; the window is resolved against the video's duration by ``WindowAsk.resolve``.
 """
 
 from __future__ import annotations
@@ -55,13 +65,15 @@ __all__ = ["WindowAsk", "asked_window", "time_seconds", "window_warnings", "with
 class WindowAsk:
     """A part of the video a question names: ``start_s`` / ``end_s`` seconds from its start (None: open), or, with
     ``from_end``, ``start_s`` seconds before its end ("the last ten minutes"); ``fraction`` (start, end) as shares of
-    the video's duration for "the first half", "the last third", "the last 20%"; ``phrase``: the words that say it."""
+    the video's duration for "the first half", "the last third", "the last 20%"; ``point``: a window around a point
+    in time ("at 14:00", "around the 20 minute mark"); ``phrase``: the words that say it."""
 
     phrase: str
     start_s: float | None = None
     end_s: float | None = None
     from_end: bool = False
     fraction: tuple[float, float] | None = None
+    point: bool = False
 
     def resolve(self, duration_s: float) -> tuple[float, float] | None:
         """The window in seconds, clipped to [0, ``duration_s``]; None when it lies wholly outside the video or is
@@ -76,16 +88,36 @@ class WindowAsk:
         return (round(lo, 3), round(hi, 3)) if hi > lo else None
 
 
+#: Half the width of the window a point in time names ("at 14:00": 13:30-14:30), and of an approximate one ("around
+#: 14:00": 13:00-15:00), seconds: room for the reaction beside the time said. A choice, not a measured figure.
+POINT_HALF_S, APPROX_HALF_S = 30.0, 60.0
+
+
+def share_of(amount: str) -> float | None:
+    """The share a number says: "20%" -> 0.2, "10 percent" -> 0.1, "2/3" -> 0.667, "two thirds" -> 0.667; None for
+    anything else or a share outside (0, 1]."""
+    t = amount.strip()
+    if m := re.fullmatch(r"(\d+(?:\.\d+)?)\s*(?:%|percent|per\s+cent)", t):
+        p = float(m.group(1)) / 100
+    elif m := re.fullmatch(r"(\d)/(\d\d?)", t):
+        p = int(m.group(1)) / int(m.group(2)) if int(m.group(2)) else 0.0
+    elif m := re.fullmatch(r"(two|three)[\s-](thirds|quarters)", t):
+        p = {"two": 2, "three": 3}[m.group(1)] / {"thirds": 3, "quarters": 4}[m.group(2)]
+    else:
+        return None
+    return p if 0 < p <= 1 else None
+
+
 def _share(which: str, amount: str, of_video: bool) -> tuple[float, float] | None:
     """The share of the video "the ``which`` ``amount``" names: "first half" -> (0, 0.5), "middle third" -> (1/3,
-    2/3), "last 20%" -> (0.8, 1), "last quarter of the video" -> (0.75, 1); None for one that names no share ("the
-    fourth third", "the second 20%"), or a quarter not said to be the video's (``of_video``: "in the 4th quarter" is
-    a game's, "over the past quarter" a year's)."""
-    if pct := re.fullmatch(r"(\d+(?:\.\d+)?)\s*(?:%|percent|per\s+cent)", amount):
-        p = float(pct.group(1)) / 100
-        if 0 < p <= 1 and which in tp.FROM_END:
+    2/3), "last 20%" -> (0.8, 1), "first 2/3" -> (0, 0.667), "last quarter of the video" -> (0.75, 1); None for one
+    that names no share ("the fourth third", "the second 20%"), or a quarter not said to be the video's (``of_video``:
+    "in the 4th quarter" is a game's, "over the past quarter" a year's)."""
+    if amount not in tp.FRACTIONS:
+        p = share_of(amount)
+        if p is not None and which in tp.FROM_END:
             return 1 - p, 1.0
-        return (0.0, p) if 0 < p <= 1 and which in tp.FROM_START else None
+        return (0.0, p) if p is not None and which in tp.FROM_START else None
     n = tp.FRACTIONS[amount]
     if amount == "quarter" and not of_video:
         return None
@@ -98,8 +130,8 @@ def _share(which: str, amount: str, of_video: bool) -> tuple[float, float] | Non
 
 def _span(m: re.Match) -> WindowAsk | None:
     """The part a ``SPAN`` or ``OPENING`` match names: the first / last amount, or a share of the video."""
-    which, amount = m.group(1), m.group(2)
-    if amount in tp.FRACTIONS or re.search(r"%|\bcent$|percent$", amount):
+    which, amount = [g for g in m.groups() if g is not None][:2]
+    if amount in tp.FRACTIONS or re.fullmatch(tp.SHARE, amount):
         share = _share(which, amount, " of the " in m.group(0))
         return None if share is None else WindowAsk(_phrase(m), fraction=share)
     got = time_seconds(amount)
@@ -129,10 +161,37 @@ def _place(m: re.Match) -> WindowAsk | None:
     return WindowAsk(_phrase(m), start_s=(n - 1) * unit, end_s=n * unit) if n >= 1 and n == int(n) else None
 
 
+def _point(m: re.Match) -> WindowAsk | None:
+    """The window an ``AT_POINT`` match names: the time said, +-``POINT_HALF_S`` ("at 14:00", "1:02:03 - ..."), or
+    +-``APPROX_HALF_S`` after "around", "near", "about" and the like."""
+    t = time_seconds(next(g for g in m.groups() if g is not None))
+    if t is None:
+        return None
+    half = APPROX_HALF_S if re.search(rf"\b(?:{tp.APPROX})\b", m.group(0)) else POINT_HALF_S
+    return WindowAsk(_phrase(m), start_s=t[0] - half, end_s=t[0] + half, point=True)
+
+
+def _relative(m: re.Match) -> WindowAsk | None:
+    """The part a ``RELATIVE`` match names: the amount after ("the 10 min after 1:30:00") or before a point."""
+    amount, point = time_seconds(m.group(1)), time_seconds(m.group(3) or m.group(4))
+    if amount is None or point is None:
+        return None
+    if m.group(2) in ("after", "following"):
+        return WindowAsk(_phrase(m), start_s=point[0], end_s=point[0] + amount[0])
+    return WindowAsk(_phrase(m), start_s=point[0] - amount[0], end_s=point[0])
+
+
 def _reading(pattern: re.Pattern, m: re.Match) -> WindowAsk | None:
     """The part one match of ``pattern`` names, or None where its times do not read."""
     if pattern is tp.ORDINAL:
         return _place(m)
+    if pattern is tp.AT_POINT:
+        return _point(m)
+    if pattern is tp.RELATIVE:
+        return _relative(m)
+    if pattern is tp.SHARE_RANGE:
+        lo, hi = float(m.group(1)) / 100, float(m.group(2)) / 100
+        return WindowAsk(_phrase(m), fraction=(lo, hi)) if 0 <= lo < hi <= 1 else None
     if pattern in (tp.BETWEEN, tp.RANGE):
         return _range(m)
     if pattern in (tp.SPAN, tp.OPENING):
@@ -148,10 +207,14 @@ def _parts(q: str) -> list[tuple[re.Match, WindowAsk | None]]:
     """Every part ``q`` (lower-cased, commas set apart) names, in order, each with its reading (None where its times
     do not read)."""
     found: list[tuple[re.Match, WindowAsk | None]] = []
-    for pattern in (tp.BETWEEN, tp.ORDINAL, tp.RANGE, tp.OPENING, tp.SPAN, tp.ONWARD, tp.AFTER, tp.BEFORE):
+    quoted = [m.span() for m in re.finditer(r"(?:^|(?<=\s))['\"\u2018\u201c].*?['\"\u2019\u201d](?=\s|$|[,.;:?!])", q)]
+    for pattern in (tp.SHARE_RANGE, tp.RELATIVE, tp.BETWEEN, tp.ORDINAL, tp.RANGE, tp.OPENING, tp.SPAN, tp.ONWARD,
+                    tp.AFTER, tp.BEFORE, tp.AT_POINT):
         for m in pattern.finditer(q):
             if any(m.start() < f.end() and f.start() < m.end() for f, _ in found):
                 continue
+            if pattern is tp.AT_POINT and any(a <= m.start() < b for a, b in quoted):
+                continue  # a time someone says ("he says 'meet me at 5:30'")
             ask = _reading(pattern, m)
             if ask is not None or pattern is tp.BETWEEN:  # a range whose times do not read is no part at all
                 found.append((m, ask))
