@@ -10,13 +10,16 @@ reader and a hosted one:
   other side's unit: "between 3 and 5 minutes");
 - ``in`` / ``during`` / ``within`` / ``over`` / ``for`` (or "check" / "watch" / "look at") ``the`` ``first`` /
   ``opening`` / ``last`` / ``final`` / ``past`` / ``closing`` + an amount ("the first minute", "the past 30 seconds",
-  "the final half hour", "the first 90s", "the last 20%", "the first 2/3"), or a share of the video ("the first
+  "the final half hour", "the first 90s", "the last 20% of the vid", "the first 2/3 of the show"; a share said as a
+  number only when said to be the video's, said first or after "check": "only check the last 20%"), or a share of
+  the video ("the first
   half", "the 2nd half", "the latter half", "the middle third", "the last quarter of the video"); two shares said to
   be the video's ("between 40% and 60% of the lecture");
 - ``after`` / ``past`` / ``beyond`` / ``later than`` T ("after 10 minutes", "after the first half hour", "past the
   1:00 mark"); ``before`` / ``until`` / ``till`` / ``prior to`` / ``earlier than`` T, ``up to`` / ``up until`` a
   point (a clock time, "the 3 minute mark": "up to 2 minutes" is a length); ``from`` T ``on`` / ``onward`` / ``till
-  the end``, T ``onwards``, ``since`` a point; ``from`` / ``since`` T ``up to`` / ``until`` T; an "after" and a
+  the end``, T ``onwards``, ``since`` a point that cannot be a time of day ("since 33:20", "since the 12:30 mark";
+  not "since 6:15"); ``from`` / ``since`` T ``up to`` / ``until`` T; an "after" and a
   "before" joined by "and" or "but" are one part ("after 12:30 but before 15:00"); an amount after or before a point
   ("in the 10 min after 1:30:00", "the 2 minutes before the goal at 30:00");
 - one minute or hour by its place: ``in the 34th minute``, ``during the sixth minute``, ``in the second hour``,
@@ -43,7 +46,8 @@ the video" is read); "a second" (an ordinal: "before a second date"); "after he 
 ``tools.signals.change_words``); decades, ages, distances and counts ("the 90s", "in her 20s-30s", "the final 50m",
 "at 5m deep", "after 2m views"; so compact minutes are no point: "at 27m"); a game's, a set's or a class's part ("in
 the first half of the game"), a quarter not said to be the video's ("in the 4th quarter", "over the past quarter"), a
-share of something else ("the top 20% of her class", "the last 1/4 mile", "between 15 and 20 percent"); a part said
+share of something else ("the top 20% of her class", "the last 1/4 mile", "between 15 and 20 percent", "when her
+phone is in the last 10%"); "N minutes in" after a verb ("he gave up 10 minutes in"); a part said
 not to be searched ("but not in the first half"), compared with another ("in the first half or the second?"), or a
 range that ends before it starts; anything in a viewer's memory. A vague part ("towards the end", "early on") is not
 read. Pure functions of the text; the window is resolved against the video's duration by ``WindowAsk.resolve``.
@@ -132,6 +136,8 @@ def _span(m: re.Match) -> WindowAsk | None:
     """The part a ``SPAN`` or ``OPENING`` match names: the first / last amount, or a share of the video."""
     which, amount = [g for g in m.groups() if g is not None][:2]
     if amount in tp.FRACTIONS or re.fullmatch(tp.SHARE, amount):
+        if amount not in tp.FRACTIONS and " of the " not in m.group(0) and re.match(tp.SHARE_ASIDE, m.group(0)):
+            return None  # "in the last 10%" inside a sentence is a share of something ("when her phone is ...")
         share = _share(which, amount, " of the " in m.group(0))
         return None if share is None else WindowAsk(_phrase(m), fraction=share)
     got = time_seconds(amount)
@@ -213,8 +219,8 @@ def _parts(q: str) -> list[tuple[re.Match, WindowAsk | None]]:
         for m in pattern.finditer(q):
             if any(m.start() < f.end() and f.start() < m.end() for f, _ in found):
                 continue
-            if pattern is tp.AT_POINT and any(a <= m.start() < b for a, b in quoted):
-                continue  # a time someone says ("he says 'meet me at 5:30'")
+            if any(a <= m.start() < b for a, b in quoted):
+                continue  # a time someone says ("he says 'meet me at 5:30'", "'after 10 minutes we leave'")
             ask = _reading(pattern, m)
             if ask is not None or pattern is tp.BETWEEN:  # a range whose times do not read is no part at all
                 found.append((m, ask))
