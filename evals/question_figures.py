@@ -6,10 +6,10 @@ from __future__ import annotations
 from evals.figure_cells import Figure, heldout_row, negation_share, paired_share, share, stored
 
 
-def _parts_read(now: dict, before: dict) -> str:
-    """A ``studies.window_questions --read`` result's explicit parts read right, now with its stored interval, and
-    before in brackets."""
-    got, was = now["scores"]["part_window"], before["scores"]["part_window"]
+def _parts_read(now: dict, before: dict, score: str = "part_window", score_before: str = "part_window") -> str:
+    """A ``studies.window_questions --read`` result's explicit parts read right (``score``), now with its stored
+    interval, and before (``score_before``) in brackets."""
+    got, was = now["scores"][score], before["scores"][score_before]
     return f"{stored([got['right'] / got['n'], *got['interval']])} ({was['right'] / was['n']:.3f})"
 
 
@@ -119,6 +119,11 @@ QUESTION_FIGURES: tuple[Figure, ...] = (
            "third of the webinar: ...\", \"1h15 onward, ...\"; read once; section 202; one read wrong both ways, 16 of "
            "16 naming none left whole both ways)", "time_questions_heldout3.json",
            lambda d: _parts_read(d["section_202"], d["section_200"])),
+    Figure("", "fourth file, 56 naming a part in times, 10 of them a point (\"around 25:30, ...\"; read once; "
+               "section 203; a point read right when its window holds the writer's middle, both at most 120 s wide; "
+               "none read wrong, four before; 16 of 16 naming none left whole both ways; before: section 202's "
+               "reading)", "time_questions_heldout4.json",
+           lambda d: _parts_read(d["section_203"], d["section_202"], "part_window_point", "part_window")),
     Figure("whose feeling a question naming several people asks about, offline interpreter (before: every named "
            "person's face read)", "feeling-owner questions, test half, 32 (\"when does he upset her?\"; read twice: "
            "31 with the first version, section 169; now dev)", "feeling_owner.json",
