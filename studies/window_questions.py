@@ -25,6 +25,7 @@ from pathlib import Path
 
 from evals.bench import BenchError, BenchItem, load_bench
 from tools.core.media import VideoError, probe
+from tools.core.schema import temporal_iou
 from tools.signals.time_words import asked_window, without_window
 
 
@@ -53,16 +54,23 @@ END_TOLERANCE_S = 1.0
 #: width the writer of a question sets otherwise (+-15 s, +-60 s, the next minute): such a reading counts as right
 #: under ``point`` scoring when it holds the middle of the labelled window and both are at most this wide (seconds).
 POINT_MAX_WIDTH_S = 120.0
+#: A part named by its position alone ("towards the end") has no one right stretch: its reading counts as right when
+#: it overlaps the writer's by at least this tIoU (the field's R1@0.5 criterion for a moment).
+VAGUE_MIN_TIOU = 0.5
 
 
-def window_right(got: tuple[float, float] | None, want: list[float] | None, point: bool = False) -> bool:
+def window_right(got: tuple[float, float] | None, want: list[float] | None, point: bool = False,
+                 vague: bool = False) -> bool:
     """Whether the window read (``got``, seconds, or None) is the labelled one (``want``): both none, or both ends
     within ``END_TOLERANCE_S``; with ``point`` (the reading names a point in time), also when ``got`` holds the middle
-    of ``want`` and neither is wider than ``POINT_MAX_WIDTH_S``."""
+    of ``want`` and neither is wider than ``POINT_MAX_WIDTH_S``; with ``vague`` (a part named by its position), when
+    their tIoU is at least ``VAGUE_MIN_TIOU``."""
     if got is None or want is None:
         return got is None and want is None
     if all(abs(a - b) <= END_TOLERANCE_S for a, b in zip(got, want, strict=True)):
         return True
+    if vague:
+        return temporal_iou(got, want) >= VAGUE_MIN_TIOU
     return point and got[0] <= (want[0] + want[1]) / 2 <= got[1] and max(got[1] - got[0], want[1] - want[0]) \
         <= POINT_MAX_WIDTH_S
 
@@ -73,7 +81,8 @@ def read_time_questions(path: Path) -> dict:
     ``kind`` part / no_part, ``vague`` for a part said without a time), read as the graph reads them: the part
     (``asked_window`` resolved on ``duration_s``; right when both ends lie within ``END_TOLERANCE_S`` of the label's,
     or both are none: ``{kind}_window``; or, for a point in time, as ``window_right`` with ``point``:
-    ``{kind}_window_point``) and the feeling asked first by the offline reader of the question without the part's words,
+    ``{kind}_window_point``; and for a point or a vague part, as ``window_right`` with ``point`` and ``vague``:
+    ``{kind}_window_loose``) and the feeling asked first by the offline reader of the question without the part's words,
     against the question as written (the code before, which read the part's words as part of the feeling). Returns
     counts per kind with 95 % intervals, and every question read otherwise than labelled."""
     from agents.intent import offline_intent
@@ -88,14 +97,16 @@ def read_time_questions(path: Path) -> dict:
         want = r["window"]
         window_ok = window_right(got, want)
         point_ok = window_right(got, want, point=ask is not None and ask.point)
+        loose_ok = window_right(got, want, point=ask is not None and ask.point, vague=ask is not None and ask.vague)
         asked = [r["emotion"]] if r["emotion"] else []
         now = offline_intent({"query": without_window(r["query"], ask)}).target_emotions[:1]
         before = offline_intent({"query": r["query"]}).target_emotions[:1]
         kind = "vague" if r.get("vague") else r["kind"]
         for name, ok in ((f"{kind}_window", window_ok), (f"{kind}_window_point", point_ok),
+                         (f"{kind}_window_loose", loose_ok),
                          (f"{kind}_feeling_now", now == asked), (f"{kind}_feeling_before", before == asked)):
             scores.setdefault(name, []).append(float(ok))
-        if not point_ok or now != asked:
+        if not loose_ok or now != asked:
             out["misses"].append({"query": r["query"], "window": want, "read": got, "emotion": r["emotion"],
                                   "feeling_read": now})
     out["scores"] = {k: {"right": int(sum(v)), "n": len(v), "interval": [round(x, 3) for x in bootstrap_interval(v)]}

@@ -183,6 +183,35 @@ def test_a_question_that_names_no_time_names_no_part(question):
     assert asked_window(question) is None and without_window(question, None) == question
 
 
+@pytest.mark.parametrize(("question", "phrase", "share"), [
+    ("towards the end, when does she look heartbroken?", "towards the end", (0.8, 1.0)),
+    ("near the end of the interview, does the guest look happy?", "near the end of the interview", (0.8, 1.0)),
+    ("early on in the vlog, is she happy", "early on in the vlog", (0.0, 0.2)),
+    ("about halfway through, when does he look scared?", "about halfway through", (0.4, 0.6)),
+    ("somewhere in the middle, who rolls their eyes", "somewhere in the middle", (1 / 3, 2 / 3)),
+    ("at the very start is the host nervous?", "at the very start", (0.0, 0.05)),
+    ("in the closing minutes when does the coach look devastated", "in the closing minutes", (0.95, 1.0)),
+    ("in the last few minutes, is the mood calm", "in the last few minutes", (1 - 300 / HOUR, 1.0)),
+])
+def test_a_part_named_by_its_position_alone_is_read_as_a_share_of_the_video(question, phrase, share):
+    ask = asked_window(question)
+    assert ask is not None and ask.vague and ask.phrase == phrase
+    assert ask.resolve(HOUR) == (round(share[0] * HOUR, 3), round(share[1] * HOUR, 3))
+    assert phrase not in without_window(question, ask).lower()
+
+
+@pytest.mark.parametrize("question", [
+    "at the end of the day, is she happy with her job?", "in the middle of an argument, does he stay calm?",
+    "early on in her career, was she nervous?", "towards the end of his life, was he sad?",
+    "halfway through his sentence she interrupts, is he annoyed?", "late in life he found love, is he happy?",
+    "near the end of the race, is the runner exhausted?", "in the middle of the night, is the baby crying?",
+    "by the end of the week, is he stressed?", "in the closing minutes of the match, is the keeper tense?",
+    "when they meet in the middle, is he relieved?", "it's the beginning of the end, is she sad?",
+])
+def test_position_words_about_something_else_name_no_part(question):
+    assert asked_window(question) is None
+
+
 def test_a_part_is_clipped_to_the_video_and_one_outside_it_is_none():
     assert asked_window("when is he sad in the last ten minutes?").resolve(300.0) == (0.0, 300.0)
     assert asked_window("when is he sad after 12:30?").resolve(300.0) is None

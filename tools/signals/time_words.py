@@ -49,8 +49,10 @@ the first half of the game"), a quarter not said to be the video's ("in the 4th 
 share of something else ("the top 20% of her class", "the last 1/4 mile", "between 15 and 20 percent", "when her
 phone is in the last 10%"); "N minutes in" after a verb ("he gave up 10 minutes in"); a part said
 not to be searched ("but not in the first half"), compared with another ("in the first half or the second?"), or a
-range that ends before it starts; anything in a viewer's memory. A vague part ("towards the end", "early on") is not
-read. Pure functions of the text; the window is resolved against the video's duration by ``WindowAsk.resolve``.
+range that ends before it starts; anything in a viewer's memory. A part named by its position alone ("towards the
+end", "early on", "about halfway through", "in the last few minutes") is read as a share of the video
+(``tools.signals.time_vague``). Pure functions of the text; the window is resolved against the video's duration by
+``WindowAsk.resolve``.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ import re
 from dataclasses import dataclass
 
 from tools.signals import time_patterns as tp
+from tools.signals import time_vague as tv
 from tools.signals.lexicon import memory_form
 from tools.signals.time_patterns import time_seconds
 
@@ -70,7 +73,8 @@ class WindowAsk:
     """A part of the video a question names: ``start_s`` / ``end_s`` seconds from its start (None: open), or, with
     ``from_end``, ``start_s`` seconds before its end ("the last ten minutes"); ``fraction`` (start, end) as shares of
     the video's duration for "the first half", "the last third", "the last 20%"; ``point``: a window around a point
-    in time ("at 14:00", "around the 20 minute mark"); ``phrase``: the words that say it."""
+    in time ("at 14:00", "around the 20 minute mark"); ``vague``: a part named by its position alone ("towards the
+    end", ``tools.signals.time_vague``); ``phrase``: the words that say it."""
 
     phrase: str
     start_s: float | None = None
@@ -78,6 +82,7 @@ class WindowAsk:
     from_end: bool = False
     fraction: tuple[float, float] | None = None
     point: bool = False
+    vague: bool = False
 
     def resolve(self, duration_s: float) -> tuple[float, float] | None:
         """The window in seconds, clipped to [0, ``duration_s``]; None when it lies wholly outside the video or is
@@ -189,6 +194,12 @@ def _relative(m: re.Match) -> WindowAsk | None:
 
 def _reading(pattern: re.Pattern, m: re.Match) -> WindowAsk | None:
     """The part one match of ``pattern`` names, or None where its times do not read."""
+    if pattern is tv.VAGUE:
+        return WindowAsk(_phrase(m), fraction=tv.vague_share(m), vague=True)
+    if pattern is tv.VAGUE_COUNT:
+        from_end, seconds = tv.vague_count(m)
+        return WindowAsk(_phrase(m), start_s=seconds if from_end else 0.0, end_s=None if from_end else seconds,
+                         from_end=from_end, vague=True)
     if pattern is tp.ORDINAL:
         return _place(m)
     if pattern is tp.AT_POINT:
@@ -215,7 +226,7 @@ def _parts(q: str) -> list[tuple[re.Match, WindowAsk | None]]:
     found: list[tuple[re.Match, WindowAsk | None]] = []
     quoted = [m.span() for m in re.finditer(r"(?:^|(?<=\s))['\"\u2018\u201c].*?['\"\u2019\u201d](?=\s|$|[,.;:?!])", q)]
     for pattern in (tp.SHARE_RANGE, tp.RELATIVE, tp.BETWEEN, tp.ORDINAL, tp.RANGE, tp.OPENING, tp.SPAN, tp.ONWARD,
-                    tp.AFTER, tp.BEFORE, tp.AT_POINT):
+                    tp.AFTER, tp.BEFORE, tp.AT_POINT, tv.VAGUE_COUNT, tv.VAGUE):
         for m in pattern.finditer(q):
             if any(m.start() < f.end() and f.start() < m.end() for f, _ in found):
                 continue
