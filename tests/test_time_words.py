@@ -190,8 +190,12 @@ def test_a_question_that_names_no_time_names_no_part(question):
     ("about halfway through, when does he look scared?", "about halfway through", (0.4, 0.6)),
     ("somewhere in the middle, who rolls their eyes", "somewhere in the middle", (1 / 3, 2 / 3)),
     ("at the very start is the host nervous?", "at the very start", (0.0, 0.05)),
-    ("in the closing minutes when does the coach look devastated", "in the closing minutes", (0.95, 1.0)),
+    ("in the closing minutes when does the coach look devastated", "in the closing minutes", (1 - 300 / HOUR, 1.0)),
     ("in the last few minutes, is the mood calm", "in the last few minutes", (1 - 300 / HOUR, 1.0)),
+    ("before the halfway point, is she nervous?", "before the halfway point", (0.0, 0.5)),
+    ("after halfway, does he get angry?", "after halfway", (0.5, 1.0)),
+    ("last few minutes of the video, is he crying?", "last few minutes of the video", (1 - 300 / HOUR, 1.0)),
+    ("at the exact midpoint, is he frustrated?", "at the exact midpoint", (0.4, 0.6)),
 ])
 def test_a_part_named_by_its_position_alone_is_read_as_a_share_of_the_video(question, phrase, share):
     ask = asked_window(question)
@@ -207,9 +211,23 @@ def test_a_part_named_by_its_position_alone_is_read_as_a_share_of_the_video(ques
     "near the end of the race, is the runner exhausted?", "in the middle of the night, is the baby crying?",
     "by the end of the week, is he stressed?", "in the closing minutes of the match, is the keeper tense?",
     "when they meet in the middle, is he relieved?", "it's the beginning of the end, is she sad?",
+    # the review of section 204's reading: comparisons and changes, places, states, other videos, hyphens, lengths
+    "is she happier at the start or at the end?", "is she nervous at the start and relaxed at the end?",
+    "she starts off nervous but at the end is she confident?", "compared to the start, is she happier at the end?",
+    "does she get happier towards the end?", "who is sitting in the middle?", "the girl in the middle, is she sad?",
+    "the man at the end, is he angry?", "can they meet you somewhere in the middle?", "are we halfway?",
+    "is he halfway there?", "is she happy at the end-of-year party?", "at the end of the previous video he cried, why?",
+    "in the documentary about the battle of midway, is the veteran sad?", "who's that at the end?",
+    "for the last few minutes he's been crying, why?",
 ])
 def test_position_words_about_something_else_name_no_part(question):
     assert asked_window(question) is None
+
+
+def test_a_part_named_by_its_position_is_said_as_read_in_the_answer():
+    said = window_warnings("towards the end, when does she look heartbroken?", (2880.0, 3600.0), HOUR)
+    assert said == ['"towards the end" was read as 2880-3600 s of the video; ask without it to search the whole video']
+    assert window_warnings("in the last ten minutes, is he sad?", (3000.0, 3600.0), HOUR) == []  # said in times
 
 
 def test_a_part_is_clipped_to_the_video_and_one_outside_it_is_none():

@@ -197,9 +197,10 @@ def _reading(pattern: re.Pattern, m: re.Match) -> WindowAsk | None:
     if pattern is tv.VAGUE:
         return WindowAsk(_phrase(m), fraction=tv.vague_share(m), vague=True)
     if pattern is tv.VAGUE_COUNT:
-        from_end, seconds = tv.vague_count(m)
-        return WindowAsk(_phrase(m), start_s=seconds if from_end else 0.0, end_s=None if from_end else seconds,
-                         from_end=from_end, vague=True)
+        if (count := tv.vague_count(m)) is None:
+            return None
+        return WindowAsk(_phrase(m), start_s=count[1] if count[0] else 0.0, end_s=None if count[0] else count[1],
+                         from_end=count[0], vague=True)
     if pattern is tp.ORDINAL:
         return _place(m)
     if pattern is tp.AT_POINT:
@@ -230,8 +231,9 @@ def _parts(q: str) -> list[tuple[re.Match, WindowAsk | None]]:
         for m in pattern.finditer(q):
             if any(m.start() < f.end() and f.start() < m.end() for f, _ in found):
                 continue
-            if any(a <= m.start() < b for a, b in quoted):
-                continue  # a time someone says ("he says 'meet me at 5:30'", "'after 10 minutes we leave'")
+            if any(a <= m.start() < b for a, b in quoted) or pattern in (tv.VAGUE, tv.VAGUE_COUNT) \
+                    and not tv.vague_read(q, m):
+                continue  # a time someone says ("he says 'meet me at 5:30'"), a place ("the girl in the middle")
             ask = _reading(pattern, m)
             if ask is not None or pattern is tp.BETWEEN:  # a range whose times do not read is no part at all
                 found.append((m, ask))
@@ -277,8 +279,11 @@ def without_window(question: str, ask: WindowAsk | None) -> str:
 def window_warnings(question: str, window: tuple[float, float] | None, duration_s: float) -> list[str]:
     """The line an answer carries when ``question`` names a part of the video (``asked_window``) that ``window`` (the
     part searched, seconds, or None) does not hold: it lies outside the video's ``duration_s`` seconds or is empty ("in
-    the first 0 seconds"); the whole video was searched then."""
+    the first 0 seconds"); the whole video was searched then. A part named by its position alone ("towards the end")
+    is said as read (``tools.signals.time_vague.vague_note``)."""
     ask = asked_window(question)
+    if ask is not None and ask.vague and window is not None:
+        return [tv.vague_note(ask.phrase, window)]
     if ask is None or window is not None:
         return []
     where = (f"which lies outside this {duration_s:.1f} s video" if (ask.start_s or 0.0) >= duration_s
