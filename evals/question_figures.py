@@ -124,6 +124,12 @@ QUESTION_FIGURES: tuple[Figure, ...] = (
                "none read wrong, four before; 16 of 16 naming none left whole both ways; before: section 202's "
                "reading)", "time_questions_heldout4.json",
            lambda d: _parts_read(d["section_203"], d["section_202"], "part_window_point", "part_window")),
+    Figure("", "fifth file, 32 naming a part by its position alone (\"towards the end\", \"about halfway through\"; "
+               "read once; section 204; right when within tIoU 0.5 of the writer's stretch; 5 read otherwise, 25 of the "
+               "28 read hold the writer's stretch; none of its 24 no-part questions, 16 with position words about "
+               "something else, given a part; before: section 203's reading, which reads none)",
+           "time_questions_heldout5.json",
+           lambda d: _parts_read(d["section_204"], d["section_203"], "vague_window_loose", "vague_window")),
     Figure("whose feeling a question naming several people asks about, offline interpreter (before: every named "
            "person's face read)", "feeling-owner questions, test half, 32 (\"when does he upset her?\"; read twice: "
            "31 with the first version, section 169; now dev)", "feeling_owner.json",

@@ -29,7 +29,7 @@ HELD_OUT = {("questions_words2.jsonl", "test"), ("questions_words3.jsonl", "test
             ("questions_open2.jsonl", "test"), ("questions_activity.jsonl", "test"),
             ("questions_translated3.jsonl", "test"), ("questions_translated4.jsonl", "test"),
             ("questions_translated5.jsonl", "test"), ("questions_translated_short.jsonl", "test"),
-            ("questions_translated6.jsonl", "test"), ("questions_time5.jsonl", "test")}
+            ("questions_translated6.jsonl", "test")}
 #: Forms whose label is not the feeling asked (``studies.negation``), that carry none, or that label a change of
 #: feeling by its two sides (``studies.cessation``).
 UNSCORED_FORMS = {"negated", "negated_or", "keywords", "cessation"}
