@@ -96,6 +96,7 @@ HOUR = 3600.0
     ("is she calm 5 minutes into the video?", "5 minutes into the video", (270.0, 330.0)),
     ("around 58:30 or so, is she upset?", "around 58:30 or so", (3450.0, 3570.0)),
     ("in the 5 minutes after 8:00, is she calm?", "in the 5 minutes after 8:00", (480.0, 780.0)),
+    ("from 25 min onwards does the panel look cheerful?", "from 25 min onwards", (1500.0, HOUR)),
     ("shocked reactions 1:10:00-1:25:00?", "1:10:00-1:25:00", (4200.0, 5100.0)),
     ("last 20% of the vid - any happiness?", "last 20% of the vid", (2880.0, HOUR)),
     ("first 90s, does she look scared", "first 90s", (0.0, 90.0)),
@@ -196,6 +197,8 @@ def test_a_question_that_names_no_time_names_no_part(question):
     ("after halfway, does he get angry?", "after halfway", (0.5, 1.0)),
     ("last few minutes of the video, is he crying?", "last few minutes of the video", (1 - 300 / HOUR, 1.0)),
     ("at the exact midpoint, is he frustrated?", "at the exact midpoint", (0.4, 0.6)),
+    ("later on in the podcast does the guest get angry?", "later on in the podcast", (0.5, 1.0)),  # section 204's read
+    ("during the latter part of the livestream, is he angry?", "during the latter part of the livestream", (0.5, 1.0)),
 ])
 def test_a_part_named_by_its_position_alone_is_read_as_a_share_of_the_video(question, phrase, share):
     ask = asked_window(question)

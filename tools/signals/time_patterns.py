@@ -132,7 +132,7 @@ BEFORE = re.compile(rf"\b(?:(?:before|until|till|prior\s+to|earlier\s+than)\s+({
 #: From a point on: "from minute 7 onward", "from 12 min till the end (of the video)", "30:00 onwards", "(ever) since
 #: 33:20 who's ...", "since the 12:30 mark" (a point that cannot be a time of day: not "since 6:15 she's been
 #: waiting", "since 12:30"); a bare amount after "since" is a length ("since 10 minutes").
-ONWARD = re.compile(rf"\b(?:from\s+({TIME})(?:\s+(?:on|onwards?|forward){_END}"
+ONWARD = re.compile(rf"\b(?:from\s+({TIME})(?:\s+on{_END}|\s+(?:onwards?|forward){_NEXT}"
                     rf"|\s+(?:till|to|until)\s+the\s+end(?!\s+of\b(?!\s+the\s+(?:video|clip|film|movie|recording|"
                     rf"episode|meeting|interview|show)\b))(?:{OF_VIDEO}))"
                     rf"|(?:ever\s+)?since\s+({POINT_NOT_DAY}){NOT_OF})"

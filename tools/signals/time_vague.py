@@ -2,11 +2,11 @@
 middle", "at the very start", "in the last few minutes". Read as a share of the video (or a few minutes from an
 end) that holds what such words usually mean, and searched as any named part (``tools.signals.time_words``).
 
-The shares are a choice made on the development question files' vague parts (32 questions by four writers, each
-with the stretch the writer meant, ``evals/data/questions_time*.jsonl``): "towards the end" was the last 15-20 %,
-"early on" the first 12-25 %, "about halfway through" 40-60 %, "in the middle" the middle third or 40-60 %, "at
-the very start" or "in the closing minutes" a few per cent. Each share here overlaps those stretches by a tIoU of 0.5
-or more; a searched part is a hard bound, so the shares lean wide.
+The shares are a choice made on the development question files' vague parts (64 questions by five writers, each
+with the stretch the writer meant, ``evals/data/questions_time*.jsonl``; the fifth file read once first, section 204 of
+``evals/RESULTS.md``): "towards the end" was the last 15-20 %, "early on" the first 12-25 %, "about halfway through"
+40-60 %, "in the middle" the middle third or 40-60 %, "at the very start" or "in the closing minutes" a few per cent,
+"later on" and "the latter part" the second half. A searched part is a hard bound, so the shares lean wide.
 
 Not read: the same words about something else ("at the end of the day", "in the middle of an argument", "early on
 in her career", "towards the end of his life", "halfway through his sentence", "late in life"): the words must be
@@ -21,7 +21,8 @@ from tools.signals.time_patterns import VIDEO_WORDS
 
 #: Shares of the video (start, end) for each kind of vague position.
 SHARES = {"end": (0.8, 1.0), "very_end": (0.95, 1.0), "start": (0.0, 0.2), "very_start": (0.0, 0.05),
-          "halfway": (0.4, 0.6), "middle": (1 / 3, 2 / 3), "before_halfway": (0.0, 0.5), "after_halfway": (0.5, 1.0)}
+          "halfway": (0.4, 0.6), "middle": (1 / 3, 2 / 3), "before_halfway": (0.0, 0.5), "after_halfway": (0.5, 1.0),
+          "later": (0.5, 1.0)}
 #: How many minutes or seconds a vague count stands for ("the last few minutes": 5, "the closing minutes": 5, "the
 #: final seconds": 30): wide, since the part is a hard bound.
 COUNTS = {"few": 5, "couple": 3, "several": 7}
@@ -48,9 +49,11 @@ _PLACE_BEFORE = re.compile(r"\b(?:man|woman|guy|girl|boy|person|one|kid|child|la
 _KINDS = {
     "very_end": r"(?:at|by)\s+the\s+(?:very|tail)\s+end|right\s+at\s+the\s+end|(?:in|during)\s+the\s+(?:closing"
                 r"|final|dying)\s+moments|(?:in|during)\s+the\s+outro",
-    "end": r"(?:towards?|near|close\s+to|nearing|by|at|around)\s+the\s+end|late(?:r)?\s+(?:on\s+)?in\s+the\s+"
+    "later": r"later\s+(?:on\s+)?in\s+the\s+(?:[a-z]+\s+)?" + VIDEO_WORDS + r"|(?:in|during)\s+the\s+latter\s+(?:part"
+             r"|stretch|section|stages|bit)",
+    "end": r"(?:towards?|near|close\s+to|nearing|by|at|around)\s+the\s+end|late\s+(?:on\s+)?in\s+the\s+"
            rf"(?:[a-z]+\s+)?{VIDEO_WORDS}|late\s+on"
-           r"|(?:in|during)\s+the\s+(?:last|final|latter|closing)\s+(?:part|stretch|section|stages|bit)",
+           r"|(?:in|during)\s+the\s+(?:last|final|closing)\s+(?:part|stretch|section|stages|bit)",
     "very_start": r"at\s+the\s+very\s+(?:start|beginning)|right\s+at\s+the\s+(?:start|beginning)|(?:in|during)\s+the"
                   r"\s+opening(?:\s+moments)?|(?:in|during)\s+the\s+intro",
     "start": r"early\s+on|early\s+in\s+the\s+(?:[a-z]+\s+)?" + VIDEO_WORDS + r"|(?:at|near|towards?|around|in)\s+the"
