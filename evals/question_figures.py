@@ -125,7 +125,8 @@ QUESTION_FIGURES: tuple[Figure, ...] = (
                "reading)", "time_questions_heldout4.json",
            lambda d: _parts_read(d["section_203"], d["section_202"], "part_window_point", "part_window")),
     Figure("", "fifth file, 32 naming a part by its position alone (\"towards the end\", \"about halfway through\"; "
-               "read once; section 204; right when within tIoU 0.5 of the writer's stretch; 5 read otherwise, 25 of the "
+               "read once; section 204; right when within tIoU 0.5 of the writer's stretch; 5 read otherwise, 25 of "
+               "the "
                "28 read hold the writer's stretch; none of its 24 no-part questions, 16 with position words about "
                "something else, given a part; before: section 203's reading, which reads none)",
            "time_questions_heldout5.json",

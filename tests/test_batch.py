@@ -56,7 +56,8 @@ def test_batch_answers_every_video_and_records_the_bad_one(folder, tmp_path, cac
         assert recs[name, QUERY]["window"] is None  # the question names no part: the whole video searched
     assert 7.8 <= recs["hamilton_short.mp4", QUERY]["moments"][0][0] < 9.0  # the audience's shot (first frame 7.884 s)
     assert recs["hamilton_short.mp4", PART_QUERY]["window"] == [0.0, 4.0]  # the part the question names, searched
-    assert all(m[1] <= 4.0 for m in recs["hamilton_short.mp4", PART_QUERY]["moments"])
+    part_moments = recs["hamilton_short.mp4", PART_QUERY]["moments"]
+    assert part_moments and all(m[1] <= 4.0 for m in part_moments)
     assert "4 answered, 2 failed (first: broken.mp4: " in proc.stderr  # the summary names the first failure
 
 

@@ -172,7 +172,7 @@ def test_a_named_part_of_the_video_is_read_with_its_words(question, phrase, wind
     "is he sad since 12:30?", "he's been waiting since 6:15, is he annoyed?",  # since a time of day (section 203)
     "she hit the 10-minute mark on her plank, is she proud?", "they watch the first half together, is he bored?",
     "she must submit it before the 5:30 deadline, is she stressed?", "after the 7:30 meeting, is he tired?",
-"he says 'after 10 minutes we leave' - is he sad?",
+    "he says 'after 10 minutes we leave' - is he sad?",
     "between 40% and 60% of the meeting attendees voted yes, happy?", "in the first half of the video game, tense?",
     "from 2 minutes to 5 minutes of yelling, is she upset?", "she ran the 5k in about 24:30, is she proud?",
     "with about 35:00 left in the game, is he nervous?", "when her phone is in the last 10%, does she panic?",
@@ -225,6 +225,31 @@ def test_a_part_named_by_its_position_alone_is_read_as_a_share_of_the_video(ques
 ])
 def test_position_words_about_something_else_name_no_part(question):
     assert asked_window(question) is None
+
+
+def test_a_vague_part_of_a_short_video_is_grown_to_hold_some_clips_and_words_about_else_do_not_block_it():
+    assert asked_window("the wide shot of the stage at the very start").resolve(10.0) == (0.0, 10.0)  # not 0-0.5 s
+    assert asked_window("in the middle, is she sad?").resolve(60.0) == (15.0, 45.0)  # 20 s grown to 30 s
+    assert asked_window("at the very start, is he nervous?").resolve(HOUR) == (0.0, 180.0)  # a long video: the share
+    assert asked_window("in the last few seconds, is he sad?").resolve(HOUR) == (3570.0, HOUR)  # 30 s, not 5
+    # "get" without a comparative is no change; "meeting" is a video word, not "meet"
+    assert asked_window("towards the end, does she get her award?").resolve(HOUR) == (2880.0, HOUR)
+    assert asked_window("does the ceo look annoyed in the meeting near the end?").resolve(HOUR) == (2880.0, HOUR)
+
+
+def test_a_window_read_is_scored_against_the_writers_as_the_held_out_rules_say():
+    from studies.window_questions import window_right
+
+    assert window_right((600.0, 900.0), [600.5, 899.2]) and not window_right((600.0, 900.0), [600.0, 902.0])
+    assert window_right(None, None) and not window_right(None, [0.0, 10.0]) and not window_right((0.0, 1.0), None)
+    # a point: holds the writer's middle, both at most 120 s wide
+    assert window_right((810.0, 870.0), [825.0, 855.0], point=True)
+    assert not window_right((810.0, 870.0), [825.0, 855.0])  # the same without point scoring
+    assert not window_right((810.0, 870.0), [700.0, 1000.0], point=True)  # the writer's stretch too wide for a point
+    assert not window_right((810.0, 870.0), [880.0, 900.0], point=True)  # the writer's middle outside
+    # a vague part: tIoU >= 0.5
+    assert window_right((2880.0, 3600.0), [3000.0, 3600.0], vague=True)  # tIoU 0.833
+    assert not window_right((0.0, 840.0), [0.0, 300.0], vague=True)  # tIoU 0.357
 
 
 def test_a_part_named_by_its_position_is_said_as_read_in_the_answer():

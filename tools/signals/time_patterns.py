@@ -38,8 +38,8 @@ UNIT = r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
 CLOCK = (r"\d{1,2}:[0-5]\d(?::[0-5]\d)?(?!\d)(?!:\d)"
          r"(?!\s*(?:am|pm|a\.m|p\.m|o'clock|noon|midnight|hrs|hours|in\s+the\s+(?:morning|afternoon|evening)"
          r"|at\s+night)\b)")
-#: A clock time that cannot be a time of day: hours, minutes and seconds ("1:05:00"), or minutes past 24 ("58:30").
-VIDEO_CLOCK = r"(?:\d{1,2}:[0-5]\d:[0-5]\d|(?:2[5-9]|[3-9]\d):[0-5]\d)(?![\d:])"
+#: A clock time that cannot be a time of day: hours, minutes and seconds ("1:05:00"), or 24 minutes or more ("58:30").
+VIDEO_CLOCK = r"(?:\d{1,2}:[0-5]\d:[0-5]\d|(?:2[4-9]|[3-9]\d):[0-5]\d)(?![\d:])"
 #: Compact hours: "1h", "1h30", "1h 30m".
 HOURS = r"\d+h(?:\d{1,2}(?:m|min)?|\s+\d{1,2}(?:m|min)\b)?\b(?!\s+\d)"
 #: Compact minutes and seconds, read only where a distance, a count, an age or a decade cannot stand: in a range
@@ -48,13 +48,13 @@ HOURS = r"\d+h(?:\d{1,2}(?:m|min)?|\s+\d{1,2}(?:m|min)\b)?\b(?!\s+\d)"
 #: "the first / last" ("first 90s, ..."; "the final 50m" is a swim).
 COMPACT = r"(?:\d{1,2}(?:\.\d+)?m|\d{1,3}(?:\.\d+)?s)(?![\w.])"
 COMPACT_S = r"\d{1,3}(?:\.\d+)?s(?![\w.])"
-#: An amount: a number and its unit ("ten minutes", "90 secs", "an hour"; not "a second" nor "a min", which are an
-#: ordinal and a word's start), an amount in two parts, compact hours, half or a quarter of an hour.
 #: An amount in two parts: "1 hour 30 minutes", "an hour and 20 minutes", "2 minutes 30 seconds", "one and a half
 #: hours", "an hour and a half".
 COMPOUND = (rf"(?:(?:{NUM})|an?)\s*-?\s*(?:hours?|hrs?)\s+(?:and\s+)?(?:{NUM})\s*-?\s*(?:minutes?|mins?)\b"
             rf"|(?:(?:{NUM})|an?)\s*-?\s*(?:minutes?|mins?)\s+(?:and\s+)?(?:{NUM})\s*-?\s*(?:seconds?|secs?)\b"
             rf"|(?:{NUM})\s+and\s+a\s+half\s+(?:hours?|minutes?)\b|(?:an?\s+)?(?:hour|minute)\s+and\s+a\s+half\b")
+#: An amount: a number and its unit ("ten minutes", "90 secs", "an hour"; not "a second" nor "a min", which are an
+#: ordinal and a word's start), an amount in two parts, compact hours, half or a quarter of an hour.
 AMOUNT = (rf"(?:{COMPOUND}|{HOURS}|(?:{NUM})(?:\s*|-){UNIT}|an?\s+(?:minute|hour)\b"
           rf"|half(?:\s+an?\s+|\s*-\s*|\s+)hour\b|an?\s+half\s+hour\b|a\s+quarter(?:\s+of\s+an|-)?\s*hour\b"
           rf"|quarter(?:\s+of\s+an|-|\s+)\s*hour\b)")
@@ -133,8 +133,8 @@ BEFORE = re.compile(rf"\b(?:(?:before|until|till|prior\s+to|earlier\s+than)\s+({
 #: 33:20 who's ...", "since the 12:30 mark" (a point that cannot be a time of day: not "since 6:15 she's been
 #: waiting", "since 12:30"); a bare amount after "since" is a length ("since 10 minutes").
 ONWARD = re.compile(rf"\b(?:from\s+({TIME})(?:\s+on{_END}|\s+(?:onwards?|forward){_NEXT}"
-                    rf"|\s+(?:till|to|until)\s+the\s+end(?!\s+of\b(?!\s+the\s+(?:video|clip|film|movie|recording|"
-                    rf"episode|meeting|interview|show)\b))(?:{OF_VIDEO}))"
+                    rf"|\s+(?:till|to|until)\s+the\s+end(?!\s+of\b(?!\s+the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}))"
+                    rf"(?:{OF_VIDEO}))"
                     rf"|(?:ever\s+)?since\s+({POINT_NOT_DAY}){NOT_OF})"
                     rf"|(?:^|(?<=\s))({POINT}|{AMOUNT})\s+onwards?{_END}")
 #: One minute or hour named by its place: "in the 34th minute", "during the sixth minute", "sixth minute, ...", "in

@@ -27,6 +27,9 @@ SHARES = {"end": (0.8, 1.0), "very_end": (0.95, 1.0), "start": (0.0, 0.2), "very
 #: final seconds": 30): wide, since the part is a hard bound.
 COUNTS = {"few": 5, "couple": 3, "several": 7}
 CLOSING_MINUTES, CLOSING_SECONDS = 5, 30
+#: The shortest vague part searched, seconds: a share of a short video ("at the very start" of 10 s) is grown to it,
+#: from its middle and within the video, so the part holds a few of the index's clips. A choice.
+VAGUE_MIN_S = 30.0
 
 #: "of / in the <video word>" after the words; not another video ("the previous video", "the next meeting").
 _VIDEO = (r"(?:\s+(?:of|in|into|through)\s+the\s+"
@@ -45,7 +48,7 @@ _PLACE_BEFORE = re.compile(r"\b(?:man|woman|guy|girl|boy|person|one|kid|child|la
                            r"placed|lying|lies|parked|who's|that|this|of)\s+$|\bwho\s+is\s+$"
                            r"|\b(?:are|is|am|was|were)\s+(?:we|they|you|i|he|she)\s+$"
                            r"|\b(?:we're|they're|i'm|you're)\s+$"
-                           r"|\b(?:meet|meets|met|meeting|compromise)\b[^,.;:?!]*$")
+                           r"|\b(?:meet|meets|met|compromise)\b[^,.;:?!]*$")
 _KINDS = {
     "very_end": r"(?:at|by)\s+the\s+(?:very|tail)\s+end|right\s+at\s+the\s+end|(?:in|during)\s+the\s+(?:closing"
                 r"|final|dying)\s+moments|(?:in|during)\s+the\s+outro",
@@ -74,7 +77,8 @@ VAGUE = re.compile("|".join(rf"\b(?P<{kind}>{words}){_VIDEO}{_FOLLOW}" for kind,
 #: Words of a comparison or a change across the video.
 _CHANGE = re.compile(r"\b(?:but|compared|than|versus|vs|changes?|changing|starts?\s+off|as\s+it\s+goes\s+on"
                      r"|from\s+the\s+(?:start|beginning)|(?:gets?|getting|becomes?|becoming|grows?|growing)\s+(?:more"
-                     r"|less|[a-z]+er))\b")
+                     r"|less|happier|sadder|angrier|calmer|better|worse|madder|quieter|louder|tenser|grumpier|gloomier"
+                     r"|friendlier|colder|warmer|bolder|braver|weaker|stronger|livelier|crankier|edgier))\b")
 #: The same words wherever they stand: two in one question compare parts ("happier at the start or at the end?").
 _ANY_POSITION = re.compile("|".join(rf"\b(?:{words})" for words in _KINDS.values()))
 #: "in the last few minutes", "in the first couple of minutes", "in the closing minutes", "the final seconds", also
@@ -99,11 +103,11 @@ def vague_share(m: re.Match) -> tuple[float, float]:
 
 def vague_count(m: re.Match) -> tuple[bool, float] | None:
     """A ``VAGUE_COUNT`` match as (from the end, seconds): "the last few minutes" -> (True, 300), "the closing
-    minutes" -> (True, 300), "the opening seconds" -> (False, 30); None for "the first minutes" (a plain count, not
-    vague: "the first" / "the last" want one)."""
+    minutes" -> (True, 300), "the opening seconds" and "the last few seconds" -> 30 s; None for "the first minutes"
+    (a plain count, not vague: "the first" / "the last" want one)."""
     minutes = m.group(3).startswith("min")
     if m.group(2):
-        seconds = COUNTS[m.group(2).split()[0]] * (60.0 if minutes else 1.0)
+        seconds = COUNTS[m.group(2).split()[0]] * 60.0 if minutes else float(CLOSING_SECONDS)
     elif m.group(1) in ("final", "opening", "closing"):
         seconds = CLOSING_MINUTES * 60.0 if minutes else float(CLOSING_SECONDS)
     else:
@@ -116,3 +120,10 @@ def vague_note(phrase: str, window: tuple[float, float]) -> str:
     (``window``, seconds), so a user who meant otherwise ("at the end" for "in the end") can ask again."""
     lo, hi = window
     return f'"{phrase}" was read as {lo:.0f}-{hi:.0f} s of the video; ask without it to search the whole video'
+
+
+def widened(lo: float, hi: float, duration_s: float) -> tuple[float, float]:
+    """The part ``lo``-``hi`` (seconds) grown to ``VAGUE_MIN_S`` from its middle, kept within [0, ``duration_s``]."""
+    width = min(VAGUE_MIN_S, duration_s)
+    lo = min(max(0.0, (lo + hi - width) / 2), duration_s - width)
+    return lo, lo + width

@@ -86,13 +86,16 @@ class WindowAsk:
 
     def resolve(self, duration_s: float) -> tuple[float, float] | None:
         """The window in seconds, clipped to [0, ``duration_s``]; None when it lies wholly outside the video or is
-        empty."""
+        empty. A vague part is at least ``tools.signals.time_vague.VAGUE_MIN_S`` long, grown from its middle ("at the
+        very start" of a 10 s video is not its first 0.5 s)."""
         if self.fraction is not None:
             lo, hi = duration_s * self.fraction[0], duration_s * self.fraction[1]
         elif self.from_end:
             lo, hi = duration_s - (self.start_s or 0.0), duration_s
         else:
             lo, hi = self.start_s or 0.0, duration_s if self.end_s is None else self.end_s
+        if self.vague and hi - lo < tv.VAGUE_MIN_S:
+            lo, hi = tv.widened(lo, hi, duration_s)
         lo, hi = max(0.0, lo), min(duration_s, hi)
         return (round(lo, 3), round(hi, 3)) if hi > lo else None
 
