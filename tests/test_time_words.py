@@ -256,6 +256,8 @@ def test_a_part_named_by_its_position_is_said_as_read_in_the_answer():
     said = window_warnings("towards the end, when does she look heartbroken?", (2880.0, 3600.0), HOUR)
     assert said == ['"towards the end" was read as 2880-3600 s of the video; ask without it to search the whole video']
     assert window_warnings("in the last ten minutes, is he sad?", (3000.0, 3600.0), HOUR) == []  # said in times
+    assert window_warnings("towards the end, is she happy?", (0.0, 10.0), 10.0) == [  # a 10 s video: all of it
+        '"towards the end" names no part of a video this short (10.0 s); the whole video was searched']
 
 
 def test_a_part_is_clipped_to_the_video_and_one_outside_it_is_none():

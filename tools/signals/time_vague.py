@@ -115,10 +115,13 @@ def vague_count(m: re.Match) -> tuple[bool, float] | None:
     return m.group(1) in ("last", "final", "closing"), seconds
 
 
-def vague_note(phrase: str, window: tuple[float, float]) -> str:
+def vague_note(phrase: str, window: tuple[float, float], duration_s: float) -> str:
     """The line an answer carries when it searched a part named by its position alone: what ``phrase`` was read as
-    (``window``, seconds), so a user who meant otherwise ("at the end" for "in the end") can ask again."""
+    (``window``, seconds, of a ``duration_s``-second video), so a user who meant otherwise ("at the end" for "in the
+    end") can ask again; or that the video is too short for such a part (under ``VAGUE_MIN_S``: all of it searched)."""
     lo, hi = window
+    if hi - lo >= duration_s - 0.5:
+        return f'"{phrase}" names no part of a video this short ({duration_s:.1f} s); the whole video was searched'
     return f'"{phrase}" was read as {lo:.0f}-{hi:.0f} s of the video; ask without it to search the whole video'
 
 

@@ -286,7 +286,7 @@ def window_warnings(question: str, window: tuple[float, float] | None, duration_
     is said as read (``tools.signals.time_vague.vague_note``)."""
     ask = asked_window(question)
     if ask is not None and ask.vague and window is not None:
-        return [tv.vague_note(ask.phrase, window)]
+        return [tv.vague_note(ask.phrase, window, duration_s)]
     if ask is None or window is not None:
         return []
     where = (f"which lies outside this {duration_s:.1f} s video" if (ask.start_s or 0.0) >= duration_s
