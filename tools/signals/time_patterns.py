@@ -66,12 +66,14 @@ VIDEO_WORDS = (r"(?:video|vid|clip|film|movie|recording|episode|footage|show|pro
                r"documentary|tutorial)\b")
 #: "of the video", "of the cooking show" (one word before the noun): a game, a match, a set or a class is not the
 #: video ("in the first half of the game": its halves are not the video's; "the first 20% of the class" are people).
+#: A video named with one word before its noun at most: "the video", "the cooking show".
+THE_VIDEO = rf"the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}"
 #: After a video word: the question goes on, not another noun it heads ("the meeting attendees", "the video game",
 #: "the talk radio era", "the show's run" are not the video).
 _NOT_HEAD = (r"(?=\s*(?:$|[,:;.?!\-\u2013\u2014])|\s+(?:does|do|did|is|are|was|were|can|could|will|would|has|have|"
              r"had|who|whom|whose|what|when|how|why|where|which|any|anyone|anybody|someone|somebody|everyone|and|but|"
              r"so|then|while|as|if|he|she|they|we|i|you|it|there|people|the|a|an|his|her|their)\b)")
-OF_VIDEO_SAID = rf"\s+of\s+the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}{_NOT_HEAD}"
+OF_VIDEO_SAID = rf"\s+of\s+{THE_VIDEO}{_NOT_HEAD}"
 OF_VIDEO = rf"(?:{OF_VIDEO_SAID})?"
 NOT_OF = r"(?!\s+of\b)"
 #: Where a part said first ends: a clause mark ("first 30 secs, is she ...", "last quarter hour: ...").
@@ -133,7 +135,7 @@ BEFORE = re.compile(rf"\b(?:(?:before|until|till|prior\s+to|earlier\s+than)\s+({
 #: 33:20 who's ...", "since the 12:30 mark" (a point that cannot be a time of day: not "since 6:15 she's been
 #: waiting", "since 12:30"); a bare amount after "since" is a length ("since 10 minutes").
 ONWARD = re.compile(rf"\b(?:from\s+({TIME})(?:\s+on{_END}|\s+(?:onwards?|forward){_NEXT}"
-                    rf"|\s+(?:till|to|until)\s+the\s+end(?!\s+of\b(?!\s+the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}))"
+                    rf"|\s+(?:till|to|until)\s+the\s+end(?!\s+of\b(?!\s+{THE_VIDEO}))"
                     rf"(?:{OF_VIDEO}))"
                     rf"|(?:ever\s+)?since\s+({POINT_NOT_DAY}){NOT_OF})"
                     rf"|(?:^|(?<=\s))({POINT}|{AMOUNT})\s+onwards?{_END}")
@@ -168,7 +170,7 @@ RANGE = re.compile(rf"^({CLOCK}|{HOURS})\s*(?:\bto\b|[-\u2013])\s*({CLOCK}|{HOUR
 #: the video" (not "between 15 and 20 percent" of a bill).
 SHARE_RANGE = re.compile(rf"\b(?:between|from)\s+(\d+(?:\.\d+)?)\s*(?:%|percent|per\s+cent)?\s*(?:and|to|-|\u2013)\s*"
                          rf"(\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)"
-                         rf"\s+(?:of|into|through)\s+the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}{_NOT_HEAD}")
+                         rf"\s+(?:of|into|through)\s+{THE_VIDEO}{_NOT_HEAD}")
 #: An amount before or after a point: "in the 10 min after 1:30:00", "the 2 minutes before the big goal at 30:00"
 #: ("in the 5 minutes after 8:00" as "after 8:00" is read; an event's time, "the <event> at T", only where it cannot
 #: be a time of day: not "the 10 minutes before the meeting at 9:30").
@@ -179,7 +181,7 @@ RELATIVE = re.compile(rf"\b(?:(?:in|during|within|for|over)\s+)?the\s+({AMOUNT})
 APPROX = r"around|near|about|roughly|approximately|circa|close\s+to"
 _LEAD = rf"(?:(?:right|just|somewhere)\s+)?(?:at\s+)?(?:(?:exactly|precisely)\s+)?(?:(?:{APPROX})\s+)?(?:at\s+)?"
 _ISH = (r"(?:\s*-?\s*ish\b|\s+(?:exactly|precisely|on\s+the\s+clock|or\s+so)\b)?"
-        r"(?:\s+(?:in|into)\s+the\s+(?:[a-z]+\s+)?" + VIDEO_WORDS + ")?")
+        rf"(?:\s+(?:in|into)\s+{THE_VIDEO})?")
 #: A point in time, read where it cannot be a time of day: a mark ("at the 10-minute mark", "around the 20:00
 #: mark"), an amount in ("about 5 minutes in, ..."; not "5 minutes in the oven"), a clock time that cannot be a time
 #: of day after "at" or "around" ("near 58:30", "around 1:05:00"), a clock time said to be the video's ("at 14:00 in
@@ -194,10 +196,10 @@ _AT = rf"(?:(?<=^)|\b(?=(?:right|just|somewhere|at|exactly|precisely|{APPROX})\s
 AT_POINT = re.compile(rf"{_AT}{_LEAD}({_MARK_TIME}){_ISH}{NOT_OF}"
                       rf"|\b(?:at|{APPROX})\s+(?:(?:{APPROX})\s+)?(minute\s+\d+(?![\w.])){_ISH}{NOT_OF}"
                       rf"|(?:^|(?<=[,;:]\s)|\b(?=(?:at|{APPROX})\s)){_LEAD}({_IN_AMOUNT})\s+in{_NEXT}"
-                      rf"|\b{_LEAD}({_IN_AMOUNT})\s+into\s+the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}"
+                      rf"|\b{_LEAD}({_IN_AMOUNT})\s+into\s+{THE_VIDEO}"
                       rf"|(?<!\bin\s)(?<!\bwithin\s)(?<!\bfor\s)(?<!\bunder\s)\b(?:at\s+|(?:{APPROX})\s+)"
                       rf"(?:(?:{APPROX})\s+|at\s+)?({VIDEO_CLOCK}){_ISH}{NOT_OF}(?!\s+(?:left|remaining|to\s+go)\b)"
-                      rf"|\b{_LEAD}({CLOCK}|{HOURS})\s+(?:in|into|of)\s+the\s+(?:[a-z]+\s+)?{VIDEO_WORDS}"
+                      rf"|\b{_LEAD}({CLOCK}|{HOURS})\s+(?:in|into|of)\s+{THE_VIDEO}"
                       rf"|^{_LEAD}({CLOCK}|{HOURS}|{COMPACT_S}){_ISH}(?!\s*[-\u2013]\s*\d){MARK}"
                       rf"|^{_LEAD}({VIDEO_CLOCK}){_ISH}(?!\s*[-\u2013]\s*\d){_NEXT}")
 #: Words before a named part that say it is not the part to search ("but not in the first half", "except in the last

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from tools.signals.time_patterns import VIDEO_WORDS
+from tools.signals.time_patterns import THE_VIDEO, VIDEO_WORDS
 
 #: Shares of the video (start, end) for each kind of vague position.
 SHARES = {"end": (0.8, 1.0), "very_end": (0.95, 1.0), "start": (0.0, 0.2), "very_start": (0.0, 0.05),
@@ -52,14 +52,14 @@ _PLACE_BEFORE = re.compile(r"\b(?:man|woman|guy|girl|boy|person|one|kid|child|la
 _KINDS = {
     "very_end": r"(?:at|by)\s+the\s+(?:very|tail)\s+end|right\s+at\s+the\s+end|(?:in|during)\s+the\s+(?:closing"
                 r"|final|dying)\s+moments|(?:in|during)\s+the\s+outro",
-    "later": r"later\s+(?:on\s+)?in\s+the\s+(?:[a-z]+\s+)?" + VIDEO_WORDS + r"|(?:in|during)\s+the\s+latter\s+(?:part"
+    "later": rf"later\s+(?:on\s+)?in\s+{THE_VIDEO}|(?:in|during)\s+the\s+latter\s+(?:part"
              r"|stretch|section|stages|bit)",
-    "end": r"(?:towards?|near|close\s+to|nearing|by|at|around)\s+the\s+end|late\s+(?:on\s+)?in\s+the\s+"
-           rf"(?:[a-z]+\s+)?{VIDEO_WORDS}|late\s+on"
+    "end": r"(?:towards?|near|close\s+to|nearing|by|at|around)\s+the\s+end|late\s+(?:on\s+)?in\s+"
+           rf"{THE_VIDEO}|late\s+on"
            r"|(?:in|during)\s+the\s+(?:last|final|closing)\s+(?:part|stretch|section|stages|bit)",
     "very_start": r"at\s+the\s+very\s+(?:start|beginning)|right\s+at\s+the\s+(?:start|beginning)|(?:in|during)\s+the"
                   r"\s+opening(?:\s+moments)?|(?:in|during)\s+the\s+intro",
-    "start": r"early\s+on|early\s+in\s+the\s+(?:[a-z]+\s+)?" + VIDEO_WORDS + r"|(?:at|near|towards?|around|in)\s+the"
+    "start": rf"early\s+on|early\s+in\s+{THE_VIDEO}|(?:at|near|towards?|around|in)\s+the"
              r"\s+(?:start|beginning|outset)|(?:in|during)\s+the\s+(?:first|early|opening)\s+(?:part|stretch|section"
              r"|stages|bit)",
     "before_halfway": r"(?:before|until|till|up\s+to)\s+(?:the\s+)?(?:half[\s-]?way|mid[\s-]?way)"
