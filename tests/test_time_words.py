@@ -79,6 +79,7 @@ HOUR = 3600.0
     ("from 5 to 10 percent into the video does the child look sad", "from 5 to 10 percent into the video",
      (180.0, 360.0)),
     ("is the audience bored in the first 2/3 of the show", "in the first 2/3 of the show", (0.0, 2400.0)),
+    ("in the last three quarters of the video, is she calm?", "in the last three quarters of the video", (900.0, HOUR)),
     ("any grossed out faces in the second third of the cooking show", "in the second third of the cooking show",
      (1200.0, 2400.0)),
     ("when does the vlogger look down, only check the last 20%", "only check the last 20%", (2880.0, HOUR)),

@@ -143,7 +143,7 @@ def _share(which: str, amount: str, of_video: bool) -> tuple[float, float] | Non
 def _span(m: re.Match) -> WindowAsk | None:
     """The part a ``SPAN`` or ``OPENING`` match names: the first / last amount, or a share of the video."""
     which, amount = [g for g in m.groups() if g is not None][:2]
-    if amount in tp.FRACTIONS or re.fullmatch(tp.SHARE, amount):
+    if amount in tp.FRACTIONS or share_of(amount) is not None:
         if amount not in tp.FRACTIONS and " of the " not in m.group(0) and re.match(tp.SHARE_ASIDE, m.group(0)):
             return None  # "in the last 10%" inside a sentence is a share of something ("when her phone is ...")
         share = _share(which, amount, " of the " in m.group(0))
