@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from agents.schema import Answer
+from app.table import searched_part
 from memory.cache import write_output
 from memory.store import VideoIndex
 from tools.core.frames import iter_frames
@@ -223,7 +224,7 @@ def render_report(answer: Answer, index: VideoIndex, out: str | os.PathLike) -> 
     video = Path(answer.video).resolve()
     video_rel, video_src = video_link(video, out)
     doc = _template().render(
-        answer=answer, video_name=video.name, video_rel=video_rel, video_src=video_src,
+        answer=answer, searched=searched_part(answer.window, answer.duration_s), video_name=video.name, video_rel=video_rel, video_src=video_src,
         beside=video.parent == out.resolve().parent, colours=LABEL_COLOURS, style=STYLE, script=SCRIPT,
         rows=timeline_rows(answer, index), moments=moment_views(answer, video), people=people_views(answer, index),
         answer_json=json_for_script(answer.model_dump(mode="json")))

@@ -13,6 +13,18 @@ def fmt_time(s: float) -> str:
     return f"{tenths // 600:02d}:{tenths % 600 / 10:04.1f}"
 
 
+def searched_part(window: tuple[float, float] | None, duration_s: float) -> str | None:
+    """What the answer says it searched when the question names a part of the video: ``window`` (seconds, the part
+    searched, ``Answer.window``) as mm:ss.s, "the part the question names", or "the whole video" where that part
+    covers all of a ``duration_s``-second video (a part named by its position alone in a video shorter than
+    ``tools.signals.time_vague.VAGUE_MIN_S``); None when the question names no part."""
+    if window is None:
+        return None
+    lo, hi = window
+    what = "the whole video" if hi - lo >= duration_s - 0.5 else "the part the question names"
+    return f"{fmt_time(lo)}-{fmt_time(hi)} ({what})"
+
+
 def fallback_summary(answer) -> str:
     """One line saying which roles the offline reasoner answered because ``--llm`` failed, and why first."""
     tasks = list(dict.fromkeys(f.split(":", 1)[0] for f in answer.llm_fallbacks))
@@ -39,9 +51,8 @@ def print_answer(answer, console) -> None:
                        f"cues={intent.cues}  | embedder={answer.embedder} llm={answer.llm} rounds={answer.rounds}"))
     for g in answer.people:
         console.print(safe(f"people: {g.phrase} -> {g.who} ({g.rule}, confidence {g.confidence:.2f}: {g.detail})"))
-    if answer.window:
-        lo, hi = answer.window
-        console.print(f"searched: {fmt_time(lo)}-{fmt_time(hi)} (the part the question names)")
+    if (searched := searched_part(answer.window, answer.duration_s)) is not None:
+        console.print(f"searched: {searched}")
     if not answer.moments:
         console.print(f"[yellow]{safe(answer.message)}[/yellow]")
         return

@@ -22,14 +22,9 @@ from pathlib import Path
 
 from tools.core.schema import AFFECTNET8
 
-#: (file, split) halves not yet read as a test: left out of the development figures.
-HELD_OUT = {("questions_words2.jsonl", "test"), ("questions_words3.jsonl", "test"),
-            ("questions_context2.jsonl", "test"), ("questions_departure.jsonl", "test"),
-            ("questions_looks.jsonl", "test"), ("questions_looks2.jsonl", "test"),
-            ("questions_open2.jsonl", "test"), ("questions_activity.jsonl", "test"),
-            ("questions_translated3.jsonl", "test"), ("questions_translated4.jsonl", "test"),
-            ("questions_translated5.jsonl", "test"), ("questions_translated_short.jsonl", "test"),
-            ("questions_translated6.jsonl", "test")}
+#: (file, split) halves not yet read as a test: left out of the development figures. A half read once is a
+#: development set from then on (the test-reads table of evals/RESULTS.md) and is read here with the rest.
+HELD_OUT = {("questions_words2.jsonl", "test")}
 #: Forms whose label is not the feeling asked (``studies.negation``), that carry none, or that label a change of
 #: feeling by its two sides (``studies.cessation``).
 UNSCORED_FORMS = {"negated", "negated_or", "keywords", "cessation"}

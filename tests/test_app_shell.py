@@ -133,3 +133,14 @@ def test_times_in_the_moments_table_carry_over_to_the_next_minute():
 
     assert [fmt_time(s) for s in (0.0, 7.884, 59.97, 119.96, 61.2)] == ["00:00.0", "00:07.9", "01:00.0", "02:00.0",
                                                                        "01:01.2"]
+
+
+def test_the_searched_line_names_the_whole_video_where_the_part_covers_it():
+    """A part named by its position alone in a video shorter than 30 s is the whole video (the answer's warning says
+    so); the terminal's and the report's "searched" line must not call it the part the question names."""
+    from app.table import searched_part
+
+    assert searched_part(None, 10.0) is None
+    assert searched_part((0.0, 4.0), 10.0) == "00:00.0-00:04.0 (the part the question names)"
+    assert searched_part((0.0, 10.0), 10.0) == "00:00.0-00:10.0 (the whole video)"
+    assert searched_part((600.0, 660.0), 3600.0) == "10:00.0-11:00.0 (the part the question names)"
