@@ -428,7 +428,45 @@ def test_two_clips_that_saw_one_pointing_give_one_moment():
     drafts, _ = draft_moments(cands, [], [], 5, 0.0, judge, duration_s=700.0)
     assert [(d.start_s, d.end_s, d.emotion) for d in drafts] == [(20.0, 22.25, "anger"), (90.06, 92.06, "surprise")]
     drafts, _ = draft_moments(cands, ["anger"], [], 5, 0.0, judge, duration_s=700.0)  # a feeling: no gesture sets spans
-    assert len(drafts) == 3
+    assert all(d.anchor is None for d in drafts)
+    # ... and the two spans of one time read as two feelings are one moment all the same (``read_twice``)
+    assert [(d.start_s, d.end_s, d.emotion) for d in drafts] == [(20.0, 22.25, "anger"), (90.06, 92.06, "surprise")]
+
+
+def test_one_time_read_as_two_feelings_is_one_moment_with_the_better_ranked_reading():
+    """The talking head (one 8 s shot, clips 0-4, 2-6, 4-8 s) asked "how does she feel?" answered happiness over
+    0-4.6 s and neutral over 0-7.8 s, each clip's span grown over the same utterance: two feelings for the same person
+    at the same time. A span inside a better-ranked one of another emotion is left out; two clips that overlap by half
+    stay two moments, and so do two moments of one emotion's neighbours or a change of feeling."""
+    from agents.change_schema import MomentChange
+    from agents.moments import ranked, read_twice
+    from agents.schema import MomentDraft
+
+    def draft(s: float, e: float, label: str, score: float, change: bool = False) -> MomentDraft:
+        return MomentDraft(start_s=s, end_s=e, emotion=label, confidence=score, score=score, evidence=[],
+                           change=MomentChange(t_s=s + 1, person=0, before="neutral", after=label, magnitude=0.3)
+                           if change else None)
+
+    happy, calm = draft(0.0, 4.6, "happiness", 0.29), draft(0.0, 7.8, "neutral", 0.18)
+    assert read_twice(calm, happy) and read_twice(happy, calm)
+    assert [(d.start_s, d.end_s, d.emotion) for d in ranked([calm, happy], [])] == [(0.0, 4.6, "happiness")]
+    assert [d.emotion for d in ranked([calm, happy], ["neutral"])] == ["neutral"]  # the asked feeling ranks first
+    halves = [draft(0.0, 4.0, "happiness", 0.29), draft(2.0, 6.0, "neutral", 0.18)]
+    assert len(ranked(halves, [])) == 2
+    assert len(ranked([draft(0.0, 7.8, "neutral", 0.18, change=True), happy], [])) == 2
+
+
+def test_the_talking_head_names_one_feeling_at_a_time(cache_root):
+    """Asked on the recorded talking head (one shot), no answer names two feelings over the same time."""
+    from graphs.pipeline import answer_query
+
+    for query in ("how does she feel?", "when is she calm?", "when is someone afraid?"):
+        moments = answer_query(shared_media("WDA_KatieHill_000.mp4"), query, cache_dir=cache_root).moments
+        assert moments
+        for i, a in enumerate(moments):
+            for b in moments[i + 1:]:
+                overlap = min(a.end_s, b.end_s) - max(a.start_s, b.start_s)
+                assert a.emotion == b.emotion or overlap < 0.75 * min(a.end_s - a.start_s, b.end_s - b.start_s)
 
 
 def test_a_merged_moment_cites_a_frame_its_two_clips_share_once():
