@@ -37,6 +37,7 @@ from langgraph.runtime import Runtime
 
 from agents.behaviour_evidence import padded
 from agents.change import judge_change
+from agents.denied import denied_feelings
 from agents.fusion import Fusion, departed, judged_label, load_fusion, observed, resolve_fusion, seen_faces, vector
 from agents.llm import LLMTask
 from agents.moments import draft_moments
@@ -257,7 +258,8 @@ def reason_emotions(state: AffectState, runtime: Runtime[RunContext]) -> dict:
                                  duration_s=ctx.index.info.duration_s,
                                  utterances=[(u.start_s, u.end_s, u.speaker) for u in ctx.index.utterances],
                                  first_change=change is not None and change.first,  # what comes next: earliest leads
-                                 feeling=intent.asks_feeling, order=intent.order, window=state.get("window"))
+                                 feeling=intent.asks_feeling, order=intent.order, window=state.get("window"),
+                                 denied=tuple(denied_feelings(state["query"])))
     return {"drafts": drafts, "weak": weak}
 
 

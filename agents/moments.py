@@ -32,6 +32,8 @@ can replay it (``studies.fit_fusion``):
   with a thumbs-up read neutral 0.16 over the pointing read happiness 0.09); a change point of such a question, or a
   judge that gave no probability of the asked emotions, ranks by support x confidence. The label says what the moment
   shows; the ranking says how strongly it shows what was asked.
+- A moment read as a feeling the question denies ("when is nobody happy?": ``agents.denied.denied_feelings``) ranks
+  after every other: it shows what the question asks to be absent.
 - A question for the first or the last time ("when does she smile for the first time?"; ``Intent.order``) puts the
   asked emotions' moments scored at least ``ORDER_FLOOR`` of the best of them in that order of time ahead of the rest
   (``ranked``); a question about what someone feels next puts the changes earliest first.
@@ -152,7 +154,8 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
                   abstain_below: float, judge_fn: Callable[[VerifiedCandidate], EmotionJudgement],
                   duration_s: float = float("inf"), utterances: list[tuple[float, float, int | None]] = (),
                   first_change: bool = False, feeling: bool = False, order: str | None = None,
-                  window: tuple[float, float] | None = None) -> tuple[list[MomentDraft], bool]:
+                  window: tuple[float, float] | None = None, denied: tuple[str, ...] = ()
+                  ) -> tuple[list[MomentDraft], bool]:
     """Judge the accepted candidates (the ``top_k`` best-supported when none was accepted: ``weak``) with
     ``judge_fn``, grow the spans of an emotion question (or, ``feeling``, of one asking which feeling someone shows:
     ``Intent.asks_feeling``) over the utterances they overlap (``over_the_utterance``; ``utterances``: the index's,
@@ -162,7 +165,8 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     earliest first, before the cut to ``top_k``, so the first change is kept however it ranks. ``order`` ("first" or
     "last": ``Intent.order``, "when does she smile for the first time?"): the drafts of the asked emotions go earliest
     (or latest) first, ahead of the rest (``evals/RESULTS.md`` section 179). ``window`` (seconds: the part of the video
-    the question names, ``tools.signals.time_words``) bounds each span that overlaps it. Returns (at most ``top_k``
+    the question names, ``tools.signals.time_words``) bounds each span that overlaps it; ``denied``: the feelings the
+    question denies, whose moments rank last (``ranked``). Returns (at most ``top_k``
     drafts, best first, or earliest change first, or in the order asked; weak)."""
     chosen = [c for c in verified if c.accepted]
     weak = not chosen
@@ -204,7 +208,7 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
             drafts = [new if i == group[0] else d for i, d in enumerate(drafts) if i not in group[1:]]
         else:
             drafts.append(new)
-    kept = ranked(drafts, targets, first_change, order)
+    kept = ranked(drafts, targets, first_change, order, denied)
     return kept[:top_k], weak and bool(kept)
 
 
@@ -218,26 +222,28 @@ def read_twice(d: MomentDraft, k: MomentDraft) -> bool:
     return overlap > 0 and overlap >= READ_TWICE_SHARE * min(d.end_s - d.start_s, k.end_s - k.start_s)
 
 
-def ranked(drafts: list[MomentDraft], targets: list[str], first_change: bool = False, order: str | None = None
-           ) -> list[MomentDraft]:
-    """``drafts`` ranked (``draft_moments``' doc): the asked emotions' first, fine before coarse, then by score; one
+def ranked(drafts: list[MomentDraft], targets: list[str], first_change: bool = False, order: str | None = None,
+           denied: tuple[str, ...] = ()) -> list[MomentDraft]:
+    """``drafts`` ranked (``draft_moments``' doc): those read as a ``denied`` feeling last, the asked emotions' first,
+    fine before coarse, then by score; one
     reading per moment (a span judged twice, ``SAME_MOMENT_TIOU``, an anchor drafted twice, or a time read twice as
     two emotions, ``read_twice``, keeps its better-ranked label); then by change point for ``first_change``, or by time for ``order`` ("first": earliest start first;
     "last": latest end first; the asked emotions' moments still ahead)."""
     kept: list[MomentDraft] = []
-    for d in sorted(drafts, key=lambda d: (targets and d.emotion not in targets, d.coarse, -d.score)):
+    for d in sorted(drafts, key=lambda d: (d.emotion in denied, targets and d.emotion not in targets, d.coarse,
+                                           -d.score)):
         if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU
                and (d.anchor is None or d.anchor != k.anchor) and not read_twice(d, k) for k in kept):
             kept.append(d)
     if first_change:
         kept.sort(key=lambda d: d.change.t_s if d.change is not None else float("inf"))
     elif order is not None:
-        asked = [d.score for d in kept if not targets or d.emotion in targets]
+        asked = [d.score for d in kept if (not targets or d.emotion in targets) and d.emotion not in denied]
         floor = ORDER_FLOOR * max(asked, default=0.0)
 
         def place(d: MomentDraft) -> tuple:  # the asked emotions' moments over the floor by time, then the rest
-            timed = (not targets or d.emotion in targets) and d.score >= floor
-            return (not timed, targets and d.emotion not in targets, d.coarse,
+            timed = (not targets or d.emotion in targets) and d.emotion not in denied and d.score >= floor
+            return (not timed, d.emotion in denied, targets and d.emotion not in targets, d.coarse,
                     (d.start_s if order == "first" else -d.end_s) if timed else -d.score)
 
         kept.sort(key=place)

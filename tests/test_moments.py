@@ -516,3 +516,23 @@ def test_an_order_of_time_puts_the_asked_emotions_moments_in_time_order_over_a_f
     assert starts(ranked(drafts, ["happiness"], order="first")) == [10.0, 20.0, 0.0, 30.0, 5.0]
     assert starts(ranked(drafts, ["happiness"], order="last")) == [20.0, 10.0, 0.0, 30.0, 5.0]
     assert starts(ranked(drafts, ["fear"], order="first")) == starts(ranked(drafts, ["fear"]))  # none of it: by score
+
+
+def test_a_moment_read_as_the_denied_feeling_ranks_last(cache_root):
+    """"when is nobody happy?": its targets are the interpreter's guess at the rest (sadness); a moment read as the
+    happiness it denies ranks after every other, however well supported, and so on the talking head, which answered
+    with her smile (happiness 0-4.6 s) before."""
+    from agents.moments import ranked
+    from agents.schema import MomentDraft
+    from graphs.pipeline import answer_query
+
+    def draft(s: float, e: float, label: str, score: float) -> MomentDraft:
+        return MomentDraft(start_s=s, end_s=e, emotion=label, confidence=score, score=score, evidence=[])
+
+    drafts = [draft(0.0, 2.0, "happiness", 0.9), draft(5.0, 7.0, "neutral", 0.2), draft(9.0, 11.0, "sadness", 0.1)]
+    assert [d.emotion for d in ranked(drafts, ["sadness"])] == ["sadness", "happiness", "neutral"]
+    assert [d.emotion for d in ranked(drafts, ["sadness"], denied=("happiness",))] == ["sadness", "neutral", "happiness"]
+    assert [d.emotion for d in ranked(drafts, [], order="first", denied=("happiness",))] == [
+        "neutral", "sadness", "happiness"]
+    answer = answer_query(shared_media("WDA_KatieHill_000.mp4"), "when is nobody happy?", cache_dir=cache_root)
+    assert answer.moments and answer.moments[0].affectnet8 != "happiness"
