@@ -19,10 +19,12 @@ can replay it (``studies.fit_fusion``):
   judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
   ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label, and so are two spans a question about behaviour
   took from the same gesture or look (``MomentDraft.anchor``: two overlapping clips of one shot that both saw the
-  pointing, each span cut to its own clip). A moment of another emotion that overlaps a better-ranked one over at
-  least ``READ_TWICE_SHARE`` of the shorter (``read_twice``: a long shot's overlapping clips, each grown over the same
-  utterance, read happiness over 0-4.6 s and neutral over 0-7.8 s) is left out: an answer does not name two feelings
-  for the same person at the same time. Moments at a change of feeling and those a gesture or look sets are kept.
+  pointing, each span cut to its own clip). A moment of another emotion that overlaps a more strongly read one (by
+  the judged confidence) over at least ``READ_TWICE_SHARE`` of the shorter, its faces not of other people
+  (``read_twice``: a long shot's overlapping clips, each grown over the same utterance, read happiness over 0-4.6 s
+  and neutral over 0-7.8 s), keeps only its part outside it when that is a moment (neutral over 4.6-7.8 s), or is
+  left out (``one_reading_per_time``): an answer does not name two feelings for one person at one time. Moments at a
+  change of feeling and those a gesture or look sets are kept as they are.
 - Moments judged to show a target emotion of the intent rank before the others; within each group, those read at
   the verifier's rate before those read on the index's frames only (``VerifiedCandidate.coarse``: a 1 fps reading
   is not one an answer should lead with), then by support x the judged probability of the asked emotions, best first
@@ -57,12 +59,12 @@ MIN_MOMENT_S = 1.0
 #: Two judged spans at least this close (tIoU) are one moment: beyond the strictest threshold the benchmarks
 #: score (R1@0.7), any evaluation would count them as the same span.
 SAME_MOMENT_TIOU = 0.9
-#: A moment of one emotion that overlaps a better-ranked moment of another over at least this share of the shorter of
-#: the two is the same time read twice (two overlapping clips of one long shot, each grown over the same utterance:
-#: one span inside the other): the better-ranked reading stands. Two clips that overlap by half, each read on its
-#: own frames, stay two moments. On 200 development questions asked on the shared media (evals/RESULTS.md section
-#: 205) the different-label pairs overlap over 1.0 of the shorter (nested) or at most 0.50: any share above 0.5 up to
-#: 1.0 gives the same answers there.
+#: A moment of one emotion that overlaps a more strongly read moment of another over at least this share of the
+#: shorter of the two is the same time read twice (two overlapping clips of one long shot, each grown over the same
+#: utterance: one span inside the other): the stronger reading keeps the time. Two clips that overlap by half, each
+#: read on its own frames, stay two moments. On 200 development questions asked on the shared media
+#: (evals/RESULTS.md section 205) the different-label pairs overlap over 1.0 of the shorter (nested) or at most 0.50:
+#: any share above 0.5 up to 1.0 gives the same answers there.
 READ_TWICE_SHARE = 0.75
 #: With an order of time asked (``Intent.order``), only the asked emotions' moments scored at least this share of the
 #: best of them go by time; chosen on the first- and last-time questions of the recorded development benches
@@ -212,29 +214,66 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     return kept[:top_k], weak and bool(kept)
 
 
+def _people(d: MomentDraft) -> set[int]:
+    """The people ``d``'s visual evidence names (faces, gestures, looks)."""
+    return {e.person for e in d.evidence if e.modality == "visual" and e.person is not None}
+
+
 def read_twice(d: MomentDraft, k: MomentDraft) -> bool:
     """Whether ``d`` reads again, as another emotion, the time of ``k``: neither holds a change of feeling nor a
-    gesture or look it was taken from (``MomentDraft.anchor``), their labels differ and they overlap over at least
-    ``READ_TWICE_SHARE`` of the shorter of the two spans."""
+    gesture or look it was taken from (``MomentDraft.anchor``), their labels differ, their faces are not of different
+    people (two people's feelings at one time are two moments), and they overlap over at least ``READ_TWICE_SHARE`` of
+    the shorter of the two spans."""
     if d.emotion == k.emotion or d.change is not None or k.change is not None or d.anchor or k.anchor:
+        return False
+    people = _people(d), _people(k)
+    if all(people) and people[0].isdisjoint(people[1]):
         return False
     overlap = min(d.end_s, k.end_s) - max(d.start_s, k.start_s)
     return overlap > 0 and overlap >= READ_TWICE_SHARE * min(d.end_s - d.start_s, k.end_s - k.start_s)
 
 
+def outside(d: MomentDraft, k: MomentDraft) -> MomentDraft | None:
+    """``d`` cut to the longer of its parts before and after ``k`` (seconds), with the evidence that overlaps that
+    part; None when that part is shorter than ``MIN_MOMENT_S`` or holds no evidence."""
+    lo, hi = max((p for p in ((d.start_s, min(d.end_s, k.start_s)), (max(d.start_s, k.end_s), d.end_s))),
+                 key=lambda p: p[1] - p[0])
+    evidence = [e for e in d.evidence if e.start_s < hi and lo < e.end_s]
+    if hi - lo < MIN_MOMENT_S or not evidence:
+        return None
+    return d.model_copy(update={"start_s": lo, "end_s": hi, "evidence": evidence})
+
+
+def one_reading_per_time(drafts: list[MomentDraft]) -> list[MomentDraft]:
+    """``drafts`` with each time read once: in order of the reading's strength (read at the verifier's rate before
+    coarse, then by the judged confidence of its label, whatever the question asks), a draft that reads again the time
+    of a stronger one (``read_twice``) keeps only its part outside it (``outside``: "how does she feel?" on a talking
+    head read happiness over 0-4.6 s and neutral over 0-7.8 s: neutral over 4.6-7.8 s), or is left out. Returned in
+    the order given."""
+    placed: list[tuple[int, MomentDraft]] = []
+    for i, d in sorted(enumerate(drafts), key=lambda item: (item[1].coarse, -item[1].confidence)):
+        for _, stronger in placed:
+            if d is not None and read_twice(d, stronger):
+                d = outside(d, stronger)
+        if d is not None:
+            placed.append((i, d))
+    return [d for _, d in sorted(placed, key=lambda item: item[0])]
+
+
 def ranked(drafts: list[MomentDraft], targets: list[str], first_change: bool = False, order: str | None = None,
            denied: tuple[str, ...] = ()) -> list[MomentDraft]:
-    """``drafts`` ranked (``draft_moments``' doc): those read as a ``denied`` feeling last, the asked emotions' first,
-    fine before coarse, then by score; one
-    reading per moment (a span judged twice, ``SAME_MOMENT_TIOU``, an anchor drafted twice, or a time read twice as
-    two emotions, ``read_twice``, keeps its better-ranked label); then by change point for ``first_change``, or by time for ``order`` ("first": earliest start first;
-    "last": latest end first; the asked emotions' moments still ahead)."""
+    """``drafts`` ranked (``draft_moments``' doc): the asked emotions' first, fine before coarse, then by score; one
+    reading per moment (a span judged twice, ``SAME_MOMENT_TIOU``, or an anchor drafted twice, keeps its better-ranked
+    label) and per time (``one_reading_per_time``); those read as a ``denied`` feeling (AffectNet-8 names) after every
+    other; then by change point for ``first_change`` (whatever their label), or by time for ``order`` ("first":
+    earliest start first; "last": latest end first; the asked emotions' moments still ahead)."""
     kept: list[MomentDraft] = []
-    for d in sorted(drafts, key=lambda d: (d.emotion in denied, targets and d.emotion not in targets, d.coarse,
-                                           -d.score)):
+    for d in sorted(drafts, key=lambda d: (targets and d.emotion not in targets, d.coarse, -d.score)):
         if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU
-               and (d.anchor is None or d.anchor != k.anchor) and not read_twice(d, k) for k in kept):
+               and (d.anchor is None or d.anchor != k.anchor) for k in kept):
             kept.append(d)
+    kept = one_reading_per_time(kept)
+    kept.sort(key=lambda d: (d.emotion in denied, targets and d.emotion not in targets, d.coarse, -d.score))
     if first_change:
         kept.sort(key=lambda d: d.change.t_s if d.change is not None else float("inf"))
     elif order is not None:

@@ -224,7 +224,8 @@ def render_report(answer: Answer, index: VideoIndex, out: str | os.PathLike) -> 
     video = Path(answer.video).resolve()
     video_rel, video_src = video_link(video, out)
     doc = _template().render(
-        answer=answer, searched=searched_part(answer.window, answer.duration_s), video_name=video.name, video_rel=video_rel, video_src=video_src,
+        answer=answer, searched=searched_part(answer.window, answer.duration_s), video_name=video.name,
+        video_rel=video_rel, video_src=video_src,
         beside=video.parent == out.resolve().parent, colours=LABEL_COLOURS, style=STYLE, script=SCRIPT,
         rows=timeline_rows(answer, index), moments=moment_views(answer, video), people=people_views(answer, index),
         answer_json=json_for_script(answer.model_dump(mode="json")))

@@ -147,18 +147,19 @@ def unread_feelings(intent: Intent, moments: list[Moment], question: str) -> str
     feelings before and after), an open question ("how does she feel?": its targets are a reader's guess, not what was
     asked) or a question that denies a feeling ("when is nobody happy?": the interpreter's targets are the guessed
     rest; ``agents.denied.denied_feelings``); for the latter, when every moment is read as a feeling it denies,
-    ``", each read as happiness, the feeling the question denies"``. Such a moment stands where the asked feeling was looked for (a question's
-    words, a voice or a face that supported it) but is shown otherwise: on five development benches, answers with no
-    moment named as the bench labels the question put the right place first 12 times in 49, against 142 in 202 with
-    one (``evals.summary``'s ``by_label_read``; a proxy, since the bench's label stands for the interpreter's
-    reading; ``evals/RESULTS.md`` section 198)."""
+    ``", but every moment found is read as happiness, which the question asks to be absent"``. Such a moment stands
+    where the asked feeling was looked for (a question's words, a voice or a face that supported it) but is shown
+    otherwise: on five development benches, answers with no moment named as the bench labels the question put the right
+    place first 12 times in 49, against 142 in 202 with one (``evals.summary``'s ``by_label_read``; a proxy, since the
+    bench's label stands for the interpreter's reading; ``evals/RESULTS.md`` section 198)."""
     asked = intent.target_labels or intent.target_emotions
     if not asked or intent.change is not None or intent.asks_feeling or not moments:
         return ""
     shown = list(dict.fromkeys(m.emotion if intent.target_labels else m.affectnet8 for m in moments))
     if denied := denied_feelings(question):  # its moments rank last (agents.moments.ranked): say when all are such
         every = all(m.affectnet8 in denied for m in moments)
-        return f", each read as {', '.join(shown)}, the feeling the question denies" if every else ""
+        return f", but every moment found is read as {' or '.join(shown)}, which the question asks to be absent" \
+            if every else ""
     if {a.lower() for a in asked} & {s.lower() for s in shown}:
         return ""
     return f", none read as {' or '.join(asked)} (read as {', '.join(shown)})"

@@ -23,6 +23,7 @@ import json
 import sys
 from pathlib import Path
 
+from evals.bench import BenchError
 from evals.questions import question_records
 
 #: The feelings denied and the word each question says: "when is nobody <word>?".
@@ -82,13 +83,19 @@ def _rates(x: list[int], y: list[int], groups: list[str]) -> dict:
 def compare(triples: list[tuple[Path, Path, Path]]) -> dict:
     """Per bench (BENCH, BEFORE run, AFTER run) and pooled: the three scores' shares before and now (module doc).
 
+    Runs of the default label set (AffectNet-8) only: the predictions' ``emotion`` is compared with the denied
+    AffectNet-8 name.
+
     Raises:
         FileNotFoundError: a bench or a run's predictions are missing.
+        evals.bench.BenchError: a bench holds no question.
     """
     names = ("top_on_a_clip_without_the_denied_feeling", "top_read_as_the_denied_feeling", "joint")
     out, pooled = {}, ([], [], [])
     for bench_path, before, after in triples:
         bench = question_records(bench_path)
+        if not bench:
+            raise BenchError(f"{bench_path}: no question")
         old, new = _scores(bench, before), _scores(bench, after)
         ids = [r["id"] for r in bench]
         groups = [f"{bench_path}|{r['video']}" for r in bench]

@@ -10,7 +10,8 @@ its clips overlap) and on the sample (``hamilton_short.mp4``: four shots) with t
 ``compare`` counts, per video and code, the answers with two moments of different emotions, neither at a change of
 feeling, that overlap over at least ``SHARE`` of the shorter (``agents.moments.read_twice``'s test, with its
 gesture-anchored moments counted too, since the answers do not keep the anchor), the moments given, the answers that
-differ and those whose top moment differs (``evals/RESULTS.md`` section 205).
+differ, those whose top moment differs (in span or label) and whose top label does, and the overlaps of the
+different-label pairs before (``evals/RESULTS.md`` section 205).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import functools
 import json
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 
 #: The seed of the question draw.
@@ -72,9 +74,22 @@ def two_readings(moments: list[list]) -> bool:
     return False
 
 
+def overlap_shares(moments: list[list]) -> list[float]:
+    """For each pair of ``moments`` (``ask_all``'s rows) of different emotions, neither at a change, that overlap: the
+    overlap's share of the shorter, to 0.01."""
+    out = []
+    for i, a in enumerate(moments):
+        for b in moments[i + 1:]:
+            overlap = min(a[1], b[1]) - max(a[0], b[0])
+            if a[2] != b[2] and not (a[3] or b[3]) and overlap > 0:
+                out.append(round(overlap / min(a[1] - a[0], b[1] - b[0]), 2))
+    return out
+
+
 def compare(before: Path, after: Path) -> dict:
     """Per video: questions, answers naming two feelings for the same time and moments, before and after; the answers
-    that differ and those whose top moment differs.
+    that differ, those whose top moment differs and those whose top moment's label does; and how much the overlapping
+    different-label pairs overlap before (``overlap_shares``: share -> pairs).
 
     Raises:
         FileNotFoundError: an answers file is missing.
@@ -87,7 +102,10 @@ def compare(before: Path, after: Path) -> dict:
                       "two_feelings_same_time": [sum(two_readings(d[k]) for k in keys) for d in (old, new)],
                       "moments": [sum(len(d[k]) for k in keys) for d in (old, new)],
                       "answers_differ": sum(old[k] != new[k] for k in keys),
-                      "top_moment_differs": sum(old[k][:1] != new[k][:1] for k in keys)}
+                      "top_moment_differs": sum(old[k][:1] != new[k][:1] for k in keys),
+                      "top_label_differs": sum([m[2] for m in old[k][:1]] != [m[2] for m in new[k][:1]] for k in keys),
+                      "overlap_shares_before": dict(sorted(Counter(x for k in keys for x in overlap_shares(old[k]))
+                                                           .items()))}
     return {"before": str(before), "after": str(after), "share": SHARE, "videos": rows}
 
 

@@ -433,27 +433,41 @@ def test_two_clips_that_saw_one_pointing_give_one_moment():
     assert [(d.start_s, d.end_s, d.emotion) for d in drafts] == [(20.0, 22.25, "anger"), (90.06, 92.06, "surprise")]
 
 
-def test_one_time_read_as_two_feelings_is_one_moment_with_the_better_ranked_reading():
+def test_one_time_read_as_two_feelings_keeps_the_stronger_reading_and_the_rest_of_the_weaker():
     """The talking head (one 8 s shot, clips 0-4, 2-6, 4-8 s) asked "how does she feel?" answered happiness over
-    0-4.6 s and neutral over 0-7.8 s, each clip's span grown over the same utterance: two feelings for the same person
-    at the same time. A span inside a better-ranked one of another emotion is left out; two clips that overlap by half
-    stay two moments, and so do two moments of one emotion's neighbours or a change of feeling."""
+    0-4.6 s (confidence 0.29) and neutral over 0-7.8 s (0.18), each clip's span grown over the same utterance: two
+    feelings for one person at one time. The stronger reading keeps its time and the weaker keeps what lies outside it,
+    with the evidence there, whatever the question asks; two clips that overlap by half, a change of feeling, two
+    people's faces, or a remainder under a second with nothing observed in it are not cut."""
     from agents.change_schema import MomentChange
     from agents.moments import ranked, read_twice
-    from agents.schema import MomentDraft
+    from agents.schema import Evidence, MomentDraft
 
-    def draft(s: float, e: float, label: str, score: float, change: bool = False) -> MomentDraft:
-        return MomentDraft(start_s=s, end_s=e, emotion=label, confidence=score, score=score, evidence=[],
+    def face(t: float, person: int = 0) -> Evidence:
+        return Evidence(id=f"c.v{t}", modality="visual", tool="face", start_s=t, end_s=t + 0.2, person=person,
+                        detail="a face", ref=f"perception/f.json#{t}")
+
+    def draft(s: float, e: float, label: str, conf: float, seen: tuple[float, ...], person: int = 0,
+              change: bool = False) -> MomentDraft:
+        return MomentDraft(start_s=s, end_s=e, emotion=label, confidence=conf, score=conf,
+                           evidence=[face(t, person) for t in seen],
                            change=MomentChange(t_s=s + 1, person=0, before="neutral", after=label, magnitude=0.3)
                            if change else None)
 
-    happy, calm = draft(0.0, 4.6, "happiness", 0.29), draft(0.0, 7.8, "neutral", 0.18)
+    happy, calm = draft(0.0, 4.6, "happiness", 0.29, (0.8,)), draft(0.0, 7.8, "neutral", 0.18, (0.4, 5.0))
     assert read_twice(calm, happy) and read_twice(happy, calm)
-    assert [(d.start_s, d.end_s, d.emotion) for d in ranked([calm, happy], [])] == [(0.0, 4.6, "happiness")]
-    assert [d.emotion for d in ranked([calm, happy], ["neutral"])] == ["neutral"]  # the asked feeling ranks first
-    halves = [draft(0.0, 4.0, "happiness", 0.29), draft(2.0, 6.0, "neutral", 0.18)]
-    assert len(ranked(halves, [])) == 2
-    assert len(ranked([draft(0.0, 7.8, "neutral", 0.18, change=True), happy], [])) == 2
+    spans = [(d.start_s, d.end_s, d.emotion) for d in ranked([calm, happy], [])]
+    assert spans == [(0.0, 4.6, "happiness"), (4.6, 7.8, "neutral")]
+    cut = ranked([calm, happy], ["neutral"])
+    assert [(d.start_s, d.end_s, d.emotion) for d in cut] == [(4.6, 7.8, "neutral"), (0.0, 4.6, "happiness")]
+    assert [e.start_s for e in cut[0].evidence] == [5.0]  # the face seen at 0.4 s lies in happiness's time
+    assert len(ranked([draft(0.0, 7.8, "neutral", 0.18, (0.4,)), happy], [])) == 1  # nothing seen in 4.6-7.8 s
+    assert len(ranked([draft(0.0, 5.0, "neutral", 0.18, (4.8,)), happy], [])) == 1  # 0.4 s left: no moment
+    halves = [draft(0.0, 4.0, "happiness", 0.29, (1.0,)), draft(2.0, 6.0, "neutral", 0.18, (5.0,))]
+    assert [(d.start_s, d.end_s) for d in ranked(halves, [])] == [(0.0, 4.0), (2.0, 6.0)]
+    assert len(ranked([draft(0.0, 7.8, "neutral", 0.18, (5.0,), change=True), happy], [])) == 2
+    other = draft(0.0, 7.8, "neutral", 0.18, (5.0,), person=1)  # another person's face at the same time
+    assert [(d.start_s, d.end_s) for d in ranked([other, happy], [])] == [(0.0, 4.6), (0.0, 7.8)]
 
 
 def test_the_talking_head_names_one_feeling_at_a_time(cache_root):

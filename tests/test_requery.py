@@ -90,7 +90,7 @@ def test_unread_feelings_names_the_asked_and_the_shown_feelings_in_the_answers_l
     assert unread_feelings(Intent(target_emotions=[], search_text="a point"), [moment("neutral")], "when?") == ""
     rest = Intent(target_emotions=["sadness"], search_text="nobody happy")  # a denial's targets: the guessed rest
     assert unread_feelings(rest, [moment("happiness"), moment("happiness")], "when is nobody happy?") == \
-        ", each read as happiness, the feeling the question denies"
+        ", but every moment found is read as happiness, which the question asks to be absent"
     assert unread_feelings(rest, [moment("neutral"), moment("happiness")], "when is nobody happy?") == ""
     change = anger.model_copy(update={"change": ChangeAsk(after=["anger"])})
     assert unread_feelings(change, [moment("neutral")], q) == ""  # a change's moments name the feelings around it
