@@ -16,15 +16,16 @@ can replay it (``studies.fit_fusion``):
 - Judged spans of the same emotion that overlap or meet are merged into one moment (``merged``: union of the spans,
   the higher confidence, the better-scored change; a merged span that now joins another merges with it too), except
   spans that meet at a shot cut (``joins``: two shots are two moments; the index's clips lie inside shots); a span
-  judged twice with different emotions (two clips snapped to the same cuts, tIoU >=
-  ``SAME_MOMENT_TIOU``) is one moment with its better-ranked label, and so are two spans a question about behaviour
-  took from the same gesture or look (``MomentDraft.anchor``: two overlapping clips of one shot that both saw the
+  judged twice with different emotions (two clips snapped to the same cuts, tIoU >= ``SAME_MOMENT_TIOU``) at a change
+  or of two people is one moment with its better-ranked label, and so are two spans a question about behaviour took
+  from the same gesture or look (``MomentDraft.anchor``: two overlapping clips of one shot that both saw the
   pointing, each span cut to its own clip). A moment of another emotion that overlaps a more strongly read one (by
   the judged confidence) over at least ``READ_TWICE_SHARE`` of the shorter, its faces not of other people
   (``read_twice``: a long shot's overlapping clips, each grown over the same utterance, read happiness over 0-4.6 s
   and neutral over 0-7.8 s), keeps only its part outside it when that is a moment (neutral over 4.6-7.8 s), or is
-  left out (``one_reading_per_time``): an answer does not name two feelings for one person at one time. Moments at a
-  change of feeling and those a gesture or look sets are kept as they are.
+  left out (``one_reading_per_time``; a span judged twice so is one moment with its more confident label): an answer
+  does not name two feelings for one person at one time. Moments at a change of feeling and those a gesture or look
+  sets are kept as they are.
 - Moments judged to show a target emotion of the intent rank before the others; within each group, those read at
   the verifier's rate before those read on the index's frames only (``VerifiedCandidate.coarse``: a 1 fps reading
   is not one an answer should lead with), then by support x the judged probability of the asked emotions, best first
@@ -234,13 +235,17 @@ def read_twice(d: MomentDraft, k: MomentDraft) -> bool:
 
 
 def outside(d: MomentDraft, k: MomentDraft) -> MomentDraft | None:
-    """``d`` cut to the longer of its parts before and after ``k`` (seconds), with the evidence that overlaps that
-    part; None when that part is shorter than ``MIN_MOMENT_S`` or holds no evidence."""
-    lo, hi = max((p for p in ((d.start_s, min(d.end_s, k.start_s)), (max(d.start_s, k.end_s), d.end_s))),
-                 key=lambda p: p[1] - p[0])
-    evidence = [e for e in d.evidence if e.start_s < hi and lo < e.end_s]
-    if hi - lo < MIN_MOMENT_S or not evidence:
+    """``d`` cut to the longest of its parts before and after ``k`` (seconds) that lasts ``MIN_MOMENT_S`` or more and
+    holds evidence, with the evidence that overlaps it (its score and confidence as read over the whole span); None
+    when neither part does."""
+    parts = []
+    for lo, hi in ((d.start_s, min(d.end_s, k.start_s)), (max(d.start_s, k.end_s), d.end_s)):
+        evidence = [e for e in d.evidence if e.start_s < hi and lo < e.end_s]
+        if round(hi - lo, 3) >= MIN_MOMENT_S and evidence:
+            parts.append((hi - lo, lo, hi, evidence))
+    if not parts:
         return None
+    _, lo, hi, evidence = max(parts, key=lambda p: p[0])
     return d.model_copy(update={"start_s": lo, "end_s": hi, "evidence": evidence})
 
 
@@ -248,13 +253,12 @@ def one_reading_per_time(drafts: list[MomentDraft]) -> list[MomentDraft]:
     """``drafts`` with each time read once: in order of the reading's strength (read at the verifier's rate before
     coarse, then by the judged confidence of its label, whatever the question asks), a draft that reads again the time
     of a stronger one (``read_twice``) keeps only its part outside it (``outside``: "how does she feel?" on a talking
-    head read happiness over 0-4.6 s and neutral over 0-7.8 s: neutral over 4.6-7.8 s), or is left out. Returned in
-    the order given."""
+    head read happiness over 0-4.6 s and neutral over 0-7.8 s: neutral over 4.6-7.8 s), cut again while it reads the
+    time of another (each cut shortens it), or is left out. Returned in the order given."""
     placed: list[tuple[int, MomentDraft]] = []
     for i, d in sorted(enumerate(drafts), key=lambda item: (item[1].coarse, -item[1].confidence)):
-        for _, stronger in placed:
-            if d is not None and read_twice(d, stronger):
-                d = outside(d, stronger)
+        while d is not None and (stronger := next((k for _, k in placed if read_twice(d, k)), None)) is not None:
+            d = outside(d, stronger)
         if d is not None:
             placed.append((i, d))
     return [d for _, d in sorted(placed, key=lambda item: item[0])]
@@ -263,13 +267,14 @@ def one_reading_per_time(drafts: list[MomentDraft]) -> list[MomentDraft]:
 def ranked(drafts: list[MomentDraft], targets: list[str], first_change: bool = False, order: str | None = None,
            denied: tuple[str, ...] = ()) -> list[MomentDraft]:
     """``drafts`` ranked (``draft_moments``' doc): the asked emotions' first, fine before coarse, then by score; one
-    reading per moment (a span judged twice, ``SAME_MOMENT_TIOU``, or an anchor drafted twice, keeps its better-ranked
-    label) and per time (``one_reading_per_time``); those read as a ``denied`` feeling (AffectNet-8 names) after every
-    other; then by change point for ``first_change`` (whatever their label), or by time for ``order`` ("first":
+    reading per moment (an anchor drafted twice, or a span judged twice, ``SAME_MOMENT_TIOU``, keeps its better-ranked
+    label, unless the two are one time read twice, ``read_twice``) and per time (``one_reading_per_time``: the more
+    confident reading keeps it, whatever the question asks); those read as a ``denied`` feeling (AffectNet-8 names)
+    after every other; then by change point for ``first_change`` (whatever their label), or by time for ``order`` ("first":
     earliest start first; "last": latest end first; the asked emotions' moments still ahead)."""
     kept: list[MomentDraft] = []
     for d in sorted(drafts, key=lambda d: (targets and d.emotion not in targets, d.coarse, -d.score)):
-        if all(temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU
+        if all(read_twice(d, k) or temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU
                and (d.anchor is None or d.anchor != k.anchor) for k in kept):
             kept.append(d)
     kept = one_reading_per_time(kept)

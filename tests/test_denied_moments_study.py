@@ -34,3 +34,11 @@ def test_denial_questions_take_every_other_labelled_clip_and_are_scored_on_the_t
     assert got["top_read_as_the_denied_feeling"]["count"] == [2, 0]
     assert got["top_on_a_clip_without_the_denied_feeling"]["count"] == [0, 2]
     assert got["joint"]["count"] == [0, 1]  # 2-4 s read neutral as labelled; 0-2 s is happiness's clip
+
+
+def test_an_empty_denial_bench_is_one_line_and_status_2(tmp_path, capsys):
+    from studies.denied_moments import main
+
+    (tmp_path / "empty.jsonl").write_text("")
+    assert main(["compare", str(tmp_path / "empty.jsonl"), str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'empty.jsonl'}: no question"

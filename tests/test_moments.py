@@ -468,6 +468,23 @@ def test_one_time_read_as_two_feelings_keeps_the_stronger_reading_and_the_rest_o
     assert len(ranked([draft(0.0, 7.8, "neutral", 0.18, (5.0,), change=True), happy], [])) == 2
     other = draft(0.0, 7.8, "neutral", 0.18, (5.0,), person=1)  # another person's face at the same time
     assert [(d.start_s, d.end_s) for d in ranked([other, happy], [])] == [(0.0, 4.6), (0.0, 7.8)]
+    # the same span read twice: the more confident reading keeps it, whatever the question asks or denies
+    twin = draft(0.0, 4.9, "neutral", 0.18, (0.4, 4.7))
+    for targets, denied in (([], ()), (["neutral"], ()), (["sadness"], ("happiness",))):
+        assert [d.emotion for d in ranked([twin, happy], targets, denied=denied)] == ["happiness"]
+    # a reading cut by one stronger reading and then reading the time of another is cut (or left out) again
+    sad, glad = draft(7.5, 12.0, "sadness", 0.9, (8.0,)), draft(0.0, 7.0, "happiness", 0.8, (1.0,))
+    spans = [(d.start_s, d.end_s, d.emotion) for d in ranked([draft(0.0, 10.0, "neutral", 0.2, (8.5,)), sad, glad], [])]
+    assert spans == [(7.5, 12.0, "sadness"), (0.0, 7.0, "happiness")]
+    # a coarse reading (the index's 1 fps frames only) gives way to one read at the verifier's rate
+    coarse = draft(0.0, 4.6, "happiness", 0.9, (0.8,)).model_copy(update={"coarse": True})
+    assert [(d.start_s, d.end_s, d.emotion) for d in ranked([coarse, calm], [])] == [(0.0, 7.8, "neutral")]
+    # the part left must last a second and hold what was seen; the part before is taken when the part after is empty
+    inner = draft(2.0, 4.0, "happiness", 0.29, (3.0,))
+    assert [(d.start_s, d.end_s) for d in ranked([draft(0.0, 10.0, "neutral", 0.18, (1.0,)), inner], [])] == [
+        (2.0, 4.0), (0.0, 2.0)]
+    assert [(d.start_s, d.end_s) for d in ranked([draft(1.3, 6.3, "neutral", 0.18, (1.5,)), draft(
+        2.3, 6.3, "happiness", 0.29, (3.0,))], [])] == [(2.3, 6.3), (1.3, 2.3)]  # 2.3 - 1.3 counts as a second
 
 
 def test_the_talking_head_names_one_feeling_at_a_time(cache_root):
