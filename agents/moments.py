@@ -254,7 +254,8 @@ def one_reading_per_time(drafts: list[MomentDraft]) -> list[MomentDraft]:
     coarse, then by the judged confidence of its label, whatever the question asks), a draft that reads again the time
     of a stronger one (``read_twice``) keeps only its part outside it (``outside``: "how does she feel?" on a talking
     head read happiness over 0-4.6 s and neutral over 0-7.8 s: neutral over 4.6-7.8 s), cut again while it reads the
-    time of another (each cut shortens it), or is left out. Returned in the order given."""
+    time of another (each cut shortens it), or is left out; readings as confident go in the order given (the
+    question's ranking). Returned in the order given."""
     placed: list[tuple[int, MomentDraft]] = []
     for i, d in sorted(enumerate(drafts), key=lambda item: (item[1].coarse, -item[1].confidence)):
         while d is not None and (stronger := next((k for _, k in placed if read_twice(d, k)), None)) is not None:
