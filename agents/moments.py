@@ -49,7 +49,7 @@ import functools
 from collections.abc import Callable
 
 from agents.change_schema import MomentChange
-from agents.schema import EmotionJudgement, MomentDraft, VerifiedCandidate, new_items
+from agents.schema import EmotionJudgement, Evidence, MomentDraft, VerifiedCandidate, new_items
 from tools.core.schema import temporal_iou
 
 #: A span edge this close to a shot cut (seconds) is moved onto the shot's start (a shot change bounds a moment).
@@ -181,8 +181,8 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
         j = judge_fn(cand)
         span = (j.start_s, j.end_s)
         if (targets or feeling) and utterances:
-            seen = {e.person for e in cand.evidence if e.modality == "visual" and e.person is not None}
-            span = over_the_utterance(*span, utterances, seen, shot_around(sum(span) / 2, cuts, duration_s))
+            span = over_the_utterance(*span, utterances, seen_people(cand.evidence),
+                                      shot_around(sum(span) / 2, cuts, duration_s))
         span = snap_to_cuts(*span, cuts, cand.start_s - SNAP_S, cand.end_s + SNAP_S)
         change = None if j.before is None or cand.change_s is None else MomentChange(
             t_s=cand.observations.change.t_s or cand.change_s, person=cand.person, before=j.before, after=j.emotion,
@@ -215,9 +215,9 @@ def draft_moments(verified: list[VerifiedCandidate], targets: list[str], cuts: l
     return kept[:top_k], weak and bool(kept)
 
 
-def _people(d: MomentDraft) -> set[int]:
-    """The people ``d``'s visual evidence names (faces, gestures, looks)."""
-    return {e.person for e in d.evidence if e.modality == "visual" and e.person is not None}
+def seen_people(evidence: list[Evidence]) -> set[int]:
+    """The people ``evidence``'s visual items name (faces, gestures, looks)."""
+    return {e.person for e in evidence if e.modality == "visual" and e.person is not None}
 
 
 def read_twice(d: MomentDraft, k: MomentDraft) -> bool:
@@ -227,7 +227,7 @@ def read_twice(d: MomentDraft, k: MomentDraft) -> bool:
     the shorter of the two spans."""
     if d.emotion == k.emotion or d.change is not None or k.change is not None or d.anchor or k.anchor:
         return False
-    people = _people(d), _people(k)
+    people = seen_people(d.evidence), seen_people(k.evidence)
     if all(people) and people[0].isdisjoint(people[1]):
         return False
     overlap = min(d.end_s, k.end_s) - max(d.start_s, k.start_s)
@@ -271,8 +271,8 @@ def ranked(drafts: list[MomentDraft], targets: list[str], first_change: bool = F
     reading per moment (an anchor drafted twice, or a span judged twice, ``SAME_MOMENT_TIOU``, keeps its better-ranked
     label, unless the two are one time read twice, ``read_twice``) and per time (``one_reading_per_time``: the more
     confident reading keeps it, whatever the question asks); those read as a ``denied`` feeling (AffectNet-8 names)
-    after every other; then by change point for ``first_change`` (whatever their label), or by time for ``order`` ("first":
-    earliest start first; "last": latest end first; the asked emotions' moments still ahead)."""
+    after every other; then by change point for ``first_change`` (whatever their label), or by time for ``order``
+    ("first": earliest start first; "last": latest end first; the asked emotions' moments still ahead)."""
     kept: list[MomentDraft] = []
     for d in sorted(drafts, key=lambda d: (targets and d.emotion not in targets, d.coarse, -d.score)):
         if all(read_twice(d, k) or temporal_iou((d.start_s, d.end_s), (k.start_s, k.end_s)) < SAME_MOMENT_TIOU

@@ -17,12 +17,13 @@ def searched_part(window: tuple[float, float] | None, duration_s: float) -> str 
     """What the answer says it searched when the question names a part of the video: ``window`` (seconds, the part
     searched, ``Answer.window``) as mm:ss.s, "the part the question names", or "the whole video" where that part
     covers all of a ``duration_s``-second video (a part named by its position alone in a video shorter than
-    ``tools.signals.time_vague.VAGUE_MIN_S``); None when the question names no part."""
+    ``tools.signals.time_vague.VAGUE_MIN_S``: ``covers_the_video``); None when the question names no part."""
+    from tools.signals.time_vague import covers_the_video
+
     if window is None:
         return None
-    lo, hi = window
-    what = "the whole video" if hi - lo >= duration_s - 0.5 else "the part the question names"
-    return f"{fmt_time(lo)}-{fmt_time(hi)} ({what})"
+    what = "the whole video" if covers_the_video(window, duration_s) else "the part the question names"
+    return f"{fmt_time(window[0])}-{fmt_time(window[1])} ({what})"
 
 
 def fallback_summary(answer) -> str:

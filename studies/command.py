@@ -68,3 +68,45 @@ def gloss_table_command(argv: list[str] | None, prog: str, doc: str, source: tup
                         encoding="utf-8")
     print(f"wrote {len(table)} {what} to {args.out}")
     return 0
+
+
+def paired_shares(x: list[int], y: list[int], groups: list[str]) -> dict:
+    """Shares of 1/0 scores before (``x``) and now (``y``, the same questions in the same order), each with a
+    bootstrap 95 % interval resampling ``groups`` (one label per question: its video), and the interval of the paired
+    difference (``evals.metrics.bootstrap_interval``), rounded to 0.001."""
+    from evals.metrics import bootstrap_interval
+
+    def interval(values: list[float]) -> list[float]:
+        return [round(v, 3) for v in bootstrap_interval(values, groups)]
+
+    return {"before": round(sum(x) / len(x), 3), "before_95": interval(x), "now": round(sum(y) / len(y), 3),
+            "now_95": interval(y), "paired_95": interval([q - p for p, q in zip(x, y, strict=True)])}
+
+
+def bench_questions_command(argv: list[str] | None, prog: str, doc: str, what: str,
+                            build: Callable[[Path], list[dict]],
+                            compare: Callable[[list[tuple[Path, Path, Path]]], dict]) -> int:
+    """The command of a study that asks a bench's videos new questions and scores two runs of ``evals.run`` on them
+    (``studies.moment_order``, ``studies.denied_moments``): ``build --bench B --out F`` writes ``build(B)`` (the
+    questions, ``what`` in the help) to ``F`` as JSON lines; ``compare BENCH BEFORE AFTER [...] [--json OUT]`` reports
+    ``compare`` of the triples (``report``)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help=f"write the {what} of a bench")
+    b.add_argument("--bench", type=Path, required=True)
+    b.add_argument("--out", type=Path, required=True)
+    c = sub.add_parser("compare", help="score two runs on each such bench: BENCH BEFORE AFTER, repeated")
+    c.add_argument("runs", type=Path, nargs="+", metavar="BENCH BEFORE AFTER")
+    c.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    if args.cmd == "build":
+        rows = build(args.bench)
+        args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        print(f"{len(rows)} questions -> {args.out}")
+        return 0
+    if len(args.runs) % 3:
+        ap.error("compare takes BENCH BEFORE AFTER, once per bench")
+    triples = [tuple(args.runs[i:i + 3]) for i in range(0, len(args.runs), 3)]
+    return report(lambda: compare(triples), args.json)

@@ -17,9 +17,6 @@ a clip, read as its label); each a share with a bootstrap 95 % interval over vid
 
 from __future__ import annotations
 
-import argparse
-import functools
-import json
 import sys
 from pathlib import Path
 
@@ -69,15 +66,11 @@ def _scores(bench: list[dict], run: Path) -> dict[str, tuple[int, int, int]]:
 
 
 def _rates(x: list[int], y: list[int], groups: list[str]) -> dict:
-    """Shares before (``x``) and now (``y``) with intervals over ``groups`` and the paired interval."""
-    from evals.metrics import bootstrap_interval
+    """Shares before (``x``) and now (``y``) with intervals over ``groups`` and the paired interval
+    (``studies.command.paired_shares``), and the counts."""
+    from studies.command import paired_shares
 
-    def interval(values: list[float]) -> list[float]:
-        return [round(v, 3) for v in bootstrap_interval(values, groups)]
-
-    return {"before": round(sum(x) / len(x), 3), "before_95": interval(x), "now": round(sum(y) / len(y), 3),
-            "now_95": interval(y), "paired_95": interval([q - p for p, q in zip(x, y, strict=True)]),
-            "count": [sum(x), sum(y)]}
+    return {**paired_shares(x, y, groups), "count": [sum(x), sum(y)]}
 
 
 def compare(triples: list[tuple[Path, Path, Path]]) -> dict:
@@ -110,26 +103,11 @@ def compare(triples: list[tuple[Path, Path, Path]]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from studies.command import report
+    from studies.command import bench_questions_command
 
-    ap = argparse.ArgumentParser(prog="python -m studies.denied_moments", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="write the denial questions of a bench")
-    b.add_argument("--bench", type=Path, required=True)
-    b.add_argument("--out", type=Path, required=True)
-    c = sub.add_parser("compare", help="score two runs on each such bench: BENCH BEFORE AFTER, repeated")
-    c.add_argument("runs", type=Path, nargs="+", metavar="BENCH BEFORE AFTER")
-    c.add_argument("--json", default=None)
-    args = ap.parse_args(argv)
-    if args.cmd == "build":
-        rows = denied_questions(question_records(args.bench), args.bench.resolve().parent)
-        args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        print(f"{len(rows)} questions -> {args.out}")
-        return 0
-    if len(args.runs) % 3:
-        ap.error("compare takes BENCH BEFORE AFTER, once per bench")
-    triples = [tuple(args.runs[i:i + 3]) for i in range(0, len(args.runs), 3)]
-    return report(functools.partial(compare, triples), args.json)
+    return bench_questions_command(argv, "python -m studies.denied_moments", __doc__, "denial questions",
+                                   lambda bench: denied_questions(question_records(bench), bench.resolve().parent),
+                                   compare)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,6 @@ with several benches, also all their questions pooled (videos told apart by benc
 
 from __future__ import annotations
 
-import argparse
-import functools
-import json
 import sys
 from pathlib import Path
 
@@ -67,15 +64,12 @@ def _scores(bench: list[dict], run: Path) -> dict[str, tuple[int, int]]:
 
 
 def _rates(x: list[int], y: list[int], groups: list[str], ids: list[str]) -> dict:
-    """Shares before (``x``) and now (``y``) with intervals over ``groups``, the paired interval, gained and lost."""
-    from evals.metrics import bootstrap_interval
+    """Shares before (``x``) and now (``y``) with intervals over ``groups``, the paired interval
+    (``studies.command.paired_shares``), the counts right, gained and lost."""
+    from studies.command import paired_shares
 
-    def interval(values: list[float]) -> list[float]:
-        return [round(v, 3) for v in bootstrap_interval(values, groups)]
-
-    return {"before": round(sum(x) / len(x), 3), "before_95": interval(x), "now": round(sum(y) / len(y), 3),
-            "now_95": interval(y), "paired_95": interval([q - p for p, q in zip(x, y, strict=True)]),
-            "right": [sum(x), sum(y)], "gained": [i for i, p, q in zip(ids, x, y, strict=True) if q > p],
+    return {**paired_shares(x, y, groups), "right": [sum(x), sum(y)],
+            "gained": [i for i, p, q in zip(ids, x, y, strict=True) if q > p],
             "lost": [i for i, p, q in zip(ids, x, y, strict=True) if q < p]}
 
 
@@ -110,26 +104,10 @@ def compare(runs: list[tuple[Path, Path, Path]]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from studies.command import report
+    from studies.command import bench_questions_command
 
-    ap = argparse.ArgumentParser(prog="python -m studies.moment_order", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="write the first- and last-time questions of a bench")
-    b.add_argument("--bench", type=Path, required=True)
-    b.add_argument("--out", type=Path, required=True)
-    c = sub.add_parser("compare", help="score two runs on each such bench: BENCH BEFORE AFTER, repeated")
-    c.add_argument("runs", type=Path, nargs="+", metavar="BENCH BEFORE AFTER")
-    c.add_argument("--json", default=None)
-    args = ap.parse_args(argv)
-    if args.cmd == "build":
-        rows = order_questions(question_records(args.bench))
-        args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        print(f"{len(rows)} questions -> {args.out}")
-        return 0
-    if len(args.runs) % 3:
-        ap.error("compare takes BENCH BEFORE AFTER, once per bench")
-    triples = [tuple(args.runs[i:i + 3]) for i in range(0, len(args.runs), 3)]
-    return report(functools.partial(compare, triples), args.json)
+    return bench_questions_command(argv, "python -m studies.moment_order", __doc__, "first- and last-time questions",
+                                   lambda bench: order_questions(question_records(bench)), compare)
 
 
 if __name__ == "__main__":

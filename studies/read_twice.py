@@ -24,12 +24,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from agents.moments import READ_TWICE_SHARE
+
 #: The seed of the question draw.
 SEED = 205
 #: The shared recorded media asked: a one-shot talking head and the four-shot sample.
 VIDEOS = ("WDA_KatieHill_000.mp4", "hamilton_short.mp4")
-#: An overlap of at least this share of the shorter moment is the same time read twice (``READ_TWICE_SHARE``).
-SHARE = 0.75
+#: An overlap of at least this share of the shorter moment is the same time read twice.
+SHARE = READ_TWICE_SHARE
 
 
 def drawn_questions(n: int) -> list[str]:
@@ -61,29 +63,22 @@ def ask_all(n: int, cache_dir: str | None, media: Path) -> dict[str, list]:
     return out
 
 
-def two_readings(moments: list[list]) -> bool:
-    """Whether ``moments`` (``ask_all``'s rows) hold two of different emotions, neither at a change, overlapping over
-    at least ``SHARE`` of the shorter."""
-    for i, a in enumerate(moments):
-        for b in moments[i + 1:]:
-            if a[2] == b[2] or a[3] or b[3]:
-                continue
-            overlap = min(a[1], b[1]) - max(a[0], b[0])
-            if overlap > 0 and overlap >= SHARE * min(a[1] - a[0], b[1] - b[0]):
-                return True
-    return False
-
-
 def overlap_shares(moments: list[list]) -> list[float]:
     """For each pair of ``moments`` (``ask_all``'s rows) of different emotions, neither at a change, that overlap: the
-    overlap's share of the shorter, to 0.01."""
+    overlap's share of the shorter."""
     out = []
     for i, a in enumerate(moments):
         for b in moments[i + 1:]:
             overlap = min(a[1], b[1]) - max(a[0], b[0])
             if a[2] != b[2] and not (a[3] or b[3]) and overlap > 0:
-                out.append(round(overlap / min(a[1] - a[0], b[1] - b[0]), 2))
+                out.append(overlap / min(a[1] - a[0], b[1] - b[0]))
     return out
+
+
+def two_readings(moments: list[list]) -> bool:
+    """Whether ``moments`` (``ask_all``'s rows) hold two of different emotions, neither at a change, overlapping over
+    at least ``SHARE`` of the shorter."""
+    return any(share >= SHARE for share in overlap_shares(moments))
 
 
 def compare(before: Path, after: Path) -> dict:
@@ -104,8 +99,8 @@ def compare(before: Path, after: Path) -> dict:
                       "answers_differ": sum(old[k] != new[k] for k in keys),
                       "top_moment_differs": sum(old[k][:1] != new[k][:1] for k in keys),
                       "top_label_differs": sum([m[2] for m in old[k][:1]] != [m[2] for m in new[k][:1]] for k in keys),
-                      "overlap_shares_before": dict(sorted(Counter(x for k in keys for x in overlap_shares(old[k]))
-                                                           .items()))}
+                      "overlap_shares_before": dict(sorted(Counter(round(x, 2) for k in keys
+                                                                   for x in overlap_shares(old[k])).items()))}
     return {"before": str(before), "after": str(after), "share": SHARE, "videos": rows}
 
 

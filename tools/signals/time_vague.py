@@ -115,12 +115,18 @@ def vague_count(m: re.Match) -> tuple[bool, float] | None:
     return m.group(1) in ("last", "final", "closing"), seconds
 
 
+def covers_the_video(window: tuple[float, float], duration_s: float) -> bool:
+    """Whether the part ``window`` (seconds) is all of a ``duration_s``-second video, to within 0.5 s (a vague part of
+    a video shorter than ``VAGUE_MIN_S`` grown to all of it: ``widened``)."""
+    return window[1] - window[0] >= duration_s - 0.5
+
+
 def vague_note(phrase: str, window: tuple[float, float], duration_s: float) -> str:
     """The line an answer carries when it searched a part named by its position alone: what ``phrase`` was read as
     (``window``, seconds, of a ``duration_s``-second video), so a user who meant otherwise ("at the end" for "in the
     end") can ask again; or that the video is too short for such a part (under ``VAGUE_MIN_S``: all of it searched)."""
     lo, hi = window
-    if hi - lo >= duration_s - 0.5:
+    if covers_the_video(window, duration_s):
         return f'"{phrase}" names no part of a video this short ({duration_s:.1f} s); the whole video was searched'
     return f'"{phrase}" was read as {lo:.0f}-{hi:.0f} s of the video; ask without it to search the whole video'
 
